@@ -1,0 +1,74 @@
+"""awlineage: persistent Python classes for scientific pipelines, with lineage.
+
+Everything a script needs is importable from here::
+
+    from awlineage import DBObject, persistent, select, connect
+"""
+
+from awlineage.database import Database, connect, current_database
+from awlineage.errors import (
+    AwlError,
+    DuplicateObjectError,
+    ImmutableObjectError,
+    NotConnectedError,
+    ObjectInUseError,
+    ObjectNotFoundError,
+    PersistentTypeError,
+    PersistentValueError,
+    PropertyDefinitionError,
+    QueryError,
+    QuerySyntaxError,
+    SchemaConflictError,
+    UnknownAttributeError,
+    UnknownClassError,
+)
+from awlineage.persistence import DBObject, DBObjectMeta, get_persistent_properties, persistent
+from awlineage.query import Query, parse_query, select
+
+
+def commit(objects: "list[DBObject] | tuple[DBObject, ...]") -> None:
+    """Commit many objects (and what they link to) in one transaction.
+
+    Parameters
+    ----------
+    objects
+        Uncommitted objects; each is written once even if several link to it.
+    """
+    from awlineage.persistence import current_store
+
+    current_store().commit(list(objects))
+
+
+def get(object_id: int) -> DBObject:
+    """The stored object with this id, of whatever class, from the connected database."""
+    return current_database().get(object_id)
+
+
+__all__ = [
+    "AwlError",
+    "DBObject",
+    "DBObjectMeta",
+    "Database",
+    "DuplicateObjectError",
+    "ImmutableObjectError",
+    "NotConnectedError",
+    "ObjectInUseError",
+    "ObjectNotFoundError",
+    "PersistentTypeError",
+    "PersistentValueError",
+    "PropertyDefinitionError",
+    "Query",
+    "QueryError",
+    "QuerySyntaxError",
+    "SchemaConflictError",
+    "UnknownAttributeError",
+    "UnknownClassError",
+    "commit",
+    "connect",
+    "current_database",
+    "get",
+    "get_persistent_properties",
+    "parse_query",
+    "persistent",
+    "select",
+]

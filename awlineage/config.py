@@ -1,0 +1,53 @@
+"""Where settings come from: explicit arguments, then ``AWL_*`` environment variables, then a
+TOML config file (``AWL_CONFIG`` or ``./awl.toml``), then the embedded defaults."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from awlineage.errors import ConfigurationError
+
+DEFAULTS: dict[str, Any] = {
+    "database_url": "sqlite:///awlineage.db",
+    "database_schema": None,
+    "data_url": "./awl-data",
+}
+
+
+def _config_file() -> dict[str, Any]:
+    explicit = os.environ.get("AWL_CONFIG")
+    path = Path(explicit) if explicit else Path("awl.toml")
+    if not path.exists():
+        if explicit:
+            raise ConfigurationError(f"AWL_CONFIG names {path}, which does not exist")
+        return {}
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigurationError(f"config file {path} is not valid TOML: {exc}") from exc
+
+
+def setting(name: str, explicit: Any = None) -> Any:
+    """Return the value of setting `name` from the first source that has it.
+
+    Parameters
+    ----------
+    name
+        Setting name, such as ``"database_url"``; its environment variable is ``AWL_`` plus
+        the upper-cased name (``AWL_DATABASE_URL``).
+    explicit
+        A value given by the caller; wins when not None.
+    """
+    if explicit is not None:
+        return explicit
+    env = os.environ.get("AWL_" + name.upper())
+    if env:
+        return env
+    from_file = _config_file().get(name)
+    if from_file is not None:
+        return from_file
+    return DEFAULTS.get(name)

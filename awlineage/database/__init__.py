@@ -1,0 +1,19 @@
+"""Databases: engines from URLs (SQLite by default, PostgreSQL through psycopg 3), the
+framework's tables, schema sync of persistent classes, and reading and writing objects."""
+
+from awlineage.database._database import Database, RegisteredClass, connect, current_database
+from awlineage.database._load import RowReader, load_objects, prefetch
+from awlineage.database._tables import ClassTables, list_table_name, new_metadata
+
+__all__ = [
+    "ClassTables",
+    "Database",
+    "RegisteredClass",
+    "RowReader",
+    "connect",
+    "current_database",
+    "list_table_name",
+    "load_objects",
+    "new_metadata",
+    "prefetch",
+]

@@ -1,0 +1,177 @@
+"""Writing objects: the closure of uncommitted links, version numbers, one transaction, and
+clear errors (with nothing written) when it fails."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from awlineage.errors import AwlError, DuplicateObjectError
+from awlineage.persistence import DBObject, Kind
+from awlineage.persistence._values import datetime_to_text
+
+if TYPE_CHECKING:
+    from awlineage.database._database import Database
+    from awlineage.database._tables import ClassTables
+
+_CHUNK = 500
+
+
+def uncommitted_closure(objects: Iterable[DBObject]) -> list[DBObject]:
+    """The uncommitted objects among `objects` and everything they link to, each once."""
+    seen: set[int] = set()
+    result: list[DBObject] = []
+    stack = list(objects)
+    while stack:
+        obj = stack.pop()
+        state = obj.__dict__
+        if state["_committed"] or id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        result.append(obj)
+        for prop in type(obj)._properties.values():  # type: ignore[attr-defined]
+            if prop.kind.is_link:
+                target = state.get(prop.name)
+                if target is not None:
+                    stack.append(target)
+            elif prop.kind is Kind.LINK_LIST:
+                stack.extend(state.get(prop.name, ()))
+    return result
+
+
+def identity_key(obj: DBObject) -> str | None:
+    """The text that objects of one identity share (None for classes without identity)."""
+    names = type(obj).identity
+    if not names:
+        return None
+    state = obj.__dict__
+    values: list[Any] = []
+    for name in names:
+        value = state.get(name)
+        if isinstance(value, DBObject):
+            value = value.object_id
+        elif name in state["_link_ids"]:
+            value = state["_link_ids"][name]
+        elif hasattr(value, "tzinfo"):
+            value = datetime_to_text(value)
+        values.append(value)
+    return json.dumps(values)
+
+
+def _link_id(state: dict[str, Any], name: str) -> int | None:
+    if name in state:
+        target = state[name]
+        return None if target is None else target.object_id
+    return state["_link_ids"].get(name)
+
+
+def commit_objects(db: Database, objects: Sequence[DBObject]) -> None:
+    """Write `objects` and their uncommitted links in one transaction (see `DBObject.commit`)."""
+    for obj in objects:
+        if obj.__dict__["_committed"]:
+            raise DuplicateObjectError(f"{type(obj).__name__} {obj.object_id} is already "
+                                       "committed")
+    pending = uncommitted_closure(objects)
+    if not pending:
+        return
+    by_class: dict[type, list[DBObject]] = {}
+    for obj in pending:
+        by_class.setdefault(type(obj), []).append(obj)
+    tables = {cls: db.tables_for(cls) for cls in by_class}
+    try:
+        with db.engine.begin() as conn:
+            versions = _assign_versions(conn, tables, by_class)
+            _insert(conn, db, tables, by_class, versions)
+    except sa.exc.IntegrityError as exc:
+        _explain_failure(db, pending, exc)
+    for obj in pending:
+        state = obj.__dict__
+        state["version"] = versions[id(obj)][0]
+        state["_committed"] = True
+        state["_store"] = db
+        db.identity_map[state["object_id"]] = obj
+
+
+def _assign_versions(conn: sa.Connection, tables: dict[type, ClassTables],
+                     by_class: dict[type, list[DBObject]]) -> dict[int, tuple[int, str | None]]:
+    versions: dict[int, tuple[int, str | None]] = {}
+    for cls, objs in by_class.items():
+        if not cls.identity:  # type: ignore[attr-defined]
+            for obj in objs:
+                versions[id(obj)] = (1, None)
+            continue
+        keys = {id(obj): identity_key(obj) for obj in objs}
+        table = tables[cls].table
+        newest: dict[str, int] = {}
+        distinct = sorted({k for k in keys.values() if k is not None})
+        for start in range(0, len(distinct), _CHUNK):
+            chunk = distinct[start:start + _CHUNK]
+            rows = conn.execute(
+                sa.select(table.c._identity, sa.func.max(table.c.version))
+                .where(table.c._identity.in_(chunk))
+                .group_by(table.c._identity)
+            )
+            newest.update({key: top for key, top in rows})
+        for obj in sorted(objs, key=lambda o: o.__dict__["object_id"]):
+            key = keys[id(obj)]
+            newest[key] = newest.get(key, 0) + 1
+            versions[id(obj)] = (newest[key], key)
+    return versions
+
+
+def _insert(conn: sa.Connection, db: Database, tables: dict[type, ClassTables],
+            by_class: dict[type, list[DBObject]],
+            versions: dict[int, tuple[int, str | None]]) -> None:
+    registry_rows = []
+    for cls, objs in by_class.items():
+        name = cls.__name__
+        registry_rows.extend(
+            {"object_id": o.__dict__["object_id"], "class_name": name,
+             "creation_date": o.__dict__["creation_date"]} for o in objs
+        )
+    conn.execute(db.framework["awl_object"].insert(), registry_rows)
+    for cls, objs in by_class.items():
+        ct = tables[cls]
+        values, links = ct.values, ct.links
+        rows = []
+        list_rows: dict[str, list[dict[str, int]]] = {name: [] for name in ct.list_tables}
+        for obj in objs:
+            state = obj.__dict__
+            version, key = versions[id(obj)]
+            row = {"object_id": state["object_id"], "creation_date": state["creation_date"],
+                   "version": version, "_identity": key}
+            for name in values:
+                row[name] = state[name]
+            for name in links:
+                row[name] = _link_id(state, name)
+            rows.append(row)
+            for name, out in list_rows.items():
+                owner = state["object_id"]
+                out.extend({"object_id": owner, "position": i, "target_id": t.object_id}
+                           for i, t in enumerate(state.get(name, ())))
+        conn.execute(ct.table.insert(), rows)
+        for name, out in list_rows.items():
+            if out:
+                conn.execute(ct.list_tables[name].insert(), out)
+
+
+def _explain_failure(db: Database, pending: list[DBObject], exc: sa.exc.IntegrityError) -> None:
+    ids = [o.__dict__["object_id"] for o in pending]
+    registry = db.framework["awl_object"]
+    taken: list[tuple[int, str]] = []
+    with db.engine.connect() as conn:
+        for start in range(0, len(ids), _CHUNK):
+            taken.extend((oid, name) for oid, name in conn.execute(
+                sa.select(registry.c.object_id, registry.c.class_name)
+                .where(registry.c.object_id.in_(ids[start:start + _CHUNK]))
+            ))
+    if taken:
+        listed = ", ".join(f"{name} {oid}" for oid, name in taken[:5])
+        raise DuplicateObjectError(
+            f"object_id already stored: {listed}{' ...' if len(taken) > 5 else ''}; "
+            "nothing of this commit was written"
+        ) from exc
+    raise AwlError(f"commit refused by the database, nothing was written: {exc.orig}") from exc

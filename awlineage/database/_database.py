@@ -1,0 +1,232 @@
+"""The Database: an engine from a URL, the schema it has synced, the identity map of one
+session, and the store operations persistent objects call."""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import sqlalchemy as sa
+
+from awlineage import config
+from awlineage.database import postgresql, sqlite
+from awlineage.database._commit import commit_objects
+from awlineage.database._load import load_link, load_objects
+from awlineage.database._sync import sync_class
+from awlineage.database._tables import ClassTables, list_table_name, new_metadata
+from awlineage.errors import ConfigurationError, ObjectInUseError
+from awlineage.persistence import (
+    DBObject,
+    DBObjectMeta,
+    Property,
+    class_by_name,
+    set_current_store,
+)
+
+_DIALECTS: dict[str, ModuleType] = {"sqlite": sqlite, "postgresql": postgresql}
+
+
+@dataclass(frozen=True)
+class RegisteredClass:
+    """What the class registry says of one class (its latest version)."""
+
+    name: str
+    module: str
+    table_name: str
+    bases: tuple[str, ...]
+    definition: dict[str, dict[str, str]]
+
+
+def _parse_url(url: str) -> sa.URL:
+    try:
+        parsed = sa.make_url(url)
+    except sa.exc.ArgumentError as exc:
+        raise ConfigurationError(f"database URL {url!r} is not a URL: {exc}") from exc
+    backend = parsed.get_backend_name()
+    if backend not in _DIALECTS:
+        raise ConfigurationError(
+            f"database URL {url!r}: backend {backend!r} is not supported "
+            "(use sqlite:///file.db or postgresql+psycopg://user:pass@host/db)"
+        )
+    return parsed
+
+
+class Database:
+    """A connected database; implements the store protocol of persistent objects.
+
+    Parameters
+    ----------
+    url
+        SQLAlchemy URL: ``sqlite:///awlineage.db`` or ``postgresql+psycopg://…``.
+    schema
+        PostgreSQL schema to work in (made the search_path); ignored for SQLite.
+    """
+
+    def __init__(self, url: str, schema: str | None = None) -> None:
+        parsed = _parse_url(url)
+        self.url = parsed
+        self.schema = schema
+        self.dialect: ModuleType = _DIALECTS[parsed.get_backend_name()]
+        if self.dialect is sqlite and parsed.database not in (None, "", ":memory:"):
+            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        self.engine = self.dialect.create_engine(parsed, schema)
+        self.metadata = new_metadata()
+        self.framework = {n: self.metadata.tables[n] for n in ("awl_object", "awl_class")}
+        self.identity_map: weakref.WeakValueDictionary[int, DBObject] = (
+            weakref.WeakValueDictionary()
+        )
+        self._synced: dict[type, ClassTables] = {}
+        self._lock = threading.RLock()
+        self.metadata.create_all(self.engine, tables=list(self.framework.values()))
+
+    def __repr__(self) -> str:
+        return f"Database({self.url.render_as_string(hide_password=True)!r})"
+
+    # -- schema ---------------------------------------------------------------------------
+    def tables_for(self, cls: type) -> ClassTables:
+        """The tables of `cls`, created or extended in the database on first use."""
+        tables = self._synced.get(cls)
+        if tables is None:
+            with self._lock:
+                tables = self._synced.get(cls)
+                if tables is None:
+                    tables = sync_class(self, cls)
+                    self._synced[cls] = tables
+        return tables
+
+    def registered_classes(self) -> dict[str, RegisteredClass]:
+        """The latest registry entry of every class stored in this database."""
+        registry = self.framework["awl_class"]
+        latest = (sa.select(registry.c.class_name,
+                            sa.func.max(registry.c.class_version).label("v"))
+                  .group_by(registry.c.class_name).subquery())
+        query = sa.select(registry).join(
+            latest, (registry.c.class_name == latest.c.class_name)
+            & (registry.c.class_version == latest.c.v))
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return {
+            r.class_name: RegisteredClass(r.class_name, r.module, r.table_name,
+                                          tuple(json.loads(r.bases)), json.loads(r.definition))
+            for r in rows
+        }
+
+    def class_named(self, class_name: str) -> type:
+        """The Python class of stored objects of class `class_name`.
+
+        Raises
+        ------
+        UnknownClassError
+            Naming the module (from the registry) to import when the class is not defined.
+        """
+        cls = DBObjectMeta.registry.get(class_name)
+        if cls is not None:
+            return cls
+        entry = self.registered_classes().get(class_name)
+        return class_by_name(class_name, entry.module if entry else None)
+
+    # -- store protocol -------------------------------------------------------------------
+    def commit(self, objects: Sequence[DBObject]) -> None:
+        """Write objects and the uncommitted objects they link to, in one transaction."""
+        commit_objects(self, objects)
+
+    def load_link(self, obj: DBObject, prop: Property) -> Any:
+        """Load the target(s) of link `prop` of `obj`."""
+        return load_link(self, obj, prop)
+
+    def get(self, object_id: int) -> DBObject:
+        """The stored object with this id, of whatever class."""
+        return load_objects(self, [object_id])[object_id]
+
+    def get_many(self, object_ids: Sequence[int]) -> dict[int, DBObject]:
+        """Stored objects by id, loaded with one query per class."""
+        return load_objects(self, object_ids)
+
+    def delete(self, obj: DBObject) -> None:
+        """Remove `obj`; refused with the names of the links when others link to it."""
+        referrers = self.referrers(obj.object_id)
+        if referrers:
+            listed = ", ".join(f"{where} ({n})" for where, n in referrers.items())
+            raise ObjectInUseError(
+                f"{type(obj).__name__} {obj.object_id} cannot be deleted: linked from {listed}"
+            )
+        ct = self.tables_for(type(obj))
+        oid = obj.object_id
+        try:
+            with self.engine.begin() as conn:
+                for table in ct.list_tables.values():
+                    conn.execute(table.delete().where(table.c.object_id == oid))
+                conn.execute(ct.table.delete().where(ct.table.c.object_id == oid))
+                registry = self.framework["awl_object"]
+                conn.execute(registry.delete().where(registry.c.object_id == oid))
+        except sa.exc.IntegrityError as exc:
+            raise ObjectInUseError(
+                f"{type(obj).__name__} {oid} cannot be deleted: another object now links to it"
+            ) from exc
+        self.identity_map.pop(oid, None)
+        obj.__dict__["_store"] = None
+
+    def referrers(self, object_id: int) -> dict[str, int]:
+        """How many objects link to `object_id`, per ``Class.attribute``, in one query."""
+        counts = []
+        for entry in self.registered_classes().values():
+            for name, spec in entry.definition.items():
+                if spec["kind"] in ("link", "self-link"):
+                    table = sa.table(entry.table_name, sa.column(name))
+                    counts.append(sa.select(sa.literal(f"{entry.name}.{name}").label("w"),
+                                            sa.func.count().label("n"))
+                                  .select_from(table).where(table.c[name] == object_id))
+                elif spec["kind"] == "link list":
+                    table = sa.table(list_table_name(entry.table_name, name),
+                                     sa.column("target_id"), sa.column("object_id"))
+                    counts.append(sa.select(sa.literal(f"{entry.name}.{name}").label("w"),
+                                            sa.func.count(sa.distinct(table.c.object_id))
+                                            .label("n"))
+                                  .select_from(table).where(table.c.target_id == object_id))
+        if not counts:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.union_all(*counts)).all()
+        return {where: n for where, n in rows if n}
+
+    def close(self) -> None:
+        """Release the engine's connections."""
+        self.engine.dispose()
+
+
+_current: Database | None = None
+
+
+def connect(url: str | None = None, *, schema: str | None = None) -> Database:
+    """Connect to a database and make it the one objects are committed to.
+
+    Parameters
+    ----------
+    url
+        A database URL; otherwise ``AWL_DATABASE_URL``, the config file, or an SQLite file
+        ``awlineage.db`` in the working directory.
+    schema
+        PostgreSQL schema (``AWL_DATABASE_SCHEMA``).
+
+    Examples
+    --------
+    >>> db = connect("sqlite:///:memory:")
+    """
+    global _current
+    resolved_url = config.setting("database_url", url)
+    resolved_schema = config.setting("database_schema", schema)
+    db = Database(resolved_url, schema=resolved_schema)
+    _current = db
+    set_current_store(db)
+    return db
+
+
+def current_database() -> Database:
+    """The database of the last `connect()`, connecting with the defaults if there is none."""
+    return _current if _current is not None else connect()

@@ -1,0 +1,152 @@
+"""Reading objects: rows become objects (one Python object per object_id in a session), links
+load on first touch, and prefetch loads a link for many objects in one query."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from awlineage.errors import ObjectNotFoundError
+from awlineage.persistence import DBObject, Kind, Property
+
+if TYPE_CHECKING:
+    from awlineage.database._database import Database
+    from awlineage.database._tables import ClassTables
+
+_CHUNK = 900
+
+
+def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+class RowReader:
+    """Turns rows of one class table into objects; columns are read by position."""
+
+    def __init__(self, db: Database, ct: ClassTables, columns: Sequence[str]) -> None:
+        self.db = db
+        self.cls = ct.cls
+        position = {name: i for i, name in enumerate(columns)}
+        self.values = [(n, position[n]) for n in ct.values if n in position]
+        self.links = [(n, position[n]) for n in ct.links if n in position]
+        self.complete = len(self.values) == len(ct.values) and len(self.links) == len(ct.links)
+
+    def __call__(self, row: Sequence[Any]) -> DBObject:
+        identity_map = self.db.identity_map
+        oid = row[0]
+        obj = identity_map.get(oid)
+        if obj is not None:
+            return obj
+        obj = self.cls.__new__(self.cls)
+        state = obj.__dict__
+        link_ids: dict[str, int] = {}
+        state["_committed"] = True
+        state["_store"] = self.db
+        state["_link_ids"] = link_ids
+        state["object_id"] = oid
+        state["creation_date"] = row[1]
+        state["version"] = row[2]
+        for name, i in self.values:
+            state[name] = row[i]
+        for name, i in self.links:
+            target = row[i]
+            if target is None:
+                state[name] = None
+            else:
+                link_ids[name] = target
+        identity_map[oid] = obj
+        return obj
+
+
+def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DBObject]:
+    """Load objects of exactly class `cls` by id, in batches."""
+    ct = db.tables_for(cls)
+    columns = [c.name for c in ct.table.columns]
+    reader = RowReader(db, ct, columns)
+    found: dict[int, DBObject] = {}
+    with db.engine.connect() as conn:
+        for chunk in _chunks(list(ids)):
+            for row in conn.execute(sa.select(ct.table).where(ct.table.c.object_id.in_(chunk))):
+                found[row[0]] = reader(row)
+    return found
+
+
+def load_objects(db: Database, ids: Iterable[int]) -> dict[int, DBObject]:
+    """Load objects of any class by id: one registry query, then one per class and batch.
+
+    Raises
+    ------
+    ObjectNotFoundError
+        Naming the ids that no stored object has.
+    """
+    wanted = list(dict.fromkeys(ids))
+    found: dict[int, DBObject] = {}
+    missing = []
+    for oid in wanted:
+        obj = db.identity_map.get(oid)
+        if obj is None:
+            missing.append(oid)
+        else:
+            found[oid] = obj
+    if not missing:
+        return found
+    registry = db.framework["awl_object"]
+    by_class: dict[str, list[int]] = {}
+    with db.engine.connect() as conn:
+        for chunk in _chunks(missing):
+            rows = conn.execute(sa.select(registry.c.object_id, registry.c.class_name)
+                                .where(registry.c.object_id.in_(chunk)))
+            for oid, name in rows:
+                by_class.setdefault(name, []).append(oid)
+    for name, class_ids in by_class.items():
+        found.update(load_class_rows(db, db.class_named(name), class_ids))
+    absent = [oid for oid in wanted if oid not in found]
+    if absent:
+        raise ObjectNotFoundError(
+            f"no stored object has object_id {', '.join(map(str, absent[:5]))}"
+        )
+    return found
+
+
+def load_link(db: Database, obj: DBObject, prop: Property) -> Any:
+    """Load what `obj` links to through `prop` and keep it on the object."""
+    prefetch(db, [obj], prop)
+    return obj.__dict__[prop.name]
+
+
+def prefetch(db: Database, objects: Sequence[DBObject], prop: Property) -> None:
+    """Load link `prop` of every object in `objects` with a few batched queries."""
+    name = prop.name
+    todo = [o for o in objects if name not in o.__dict__]
+    if not todo:
+        return
+    if prop.kind.is_link:
+        targets = load_objects(db, (o.__dict__["_link_ids"][name] for o in todo))
+        for obj in todo:
+            state = obj.__dict__
+            state[name] = targets[state["_link_ids"].pop(name)]
+        return
+    if prop.kind is not Kind.LINK_LIST:
+        return
+    by_class: dict[type, list[DBObject]] = {}
+    for obj in todo:
+        by_class.setdefault(type(obj), []).append(obj)
+    members: dict[int, list[int]] = {o.__dict__["object_id"]: [] for o in todo}
+    with db.engine.connect() as conn:
+        for cls, objs in by_class.items():
+            table = db.tables_for(cls).list_tables[name]
+            owner_ids = [o.__dict__["object_id"] for o in objs]
+            for chunk in _chunks(owner_ids):
+                rows = conn.execute(
+                    sa.select(table.c.object_id, table.c.target_id)
+                    .where(table.c.object_id.in_(chunk))
+                    .order_by(table.c.object_id, table.c.position)
+                )
+                for owner, target in rows:
+                    members[owner].append(target)
+    targets = load_objects(db, (t for ids in members.values() for t in ids))
+    for obj in todo:
+        obj.__dict__[name] = [targets[t] for t in members[obj.__dict__["object_id"]]]

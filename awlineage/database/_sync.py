@@ -1,0 +1,126 @@
+"""Schema sync: a persistent class meets the database on first use. New classes get tables,
+new properties get columns, incompatible changes are refused, and every definition is recorded
+in the class registry (``awl_class``) with a version number."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from awlineage.database._tables import ClassTables, build_class_tables, property_column
+from awlineage.errors import SchemaConflictError
+from awlineage.persistence import DBObject, Kind
+
+if TYPE_CHECKING:
+    from awlineage.database._database import Database
+
+
+def type_name(prop_type: type) -> str:
+    """How a property's type is recorded: the basic type's name or the class name."""
+    return prop_type.__name__
+
+
+def class_definition(cls: type) -> dict[str, Any]:
+    """The registry's record of a persistent class."""
+    return {
+        "module": cls.__module__,
+        "table_name": cls._table_name,  # type: ignore[attr-defined]
+        "bases": [b.__name__ for b in cls.__mro__[1:]
+                  if isinstance(b, type) and issubclass(b, DBObject) and b is not DBObject],
+        "identity": list(cls.identity),  # type: ignore[attr-defined]
+        "definition": {
+            p.name: {"kind": p.kind.value, "type": type_name(p.type)}
+            for p in cls._properties.values()  # type: ignore[attr-defined]
+            if not p.builtin
+        },
+    }
+
+
+def sync_class(db: Database, cls: type) -> ClassTables:
+    """Bring the database up to the definition of `cls` and return its tables."""
+    tables = build_class_tables(db.metadata, cls, db.dialect)
+    wanted = class_definition(cls)
+    registry = db.framework["awl_class"]
+    with db.engine.begin() as conn:
+        row = conn.execute(
+            sa.select(registry)
+            .where(registry.c.class_name == cls.__name__)
+            .order_by(registry.c.class_version.desc())
+            .limit(1)
+        ).first()
+        if row is None:
+            for table in (tables.table, *tables.list_tables.values()):
+                table.create(conn, checkfirst=True)
+            _record(conn, registry, cls, wanted, 1)
+            return tables
+        recorded = json.loads(row.definition)
+        _refuse_incompatible(cls, recorded, wanted["definition"], row.class_version)
+        added = [name for name in wanted["definition"] if name not in recorded]
+        for name in added:
+            _add_property(db, conn, cls, tables, name)
+        current = {
+            "module": row.module, "table_name": row.table_name,
+            "bases": json.loads(row.bases), "identity": json.loads(row.identity),
+            "definition": recorded,
+        }
+        if _changed(current, wanted):
+            _record(conn, registry, cls, wanted, row.class_version + 1)
+    return tables
+
+
+def _changed(current: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    return any(current[k] != wanted[k] for k in ("table_name", "bases", "identity", "definition"))
+
+
+def _refuse_incompatible(cls: type, recorded: dict[str, Any], wanted: dict[str, Any],
+                         version: int) -> None:
+    for name, spec in wanted.items():
+        old = recorded.get(name)
+        if old is not None and old != spec:
+            raise SchemaConflictError(
+                f"{cls.__name__}.{name} is recorded in the database (class version {version}) "
+                f"as a {old['kind']} of {old['type']}, but the class now declares a "
+                f"{spec['kind']} of {spec['type']}. Stored objects cannot change the kind or "
+                f"type of a property: restore the old declaration, or declare the new one "
+                f"under another attribute name (or in a new class)."
+            )
+
+
+def _add_property(db: Database, conn: sa.Connection, cls: type, tables: ClassTables,
+                  name: str) -> None:
+    prop = cls._properties[name]  # type: ignore[attr-defined]
+    if prop.kind is Kind.LINK_LIST:
+        tables.list_tables[name].create(conn, checkfirst=True)
+        return
+    if name in {c["name"] for c in sa.inspect(conn).get_columns(tables.table.name)}:
+        return  # a column left by an earlier definition that dropped this property
+    column = property_column(prop, db.dialect)
+    preparer = conn.dialect.identifier_preparer
+    ddl = column.type.compile(dialect=conn.dialect)
+    reference = ""
+    if prop.kind.is_link:
+        reference = f" REFERENCES {preparer.quote('awl_object')} ({preparer.quote('object_id')})"
+    conn.execute(sa.text(
+        f"ALTER TABLE {preparer.quote(tables.table.name)} "
+        f"ADD COLUMN {preparer.quote(name)} {ddl}{reference}"
+    ))
+    for index in tables.table.indexes:
+        if [c.name for c in index.columns] == [name]:
+            index.create(conn, checkfirst=True)
+
+
+def _record(conn: sa.Connection, registry: sa.Table, cls: type, wanted: dict[str, Any],
+            version: int) -> None:
+    conn.execute(registry.insert().values(
+        class_name=cls.__name__,
+        class_version=version,
+        module=wanted["module"],
+        table_name=wanted["table_name"],
+        bases=json.dumps(wanted["bases"]),
+        identity=json.dumps(wanted["identity"]),
+        definition=json.dumps(wanted["definition"], sort_keys=True),
+        recorded=datetime.datetime.now(datetime.UTC),
+    ))

@@ -1,0 +1,135 @@
+"""The tables: the framework's own (described once, as data) and those built for each
+persistent class."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import ModuleType
+
+import sqlalchemy as sa
+
+from awlineage.database._types import SCALAR_TYPES, UTCDateTime
+from awlineage.persistence import Kind, Property
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+BUILTIN_COLUMNS = ("object_id", "creation_date", "version", "_identity")
+
+
+def new_metadata() -> sa.MetaData:
+    """A MetaData holding the framework tables."""
+    metadata = sa.MetaData(naming_convention=NAMING_CONVENTION)
+    framework_tables(metadata)
+    return metadata
+
+
+def framework_tables(metadata: sa.MetaData) -> dict[str, sa.Table]:
+    """Add the framework's own tables to `metadata` and return them by name."""
+    sa.Table(
+        "awl_object", metadata,
+        sa.Column("object_id", sa.BigInteger, primary_key=True, autoincrement=False,
+                  comment="Every stored object, of every class: one global identifier space"),
+        sa.Column("class_name", sa.String(200), nullable=False, index=True),
+        sa.Column("creation_date", UTCDateTime, nullable=False),
+    )
+    sa.Table(
+        "awl_class", metadata,
+        sa.Column("class_name", sa.String(200), primary_key=True),
+        sa.Column("class_version", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("module", sa.String(400), nullable=False),
+        sa.Column("table_name", sa.String(200), nullable=False),
+        sa.Column("bases", sa.Text, nullable=False, comment="JSON list of persistent bases"),
+        sa.Column("identity", sa.Text, nullable=False, comment="JSON list of attributes"),
+        sa.Column("definition", sa.Text, nullable=False,
+                  comment="JSON object: property name -> kind and type"),
+        sa.Column("recorded", UTCDateTime, nullable=False),
+    )
+    return {name: metadata.tables[name] for name in ("awl_object", "awl_class")}
+
+
+@dataclass
+class ClassTables:
+    """The tables of one persistent class and the plan for reading and writing its rows."""
+
+    cls: type
+    table: sa.Table
+    list_tables: dict[str, sa.Table] = field(default_factory=dict)
+    values: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+
+    @property
+    def link_lists(self) -> list[str]:
+        """Names of the link-list properties."""
+        return list(self.list_tables)
+
+
+def list_table_name(table_name: str, attribute: str) -> str:
+    """Name of the table that holds a link list."""
+    return f"{table_name}__{attribute}"
+
+
+def _column(prop: Property, dialect: ModuleType) -> sa.Column:
+    kind = prop.kind
+    if kind is Kind.DESCRIPTOR:
+        return sa.Column(prop.name, SCALAR_TYPES[prop.type], nullable=True, index=prop.index,
+                         comment=prop.doc[:200] or None)
+    if kind is Kind.DESCRIPTOR_LIST:
+        return sa.Column(prop.name, dialect.list_type(prop.type), nullable=True,
+                         comment=prop.doc[:200] or None)
+    return sa.Column(prop.name, sa.BigInteger, sa.ForeignKey("awl_object.object_id"),
+                     nullable=True, index=True, comment=prop.doc[:200] or None)
+
+
+def property_column(prop: Property, dialect: ModuleType) -> sa.Column:
+    """The column of a descriptor, descriptor list or link property (detached)."""
+    return _column(prop, dialect)
+
+
+def build_class_tables(metadata: sa.MetaData, cls: type, dialect: ModuleType) -> ClassTables:
+    """Describe the tables of persistent class `cls` in `metadata` (not created)."""
+    name = cls._table_name  # type: ignore[attr-defined]
+    if name in metadata.tables:
+        metadata.remove(metadata.tables[name])
+    identity = tuple(cls.identity)  # type: ignore[attr-defined]
+    columns: list[sa.SchemaItem] = [
+        sa.Column("object_id", sa.BigInteger, sa.ForeignKey("awl_object.object_id"),
+                  primary_key=True, autoincrement=False),
+        sa.Column("creation_date", UTCDateTime, nullable=False),
+        sa.Column("version", sa.Integer, nullable=False),
+        sa.Column("_identity", sa.Text, nullable=True),
+    ]
+    result = ClassTables(cls=cls, table=None)  # type: ignore[arg-type]
+    for prop in cls._properties.values():  # type: ignore[attr-defined]
+        if prop.builtin:
+            continue
+        if prop.kind is Kind.LINK_LIST:
+            result.list_tables[prop.name] = _link_list_table(metadata, name, prop)
+            continue
+        column = _column(prop, dialect)
+        if prop.name in identity:
+            column.index = True
+        columns.append(column)
+        (result.links if prop.kind.is_link else result.values).append(prop.name)
+    columns.append(sa.UniqueConstraint("_identity", "version"))
+    result.table = sa.Table(name, metadata, *columns)
+    return result
+
+
+def _link_list_table(metadata: sa.MetaData, owner: str, prop: Property) -> sa.Table:
+    name = list_table_name(owner, prop.name)
+    if name in metadata.tables:
+        metadata.remove(metadata.tables[name])
+    return sa.Table(
+        name, metadata,
+        sa.Column("object_id", sa.BigInteger, sa.ForeignKey("awl_object.object_id"),
+                  primary_key=True, autoincrement=False),
+        sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("target_id", sa.BigInteger, sa.ForeignKey("awl_object.object_id"),
+                  nullable=False, index=True),
+        comment=prop.doc[:200] or None,
+    )

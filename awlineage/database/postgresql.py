@@ -1,0 +1,48 @@
+"""Everything PostgreSQL-specific: psycopg 3 URLs, search_path schemas, JSONB list operators."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql as pg
+
+from awlineage.database._types import JSONList, list_to_json
+
+NAME = "postgresql"
+
+_CASTS: dict[type, sa.types.TypeEngine] = {
+    int: sa.BigInteger(),
+    float: sa.Float(precision=53),
+    bool: sa.Boolean(),
+}
+
+
+def create_engine(url: sa.URL, schema: str | None) -> sa.Engine:
+    """An engine through psycopg 3; `schema` becomes the connection's search_path."""
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    connect_args: dict[str, Any] = {}
+    if schema:
+        connect_args["options"] = f"-c search_path={schema}"
+    return sa.create_engine(url, connect_args=connect_args, pool_pre_ping=True)
+
+
+def list_type(element_type: type) -> sa.types.TypeEngine:
+    """Column type of a descriptor list."""
+    return JSONList(element_type, storage=pg.JSONB())
+
+
+def list_item(column: sa.ColumnElement, index: int, element_type: type) -> sa.ColumnElement:
+    """Element `index` of a JSONB list column, cast to the element's SQL type."""
+    text = column.op("->>")(sa.literal(index, sa.Integer))
+    cast = _CASTS.get(element_type)
+    return sa.cast(text, cast) if cast is not None else text
+
+
+def list_contains(column: sa.ColumnElement, value: Any, element_type: type) -> sa.ColumnElement:
+    """True when the JSONB list column holds `value` (``@>``, which a GIN index serves)."""
+    if isinstance(value, datetime.datetime):
+        value = list_to_json([value])[0]
+    return column.op("@>")(sa.cast(sa.literal(list_to_json([value]), pg.JSONB), pg.JSONB))

@@ -1,0 +1,46 @@
+"""Everything SQLite-specific: connection pragmas and JSON list functions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+
+from awlineage.database._types import JSONList
+
+NAME = "sqlite"
+BUSY_TIMEOUT_MS = 30_000
+
+
+def create_engine(url: sa.URL, schema: str | None) -> sa.Engine:
+    """An engine with WAL journaling, foreign keys enforced and a busy timeout."""
+    engine = sa.create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+
+    @sa.event.listens_for(engine, "connect")
+    def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        if url.database not in (None, "", ":memory:"):
+            cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    return engine
+
+
+def list_type(element_type: type) -> sa.types.TypeEngine:
+    """Column type of a descriptor list."""
+    return JSONList(element_type)
+
+
+def list_item(column: sa.ColumnElement, index: int, element_type: type) -> sa.ColumnElement:
+    """Element `index` of a JSON list column (negative counts from the end)."""
+    path = f"$[{index}]" if index >= 0 else f"$[#{index}]"
+    return sa.func.json_extract(column, path)
+
+
+def list_contains(column: sa.ColumnElement, value: Any, element_type: type) -> sa.ColumnElement:
+    """True when the JSON list column holds `value`."""
+    items = sa.func.json_each(column).table_valued("value")
+    return sa.exists(sa.select(sa.literal(1)).select_from(items).where(items.c.value == value))

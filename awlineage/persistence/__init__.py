@@ -1,0 +1,53 @@
+"""The object model: persistent classes, their properties, identity, immutability, and the
+query expressions a class stands for. Knows nothing of SQL; a database implements
+`ObjectStore`."""
+
+from awlineage.persistence._expressions import (
+    And,
+    Comparison,
+    Contains,
+    Expression,
+    In,
+    Like,
+    Not,
+    Or,
+    Ordering,
+    Path,
+    Step,
+    find_property,
+    root_class,
+)
+from awlineage.persistence._identity import new_object_id
+from awlineage.persistence._meta import DBObjectMeta, class_by_name, concrete_subclasses
+from awlineage.persistence._object import DBObject, get_persistent_properties
+from awlineage.persistence._properties import Kind, Property, PropertyInfo, persistent
+from awlineage.persistence._store import ObjectStore, current_store, set_current_store
+
+__all__ = [
+    "And",
+    "Comparison",
+    "Contains",
+    "DBObject",
+    "DBObjectMeta",
+    "Expression",
+    "In",
+    "Kind",
+    "Like",
+    "Not",
+    "ObjectStore",
+    "Or",
+    "Ordering",
+    "Path",
+    "Property",
+    "PropertyInfo",
+    "Step",
+    "class_by_name",
+    "concrete_subclasses",
+    "current_store",
+    "find_property",
+    "get_persistent_properties",
+    "new_object_id",
+    "persistent",
+    "root_class",
+    "set_current_store",
+]

@@ -1,0 +1,357 @@
+"""Query expressions: a persistent class read as the set of its instances.
+
+`RawFrame.exptime > 10` builds a small frozen tree (paths, comparisons, boolean nodes) that can
+be printed, compared in tests and compiled to SQL by `awlineage.query`. Misuse raises at once,
+naming the class and the attribute.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from awlineage.errors import QueryError, UnknownAttributeError
+from awlineage.persistence._properties import Kind, Property
+
+if TYPE_CHECKING:
+    from awlineage.persistence._object import DBObject
+
+COMPARATORS = ("==", "!=", "<", "<=", ">", ">=")
+_PRECEDENCE_HINT = (
+    "Python's & and | bind tighter than comparisons: write (A.x > 1) & (A.y == 2)"
+)
+
+
+class Expression:
+    """A boolean condition on objects of one class; combine with ``&``, ``|`` and ``~``."""
+
+    def __and__(self, other: Expression) -> Expression:
+        return And((self, _as_expression(other)))
+
+    def __or__(self, other: Expression) -> Expression:
+        return Or((self, _as_expression(other)))
+
+    def __invert__(self) -> Expression:
+        return Not(self)
+
+    def __bool__(self) -> bool:
+        raise QueryError(
+            "a query expression has no truth value: use & | ~ instead of and / or / not, "
+            "and no chained comparisons (a < X.b < c)"
+        )
+
+    def paths(self) -> list[Path]:
+        """Every attribute path in this expression."""
+        raise NotImplementedError
+
+
+def _as_expression(value: Any) -> Expression:
+    if isinstance(value, Expression):
+        return value
+    raise QueryError(f"cannot combine a query expression with {value!r}; {_PRECEDENCE_HINT}")
+
+
+def find_property(cls: type, name: str) -> tuple[Property, tuple[type, ...]]:
+    """Find attribute `name` on persistent class `cls`, or on the subclasses that declare it.
+
+    Returns the property and the classes whose objects can have it (`cls` itself, or the
+    top-most subclasses declaring it: a link to DBObject may be followed to ``.chip``).
+    """
+    props = cls._properties  # type: ignore[attr-defined]
+    if name in props:
+        return props[name], (cls,)
+    found: list[type] = []
+    stack = list(cls.__subclasses__())
+    while stack:
+        sub = stack.pop()
+        if name in sub._properties:  # type: ignore[attr-defined]
+            found.append(sub)
+        else:
+            stack.extend(sub.__subclasses__())
+    if not found:
+        raise UnknownAttributeError(
+            f"{cls.__name__} has no persistent attribute {name!r}"
+            + (" (nor has any of its subclasses)" if cls.__subclasses__() else "")
+        )
+    first = found[0]._properties[name]  # type: ignore[attr-defined]
+    for other in found[1:]:
+        prop = other._properties[name]  # type: ignore[attr-defined]
+        if (prop.kind, prop.type) != (first.kind, first.type):
+            raise QueryError(
+                f"{cls.__name__}.{name} is ambiguous: {first.qualified_name} and "
+                f"{prop.qualified_name} differ in kind or type"
+            )
+    return first, tuple(sorted(found, key=lambda c: c.__name__))
+
+
+@dataclass(frozen=True, eq=False)
+class Step:
+    """One attribute on a path, and the classes whose tables hold it."""
+
+    prop: Property
+    classes: tuple[type, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Path:
+    """An attribute path such as ``RawFrame.instrument.name`` or ``X.keywords[2]``."""
+
+    root: type
+    steps: tuple[Step, ...]
+    index: int | None = None
+
+    @classmethod
+    def start(cls, root: type | None, prop: Property) -> Path:
+        """The one-step path of `prop` read on class `root`."""
+        root = root if root is not None else prop.owner
+        return cls(root, (Step(prop, (root,)),))
+
+    @property
+    def last(self) -> Property:
+        """The property the path ends in."""
+        return self.steps[-1].prop
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __getattr__(self, name: str) -> Path:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self.attribute(name)
+
+    def attribute(self, name: str) -> Path:
+        """Follow the link at the end of this path to attribute `name`."""
+        last = self.last
+        if self.index is not None or not (last.kind.is_link or last.kind is Kind.LINK_LIST):
+            raise UnknownAttributeError(
+                f"{self} is a {last.kind.value}, not a link; it has no attribute {name!r}"
+            )
+        prop, classes = find_property(last.type, name)
+        return Path(self.root, (*self.steps, Step(prop, classes)))
+
+    def __getitem__(self, index: int) -> Path:
+        if self.last.kind is not Kind.DESCRIPTOR_LIST or self.index is not None:
+            raise QueryError(f"{self} is a {self.last.kind.value}; only descriptor lists "
+                             "take an index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise QueryError(f"{self}[...] needs an int index, got {index!r}")
+        return Path(self.root, self.steps, index)
+
+    # -- values ---------------------------------------------------------------------------
+    def _element_kind(self) -> Kind:
+        kind = self.last.kind
+        if kind is Kind.DESCRIPTOR_LIST and self.index is not None:
+            return Kind.DESCRIPTOR
+        return kind
+
+    def check_value(self, value: Any, op: str) -> Any:
+        """Normalise a value compared with this path, or raise naming the attribute."""
+        kind = self._element_kind()
+        if value is None:
+            if op not in ("==", "!="):
+                raise QueryError(f"{self} {op} None: only == None and != None are allowed")
+            if kind in (Kind.LINK_LIST, Kind.DESCRIPTOR_LIST):
+                raise QueryError(f"{self} is a list; compare an element or use .contains()")
+            return None
+        if kind is Kind.DESCRIPTOR and self.index is not None:
+            return self.last.check_element(value, self.root.__name__)
+        if kind is Kind.DESCRIPTOR:
+            return self.last.check(value, self.root.__name__)
+        if kind.is_link:
+            if op not in ("==", "!="):
+                raise QueryError(f"{self} is a link: only == and != compare it")
+            return self.last.check(value)
+        raise QueryError(
+            f"{self} is a {kind.value}: compare an element ({self}[i]) or use .contains()"
+        )
+
+    def _compare(self, op: str, value: Any) -> Comparison:
+        if isinstance(value, Path | Expression):
+            raise QueryError(f"comparing two attributes ({self} {op} {value}) is not supported")
+        return Comparison(self, op, self.check_value(value, op))
+
+    def __eq__(self, value: Any) -> Comparison:  # type: ignore[override]
+        return self._compare("==", value)
+
+    def __ne__(self, value: Any) -> Comparison:  # type: ignore[override]
+        return self._compare("!=", value)
+
+    def __lt__(self, value: Any) -> Comparison:
+        return self._compare("<", value)
+
+    def __le__(self, value: Any) -> Comparison:
+        return self._compare("<=", value)
+
+    def __gt__(self, value: Any) -> Comparison:
+        return self._compare(">", value)
+
+    def __ge__(self, value: Any) -> Comparison:
+        return self._compare(">=", value)
+
+    def __and__(self, other: Any) -> Expression:
+        raise QueryError(f"{self} is an attribute, not a condition; {_PRECEDENCE_HINT}")
+
+    __rand__ = __or__ = __ror__ = __and__
+
+    def like(self, pattern: str) -> Like:
+        """SQL LIKE on a string attribute (``%`` any run, ``_`` one character)."""
+        if self._element_kind() is not Kind.DESCRIPTOR or self.last.type is not str:
+            raise QueryError(f"{self}.like(): only string attributes take a pattern")
+        return Like(self, self.last.check(pattern))
+
+    def in_(self, values: Any) -> In:
+        """True when the attribute equals one of `values`."""
+        return In(self, tuple(self.check_value(v, "==") for v in values))
+
+    def contains(self, value: Any) -> Contains:
+        """A descriptor list holds `value`, or a link list holds the object `value`."""
+        kind = self.last.kind
+        if (kind is Kind.DESCRIPTOR_LIST and self.index is None) or kind is Kind.LINK_LIST:
+            return Contains(self, self.last.check_element(value, self.root.__name__))
+        raise QueryError(f"{self}.contains(): only lists have members")
+
+    def asc(self) -> Ordering:
+        """Ascending order on this attribute."""
+        return Ordering(self, descending=False)
+
+    def desc(self) -> Ordering:
+        """Descending order on this attribute."""
+        return Ordering(self, descending=True)
+
+    def __str__(self) -> str:
+        text = ".".join([self.root.__name__, *(s.prop.name for s in self.steps)])
+        return text if self.index is None else f"{text}[{self.index}]"
+
+    __repr__ = __str__
+
+
+def format_value(value: Any) -> str:
+    """Write a value as the textual query language does."""
+    if isinstance(value, datetime.datetime):
+        return value.isoformat()
+    if value is None:
+        return "None"
+    if hasattr(value, "object_id") and hasattr(type(value), "_properties"):
+        return f"<{type(value).__name__} {value.object_id}>"
+    return repr(value)
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison(Expression):
+    """``path op value``; ``== None`` means IS NULL."""
+
+    path: Path
+    op: str
+    value: Any
+
+    def paths(self) -> list[Path]:
+        return [self.path]
+
+    def __repr__(self) -> str:
+        return f"{self.path} {self.op} {format_value(self.value)}"
+
+
+@dataclass(frozen=True, eq=False)
+class Like(Expression):
+    """``path like pattern``."""
+
+    path: Path
+    pattern: str
+
+    def paths(self) -> list[Path]:
+        return [self.path]
+
+    def __repr__(self) -> str:
+        return f"{self.path} like {self.pattern!r}"
+
+
+@dataclass(frozen=True, eq=False)
+class In(Expression):
+    """``path in (v1, v2, ...)``."""
+
+    path: Path
+    values: tuple[Any, ...]
+
+    def paths(self) -> list[Path]:
+        return [self.path]
+
+    def __repr__(self) -> str:
+        return f"{self.path} in ({', '.join(format_value(v) for v in self.values)})"
+
+
+@dataclass(frozen=True, eq=False)
+class Contains(Expression):
+    """``path contains value``: list membership."""
+
+    path: Path
+    value: Any
+
+    def paths(self) -> list[Path]:
+        return [self.path]
+
+    def __repr__(self) -> str:
+        return f"{self.path} contains {format_value(self.value)}"
+
+
+@dataclass(frozen=True, eq=False)
+class And(Expression):
+    """All parts hold."""
+
+    parts: tuple[Expression, ...]
+
+    def paths(self) -> list[Path]:
+        return [p for part in self.parts for p in part.paths()]
+
+    def __repr__(self) -> str:
+        return "(" + " and ".join(map(repr, self.parts)) + ")"
+
+
+@dataclass(frozen=True, eq=False)
+class Or(Expression):
+    """At least one part holds."""
+
+    parts: tuple[Expression, ...]
+
+    def paths(self) -> list[Path]:
+        return [p for part in self.parts for p in part.paths()]
+
+    def __repr__(self) -> str:
+        return "(" + " or ".join(map(repr, self.parts)) + ")"
+
+
+@dataclass(frozen=True, eq=False)
+class Not(Expression):
+    """The part does not hold (a missing value counts as not holding)."""
+
+    part: Expression
+
+    def paths(self) -> list[Path]:
+        return self.part.paths()
+
+    def __repr__(self) -> str:
+        return f"not {self.part!r}"
+
+
+@dataclass(frozen=True, eq=False)
+class Ordering:
+    """An order-by term."""
+
+    path: Path
+    descending: bool = False
+
+
+def root_class(expression: Expression) -> type[DBObject]:
+    """The class an expression selects from: the most derived root of its paths."""
+    roots = {p.root for p in expression.paths()}
+    best = None
+    for root in roots:
+        if best is None or issubclass(root, best):
+            best = root
+        elif not issubclass(best, root):
+            raise QueryError(
+                f"one query mixes unrelated classes {best.__name__} and {root.__name__}"
+            )
+    if best is None:
+        raise QueryError("the expression names no attribute")
+    return best

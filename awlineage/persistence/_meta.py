@@ -1,0 +1,97 @@
+"""DBObjectMeta: turns every persistent class into a table description at definition time,
+and keeps the registry of persistent classes by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from awlineage.errors import PropertyDefinitionError, UnknownClassError
+from awlineage.persistence._properties import Kind, Property
+
+ClassHook = Callable[[type], None]
+
+
+class DBObjectMeta(type):
+    """Metaclass of `DBObject`.
+
+    At class creation it collects the class's persistent properties (its own and inherited),
+    checks its identity declaration, registers it by name, and runs the hooks other layers
+    registered (the tracer wraps ``make()`` there).
+    """
+
+    registry: dict[str, type] = {}
+    class_hooks: list[ClassHook] = []
+
+    def __new__(mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any],
+                **kwargs: Any) -> DBObjectMeta:
+        cls = super().__new__(mcls, name, bases, namespace, **kwargs)
+        inherited: dict[str, Property] = {}
+        for base in reversed(cls.__mro__[1:]):
+            inherited.update(base.__dict__.get("_own_properties", {}))
+        own = {k: v for k, v in namespace.items() if isinstance(v, Property)}
+        for key, prop in own.items():
+            old = inherited.get(key)
+            if old is not None and (old.kind, old.type) != (prop.kind, prop.type):
+                raise PropertyDefinitionError(
+                    f"{name}.{key} redefines {old.qualified_name} ({old.kind.value}) "
+                    f"as a {prop.kind.value}; a subclass may change only doc and default"
+                )
+        cls._own_properties = own  # type: ignore[attr-defined]
+        cls._properties = {**inherited, **own}  # type: ignore[attr-defined]
+        cls._abstract = bool(namespace.get("__abstract__", False))  # type: ignore[attr-defined]
+        table = namespace.get("__tablename__", name.lower())
+        if table.startswith("awl_"):
+            raise PropertyDefinitionError(
+                f"class {name}: table names starting with 'awl_' are reserved for awlineage"
+            )
+        cls._table_name = table  # type: ignore[attr-defined]
+        _check_identity(cls)
+        cls._new_state = tuple(  # type: ignore[attr-defined]
+            (p.name, p.default, p.kind.is_list)
+            for p in cls._properties.values()  # type: ignore[attr-defined]
+            if not p.builtin
+        )
+        mcls.registry[name] = cls
+        for hook in mcls.class_hooks:
+            hook(cls)
+        return cls
+
+
+def _check_identity(cls: type) -> None:
+    identity = getattr(cls, "identity", ())
+    if isinstance(identity, str):
+        identity = (identity,)
+    identity = tuple(identity)
+    for attr in identity:
+        prop = cls._properties.get(attr)  # type: ignore[attr-defined]
+        if prop is None or prop.kind not in (Kind.DESCRIPTOR, Kind.LINK, Kind.SELF_LINK):
+            raise PropertyDefinitionError(
+                f"{cls.__name__}.identity names {attr!r}, which is not a persistent "
+                "descriptor or link of the class"
+            )
+    cls.identity = identity  # type: ignore[attr-defined]
+
+
+def class_by_name(name: str, module: str | None = None) -> type:
+    """The persistent class registered as `name`; raises naming the module to import."""
+    try:
+        return DBObjectMeta.registry[name]
+    except KeyError:
+        hint = f"; import {module} first" if module else ""
+        raise UnknownClassError(
+            f"persistent class {name!r} is not defined in this Python process{hint}"
+        ) from None
+
+
+def concrete_subclasses(cls: type) -> list[type]:
+    """`cls` (unless abstract) and every non-abstract subclass defined in this process."""
+    seen: list[type] = []
+    stack = [cls]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.append(current)
+        stack.extend(current.__subclasses__())
+    return [c for c in seen if not c.__dict__.get("__abstract__", False)]

@@ -1,0 +1,151 @@
+"""DBObject: the root of persistent classes; identity, immutability, commit and delete."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any, ClassVar
+
+from awlineage.errors import (
+    DuplicateObjectError,
+    ObjectNotFoundError,
+    UnknownAttributeError,
+)
+from awlineage.persistence._identity import new_object_id
+from awlineage.persistence._meta import DBObjectMeta
+from awlineage.persistence._properties import Kind, Property, PropertyInfo
+from awlineage.persistence._store import ObjectStore, current_store
+from awlineage.persistence._values import checker_for
+
+
+class DBObject(metaclass=DBObjectMeta):
+    """Root class of persistent objects.
+
+    Subclasses declare columns with `persistent()`. A new object gets an `object_id` and a
+    `creation_date`; once committed it is immutable. A class may set
+    ``identity = ("chip", "obs_date")``: committed objects with equal identity are numbered
+    versions 1, 2, 3 ...
+
+    Examples
+    --------
+    >>> class Instrument(DBObject):
+    ...     name = persistent("Instrument name", str, "")
+    >>> Instrument(name="WFI").name
+    'WFI'
+    """
+
+    __abstract__ = True
+    identity: ClassVar[tuple[str, ...]] = ()
+
+    object_id = Property("Unique, time-ordered identifier", int, None,
+                         kind=Kind.DESCRIPTOR, builtin=True)
+    creation_date = Property("When the object was made (UTC)", datetime.datetime, None,
+                             kind=Kind.DESCRIPTOR, builtin=True)
+    version = Property("Version among objects of the same identity (set at commit)", int,
+                       None, kind=Kind.DESCRIPTOR, builtin=True)
+
+    def __init__(self, **values: Any) -> None:
+        state = self.__dict__
+        cls = type(self)
+        given_id = values.pop("object_id", None)
+        state["_committed"] = False
+        state["_store"] = None
+        state["_link_ids"] = {}
+        state["object_id"] = (
+            new_object_id() if given_id is None else checker_for(int)(given_id, "object_id")
+        )
+        state["creation_date"] = datetime.datetime.now(datetime.UTC)
+        state["version"] = None
+        for name, default, is_list in cls._new_state:  # type: ignore[attr-defined]
+            state[name] = list(default) if is_list else default
+        props = cls._properties  # type: ignore[attr-defined]
+        for key, value in values.items():
+            prop = props.get(key)
+            if prop is None or prop.builtin:
+                raise UnknownAttributeError(
+                    f"{cls.__name__} has no persistent attribute {key!r}"
+                )
+            state[key] = prop.check(value, cls.__name__)
+
+    # -- state ----------------------------------------------------------------------------
+    @property
+    def is_committed(self) -> bool:
+        """True once the object is stored (and therefore immutable)."""
+        return self.__dict__["_committed"]
+
+    def _load_link(self, prop: Property) -> Any:
+        store: ObjectStore | None = self.__dict__["_store"]
+        if store is None:
+            return prop.initial_value()
+        return store.load_link(self, prop)
+
+    # -- persistence ----------------------------------------------------------------------
+    def commit(self) -> None:
+        """Store this object and the uncommitted objects it links to, in one transaction.
+
+        Raises
+        ------
+        DuplicateObjectError
+            If this object, or another with its object_id, is already stored.
+        """
+        if self.__dict__["_committed"]:
+            raise DuplicateObjectError(
+                f"{type(self).__name__} {self.object_id} is already committed"
+            )
+        current_store().commit([self])
+
+    def delete(self) -> None:
+        """Remove this object from the database.
+
+        Raises
+        ------
+        ObjectInUseError
+            If other objects link to it.
+        """
+        store = self.__dict__["_store"]
+        if not self.__dict__["_committed"] or store is None:
+            raise ObjectNotFoundError(
+                f"{type(self).__name__} {self.object_id} is not committed"
+            )
+        store.delete(self)
+
+    def __repr__(self) -> str:
+        parts = [f"object_id={self.object_id}"]
+        for name, prop in type(self)._properties.items():  # type: ignore[attr-defined]
+            if prop.builtin:
+                continue
+            if name in self.__dict__:
+                value = self.__dict__[name]
+                if prop.kind.is_link and value is not None:
+                    value = f"<{type(value).__name__} {value.object_id}>"
+                elif prop.kind is Kind.LINK_LIST:
+                    value = f"<{len(value)} objects>"
+                else:
+                    value = repr(value)
+            else:
+                value = "<not loaded>"
+            parts.append(f"{name}={value}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+
+def get_persistent_properties(cls: type[DBObject] | DBObject,
+                              builtins: bool = False) -> list[PropertyInfo]:
+    """List the persistent properties of a class (or of an object's class).
+
+    Parameters
+    ----------
+    cls
+        A persistent class or object.
+    builtins
+        Include ``object_id``, ``creation_date`` and ``version``.
+
+    Returns
+    -------
+    list of PropertyInfo
+        Name, kind, type, default and doc of each property, in declaration order.
+    """
+    klass = cls if isinstance(cls, type) else type(cls)
+    return [
+        PropertyInfo(p.name, p.kind.value, p.type, p.default, p.doc)
+        for p in klass._properties.values()  # type: ignore[attr-defined]
+        if builtins or not p.builtin
+    ]

@@ -1,0 +1,233 @@
+"""`persistent()` and the property descriptor: the five kinds of seed 003 section 3.2."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from awlineage.errors import (
+    ImmutableObjectError,
+    PersistentTypeError,
+    PersistentValueError,
+    PropertyDefinitionError,
+)
+from awlineage.persistence._values import DESCRIPTOR_TYPES, checker_for
+
+if TYPE_CHECKING:
+    from awlineage.persistence._object import DBObject
+
+
+class Kind(enum.Enum):
+    """The five kinds of persistent property."""
+
+    DESCRIPTOR = "descriptor"
+    DESCRIPTOR_LIST = "descriptor list"
+    LINK = "link"
+    LINK_LIST = "link list"
+    SELF_LINK = "self-link"
+
+    @property
+    def is_link(self) -> bool:
+        """True for links and self-links (one object)."""
+        return self in (Kind.LINK, Kind.SELF_LINK)
+
+    @property
+    def is_list(self) -> bool:
+        """True for descriptor lists and link lists."""
+        return self in (Kind.DESCRIPTOR_LIST, Kind.LINK_LIST)
+
+
+_UNSET: Any = object()
+
+
+class Property:
+    """A persistent attribute of a `DBObject` subclass (a column, or a list table).
+
+    Read on the class it gives a query path (`RawFrame.exptime > 10`); read on an instance it
+    gives the value, loading a linked object on first touch.
+    """
+
+    def __init__(
+        self,
+        doc: str,
+        value_type: Any,
+        default: Any,
+        *,
+        kind: Kind,
+        index: bool = False,
+        builtin: bool = False,
+    ) -> None:
+        self.doc = doc
+        self.type = value_type
+        self.default = default
+        self.kind = kind
+        self.index = index
+        self.builtin = builtin
+        self.name = ""
+        self.owner: type[DBObject] | None = None
+        self.__doc__ = doc
+
+    # -- class creation -------------------------------------------------------------------
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.owner = owner  # type: ignore[assignment]
+        if self.kind is Kind.SELF_LINK and self.type is None:
+            self.type = owner
+
+    @property
+    def qualified_name(self) -> str:
+        """``Class.attribute`` of the class that declared this property."""
+        owner = self.owner.__name__ if self.owner is not None else "?"
+        return f"{owner}.{self.name}"
+
+    # -- values ---------------------------------------------------------------------------
+    def check(self, value: Any, owner_name: str | None = None) -> Any:
+        """Return `value` normalised for this property, or raise naming class and attribute."""
+        where = f"{owner_name or (self.owner.__name__ if self.owner else '?')}.{self.name}"
+        kind = self.kind
+        if kind is Kind.DESCRIPTOR:
+            return None if value is None else checker_for(self.type)(value, where)
+        if kind is Kind.DESCRIPTOR_LIST:
+            items = self._as_list(value, where)
+            check = checker_for(self.type)
+            return [check(item, f"{where}[{i}]") for i, item in enumerate(items)]
+        if kind.is_link:
+            if value is not None and not isinstance(value, self.type):
+                raise PersistentTypeError(
+                    f"{where} links to {self.type.__name__}, got {type(value).__name__} "
+                    f"{value!r}"
+                )
+            return value
+        items = self._as_list(value, where)
+        for i, item in enumerate(items):
+            if not isinstance(item, self.type):
+                raise PersistentTypeError(
+                    f"{where}[{i}] links to {self.type.__name__}, got {type(item).__name__}"
+                )
+        return items
+
+    def check_element(self, value: Any, owner_name: str | None = None) -> Any:
+        """Normalise one element of a list property."""
+        return self.check([value], owner_name)[0]
+
+    @staticmethod
+    def _as_list(value: Any, where: str) -> list[Any]:
+        if isinstance(value, list | tuple):
+            return list(value)
+        raise PersistentTypeError(f"{where} expects a list, got {type(value).__name__}")
+
+    def initial_value(self) -> Any:
+        """The default for a new object (a fresh copy for lists)."""
+        if self.kind.is_list:
+            return list(self.default)
+        return self.default
+
+    # -- descriptor protocol --------------------------------------------------------------
+    def __get__(self, obj: DBObject | None, cls: type | None = None) -> Any:
+        if obj is None:
+            from awlineage.persistence._expressions import Path
+
+            return Path.start(cls, self)
+        state = obj.__dict__
+        try:
+            return state[self.name]
+        except KeyError:
+            if self.kind.is_link or self.kind is Kind.LINK_LIST:
+                return obj._load_link(self)
+            raise AttributeError(self.name) from None
+
+    def __set__(self, obj: DBObject, value: Any) -> None:
+        state = obj.__dict__
+        if self.builtin:
+            raise ImmutableObjectError(f"{type(obj).__name__}.{self.name} is set by awlineage")
+        if state.get("_committed"):
+            raise ImmutableObjectError(
+                f"{type(obj).__name__} {state['object_id']} is committed and immutable; "
+                f"make a new object instead of assigning {self.name}"
+            )
+        state[self.name] = self.check(value, type(obj).__name__)
+        obj._link_ids.pop(self.name, None)
+
+    def __repr__(self) -> str:
+        return f"<persistent {self.kind.value} {self.qualified_name}>"
+
+
+def persistent(doc: str, value_type: Any = _UNSET, default: Any = _UNSET, *,
+               index: bool = False) -> Any:
+    """Declare a persistent attribute of a `DBObject` subclass.
+
+    The kind follows from the arguments, as in Astro-WISE:
+
+    - ``persistent(doc, int|float|str|bool|datetime, default)``: a descriptor;
+    - the same with a list default: a descriptor list;
+    - ``persistent(doc, SomeDBObjectClass, None)``: a link;
+    - the same with a list default: a link list;
+    - ``persistent(doc)``: a self-link, to an object of the declaring class.
+
+    Parameters
+    ----------
+    doc
+        What the attribute means, with its unit.
+    value_type
+        A basic type or a persistent class.
+    default
+        The value of a new object; a list makes the property a list.
+    index
+        Ask for a database index on the column (identity attributes and links get one anyway).
+
+    Raises
+    ------
+    PropertyDefinitionError
+        For a type that is neither basic nor persistent, or a default of the wrong shape.
+    """
+    from awlineage.persistence._object import DBObject
+
+    if not isinstance(doc, str):
+        raise PropertyDefinitionError(f"persistent(): the first argument is the doc string, "
+                                      f"got {type(doc).__name__}")
+    if value_type is _UNSET or value_type is None:
+        if default is not _UNSET and default is not None:
+            raise PropertyDefinitionError(
+                "persistent(): a self-link takes no default; give a type for other kinds"
+            )
+        return Property(doc, None, None, kind=Kind.SELF_LINK, index=index)
+    is_list = isinstance(default, list)
+    if default is _UNSET:
+        default = None
+    if isinstance(value_type, type) and issubclass(value_type, DBObject):
+        if is_list and default:
+            raise PropertyDefinitionError("persistent(): a link list default must be []")
+        if not is_list and default is not None:
+            raise PropertyDefinitionError("persistent(): a link default must be None")
+        return Property(doc, value_type, [] if is_list else None,
+                        kind=Kind.LINK_LIST if is_list else Kind.LINK, index=index)
+    if value_type not in DESCRIPTOR_TYPES:
+        raise PropertyDefinitionError(
+            f"persistent(): type {value_type!r} is neither a basic type "
+            "(int, float, str, bool, datetime) nor a DBObject subclass"
+        )
+    if is_list:
+        check = checker_for(value_type)
+        try:
+            default = [check(item, f"default[{i}]") for i, item in enumerate(default)]
+        except (PersistentTypeError, PersistentValueError) as exc:
+            raise PropertyDefinitionError(f"persistent(): {exc}") from None
+        return Property(doc, value_type, default, kind=Kind.DESCRIPTOR_LIST, index=index)
+    if default is not None:
+        try:
+            default = checker_for(value_type)(default, "default")
+        except (PersistentTypeError, PersistentValueError) as exc:
+            raise PropertyDefinitionError(f"persistent(): {exc}") from None
+    return Property(doc, value_type, default, kind=Kind.DESCRIPTOR, index=index)
+
+
+@dataclass(frozen=True)
+class PropertyInfo:
+    """What `get_persistent_properties` says of one property."""
+
+    name: str
+    kind: str
+    type: type
+    default: Any
+    doc: str

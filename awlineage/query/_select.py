@@ -1,0 +1,244 @@
+"""`select()`: a lazy query over a persistent class and its subclasses, iterated in batches."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from awlineage.database import Database, RowReader, current_database, prefetch
+from awlineage.database._load import load_class_rows
+from awlineage.errors import QueryError
+from awlineage.persistence import (
+    DBObject,
+    Expression,
+    Kind,
+    Ordering,
+    Path,
+    find_property,
+    root_class,
+)
+from awlineage.query._compile import Compiler
+
+BATCH_SIZE = 1000
+_BUILTINS = ("object_id", "creation_date", "version")
+
+
+class Query:
+    """Objects of a class (and its subclasses) meeting a condition; nothing runs until used.
+
+    Iterating runs the query and yields objects in batches; ``len()``, ``[i]``, slicing,
+    `count`, `first` and `exists` run small queries of their own. The default order is by
+    ``object_id``, which is creation order.
+    """
+
+    def __init__(self, cls: type[DBObject], where: Expression | None = None, *,
+                 database: Database | None = None) -> None:
+        self.cls = cls
+        self.where = where
+        self._database = database
+        self._order: tuple[Ordering, ...] = ()
+        self._limit: int | None = None
+        self._offset: int = 0
+        self._prefetch: tuple[Path, ...] = ()
+        self._newest = False
+
+    def _clone(self, **changes: Any) -> Query:
+        clone = Query.__new__(Query)
+        clone.__dict__.update(self.__dict__)
+        clone.__dict__.update(changes)
+        return clone
+
+    # -- refining -------------------------------------------------------------------------
+    def filter(self, expression: Expression) -> Query:
+        """A query that also requires `expression`."""
+        combined = expression if self.where is None else (self.where & expression)
+        return self._clone(where=combined)
+
+    def order_by(self, *terms: Ordering | Path | str) -> Query:
+        """Order by attributes of the class: ``X.a``, ``X.a.desc()``, ``"a"`` or ``"-a"``."""
+        order = []
+        for term in terms:
+            if isinstance(term, str):
+                descending = term.startswith("-")
+                prop, _ = find_property(self.cls, term.lstrip("-+"))
+                term = Ordering(Path.start(self.cls, prop), descending)
+            elif isinstance(term, Path):
+                term = term.asc()
+            if len(term.path.steps) != 1 or term.path.last.kind is not Kind.DESCRIPTOR \
+                    or term.path.index is not None:
+                raise QueryError(f"order_by({term.path}): only descriptors of the class "
+                                 "itself can order a query")
+            order.append(term)
+        return self._clone(_order=tuple(order))
+
+    def limit(self, count: int) -> Query:
+        """At most `count` objects."""
+        return self._clone(_limit=int(count))
+
+    def offset(self, count: int) -> Query:
+        """Skip the first `count` objects."""
+        return self._clone(_offset=int(count))
+
+    def prefetch(self, *paths: Path | str) -> Query:
+        """Load these links for every object of each batch with a few queries (no N+1)."""
+        resolved = []
+        for path in paths:
+            if isinstance(path, str):
+                prop, _ = find_property(self.cls, path)
+                path = Path.start(self.cls, prop)
+            if not all(s.prop.kind.is_link or s.prop.kind is Kind.LINK_LIST
+                       for s in path.steps):
+                raise QueryError(f"prefetch({path}): every step must be a link or link list")
+            resolved.append(path)
+        return self._clone(_prefetch=tuple(resolved))
+
+    def newest(self) -> Query:
+        """Only objects of which no newer version (same identity, higher version) exists."""
+        return self._clone(_newest=True)
+
+    # -- SQL ------------------------------------------------------------------------------
+    def database(self) -> Database:
+        """The database this query runs on."""
+        return self._database or current_database()
+
+    def _columns(self, db: Database) -> list[str]:
+        props = self.cls._properties.values()  # type: ignore[attr-defined]
+        return [*_BUILTINS, *(p.name for p in props if not p.builtin
+                              and p.kind is not Kind.LINK_LIST)]
+
+    def statement(self, compiler: Compiler) -> tuple[sa.Select, list[str]]:
+        """The SELECT this query runs and the names of its columns (then ``_class``)."""
+        columns = self._columns(compiler.db)
+        selects = []
+        for ct in compiler.tables([self.cls]):
+            condition = compiler.where(self.where, ct)
+            if self._newest:
+                condition = sa.and_(condition, _is_newest(ct.table))
+            selects.append(sa.select(*(ct.table.c[name] for name in columns),
+                                     sa.literal(ct.cls.__name__).label("_class"))
+                           .where(condition))
+        if not selects:
+            empty = [sa.cast(sa.null(), sa.BigInteger).label(n) for n in columns]
+            return sa.select(*empty, sa.literal("").label("_class")).where(sa.false()), columns
+        if len(selects) == 1:
+            statement, source = selects[0], selects[0].selected_columns
+        else:
+            union = sa.union_all(*selects).subquery("objects")
+            statement, source = sa.select(union), union.c
+        order = [source[o.path.last.name].desc() if o.descending else source[o.path.last.name]
+                 for o in self._order]
+        statement = statement.order_by(*order, source["object_id"])
+        if self._limit is not None:
+            statement = statement.limit(self._limit)
+        if self._offset:
+            statement = statement.offset(self._offset)
+        return statement, columns
+
+    # -- running --------------------------------------------------------------------------
+    def __iter__(self) -> Iterator[DBObject]:
+        db = self.database()
+        compiler = Compiler(db)
+        statement, columns = self.statement(compiler)
+        readers: dict[str, RowReader] = {}
+        with db.engine.connect() as conn:
+            result = conn.execution_options(yield_per=BATCH_SIZE).execute(statement)
+            for rows in result.partitions(BATCH_SIZE):
+                yield from self._materialise(db, rows, columns, readers)
+
+    def _materialise(self, db: Database, rows: Sequence[Any], columns: list[str],
+                     readers: dict[str, RowReader]) -> list[DBObject]:
+        objects: list[DBObject | int] = []
+        partial: dict[str, list[int]] = {}
+        for row in rows:
+            name = row[-1]
+            reader = readers.get(name)
+            if reader is None:
+                cls = db.class_named(name)
+                reader = readers[name] = RowReader(db, db.tables_for(cls), columns)
+            if reader.complete or row[0] in db.identity_map:
+                objects.append(reader(row))
+            else:
+                partial.setdefault(name, []).append(row[0])
+                objects.append(row[0])
+        if partial:
+            loaded: dict[int, DBObject] = {}
+            for name, ids in partial.items():
+                loaded.update(load_class_rows(db, readers[name].cls, ids))
+            objects = [loaded[o] if isinstance(o, int) else o for o in objects]
+        for path in self._prefetch:
+            _prefetch_path(db, objects, path)  # type: ignore[arg-type]
+        return objects  # type: ignore[return-value]
+
+    def all(self) -> list[DBObject]:
+        """Every matching object, as a list."""
+        return [obj for obj in self]  # not list(self): that would run a COUNT for len()
+
+    def count(self) -> int:
+        """How many objects match (after limit and offset)."""
+        db = self.database()
+        statement, _ = self.statement(Compiler(db))
+        with db.engine.connect() as conn:
+            return conn.execute(
+                sa.select(sa.func.count()).select_from(statement.order_by(None).subquery())
+            ).scalar_one()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def exists(self) -> bool:
+        """True when at least one object matches."""
+        return self.first() is not None
+
+    def first(self) -> DBObject | None:
+        """The first matching object, or None."""
+        return next(iter(self[0:1]), None)
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            if index.step not in (None, 1) or (index.start or 0) < 0 or \
+                    (index.stop is not None and index.stop < 0):
+                raise QueryError("query slices take non-negative start and stop, no step")
+            start = index.start or 0
+            stop = index.stop
+            limit = None if stop is None else max(stop - start, 0)
+            if self._limit is not None:
+                limit = max(self._limit - start, 0) if limit is None else \
+                    min(limit, max(self._limit - start, 0))
+            return self._clone(_offset=self._offset + start, _limit=limit)
+        if index < 0:
+            index += self.count()
+        found = None if index < 0 else self[index:index + 1].first()
+        if found is None:
+            raise IndexError(f"query result index {index} out of range")
+        return found
+
+    def __repr__(self) -> str:
+        where = "" if self.where is None else f", {self.where!r}"
+        return f"select({self.cls.__name__}{where})"
+
+
+def _is_newest(table: sa.Table) -> sa.ColumnElement:
+    newer = table.alias("newer")
+    return sa.or_(
+        table.c._identity.is_(None),
+        ~sa.exists(sa.select(sa.literal(1)).select_from(newer).where(
+            newer.c._identity == table.c._identity, newer.c.version > table.c.version)),
+    )
+
+
+def _prefetch_path(db: Database, objects: list[DBObject], path: Path) -> None:
+    level: list[DBObject] = objects
+    for step in path.steps:
+        prop = step.prop
+        holders = [o for o in level if prop.name in type(o)._properties]  # type: ignore[attr-defined]
+        prefetch(db, holders, prop)
+        next_level: list[DBObject] = []
+        for obj in holders:
+            value = obj.__dict__.get(prop.name)
+            if isinstance(value, list):
+                next_level.extend(value)
+            elif value is not None:
+                next_level.append(value)
+        level = next_level

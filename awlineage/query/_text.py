@@ -1,0 +1,212 @@
+"""Textual queries: the lark grammar in ``grammar.lark`` turned into expression trees.
+
+Errors point into the text: a syntax error, an unknown class or an unknown attribute is
+reported with its line, column and a caret under the spot.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from pathlib import Path as FilePath
+from typing import Any
+
+from lark import Lark, Token, Transformer, UnexpectedInput, v_args
+from lark.exceptions import VisitError
+
+from awlineage.errors import AwlError, QueryError, QuerySyntaxError, UnknownAttributeError
+from awlineage.persistence import (
+    And,
+    DBObjectMeta,
+    Expression,
+    Not,
+    Or,
+    Path,
+    find_property,
+)
+
+_PARSER = Lark(
+    (FilePath(__file__).parent / "grammar.lark").read_text(),
+    parser="lalr",
+    propagate_positions=True,
+)
+_ESCAPE = re.compile(r"\\(.)")
+_READABLE = {
+    "DATETIME": "a date", "SQ_STRING": "a string", "DQ_STRING": "a string",
+    "SIGNED_FLOAT": "a number", "SIGNED_INT": "a number", "_TRUE": "true", "_FALSE": "false",
+    "_NONE": "None", "NAME": "a name", "COMPARATOR": "a comparison (== != < <= > >=)",
+    "LPAR": "'('", "RPAR": "')'", "_AND": "and", "_OR": "or", "_NOT": "not", "_LIKE": "like",
+    "_IN": "in", "_CONTAINS": "contains", "DOT": "'.'", "LSQB": "'['", "RSQB": "']'",
+    "COMMA": "','",
+}
+
+
+def point_at(text: str, line: int, column: int, message: str) -> str:
+    """`message`, then the line of `text` with a caret under `column` (both 1-based)."""
+    lines = text.splitlines() or [""]
+    source = lines[min(max(line, 1), len(lines)) - 1]
+    column = max(column, 1)
+    return f"{message} (line {line}, column {column})\n  {source}\n  {' ' * (column - 1)}^"
+
+
+def _describe(error: UnexpectedInput, text: str) -> str:
+    raw = getattr(error, "expected", None) or getattr(error, "allowed", ()) or ()
+    expected = sorted({_READABLE.get(name, name) for name in raw})
+    token = getattr(error, "token", None)
+    if token is not None and getattr(token, "type", "") == "$END":
+        found = "end of query"
+    elif token is not None:
+        found = repr(str(token))
+    else:
+        char = getattr(error, "char", None)
+        found = repr(char) if char else "input"
+    hint = f"; expected one of {', '.join(expected[:8])}" if expected else ""
+    return f"syntax error: unexpected {found}{hint}"
+
+
+def _parse_datetime(text: str) -> datetime.datetime:
+    value = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.UTC)
+    return value
+
+
+@v_args(inline=True)
+class _Builder(Transformer):
+    def __init__(self, text: str, cls: type | None) -> None:
+        super().__init__()
+        self.text = text
+        self.cls = cls
+
+    def _fail(self, token: Token, message: str, error: type[AwlError] = QueryError) -> None:
+        raise error(point_at(self.text, token.line or 1, token.column or 1, message))
+
+    # -- paths ----------------------------------------------------------------------------
+    def index(self, number: Token) -> int:
+        return int(number)
+
+    def path(self, *parts: Any) -> tuple[Path, Token]:
+        names = [p for p in parts if isinstance(p, Token)]
+        index = next((p for p in parts if isinstance(p, int) and not isinstance(p, Token)),
+                     None)
+        root, attributes = self._root(names)
+        path: Path | None = None
+        for token in attributes:
+            try:
+                if path is None:
+                    prop, _ = find_property(root, str(token))
+                    path = Path.start(root, prop)
+                else:
+                    path = path.attribute(str(token))
+            except (UnknownAttributeError, QueryError) as exc:
+                self._fail(token, str(exc), UnknownAttributeError)
+        assert path is not None
+        if index is not None:
+            try:
+                path = path[index]
+            except QueryError as exc:
+                self._fail(names[-1], str(exc))
+        return path, names[0]
+
+    def _root(self, names: list[Token]) -> tuple[type, list[Token]]:
+        first = str(names[0])
+        if self.cls is not None and first in self.cls._properties:  # type: ignore[attr-defined]
+            return self.cls, names
+        registered = DBObjectMeta.registry.get(first)
+        if registered is not None and len(names) > 1:
+            return registered, names[1:]
+        if self.cls is not None:
+            self._fail(names[0], f"{self.cls.__name__} has no persistent attribute {first!r}",
+                       UnknownAttributeError)
+        self._fail(names[0], f"unknown persistent class {first!r}; write Class.attribute")
+        raise AssertionError  # unreachable
+
+    # -- values ---------------------------------------------------------------------------
+    def integer(self, token: Token) -> int:
+        return int(token)
+
+    def float(self, token: Token) -> float:
+        return float(token)
+
+    def datetime(self, token: Token) -> datetime.datetime:
+        try:
+            return _parse_datetime(str(token))
+        except ValueError as exc:
+            self._fail(token, f"not a valid date or time: {exc}")
+            raise
+
+    def string(self, token: Token) -> str:
+        return _ESCAPE.sub(lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), str(token)[1:-1])
+
+    def true(self) -> bool:
+        return True
+
+    def false(self) -> bool:
+        return False
+
+    def none(self) -> None:
+        return None
+
+    # -- conditions -----------------------------------------------------------------------
+    def _build(self, where: tuple[Path, Token], build: Any) -> Expression:
+        path, token = where
+        try:
+            return build(path)
+        except AwlError as exc:
+            self._fail(token, str(exc), type(exc))
+            raise
+
+    def compare(self, where: tuple[Path, Token], op: Token, value: Any) -> Expression:
+        operator = "==" if str(op) == "=" else str(op)
+        return self._build(where, lambda p: p._compare(operator, value))
+
+    def like(self, where: tuple[Path, Token], pattern: str) -> Expression:
+        return self._build(where, lambda p: p.like(pattern))
+
+    def not_like(self, where: tuple[Path, Token], pattern: str) -> Expression:
+        return Not(self.like(where, pattern))
+
+    def in_list(self, where: tuple[Path, Token], *values: Any) -> Expression:
+        return self._build(where, lambda p: p.in_(values))
+
+    def contains(self, where: tuple[Path, Token], value: Any) -> Expression:
+        return self._build(where, lambda p: p.contains(value))
+
+    def negation(self, part: Expression) -> Expression:
+        return Not(part)
+
+    def and_expr(self, *parts: Expression) -> Expression:
+        return And(parts)
+
+    def or_expr(self, *parts: Expression) -> Expression:
+        return Or(parts)
+
+
+def parse_query(text: str, cls: type | None = None) -> Expression:
+    """Parse a textual query into an expression tree.
+
+    Parameters
+    ----------
+    text
+        For example ``"RawFrame.exptime > 10 and RawFrame.instrument.name == 'WFI'"``.
+    cls
+        When given, bare attribute paths (``"chip == 'ccd50'"``) are read on this class.
+
+    Raises
+    ------
+    QuerySyntaxError
+        With line, column and a caret, when the text does not parse.
+    UnknownAttributeError, QueryError
+        Naming the class or attribute, with its position, when a name is not known.
+    """
+    try:
+        tree = _PARSER.parse(text)
+    except UnexpectedInput as exc:
+        raise QuerySyntaxError(
+            point_at(text, exc.line if exc.line > 0 else 1,
+                     exc.column if exc.column > 0 else len(text) + 1, _describe(exc, text))
+        ) from None
+    try:
+        return _Builder(text, cls).transform(tree)
+    except VisitError as exc:
+        raise exc.orig_exc from None

@@ -1,0 +1,81 @@
+"""Fixtures shared by the whole suite: `db` runs a test body once on SQLite and once on a real
+PostgreSQL server (a fresh schema per test). PostgreSQL tests fail, never skip, when the
+server is missing: `bash .ci/run` starts it."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import sqlalchemy as sa
+
+from awlineage import Database, connect
+from awlineage.persistence import set_current_store
+
+DEFAULT_POSTGRES_URL = "postgresql+psycopg://awl:awl@127.0.0.1:5432/awl_test"
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """URL of the PostgreSQL test database, checked to be reachable."""
+    url = os.environ.get("AWL_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+    except sa.exc.OperationalError as exc:
+        pytest.fail(f"PostgreSQL test server at {url} is not reachable ({exc.orig}); "
+                    "`bash .ci/run` installs and starts it", pytrace=False)
+    finally:
+        engine.dispose()
+    return url
+
+
+@pytest.fixture(scope="session")
+def postgres_admin(postgres_url: str) -> Iterator[sa.Engine]:
+    """An engine for creating and dropping per-test schemas."""
+    engine = sa.create_engine(postgres_url)
+    yield engine
+    engine.dispose()
+
+
+def _database(backend: str, request: pytest.FixtureRequest, tmp_path) -> Iterator[Database]:
+    if backend == "sqlite":
+        database = connect(f"sqlite:///{tmp_path}/awl-test.db")
+        yield database
+        database.close()
+    else:
+        admin: sa.Engine = request.getfixturevalue("postgres_admin")
+        schema = f"test_{uuid.uuid4().hex[:16]}"
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+        database = connect(request.getfixturevalue("postgres_url"), schema=schema)
+        yield database
+        database.close()
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+    set_current_store(None)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path) -> Iterator[Database]:
+    """A freshly connected, empty database: SQLite file, then PostgreSQL schema."""
+    yield from _database(request.param, request, tmp_path)
+
+
+@pytest.fixture
+def reconnect(db: Database):
+    """Open a second session on the same database (a new identity map), as another script
+    would."""
+    opened: list[Database] = []
+
+    def _reconnect() -> Database:
+        database = connect(db.url.render_as_string(hide_password=False), schema=db.schema)
+        opened.append(database)
+        return database
+
+    yield _reconnect
+    for database in opened:
+        database.close()

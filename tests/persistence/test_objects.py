@@ -1,0 +1,194 @@
+"""Committing, loading, immutability, identity, versions and lazy links, on both backends."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from awlineage import (
+    AwlError,
+    DuplicateObjectError,
+    ImmutableObjectError,
+    ObjectInUseError,
+    commit,
+    select,
+)
+from tests.persistence.models import (
+    DomeFlatImage,
+    FlatfieldImage,
+    Instrument,
+    MasterBias,
+    RawFrame,
+    Site,
+    utc,
+)
+
+
+def count_queries(db):
+    """A list that fills with every SQL statement the database runs."""
+    statements: list[str] = []
+
+    @sa.event.listens_for(db.engine, "before_cursor_execute")
+    def _record(conn, cursor, statement, parameters, context, executemany):
+        statements.append(statement)
+
+    return statements
+
+
+def test_every_kind_of_property_round_trips(db, reconnect) -> None:
+    site = Site(name="La Silla", altitude=2400.0)
+    wfi = Instrument(name="WFI", site=site)
+    first = RawFrame(chip="ccd50")
+    frame = RawFrame(chip="ccd51", exptime=30.0, nexp=2, is_science=False,
+                     obs_date=utc(2024, 3, 1, 2, 30), keywords=["OBJECT", "FILTER"],
+                     gains=[2.0, 2.5], instrument=wfi, overlaps=[first, wfi], previous=first)
+    frame.commit()
+    other = reconnect()
+    loaded = select(RawFrame.chip == "ccd51", database=other).first()
+    assert loaded is not frame and loaded.object_id == frame.object_id
+    assert (loaded.exptime, loaded.nexp, loaded.is_science) == (30.0, 2, False)
+    assert loaded.obs_date == utc(2024, 3, 1, 2, 30)
+    assert loaded.keywords == ["OBJECT", "FILTER"] and loaded.gains == [2.0, 2.5]
+    assert loaded.instrument.site.name == "La Silla"
+    assert [type(o).__name__ for o in loaded.overlaps] == ["RawFrame", "Instrument"]
+    assert loaded.previous.chip == "ccd50"
+    assert loaded.creation_date == frame.creation_date
+
+
+def test_commit_writes_linked_uncommitted_objects_in_one_transaction(db) -> None:
+    frame = RawFrame(instrument=Instrument(name="WFI", site=Site(name="ESO")))
+    statements = count_queries(db)
+    frame.commit()
+    assert frame.instrument.is_committed and frame.instrument.site.is_committed
+    assert sum(s.lstrip().upper().startswith("BEGIN") for s in statements) <= 1
+    assert select(Site.name == "ESO").count() == 1
+
+
+def test_committed_object_rejects_assignment(db) -> None:
+    frame = RawFrame(chip="ccd50")
+    frame.commit()
+    with pytest.raises(ImmutableObjectError, match="committed and immutable"):
+        frame.chip = "ccd51"
+    with pytest.raises(ImmutableObjectError):
+        frame.object_id = 5
+
+
+def test_committing_twice_or_reusing_an_object_id_fails(db) -> None:
+    frame = RawFrame(chip="a")
+    frame.commit()
+    with pytest.raises(DuplicateObjectError, match="already committed"):
+        frame.commit()
+    impostor = RawFrame(chip="b", object_id=frame.object_id)
+    with pytest.raises(DuplicateObjectError, match=f"RawFrame {frame.object_id}"):
+        impostor.commit()
+    assert [f.chip for f in select(RawFrame)] == ["a"]
+
+
+def test_failed_commit_rolls_back_everything(db) -> None:
+    taken = Instrument(name="first")
+    taken.commit()
+    new_site = Site(name="never stored")
+    clash = Instrument(name="clash", object_id=taken.object_id, site=new_site)
+    frames = [RawFrame(chip=f"c{i}") for i in range(3)]
+    with pytest.raises(DuplicateObjectError, match="nothing of this commit was written"):
+        commit([*frames, clash])
+    assert select(RawFrame).count() == 0
+    assert select(Site).count() == 0
+    assert not any(f.is_committed for f in frames) and not new_site.is_committed
+    commit(frames)
+    assert select(RawFrame).count() == 3
+
+
+def test_object_that_others_link_to_cannot_be_deleted(db) -> None:
+    wfi = Instrument(name="WFI")
+    frame = RawFrame(instrument=wfi)
+    frame.commit()
+    lonely = RawFrame(overlaps=[frame])
+    lonely.commit()
+    with pytest.raises(ObjectInUseError, match=r"RawFrame\.instrument \(1\)"):
+        wfi.delete()
+    with pytest.raises(ObjectInUseError, match=r"RawFrame\.overlaps"):
+        frame.delete()
+    lonely.delete()
+    frame.delete()
+    wfi.delete()
+    assert select(RawFrame).count() == 0 and select(Instrument).count() == 0
+
+
+def test_one_object_id_is_one_python_object_in_a_session(db) -> None:
+    RawFrame(chip="x", instrument=Instrument(name="WFI")).commit()
+    a = select(RawFrame.chip == "x").first()
+    b = select(RawFrame.instrument.name == "WFI").first()
+    assert a is b
+
+
+def test_links_load_lazily_on_first_touch(db, reconnect) -> None:
+    RawFrame(chip="x", instrument=Instrument(name="WFI")).commit()
+    other = reconnect()
+    frame = select(RawFrame.chip == "x", database=other).first()
+    assert "instrument" not in frame.__dict__
+    statements = count_queries(other)
+    assert frame.instrument.name == "WFI"
+    assert len(statements) >= 1
+    before = len(statements)
+    assert frame.instrument.name == "WFI"
+    assert len(statements) == before
+
+
+def test_prefetch_walks_a_link_of_many_objects_without_n_queries(db, reconnect) -> None:
+    frames = [RawFrame(chip=f"c{i}", instrument=Instrument(name=f"i{i}"),
+                       overlaps=[Site(name=f"s{i}")]) for i in range(50)]
+    commit(frames)
+    other = reconnect()
+    statements = count_queries(other)
+    lazy = select(RawFrame, database=other).all()
+    assert [f.instrument.name for f in lazy] == [f"i{i}" for i in range(50)]
+    lazy_count = len(statements)
+    other2 = reconnect()
+    statements2 = count_queries(other2)
+    eager = select(RawFrame, database=other2).prefetch(RawFrame.instrument, "overlaps").all()
+    fetched = len(statements2)
+    assert [f.instrument.name for f in eager] == [f"i{i}" for i in range(50)]
+    assert [f.overlaps[0].name for f in eager] == [f"s{i}" for i in range(50)]
+    assert len(statements2) == fetched
+    assert lazy_count > 50 and fetched <= 10
+
+
+def test_objects_of_one_identity_are_numbered_versions(db) -> None:
+    night = utc(2024, 1, 1)
+    commit([MasterBias(chip="ccd50", obs_date=night, level=300.0),
+            MasterBias(chip="ccd51", obs_date=night, level=310.0)])
+    MasterBias(chip="ccd50", obs_date=night, level=301.0).commit()
+    third = MasterBias(chip="ccd50", obs_date=night, level=302.0)
+    third.commit()
+    assert third.version == 3
+    versions = sorted((b.chip, b.version) for b in select(MasterBias))
+    assert versions == [("ccd50", 1), ("ccd50", 2), ("ccd50", 3), ("ccd51", 1)]
+    newest = {b.chip: b.level for b in select(MasterBias).newest()}
+    assert newest == {"ccd50": 302.0, "ccd51": 310.0}
+    assert select(MasterBias.chip == "ccd50").newest().first() is third
+
+
+def test_versions_count_within_one_commit_too(db) -> None:
+    night = utc(2024, 1, 2)
+    biases = [MasterBias(chip="c", obs_date=night, level=float(i)) for i in range(3)]
+    commit(biases)
+    assert [b.version for b in biases] == [1, 2, 3]
+
+
+def test_query_on_base_class_returns_subclass_objects_as_their_own_type(db) -> None:
+    commit([FlatfieldImage(filter="r"), DomeFlatImage(filter="r", lamp="halogen"),
+            DomeFlatImage(filter="g")])
+    found = select(FlatfieldImage.filter == "r").all()
+    assert sorted(type(f).__name__ for f in found) == ["DomeFlatImage", "FlatfieldImage"]
+    dome = next(f for f in found if isinstance(f, DomeFlatImage))
+    assert dome.lamp == "halogen"
+    assert select(DomeFlatImage).count() == 2
+
+
+def test_commit_without_connection_is_a_clear_error() -> None:
+    from awlineage.persistence import set_current_store
+
+    set_current_store(None)
+    with pytest.raises(AwlError, match="connect"):
+        RawFrame().commit()

@@ -1,0 +1,130 @@
+"""persistent(): the five kinds, type checking, and what get_persistent_properties says.
+These tests define classes and build objects without a database."""
+
+from __future__ import annotations
+
+import datetime
+
+import numpy as np
+import pytest
+
+from awlineage import (
+    DBObject,
+    PersistentTypeError,
+    PersistentValueError,
+    PropertyDefinitionError,
+    UnknownAttributeError,
+    get_persistent_properties,
+    persistent,
+)
+from awlineage.persistence import Kind
+from tests.persistence.models import DomeFlatImage, Instrument, RawFrame, utc
+
+
+def kinds(cls: type) -> dict[str, str]:
+    return {p.name: p.kind for p in get_persistent_properties(cls)}
+
+
+def test_kind_follows_from_the_arguments_as_in_seed_003() -> None:
+    assert kinds(RawFrame) == {
+        "chip": "descriptor", "exptime": "descriptor", "nexp": "descriptor",
+        "is_science": "descriptor", "obs_date": "descriptor",
+        "keywords": "descriptor list", "gains": "descriptor list",
+        "instrument": "link", "overlaps": "link list", "previous": "self-link",
+    }
+
+
+def test_get_persistent_properties_lists_name_kind_type_default_doc() -> None:
+    info = {p.name: p for p in get_persistent_properties(RawFrame)}
+    assert info["exptime"].type is float
+    assert info["exptime"].default == 0.0
+    assert info["exptime"].doc == "Exposure time [s]"
+    assert info["instrument"].type is Instrument
+    assert info["previous"].type is RawFrame
+    assert "object_id" not in info
+    assert "object_id" in {p.name for p in get_persistent_properties(RawFrame, builtins=True)}
+
+
+def test_properties_are_inherited() -> None:
+    assert set(kinds(DomeFlatImage)) == {"filter", "level", "lamp"}
+
+
+def test_new_object_has_defaults_and_fresh_lists() -> None:
+    a, b = RawFrame(), RawFrame()
+    a.keywords.append("X")
+    assert b.keywords == []
+    assert a.exptime == 0.0 and a.previous is None and a.overlaps == []
+
+
+def test_object_ids_are_unique_and_time_ordered() -> None:
+    ids = [RawFrame().object_id for _ in range(5000)]
+    assert len(set(ids)) == 5000
+    assert ids == sorted(ids)
+
+
+def test_assignment_of_wrong_type_names_class_attribute_and_types() -> None:
+    frame = RawFrame()
+    with pytest.raises(PersistentTypeError, match=r"RawFrame\.exptime expects float, got str"):
+        frame.exptime = "thirty"
+    with pytest.raises(PersistentTypeError, match=r"RawFrame\.nexp expects int, got bool"):
+        frame.nexp = True
+    with pytest.raises(PersistentTypeError, match=r"RawFrame\.keywords\[1\] expects str"):
+        frame.keywords = ["a", 2]
+
+
+def test_numpy_scalars_are_accepted_and_normalised() -> None:
+    frame = RawFrame(exptime=np.float32(2.5), nexp=np.int64(3), is_science=np.bool_(False))
+    assert type(frame.exptime) is float and frame.exptime == 2.5
+    assert type(frame.nexp) is int and frame.is_science is False
+
+
+def test_link_to_object_of_wrong_class_is_refused() -> None:
+    with pytest.raises(PersistentTypeError, match=r"RawFrame\.instrument links to Instrument"):
+        RawFrame(instrument=DomeFlatImage())
+    with pytest.raises(PersistentTypeError, match=r"RawFrame\.previous links to RawFrame"):
+        RawFrame(previous=Instrument())
+
+
+def test_value_that_does_not_fit_is_refused() -> None:
+    with pytest.raises(PersistentValueError, match="64-bit"):
+        RawFrame(nexp=2**70)
+    with pytest.raises(PersistentValueError, match="NUL"):
+        RawFrame(chip="a\x00b")
+
+
+def test_naive_datetime_is_refused_and_aware_one_stored_as_utc() -> None:
+    with pytest.raises(PersistentValueError, match="naive datetime"):
+        RawFrame(obs_date=datetime.datetime(2024, 1, 1))
+    cet = datetime.timezone(datetime.timedelta(hours=1))
+    frame = RawFrame(obs_date=datetime.datetime(2024, 1, 1, 1, 0, tzinfo=cet))
+    assert frame.obs_date == utc(2024, 1, 1) and frame.obs_date.tzinfo is datetime.UTC
+
+
+def test_unknown_constructor_attribute_names_class_and_attribute() -> None:
+    with pytest.raises(UnknownAttributeError, match=r"RawFrame has no persistent attribute "
+                                                    r"'exptme'"):
+        RawFrame(exptme=3.0)
+
+
+def test_bad_declarations_are_refused_at_class_definition() -> None:
+    with pytest.raises(PropertyDefinitionError, match="neither a basic type"):
+        class BadType(DBObject):
+            x = persistent("complex value", complex, 0j)
+    with pytest.raises(PropertyDefinitionError, match="expects int"):
+        class BadDefault(DBObject):
+            n = persistent("count", int, "zero")
+    with pytest.raises(PropertyDefinitionError, match="identity names 'nope'"):
+        class BadIdentity(DBObject):
+            identity = ("nope",)
+            x = persistent("x", int, 0)
+
+
+def test_subclass_cannot_change_kind_of_inherited_property() -> None:
+    with pytest.raises(PropertyDefinitionError, match=r"DomeFlatImage\.level|RedefinedFlat"):
+        class RedefinedFlat(DomeFlatImage):
+            level = persistent("Level as text", str, "")
+
+
+def test_self_link_points_to_declaring_class() -> None:
+    assert RawFrame._properties["previous"].kind is Kind.SELF_LINK
+    assert RawFrame._properties["previous"].type is RawFrame
