@@ -23,7 +23,7 @@ def import_registered_modules(db: Database) -> list[str]:
     """Import the modules that defined the classes stored in `db`; return those that failed."""
     failed = []
     for entry in db.registered_classes().values():
-        if entry.name in DBObjectMeta.registry:
+        if entry.name in DBObjectMeta.registry or entry.module.startswith("__main__"):
             continue
         try:
             importlib.import_module(entry.module)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -23,10 +24,18 @@ def type_name(prop_type: type) -> str:
     return prop_type.__name__
 
 
+def defining_module(cls: type) -> str:
+    """The module that defines `cls`; for a script, ``__main__`` and the script's path."""
+    if cls.__module__ != "__main__":
+        return cls.__module__
+    script = getattr(sys.modules.get("__main__"), "__file__", None)
+    return f"__main__ ({script})" if script else "__main__"
+
+
 def class_definition(cls: type) -> dict[str, Any]:
     """The registry's record of a persistent class."""
     return {
-        "module": cls.__module__,
+        "module": defining_module(cls),
         "table_name": cls._table_name,  # type: ignore[attr-defined]
         "bases": [b.__name__ for b in cls.__mro__[1:]
                   if isinstance(b, type) and issubclass(b, DBObject) and b is not DBObject],

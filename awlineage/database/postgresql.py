@@ -36,7 +36,7 @@ def list_type(element_type: type) -> sa.types.TypeEngine:
 
 def list_item(column: sa.ColumnElement, index: int, element_type: type) -> sa.ColumnElement:
     """Element `index` of a JSONB list column, cast to the element's SQL type."""
-    text = column.op("->>")(sa.literal(index, sa.Integer))
+    text = column.op("->>", return_type=sa.Text)(sa.literal(index, sa.Integer))
     cast = _CASTS.get(element_type)
     return sa.cast(text, cast) if cast is not None else text
 

@@ -78,7 +78,11 @@ def class_by_name(name: str, module: str | None = None) -> type:
     try:
         return DBObjectMeta.registry[name]
     except KeyError:
-        hint = f"; import {module} first" if module else ""
+        if module and module.startswith("__main__"):
+            hint = (f"; it was defined in a script, {module}: move it into a module and "
+                    "import that")
+        else:
+            hint = f"; import {module} first" if module else ""
         raise UnknownClassError(
             f"persistent class {name!r} is not defined in this Python process{hint}"
         ) from None

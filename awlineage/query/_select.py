@@ -17,7 +17,6 @@ from awlineage.persistence import (
     Ordering,
     Path,
     find_property,
-    root_class,
 )
 from awlineage.query._compile import Compiler
 

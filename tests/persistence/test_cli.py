@@ -1,0 +1,50 @@
+"""`awl select` and `awl schema dump --check`, run as a user would, in a separate process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from awlineage import commit
+from tests.persistence.models import Instrument, RawFrame
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def awl(db, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    if db.schema:
+        env["AWL_DATABASE_SCHEMA"] = db.schema
+    return subprocess.run(
+        [sys.executable, "-m", "awlineage.cli", "--database",
+         db.url.render_as_string(hide_password=False), *args],
+        capture_output=True, text=True, env=env, cwd=REPO,
+    )
+
+
+def test_awl_select_lists_matching_objects(db) -> None:
+    wfi = Instrument(name="WFI")
+    commit([RawFrame(chip="ccd50", exptime=30.0, instrument=wfi),
+            RawFrame(chip="ccd51", exptime=5.0, instrument=wfi)])
+    result = awl(db, "select", "RawFrame.exptime > 10 and RawFrame.instrument.name == 'WFI'")
+    assert result.returncode == 0, result.stderr
+    assert "chip='ccd50'" in result.stdout and "ccd51" not in result.stdout
+    counted = awl(db, "select", "--count", "RawFrame.instrument.name == 'WFI'")
+    assert counted.stdout.strip() == "2"
+
+
+def test_awl_select_reports_syntax_errors_with_a_caret(db) -> None:
+    result = awl(db, "select", "RawFrame.exptime >> 3")
+    assert result.returncode == 2
+    assert "QuerySyntaxError" in result.stderr and "^" in result.stderr
+
+
+def test_awl_schema_dump_check_passes_on_the_committed_files(tmp_path) -> None:
+    result = subprocess.run([sys.executable, "-m", "awlineage.cli", "schema", "dump", "--check"],
+                            capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    stale = subprocess.run([sys.executable, "-m", "awlineage.cli", "schema", "dump", "--check",
+                            "--output", str(tmp_path)], capture_output=True, text=True, cwd=REPO)
+    assert stale.returncode == 1 and "stale" in stale.stderr

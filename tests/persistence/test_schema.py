@@ -1,0 +1,127 @@
+"""Schema sync: classes defined later, properties added, incompatible changes refused, the
+class registry's versions, and objects of classes this process has not imported."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from awlineage import DBObject, SchemaConflictError, UnknownClassError, persistent, select
+from tests.persistence.models import RawFrame
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def registry_versions(db, name: str) -> list[dict]:
+    table = db.framework["awl_class"]
+    with db.engine.connect() as conn:
+        rows = conn.execute(sa.select(table).where(table.c.class_name == name)
+                            .order_by(table.c.class_version)).all()
+    return [{"version": r.class_version, "definition": json.loads(r.definition)} for r in rows]
+
+
+def test_class_defined_later_extends_schema_without_touching_rows(db) -> None:
+    RawFrame(chip="kept").commit()
+
+    class LateCatalogue(DBObject):
+        nsources = persistent("Number of sources", int, 0)
+
+    LateCatalogue(nsources=3).commit()
+    assert [f.chip for f in select(RawFrame)] == ["kept"]
+    assert select(LateCatalogue.nsources == 3).count() == 1
+
+
+def test_added_property_gets_a_column_and_a_new_class_version(db, reconnect) -> None:
+    class Evolving(DBObject):
+        a = persistent("first", int, 0)
+
+    Evolving(a=1).commit()
+
+    class Evolving(DBObject):
+        a = persistent("first", int, 0)
+        b = persistent("added later", str, "")
+        c = persistent("a link added later", RawFrame, None)
+
+    Evolving(a=2, b="two", c=RawFrame(chip="x")).commit()
+    other = reconnect()
+    found = {o.a: (o.b, o.c) for o in select(Evolving, database=other)}
+    assert found[1] == (None, None)
+    assert found[2][0] == "two" and found[2][1].chip == "x"
+    versions = registry_versions(db, "Evolving")
+    assert [v["version"] for v in versions] == [1, 2]
+    assert set(versions[1]["definition"]) == {"a", "b", "c"}
+
+
+def test_incompatible_change_is_refused_naming_class_property_and_remedy(db) -> None:
+    class Shifting(DBObject):
+        level = persistent("Level", float, 0.0)
+
+    Shifting(level=1.0).commit()
+
+    class Shifting(DBObject):
+        level = persistent("Level as text", str, "")
+
+    with pytest.raises(SchemaConflictError) as info:
+        Shifting(level="high").commit()
+    message = str(info.value)
+    assert "Shifting.level" in message and "descriptor of float" in message
+    assert "descriptor of str" in message and "another attribute name" in message
+    assert [v["version"] for v in registry_versions(db, "Shifting")] == [1]
+
+
+def test_registry_records_bases_identity_and_module(db) -> None:
+    RawFrame().commit()
+    entry = db.registered_classes()["RawFrame"]
+    assert entry.module == "tests.persistence.models"
+    assert entry.definition["instrument"] == {"kind": "link", "type": "Instrument"}
+    assert entry.table_name == "rawframe"
+
+
+def test_objects_of_a_class_not_imported_here_are_named_with_their_module(db, tmp_path) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    module_name, class_name = f"ghost_models_{suffix}", f"GhostFrame{suffix}"
+    (tmp_path / f"{module_name}.py").write_text(textwrap.dedent(f"""
+        from awlineage import connect, persistent
+        from tests.persistence.models import RawFrame
+
+        class {class_name}(RawFrame):
+            haunted = persistent("Haunted?", bool, True)
+
+        def make() -> None:
+            connect()
+            {class_name}(chip="boo").commit()
+    """))
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{REPO}",
+               AWL_DATABASE_URL=db.url.render_as_string(hide_password=False))
+    if db.schema:
+        env["AWL_DATABASE_SCHEMA"] = db.schema
+    subprocess.run([sys.executable, "-c", f"import {module_name}; {module_name}.make()"],
+                   env=env, check=True, cwd=tmp_path)
+    with pytest.raises(UnknownClassError, match=f"{class_name}.*import {module_name}"):
+        select(RawFrame).all()
+    sys.path.insert(0, str(tmp_path))
+    try:
+        importlib.import_module(module_name)
+        assert [type(f).__name__ for f in select(RawFrame.chip == "boo")] == [class_name]
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_sqlite_runs_with_wal_foreign_keys_and_a_busy_timeout(tmp_path) -> None:
+    from awlineage import connect
+
+    db = connect(f"sqlite:///{tmp_path}/pragmas.db")
+    with db.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 1000
+    db.close()
