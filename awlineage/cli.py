@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib
 import sys
 from collections.abc import Sequence
@@ -35,6 +36,8 @@ def import_registered_modules(db: Database) -> list[str]:
 def _format_value(value: object) -> str:
     if isinstance(value, DBObject):
         return f"<{type(value).__name__} {value.object_id}>"
+    if isinstance(value, datetime.datetime):
+        return value.isoformat()
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -131,6 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AwlError as exc:
         print(f"awl: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader (e.g. `head`) stopped early
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

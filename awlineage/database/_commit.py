@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from awlineage.errors import AwlError, DuplicateObjectError
-from awlineage.persistence import DBObject, Kind
+from awlineage.persistence import DBObject, link_key
 from awlineage.persistence._values import datetime_to_text
 
 if TYPE_CHECKING:
@@ -27,18 +27,18 @@ def uncommitted_closure(objects: Iterable[DBObject]) -> list[DBObject]:
     stack = list(objects)
     while stack:
         obj = stack.pop()
-        state = obj.__dict__
-        if state["_committed"] or id(obj) in seen:
+        if id(obj) in seen:
             continue
         seen.add(id(obj))
         result.append(obj)
-        for prop in type(obj)._properties.values():  # type: ignore[attr-defined]
-            if prop.kind.is_link:
-                target = state.get(prop.name)
-                if target is not None:
-                    stack.append(target)
-            elif prop.kind is Kind.LINK_LIST:
-                stack.extend(state.get(prop.name, ()))
+        state = obj.__dict__
+        cls = type(obj)
+        for name in cls._link_names:  # type: ignore[attr-defined]
+            target = state.get(name)
+            if target is not None and not target.__dict__["_committed"]:
+                stack.append(target)
+        for name in cls._link_list_names:  # type: ignore[attr-defined]
+            stack.extend(t for t in state.get(name, ()) if not t.__dict__["_committed"])
     return result
 
 
@@ -53,8 +53,8 @@ def identity_key(obj: DBObject) -> str | None:
         value = state.get(name)
         if isinstance(value, DBObject):
             value = value.object_id
-        elif name in state["_link_ids"]:
-            value = state["_link_ids"][name]
+        elif link_key(name) in state:
+            value = state[link_key(name)]
         elif hasattr(value, "tzinfo"):
             value = datetime_to_text(value)
         values.append(value)
@@ -65,7 +65,7 @@ def _link_id(state: dict[str, Any], name: str) -> int | None:
     if name in state:
         target = state[name]
         return None if target is None else target.object_id
-    return state["_link_ids"].get(name)
+    return state.get(link_key(name))
 
 
 def commit_objects(db: Database, objects: Sequence[DBObject]) -> None:
@@ -74,7 +74,7 @@ def commit_objects(db: Database, objects: Sequence[DBObject]) -> None:
         if obj.__dict__["_committed"]:
             raise DuplicateObjectError(f"{type(obj).__name__} {obj.object_id} is already "
                                        "committed")
-    pending = uncommitted_closure(objects)
+    pending = uncommitted_closure(o for o in objects if not o.__dict__["_committed"])
     if not pending:
         return
     by_class: dict[type, list[DBObject]] = {}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ import sqlalchemy as sa
 from awlineage import config
 from awlineage.database import postgresql, sqlite
 from awlineage.database._commit import commit_objects
+from awlineage.database._identity_map import IdentityMap
 from awlineage.database._load import load_link, load_objects
 from awlineage.database._sync import sync_class
 from awlineage.database._tables import ClassTables, list_table_name, new_metadata
@@ -78,9 +78,7 @@ class Database:
         self.engine = self.dialect.create_engine(parsed, schema)
         self.metadata = new_metadata()
         self.framework = {n: self.metadata.tables[n] for n in ("awl_object", "awl_class")}
-        self.identity_map: weakref.WeakValueDictionary[int, DBObject] = (
-            weakref.WeakValueDictionary()
-        )
+        self.identity_map = IdentityMap()
         self._synced: dict[type, ClassTables] = {}
         self._lock = threading.RLock()
         self.metadata.create_all(self.engine, tables=list(self.framework.values()))

@@ -3,13 +3,14 @@ load on first touch, and prefetch loads a link for many objects in one query."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
 from awlineage.errors import ObjectNotFoundError
-from awlineage.persistence import DBObject, Kind, Property
+from awlineage.persistence import DBObject, Kind, Property, link_key
 
 if TYPE_CHECKING:
     from awlineage.database._database import Database
@@ -24,40 +25,34 @@ def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterable[Sequence[Any]]
 
 
 class RowReader:
-    """Turns rows of one class table into objects; columns are read by position."""
+    """Turns rows of one class table into objects; columns are read by position.
+
+    A link column becomes the key ``@name`` of the object's state: the id of an object that
+    is loaded when the attribute is first read.
+    """
 
     def __init__(self, db: Database, ct: ClassTables, columns: Sequence[str]) -> None:
         self.db = db
         self.cls = ct.cls
-        position = {name: i for i, name in enumerate(columns)}
-        self.values = [(n, position[n]) for n in ct.values if n in position]
-        self.links = [(n, position[n]) for n in ct.links if n in position]
-        self.complete = len(self.values) == len(ct.values) and len(self.links) == len(ct.links)
+        links = set(ct.links)
+        self.keys = [link_key(c) if c in links else c for c in columns]
+        present = set(columns)
+        self.complete = present.issuperset(ct.values) and present.issuperset(ct.links)
+        self.fixed = {"_committed": True, "_store": db}
 
     def __call__(self, row: Sequence[Any]) -> DBObject:
-        identity_map = self.db.identity_map
+        refs = self.db.identity_map.refs
         oid = row[0]
-        obj = identity_map.get(oid)
-        if obj is not None:
-            return obj
+        ref = refs.get(oid)
+        if ref is not None:
+            obj = ref()
+            if obj is not None:
+                return obj
         obj = self.cls.__new__(self.cls)
-        state = obj.__dict__
-        link_ids: dict[str, int] = {}
-        state["_committed"] = True
-        state["_store"] = self.db
-        state["_link_ids"] = link_ids
-        state["object_id"] = oid
-        state["creation_date"] = row[1]
-        state["version"] = row[2]
-        for name, i in self.values:
-            state[name] = row[i]
-        for name, i in self.links:
-            target = row[i]
-            if target is None:
-                state[name] = None
-            else:
-                link_ids[name] = target
-        identity_map[oid] = obj
+        state = dict(zip(self.keys, row, strict=False))  # query rows end with _class
+        state.update(self.fixed)
+        obj.__dict__ = state
+        refs[oid] = weakref.ref(obj)  # the caller sweeps the map once per batch
         return obj
 
 
@@ -71,6 +66,7 @@ def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DB
         for chunk in _chunks(list(ids)):
             for row in conn.execute(sa.select(ct.table).where(ct.table.c.object_id.in_(chunk))):
                 found[row[0]] = reader(row)
+    db.identity_map.maybe_sweep()
     return found
 
 
@@ -124,10 +120,13 @@ def prefetch(db: Database, objects: Sequence[DBObject], prop: Property) -> None:
     if not todo:
         return
     if prop.kind.is_link:
-        targets = load_objects(db, (o.__dict__["_link_ids"][name] for o in todo))
+        key = link_key(name)
+        targets = load_objects(db, (o.__dict__[key] for o in todo
+                                    if o.__dict__.get(key) is not None))
         for obj in todo:
             state = obj.__dict__
-            state[name] = targets[state["_link_ids"].pop(name)]
+            target_id = state.pop(key, None)
+            state[name] = None if target_id is None else targets[target_id]
         return
     if prop.kind is not Kind.LINK_LIST:
         return

@@ -11,24 +11,40 @@ import sqlalchemy as sa
 from awlineage.persistence._values import UTC, datetime_to_text, text_to_datetime
 
 
+def _to_utc(value: datetime.datetime | None) -> datetime.datetime | None:
+    if value is None or value.tzinfo is UTC:
+        return value
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def _sqlite_bind(value: datetime.datetime | None) -> str | None:
+    return None if value is None else _to_utc(value).isoformat()  # type: ignore[union-attr]
+
+
+def _sqlite_result(value: str | None) -> datetime.datetime | None:
+    return None if value is None else _to_utc(datetime.datetime.fromisoformat(value))
+
+
 class UTCDateTime(sa.types.TypeDecorator):
-    """A datetime stored as UTC and always read back timezone-aware (UTC)."""
+    """A datetime stored as UTC and always read back timezone-aware (UTC).
+
+    SQLite keeps ISO 8601 text with a ``+00:00`` offset (text order is time order, and reading
+    is one C call); PostgreSQL keeps ``timestamptz`` in sessions whose time zone is UTC.
+    Conversion is one function per value: this type's processors replace, rather than wrap,
+    the dialects' own, because materialising many objects is dominated by such per-value
+    calls.
+    """
 
     impl = sa.DateTime(timezone=True)
     cache_ok = True
 
-    def process_bind_param(self, value: Any, dialect: sa.Dialect) -> Any:
-        if value is None:
-            return None
-        value = value.astimezone(UTC)
-        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+    def bind_processor(self, dialect: sa.Dialect) -> Any:
+        return _sqlite_bind if dialect.name == "sqlite" else _to_utc
 
-    def process_result_value(self, value: Any, dialect: sa.Dialect) -> Any:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            return value.replace(tzinfo=UTC)
-        return value.astimezone(UTC)
+    def result_processor(self, dialect: sa.Dialect, coltype: Any) -> Any:
+        return _sqlite_result if dialect.name == "sqlite" else _to_utc
 
 
 def list_to_json(values: list[Any]) -> list[Any]:

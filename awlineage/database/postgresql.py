@@ -20,12 +20,13 @@ _CASTS: dict[type, sa.types.TypeEngine] = {
 
 
 def create_engine(url: sa.URL, schema: str | None) -> sa.Engine:
-    """An engine through psycopg 3; `schema` becomes the connection's search_path."""
+    """An engine through psycopg 3 in UTC sessions; `schema` becomes the search_path."""
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")
-    connect_args: dict[str, Any] = {}
+    options = "-c timezone=UTC"
     if schema:
-        connect_args["options"] = f"-c search_path={schema}"
+        options += f" -c search_path={schema}"
+    connect_args: dict[str, Any] = {"options": options}
     return sa.create_engine(url, connect_args=connect_args, pool_pre_ping=True)
 
 

@@ -18,7 +18,12 @@ from awlineage.persistence._expressions import (
     root_class,
 )
 from awlineage.persistence._identity import new_object_id
-from awlineage.persistence._meta import DBObjectMeta, class_by_name, concrete_subclasses
+from awlineage.persistence._meta import (
+    DBObjectMeta,
+    class_by_name,
+    concrete_subclasses,
+    link_key,
+)
 from awlineage.persistence._object import DBObject, get_persistent_properties
 from awlineage.persistence._properties import Kind, Property, PropertyInfo, persistent
 from awlineage.persistence._store import ObjectStore, current_store, set_current_store
@@ -46,6 +51,7 @@ __all__ = [
     "current_store",
     "find_property",
     "get_persistent_properties",
+    "link_key",
     "new_object_id",
     "persistent",
     "root_class",

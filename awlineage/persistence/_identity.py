@@ -24,16 +24,13 @@ class _Generator:
         self._reset()
 
     def _reset(self) -> None:
-        self._pid = os.getpid()
         self._node = secrets.randbits(_NODE_BITS)
         self._last_ms = 0
         self._seq = 0
 
     def next(self) -> int:
         with self._lock:
-            if os.getpid() != self._pid:
-                self._reset()
-            now = int(time.time() * 1000) - _EPOCH_MS
+            now = time.time_ns() // 1_000_000 - _EPOCH_MS
             if now > self._last_ms:
                 self._last_ms, self._seq = now, 0
             else:
@@ -47,6 +44,7 @@ class _Generator:
 
 
 _generator = _Generator()
+os.register_at_fork(after_in_child=_generator._reset)
 
 
 def new_object_id() -> int:

@@ -47,15 +47,29 @@ class DBObjectMeta(type):
             )
         cls._table_name = table  # type: ignore[attr-defined]
         _check_identity(cls)
-        cls._new_state = tuple(  # type: ignore[attr-defined]
-            (p.name, p.default, p.kind.is_list)
-            for p in cls._properties.values()  # type: ignore[attr-defined]
-            if not p.builtin
-        )
+        _plan_state(cls)
         mcls.registry[name] = cls
         for hook in mcls.class_hooks:
             hook(cls)
         return cls
+
+
+def _plan_state(cls: type) -> None:
+    """Precompute what constructing, committing and loading objects of `cls` needs."""
+    props = [p for p in cls._properties.values() if not p.builtin]  # type: ignore[attr-defined]
+    fresh: dict[str, Any] = {"_committed": False, "_store": None, "version": None}
+    fresh.update((p.name, p.default) for p in props if not p.kind.is_list)
+    cls._fresh_state = fresh  # type: ignore[attr-defined]
+    cls._list_defaults = tuple(  # type: ignore[attr-defined]
+        (p.name, p.default) for p in props if p.kind.is_list)
+    cls._link_names = tuple(p.name for p in props if p.kind.is_link)  # type: ignore[attr-defined]
+    cls._link_list_names = tuple(  # type: ignore[attr-defined]
+        p.name for p in props if p.kind is Kind.LINK_LIST)
+
+
+def link_key(name: str) -> str:
+    """Key under which an object's state holds the id of a link not loaded yet."""
+    return "@" + name
 
 
 def _check_identity(cls: type) -> None:

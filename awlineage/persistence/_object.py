@@ -44,27 +44,23 @@ class DBObject(metaclass=DBObjectMeta):
                        None, kind=Kind.DESCRIPTOR, builtin=True)
 
     def __init__(self, **values: Any) -> None:
-        state = self.__dict__
         cls = type(self)
+        state = self.__dict__
+        state.update(cls._fresh_state)  # type: ignore[attr-defined]
+        for name, default in cls._list_defaults:  # type: ignore[attr-defined]
+            state[name] = list(default)
         given_id = values.pop("object_id", None)
-        state["_committed"] = False
-        state["_store"] = None
-        state["_link_ids"] = {}
         state["object_id"] = (
             new_object_id() if given_id is None else checker_for(int)(given_id, "object_id")
         )
         state["creation_date"] = datetime.datetime.now(datetime.UTC)
-        state["version"] = None
-        for name, default, is_list in cls._new_state:  # type: ignore[attr-defined]
-            state[name] = list(default) if is_list else default
         props = cls._properties  # type: ignore[attr-defined]
+        name = cls.__name__
         for key, value in values.items():
             prop = props.get(key)
             if prop is None or prop.builtin:
-                raise UnknownAttributeError(
-                    f"{cls.__name__} has no persistent attribute {key!r}"
-                )
-            state[key] = prop.check(value, cls.__name__)
+                raise UnknownAttributeError(f"{name} has no persistent attribute {key!r}")
+            state[key] = prop.check(value, name)
 
     # -- state ----------------------------------------------------------------------------
     @property

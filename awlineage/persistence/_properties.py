@@ -12,7 +12,7 @@ from awlineage.errors import (
     PersistentValueError,
     PropertyDefinitionError,
 )
-from awlineage.persistence._values import DESCRIPTOR_TYPES, checker_for
+from awlineage.persistence._values import DESCRIPTOR_TYPES, INT64_MAX, INT64_MIN, checker_for
 
 if TYPE_CHECKING:
     from awlineage.persistence._object import DBObject
@@ -39,6 +39,8 @@ class Kind(enum.Enum):
 
 
 _UNSET: Any = object()
+_DESCRIPTOR, _DESCRIPTOR_LIST = Kind.DESCRIPTOR, Kind.DESCRIPTOR_LIST
+_LINK, _SELF_LINK = Kind.LINK, Kind.SELF_LINK
 
 
 class Property:
@@ -84,28 +86,39 @@ class Property:
     # -- values ---------------------------------------------------------------------------
     def check(self, value: Any, owner_name: str | None = None) -> Any:
         """Return `value` normalised for this property, or raise naming class and attribute."""
-        where = f"{owner_name or (self.owner.__name__ if self.owner else '?')}.{self.name}"
         kind = self.kind
-        if kind is Kind.DESCRIPTOR:
-            return None if value is None else checker_for(self.type)(value, where)
-        if kind is Kind.DESCRIPTOR_LIST:
-            items = self._as_list(value, where)
+        if kind is _DESCRIPTOR:
+            if value is None:
+                return None
+            exact = type(value)
+            if exact is self.type and (
+                exact is float or exact is bool
+                or (exact is int and INT64_MIN <= value <= INT64_MAX)
+                or (exact is str and "\x00" not in value)
+            ):
+                return value
+            return checker_for(self.type)(value, self._where(owner_name))
+        if kind is _LINK or kind is _SELF_LINK:
+            if value is None or isinstance(value, self.type):
+                return value
+            raise PersistentTypeError(
+                f"{self._where(owner_name)} links to {self.type.__name__}, got "
+                f"{type(value).__name__} {value!r}"
+            )
+        where = self._where(owner_name)
+        items = self._as_list(value, where)
+        if kind is _DESCRIPTOR_LIST:
             check = checker_for(self.type)
             return [check(item, f"{where}[{i}]") for i, item in enumerate(items)]
-        if kind.is_link:
-            if value is not None and not isinstance(value, self.type):
-                raise PersistentTypeError(
-                    f"{where} links to {self.type.__name__}, got {type(value).__name__} "
-                    f"{value!r}"
-                )
-            return value
-        items = self._as_list(value, where)
         for i, item in enumerate(items):
             if not isinstance(item, self.type):
                 raise PersistentTypeError(
                     f"{where}[{i}] links to {self.type.__name__}, got {type(item).__name__}"
                 )
         return items
+
+    def _where(self, owner_name: str | None) -> str:
+        return f"{owner_name or (self.owner.__name__ if self.owner else '?')}.{self.name}"
 
     def check_element(self, value: Any, owner_name: str | None = None) -> Any:
         """Normalise one element of a list property."""
@@ -147,7 +160,7 @@ class Property:
                 f"make a new object instead of assigning {self.name}"
             )
         state[self.name] = self.check(value, type(obj).__name__)
-        obj._link_ids.pop(self.name, None)
+        state.pop("@" + self.name, None)
 
     def __repr__(self) -> str:
         return f"<persistent {self.kind.value} {self.qualified_name}>"

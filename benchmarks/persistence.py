@@ -1,0 +1,209 @@
+"""Persistence throughput against hand-written SQLAlchemy Core, on SQLite and PostgreSQL.
+
+Prints, per backend, objects per second for awlineage and for Core doing the same work on the
+same database in the same run, and their ratio (awlineage time / Core time; lower is better):
+
+(a) commit 100,000 small objects (three descriptors and one link) in one transaction;
+(b) select 10,000 objects by an indexed attribute and materialise them (the identity map holds
+    objects weakly and each result is dropped, so every run builds every object anew);
+(c) a two-hop link-path query over 100,000 objects (Small.mid.top.name == ...), 10,000 hits.
+
+Usage: python benchmarks/persistence.py [--objects N] [--repeat R] [--postgres URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+
+import sqlalchemy as sa
+
+from awlineage import DBObject, commit, connect, persistent, select
+from awlineage.persistence import new_object_id, set_current_store
+
+
+class BenchTop(DBObject):
+    name = persistent("Name", str, "")
+
+
+class BenchMid(DBObject):
+    top = persistent("Parent", BenchTop, None)
+
+
+class BenchSmall(DBObject):
+    group = persistent("Group number", int, 0, index=True)
+    flux = persistent("Flux", float, 0.0)
+    label = persistent("Label", str, "")
+    mid = persistent("Link", BenchMid, None)
+
+
+def core_tables(metadata: sa.MetaData) -> tuple[sa.Table, sa.Table, sa.Table, sa.Table]:
+    """Tables equivalent to awlineage's: a global object registry and one table per class."""
+    registry = sa.Table("core_object", metadata,
+                        sa.Column("object_id", sa.BigInteger, primary_key=True,
+                                  autoincrement=False),
+                        sa.Column("class_name", sa.String(200), nullable=False),
+                        sa.Column("creation_date", sa.DateTime(timezone=True), nullable=False))
+    top = sa.Table("core_top", metadata,
+                   sa.Column("object_id", sa.BigInteger, sa.ForeignKey(registry.c.object_id),
+                             primary_key=True, autoincrement=False),
+                   sa.Column("name", sa.Text))
+    mid = sa.Table("core_mid", metadata,
+                   sa.Column("object_id", sa.BigInteger, sa.ForeignKey(registry.c.object_id),
+                             primary_key=True, autoincrement=False),
+                   sa.Column("top", sa.BigInteger, sa.ForeignKey(registry.c.object_id),
+                             index=True))
+    small = sa.Table("core_small", metadata,
+                     sa.Column("object_id", sa.BigInteger, sa.ForeignKey(registry.c.object_id),
+                               primary_key=True, autoincrement=False),
+                     sa.Column("creation_date", sa.DateTime(timezone=True), nullable=False),
+                     sa.Column("version", sa.Integer, nullable=False),
+                     sa.Column("group", sa.BigInteger, index=True),
+                     sa.Column("flux", sa.Float),
+                     sa.Column("label", sa.Text),
+                     sa.Column("mid", sa.BigInteger, sa.ForeignKey(registry.c.object_id),
+                               index=True))
+    return registry, top, mid, small
+
+
+def timed(work: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def run_backend(label: str, url: str, schema: str | None, n: int, repeat: int) -> None:
+    db = connect(url, schema=schema)
+    engine = db.engine
+    metadata = sa.MetaData()
+    registry, core_top, core_mid, core_small = core_tables(metadata)
+    metadata.create_all(engine)
+    tops = [BenchTop(name=f"top{i}") for i in range(10)]
+    mids = [BenchMid(top=tops[i % 10]) for i in range(1000)]
+    commit(mids)
+    with engine.begin() as conn:
+        conn.execute(registry.insert(), [
+            {"object_id": o.object_id, "class_name": type(o).__name__,
+             "creation_date": o.creation_date} for o in (*tops, *mids)])
+        conn.execute(core_top.insert(), [{"object_id": t.object_id, "name": t.name}
+                                         for t in tops])
+        conn.execute(core_mid.insert(), [{"object_id": m.object_id, "top": m.top.object_id}
+                                         for m in mids])
+
+    def ours_commit() -> None:
+        commit([BenchSmall(group=i % 10, flux=i * 0.5, label=f"s{i}", mid=mids[i % 1000])
+                for i in range(n)])
+
+    def core_commit() -> None:
+        now = datetime.datetime.now(datetime.UTC)
+        registry_rows, rows = [], []
+        for i in range(n):
+            oid = new_object_id()
+            registry_rows.append({"object_id": oid, "class_name": "BenchSmall",
+                                  "creation_date": now})
+            rows.append({"object_id": oid, "creation_date": now, "version": 1,
+                         "group": i % 10, "flux": i * 0.5, "label": f"s{i}",
+                         "mid": mids[i % 1000].object_id})
+        with engine.begin() as conn:
+            conn.execute(registry.insert(), registry_rows)
+            conn.execute(core_small.insert(), rows)
+
+    small_table = db.tables_for(BenchSmall).table
+
+    def clear() -> None:
+        with engine.begin() as conn:
+            conn.execute(core_small.delete())
+            conn.execute(registry.delete().where(registry.c.class_name == "BenchSmall"))
+            conn.execute(small_table.delete())
+            awl_object = db.framework["awl_object"]
+            conn.execute(awl_object.delete().where(awl_object.c.class_name == "BenchSmall"))
+
+    results: dict[str, tuple[float, float, int]] = {}
+    best_ours = best_core = float("inf")
+    for _ in range(repeat):  # alternate, so that background load hits both alike
+        clear()
+        best_core = min(best_core, timed(core_commit))
+        clear()
+        best_ours = min(best_ours, timed(ours_commit))
+    results["(a) commit"] = (best_ours, best_core, n)
+    with engine.begin() as conn:  # Core keeps a copy for (b) and (c)
+        conn.execute(core_small.delete())
+        conn.execute(registry.delete().where(registry.c.class_name == "BenchSmall"))
+    core_commit()
+    with engine.begin() as conn:  # planner statistics for every table, ours and Core's
+        conn.exec_driver_sql("ANALYZE")
+
+    def ours_select() -> int:
+        return len(select(BenchSmall.group == 3, database=db).all())
+
+    def core_select() -> int:
+        with engine.connect() as conn:
+            return len(conn.execute(sa.select(core_small).where(core_small.c.group == 3)).all())
+
+    def ours_path() -> int:
+        return len(select(BenchSmall.mid.top.name == "top3", database=db).all())
+
+    def core_path() -> int:
+        query = (sa.select(core_small)
+                 .join(core_mid, core_small.c.mid == core_mid.c.object_id)
+                 .join(core_top, core_mid.c.top == core_top.c.object_id)
+                 .where(core_top.c.name == "top3"))
+        with engine.connect() as conn:
+            return len(conn.execute(query).all())
+
+    db.identity_map.sweep()
+    assert not any(isinstance(o, BenchSmall) for o in db.identity_map.values()), \
+        "objects from (a) are still alive: (b) would measure identity-map hits"
+    for name, ours, core in (("(b) select by index", ours_select, core_select),
+                             ("(c) two-hop path", ours_path, core_path)):
+        hits = ours()
+        assert hits == core(), f"{name}: awlineage and Core disagree"
+        t_ours = t_core = float("inf")
+        for _ in range(repeat + 2):  # alternate, so that background load hits both alike
+            t_ours = min(t_ours, timed(ours))
+            t_core = min(t_core, timed(core))
+        results[name] = (t_ours, t_core, hits)
+
+    print(f"\n{label}")
+    print(f"  {'workload':24s} {'objects':>8s} {'awlineage obj/s':>16s} {'Core obj/s':>12s} "
+          f"{'ratio':>6s}")
+    for name, (t_ours, t_core, count) in results.items():
+        print(f"  {name:24s} {count:8d} {count / t_ours:16,.0f} {count / t_core:12,.0f} "
+              f"{t_ours / t_core:6.2f}")
+    db.close()
+    set_current_store(None)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--objects", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--postgres", default=os.environ.get(
+        "AWL_TEST_POSTGRES_URL", "postgresql+psycopg://awl:awl@127.0.0.1:5432/awl_test"))
+    parser.add_argument("--skip-postgres", action="store_true")
+    args = parser.parse_args()
+    print(f"awlineage persistence benchmark: {args.objects:,} objects, best of "
+          f"{args.repeat} for (a), best of {args.repeat + 2} for (b) and (c); "
+          "ratio = awlineage time / Core time")
+    with tempfile.TemporaryDirectory() as tmp:
+        run_backend("SQLite", f"sqlite:///{tmp}/bench.db", None, args.objects, args.repeat)
+    if not args.skip_postgres:
+        schema = f"bench_{uuid.uuid4().hex[:8]}"
+        admin = sa.create_engine(args.postgres)
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+        try:
+            run_backend("PostgreSQL", args.postgres, schema, args.objects, args.repeat)
+        finally:
+            with admin.begin() as conn:
+                conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+            admin.dispose()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The web object viewer and the dependency cutout service (one ASGI app)."""
