@@ -8,6 +8,9 @@ same database in the same run, and their ratio (awlineage time / Core time; lowe
     objects weakly and each result is dropped, so every run builds every object anew);
 (c) a two-hop link-path query over 100,000 objects (Small.mid.top.name == ...), 10,000 hits.
 
+awlineage returns objects in object_id (creation) order unless asked otherwise, so the Core
+queries order by object_id too: the same rows in the same order.
+
 Usage: python benchmarks/persistence.py [--objects N] [--repeat R] [--postgres URL]
 """
 
@@ -143,7 +146,8 @@ def run_backend(label: str, url: str, schema: str | None, n: int, repeat: int) -
 
     def core_select() -> int:
         with engine.connect() as conn:
-            return len(conn.execute(sa.select(core_small).where(core_small.c.group == 3)).all())
+            return len(conn.execute(sa.select(core_small).where(core_small.c.group == 3)
+                                    .order_by(core_small.c.object_id)).all())
 
     def ours_path() -> int:
         return len(select(BenchSmall.mid.top.name == "top3", database=db).all())
@@ -152,7 +156,8 @@ def run_backend(label: str, url: str, schema: str | None, n: int, repeat: int) -
         query = (sa.select(core_small)
                  .join(core_mid, core_small.c.mid == core_mid.c.object_id)
                  .join(core_top, core_mid.c.top == core_top.c.object_id)
-                 .where(core_top.c.name == "top3"))
+                 .where(core_top.c.name == "top3")
+                 .order_by(core_small.c.object_id))
         with engine.connect() as conn:
             return len(conn.execute(query).all())
 

@@ -38,7 +38,6 @@ class RowReader:
         self.keys = [link_key(c) if c in links else c for c in columns]
         present = set(columns)
         self.complete = present.issuperset(ct.values) and present.issuperset(ct.links)
-        self.fixed = {"_committed": True, "_store": db}
 
     def __call__(self, row: Sequence[Any]) -> DBObject:
         refs = self.db.identity_map.refs
@@ -49,8 +48,9 @@ class RowReader:
             if obj is not None:
                 return obj
         obj = self.cls.__new__(self.cls)
-        state = dict(zip(self.keys, row, strict=False))  # query rows end with _class
-        state.update(self.fixed)
+        state = dict(zip(self.keys, row, strict=False))  # union rows end with _class
+        state["_committed"] = True
+        state["_store"] = self.db
         obj.__dict__ = state
         refs[oid] = weakref.ref(obj)  # the caller sweeps the map once per batch
         return obj

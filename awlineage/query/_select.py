@@ -108,19 +108,24 @@ class Query:
                               and p.kind is not Kind.LINK_LIST)]
 
     def statement(self, compiler: Compiler) -> tuple[sa.Select, list[str]]:
-        """The SELECT this query runs and the names of its columns (then ``_class``)."""
+        """The SELECT this query runs and the names of its columns.
+
+        With several tables (a class and its subclasses) a last column ``_class`` names each
+        row's class; with one table there is no such column.
+        """
         columns = self._columns(compiler.db)
+        tables = compiler.tables([self.cls])
         selects = []
-        for ct in compiler.tables([self.cls]):
+        for ct in tables:
             condition = compiler.where(self.where, ct)
             if self._newest:
                 condition = sa.and_(condition, _is_newest(ct.table))
-            selects.append(sa.select(*(ct.table.c[name] for name in columns),
-                                     sa.literal(ct.cls.__name__).label("_class"))
+            tag = [sa.literal(ct.cls.__name__).label("_class")] if len(tables) > 1 else []
+            selects.append(sa.select(*(ct.table.c[name] for name in columns), *tag)
                            .where(condition))
         if not selects:
             empty = [sa.cast(sa.null(), sa.BigInteger).label(n) for n in columns]
-            return sa.select(*empty, sa.literal("").label("_class")).where(sa.false()), columns
+            return sa.select(*empty).where(sa.false()), columns
         if len(selects) == 1:
             statement, source = selects[0], selects[0].selected_columns
         else:
@@ -140,24 +145,29 @@ class Query:
         db = self.database()
         compiler = Compiler(db)
         statement, columns = self.statement(compiler)
+        classes = compiler.concrete_classes([self.cls])
+        single = RowReader(db, db.tables_for(classes[0]), columns) if len(classes) == 1 \
+            else None
         readers: dict[str, RowReader] = {}
         with db.engine.connect() as conn:
             # A client-side cursor: the driver holds the raw rows, objects are built one batch
             # at a time. (Server-side cursors cost PostgreSQL about 20% more per row.)
             result = conn.execute(statement)
             for rows in result.partitions(BATCH_SIZE):
-                yield from self._materialise(db, rows, columns, readers)
+                if single is not None:
+                    batch = list(map(single, rows))
+                    for path in self._prefetch:
+                        _prefetch_path(db, batch, path)  # type: ignore[arg-type]
+                    yield from batch
+                else:
+                    yield from self._materialise(db, rows, columns, readers)
                 db.identity_map.maybe_sweep()
 
     def _materialise(self, db: Database, rows: Sequence[Any], columns: list[str],
                      readers: dict[str, RowReader]) -> list[DBObject]:
+        """Objects of rows from several tables: the last column names each row's class."""
         objects: list[DBObject | int] = []
         partial: dict[str, list[int]] = {}
-        if readers and len(readers) == 1:
-            only = next(iter(readers.values()))
-            if only.complete and all(row[-1] == only.cls.__name__ for row in rows):
-                objects = list(map(only, rows))
-                rows = ()
         for row in rows:
             name = row[-1]
             reader = readers.get(name)
