@@ -39,6 +39,7 @@ def uncommitted_closure(objects: Iterable[DBObject]) -> list[DBObject]:
                 stack.append(target)
         for name in cls._link_list_names:  # type: ignore[attr-defined]
             stack.extend(t for t in state.get(name, ()) if not t.__dict__["_committed"])
+        stack.extend(c for c in state.get("_companions", ()) if not c.__dict__["_committed"])
     return result
 
 
@@ -90,6 +91,7 @@ def commit_objects(db: Database, objects: Sequence[DBObject]) -> None:
     for obj in pending:
         state = obj.__dict__
         state["version"] = versions[id(obj)][0]
+        state.pop("_companions", None)
         state["_committed"] = True
         state["_store"] = db
         db.identity_map[state["object_id"]] = obj

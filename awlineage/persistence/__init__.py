@@ -25,6 +25,11 @@ from awlineage.persistence._meta import (
     link_key,
 )
 from awlineage.persistence._object import DBObject, get_persistent_properties
+from awlineage.persistence._observe import (
+    ObjectObserver,
+    add_observer,
+    remove_observer,
+)
 from awlineage.persistence._properties import Kind, Property, PropertyInfo, persistent
 from awlineage.persistence._store import ObjectStore, current_store, set_current_store
 
@@ -39,6 +44,7 @@ __all__ = [
     "Kind",
     "Like",
     "Not",
+    "ObjectObserver",
     "ObjectStore",
     "Or",
     "Ordering",
@@ -46,6 +52,7 @@ __all__ = [
     "Property",
     "PropertyInfo",
     "Step",
+    "add_observer",
     "class_by_name",
     "concrete_subclasses",
     "current_store",
@@ -54,6 +61,7 @@ __all__ = [
     "link_key",
     "new_object_id",
     "persistent",
+    "remove_observer",
     "root_class",
     "set_current_store",
 ]

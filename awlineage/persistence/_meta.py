@@ -32,10 +32,11 @@ class DBObjectMeta(type):
         own = {k: v for k, v in namespace.items() if isinstance(v, Property)}
         for key, prop in own.items():
             old = inherited.get(key)
-            if old is not None and (old.kind, old.type) != (prop.kind, prop.type):
+            if old is not None and not _compatible_override(old, prop):
                 raise PropertyDefinitionError(
                     f"{name}.{key} redefines {old.qualified_name} ({old.kind.value}) "
-                    f"as a {prop.kind.value}; a subclass may change only doc and default"
+                    f"as a {prop.kind.value} of {getattr(prop.type, '__name__', prop.type)}; a "
+                    "subclass may change doc and default, or narrow a link to a subclass"
                 )
         cls._own_properties = own  # type: ignore[attr-defined]
         cls._properties = {**inherited, **own}  # type: ignore[attr-defined]
@@ -52,6 +53,14 @@ class DBObjectMeta(type):
         for hook in mcls.class_hooks:
             hook(cls)
         return cls
+
+
+def _compatible_override(old: Property, new: Property) -> bool:
+    if (old.kind, old.type) == (new.kind, new.type):
+        return True
+    narrowing = (old.kind is new.kind and (old.kind.is_link or old.kind is Kind.LINK_LIST)
+                 and isinstance(new.type, type) and issubclass(new.type, old.type))
+    return narrowing
 
 
 def _plan_state(cls: type) -> None:

@@ -12,6 +12,7 @@ from awlineage.errors import (
 )
 from awlineage.persistence._identity import new_object_id
 from awlineage.persistence._meta import DBObjectMeta
+from awlineage.persistence._observe import notify_created, observers
 from awlineage.persistence._properties import Kind, Property, PropertyInfo
 from awlineage.persistence._store import ObjectStore, current_store
 from awlineage.persistence._values import checker_for
@@ -35,6 +36,10 @@ class DBObject(metaclass=DBObjectMeta):
 
     __abstract__ = True
     identity: ClassVar[tuple[str, ...]] = ()
+
+    def add_companion(self, other: DBObject) -> None:
+        """Commit `other` together with this object (a make()'s process run, for example)."""
+        self.__dict__.setdefault("_companions", []).append(other)
 
     object_id = Property("Unique, time-ordered identifier", int, None,
                          kind=Kind.DESCRIPTOR, builtin=True)
@@ -61,6 +66,8 @@ class DBObject(metaclass=DBObjectMeta):
             if prop is None or prop.builtin:
                 raise UnknownAttributeError(f"{name} has no persistent attribute {key!r}")
             state[key] = prop.check(value, name)
+        if observers:
+            notify_created(self)
 
     # -- state ----------------------------------------------------------------------------
     @property

@@ -12,6 +12,7 @@ from awlineage.errors import (
     PersistentValueError,
     PropertyDefinitionError,
 )
+from awlineage.persistence._observe import notify_read, observers
 from awlineage.persistence._values import DESCRIPTOR_TYPES, INT64_MAX, INT64_MIN, checker_for
 
 if TYPE_CHECKING:
@@ -144,11 +145,15 @@ class Property:
             return Path.start(cls, self)
         state = obj.__dict__
         try:
-            return state[self.name]
+            value = state[self.name]
         except KeyError:
             if self.kind.is_link or self.kind is Kind.LINK_LIST:
-                return obj._load_link(self)
-            raise AttributeError(self.name) from None
+                value = obj._load_link(self)
+            else:
+                raise AttributeError(self.name) from None
+        if observers and self.kind is not _DESCRIPTOR and self.kind is not _DESCRIPTOR_LIST:
+            notify_read(value if isinstance(value, list) else [value])
+        return value
 
     def __set__(self, obj: DBObject, value: Any) -> None:
         state = obj.__dict__

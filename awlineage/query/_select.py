@@ -18,6 +18,7 @@ from awlineage.persistence import (
     Path,
     find_property,
 )
+from awlineage.persistence._observe import notify_read, observers
 from awlineage.query._compile import Compiler
 
 BATCH_SIZE = 1000
@@ -158,9 +159,11 @@ class Query:
                     batch = list(map(single, rows))
                     for path in self._prefetch:
                         _prefetch_path(db, batch, path)  # type: ignore[arg-type]
-                    yield from batch
                 else:
-                    yield from self._materialise(db, rows, columns, readers)
+                    batch = self._materialise(db, rows, columns, readers)
+                if observers:
+                    notify_read(batch)
+                yield from batch
                 db.identity_map.maybe_sweep()
 
     def _materialise(self, db: Database, rows: Sequence[Any], columns: list[str],

@@ -1,0 +1,48 @@
+"""Observers of the object model: who wants to know when objects are made or read.
+
+The make() tracer registers here to record a run's outputs (objects created) and inputs
+(objects read through links or queries). With no observer registered, the cost to the hot
+paths is one truthiness test of a list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+
+class ObjectObserver(Protocol):
+    """Told about objects as a script makes and reads them."""
+
+    def created(self, obj: Any) -> None:
+        """A new persistent object was constructed."""
+
+    def read(self, objects: Iterable[Any]) -> None:
+        """Stored objects were read (loaded by a query, or reached through a link)."""
+
+
+observers: list[ObjectObserver] = []
+
+
+def add_observer(observer: ObjectObserver) -> None:
+    """Start telling `observer` about created and read objects."""
+    observers.append(observer)
+
+
+def remove_observer(observer: ObjectObserver) -> None:
+    """Stop telling `observer`."""
+    observers.remove(observer)
+
+
+def notify_created(obj: Any) -> None:
+    """Tell every observer that `obj` was constructed."""
+    for observer in list(observers):
+        observer.created(obj)
+
+
+def notify_read(objects: Iterable[Any]) -> None:
+    """Tell every observer that stored `objects` were read."""
+    objects = [o for o in objects if o is not None]
+    if objects:
+        for observer in list(observers):
+            observer.read(objects)
