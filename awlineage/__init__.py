@@ -22,7 +22,14 @@ from awlineage.errors import (
     UnknownAttributeError,
     UnknownClassError,
 )
-from awlineage.persistence import DBObject, DBObjectMeta, get_persistent_properties, persistent
+from awlineage.persistence import (
+    DataObject,
+    DataObjectError,
+    DBObject,
+    DBObjectMeta,
+    get_persistent_properties,
+    persistent,
+)
 from awlineage.query import Query, parse_query, select
 
 
@@ -48,6 +55,8 @@ __all__ = [
     "AwlError",
     "DBObject",
     "DBObjectMeta",
+    "DataObject",
+    "DataObjectError",
     "Database",
     "DuplicateObjectError",
     "ImmutableObjectError",

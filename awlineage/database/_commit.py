@@ -78,6 +78,8 @@ def commit_objects(db: Database, objects: Sequence[DBObject]) -> None:
     pending = uncommitted_closure(o for o in objects if not o.__dict__["_committed"])
     if not pending:
         return
+    for obj in pending:
+        obj.check_committable()
     by_class: dict[type, list[DBObject]] = {}
     for obj in pending:
         by_class.setdefault(type(obj), []).append(obj)

@@ -94,7 +94,13 @@ class Database:
             with self._lock:
                 tables = self._synced.get(cls)
                 if tables is None:
-                    tables = sync_class(self, cls)
+                    try:
+                        tables = sync_class(self, cls)
+                    except (sa.exc.IntegrityError, sa.exc.ProgrammingError,
+                            sa.exc.OperationalError):
+                        # Another process created the table or recorded the class between
+                        # our look and our write: look again, now that it has finished.
+                        tables = sync_class(self, cls)
                     self._synced[cls] = tables
         return tables
 

@@ -81,7 +81,11 @@ def sync_class(db: Database, cls: type) -> ClassTables:
 
 
 def _changed(current: dict[str, Any], wanted: dict[str, Any]) -> bool:
-    return any(current[k] != wanted[k] for k in ("table_name", "bases", "identity", "definition"))
+    # A definition that lacks properties the database has is older code reading newer data:
+    # it is not recorded, so versions never flip-flop between two copies of a class.
+    added = set(wanted["definition"]) - set(current["definition"])
+    return bool(added) or any(current[k] != wanted[k]
+                              for k in ("table_name", "bases", "identity"))
 
 
 def _refuse_incompatible(cls: type, recorded: dict[str, Any], wanted: dict[str, Any],

@@ -2,6 +2,7 @@
 query expressions a class stands for. Knows nothing of SQL; a database implements
 `ObjectStore`."""
 
+from awlineage.persistence._dataobject import DataObject, DataObjectError
 from awlineage.persistence._expressions import (
     And,
     Comparison,
@@ -39,6 +40,8 @@ __all__ = [
     "Contains",
     "DBObject",
     "DBObjectMeta",
+    "DataObject",
+    "DataObjectError",
     "Expression",
     "In",
     "Kind",

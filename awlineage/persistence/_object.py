@@ -37,6 +37,10 @@ class DBObject(metaclass=DBObjectMeta):
     __abstract__ = True
     identity: ClassVar[tuple[str, ...]] = ()
 
+    def check_committable(self) -> None:
+        """Raise if this object may not be committed yet; called for every object a commit
+        writes, before anything is written. Subclasses add their own conditions."""
+
     def add_companion(self, other: DBObject) -> None:
         """Commit `other` together with this object (a make()'s process run, for example)."""
         self.__dict__.setdefault("_companions", []).append(other)

@@ -125,3 +125,19 @@ def test_sqlite_runs_with_wal_foreign_keys_and_a_busy_timeout(tmp_path) -> None:
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 1000
     db.close()
+
+
+def test_an_older_copy_of_a_class_does_not_record_a_new_version(db, reconnect) -> None:
+    class Growing(DBObject):
+        a = persistent("first", int, 0)
+        b = persistent("second", int, 0)
+
+    Growing(a=1, b=2).commit()
+
+    class Growing(DBObject):  # an older script that does not know b yet
+        a = persistent("first", int, 0)
+
+    other = reconnect()
+    Growing(a=3).commit()
+    assert [v["version"] for v in registry_versions(db, "Growing")] == [1]
+    assert sorted(g.a for g in select(Growing, database=other)) == [1, 3]

@@ -1,0 +1,19 @@
+"""Which data server a session stores files on, and the local cache files are retrieved into.
+The only part of awlineage that talks to the `dataserver` package."""
+
+from awlineage.storage._references import is_referenced, referenced_filenames
+from awlineage.storage._session import (
+    cache_directory,
+    current_data_server,
+    file_cache,
+    use_data_server,
+)
+
+__all__ = [
+    "cache_directory",
+    "current_data_server",
+    "file_cache",
+    "is_referenced",
+    "referenced_filenames",
+    "use_data_server",
+]
