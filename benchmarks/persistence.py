@@ -103,10 +103,10 @@ def run_backend(label: str, url: str, schema: str | None, n: int, repeat: int) -
                 for i in range(n)])
 
     def core_commit() -> None:
-        now = datetime.datetime.now(datetime.UTC)
         registry_rows, rows = [], []
         for i in range(n):
             oid = new_object_id()
+            now = datetime.datetime.now(datetime.UTC)  # each object's own creation time
             registry_rows.append({"object_id": oid, "class_name": "BenchSmall",
                                   "creation_date": now})
             rows.append({"object_id": oid, "creation_date": now, "version": 1,
