@@ -4,6 +4,8 @@ clear errors (with nothing written) when it fails."""
 from __future__ import annotations
 
 import json
+import random
+import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +20,12 @@ if TYPE_CHECKING:
     from awlineage.database._tables import ClassTables
 
 _CHUNK = 500
+_VERSION_RETRIES = 5
+
+
+def _version_clash(exc: sa.exc.IntegrityError) -> bool:
+    text = str(exc.orig)
+    return "_identity" in text and "version" in text
 
 
 def uncommitted_closure(objects: Iterable[DBObject]) -> list[DBObject]:
@@ -84,12 +92,18 @@ def commit_objects(db: Database, objects: Sequence[DBObject]) -> None:
     for obj in pending:
         by_class.setdefault(type(obj), []).append(obj)
     tables = {cls: db.tables_for(cls) for cls in by_class}
-    try:
-        with db.engine.begin() as conn:
-            versions = _assign_versions(conn, tables, by_class)
-            _insert(conn, db, tables, by_class, versions)
-    except sa.exc.IntegrityError as exc:
-        _explain_failure(db, pending, exc)
+    for attempt in range(_VERSION_RETRIES + 1):
+        try:
+            with db.engine.begin() as conn:
+                versions = _assign_versions(conn, tables, by_class)
+                _insert(conn, db, tables, by_class, versions)
+            break
+        except sa.exc.IntegrityError as exc:
+            # Another process committed a version of the same identity between our count and
+            # our insert: count again. Any other violation is explained and raised.
+            if attempt == _VERSION_RETRIES or not _version_clash(exc):
+                _explain_failure(db, pending, exc)
+            time.sleep(random.uniform(0.005, 0.05) * (attempt + 1))
     for obj in pending:
         state = obj.__dict__
         state["version"] = versions[id(obj)][0]
