@@ -93,4 +93,5 @@ SCALAR_TYPES: dict[type, sa.types.TypeEngine] = {
     str: sa.Text(),
     bool: sa.Boolean(),
     datetime.datetime: UTCDateTime(),
+    bytes: sa.LargeBinary(),
 }

@@ -126,6 +126,8 @@ class DBObject(metaclass=DBObjectMeta):
                     value = f"<{type(value).__name__} {value.object_id}>"
                 elif prop.kind is Kind.LINK_LIST:
                     value = f"<{len(value)} objects>"
+                elif isinstance(value, bytes):
+                    value = f"<{len(value)} bytes>"
                 else:
                     value = repr(value)
             else:

@@ -13,7 +13,13 @@ from awlineage.errors import (
     PropertyDefinitionError,
 )
 from awlineage.persistence._observe import notify_read, observers
-from awlineage.persistence._values import DESCRIPTOR_TYPES, INT64_MAX, INT64_MIN, checker_for
+from awlineage.persistence._values import (
+    DESCRIPTOR_TYPES,
+    INT64_MAX,
+    INT64_MIN,
+    LIST_ELEMENT_TYPES,
+    checker_for,
+)
 
 if TYPE_CHECKING:
     from awlineage.persistence._object import DBObject
@@ -96,6 +102,7 @@ class Property:
                 exact is float or exact is bool
                 or (exact is int and INT64_MIN <= value <= INT64_MAX)
                 or (exact is str and "\x00" not in value)
+                or exact is bytes
             ):
                 return value
             return checker_for(self.type)(value, self._where(owner_name))
@@ -223,9 +230,14 @@ def persistent(doc: str, value_type: Any = _UNSET, default: Any = _UNSET, *,
     if value_type not in DESCRIPTOR_TYPES:
         raise PropertyDefinitionError(
             f"persistent(): type {value_type!r} is neither a basic type "
-            "(int, float, str, bool, datetime) nor a DBObject subclass"
+            "(int, float, str, bool, datetime, bytes) nor a DBObject subclass"
         )
     if is_list:
+        if value_type not in LIST_ELEMENT_TYPES:
+            raise PropertyDefinitionError(
+                f"persistent(): a descriptor list of {value_type.__name__} is not supported; "
+                "list elements are int, float, str, bool or datetime"
+            )
         check = checker_for(value_type)
         try:
             default = [check(item, f"default[{i}]") for i, item in enumerate(default)]

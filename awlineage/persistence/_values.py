@@ -12,7 +12,10 @@ from awlineage.errors import PersistentTypeError, PersistentValueError
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
-DESCRIPTOR_TYPES: tuple[type, ...] = (int, float, str, bool, datetime.datetime)
+DESCRIPTOR_TYPES: tuple[type, ...] = (int, float, str, bool, datetime.datetime, bytes)
+"""Types a descriptor may have; `bytes` holds encoded payloads (not allowed in lists)."""
+
+LIST_ELEMENT_TYPES: tuple[type, ...] = (int, float, str, bool, datetime.datetime)
 
 UTC = datetime.UTC
 
@@ -64,12 +67,19 @@ def _check_datetime(value: Any, where: str) -> datetime.datetime:
     return value.astimezone(UTC)
 
 
+def _check_bytes(value: Any, where: str) -> bytes:
+    if not isinstance(value, bytes | bytearray | memoryview):
+        raise PersistentTypeError(f"{where} expects bytes, got {_type_name(value)}")
+    return bytes(value)
+
+
 _CHECKERS: dict[type, Callable[[Any, str], Any]] = {
     int: _check_int,
     float: _check_float,
     str: _check_str,
     bool: _check_bool,
     datetime.datetime: _check_datetime,
+    bytes: _check_bytes,
 }
 
 

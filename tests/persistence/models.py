@@ -50,6 +50,11 @@ class MasterBias(DBObject):
     level = persistent("Bias level [ADU]", float, 0.0)
 
 
+class EncodedPayload(DBObject):
+    label = persistent("What the payload is", str, "")
+    payload = persistent("Encoded bytes", bytes, None)
+
+
 def utc(*args: int) -> datetime.datetime:
     """A timezone-aware UTC datetime."""
     return datetime.datetime(*args, tzinfo=datetime.UTC)

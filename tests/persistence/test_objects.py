@@ -10,11 +10,15 @@ from awlineage import (
     DuplicateObjectError,
     ImmutableObjectError,
     ObjectInUseError,
+    PersistentTypeError,
+    PropertyDefinitionError,
     commit,
+    persistent,
     select,
 )
 from tests.persistence.models import (
     DomeFlatImage,
+    EncodedPayload,
     FlatfieldImage,
     Instrument,
     MasterBias,
@@ -192,3 +196,19 @@ def test_commit_without_connection_is_a_clear_error() -> None:
     set_current_store(None)
     with pytest.raises(AwlError, match="connect"):
         RawFrame().commit()
+
+
+def test_bytes_descriptor_round_trips_binary_content(db, reconnect) -> None:
+    content = bytes(range(256)) * 40 + b"\x00tail"
+    EncodedPayload(label="blob", payload=content).commit()
+    again = reconnect()
+    loaded = select(EncodedPayload.label == "blob", database=again).first()
+    assert loaded.payload == content
+    assert isinstance(loaded.payload, bytes)
+
+
+def test_bytes_descriptor_refuses_text_and_lists() -> None:
+    with pytest.raises(PersistentTypeError, match=r"EncodedPayload\.payload expects bytes"):
+        EncodedPayload(payload="not bytes")
+    with pytest.raises(PropertyDefinitionError, match="descriptor list of bytes"):
+        persistent("Payloads", bytes, [])

@@ -1,0 +1,7 @@
+"""``python -m awlineage.cli``: the same as ``awl``."""
+
+import sys
+
+from awlineage.cli import main
+
+sys.exit(main())

@@ -1,0 +1,42 @@
+"""``awl select``: run a textual query and list the objects."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from awlineage.cli._common import import_modules, import_registered_modules, print_objects
+from awlineage.database import connect
+from awlineage.errors import AwlError
+from awlineage.persistence import DBObjectMeta
+
+
+def _run(args: argparse.Namespace) -> int:
+    from awlineage.query import select
+
+    db = connect(args.database)
+    import_modules(args.imports)
+    import_registered_modules(db)
+    cls = DBObjectMeta.registry.get(args.cls) if args.cls else None
+    if args.cls and cls is None:
+        raise AwlError(f"unknown persistent class {args.cls!r}")
+    query = select(args.query, cls)
+    if args.count:
+        print(query.count())
+        return 0
+    objects = query.limit(args.limit).all()
+    print_objects(objects)
+    print(f"({len(objects)} object{'s' if len(objects) != 1 else ''})", file=sys.stderr)
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``select`` to the ``awl`` parser."""
+    sel = commands.add_parser("select", help="run a textual query and list the objects")
+    sel.add_argument("query", help="e.g. \"RawFrame.exptime > 10 and RawFrame.chip == 'ccd50'\"")
+    sel.add_argument("--class", dest="cls", help="class for bare attribute names")
+    sel.add_argument("--limit", type=int, default=100)
+    sel.add_argument("--count", action="store_true", help="print only how many match")
+    sel.add_argument("--import", dest="imports", action="append", default=[],
+                     help="module defining persistent classes (repeatable)")
+    sel.set_defaults(run=_run)
