@@ -11,6 +11,7 @@ CREATE TABLE awl_class (
 	identity TEXT NOT NULL,
 	definition TEXT NOT NULL,
 	recorded TIMESTAMP WITH TIME ZONE NOT NULL,
+	code_version VARCHAR(200),
 	CONSTRAINT pk_awl_class PRIMARY KEY (class_name, class_version)
 );
 

@@ -20,6 +20,7 @@ from awlineage.database._identity_map import IdentityMap
 from awlineage.database._load import load_link, load_objects
 from awlineage.database._sync import sync_class
 from awlineage.database._tables import ClassTables, list_table_name, new_metadata
+from awlineage.database._upgrade import upgrade_framework_tables
 from awlineage.errors import ConfigurationError, ObjectInUseError
 from awlineage.persistence import (
     DBObject,
@@ -82,6 +83,7 @@ class Database:
         self._synced: dict[type, ClassTables] = {}
         self._lock = threading.RLock()
         self.metadata.create_all(self.engine, tables=list(self.framework.values()))
+        upgrade_framework_tables(self.engine, self.framework)
 
     def __repr__(self) -> str:
         return f"Database({self.url.render_as_string(hide_password=True)!r})"

@@ -40,6 +40,7 @@ def class_definition(cls: type) -> dict[str, Any]:
         "bases": [b.__name__ for b in cls.__mro__[1:]
                   if isinstance(b, type) and issubclass(b, DBObject) and b is not DBObject],
         "identity": list(cls.identity),  # type: ignore[attr-defined]
+        "code_version": cls.class_code_version(),  # type: ignore[attr-defined]
         "definition": {
             p.name: {"kind": p.kind.value, "type": type_name(p.type)}
             for p in cls._properties.values()  # type: ignore[attr-defined]
@@ -74,6 +75,7 @@ def sync_class(db: Database, cls: type) -> ClassTables:
             "module": row.module, "table_name": row.table_name,
             "bases": json.loads(row.bases), "identity": json.loads(row.identity),
             "definition": recorded,
+            "code_version": row.code_version,
         }
         if _changed(current, wanted):
             _record(conn, registry, cls, wanted, row.class_version + 1)
@@ -85,7 +87,7 @@ def _changed(current: dict[str, Any], wanted: dict[str, Any]) -> bool:
     # it is not recorded, so versions never flip-flop between two copies of a class.
     added = set(wanted["definition"]) - set(current["definition"])
     return bool(added) or any(current[k] != wanted[k]
-                              for k in ("table_name", "bases", "identity"))
+                              for k in ("table_name", "bases", "identity", "code_version"))
 
 
 def _refuse_incompatible(cls: type, recorded: dict[str, Any], wanted: dict[str, Any],
@@ -136,4 +138,5 @@ def _record(conn: sa.Connection, registry: sa.Table, cls: type, wanted: dict[str
         identity=json.dumps(wanted["identity"]),
         definition=json.dumps(wanted["definition"], sort_keys=True),
         recorded=datetime.datetime.now(datetime.UTC),
+        code_version=wanted["code_version"],
     ))

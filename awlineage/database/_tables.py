@@ -48,6 +48,8 @@ def framework_tables(metadata: sa.MetaData) -> dict[str, sa.Table]:
         sa.Column("definition", sa.Text, nullable=False,
                   comment="JSON object: property name -> kind and type"),
         sa.Column("recorded", UTCDateTime, nullable=False),
+        sa.Column("code_version", sa.String(200), nullable=True,
+                  comment="Code version of the class's methods (process targets)"),
     )
     return {name: metadata.tables[name] for name in ("awl_object", "awl_class")}
 

@@ -41,6 +41,12 @@ class DBObject(metaclass=DBObjectMeta):
         """Raise if this object may not be committed yet; called for every object a commit
         writes, before anything is written. Subclasses add their own conditions."""
 
+    @classmethod
+    def class_code_version(cls) -> str | None:
+        """The version of this class's code that the class registry records; None here.
+        Process targets override it (see `awlineage.trace`)."""
+        return None
+
     def add_companion(self, other: DBObject) -> None:
         """Commit `other` together with this object (a make()'s process run, for example)."""
         self.__dict__.setdefault("_companions", []).append(other)

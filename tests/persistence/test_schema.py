@@ -141,3 +141,17 @@ def test_an_older_copy_of_a_class_does_not_record_a_new_version(db, reconnect) -
     Growing(a=3).commit()
     assert [v["version"] for v in registry_versions(db, "Growing")] == [1]
     assert sorted(g.a for g in select(Growing, database=other)) == [1, 3]
+
+
+def test_registry_made_by_an_older_awlineage_gains_the_code_version_column(db, reconnect) -> None:
+    with db.engine.begin() as conn:
+        conn.execute(sa.text("ALTER TABLE awl_class DROP COLUMN code_version"))
+    again = reconnect()
+    columns = {c["name"] for c in sa.inspect(again.engine).get_columns("awl_class")}
+    assert "code_version" in columns
+
+    class UpgradedLater(DBObject):
+        size = persistent("Size", int, 0)
+
+    UpgradedLater(size=1).commit()
+    assert select(UpgradedLater.size == 1, database=again).count() == 1
