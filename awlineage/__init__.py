@@ -31,6 +31,13 @@ from awlineage.persistence import (
     persistent,
 )
 from awlineage.query import Query, parse_query, select
+from awlineage.trace import (
+    Process,
+    ProcessParameters,
+    ProcessRun,
+    current_run,
+    traced,
+)
 
 
 def commit(objects: "list[DBObject] | tuple[DBObject, ...]") -> None:
@@ -65,6 +72,9 @@ __all__ = [
     "ObjectNotFoundError",
     "PersistentTypeError",
     "PersistentValueError",
+    "Process",
+    "ProcessParameters",
+    "ProcessRun",
     "PropertyDefinitionError",
     "Query",
     "QueryError",
@@ -75,9 +85,11 @@ __all__ = [
     "commit",
     "connect",
     "current_database",
+    "current_run",
     "get",
     "get_persistent_properties",
     "parse_query",
     "persistent",
     "select",
+    "traced",
 ]

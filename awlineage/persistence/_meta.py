@@ -42,7 +42,7 @@ class DBObjectMeta(type):
         cls._properties = {**inherited, **own}  # type: ignore[attr-defined]
         cls._abstract = bool(namespace.get("__abstract__", False))  # type: ignore[attr-defined]
         table = namespace.get("__tablename__", name.lower())
-        if table.startswith("awl_"):
+        if table.startswith("awl_") and not cls.__module__.startswith("awlineage."):
             raise PropertyDefinitionError(
                 f"class {name}: table names starting with 'awl_' are reserved for awlineage"
             )
@@ -53,6 +53,15 @@ class DBObjectMeta(type):
         for hook in mcls.class_hooks:
             hook(cls)
         return cls
+
+
+    @classmethod
+    def add_class_hook(mcls, hook: ClassHook) -> None:
+        """Run `hook` on every persistent class: those defined already, and each one defined
+        from now on (at the end of its creation)."""
+        mcls.class_hooks.append(hook)
+        for cls in list(mcls.registry.values()):
+            hook(cls)
 
 
 def _compatible_override(old: Property, new: Property) -> bool:

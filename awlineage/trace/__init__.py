@@ -1,0 +1,62 @@
+"""make() tracing: process targets, their parameters and code versions, and the process run
+written around every make(), with its inputs, outputs, environment and call trace."""
+
+from awlineage.persistence import DBObject, DBObjectMeta
+from awlineage.trace._calls import short_repr, traced, traced_method
+from awlineage.trace._codeversion import code_version
+from awlineage.trace._context import current_recorder
+from awlineage.trace._make import traced_make
+from awlineage.trace._process import (
+    Process,
+    ProcessParameters,
+    default_parameters,
+    parameter_values,
+)
+from awlineage.trace._run import FAILED, SUCCEEDED, ProcessRun
+
+# Methods of framework classes that appear in call traces (user classes: every public method).
+FRAMEWORK_TRACED_METHODS: dict[str, tuple[str, ...]] = {
+    "DataObject": ("store", "retrieve", "open_fits"),
+}
+
+
+def current_run() -> ProcessRun | None:
+    """The process run of the make() running in this context, or None outside a make."""
+    recorder = current_recorder.get()
+    return None if recorder is None else recorder.run
+
+
+def _instrument(cls: type) -> None:
+    """Wrap make() of process targets and the traced methods of every persistent class."""
+    namespace = cls.__dict__
+    if issubclass(cls, Process) and "make" in namespace:
+        cls.make = traced_make(namespace["make"])  # type: ignore[attr-defined]
+    if cls.__module__.startswith("awlineage."):
+        names = FRAMEWORK_TRACED_METHODS.get(cls.__name__, ())
+    else:
+        names = tuple(name for name, value in namespace.items()
+                      if not name.startswith("_") and name != "make" and callable(value)
+                      and type(value).__name__ == "function")
+    for name in names:
+        if name in namespace:
+            setattr(cls, name, traced_method(namespace[name]))
+
+
+DBObjectMeta.add_class_hook(_instrument)
+
+__all__ = [
+    "FAILED",
+    "SUCCEEDED",
+    "DBObject",
+    "Process",
+    "ProcessParameters",
+    "ProcessRun",
+    "code_version",
+    "current_run",
+    "default_parameters",
+    "parameter_values",
+    "short_repr",
+    "traced",
+    "traced_make",
+    "traced_method",
+]

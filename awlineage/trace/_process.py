@@ -1,0 +1,124 @@
+"""Process targets: persistent classes with a make(), a parameters object, and a code version.
+
+Parameters are persistent objects with their defaults in code (seed 003 section 4.2): a user
+changes them by making a new parameters object in a script, never by editing the defaults.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from awlineage.persistence import DBObject, Kind, current_store, persistent
+from awlineage.persistence._values import datetime_to_text
+from awlineage.trace._codeversion import code_version
+from awlineage.trace._run import ProcessRun
+
+
+class ProcessParameters(DBObject):
+    """The parameters object of a process target that declares no parameters of its own;
+    subclass it (or any persistent class) to declare parameters with defaults."""
+
+
+class Process(DBObject):
+    """A process target: a persistent class that knows how to make itself.
+
+    Subclasses define ``make()``; every call of it (and of overrides in further subclasses)
+    writes a `ProcessRun`. A subclass declares its parameters by narrowing
+    ``process_params`` to its own parameters class, and may declare ``code_version``; without
+    one, the version is a hash of its methods' syntax trees.
+
+    Examples
+    --------
+    >>> class BiasParameters(DBObject):                           # doctest: +SKIP
+    ...     clip_sigma = persistent("Sigma for clipping", float, 3.0)
+    >>> class BiasFrame(Process, DataObject):                     # doctest: +SKIP
+    ...     raw_frames = persistent("Raw bias frames", RawBiasFrame, [])
+    ...     process_params = persistent("Processing parameters", BiasParameters, None)
+    ...     def make(self):
+    ...         ...
+    """
+
+    __abstract__ = True
+    code_version: ClassVar[str | None] = None
+    """A version string the class controls; when None, a hash of the methods' code."""
+
+    process_params = persistent("Processing parameters", DBObject, None)
+    process_run = persistent("The process run that made this object", ProcessRun, None)
+
+    def make(self) -> Any:
+        """Make this target from its dependencies; subclasses implement it."""
+        raise NotImplementedError(f"{type(self).__name__} does not define make()")
+
+    @classmethod
+    def class_code_version(cls) -> str | None:
+        """The code version recorded with every run and in the class registry."""
+        return code_version(cls)
+
+    @classmethod
+    def parameters_class(cls) -> type[DBObject]:
+        """The class of this target's parameters (`ProcessParameters` if none is declared)."""
+        declared = cls._properties["process_params"].type  # type: ignore[attr-defined]
+        return ProcessParameters if declared is DBObject else declared
+
+
+_defaults: dict[tuple[int, type], DBObject] = {}
+
+
+def default_parameters(process_class: type[Process]) -> DBObject:
+    """A parameters object with the defaults in code: one already stored with exactly those
+    values when there is one (found once per process and database), else a new one."""
+    params_class = process_class.parameters_class()
+    store = current_store()
+    key = (id(store), params_class)
+    cached = _defaults.get(key)
+    if cached is not None and (cached.__dict__["_store"] in (None, store)):
+        return cached
+    found = _stored_defaults(params_class)
+    params = found if found is not None else params_class()
+    _defaults[key] = params
+    return params
+
+
+def _stored_defaults(params_class: type[DBObject]) -> DBObject | None:
+    from awlineage.query import select
+
+    props = [p for p in params_class._properties.values()  # type: ignore[attr-defined]
+             if not p.builtin]
+    if any(p.kind is not Kind.DESCRIPTOR for p in props):
+        return None  # lists and links are not matched by value; make a fresh object
+    query = select(params_class)
+    for prop in props:
+        query = query.filter(getattr(params_class, prop.name) == prop.default)
+    for candidate in query.limit(10):
+        if type(candidate) is params_class:
+            return candidate
+    return None
+
+
+def parameter_values(params: DBObject | None) -> str:
+    """The values of a parameters object as a JSON object (links as object ids)."""
+    if params is None:
+        return "{}"
+    values: dict[str, Any] = {}
+    state = params.__dict__
+    for name, prop in type(params)._properties.items():  # type: ignore[attr-defined]
+        if prop.builtin:
+            continue
+        if prop.kind.is_link or prop.kind is Kind.LINK_LIST:
+            target = getattr(params, name)
+            values[name] = [t.object_id for t in target] if isinstance(target, list) else \
+                (None if target is None else target.object_id)
+        else:
+            values[name] = _jsonable(state.get(name))
+    return json.dumps(values, sort_keys=True)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "tzinfo"):
+        return datetime_to_text(value)
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    return value

@@ -1,0 +1,68 @@
+"""ProcessRun: the record written around every make(): who, where, when, with which code and
+parameters, what was read and made, how it ended, and the call trace."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import Any
+
+from awlineage.persistence import DBObject, persistent
+
+SUCCEEDED = "succeeded"
+FAILED = "failed"
+
+
+class ProcessRun(DBObject):
+    """One call of a process target's ``make()``.
+
+    A successful run is committed with its target (the target links to it through
+    ``process_run``); a failed one is committed on its own, with nothing else of its make.
+    Query runs like any class: ``select((ProcessRun.status == "failed") &
+    (ProcessRun.target_class == "BiasFrame"))``.
+    """
+
+    __tablename__ = "awl_process_run"
+    __diff_ignore__ = ("started", "ended", "duration", "host", "user", "pid", "target_id",
+                       "parent_run_id", "call_trace", "calls_recorded", "calls_dropped",
+                       "children", "outputs")
+
+    target_id = persistent("object_id of the target made", int, None, index=True)
+    target_class = persistent("Class of the target", str, "", index=True)
+    code_version = persistent("Code version of the target's class", str, "")
+    process_params = persistent("Parameters object used", DBObject, None)
+    parameters = persistent("Parameter values used (JSON object)", str, "{}")
+    status = persistent("succeeded or failed", str, "", index=True)
+    started = persistent("Start of the make, UTC", datetime.datetime, None)
+    ended = persistent("End of the make, UTC", datetime.datetime, None)
+    duration = persistent("Wall time of the make [s]", float, None)
+    host = persistent("Host name", str, "")
+    user = persistent("User name", str, "")
+    pid = persistent("Process id", int, None)
+    python = persistent("Python implementation and version", str, "")
+    packages = persistent("Versions of key packages (JSON object)", str, "{}")
+    error_type = persistent("Exception class of a failed make", str, None)
+    error_message = persistent("Exception message of a failed make", str, None)
+    traceback = persistent("Traceback of a failed make", str, None)
+    inputs = persistent("Stored objects read during the make", DBObject, [])
+    outputs = persistent("Objects created during the make", DBObject, [])
+    children = persistent("Runs of dependencies made during this make", DBObject, [])
+    parent_run_id = persistent("object_id of the run whose make made this one", int, None,
+                               index=True)
+    call_trace = persistent("Calls made during the make (JSON list)", str, "[]")
+    calls_recorded = persistent("Number of calls in the trace", int, 0)
+    calls_dropped = persistent("Calls beyond the trace's limit, not recorded", int, 0)
+
+    @property
+    def succeeded(self) -> bool:
+        """True when the make returned normally."""
+        return self.status == SUCCEEDED
+
+    def parameter_values(self) -> dict[str, Any]:
+        """The parameter values the make used."""
+        return json.loads(self.parameters or "{}")
+
+    def calls(self) -> list[dict[str, Any]]:
+        """The call trace: dicts with index, parent, depth, owner, method, arguments, result,
+        duration and error, in call order."""
+        return json.loads(self.call_trace or "[]")

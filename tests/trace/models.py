@@ -1,0 +1,90 @@
+"""Process targets used by the tracing and lineage tests (names unique across the suite)."""
+
+from __future__ import annotations
+
+from awlineage import DBObject, Process, persistent, select, traced
+
+
+class Exposure(DBObject):
+    chip = persistent("CCD name", str, "", index=True)
+    counts = persistent("Pixel counts [ADU]", float, [])
+
+
+class LevelParameters(DBObject):
+    clip_sigma = persistent("Sigma for clipping", float, 3.0)
+    scale = persistent("Scale factor", float, 1.0)
+
+
+@traced
+def clipped_mean(values: list[float], sigma: float) -> float:
+    """Mean of the values within `sigma` standard deviations of the mean."""
+    mean = sum(values) / len(values)
+    spread = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    kept = [v for v in values if abs(v - mean) <= sigma * spread] or values
+    return sum(kept) / len(kept)
+
+
+class MasterLevel(Process):
+    exposures = persistent("Exposures combined", Exposure, [])
+    process_params = persistent("Processing parameters", LevelParameters, None)
+    level = persistent("Clipped mean level [ADU]", float, None)
+
+    def make(self) -> None:
+        self.level = self.combine() * self.process_params.scale
+
+    def combine(self) -> float:
+        values = [v for exposure in self.exposures for v in exposure.counts]
+        return clipped_mean(values, self.process_params.clip_sigma)
+
+
+class VersionedLevel(MasterLevel):
+    code_version = "1.2"
+
+
+class CalibratedExposure(Process):
+    exposure = persistent("Exposure calibrated", Exposure, None)
+    master = persistent("Master level subtracted", MasterLevel, None)
+    value = persistent("Calibrated mean [ADU]", float, None)
+
+    def make(self) -> None:
+        if self.master is None:
+            master = MasterLevel(exposures=[self.exposure])
+            master.make()
+            self.master = master
+        counts = self.exposure.counts
+        self.value = sum(counts) / len(counts) - self.master.level
+
+
+class Detection(DBObject):
+    catalogue = persistent("Catalogue it belongs to", DBObject, None)
+    flux = persistent("Flux [ADU]", float, 0.0)
+
+
+class Catalogue(Process):
+    chip = persistent("CCD searched", str, "")
+    ndetections = persistent("Number of detections", int, 0)
+
+    def make(self) -> None:
+        exposures = list(select(Exposure.chip == self.chip))
+        for exposure in exposures:
+            for value in exposure.counts:
+                if value > 100:
+                    Detection(catalogue=self, flux=value)
+                    self.ndetections += 1
+
+
+class BrokenTarget(Process):
+    exposure = persistent("Exposure read before failing", Exposure, None)
+
+    def make(self) -> None:
+        _ = self.exposure.counts
+        Exposure(chip="never stored")
+        raise ValueError(f"cannot make {self.object_id}: deliberately broken")
+
+
+class ExtendedLevel(MasterLevel):
+    offset = persistent("Added after the combination", float, 0.0)
+
+    def make(self) -> None:
+        super().make()
+        self.level += self.offset
