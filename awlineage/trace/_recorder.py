@@ -48,13 +48,14 @@ class RunRecorder:
             known.setdefault(id(obj), obj)
 
     def inputs(self, committed_only: bool) -> list[DBObject]:
-        """Objects read, other than the target and what this make created."""
+        """Objects read, other than the target and what this make created, by object_id."""
         made = self.created_objects
         target = self.target
         found = [o for key, o in self.read_objects.items()
                  if key not in made and o is not target]
         if committed_only:
             found = [o for o in found if o.__dict__["_committed"]]
+        found.sort(key=lambda o: o.__dict__["object_id"])
         return found
 
     def outputs(self) -> list[DBObject]:

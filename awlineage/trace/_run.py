@@ -23,9 +23,11 @@ class ProcessRun(DBObject):
     """
 
     __tablename__ = "awl_process_run"
+    # Attributes that differ between any two runs, or repeat what the diff shows elsewhere
+    # (parameter values are compared on the parameters objects themselves).
     __diff_ignore__ = ("started", "ended", "duration", "host", "user", "pid", "target_id",
                        "parent_run_id", "call_trace", "calls_recorded", "calls_dropped",
-                       "children", "outputs")
+                       "children", "outputs", "parameters")
 
     target_id = persistent("object_id of the target made", int, None, index=True)
     target_class = persistent("Class of the target", str, "", index=True)

@@ -1,0 +1,48 @@
+"""Lineage queries over stored objects, all in batched SQL: dependencies, inverse links,
+ancestors and descendants, the info tree, diffs of two lineages, and PROV and OpenLineage
+exports."""
+
+from awlineage.lineage._ancestry import Ancestry, ancestry
+from awlineage.lineage._dependencies import (
+    InverseLink,
+    get_dependencies,
+    get_inverse_properties,
+    get_onthefly_dependencies,
+)
+from awlineage.lineage._diff import Difference, LineageDiff, diff
+from awlineage.lineage._edges import Edge, incoming_edges, outgoing_edges
+from awlineage.lineage._info import InfoNode, info
+from awlineage.lineage._openlineage import openlineage_events
+from awlineage.lineage._prov import prov_json, to_prov
+from awlineage.lineage._walk import (
+    ancestors,
+    child_edges,
+    descendants,
+    parent_edges,
+    reachable,
+)
+
+__all__ = [
+    "Ancestry",
+    "Difference",
+    "Edge",
+    "InfoNode",
+    "InverseLink",
+    "LineageDiff",
+    "ancestors",
+    "ancestry",
+    "child_edges",
+    "descendants",
+    "diff",
+    "get_dependencies",
+    "get_inverse_properties",
+    "get_onthefly_dependencies",
+    "incoming_edges",
+    "info",
+    "openlineage_events",
+    "outgoing_edges",
+    "parent_edges",
+    "prov_json",
+    "reachable",
+    "to_prov",
+]

@@ -1,0 +1,77 @@
+"""Seed 003's lineage helpers: what an object depends on, what uses it, and which of its
+dependencies could be made again on the fly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from awlineage.database import Database, current_database, load_objects, prefetch
+from awlineage.lineage._edges import incoming_edges
+from awlineage.lineage._walk import require_stored
+from awlineage.persistence import DBObject, Kind
+
+
+@dataclass(frozen=True)
+class InverseLink:
+    """`obj` links to the object asked about through `attribute` (``Class.name``), at
+    `position` of a link list (None for a single link)."""
+
+    obj: DBObject
+    attribute: str
+    position: int | None = None
+
+
+def _link_properties(obj: DBObject) -> list[Any]:
+    return [p for p in type(obj)._properties.values()  # type: ignore[attr-defined]
+            if p.kind.is_link or p.kind is Kind.LINK_LIST]
+
+
+def get_dependencies(obj: DBObject, *, database: Database | None = None
+                     ) -> dict[str, DBObject | list[DBObject] | None]:
+    """The objects `obj` links to, by attribute (a list for a link list), loaded in a few
+    batched queries. For a process target this includes its process run, whose ``inputs``
+    are what its make() read.
+
+    Examples
+    --------
+    >>> get_dependencies(bias)                       # doctest: +SKIP
+    {'raw_frames': [<RawBiasFrame ...>, ...], 'process_params': <BiasParameters ...>, ...}
+    """
+    db = database or current_database()
+    props = _link_properties(obj)
+    if obj.is_committed:
+        for prop in props:
+            prefetch(db, [obj], prop)
+    return {prop.name: getattr(obj, prop.name) for prop in props}
+
+
+def get_inverse_properties(obj: DBObject, *, database: Database | None = None
+                           ) -> list[InverseLink]:
+    """Every stored object, of any class, that links to `obj`, with the attribute it links
+    through: one query over all link columns for the edges, then one per class to load.
+
+    Returns
+    -------
+    list of InverseLink
+        Ordered by object_id of the linking object, then attribute.
+    """
+    require_stored(obj)
+    db = database or current_database()
+    edges = incoming_edges(db, [obj.object_id])
+    objects = load_objects(db, {edge.source for edge in edges})
+    edges.sort(key=lambda e: (e.source, e.attribute, e.position or 0))
+    return [InverseLink(objects[e.source], e.attribute, e.position) for e in edges]
+
+
+def get_onthefly_dependencies(obj: DBObject, *, database: Database | None = None
+                              ) -> list[DBObject]:
+    """The dependencies of `obj` that are process targets, and so could be made again (on
+    the fly) from their own dependencies."""
+    from awlineage.trace import Process
+
+    found: list[DBObject] = []
+    for value in get_dependencies(obj, database=database).values():
+        members = value if isinstance(value, list) else [value]
+        found.extend(m for m in members if isinstance(m, Process) and m not in found)
+    return found

@@ -1,0 +1,152 @@
+"""The lineage graph's edges, read in batches: every link and link-list element between
+stored objects, found from the class registry (so a walk needs no Python classes)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+from awlineage.database import Database, RegisteredClass, list_table_name
+
+_ID_CHUNK = 900
+_MAX_PARAMETERS = 30_000  # below SQLite's limit of bound parameters per statement
+_MAX_UNION = 400  # below SQLite's limit of terms in one compound SELECT
+
+
+@dataclass(frozen=True)
+class Edge:
+    """`source` links to `target` through ``attribute`` (``Class.name``); `position` is the
+    index within a link list, None for a single link."""
+
+    source: int
+    attribute: str
+    target: int
+    position: int | None = None
+
+    @property
+    def name(self) -> str:
+        """The attribute name without the class."""
+        return self.attribute.rpartition(".")[2]
+
+
+def _chunks(items: Sequence[int], size: int) -> Iterable[Sequence[int]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def classes_of(db: Database, ids: Iterable[int]) -> dict[str, list[int]]:
+    """The stored objects among `ids`, grouped by class name (one query per 900 ids)."""
+    registry = db.framework["awl_object"]
+    grouped: dict[str, list[int]] = {}
+    wanted = list(dict.fromkeys(ids))
+    with db.engine.connect() as conn:
+        for chunk in _chunks(wanted, _ID_CHUNK):
+            rows = conn.execute(sa.select(registry.c.object_id, registry.c.class_name)
+                                .where(registry.c.object_id.in_(chunk)))
+            for oid, name in rows:
+                grouped.setdefault(name, []).append(oid)
+    return grouped
+
+
+class AttributeFilter:
+    """Which attributes (``Class.name``) an edge query reads: `only` these, or all but `skip`."""
+
+    def __init__(self, only: frozenset[str] | None = None,
+                 skip: frozenset[str] = frozenset()) -> None:
+        self.only = only
+        self.skip = skip
+
+    def __call__(self, qualified: str) -> bool:
+        if qualified in self.skip:
+            return False
+        return self.only is None or qualified in self.only
+
+
+ALL = AttributeFilter()
+
+
+def _links(entry: RegisteredClass, wanted: AttributeFilter) -> tuple[list[str], list[str]]:
+    single = [name for name, spec in entry.definition.items()
+              if spec["kind"] in ("link", "self-link") and wanted(f"{entry.name}.{name}")]
+    lists = [name for name, spec in entry.definition.items()
+             if spec["kind"] == "link list" and wanted(f"{entry.name}.{name}")]
+    return single, lists
+
+
+def outgoing_edges(db: Database, ids: Iterable[int],
+                   wanted: AttributeFilter = ALL) -> list[Edge]:
+    """Every edge from one of `ids`: per class, one query for its link columns and one per
+    link list, each over up to 900 ids."""
+    registry = db.registered_classes()
+    edges: list[Edge] = []
+    with db.engine.connect() as conn:
+        for name, class_ids in classes_of(db, ids).items():
+            entry = registry[name]
+            single, lists = _links(entry, wanted)
+            if single:
+                table = sa.table(entry.table_name, sa.column("object_id"),
+                                 *(sa.column(n) for n in single))
+                for chunk in _chunks(class_ids, _ID_CHUNK):
+                    for row in conn.execute(sa.select(table).where(
+                            table.c.object_id.in_(chunk))):
+                        edges.extend(Edge(row[0], f"{name}.{attr}", target)
+                                     for attr, target in zip(single, row[1:], strict=True)
+                                     if target is not None)
+            for attr in lists:
+                members = _list_table(entry, attr)
+                for chunk in _chunks(class_ids, _ID_CHUNK):
+                    rows = conn.execute(
+                        sa.select(members.c.object_id, members.c.position, members.c.target_id)
+                        .where(members.c.object_id.in_(chunk))
+                        .order_by(members.c.object_id, members.c.position))
+                    edges.extend(Edge(owner, f"{name}.{attr}", target, position)
+                                 for owner, position, target in rows)
+    return edges
+
+
+def _list_table(entry: RegisteredClass, attr: str) -> sa.TableClause:
+    return sa.table(list_table_name(entry.table_name, attr), sa.column("object_id"),
+                    sa.column("position"), sa.column("target_id"))
+
+
+def incoming_edges(db: Database, ids: Iterable[int],
+                   attributes: AttributeFilter = ALL) -> list[Edge]:
+    """Every edge into one of `ids`, from objects of any class: one UNION query over every
+    link column and link list of every stored class, per batch of ids."""
+    wanted = list(dict.fromkeys(ids))
+    sources = []
+    for entry in db.registered_classes().values():
+        single, lists = _links(entry, attributes)
+        sources.extend((entry, attr, False) for attr in single)
+        sources.extend((entry, attr, True) for attr in lists)
+    if not sources or not wanted:
+        return []
+    edges: list[Edge] = []
+    per_query = max(1, min(_ID_CHUNK, _MAX_PARAMETERS // min(len(sources), _MAX_UNION)))
+    with db.engine.connect() as conn:
+        for group_start in range(0, len(sources), _MAX_UNION):
+            group = sources[group_start:group_start + _MAX_UNION]
+            for chunk in _chunks(wanted, per_query):
+                selects = [_incoming_select(entry, attr, is_list, chunk)
+                           for entry, attr, is_list in group]
+                statement = selects[0] if len(selects) == 1 else sa.union_all(*selects)
+                edges.extend(Edge(source, attribute, target, position)
+                             for source, attribute, target, position in conn.execute(statement))
+    return edges
+
+
+def _incoming_select(entry: RegisteredClass, attr: str, is_list: bool,
+                     ids: Sequence[int]) -> sa.Select:
+    label = sa.literal(f"{entry.name}.{attr}", sa.String).label("attribute")
+    if is_list:
+        members = _list_table(entry, attr)
+        return sa.select(members.c.object_id.label("source"), label,
+                         members.c.target_id.label("target"),
+                         members.c.position.label("position")
+                         ).where(members.c.target_id.in_(ids))
+    table = sa.table(entry.table_name, sa.column("object_id"), sa.column(attr))
+    return sa.select(table.c.object_id.label("source"), label, table.c[attr].label("target"),
+                     sa.cast(sa.null(), sa.Integer).label("position")
+                     ).where(table.c[attr].in_(ids))

@@ -1,0 +1,165 @@
+"""``info(obj, depth=N)``: the lineage tree of an object as the object viewer shows it:
+leaves are attributes, branches are links. Loaded level by level in batched queries."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Any
+
+from awlineage.database import Database, current_database, prefetch
+from awlineage.persistence import DBObject, Kind
+
+MAX_LIST_MEMBERS = 20
+
+
+@dataclass
+class InfoNode:
+    """One line of the tree: an attribute and its value, or a linked object with children.
+
+    Attributes
+    ----------
+    name
+        The attribute (``raw_frames[2]`` for a link-list member); the root's is ``""``.
+    value
+        The text shown after the name.
+    obj
+        The linked object, for branches.
+    children
+        Attribute lines of the linked object (empty past the depth).
+    """
+
+    name: str
+    value: str
+    obj: DBObject | None = None
+    children: list[InfoNode] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The tree as plain data (for JSON and the web viewer)."""
+        data: dict[str, Any] = {"name": self.name, "value": self.value}
+        if self.obj is not None:
+            data["object_id"] = self.obj.object_id
+            data["class"] = type(self.obj).__name__
+        if self.children:
+            data["children"] = [child.to_dict() for child in self.children]
+        return data
+
+    def render(self) -> str:
+        """The tree as indented text with box-drawing branches."""
+        lines = [self._label()]
+        self._render_children(lines, "")
+        return "\n".join(lines)
+
+    def _label(self) -> str:
+        return f"{self.name} = {self.value}" if self.name else self.value
+
+    def _render_children(self, lines: list[str], prefix: str) -> None:
+        for i, child in enumerate(self.children):
+            last = i == len(self.children) - 1
+            lines.append(f"{prefix}{'└── ' if last else '├── '}{child._label()}")
+            child._render_children(lines, prefix + ("    " if last else "│   "))
+
+    __str__ = render
+
+    def __repr__(self) -> str:
+        return self.render()
+
+
+def describe(obj: DBObject) -> str:
+    """``Class object_id (vN)``."""
+    version = obj.__dict__.get("version")
+    suffix = f" v{version}" if version is not None else ""
+    return f"{type(obj).__name__} {obj.object_id}{suffix}"
+
+
+def format_value(value: Any) -> str:
+    """An attribute value as the tree shows it."""
+    if isinstance(value, datetime.datetime):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def info(obj: DBObject, depth: int = 1, *, database: Database | None = None) -> InfoNode:
+    """The lineage tree of `obj`, `depth` links deep.
+
+    Parameters
+    ----------
+    obj
+        The object at the root.
+    depth
+        Levels of links to expand (0: the object's own attributes only).
+
+    Returns
+    -------
+    InfoNode
+        Prints as the tree; ``to_dict()`` gives it as data.
+
+    Examples
+    --------
+    >>> print(info(bias, depth=2))                     # doctest: +SKIP
+    BiasFrame 1234 v1
+    ├── filename = 'bias-ccd50.fits'
+    ├── raw_frames[0] = RawBiasFrame 1100 v1
+    │   ├── chip = 'ccd50'
+    ...
+    """
+    db = database or current_database()
+    root = InfoNode("", describe(obj), obj)
+    level = [root]
+    for remaining in range(depth, -1, -1):
+        _load_links(db, [node.obj for node in level if node.obj is not None])
+        next_level: list[InfoNode] = []
+        for node in level:
+            node.children = _attribute_nodes(node.obj, expand=remaining > 0)
+            next_level.extend(c for c in node.children if c.obj is not None)
+        level = next_level
+        if remaining == 0:
+            break
+    return root
+
+
+def _load_links(db: Database, objects: list[DBObject]) -> None:
+    by_class: dict[type, list[DBObject]] = {}
+    for obj in objects:
+        if obj.is_committed:
+            by_class.setdefault(type(obj), []).append(obj)
+    for cls, members in by_class.items():
+        for prop in cls._properties.values():  # type: ignore[attr-defined]
+            if prop.kind.is_link or prop.kind is Kind.LINK_LIST:
+                prefetch(db, members, prop)
+
+
+def _display_order(cls: type) -> list[tuple[str, Any]]:
+    """The class's own attributes first, then those it inherits from awlineage (file,
+    parameters, process run), each group in declaration order."""
+    items = list(cls._properties.items())  # type: ignore[attr-defined]
+    return sorted(items, key=lambda item: item[1].owner.__module__.startswith("awlineage."))
+
+
+def _attribute_nodes(obj: DBObject | None, expand: bool) -> list[InfoNode]:
+    if obj is None:
+        return []
+    nodes: list[InfoNode] = []
+    for name, prop in _display_order(type(obj)):
+        if prop.builtin:
+            continue
+        value = getattr(obj, name)
+        if prop.kind.is_link:
+            if value is None:
+                nodes.append(InfoNode(name, "None"))
+            else:
+                nodes.append(InfoNode(name, describe(value), value if expand else None))
+        elif prop.kind is Kind.LINK_LIST:
+            nodes.append(InfoNode(name, f"[{len(value)} objects]"))
+            for i, member in enumerate(value[:MAX_LIST_MEMBERS]):
+                nodes.append(InfoNode(f"{name}[{i}]", describe(member),
+                                      member if expand else None))
+            if len(value) > MAX_LIST_MEMBERS:
+                nodes.append(InfoNode(f"{name}[...]",
+                                      f"{len(value) - MAX_LIST_MEMBERS} more not shown"))
+        else:
+            nodes.append(InfoNode(name, format_value(value)))
+    return nodes

@@ -1,0 +1,97 @@
+"""Export of an object's ancestry as W3C PROV (PROV-JSON through the `prov` package): objects
+are entities, process runs activities, users agents."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import Any
+
+from prov.model import ProvDocument
+
+from awlineage.database import Database, current_database
+from awlineage.lineage._ancestry import ancestry
+from awlineage.persistence import DBObject, Kind
+
+NAMESPACE_PREFIX = "awl"
+NAMESPACE_URI = "urn:awlineage:"
+# Run attributes worth carrying into PROV (the call trace stays in awlineage).
+_RUN_ATTRIBUTES = ("target_class", "target_id", "code_version", "parameters", "status", "host",
+                   "pid", "python", "packages", "error_type", "error_message")
+
+
+def _identifier(obj: DBObject) -> str:
+    return f"{NAMESPACE_PREFIX}:{type(obj).__name__}/{obj.object_id}"
+
+
+def _prov_value(value: Any) -> Any:
+    if isinstance(value, bool | int | float | str | datetime.datetime):
+        return value
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    if isinstance(value, list):
+        return json.dumps([_prov_value(v) if not isinstance(v, datetime.datetime)
+                           else v.isoformat() for v in value])
+    return str(value)
+
+
+def _entity_attributes(obj: DBObject) -> dict[str, Any]:
+    attributes: dict[str, Any] = {f"{NAMESPACE_PREFIX}:class": type(obj).__name__}
+    if obj.__dict__.get("version") is not None:
+        attributes[f"{NAMESPACE_PREFIX}:version"] = obj.version
+    for name, prop in type(obj)._properties.items():  # type: ignore[attr-defined]
+        if prop.builtin or prop.kind.is_link or prop.kind is Kind.LINK_LIST:
+            continue
+        value = obj.__dict__.get(name)
+        if value is not None:
+            attributes[f"{NAMESPACE_PREFIX}:{name}"] = _prov_value(value)
+    return attributes
+
+
+def to_prov(obj: DBObject, depth: int | None = None, *,
+            database: Database | None = None) -> ProvDocument:
+    """The ancestry of `obj` as a PROV document.
+
+    Runs become activities (``used`` their inputs and parameters, ``wasAssociatedWith`` the
+    user, ``wasInformedBy`` the runs of dependencies they made); a target and a run's outputs
+    ``wasGeneratedBy`` the run; other links become ``wasDerivedFrom`` with the attribute name.
+    """
+    from awlineage.trace import ProcessRun
+
+    db = database or current_database()
+    graph = ancestry(db, obj, depth)
+    document = ProvDocument()
+    document.add_namespace(NAMESPACE_PREFIX, NAMESPACE_URI)
+    for item in graph.objects.values():
+        if isinstance(item, ProcessRun):
+            attributes = {f"{NAMESPACE_PREFIX}:{name}": _prov_value(getattr(item, name))
+                          for name in _RUN_ATTRIBUTES if getattr(item, name) is not None}
+            activity = document.activity(_identifier(item), item.started, item.ended,
+                                         attributes)
+            agent = document.agent(f"{NAMESPACE_PREFIX}:user/{item.user or 'unknown'}")
+            document.wasAssociatedWith(activity, agent)
+        else:
+            document.entity(_identifier(item), _entity_attributes(item))
+    for edge in graph.edges:
+        source, target = graph.objects[edge.source], graph.objects[edge.target]
+        attribute = {f"{NAMESPACE_PREFIX}:attribute": edge.name}
+        if isinstance(source, ProcessRun):
+            if edge.name == "outputs":
+                document.wasGeneratedBy(_identifier(target), _identifier(source))
+            elif isinstance(target, ProcessRun):
+                document.wasInformedBy(_identifier(source), _identifier(target))
+            else:
+                document.used(_identifier(source), _identifier(target),
+                              other_attributes=attribute)
+        elif isinstance(target, ProcessRun):
+            document.wasGeneratedBy(_identifier(source), _identifier(target))
+        else:
+            document.wasDerivedFrom(_identifier(source), _identifier(target),
+                                    other_attributes=attribute)
+    return document
+
+
+def prov_json(obj: DBObject, depth: int | None = None, *,
+              database: Database | None = None) -> str:
+    """The ancestry of `obj` as PROV-JSON text."""
+    return to_prov(obj, depth, database=database).serialize(format="json", indent=1)

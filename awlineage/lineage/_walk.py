@@ -1,0 +1,109 @@
+"""Walking the lineage graph: everything an object was made from (ancestors) or that was
+made from it (descendants), level by level, each level in a few batched queries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from awlineage.database import Database, current_database, load_objects
+from awlineage.errors import ObjectNotFoundError
+from awlineage.lineage._edges import AttributeFilter, Edge, incoming_edges, outgoing_edges
+from awlineage.persistence import DBObject
+
+EdgeReader = Callable[[Database, Iterable[int]], list[Edge]]
+
+PRODUCT_ATTRIBUTES = frozenset({"ProcessRun.outputs"})
+"""Links that point from a run to what it made: lineage follows them backwards."""
+_PRODUCTS = AttributeFilter(only=PRODUCT_ATTRIBUTES)
+_NOT_PRODUCTS = AttributeFilter(skip=PRODUCT_ATTRIBUTES)
+
+
+def parent_edges(db: Database, ids: Iterable[int]) -> list[Edge]:
+    """Edges from `ids` to what they were made from: their links, and the runs that listed
+    them as outputs."""
+    ids = list(ids)
+    return outgoing_edges(db, ids, _NOT_PRODUCTS) + incoming_edges(db, ids, _PRODUCTS)
+
+
+def child_edges(db: Database, ids: Iterable[int]) -> list[Edge]:
+    """Edges from `ids` to what was made from them: objects that link to them, and the
+    outputs of runs among them."""
+    ids = list(ids)
+    return incoming_edges(db, ids, _NOT_PRODUCTS) + outgoing_edges(db, ids, _PRODUCTS)
+
+
+def reachable(db: Database, start: Iterable[int], read_edges: EdgeReader,
+              depth: int | None = None, edges: list[Edge] | None = None) -> dict[int, int]:
+    """Object ids reachable from `start` (excluded) and their distance, breadth first.
+
+    Parameters
+    ----------
+    read_edges
+        `parent_edges` to walk towards ancestors, `child_edges` towards descendants.
+    depth
+        How many links to follow at most; None for all.
+    edges
+        A list that collects the edges walked (for exports that draw the graph).
+    """
+    seen = set(start)
+    frontier = list(seen)
+    distance: dict[int, int] = {}
+    level = 0
+    while frontier and (depth is None or level < depth):
+        level += 1
+        current = set(frontier)
+        found = read_edges(db, frontier)
+        if edges is not None:
+            edges.extend(found)
+        frontier = []
+        for edge in found:
+            node = edge.target if edge.source in current else edge.source
+            if node not in seen:
+                seen.add(node)
+                distance[node] = level
+                frontier.append(node)
+    return distance
+
+
+def require_stored(obj: DBObject) -> None:
+    """Lineage is a property of stored objects: raise for one never committed."""
+    if not obj.is_committed:
+        raise ObjectNotFoundError(
+            f"{type(obj).__name__} {obj.object_id} is not stored: commit it first"
+        )
+
+
+def _ordered_objects(db: Database, distance: dict[int, int]) -> list[DBObject]:
+    objects = load_objects(db, distance)
+    return [objects[oid] for oid in sorted(distance, key=lambda o: (distance[o], o))]
+
+
+def ancestors(obj: DBObject, depth: int | None = None, *,
+              database: Database | None = None) -> list[DBObject]:
+    """Every object `obj` was made from: what it links to, what those link to, and so on
+    (through its process run to the run's inputs and parameters).
+
+    Parameters
+    ----------
+    obj
+        A committed object.
+    depth
+        Links to follow at most (1: only what `obj` links to); None for all.
+
+    Returns
+    -------
+    list of DBObject
+        Nearest first, then by object_id.
+    """
+    require_stored(obj)
+    db = database or current_database()
+    return _ordered_objects(db, reachable(db, [obj.object_id], parent_edges, depth))
+
+
+def descendants(obj: DBObject, depth: int | None = None, *,
+                database: Database | None = None) -> list[DBObject]:
+    """Every object made from `obj`: what links to it (runs that read it, targets those
+    runs made, ...), nearest first. See `ancestors` for the parameters."""
+    require_stored(obj)
+    db = database or current_database()
+    return _ordered_objects(db, reachable(db, [obj.object_id], child_edges, depth))

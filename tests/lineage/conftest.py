@@ -1,0 +1,54 @@
+"""A small pipeline with known lineage, made on the test's database."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+import sqlalchemy as sa
+
+from awlineage import commit
+from tests.trace.models import CalibratedExposure, Exposure, LevelParameters, MasterLevel
+
+
+@dataclass
+class Pipeline:
+    exposures: list[Exposure]
+    master: MasterLevel
+    calibrated: list[CalibratedExposure]
+
+
+def make_pipeline(n: int = 3, params: LevelParameters | None = None) -> Pipeline:
+    """`n` exposures -> one master level -> `n` calibrated exposures, all committed."""
+    exposures = [Exposure(chip="ccd50", counts=[100.0 + i, 101.0 + i]) for i in range(n)]
+    commit(exposures)
+    master = MasterLevel(exposures=exposures, process_params=params)
+    master.make()
+    master.commit()
+    calibrated = []
+    for exposure in exposures:
+        target = CalibratedExposure(exposure=exposure, master=master)
+        target.make()
+        calibrated.append(target)
+    commit(calibrated)
+    return Pipeline(exposures, master, calibrated)
+
+
+@pytest.fixture
+def pipeline(db) -> Pipeline:
+    return make_pipeline()
+
+
+@pytest.fixture
+def count_queries():
+    """Start counting the SQL statements a database runs; returns the list that fills."""
+    def start(db) -> list[str]:
+        statements: list[str] = []
+
+        @sa.event.listens_for(db.engine, "before_cursor_execute")
+        def _record(conn, cursor, statement, parameters, context, executemany):
+            statements.append(statement)
+
+        return statements
+
+    return start

@@ -1,0 +1,68 @@
+"""Exports of an object's ancestry: W3C PROV-JSON (read back with the prov package) and
+OpenLineage 2-0-2 run events."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+from prov.model import ProvDocument
+
+from awlineage import openlineage_events, prov_json
+from tests.trace.models import BrokenTarget, Exposure
+
+RUN_EVENT_KEYS = {"eventType", "eventTime", "run", "job", "inputs", "outputs", "producer",
+                  "schemaURL"}
+
+
+def test_prov_json_has_entities_activities_and_their_relations(db, pipeline) -> None:
+    text = prov_json(pipeline.calibrated[0])
+    document = ProvDocument.deserialize(content=text, format="json")
+    records = {type(r).__name__ for r in document.get_records()}
+    assert {"ProvEntity", "ProvActivity", "ProvAgent", "ProvUsage", "ProvGeneration",
+            "ProvDerivation", "ProvAssociation"} <= records
+    data = json.loads(text)
+    master_id = f"awl:MasterLevel/{pipeline.master.object_id}"
+    assert data["entity"][master_id]["awl:level"]["$"] if isinstance(
+        data["entity"][master_id]["awl:level"], dict) else data["entity"][master_id]["awl:level"]
+    run_id = f"awl:ProcessRun/{pipeline.master.process_run.object_id}"
+    used = {(u["prov:activity"], u["prov:entity"]) for u in data["used"].values()}
+    for exposure in pipeline.exposures:
+        assert (run_id, f"awl:Exposure/{exposure.object_id}") in used
+    generated = {(g["prov:entity"], g["prov:activity"]) for g in data["wasGeneratedBy"].values()}
+    assert (master_id, run_id) in generated
+
+
+def test_openlineage_events_follow_the_run_event_shape(db, pipeline) -> None:
+    events = openlineage_events(pipeline.calibrated[0])
+    runs = {pipeline.master.process_run.object_id, pipeline.calibrated[0].process_run.object_id}
+    assert len(events) == 2 * len(runs)
+    for event in events:
+        assert RUN_EVENT_KEYS <= set(event)
+        uuid.UUID(event["run"]["runId"])
+        assert event["schemaURL"].startswith("https://openlineage.io/spec/2-0-2/")
+        for facet in event["run"]["facets"].values():
+            assert {"_producer", "_schemaURL"} <= set(facet)
+        json.dumps(event)
+    assert [e["eventType"] for e in events] == ["START", "COMPLETE"] * 2
+    master_events = [e for e in events if e["job"]["name"] == "MasterLevel.make"]
+    inputs = {d["name"] for d in master_events[-1]["inputs"]}
+    assert {f"Exposure/{e.object_id}" for e in pipeline.exposures} <= inputs
+    outputs = {d["name"] for d in master_events[-1]["outputs"]}
+    assert f"MasterLevel/{pipeline.master.object_id}" in outputs
+
+
+def test_a_failed_run_exports_a_fail_event_with_its_error(db) -> None:
+    from awlineage import ProcessRun, select
+
+    exposure = Exposure(chip="x", counts=[1.0])
+    exposure.commit()
+    broken = BrokenTarget(exposure=exposure)
+    with pytest.raises(ValueError):
+        broken.make()
+    run = select(ProcessRun.target_id == broken.object_id).first()
+    events = openlineage_events(run)
+    assert events[-1]["eventType"] == "FAIL"
+    error = events[-1]["run"]["facets"]["errorMessage"]
+    assert "deliberately broken" in error["message"] and error["programmingLanguage"] == "python"
