@@ -1,0 +1,137 @@
+"""``awl info | trace | diff | ancestors | descendants | export``: lineage from the command
+line. IDs are object_ids; one that is not stored is an error naming it (exit status 2)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from awlineage.cli._common import import_modules, import_registered_modules, print_objects
+from awlineage.database import Database, connect
+from awlineage.errors import AwlError
+from awlineage.persistence import DBObject
+
+
+def _open(args: argparse.Namespace) -> tuple[Database, list[DBObject]]:
+    db = connect(args.database)
+    import_modules(args.imports)
+    import_registered_modules(db)
+    ids = args.ids if hasattr(args, "ids") else [args.id]
+    return db, [db.get(object_id) for object_id in ids]
+
+
+def _info(args: argparse.Namespace) -> int:
+    from awlineage.lineage import info
+
+    _, (obj,) = _open(args)
+    print(info(obj, depth=args.depth))
+    return 0
+
+
+def find_run(obj: DBObject) -> Any:
+    """The process run `obj` is, or the one that made it."""
+    from awlineage.trace import Process, ProcessRun
+
+    if isinstance(obj, ProcessRun):
+        return obj
+    if isinstance(obj, Process) and obj.process_run is not None:
+        return obj.process_run
+    raise AwlError(f"{type(obj).__name__} {obj.object_id} is neither a process run nor a "
+                   "target made by one")
+
+
+def format_trace(run: Any) -> str:
+    """A run's header line and its call trace as an indented tree with durations."""
+    outcome = run.status if run.succeeded else f"{run.status}: {run.error_type}: " \
+        f"{run.error_message}"
+    duration = f" in {run.duration * 1000:.3f} ms" if run.duration is not None else ""
+    lines = [f"ProcessRun {run.object_id} of {run.target_class} {run.target_id}: "
+             f"{outcome}{duration}",
+             f"  code version {run.code_version}, parameters {run.parameters}",
+             f"  {run.user}@{run.host} pid {run.pid}, {run.python}, started "
+             f"{run.started.isoformat() if run.started else '?'}"]
+    for call in run.calls():
+        result = f" raised {call['error']}" if call["error"] else f" -> {call['result']}"
+        lines.append(f"{'  ' * (call['depth'] + 1)}{call['owner']}.{call['method']}"
+                     f"({call['arguments']}){result}  [{call['duration'] * 1000:.3f} ms]")
+    if run.calls_dropped:
+        lines.append(f"  ... {run.calls_dropped} more calls not recorded (AWL_TRACE_MAX_CALLS)")
+    return "\n".join(lines)
+
+
+def _trace(args: argparse.Namespace) -> int:
+    _, (obj,) = _open(args)
+    print(format_trace(find_run(obj)))
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from awlineage.lineage import diff
+
+    _, (a, b) = _open(args)
+    print(diff(a, b, depth=args.depth))
+    return 0
+
+
+def _walk(walk: Callable[..., list[DBObject]]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        _, (obj,) = _open(args)
+        found = walk(obj, depth=args.depth)
+        print_objects(found)
+        print(f"({len(found)} object{'s' if len(found) != 1 else ''})", file=sys.stderr)
+        return 0
+
+    return run
+
+
+def _export(args: argparse.Namespace) -> int:
+    from awlineage.lineage import openlineage_events, prov_json
+
+    _, (obj,) = _open(args)
+    if args.format == "prov":
+        text = prov_json(obj, depth=args.depth)
+    else:
+        text = json.dumps(openlineage_events(obj, depth=args.depth), indent=1)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+    else:
+        print(text)
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add the lineage commands to the ``awl`` parser."""
+    from awlineage.lineage import ancestors, descendants
+
+    def command(name: str, help_text: str, run: Callable[[argparse.Namespace], int],
+                depth: int | None, two_ids: bool = False) -> argparse.ArgumentParser:
+        parser = commands.add_parser(name, help=help_text)
+        if name == "export":
+            parser.add_argument("format", choices=("prov", "openlineage"))
+        if two_ids:
+            parser.add_argument("ids", type=int, nargs=2, metavar="ID")
+        else:
+            parser.add_argument("id", type=int, metavar="ID", help="an object_id")
+        parser.add_argument("--depth", type=int, default=depth,
+                            help=f"links to follow (default: {depth or 'all'})")
+        parser.add_argument("--import", dest="imports", action="append", default=[],
+                            help="module defining persistent classes (repeatable)")
+        parser.set_defaults(run=run)
+        return parser
+
+    command("info", "the lineage tree of an object", _info, 1)
+    trace = commands.add_parser("trace", help="the call trace of a run (or of the run that "
+                                "made a target)")
+    trace.add_argument("id", type=int, metavar="ID")
+    trace.add_argument("--import", dest="imports", action="append", default=[])
+    trace.set_defaults(run=_trace)
+    command("diff", "where the lineages of two objects differ", _diff, None, two_ids=True)
+    command("ancestors", "everything an object was made from", _walk(ancestors), None)
+    command("descendants", "everything made from an object", _walk(descendants), None)
+    export = command("export", "an object's ancestry as PROV-JSON or OpenLineage events",
+                     _export, None)
+    export.add_argument("--output", "-o", help="write to this file instead of stdout")

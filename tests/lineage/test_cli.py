@@ -1,0 +1,84 @@
+"""The lineage commands of ``awl``, run as a user would, in a separate process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from awlineage import ProcessRun, select
+from tests.trace.models import BrokenTarget, Exposure
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def awl(db, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    if db.schema:
+        env["AWL_DATABASE_SCHEMA"] = db.schema
+    return subprocess.run(
+        [sys.executable, "-m", "awlineage.cli", "--database",
+         db.url.render_as_string(hide_password=False), *args],
+        capture_output=True, text=True, env=env, cwd=REPO, timeout=120,
+    )
+
+
+def test_awl_info_prints_the_tree(db, pipeline) -> None:
+    result = awl(db, "info", str(pipeline.master.object_id), "--depth", "1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"MasterLevel {pipeline.master.object_id} v1\n")
+    assert "clip_sigma = 3.0" in result.stdout
+
+
+def test_awl_trace_prints_the_call_trace_of_a_target(db, pipeline) -> None:
+    result = awl(db, "trace", str(pipeline.master.object_id))
+    assert result.returncode == 0, result.stderr
+    assert f"of MasterLevel {pipeline.master.object_id}: succeeded" in result.stdout
+    assert "    MasterLevel.combine(" in result.stdout
+    assert "      models.clipped_mean(" in result.stdout
+
+
+def test_awl_trace_shows_the_error_of_a_failed_run(db) -> None:
+    exposure = Exposure(chip="x", counts=[1.0])
+    exposure.commit()
+    broken = BrokenTarget(exposure=exposure)
+    with pytest.raises(ValueError):
+        broken.make()
+    run = select(ProcessRun.target_id == broken.object_id).first()
+    result = awl(db, "trace", str(run.object_id))
+    assert "failed: builtins.ValueError" in result.stdout
+    assert "BrokenTarget.make(" in result.stdout and "raised ValueError" in result.stdout
+
+
+def test_awl_ancestors_descendants_and_diff(db, pipeline) -> None:
+    result = awl(db, "ancestors", str(pipeline.calibrated[0].object_id))
+    assert result.returncode == 0, result.stderr
+    assert str(pipeline.master.object_id) in result.stdout
+    result = awl(db, "descendants", str(pipeline.exposures[0].object_id), "--depth", "1")
+    assert str(pipeline.calibrated[0].object_id) in result.stdout
+    result = awl(db, "diff", str(pipeline.calibrated[0].object_id),
+                 str(pipeline.calibrated[1].object_id))
+    assert result.returncode == 0, result.stderr
+    assert "value:" in result.stdout or "exposure." in result.stdout
+
+
+def test_awl_export_writes_prov_and_openlineage(db, pipeline, tmp_path) -> None:
+    out = tmp_path / "prov.json"
+    result = awl(db, "export", "prov", str(pipeline.master.object_id), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "activity" in json.loads(out.read_text())
+    result = awl(db, "export", "openlineage", str(pipeline.master.object_id))
+    events = json.loads(result.stdout)
+    assert {e["eventType"] for e in events} == {"START", "COMPLETE"}
+
+
+def test_ids_that_do_not_exist_give_a_clear_message_and_fail(db) -> None:
+    for command in (["info", "12345"], ["trace", "12345"], ["ancestors", "12345"],
+                    ["diff", "12345", "67890"], ["export", "prov", "12345"]):
+        result = awl(db, *command)
+        assert result.returncode == 2, (command, result.stderr)
+        assert "no stored object has object_id 12345" in result.stderr
