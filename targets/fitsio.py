@@ -1,0 +1,100 @@
+"""Reading and writing the pipeline's images as FITS: pixels in native float32, headers carried
+over from the input and updated (never rebuilt), WCS keywords replaced as a set, files written
+atomically so a failure leaves nothing half-written."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+from astropy.io import fits
+from astropy.utils.exceptions import AstropyWarning
+from astropy.wcs import WCS
+
+from targets.errors import NoInputError
+
+_WCS_KEY = re.compile(
+    r"^(WCSAXES|CTYPE\d|CUNIT\d|CRVAL\d|CRPIX\d|CDELT\d|CROTA\d|CD\d_\d|PC\d_\d|PV\d_\d+|"
+    r"PS\d_\d+|LONPOLE|LATPOLE|RADESYS|RADECSYS|EQUINOX|EPOCH|A_\w+|B_\w+|AP_\w+|BP_\w+)$")
+
+
+def read_image(path: str | Path, hdu: int | str = 0) -> tuple[np.ndarray, fits.Header]:
+    """The pixels (native-endian float32) and header of one image HDU.
+
+    Raises
+    ------
+    NoInputError
+        When the HDU holds no 2-d image; the message names the file and HDU.
+    """
+    with fits.open(path, memmap=False) as hdus:
+        data = hdus[hdu].data
+        header = hdus[hdu].header.copy()
+    if data is None or np.ndim(data) != 2:
+        raise NoInputError(f"{path}: HDU {hdu!r} holds no 2-d image "
+                           f"(shape {None if data is None else np.shape(data)})")
+    return np.ascontiguousarray(data, dtype=np.float32), header
+
+
+def read_extension(path: str | Path, name: str) -> np.ndarray:
+    """The array of the named extension (WEIGHT, MASK, ...) in native byte order."""
+    with fits.open(path, memmap=False) as hdus:
+        if name not in hdus:
+            raise NoInputError(f"{path}: no {name} extension")
+        data = hdus[name].data
+    return np.ascontiguousarray(data, dtype=data.dtype.newbyteorder("="))
+
+
+def write_image(
+    path: str | Path,
+    data: np.ndarray,
+    header: fits.Header,
+    extensions: Mapping[str, np.ndarray] | None = None,
+) -> Path:
+    """Write `data` with `header` as the primary HDU, plus one image extension per entry of
+    `extensions` (name -> array), atomically: the file appears complete or not at all."""
+    path = Path(path)
+    hdus = fits.HDUList([fits.PrimaryHDU(data=data, header=header)])
+    for name, array in (extensions or {}).items():
+        if array.dtype == bool:
+            array = array.astype(np.uint8)
+        hdus.append(fits.ImageHDU(data=array, name=name))
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    os.close(descriptor)
+    try:
+        hdus.writeto(temporary, overwrite=True)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def with_wcs(header: fits.Header, wcs: WCS | None) -> fits.Header:
+    """A copy of `header` whose WCS keywords are those of `wcs` (removed when None); every other
+    keyword is kept in place."""
+    updated = header.copy()
+    for key in [key for key in updated if _WCS_KEY.match(key)]:
+        del updated[key]
+    if wcs is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", AstropyWarning)
+            updated.update(wcs.to_header(relax=False))
+    return updated
+
+
+def derived_header(header: fits.Header | None, updates: Mapping[str, object],
+                   history: str) -> fits.Header:
+    """A copy of `header` (an empty header when None) with `updates` applied (values or
+    (value, comment) pairs) and one HISTORY line; structural keywords are left to astropy."""
+    derived = fits.Header() if header is None else header.copy()
+    for key in ("SIMPLE", "BITPIX", "NAXIS", "NAXIS1", "NAXIS2", "EXTEND", "BZERO", "BSCALE"):
+        derived.remove(key, ignore_missing=True)
+    for key, value in updates.items():
+        derived[key] = value
+    derived.add_history(history)
+    return derived
