@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from awlineage.database._database import Database
     from awlineage.database._tables import ClassTables
 
-_CHUNK = 900
+_CHUNK = 50_000  # ids per query: one parameter each way (see the dialects' id_in)
 
 
 def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterable[Sequence[Any]]:
@@ -64,7 +64,9 @@ def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DB
     found: dict[int, DBObject] = {}
     with db.engine.connect() as conn:
         for chunk in _chunks(list(ids)):
-            for row in conn.execute(sa.select(ct.table).where(ct.table.c.object_id.in_(chunk))):
+            rows = conn.execute(sa.select(ct.table).where(
+                db.dialect.id_in(ct.table.c.object_id, chunk))).all()
+            for row in rows:
                 found[row[0]] = reader(row)
     db.identity_map.maybe_sweep()
     return found
@@ -94,7 +96,7 @@ def load_objects(db: Database, ids: Iterable[int]) -> dict[int, DBObject]:
     with db.engine.connect() as conn:
         for chunk in _chunks(missing):
             rows = conn.execute(sa.select(registry.c.object_id, registry.c.class_name)
-                                .where(registry.c.object_id.in_(chunk)))
+                                .where(db.dialect.id_in(registry.c.object_id, chunk)))
             for oid, name in rows:
                 by_class.setdefault(name, []).append(oid)
     for name, class_ids in by_class.items():
@@ -141,7 +143,7 @@ def prefetch(db: Database, objects: Sequence[DBObject], prop: Property) -> None:
             for chunk in _chunks(owner_ids):
                 rows = conn.execute(
                     sa.select(table.c.object_id, table.c.target_id)
-                    .where(table.c.object_id.in_(chunk))
+                    .where(db.dialect.id_in(table.c.object_id, chunk))
                     .order_by(table.c.object_id, table.c.position)
                 )
                 for owner, target in rows:

@@ -1,8 +1,10 @@
-"""Everything PostgreSQL-specific: psycopg 3 URLs, search_path schemas, JSONB list operators."""
+"""Everything PostgreSQL-specific: psycopg 3 URLs, search_path schemas, JSONB list operators,
+id lists as arrays."""
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -47,3 +49,10 @@ def list_contains(column: sa.ColumnElement, value: Any, element_type: type) -> s
     if isinstance(value, datetime.datetime):
         value = list_to_json([value])[0]
     return column.op("@>")(sa.cast(sa.literal(list_to_json([value]), pg.JSONB), pg.JSONB))
+
+
+def id_in(column: sa.ColumnElement, ids: Sequence[int], key: str = "awl_ids"
+          ) -> sa.ColumnElement:
+    """``column = ANY(ids)`` with the ids as one array parameter: no statement with thousands
+    of placeholders, and no limit on how many ids."""
+    return column == sa.any_(sa.bindparam(key, list(ids), pg.ARRAY(sa.BigInteger)))

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from awlineage.database import Database, current_database, load_objects, prefetch
+from awlineage.database import Database, current_database, prefetch
+from awlineage.database._load import load_class_rows
 from awlineage.lineage._edges import incoming_edges
 from awlineage.lineage._walk import require_stored
 from awlineage.persistence import DBObject, Kind
@@ -59,7 +60,12 @@ def get_inverse_properties(obj: DBObject, *, database: Database | None = None
     require_stored(obj)
     db = database or current_database()
     edges = incoming_edges(db, [obj.object_id])
-    objects = load_objects(db, {edge.source for edge in edges})
+    by_class: dict[str, set[int]] = {}
+    for edge in edges:  # the attribute names the linking object's class: no registry look-up
+        by_class.setdefault(edge.attribute.rpartition(".")[0], set()).add(edge.source)
+    objects: dict[int, DBObject] = {}
+    for name, ids in by_class.items():
+        objects.update(load_class_rows(db, db.class_named(name), list(ids)))
     edges.sort(key=lambda e: (e.source, e.attribute, e.position or 0))
     return [InverseLink(objects[e.source], e.attribute, e.position) for e in edges]
 

@@ -10,8 +10,7 @@ import sqlalchemy as sa
 
 from awlineage.database import Database, RegisteredClass, list_table_name
 
-_ID_CHUNK = 900
-_MAX_PARAMETERS = 30_000  # below SQLite's limit of bound parameters per statement
+_ID_CHUNK = 50_000  # ids per query, passed as one parameter (the dialects' id_in)
 _MAX_UNION = 400  # below SQLite's limit of terms in one compound SELECT
 
 
@@ -37,14 +36,14 @@ def _chunks(items: Sequence[int], size: int) -> Iterable[Sequence[int]]:
 
 
 def classes_of(db: Database, ids: Iterable[int]) -> dict[str, list[int]]:
-    """The stored objects among `ids`, grouped by class name (one query per 900 ids)."""
+    """The stored objects among `ids`, grouped by class name (one query)."""
     registry = db.framework["awl_object"]
     grouped: dict[str, list[int]] = {}
     wanted = list(dict.fromkeys(ids))
     with db.engine.connect() as conn:
         for chunk in _chunks(wanted, _ID_CHUNK):
             rows = conn.execute(sa.select(registry.c.object_id, registry.c.class_name)
-                                .where(registry.c.object_id.in_(chunk)))
+                                .where(db.dialect.id_in(registry.c.object_id, chunk)))
             for oid, name in rows:
                 grouped.setdefault(name, []).append(oid)
     return grouped
@@ -75,22 +74,25 @@ def _links(entry: RegisteredClass, wanted: AttributeFilter) -> tuple[list[str], 
     return single, lists
 
 
-def outgoing_edges(db: Database, ids: Iterable[int],
-                   wanted: AttributeFilter = ALL) -> list[Edge]:
+Registry = dict[str, RegisteredClass]
+
+
+def outgoing_edges(db: Database, ids: Iterable[int], wanted: AttributeFilter = ALL,
+                   registry: Registry | None = None) -> list[Edge]:
     """Every edge from one of `ids`: per class, one query for its link columns and one per
-    link list, each over up to 900 ids."""
-    registry = db.registered_classes()
+    link list. `registry` is the class registry when the caller has read it already."""
+    registry = registry if registry is not None else db.registered_classes()
     edges: list[Edge] = []
     with db.engine.connect() as conn:
         for name, class_ids in classes_of(db, ids).items():
-            entry = registry[name]
+            entry = registry.get(name) or db.registered_classes()[name]
             single, lists = _links(entry, wanted)
             if single:
                 table = sa.table(entry.table_name, sa.column("object_id"),
                                  *(sa.column(n) for n in single))
                 for chunk in _chunks(class_ids, _ID_CHUNK):
                     for row in conn.execute(sa.select(table).where(
-                            table.c.object_id.in_(chunk))):
+                            db.dialect.id_in(table.c.object_id, chunk))):
                         edges.extend(Edge(row[0], f"{name}.{attr}", target)
                                      for attr, target in zip(single, row[1:], strict=True)
                                      if target is not None)
@@ -99,7 +101,7 @@ def outgoing_edges(db: Database, ids: Iterable[int],
                 for chunk in _chunks(class_ids, _ID_CHUNK):
                     rows = conn.execute(
                         sa.select(members.c.object_id, members.c.position, members.c.target_id)
-                        .where(members.c.object_id.in_(chunk))
+                        .where(db.dialect.id_in(members.c.object_id, chunk))
                         .order_by(members.c.object_id, members.c.position))
                     edges.extend(Edge(owner, f"{name}.{attr}", target, position)
                                  for owner, position, target in rows)
@@ -111,25 +113,25 @@ def _list_table(entry: RegisteredClass, attr: str) -> sa.TableClause:
                     sa.column("position"), sa.column("target_id"))
 
 
-def incoming_edges(db: Database, ids: Iterable[int],
-                   attributes: AttributeFilter = ALL) -> list[Edge]:
+def incoming_edges(db: Database, ids: Iterable[int], attributes: AttributeFilter = ALL,
+                   registry: Registry | None = None) -> list[Edge]:
     """Every edge into one of `ids`, from objects of any class: one UNION query over every
     link column and link list of every stored class, per batch of ids."""
     wanted = list(dict.fromkeys(ids))
     sources = []
-    for entry in db.registered_classes().values():
+    registry = registry if registry is not None else db.registered_classes()
+    for entry in registry.values():
         single, lists = _links(entry, attributes)
         sources.extend((entry, attr, False) for attr in single)
         sources.extend((entry, attr, True) for attr in lists)
     if not sources or not wanted:
         return []
     edges: list[Edge] = []
-    per_query = max(1, min(_ID_CHUNK, _MAX_PARAMETERS // min(len(sources), _MAX_UNION)))
     with db.engine.connect() as conn:
         for group_start in range(0, len(sources), _MAX_UNION):
             group = sources[group_start:group_start + _MAX_UNION]
-            for chunk in _chunks(wanted, per_query):
-                selects = [_incoming_select(entry, attr, is_list, chunk)
+            for chunk in _chunks(wanted, _ID_CHUNK):
+                selects = [_incoming_select(db, entry, attr, is_list, chunk)
                            for entry, attr, is_list in group]
                 statement = selects[0] if len(selects) == 1 else sa.union_all(*selects)
                 edges.extend(Edge(source, attribute, target, position)
@@ -137,7 +139,7 @@ def incoming_edges(db: Database, ids: Iterable[int],
     return edges
 
 
-def _incoming_select(entry: RegisteredClass, attr: str, is_list: bool,
+def _incoming_select(db: Database, entry: RegisteredClass, attr: str, is_list: bool,
                      ids: Sequence[int]) -> sa.Select:
     label = sa.literal(f"{entry.name}.{attr}", sa.String).label("attribute")
     if is_list:
@@ -145,8 +147,8 @@ def _incoming_select(entry: RegisteredClass, attr: str, is_list: bool,
         return sa.select(members.c.object_id.label("source"), label,
                          members.c.target_id.label("target"),
                          members.c.position.label("position")
-                         ).where(members.c.target_id.in_(ids))
+                         ).where(db.dialect.id_in(members.c.target_id, ids))
     table = sa.table(entry.table_name, sa.column("object_id"), sa.column(attr))
     return sa.select(table.c.object_id.label("source"), label, table.c[attr].label("target"),
                      sa.cast(sa.null(), sa.Integer).label("position")
-                     ).where(table.c[attr].in_(ids))
+                     ).where(db.dialect.id_in(table.c[attr], ids))

@@ -7,10 +7,16 @@ from collections.abc import Callable, Iterable
 
 from awlineage.database import Database, current_database, load_objects
 from awlineage.errors import ObjectNotFoundError
-from awlineage.lineage._edges import AttributeFilter, Edge, incoming_edges, outgoing_edges
+from awlineage.lineage._edges import (
+    AttributeFilter,
+    Edge,
+    Registry,
+    incoming_edges,
+    outgoing_edges,
+)
 from awlineage.persistence import DBObject
 
-EdgeReader = Callable[[Database, Iterable[int]], list[Edge]]
+EdgeReader = Callable[[Database, Iterable[int], Registry | None], list[Edge]]
 
 PRODUCT_ATTRIBUTES = frozenset({"ProcessRun.outputs"})
 """Links that point from a run to what it made: lineage follows them backwards."""
@@ -18,18 +24,24 @@ _PRODUCTS = AttributeFilter(only=PRODUCT_ATTRIBUTES)
 _NOT_PRODUCTS = AttributeFilter(skip=PRODUCT_ATTRIBUTES)
 
 
-def parent_edges(db: Database, ids: Iterable[int]) -> list[Edge]:
+def parent_edges(db: Database, ids: Iterable[int], registry: Registry | None = None
+                 ) -> list[Edge]:
     """Edges from `ids` to what they were made from: their links, and the runs that listed
     them as outputs."""
     ids = list(ids)
-    return outgoing_edges(db, ids, _NOT_PRODUCTS) + incoming_edges(db, ids, _PRODUCTS)
+    registry = registry if registry is not None else db.registered_classes()
+    return outgoing_edges(db, ids, _NOT_PRODUCTS, registry) + \
+        incoming_edges(db, ids, _PRODUCTS, registry)
 
 
-def child_edges(db: Database, ids: Iterable[int]) -> list[Edge]:
+def child_edges(db: Database, ids: Iterable[int], registry: Registry | None = None
+                ) -> list[Edge]:
     """Edges from `ids` to what was made from them: objects that link to them, and the
     outputs of runs among them."""
     ids = list(ids)
-    return incoming_edges(db, ids, _NOT_PRODUCTS) + outgoing_edges(db, ids, _PRODUCTS)
+    registry = registry if registry is not None else db.registered_classes()
+    return incoming_edges(db, ids, _NOT_PRODUCTS, registry) + \
+        outgoing_edges(db, ids, _PRODUCTS, registry)
 
 
 def reachable(db: Database, start: Iterable[int], read_edges: EdgeReader,
@@ -47,12 +59,13 @@ def reachable(db: Database, start: Iterable[int], read_edges: EdgeReader,
     """
     seen = set(start)
     frontier = list(seen)
+    registry = db.registered_classes()  # once per walk: classes rarely appear mid-walk
     distance: dict[int, int] = {}
     level = 0
     while frontier and (depth is None or level < depth):
         level += 1
         current = set(frontier)
-        found = read_edges(db, frontier)
+        found = read_edges(db, frontier, registry)
         if edges is not None:
             edges.extend(found)
         frontier = []
