@@ -76,9 +76,9 @@ class SkyParameters:
     saturation: int = 65535
     dome_level: float = 40000.0
     seeing_fwhm: float = 1.0
-    star_density: float = 12.0
+    star_density: float = 25.0
     star_flux_range: tuple[float, float] = (20.0, 15000.0)
-    star_flux_slope: float = 0.75
+    star_flux_slope: float = 0.5
     cosmic_ray_rate: float = 4.5e-6
     vignetting: float = 0.08
     pixel_response_rms: float = 0.01

@@ -1,0 +1,283 @@
+"""The whole imaging chain on raw FITS files with no framework: ingest, master biases and flats,
+reduction, regridding, coaddition and extraction, timing each stage. It makes the same choices
+the process targets make (calibrations by chip, filter and night; one grid per pointing; one
+coadd per pointing and filter), so benchmarks/pipeline.py can set the framework against it.
+
+Run it on a generated night::
+
+    python -m targets.direct --size small
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from astropy.io import fits
+
+from targets.calibration import (
+    BiasParameters,
+    FlatParameters,
+    MasterBias,
+    MasterFlat,
+    make_master_bias,
+    make_master_flat,
+)
+from targets.coadd import CoaddedImage, CoaddParameters, coadd
+from targets.extraction import Extraction, ExtractionParameters, extract_sources
+from targets.fitsio import read_image, write_image
+from targets.headers import FrameKind, HeaderValues, interpret_header
+from targets.reduction import ReducedImage, ReductionParameters, reduce_science
+from targets.regrid import RegriddedImage, RegridParameters, SkyGrid, grid_for_frames, regrid
+
+STAGES = ("ingest", "bias", "flat", "reduce", "regrid", "coadd", "extract")
+
+
+@dataclass(frozen=True)
+class PipelineParameters:
+    """The parameters of every stage, defaults throughout."""
+
+    bias: BiasParameters = field(default_factory=BiasParameters)
+    flat: FlatParameters = field(default_factory=FlatParameters)
+    reduction: ReductionParameters = field(default_factory=ReductionParameters)
+    regrid: RegridParameters = field(default_factory=RegridParameters)
+    coadd: CoaddParameters = field(default_factory=CoaddParameters)
+    extraction: ExtractionParameters = field(default_factory=ExtractionParameters)
+
+
+@dataclass
+class RawFrame:
+    """An ingested raw file: where it is and what its header says."""
+
+    path: Path
+    header: fits.Header
+    values: HeaderValues
+
+    @property
+    def name(self) -> str:
+        """The file name."""
+        return self.path.name
+
+
+@dataclass
+class DirectRun:
+    """What a direct run made, and how long each stage took (seconds)."""
+
+    timings: dict[str, float]
+    raws: list[RawFrame]
+    biases: dict[tuple[str, datetime.datetime], MasterBias]
+    flats: dict[tuple[str, str, datetime.datetime], MasterFlat]
+    reduced: dict[str, ReducedImage]
+    grids: dict[str, SkyGrid]
+    regridded: dict[str, RegriddedImage]
+    coadds: dict[tuple[str, str], CoaddedImage]
+    extractions: dict[tuple[str, str], Extraction]
+    notes: list[str]
+
+    @property
+    def total_time(self) -> float:
+        """Seconds over all stages."""
+        return sum(self.timings.values())
+
+
+def ingest(paths: Sequence[str | Path], kind: str | None = None) -> list[RawFrame]:
+    """Read the headers of raw FITS files and interpret them."""
+    frames = []
+    for path in paths:
+        path = Path(path)
+        header = fits.getheader(path)
+        frames.append(RawFrame(path, header, interpret_header(header, kind, path.name)))
+    return frames
+
+
+def run_direct(paths: Sequence[str | Path], parameters: PipelineParameters | None = None,
+               workdir: str | Path | None = None) -> DirectRun:
+    """Run the chain on raw FITS files.
+
+    Parameters
+    ----------
+    paths
+        Raw biases, dome flats and science frames, in any order.
+    parameters
+        Stage parameters; defaults when None.
+    workdir
+        When given, every product is written there as FITS inside its stage's timing (as the
+        framework stores products on its data server) and the arrays are kept in memory too.
+    """
+    p = parameters or PipelineParameters()
+    run = DirectRun({}, [], {}, {}, {}, {}, {}, {}, {}, [])
+    out = Path(workdir) if workdir is not None else None
+
+    def save(name: str, data: np.ndarray, header: fits.Header | None,
+             **extensions: np.ndarray) -> None:
+        if out is not None:
+            write_image(out / name, data, header or fits.Header(), extensions)
+
+    with _timed(run, "ingest"):
+        run.raws = ingest(paths)
+        for raw in run.raws:
+            run.notes += raw.values.describe_defaults()
+    science = [raw for raw in run.raws if raw.values.kind is FrameKind.SCIENCE]
+    by_kind = defaultdict(list)
+    for raw in run.raws:
+        by_kind[raw.values.kind].append(raw)
+
+    with _timed(run, "bias"):
+        needed = {(raw.values.chip, p.bias.window(raw.values.obs_date).start)
+                  for raw in science + by_kind[FrameKind.DOMEFLAT] if raw.values.obs_date}
+        for chip, start in sorted(needed):
+            members = _in_window(by_kind[FrameKind.BIAS], chip, None, start, p.bias)
+            if len(members) < max(p.bias.min_frames, 1):
+                run.notes.append(f"no master bias for chip {chip} night {start:%Y-%m-%d}: "
+                                 f"{len(members)} raw bias frame(s)")
+                continue
+            master = make_master_bias([read_image(raw.path)[0] for raw in members], p.bias, chip)
+            run.biases[(chip, start)] = master
+            save(f"bias_{chip}_{start:%Y%m%d}.fits", master.data, members[0].header)
+
+    with _timed(run, "flat"):
+        needed_flats = {(raw.values.chip, raw.values.filter,
+                         p.flat.window(raw.values.obs_date).start)
+                        for raw in science if raw.values.obs_date}
+        for chip, filter_name, start in sorted(needed_flats):
+            members = _in_window(by_kind[FrameKind.DOMEFLAT], chip, filter_name, start, p.flat)
+            if len(members) < max(p.flat.min_frames, 1):
+                run.notes.append(f"no master flat for chip {chip} filter {filter_name} night "
+                                 f"{start:%Y-%m-%d}: {len(members)} raw flat(s)")
+                continue
+            bias = run.biases.get((chip, p.bias.window(members[0].values.obs_date).start))
+            master = make_master_flat([read_image(raw.path)[0] for raw in members],
+                                      None if bias is None else bias.data, p.flat, chip,
+                                      filter_name)
+            run.flats[(chip, filter_name, start)] = master
+            save(f"flat_{filter_name}_{chip}_{start:%Y%m%d}.fits", master.data,
+                 members[0].header)
+
+    with _timed(run, "reduce"):
+        for raw in science:
+            values = raw.values
+            bias = flat = None
+            if values.obs_date is not None:
+                bias = run.biases.get((values.chip, p.bias.window(values.obs_date).start))
+                flat = run.flats.get((values.chip, values.filter,
+                                      p.flat.window(values.obs_date).start))
+            data, header = read_image(raw.path)
+            reduced = reduce_science(
+                data, bias=None if bias is None else bias.data,
+                flat=None if flat is None else flat.data, gain=values.gain,
+                saturation=values.saturation, parameters=p.reduction, header=header,
+                name=raw.name)
+            run.reduced[raw.name] = reduced
+            run.notes += [f"{raw.name}: {note}" for note in reduced.notes]
+            save(f"reduced_{raw.name}", reduced.data, reduced.header,
+                 WEIGHT=reduced.weight, MASK=reduced.mask)
+
+    pointings: dict[str, list[RawFrame]] = defaultdict(list)
+    for raw in science:
+        if raw.values.wcs is None:
+            run.notes.append(f"{raw.name}: no WCS, not regridded")
+        else:
+            pointings[raw.values.object or raw.path.stem].append(raw)
+    with _timed(run, "regrid"):
+        for pointing, members in sorted(pointings.items()):
+            grid = grid_for_frames([raw.values.wcs for raw in members],
+                                   [run.reduced[raw.name].data.shape for raw in members],
+                                   p.regrid)
+            run.grids[pointing] = grid
+            for raw in members:
+                reduced = run.reduced[raw.name]
+                image = regrid(reduced.data, reduced.weight, raw.values.wcs, grid, p.regrid,
+                               reduced.header, reduced.sky.level)
+                run.regridded[raw.name] = image
+                save(f"regridded_{raw.name}", image.data, image.header, WEIGHT=image.weight)
+
+    with _timed(run, "coadd"):
+        for pointing, members in sorted(pointings.items()):
+            by_filter: dict[str, list[RawFrame]] = defaultdict(list)
+            for raw in members:
+                by_filter[raw.values.filter].append(raw)
+            for filter_name, group in sorted(by_filter.items()):
+                # electrons per second: frames of chips with different gains agree
+                image = coadd([run.regridded[raw.name] for raw in group],
+                              [raw.values.gain / (raw.values.exptime or 1.0) for raw in group],
+                              p.coadd, unit="electron/s")
+                run.coadds[(pointing, filter_name)] = image
+                save(f"coadd_{pointing}_{filter_name}.fits", image.data, image.header,
+                     WEIGHT=image.weight)
+
+    with _timed(run, "extract"):
+        for key, image in sorted(run.coadds.items()):
+            run.extractions[key] = extract_sources(image.data, image.weight, image.wcs,
+                                                   p.extraction)
+            if out is not None:
+                fits.BinTableHDU(run.extractions[key].sources).writeto(
+                    out / f"sources_{key[0]}_{key[1]}.fits", overwrite=True)
+    return run
+
+
+def _in_window(frames: list[RawFrame], chip: str, filter_name: str | None,
+               start: datetime.datetime,
+               parameters: BiasParameters | FlatParameters) -> list[RawFrame]:
+    members = []
+    for raw in frames:
+        values = raw.values
+        if values.chip != chip or values.obs_date is None:
+            continue
+        if filter_name is not None and values.filter != filter_name:
+            continue
+        if parameters.window(values.obs_date).start == start:
+            members.append(raw)
+    return sorted(members, key=lambda raw: (raw.values.obs_date, raw.name))
+
+
+@contextmanager
+def _timed(run: DirectRun, stage: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        run.timings[stage] = run.timings.get(stage, 0.0) + time.perf_counter() - start
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Generate (or take) a night, run the chain directly and print the time of each stage."""
+    from targets.sky import SkyParameters, write_night
+
+    parser = argparse.ArgumentParser(prog="python -m targets.direct", description=main.__doc__)
+    parser.add_argument("--size", default="small", choices=("small", "medium", "large"))
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--frames", type=Path, help="a directory of raw FITS files to use "
+                        "instead of a generated night")
+    parser.add_argument("--keep", type=Path, help="write the products here")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="awl-direct-") as scratch:
+        if args.frames:
+            paths = sorted(args.frames.glob("*.fits"))
+        else:
+            start = time.perf_counter()
+            paths = write_night(SkyParameters.preset(args.size, seed=args.seed),
+                                Path(scratch) / "raw").paths
+            print(f"generated {len(paths)} raw frames in {time.perf_counter() - start:.1f} s")
+        products = args.keep or Path(scratch) / "products"
+        products.mkdir(parents=True, exist_ok=True)
+        run = run_direct(paths, workdir=products)
+    print(f"{'stage':<8} {'seconds':>8}")
+    for stage in STAGES:
+        print(f"{stage:<8} {run.timings.get(stage, 0.0):8.2f}")
+    print(f"{'total':<8} {run.total_time:8.2f}")
+    for key, extraction in sorted(run.extractions.items()):
+        print(f"sources {key[0]} {key[1]}: {extraction.nsources}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

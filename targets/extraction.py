@@ -1,0 +1,190 @@
+"""Source extraction with sep (the SExtractor algorithms as a library) on a coadd: background
+map, detection against the coadd's own noise, windowed centroids, Kron ("auto") fluxes, RA/Dec
+from the WCS, and for each source the pixel box of everything its measurement used.
+
+Positions are 0-based with pixel centres at integers: `x` is the column, `y` the row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sep
+from astropy.wcs import WCS
+
+SOURCE_DTYPE = np.dtype([
+    ("x", "f8"), ("y", "f8"), ("ra", "f8"), ("dec", "f8"),
+    ("flux", "f8"), ("flux_err", "f8"), ("flags", "i4"),
+    ("xmin", "i4"), ("xmax", "i4"), ("ymin", "i4"), ("ymax", "i4"),
+    ("a", "f8"), ("b", "f8"), ("theta", "f8"), ("peak", "f8"), ("npix", "i4"),
+    ("kron_radius", "f8"), ("background", "f8"),
+])
+"""One row per source: windowed centroid (x = column, y = row), RA/Dec in degrees (NaN without
+a WCS), Kron flux and error in the image's units, sep's flags (detection, Kron and aperture
+flags OR-ed), the inclusive pixel box (xmin..xmax, ymin..ymax) of the pixels the detection,
+centroid and flux used, the shape (a, b in pixels, theta in radians), peak, pixel count, Kron
+radius and the local background."""
+
+
+@dataclass(frozen=True)
+class ExtractionParameters:
+    """How sources are found and measured.
+
+    Attributes
+    ----------
+    threshold
+        Detection threshold in units of the pixel noise (sep `thresh` with the noise map).
+        Higher than SExtractor's customary 1.5 because resampled images have correlated noise,
+        which the 3x3 detection filter turns into spurious sources at low thresholds.
+    min_area
+        Fewest connected pixels above threshold.
+    deblend_nthresh, deblend_cont
+        Deblending levels and contrast (sep).
+    clean
+        Remove spurious detections near bright ones (sep).
+    background_box, background_filter
+        Mesh size and median-filter size of the background map, in pixels and meshes.
+    kron_factor, min_radius
+        Kron aperture = kron_factor x Kron radius; sources whose aperture would be smaller than a
+        circle of min_radius pixels get that circle (SExtractor's PHOT_AUTOPARAMS).
+    """
+
+    threshold: float = 3.0
+    min_area: int = 5
+    deblend_nthresh: int = 32
+    deblend_cont: float = 0.005
+    clean: bool = True
+    background_box: int = 64
+    background_filter: int = 3
+    kron_factor: float = 2.5
+    min_radius: float = 1.75
+
+    def __post_init__(self) -> None:
+        if not self.threshold > 0 or self.min_area < 1 or self.background_box < 4:
+            raise ValueError("ExtractionParameters: threshold must be positive, min_area at "
+                             "least 1, background_box at least 4")
+
+
+@dataclass
+class Extraction:
+    """The sources of an image and the image-wide background they were measured against."""
+
+    sources: np.ndarray
+    background_level: float
+    background_rms: float
+
+    @property
+    def nsources(self) -> int:
+        """Number of sources."""
+        return len(self.sources)
+
+
+def extract_sources(data: np.ndarray, weight: np.ndarray | None, wcs: WCS | None = None,
+                    parameters: ExtractionParameters | None = None) -> Extraction:
+    """Find and measure the sources of an image.
+
+    Parameters
+    ----------
+    data
+        The image (a coadd, or any reduced frame).
+    weight
+        Inverse variance per pixel; pixels of weight 0 are masked. None: uniform noise taken
+        from the background map.
+    wcs
+        For RA/Dec; None leaves them NaN.
+    parameters
+        Defaults when None.
+
+    Raises
+    ------
+    ValueError
+        `data` and `weight` of different shapes, or an image with no usable pixel.
+    """
+    parameters = parameters or ExtractionParameters()
+    image = np.ascontiguousarray(data, dtype=np.float64)
+    if weight is not None and weight.shape != image.shape:
+        raise ValueError(f"extraction: data shape {image.shape} differs from weight shape "
+                         f"{weight.shape}")
+    mask = ~np.isfinite(image)
+    if weight is not None:
+        mask |= ~(np.asarray(weight) > 0)
+    if mask.all():
+        raise ValueError("extraction: every pixel is masked (weight 0 or not finite)")
+    image[mask] = 0.0
+    box = min(parameters.background_box, *image.shape)
+    background = sep.Background(image, mask=mask, bw=box, bh=box, fw=parameters.background_filter,
+                                fh=parameters.background_filter)
+    back = background.back()
+    image -= back
+    if weight is None:
+        noise = np.full(image.shape, background.globalrms)
+    else:
+        noise = np.where(mask, 1.0, 1.0 / np.sqrt(np.where(mask, 1.0, weight)))
+    noise = np.ascontiguousarray(noise, dtype=np.float64)
+    if sep.get_extract_pixstack() < image.size // 4:
+        sep.set_extract_pixstack(image.size // 4)
+    objects = sep.extract(image, parameters.threshold, err=noise, mask=mask,
+                          minarea=parameters.min_area,
+                          deblend_nthresh=parameters.deblend_nthresh,
+                          deblend_cont=parameters.deblend_cont, clean=parameters.clean)
+    sources = _measure(image, noise, mask, objects, back, parameters)
+    if wcs is not None and len(sources):
+        ra, dec = wcs.pixel_to_world_values(sources["x"], sources["y"])
+        sources["ra"], sources["dec"] = ra, dec
+    return Extraction(sources, float(background.globalback), float(background.globalrms))
+
+
+def _measure(image: np.ndarray, noise: np.ndarray, mask: np.ndarray, objects: np.ndarray,
+             back: np.ndarray, parameters: ExtractionParameters) -> np.ndarray:
+    sources = np.zeros(len(objects), dtype=SOURCE_DTYPE)
+    if len(objects) == 0:
+        return sources
+    x, y = objects["x"], objects["y"]
+    # sep's apertures need a >= b > 0 and |theta| <= pi/2; degenerate shapes (a source of one
+    # row of pixels) come out of detection with b = 0 or NaN
+    a = np.maximum(np.nan_to_num(objects["a"].astype(np.float64), nan=1.0), 0.1)
+    b = np.clip(np.nan_to_num(objects["b"].astype(np.float64), nan=1.0), 0.1, a)
+    theta = np.clip(np.nan_to_num(objects["theta"].astype(np.float64)), -np.pi / 2, np.pi / 2)
+    flags = objects["flag"].astype(np.int32)
+    kron, kron_flags = sep.kron_radius(image, x, y, a, b, theta, 6.0, mask=mask)
+    kron = np.nan_to_num(kron, nan=0.0)
+    radius = parameters.kron_factor * kron
+    flux, flux_err, aper_flags = sep.sum_ellipse(image, x, y, a, b, theta, np.maximum(radius, 1e-3),
+                                                 err=noise, mask=mask, subpix=1)
+    flags |= kron_flags | aper_flags
+    circle = kron * np.sqrt(a * b) < parameters.min_radius
+    if np.any(circle):
+        c_flux, c_err, c_flags = sep.sum_circle(image, x[circle], y[circle],
+                                                parameters.min_radius, err=noise, mask=mask,
+                                                subpix=1)
+        flux[circle], flux_err[circle] = c_flux, c_err
+        flags[circle] |= c_flags
+    half_light, _ = sep.flux_radius(image, x, y, 6.0 * a, 0.5, normflux=flux,
+                                    mask=mask, subpix=5)
+    sig = 2.0 / 2.35 * np.nan_to_num(half_light, nan=1.0)
+    sig = np.clip(sig, 0.5, None)
+    win_x, win_y, win_flags = sep.winpos(image, x, y, sig, mask=mask)
+    good = (win_flags == 0) & np.isfinite(win_x) & (np.hypot(win_x - x, win_y - y) < 2.0)
+    sources["x"] = np.where(good, win_x, x)
+    sources["y"] = np.where(good, win_y, y)
+    sources["ra"] = sources["dec"] = np.nan
+    sources["flux"], sources["flux_err"], sources["flags"] = flux, flux_err, flags
+    # extent of the elliptical (or circular) aperture, and of the centroid window (4 sigma)
+    semi_a = np.where(circle, parameters.min_radius, radius * a)
+    semi_b = np.where(circle, parameters.min_radius, radius * b)
+    half_x = np.hypot(semi_a * np.cos(theta), semi_b * np.sin(theta))
+    half_y = np.hypot(semi_a * np.sin(theta), semi_b * np.cos(theta))
+    half_x = np.maximum(half_x, 4.0 * sig)
+    half_y = np.maximum(half_y, 4.0 * sig)
+    rows, cols = image.shape
+    sources["xmin"] = np.clip(np.minimum(objects["xmin"], np.floor(x - half_x)), 0, cols - 1)
+    sources["xmax"] = np.clip(np.maximum(objects["xmax"], np.ceil(x + half_x)), 0, cols - 1)
+    sources["ymin"] = np.clip(np.minimum(objects["ymin"], np.floor(y - half_y)), 0, rows - 1)
+    sources["ymax"] = np.clip(np.maximum(objects["ymax"], np.ceil(y + half_y)), 0, rows - 1)
+    sources["a"], sources["b"], sources["theta"] = objects["a"], objects["b"], theta
+    sources["peak"], sources["npix"] = objects["peak"], objects["npix"]
+    sources["kron_radius"] = kron
+    sources["background"] = back[np.clip(np.rint(y).astype(int), 0, rows - 1),
+                                 np.clip(np.rint(x).astype(int), 0, cols - 1)]
+    return sources

@@ -1,0 +1,349 @@
+"""Regridding: the common sky grid of a pointing, resampling a reduced frame onto it with
+reproject (only the part of the grid the frame covers, with its offset), and the pixel transform
+from output pixels back to input pixels that region lineage needs.
+
+Pixel coordinates follow numpy: (row, column), 0-based, pixel centres at integers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from astropy.io import fits
+from astropy.wcs import WCS
+from astropy.wcs.utils import proj_plane_pixel_area, proj_plane_pixel_scales
+from reproject import reproject_interp
+
+from targets.errors import GridError
+from targets.fitsio import derived_header, with_wcs
+
+ORDERS = ("nearest-neighbor", "bilinear")
+
+
+@dataclass(frozen=True)
+class SkyGrid:
+    """A TAN pixel grid on the sky, north up and east left.
+
+    Attributes
+    ----------
+    ra, dec
+        Centre of the grid (ICRS, degrees); it falls on the centre of the middle pixel.
+    pixel_scale
+        Arcseconds per pixel.
+    rows, cols
+        Size of the whole grid.
+    """
+
+    ra: float
+    dec: float
+    pixel_scale: float
+    rows: int
+    cols: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(rows, cols)."""
+        return self.rows, self.cols
+
+    def wcs(self, origin: tuple[int, int] = (0, 0)) -> WCS:
+        """The WCS of the grid, or of the part of it whose pixel (0, 0) is grid pixel
+        `origin` = (row, col)."""
+        wcs = WCS(naxis=2)
+        wcs.wcs.ctype = ["RA---TAN", "DEC--TAN"]
+        wcs.wcs.cunit = ["deg", "deg"]
+        wcs.wcs.crval = [self.ra, self.dec]
+        wcs.wcs.crpix = [(self.cols + 1) / 2 - origin[1], (self.rows + 1) / 2 - origin[0]]
+        scale = self.pixel_scale / 3600.0
+        wcs.wcs.cd = [[-scale, 0.0], [0.0, scale]]
+        wcs.wcs.radesys = "ICRS"
+        wcs.wcs.equinox = 2000.0
+        wcs.wcs.set()
+        return wcs
+
+
+@dataclass(frozen=True)
+class RegridParameters:
+    """How frames are regridded.
+
+    Attributes
+    ----------
+    pixel_scale
+        Arcseconds per grid pixel; 0 takes the median pixel scale of the frames.
+    margin
+        Empty pixels around the frames' combined footprint.
+    order
+        Interpolation: "bilinear" (each output pixel from the 2x2 nearest inputs) or
+        "nearest-neighbor". Spline orders are not offered: they make every output pixel depend
+        on the whole input, which region lineage could not narrow.
+    conserve_flux
+        Scale values by the ratio of pixel areas so that a star's summed flux is unchanged
+        when the grid's pixels differ in size from the frame's.
+    subtract_sky
+        Subtract the frame's sky level first, so frames of different sky brightness stack
+        without steps where their coverage changes.
+    """
+
+    pixel_scale: float = 0.0
+    margin: int = 8
+    order: str = "bilinear"
+    conserve_flux: bool = True
+    subtract_sky: bool = True
+
+    def __post_init__(self) -> None:
+        if self.order not in ORDERS:
+            raise ValueError(f"RegridParameters.order must be one of {ORDERS}, got {self.order!r}")
+        if self.pixel_scale < 0 or self.margin < 0:
+            raise ValueError("RegridParameters.pixel_scale and margin must not be negative")
+
+
+@dataclass
+class RegriddedImage:
+    """A frame on a part of a sky grid.
+
+    Attributes
+    ----------
+    data
+        float32, on the sub-grid; 0 where the frame gives nothing.
+    weight
+        float32 inverse variance, 0 where the frame gives nothing or only masked pixels.
+    origin
+        (row, col) of the sub-grid's pixel (0, 0) in the whole grid.
+    grid
+        The whole grid.
+    header
+        The input header with the sub-grid's WCS (None when no header was given).
+    """
+
+    data: np.ndarray
+    weight: np.ndarray
+    origin: tuple[int, int]
+    grid: SkyGrid
+    header: fits.Header | None = None
+
+    @property
+    def wcs(self) -> WCS:
+        """The WCS of the sub-grid."""
+        return self.grid.wcs(self.origin)
+
+
+def grid_for_frames(wcs_list: Sequence[WCS], shapes: Sequence[tuple[int, int]],
+                    parameters: RegridParameters | None = None) -> SkyGrid:
+    """The common grid of a pointing: centred on the frames' mean centre, covering all of them.
+
+    The result depends only on the set of frames, not on their order, so every frame of a
+    pointing can compute the same grid independently.
+
+    Raises
+    ------
+    GridError
+        No frames, a frame without a celestial WCS, or shapes and WCSs of different counts.
+    """
+    parameters = parameters or RegridParameters()
+    if not wcs_list or len(wcs_list) != len(shapes):
+        raise GridError(f"a sky grid needs frames: got {len(wcs_list)} WCS and {len(shapes)} "
+                        "shapes")
+    for index, wcs in enumerate(wcs_list):
+        if wcs is None or not wcs.has_celestial:
+            raise GridError(f"frame {index} has no celestial WCS; it cannot be put on a sky grid")
+    centres = [wcs.pixel_to_world_values((shape[1] - 1) / 2, (shape[0] - 1) / 2)
+               for wcs, shape in zip(wcs_list, shapes, strict=True)]
+    vectors = sorted(_unit_vector(float(ra), float(dec)) for ra, dec in centres)
+    x, y, z = (math.fsum(v[i] for v in vectors) for i in range(3))
+    ra = math.degrees(math.atan2(y, x)) % 360.0
+    dec = math.degrees(math.atan2(z, math.hypot(x, y)))
+    scale = parameters.pixel_scale or round(float(np.median(
+        [proj_plane_pixel_scales(wcs.celestial).mean() * 3600.0 for wcs in wcs_list])), 4)
+    probe = SkyGrid(ra, dec, scale, 1, 1).wcs()  # pixel (0, 0) on the centre
+    half_cols = half_rows = 0.0
+    for wcs, shape in zip(wcs_list, shapes, strict=True):
+        ra_edge, dec_edge = wcs.pixel_to_world_values(*_border(shape)[::-1])
+        x_edge, y_edge = probe.world_to_pixel_values(ra_edge, dec_edge)
+        half_cols = max(half_cols, float(np.max(np.abs(x_edge))))
+        half_rows = max(half_rows, float(np.max(np.abs(y_edge))))
+    cols = 2 * math.ceil(half_cols + parameters.margin) + 1
+    rows = 2 * math.ceil(half_rows + parameters.margin) + 1
+    return SkyGrid(round(ra, 9), round(dec, 9), scale, rows, cols)
+
+
+def footprint_box(wcs_in: WCS, shape_in: tuple[int, int],
+                  grid: SkyGrid) -> tuple[int, int, int, int]:
+    """The part of `grid` a frame covers, as (row0, col0, rows, cols), one pixel of slack on
+    each side, clipped to the grid.
+
+    Raises
+    ------
+    GridError
+        When the frame does not overlap the grid.
+    """
+    ra_edge, dec_edge = wcs_in.pixel_to_world_values(*_border(shape_in, 33)[::-1])
+    x, y = grid.wcs().world_to_pixel_values(ra_edge, dec_edge)
+    finite = np.isfinite(x) & np.isfinite(y)  # points beyond the projection's horizon are not
+    if not finite.any():
+        raise GridError(f"the frame does not overlap the grid centred on ({grid.ra:.6f}, "
+                        f"{grid.dec:.6f}): it lies beyond the projection")
+    x, y = x[finite], y[finite]
+    row0 = max(math.floor(np.min(y)) - 1, 0)
+    col0 = max(math.floor(np.min(x)) - 1, 0)
+    row1 = min(math.ceil(np.max(y)) + 1, grid.rows - 1)
+    col1 = min(math.ceil(np.max(x)) + 1, grid.cols - 1)
+    if row1 < row0 or col1 < col0:
+        raise GridError(f"the frame does not overlap the grid centred on ({grid.ra:.6f}, "
+                        f"{grid.dec:.6f})")
+    return row0, col0, row1 - row0 + 1, col1 - col0 + 1
+
+
+def regrid(data: np.ndarray, weight: np.ndarray, wcs_in: WCS | None, grid: SkyGrid,
+           parameters: RegridParameters | None = None, header: fits.Header | None = None,
+           sky_level: float = 0.0) -> RegriddedImage:
+    """Resample a reduced frame and its weight map onto the part of `grid` it covers.
+
+    Values are interpolated as weight * data and weight separately and divided afterwards, so a
+    pixel of weight 0 (a cosmic ray, a bad column) lends nothing to its neighbours. With
+    `parameters.subtract_sky`, `sky_level` (the reduced frame's) is subtracted first.
+
+    Raises
+    ------
+    GridError
+        No WCS, or no overlap with the grid.
+    ValueError
+        `data` and `weight` of different shapes.
+    """
+    parameters = parameters or RegridParameters()
+    if wcs_in is None or not wcs_in.has_celestial:
+        raise GridError("regrid: the frame has no celestial WCS")
+    if data.shape != weight.shape:
+        raise ValueError(f"regrid: data shape {data.shape} differs from weight shape "
+                         f"{weight.shape}")
+    row0, col0, rows, cols = footprint_box(wcs_in, data.shape, grid)
+    out_wcs = grid.wcs((row0, col0))
+    weight = np.where(np.isfinite(weight) & np.isfinite(data), weight, 0.0)
+    sky = sky_level if parameters.subtract_sky else 0.0
+    stack = np.stack([np.where(weight > 0, (data - sky) * weight, 0.0), weight]).astype(
+        np.float64)
+    resampled, footprint = reproject_interp((stack, wcs_in), out_wcs, shape_out=(rows, cols),
+                                            order=parameters.order, return_footprint=True)
+    product = np.nan_to_num(resampled[0], nan=0.0)
+    out_weight = np.nan_to_num(resampled[1], nan=0.0) * (footprint[1] > 0)
+    out_weight[out_weight < 1e-6 * max(float(out_weight.max()), 1e-30)] = 0.0
+    out_data = np.divide(product, out_weight, out=np.zeros_like(product), where=out_weight > 0)
+    if parameters.conserve_flux:
+        ratio = proj_plane_pixel_area(out_wcs) / proj_plane_pixel_area(wcs_in.celestial)
+        out_data *= ratio
+        out_weight /= ratio**2
+    out_header = None if header is None else derived_header(with_wcs(header, out_wcs), {
+        "GRIDRA": (grid.ra, "[deg] centre of the common sky grid"),
+        "GRIDDEC": (grid.dec, "[deg] centre of the common sky grid"),
+        "GRIDSCAL": (grid.pixel_scale, "[arcsec] pixel scale of the grid"),
+        "GRIDROWS": (grid.rows, "rows of the whole grid"),
+        "GRIDCOLS": (grid.cols, "columns of the whole grid"),
+        "GRIDROW0": (row0, "grid row of this image's row 0"),
+        "GRIDCOL0": (col0, "grid column of this image's column 0"),
+        "SKYSUB": (float(sky), "[ADU] sky level subtracted before regridding"),
+    }, f"awlineage regrid: {parameters.order} onto the common sky grid")
+    return RegriddedImage(out_data.astype(np.float32), out_weight.astype(np.float32),
+                          (row0, col0), grid, out_header)
+
+
+def grid_from_header(header: fits.Header) -> tuple[SkyGrid, tuple[int, int]]:
+    """The grid and origin a regridded frame's header records (see `regrid`)."""
+    try:
+        grid = SkyGrid(float(header["GRIDRA"]), float(header["GRIDDEC"]),
+                       float(header["GRIDSCAL"]), int(header["GRIDROWS"]),
+                       int(header["GRIDCOLS"]))
+        return grid, (int(header["GRIDROW0"]), int(header["GRIDCOL0"]))
+    except KeyError as exc:
+        raise GridError(f"the header records no sky grid: {exc.args[0]} missing") from None
+
+
+class PixelTransform:
+    """Where each output pixel of a regridded frame comes from in the input frame.
+
+    Vectorised and picklable (it keeps the WCSs as header text), so region lineage can call
+    it on whole arrays of output pixels, on any executor.
+
+    Parameters
+    ----------
+    wcs_in
+        The input frame's WCS.
+    shape_in
+        The input frame's (rows, cols).
+    grid, origin
+        The sky grid and the (row, col) of the regridded image's pixel (0, 0) in it.
+    order
+        The interpolation used by `regrid`.
+    """
+
+    def __init__(self, wcs_in: WCS, shape_in: tuple[int, int], grid: SkyGrid,
+                 origin: tuple[int, int], order: str = "bilinear") -> None:
+        if order not in ORDERS:
+            raise ValueError(f"PixelTransform: order must be one of {ORDERS}, got {order!r}")
+        self._wcs_in_text = wcs_in.celestial.to_header_string(relax=True)
+        self.shape_in = tuple(shape_in)
+        self.grid = grid
+        self.origin = tuple(origin)
+        self.order = order
+        self._wcs_cache: tuple[WCS, WCS] | None = None
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["_wcs_cache"] = None
+        return state
+
+    def _wcs(self) -> tuple[WCS, WCS]:
+        if self._wcs_cache is None:
+            self._wcs_cache = (self.grid.wcs(self.origin),
+                               WCS(fits.Header.fromstring(self._wcs_in_text)))
+        return self._wcs_cache
+
+    def __call__(self, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Input (row, col) coordinates, as floats, of output pixels (row, col)."""
+        out_wcs, in_wcs = self._wcs()
+        ra, dec = out_wcs.pixel_to_world_values(np.asarray(cols, float), np.asarray(rows, float))
+        x, y = in_wcs.world_to_pixel_values(ra, dec)
+        return np.asarray(y), np.asarray(x)
+
+    def contributing_cells(self, rows: np.ndarray,
+                           cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The input pixels each output pixel is interpolated from.
+
+        Returns
+        -------
+        tuple
+            Arrays of shape (n, k): input rows, input cols and whether each entry is a real
+            input pixel (k is 4 for bilinear, 1 for nearest-neighbour). An output pixel with no
+            valid entry lies outside the input frame.
+        """
+        in_rows, in_cols = self(np.ravel(rows), np.ravel(cols))
+        rows_in, cols_in = self.shape_in
+        inside = ((in_rows >= -0.5) & (in_rows <= rows_in - 0.5)
+                  & (in_cols >= -0.5) & (in_cols <= cols_in - 0.5))
+        # reproject moves coordinates in the outer half of the border pixels onto their centres
+        in_rows = np.clip(in_rows, 0, rows_in - 1)
+        in_cols = np.clip(in_cols, 0, cols_in - 1)
+        if self.order == "nearest-neighbor":
+            cell_rows = np.rint(in_rows)[:, None]
+            cell_cols = np.rint(in_cols)[:, None]
+        else:
+            r0, c0 = np.floor(in_rows), np.floor(in_cols)
+            cell_rows = np.stack([r0, r0, r0 + 1, r0 + 1], axis=1)
+            cell_cols = np.stack([c0, c0 + 1, c0, c0 + 1], axis=1)
+        valid = (inside[:, None] & (cell_rows <= rows_in - 1) & (cell_cols <= cols_in - 1))
+        return cell_rows.astype(np.int64), cell_cols.astype(np.int64), valid
+
+
+def _unit_vector(ra: float, dec: float) -> tuple[float, float, float]:
+    ra_r, dec_r = math.radians(ra), math.radians(dec)
+    return (math.cos(dec_r) * math.cos(ra_r), math.cos(dec_r) * math.sin(ra_r), math.sin(dec_r))
+
+
+def _border(shape: tuple[int, int], per_edge: int = 9) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, cols) of points along the outer edges of a frame's pixels."""
+    rows, cols = shape
+    r = np.linspace(-0.5, rows - 0.5, per_edge)
+    c = np.linspace(-0.5, cols - 0.5, per_edge)
+    edge_rows = np.concatenate([r, r, np.full(per_edge, -0.5), np.full(per_edge, rows - 0.5)])
+    edge_cols = np.concatenate([np.full(per_edge, -0.5), np.full(per_edge, cols - 0.5), c, c])
+    return edge_rows, edge_cols

@@ -1,0 +1,29 @@
+"""Fixtures of the imaging-stage tests: one small synthetic night, written once per session, and
+the framework-free chain run on it once; tests compare what the stages made with the truth."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from targets.direct import DirectRun, run_direct
+from targets.sky import SkyParameters, WrittenNight, write_night
+
+
+@pytest.fixture(scope="session")
+def night(tmp_path_factory: pytest.TempPathFactory) -> WrittenNight:
+    """The default small night (2 chips of 256x256, filters g and r, 3 dithers) on disk."""
+    return write_night(SkyParameters(), tmp_path_factory.mktemp("night"))
+
+
+@pytest.fixture(scope="session")
+def direct_run(night: WrittenNight) -> DirectRun:
+    """The whole chain, run directly on the night."""
+    return run_direct(night.paths)
+
+
+@pytest.fixture(scope="session")
+def raw_by_name(night: WrittenNight) -> dict[str, Path]:
+    """Raw file paths by file name."""
+    return {path.name: path for path in night.paths}

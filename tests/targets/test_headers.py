@@ -1,0 +1,138 @@
+"""Header interpretation: the kind from the usual keywords or an override, values under their
+alternative keywords, and a stated default (never a crash) for anything missing."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from astropy.io import fits
+
+from targets.errors import HeaderError
+from targets.headers import FrameKind, interpret_header, parse_kind
+
+
+@pytest.mark.parametrize(("cards", "kind"), [
+    ({"IMAGETYP": "BIAS"}, FrameKind.BIAS),
+    ({"IMAGETYP": "zero"}, FrameKind.BIAS),
+    ({"OBSTYPE": "DOMEFLAT"}, FrameKind.DOMEFLAT),
+    ({"IMAGETYP": "Flat Field"}, FrameKind.DOMEFLAT),
+    ({"HIERARCH ESO DPR TYPE": "FLAT,DOME"}, FrameKind.DOMEFLAT),
+    ({"IMAGETYP": "Light Frame"}, FrameKind.SCIENCE),
+    ({"OBSTYPE": "object"}, FrameKind.SCIENCE),
+    ({"OBJECT": "bias"}, FrameKind.BIAS),
+])
+def test_kind_comes_from_the_usual_keywords(cards, kind):
+    assert interpret_header(fits.Header(cards)).kind is kind
+
+
+def test_first_recognised_keyword_wins_over_an_unknown_one():
+    values = interpret_header(fits.Header({"IMAGETYP": "ACQUISITION", "OBSTYPE": "BIAS"}))
+    assert values.kind is FrameKind.BIAS and values.sources["kind"] == "OBSTYPE"
+
+
+def test_explicit_kind_overrides_the_header():
+    values = interpret_header(fits.Header({"IMAGETYP": "OBJECT"}), kind="bias")
+    assert values.kind is FrameKind.BIAS and values.sources["kind"] == "given"
+
+
+def test_unknown_kind_value_is_an_error_that_names_file_keyword_and_remedy():
+    with pytest.raises(HeaderError, match=r"dark\.fits: IMAGETYP = 'DARK'.*--type"):
+        interpret_header(fits.Header({"IMAGETYP": "DARK"}), filename="dark.fits")
+
+
+def test_unknown_kind_value_is_accepted_with_an_override():
+    assert interpret_header(fits.Header({"IMAGETYP": "DARK"}), kind="science").kind == "science"
+
+
+def test_unknown_override_word_is_refused():
+    with pytest.raises(ValueError, match="frame type 'dark' is not one of"):
+        parse_kind("dark")
+
+
+def test_empty_header_gives_defaults_and_says_which():
+    values = interpret_header(fits.Header(), filename="plain.fits")
+    assert values.kind is FrameKind.SCIENCE
+    assert (values.instrument, values.chip, values.filter) == ("unknown", "unknown", "unknown")
+    assert values.exptime == 1.0 and values.gain == 1.0
+    assert values.obs_date is None and values.read_noise is None and values.wcs is None
+    assert set(values.defaults) == {"kind", "instrument", "chip", "filter", "exptime",
+                                    "obs_date", "object", "gain", "read_noise", "saturation",
+                                    "wcs"}
+    assert all("plain.fits" in sentence for sentence in values.describe_defaults())
+    assert "IMAGETYP" in values.defaults["kind"]
+
+
+def test_bias_needs_no_filter_and_has_zero_exposure_by_default():
+    values = interpret_header(fits.Header({"IMAGETYP": "BIAS"}))
+    assert values.filter == "none" and values.exptime == 0.0
+    assert "filter" not in values.defaults and "wcs" not in values.defaults
+
+
+def test_values_come_from_alternative_keywords():
+    header = fits.Header({"IMAGETYP": "OBJECT", "CCDNAME": "chip7", "FILTER1": "i'",
+                          "EXPOSURE": 120, "EGAIN": 1.5, "READNOIS": 4.2, "SATLEVEL": 60000})
+    values = interpret_header(header)
+    assert (values.chip, values.filter, values.exptime) == ("chip7", "i'", 120.0)
+    assert (values.gain, values.read_noise, values.saturation) == (1.5, 4.2, 60000.0)
+    assert values.sources["chip"] == "CCDNAME" and values.sources["gain"] == "EGAIN"
+
+
+def test_unreadable_number_falls_back_and_is_reported():
+    values = interpret_header(fits.Header({"IMAGETYP": "OBJECT", "EXPTIME": "n/a",
+                                           "GAIN": -2.0}))
+    assert values.exptime == 1.0 and values.gain == 1.0
+    assert "EXPTIME = 'n/a' is not a usable number" in values.defaults["exptime"]
+    assert "GAIN = -2.0" in values.defaults["gain"]
+
+
+def test_a_later_keyword_rescues_an_unreadable_first_one():
+    values = interpret_header(fits.Header({"EXPTIME": "n/a", "EXPOSURE": 30.0}))
+    assert values.exptime == 30.0 and "exptime" not in values.defaults
+
+
+def test_date_and_separate_time_are_combined_in_utc():
+    values = interpret_header(fits.Header({"DATE-OBS": "2024-03-14", "TIME-OBS": "21:05:30"}))
+    assert values.obs_date == datetime.datetime(2024, 3, 14, 21, 5, 30, tzinfo=datetime.UTC)
+
+
+def test_mjd_is_used_when_date_obs_is_missing():
+    values = interpret_header(fits.Header({"MJD-OBS": 60383.5}))
+    assert values.obs_date == datetime.datetime(2024, 3, 14, 12, 0, tzinfo=datetime.UTC)
+    assert values.sources["obs_date"] == "MJD-OBS"
+
+
+def test_file_date_is_a_stated_last_resort():
+    values = interpret_header(fits.Header({"DATE": "2024-03-15T08:00:00"}))
+    assert values.obs_date.day == 15 and "writing date" in values.defaults["obs_date"]
+
+
+def test_garbled_date_is_reported_not_raised():
+    values = interpret_header(fits.Header({"DATE-OBS": "yesterday"}))
+    assert values.obs_date is None
+    assert "DATE-OBS = 'yesterday' is not a date" in values.defaults["obs_date"]
+
+
+def test_broken_wcs_does_not_stop_ingest():
+    values = interpret_header(fits.Header({"CTYPE1": "RA---TAN", "CTYPE2": "DEC--XYZ"}))
+    assert values.wcs is None and "do not parse" in values.defaults["wcs"]
+    assert "\n" not in values.defaults["wcs"]
+
+
+def test_generated_frames_are_read_without_defaults(night):
+    for path in night.paths:
+        truth = night.truth.exposures[path.name]
+        values = interpret_header(fits.getheader(path), filename=path.name)
+        assert values.defaults == {}, values.describe_defaults()
+        assert values.kind == truth.kind and values.chip == truth.chip
+        assert values.obs_date == truth.obs_date and values.exptime == truth.exptime
+        assert values.shape == night.truth.parameters.chip_shape
+        if truth.kind == "science":
+            assert values.filter == truth.filter and values.object == truth.field
+            assert values.wcs is not None
+            assert values.wcs.wcs.crval == pytest.approx(truth.wcs.wcs.crval)
+
+
+def test_saturation_defaults_to_the_integer_range_of_the_file():
+    values = interpret_header(fits.Header({"BITPIX": 16}))
+    assert values.saturation == 65535.0 and "saturation" in values.defaults

@@ -1,0 +1,168 @@
+"""The common sky grid, resampling onto it, and the output-to-input pixel transform that region
+lineage relies on (checked against what reproject actually does)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from astropy.io import fits
+from astropy.wcs import WCS
+
+from targets.errors import GridError
+from targets.regrid import (
+    PixelTransform,
+    RegridParameters,
+    SkyGrid,
+    footprint_box,
+    grid_for_frames,
+    grid_from_header,
+    regrid,
+)
+from targets.sky_render import render_stars
+
+
+def _wcs(ra: float, dec: float, crpix: tuple[float, float], scale: float = 0.3,
+         rotation: float = 0.0) -> WCS:
+    wcs = WCS(naxis=2)
+    wcs.wcs.ctype = ["RA---TAN", "DEC--TAN"]
+    wcs.wcs.crval = [ra, dec]
+    wcs.wcs.crpix = list(crpix)
+    theta = np.radians(rotation)
+    wcs.wcs.cd = scale / 3600 * np.array([[-np.cos(theta), np.sin(theta)],
+                                          [np.sin(theta), np.cos(theta)]])
+    wcs.wcs.set()
+    return wcs
+
+
+FRAMES = [_wcs(150.0, 2.2, (32.5, 32.5)), _wcs(150.002, 2.2015, (32.5, 32.5), rotation=0.3),
+          _wcs(149.999, 2.199, (-40.0, 32.5))]
+SHAPES = [(64, 64)] * 3
+
+
+def test_grid_does_not_depend_on_the_order_of_the_frames():
+    forward = grid_for_frames(FRAMES, SHAPES)
+    backward = grid_for_frames(FRAMES[::-1], SHAPES[::-1])
+    assert forward == backward
+
+
+def test_grid_covers_every_frame_with_its_margin():
+    grid = grid_for_frames(FRAMES, SHAPES, RegridParameters(margin=4))
+    for wcs, shape in zip(FRAMES, SHAPES, strict=True):
+        row0, col0, rows, cols = footprint_box(wcs, shape, grid)
+        assert row0 >= 0 and col0 >= 0
+        assert row0 + rows <= grid.rows and col0 + cols <= grid.cols
+    assert grid.pixel_scale == pytest.approx(0.3)
+
+
+def test_grid_needs_frames_with_a_wcs():
+    with pytest.raises(GridError, match="frame 0 has no celestial WCS"):
+        grid_for_frames([None], [(10, 10)])
+    with pytest.raises(GridError, match="needs frames"):
+        grid_for_frames([], [])
+
+
+def test_regridding_onto_the_frames_own_pixels_changes_nothing():
+    grid = SkyGrid(150.0, 2.2, 0.3, 65, 65)
+    wcs = grid.wcs()
+    data = np.random.default_rng(1).normal(100, 5, (65, 65))
+    image = regrid(data, np.ones_like(data), wcs, grid,
+                   RegridParameters(subtract_sky=False))
+    box = (slice(-image.origin[0], 65 - image.origin[0]), slice(-image.origin[1],
+                                                               65 - image.origin[1]))
+    assert image.origin == (0, 0)
+    np.testing.assert_allclose(image.data[box], data, rtol=1e-5)
+
+
+def test_a_star_keeps_its_flux_and_lands_where_the_wcs_says():
+    wcs_in = FRAMES[1]
+    data = render_stars((64, 64), np.array([30.3]), np.array([28.7]), np.array([5000.0]), 1.6)
+    ra, dec = wcs_in.pixel_to_world_values(30.3, 28.7)
+    grid = grid_for_frames(FRAMES, SHAPES, RegridParameters(pixel_scale=0.25))
+    image = regrid(data, np.ones_like(data), wcs_in, grid, RegridParameters(pixel_scale=0.25))
+    assert image.data.sum() == pytest.approx(5000.0, rel=0.01)
+    x, y = image.wcs.world_to_pixel_values(ra, dec)
+    rows, cols = np.indices(image.data.shape)
+    assert (image.data * cols).sum() / image.data.sum() == pytest.approx(x, abs=0.05)
+    assert (image.data * rows).sum() / image.data.sum() == pytest.approx(y, abs=0.05)
+
+
+def test_pixels_of_weight_zero_lend_nothing_to_their_neighbours():
+    grid = grid_for_frames(FRAMES, SHAPES)
+    data = np.full((64, 64), 10.0)
+    weight = np.ones((64, 64))
+    data[20, 20], weight[20, 20] = 1e6, 0.0  # a masked cosmic ray
+    image = regrid(data, weight, FRAMES[1], grid, RegridParameters(subtract_sky=False))
+    covered = image.weight > 0
+    np.testing.assert_allclose(image.data[covered], 10.0, rtol=1e-6)
+
+
+def test_sky_level_is_subtracted_before_resampling():
+    grid = grid_for_frames(FRAMES, SHAPES)
+    image = regrid(np.full((64, 64), 250.0), np.ones((64, 64)), FRAMES[0], grid, sky_level=250.0)
+    assert np.abs(image.data).max() < 1e-6
+    assert image.weight.max() > 0
+
+
+def test_frame_without_wcs_or_off_the_grid_is_refused():
+    grid = SkyGrid(150.0, 2.2, 0.3, 65, 65)
+    with pytest.raises(GridError, match="no celestial WCS"):
+        regrid(np.ones((4, 4)), np.ones((4, 4)), None, grid)
+    with pytest.raises(GridError, match="does not overlap"):
+        regrid(np.ones((4, 4)), np.ones((4, 4)), _wcs(10.0, -40.0, (2.5, 2.5)), grid)
+
+
+def test_header_keeps_its_keywords_and_gets_the_grid_wcs():
+    grid = grid_for_frames(FRAMES, SHAPES)
+    header = fits.Header({"INSTRUME": "SYNCAM", "OBJECT": "FIELD-1"})
+    header.update(FRAMES[1].to_header())
+    image = regrid(np.ones((64, 64)), np.ones((64, 64)), FRAMES[1], grid, header=header)
+    assert image.header["INSTRUME"] == "SYNCAM" and image.header["OBJECT"] == "FIELD-1"
+    assert WCS(image.header).wcs.crpix == pytest.approx(image.wcs.wcs.crpix)
+    assert grid_from_header(image.header) == (grid, image.origin)
+
+
+@pytest.mark.parametrize("order", ["bilinear", "nearest-neighbor"])
+def test_pixel_transform_names_every_input_pixel_that_reproject_used(order):
+    """Regrid one impulse at a time: each output pixel that picks up the impulse must list the
+    impulse's pixel among its contributing cells."""
+    wcs_in, shape = FRAMES[1], SHAPES[1]
+    parameters = RegridParameters(order=order, subtract_sky=False, conserve_flux=False)
+    grid = grid_for_frames(FRAMES, SHAPES, parameters)
+    rng = np.random.default_rng(5)
+    impulses = [(0, 0), (63, 63), (0, 40)] + [tuple(rng.integers(0, 64, 2)) for _ in range(5)]
+    for row, col in impulses:
+        data = np.zeros(shape)
+        data[row, col] = 1.0
+        image = regrid(data, np.ones(shape), wcs_in, grid, parameters)
+        transform = PixelTransform(wcs_in, shape, grid, image.origin, order)
+        out_rows, out_cols = np.nonzero(image.data > 1e-9)
+        assert len(out_rows) > 0
+        cell_rows, cell_cols, valid = transform.contributing_cells(out_rows, out_cols)
+        named = ((cell_rows == row) & (cell_cols == col) & valid).any(axis=1)
+        assert named.all(), (row, col)
+
+
+def test_pixel_transform_has_no_input_outside_the_frame():
+    grid = grid_for_frames(FRAMES, SHAPES, RegridParameters(margin=8))
+    transform = PixelTransform(FRAMES[0], SHAPES[0], grid, (0, 0))
+    corner_rows, corner_cols = np.array([0, grid.rows - 1]), np.array([0, grid.cols - 1])
+    in_rows, in_cols = transform(corner_rows, corner_cols)  # in the grid's empty margin
+    assert np.all((in_rows < -0.5) | (in_rows > 63.5) | (in_cols < -0.5) | (in_cols > 63.5))
+    _, _, valid = transform.contributing_cells(corner_rows, corner_cols)
+    assert not valid.any()
+
+
+def test_pixel_transform_survives_pickling():
+    grid = grid_for_frames(FRAMES, SHAPES)
+    transform = PixelTransform(FRAMES[1], SHAPES[1], grid, (3, 4))
+    rows, cols = np.array([10.0, 20.0]), np.array([5.0, 7.0])
+    expected = transform(rows, cols)
+    copy = pickle.loads(pickle.dumps(transform))
+    np.testing.assert_allclose(copy(rows, cols), expected)
+
+
+def test_spline_orders_are_not_offered():
+    with pytest.raises(ValueError, match=r"RegridParameters\.order must be one of"):
+        RegridParameters(order="bicubic")
