@@ -1,0 +1,140 @@
+"""`Storage`: the one interface every back end (local directory, S3, HTTP data server)
+implements. Stored files are immutable: a name, once stored, always has the same bytes."""
+
+from __future__ import annotations
+
+import abc
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from dataserver._stored import FileEntry, StoredFile
+from dataserver._streams import Source
+
+
+class Storage(abc.ABC):
+    """Where DataObject files live: a space of immutable, content-hashed files.
+
+    Every method validates the name first (`validate_name`) and raises `InvalidFileName`
+    for a bad one. A file is visible under its name only once completely stored.
+    """
+
+    url: str
+    """A URL that `open_storage` turns back into an equivalent storage."""
+
+    @abc.abstractmethod
+    def put(self, name: str, source: Source, *, sha256: str | None = None) -> StoredFile:
+        """Store a file under `name`, streaming it in chunks.
+
+        Parameters
+        ----------
+        name
+            The file name (see `validate_name`).
+        source
+            A local path (``str`` or ``os.PathLike``), ``bytes``, or a readable binary
+            stream, read to its end (never whole into memory).
+        sha256
+            The SHA-256 the content must have, when the caller knows it; a mismatch stores
+            nothing.
+
+        Returns
+        -------
+        StoredFile
+            Name, size and SHA-256 of the stored file.
+
+        Raises
+        ------
+        FileConflictError
+            If `name` is stored already with different content. Storing the same content
+            again is a no-op (apart from restarting the file's garbage-collection grace
+            period: see `collect_garbage`).
+        CorruptFileError
+            If the content does not have the given `sha256`.
+        """
+
+    @abc.abstractmethod
+    def get(self, name: str, dest: str | os.PathLike, *, sha256: str | None = None) -> StoredFile:
+        """Copy the file to the local path `dest` (replaced atomically), checking its hash.
+
+        Parameters
+        ----------
+        name
+            The file name.
+        dest
+            Where to write it; its directory must exist.
+        sha256
+            The SHA-256 the caller expects (the one a DataObject recorded), checked as well
+            as the one the server recorded.
+
+        Returns
+        -------
+        StoredFile
+            Size and SHA-256 of the bytes written to `dest`.
+
+        Raises
+        ------
+        FileNotFoundOnServer
+            If no file of that name is stored.
+        CorruptFileError
+            If the bytes read have neither the SHA-256 recorded when the file was stored nor
+            the expected one; it names the file and both hashes, and `dest` is left untouched.
+        """
+
+    @abc.abstractmethod
+    def open(self, name: str, offset: int = 0, length: int | None = None) -> BinaryIO:
+        """A readable binary stream of the file's bytes from `offset`, at most `length` of
+        them (to the end when None). The caller closes it.
+
+        Raises
+        ------
+        FileNotFoundOnServer
+            If no file of that name is stored.
+        """
+
+    @abc.abstractmethod
+    def stat(self, name: str) -> StoredFile | None:
+        """Size, SHA-256 and time of the stored file, or None when there is none.
+
+        The SHA-256 is the one recorded at store time; the file is not read again.
+        """
+
+    def exists(self, name: str) -> bool:
+        """True when a file of this name is stored."""
+        return self.stat(name) is not None
+
+    @abc.abstractmethod
+    def delete(self, name: str) -> None:
+        """Remove the file.
+
+        Raises
+        ------
+        FileNotFoundOnServer
+            If no file of that name is stored.
+        """
+
+    @abc.abstractmethod
+    def entries(self, prefix: str = "") -> Iterator[FileEntry]:
+        """Every stored file whose name starts with `prefix`: name, size and time, streamed
+        (a listing of millions of files is never held in memory at once)."""
+
+    def list(self, prefix: str = "") -> list[str]:
+        """Names of all stored files starting with `prefix`, sorted."""
+        return sorted(entry.name for entry in self.entries(prefix))
+
+    def local_path(self, name: str) -> Path | None:
+        """The file's path when this storage is a directory on this machine (so it can be
+        memory-mapped where it lies), else None. The file must not be modified."""
+        return None
+
+    def close(self) -> None:  # noqa: B027 (nothing to release unless a back end says so)
+        """Release connections; the storage is not used afterwards."""
+
+    def __enter__(self) -> Storage:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r})"

@@ -1,0 +1,132 @@
+"""`open_storage`: a storage from a URL, the one way configuration names a data server."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from dataserver._errors import ServerConfigError
+from dataserver._storage import Storage
+
+_S3_OPTIONS = {"endpoint", "secure", "region", "part_size", "upload_threads"}
+_LOCAL_OPTIONS = {"fsync"}
+
+
+def open_storage(url: str | os.PathLike, *, token: str | None = None) -> Storage:
+    """Open the storage a URL names.
+
+    Parameters
+    ----------
+    url
+        One of
+
+        - a directory: ``./awl-data``, ``/data/awl`` or ``file:///data/awl``, with
+          ``?fsync=false`` to skip flushing each file to disk (scratch data only);
+        - an S3 bucket: ``s3://bucket?endpoint=host:port&secure=false`` (also ``region``,
+          ``part_size`` in bytes, ``upload_threads``), credentials from
+          ``AWL_S3_ACCESS_KEY``/``AWL_S3_SECRET_KEY`` or ``AWS_ACCESS_KEY_ID``/
+          ``AWS_SECRET_ACCESS_KEY``;
+        - an HTTP data server: ``http://host:port`` or ``https://...``.
+    token
+        Bearer token for writing to an HTTP data server; default ``AWL_DATA_TOKEN``.
+
+    Returns
+    -------
+    Storage
+
+    Raises
+    ------
+    ServerConfigError
+        If the URL has an unknown scheme or option, naming it.
+
+    Examples
+    --------
+    >>> open_storage("s3://raw-frames?endpoint=127.0.0.1:9000&secure=false")  # doctest: +SKIP
+    S3Storage('s3://raw-frames?endpoint=127.0.0.1:9000&secure=false')
+    """
+    text = os.fspath(url)
+    if not text:
+        raise ServerConfigError("the data server URL is empty")
+    parts = urlsplit(text)
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https"):
+        from dataserver._http_client import HTTPStorage
+
+        return HTTPStorage(text, token=token)
+    if scheme == "s3":
+        return _open_s3(text, parts.netloc, parts.path, _options(text, parts.query, _S3_OPTIONS))
+    if scheme == "file":
+        options = _options(text, parts.query, _LOCAL_OPTIONS)
+        return _open_local(text, parts.path, options)
+    if scheme and len(scheme) > 1:
+        raise ServerConfigError(
+            f"data server URL {text!r}: unknown scheme {scheme!r} (use a directory, "
+            "file://, s3:// or http(s)://)"
+        )
+    path, _, query = text.partition("?")
+    return _open_local(text, path, _options(text, query, _LOCAL_OPTIONS))
+
+
+def _options(url: str, query: str, allowed: set[str]) -> dict[str, str]:
+    parsed = parse_qs(query, keep_blank_values=True, strict_parsing=False)
+    unknown = sorted(set(parsed) - allowed)
+    if unknown:
+        raise ServerConfigError(
+            f"data server URL {url!r}: unknown option {', '.join(unknown)} "
+            f"(known: {', '.join(sorted(allowed))})"
+        )
+    return {key: values[-1] for key, values in parsed.items()}
+
+
+def _flag(url: str, options: dict[str, str], key: str, default: bool) -> bool:
+    value = options.get(key)
+    if value is None:
+        return default
+    if value.lower() in ("true", "1", "yes", "on"):
+        return True
+    if value.lower() in ("false", "0", "no", "off"):
+        return False
+    raise ServerConfigError(f"data server URL {url!r}: {key}={value!r} is not true or false")
+
+
+def _number(url: str, options: dict[str, str], key: str) -> int | None:
+    value = options.get(key)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ServerConfigError(f"data server URL {url!r}: {key}={value!r} is not a whole "
+                                "number") from None
+
+
+def _open_local(url: str, path: str, options: dict[str, str]) -> Storage:
+    from dataserver._local import LocalStorage
+
+    if not path:
+        raise ServerConfigError(f"data server URL {url!r} names no directory")
+    return LocalStorage(Path(path).expanduser(), fsync=_flag(url, options, "fsync", True))
+
+
+def _open_s3(url: str, bucket: str, path: str, options: dict[str, str]) -> Storage:
+    from dataserver._s3 import DEFAULT_PART_SIZE, S3Storage
+
+    if not bucket:
+        raise ServerConfigError(f"data server URL {url!r} names no bucket (s3://bucket?...)")
+    if path not in ("", "/"):
+        raise ServerConfigError(
+            f"data server URL {url!r}: a key prefix ({path!r}) is not supported; use a "
+            "bucket of its own"
+        )
+    try:
+        return S3Storage(
+            bucket,
+            endpoint=options.get("endpoint", "s3.amazonaws.com"),
+            secure=_flag(url, options, "secure", True),
+            region=options.get("region"),
+            part_size=_number(url, options, "part_size") or DEFAULT_PART_SIZE,
+            upload_threads=_number(url, options, "upload_threads") or 2,
+        )
+    except ValueError as exc:
+        raise ServerConfigError(f"data server URL {url!r}: {exc}") from None
