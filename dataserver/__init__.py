@@ -1,0 +1,67 @@
+"""File storage for awlineage's DataObjects: one `Storage` interface with three back ends
+(a local directory, an S3-compatible bucket through `minio`, and the HTTP data server, which
+fronts either), chosen by URL with `open_storage`; the HTTP data server itself
+(`create_app`); the local cache of retrieved files (`FileCache`); and garbage collection of
+files no committed object refers to (`collect_garbage`).
+
+Stored files are immutable and content-hashed (SHA-256): storing a name again with the same
+bytes is a no-op, with other bytes an error naming the file.
+"""
+
+from dataserver._cache import FileCache
+from dataserver._errors import (
+    AccessDenied,
+    CorruptFileError,
+    DataServerError,
+    FileConflictError,
+    FileInUseError,
+    FileNotFoundOnServer,
+    InvalidFileName,
+    ServerConfigError,
+    UploadTooLarge,
+)
+from dataserver._gc import DEFAULT_GRACE_SECONDS, GarbageReport, collect_garbage, parse_duration
+from dataserver._http_client import HTTPStorage
+from dataserver._local import LocalStorage
+from dataserver._names import MAX_NAME_LENGTH, validate_name, validate_prefix
+from dataserver._s3 import S3Storage
+from dataserver._server_app import ReferenceCheck, create_app
+from dataserver._server_config import ServerConfig, parse_size
+from dataserver._storage import Storage
+from dataserver._stored import FileEntry, StoredFile
+from dataserver._streams import hash_file
+from dataserver._urls import open_storage
+from dataserver._verify import VerifyingReader
+
+__all__ = [
+    "DEFAULT_GRACE_SECONDS",
+    "MAX_NAME_LENGTH",
+    "AccessDenied",
+    "CorruptFileError",
+    "DataServerError",
+    "FileCache",
+    "FileConflictError",
+    "FileEntry",
+    "FileInUseError",
+    "FileNotFoundOnServer",
+    "GarbageReport",
+    "HTTPStorage",
+    "InvalidFileName",
+    "LocalStorage",
+    "ReferenceCheck",
+    "S3Storage",
+    "ServerConfig",
+    "ServerConfigError",
+    "Storage",
+    "StoredFile",
+    "UploadTooLarge",
+    "VerifyingReader",
+    "collect_garbage",
+    "create_app",
+    "hash_file",
+    "open_storage",
+    "parse_duration",
+    "parse_size",
+    "validate_name",
+    "validate_prefix",
+]

@@ -1,0 +1,291 @@
+"""The HTTP data server: an ASGI app (Starlette) in front of a local directory or an S3
+bucket. It validates every name, needs a bearer token to write, serves HEAD and byte
+ranges, limits uploads, and never deletes a file that a committed object refers to.
+
+Routes::
+
+    GET    /                 what the server is: {"service", "max_upload_bytes", ...}
+    GET    /auth             204 when the bearer token may write, else 401/403
+    GET    /files?prefix=p   the files, one JSON object per line: name, size, modified
+    GET    /files/{name}     the file (Range: one byte range -> 206)
+    HEAD   /files/{name}     its headers: Content-Length, X-Content-SHA256, ...
+    PUT    /files/{name}     store it (X-Content-SHA256 optional, checked)
+    DELETE /files/{name}     remove it, unless a committed object refers to it
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Callable, Iterator
+from email.utils import formatdate
+from typing import Any, BinaryIO, Protocol
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from dataserver._errors import (
+    AccessDenied,
+    DataServerError,
+    FileInUseError,
+    FileNotFoundOnServer,
+    UploadTooLarge,
+)
+from dataserver._http_wire import (
+    MODIFIED_HEADER,
+    SERVICE_NAME,
+    SHA256_HEADER,
+    RangeNotSatisfiable,
+    error_body,
+    error_status,
+    parse_range,
+)
+from dataserver._names import validate_name, validate_prefix
+from dataserver._server_config import ServerConfig
+from dataserver._server_upload import receive_upload
+from dataserver._storage import Storage
+from dataserver._stored import StoredFile
+from dataserver._streams import CHUNK_SIZE
+from dataserver._urls import open_storage
+
+log = logging.getLogger("dataserver")
+
+_HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
+_LISTING_BATCH = 1000
+
+
+class ReferenceCheck(Protocol):
+    """Says whether a committed object refers to a file (backed by the database)."""
+
+    def is_referenced(self, name: str) -> bool:
+        """True when some committed object refers to file `name`."""
+
+    def close(self) -> None:
+        """Release the database connection."""
+
+
+def database_references(url: str, schema: str | None = None) -> ReferenceCheck:
+    """The reference check of the awlineage database at `url`."""
+    from awlineage.storage import DatabaseReferences
+
+    return DatabaseReferences(url, schema=schema)
+
+
+def create_app(config: ServerConfig | None = None, *, storage: Storage | None = None,
+               references: ReferenceCheck | None = None) -> Starlette:
+    """The data server as an ASGI application.
+
+    Parameters
+    ----------
+    config
+        Its configuration; default `ServerConfig.load()` (arguments, environment, config
+        file). Run it with any ASGI server, e.g. ``uvicorn --factory dataserver:create_app``.
+    storage
+        The back end, when already open (default: opened from ``config.storage_url``).
+    references
+        The reference check (default: from ``config.database_url``; without one, deletes
+        are refused).
+
+    Returns
+    -------
+    starlette.applications.Starlette
+    """
+    config = config or ServerConfig.load()
+    storage = storage or open_storage(config.storage_url)
+    if references is None and config.database_url:
+        references = database_references(config.database_url, config.database_schema)
+    handlers = _Handlers(config, storage, references)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            storage.close()
+            if references is not None:
+                references.close()
+
+    routes = [
+        Route("/", handlers.info, methods=["GET"]),
+        Route("/auth", handlers.auth, methods=["GET"]),
+        Route("/files", handlers.listing, methods=["GET"]),
+        Route("/files/{name:path}", handlers.file, methods=["GET", "HEAD", "PUT", "DELETE"]),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.storage = storage
+    app.state.config = config
+    return app
+
+
+class _Handlers:
+    def __init__(self, config: ServerConfig, storage: Storage,
+                 references: ReferenceCheck | None) -> None:
+        self.config = config
+        self.storage = storage
+        self.references = references
+
+    async def info(self, request: Request) -> Response:
+        return JSONResponse({
+            "service": SERVICE_NAME,
+            "protocol": 1,
+            "storage": type(self.storage).__name__,
+            "max_upload_bytes": self.config.max_upload_bytes,
+            "writable": bool(self.config.tokens),
+            "deletes": bool(self.config.tokens) and self.references is not None,
+        })
+
+    async def auth(self, request: Request) -> Response:
+        return self._refusal(request) or Response(status_code=204)
+
+    async def listing(self, request: Request) -> Response:
+        prefix = request.query_params.get("prefix", "")
+        try:
+            validate_prefix(prefix)
+        except DataServerError as exc:
+            return _error_response(exc)
+        return StreamingResponse(self._listing_lines(prefix),
+                                 media_type="application/x-ndjson")
+
+    def _listing_lines(self, prefix: str) -> Iterator[bytes]:
+        batch: list[str] = []
+        for entry in self.storage.entries(prefix):
+            batch.append(json.dumps({"name": entry.name, "size": entry.size,
+                                     "modified": entry.modified}))
+            if len(batch) >= _LISTING_BATCH:
+                yield ("\n".join(batch) + "\n").encode()
+                batch.clear()
+        if batch:
+            yield ("\n".join(batch) + "\n").encode()
+
+    async def file(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        try:
+            validate_name(name)
+            handler: Callable[[Request, str], Any] = {
+                "GET": self._get, "HEAD": self._head, "PUT": self._put, "DELETE": self._delete,
+            }[request.method]
+            return await handler(request, name)
+        except DataServerError as exc:
+            return _error_response(exc)
+        except Exception:
+            log.exception("data server: %s %r failed", request.method, name)
+            return JSONResponse({"error": "StorageError", "name": name,
+                                 "message": f"the storage failed on {name!r}; see the server "
+                                            "log"}, status_code=502)
+
+    # -- reading --------------------------------------------------------------------------
+    async def _stored(self, name: str) -> StoredFile:
+        stored = await run_in_threadpool(self.storage.stat, name)
+        if stored is None:
+            raise FileNotFoundOnServer(name, "the data server")
+        return stored
+
+    async def _head(self, request: Request, name: str) -> Response:
+        stored = await self._stored(name)
+        return Response(status_code=200, headers=_file_headers(stored, stored.size))
+
+    async def _get(self, request: Request, name: str) -> Response:
+        stored = await self._stored(name)
+        try:
+            wanted = parse_range(request.headers.get("range"), stored.size)
+        except RangeNotSatisfiable:
+            return Response(status_code=416, headers={"content-range": f"bytes */{stored.size}"})
+        first, last = wanted if wanted is not None else (0, stored.size - 1)
+        length = last - first + 1
+        stream = await run_in_threadpool(self.storage.open, name, first, length)
+        headers = _file_headers(stored, length)
+        status = 200
+        if wanted is not None:
+            status = 206
+            headers["content-range"] = f"bytes {first}-{last}/{stored.size}"
+        return StreamingResponse(_read_in_threads(stream), status_code=status, headers=headers)
+
+    # -- writing --------------------------------------------------------------------------
+    def _refusal(self, request: Request) -> Response | None:
+        """None when the request carries a token that may write, else the refusal."""
+        if not self.config.tokens:
+            return _error_response(AccessDenied("this data server is read-only: it has no "
+                                                "write token configured"))
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            response = _error_response(AccessDenied("writing needs a bearer token "
+                                                    "(Authorization: Bearer <token>)"), 401)
+            response.headers["www-authenticate"] = 'Bearer realm="awlineage data server"'
+            return response
+        given = token.strip().encode()
+        if not any(hmac.compare_digest(given, t.encode()) for t in self.config.tokens):
+            return _error_response(AccessDenied("the bearer token is not accepted"))
+        return None
+
+    async def _put(self, request: Request, name: str) -> Response:
+        refusal = self._refusal(request)
+        if refusal is not None:
+            return refusal
+        limit = self.config.max_upload_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None:
+            if not declared.isdigit():
+                return _json_error(400, "BadRequest", name, f"Content-Length {declared!r}")
+            if int(declared) > limit:
+                return _error_response(UploadTooLarge(name, limit))
+        sha256 = request.headers.get(SHA256_HEADER)
+        if sha256 is not None and not _HEX64.match(sha256):
+            return _json_error(400, "BadRequest", name,
+                               f"{SHA256_HEADER} {sha256!r} is not 64 hexadecimal digits")
+        existed = await run_in_threadpool(self.storage.exists, name)
+        stored = await receive_upload(request, self.storage, name, sha256, limit)
+        return JSONResponse({"name": stored.name, "size": stored.size, "sha256": stored.sha256,
+                             "modified": stored.modified}, status_code=200 if existed else 201)
+
+    async def _delete(self, request: Request, name: str) -> Response:
+        refusal = self._refusal(request)
+        if refusal is not None:
+            return refusal
+        if self.references is None:
+            return _error_response(AccessDenied(
+                "this data server deletes nothing: it has no database configured to tell "
+                "which files committed objects refer to"))
+        await self._stored(name)
+        if await run_in_threadpool(self.references.is_referenced, name):
+            raise FileInUseError(name)
+        await run_in_threadpool(self.storage.delete, name)
+        log.info("data server: deleted %r", name)
+        return Response(status_code=204)
+
+
+def _file_headers(stored: StoredFile, length: int) -> dict[str, str]:
+    headers = {
+        "content-length": str(length),
+        "content-type": "application/octet-stream",
+        "accept-ranges": "bytes",
+        "etag": f'"{stored.sha256}"',
+        "cache-control": "public, max-age=31536000, immutable",
+        SHA256_HEADER: stored.sha256,
+    }
+    if stored.modified is not None:
+        headers[MODIFIED_HEADER] = repr(stored.modified)
+        headers["last-modified"] = formatdate(stored.modified, usegmt=True)
+    return headers
+
+
+async def _read_in_threads(stream: BinaryIO) -> AsyncIterator[bytes]:
+    try:
+        while chunk := await run_in_threadpool(stream.read, CHUNK_SIZE):
+            yield chunk
+    finally:
+        stream.close()
+
+
+def _error_response(exc: DataServerError, status: int | None = None) -> JSONResponse:
+    return JSONResponse(error_body(exc), status_code=status or error_status(exc))
+
+
+def _json_error(status: int, kind: str, name: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": kind, "name": name, "message": message}, status_code=status)
