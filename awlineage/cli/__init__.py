@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "awlineage.cli._select",
     "awlineage.cli._schema",
     "awlineage.cli._lineage",
+    "awlineage.cli._dataserver",
     "awlineage.cli._demo",
 )
 """Modules with an ``add_commands(subparsers)`` function, in the order of ``awl --help``."""

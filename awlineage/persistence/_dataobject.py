@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import io
+import datetime
 import os
+import re
 import tempfile
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, ClassVar
 
 from awlineage.errors import AwlError, ImmutableObjectError
 from awlineage.persistence._object import DBObject
 from awlineage.persistence._properties import persistent
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
 
 class DataObjectError(AwlError):
@@ -24,31 +27,47 @@ class DataObject(DBObject):
     ----------
     pathname
         A local file to store later with `store()`; its base name becomes the default file
-        name (made unique with the object_id when the server has the name already).
+        name (made unique with the object_id when the server has other content under it).
+    **values
+        Persistent attributes; ``filename`` chooses the name on the server.
 
     Examples
     --------
     >>> obj = DataObject(pathname="myfile.fits")        # doctest: +SKIP
     >>> obj.store(); obj.commit()                       # doctest: +SKIP
     >>> select(DataObject.filename.like("myfile.fits%"))[0].retrieve()  # doctest: +SKIP
+    PosixPath('/home/me/.cache/awlineage/3f/3f2a.../myfile.fits')
     """
 
     filename = persistent("Unique name of the file on the data server", str, "", index=True)
     file_size = persistent("Size of the file [bytes]", int, None)
     content_hash = persistent("SHA-256 of the file's contents, hexadecimal", str, None)
 
+    file_extension: ClassVar[str] = ""
+    """Extension of canonical file names (``".fits"``); an HDUList is stored as ``.fits``."""
+
     def __init__(self, pathname: str | os.PathLike[str] | None = None, **values: Any) -> None:
         super().__init__(**values)
         self.__dict__["pathname"] = None if pathname is None else Path(pathname)
 
-    # -- storing --------------------------------------------------------------------------
-    def default_filename(self) -> str:
-        """The name a file gets when the caller gives none."""
+    # -- names ----------------------------------------------------------------------------
+    def canonical_filename(self, extension: str | None = None) -> str:
+        """The name derived from class, identity and object_id, unique because the
+        object_id is: ``ReducedFrame-ccd50-20240103T020000-<object_id>.fits``."""
+        parts = [type(self).__name__]
+        parts.extend(_name_part(self.__dict__.get(attr)) for attr in type(self).identity)
+        parts.append(str(self.object_id))
+        return "-".join(parts) + (self.file_extension if extension is None else extension)
+
+    def default_filename(self, extension: str | None = None) -> str:
+        """The name a file gets when the caller gives none: the base name of `pathname`,
+        else `canonical_filename`."""
         pathname = self.__dict__.get("pathname")
         if pathname is not None:
             return Path(pathname).name
-        return f"{type(self).__name__}-{self.object_id}.dat"
+        return self.canonical_filename(extension)
 
+    # -- storing --------------------------------------------------------------------------
     def store(self, source: Any = None, *, filename: str | None = None) -> None:
         """Upload this object's file and record its name, size and SHA-256.
 
@@ -58,17 +77,24 @@ class DataObject(DBObject):
             A local path, ``bytes``, a binary file object, or an astropy ``HDUList``;
             by default the `pathname` given at construction.
         filename
-            The name on the server. Given explicitly, storing different content under an
-            existing name is refused; by default the base name of the file, made unique.
+            The name on the server (else the ``filename`` attribute, if set). Given, storing
+            different content under an existing name is refused; by default the base name
+            of `pathname` is used, with ``.<object_id>`` appended when the server has other
+            content under it, or the canonical name.
 
         Raises
         ------
         ImmutableObjectError
             If the object is committed (its file is part of it).
         DataObjectError
-            If there is nothing to store.
+            If there is nothing to store, or the path is not a file.
+        dataserver.FileConflictError
+            If an explicit name is stored already with other content (naming the file).
+        dataserver.InvalidFileName
+            If the name is not valid on a data server (naming the rule it breaks).
         """
         from awlineage.storage import current_data_server
+        from dataserver import FileConflictError
 
         if self.is_committed:
             raise ImmutableObjectError(
@@ -81,80 +107,170 @@ class DataObject(DBObject):
                 "bytes, a file object or an HDUList"
             )
         server = current_data_server()
-        name = filename or self.filename or None
-        if name is None:
-            name = self.default_filename()
-            if server.exists(name):
-                name = f"{name}.{self.object_id}"
-        with _readable(source) as readable:
-            stored = server.put(name, readable)
+        with _Readable(source, type(self).__name__) as readable:
+            explicit = filename or self.filename or None
+            if explicit is not None:
+                stored = server.put(explicit, readable.value)
+            else:
+                name = self.default_filename(readable.extension)
+                try:
+                    stored = server.put(name, readable.value)
+                except FileConflictError:
+                    if self.__dict__.get("pathname") is None:
+                        raise
+                    stored = server.put(f"{name}.{self.object_id}", readable.reopen())
         state = self.__dict__
         state["filename"] = stored.name
         state["file_size"] = stored.size
         state["content_hash"] = stored.sha256
+        state["_stored_file"] = (stored.name, stored.sha256, stored.size)
 
     def check_committable(self) -> None:
-        """A DataObject commits only once its file is stored."""
-        if not self.filename or self.content_hash is None:
+        """A DataObject commits only once its file is on the data server.
+
+        A file stored by `store()` in this session is taken as stored; a name and hash set
+        by hand are checked against the data server.
+        """
+        name, sha256 = self.filename, self.content_hash
+        cls = type(self).__name__
+        if not name or sha256 is None:
             raise DataObjectError(
-                f"{type(self).__name__} {self.object_id} has no stored file: call store() "
-                "before commit()"
+                f"{cls} {self.object_id} has no stored file: call store() before commit()"
+            )
+        if self.__dict__.get("_stored_file") == (name, sha256, self.file_size):
+            return
+        from awlineage.storage import current_data_server
+
+        stored = current_data_server().stat(name)
+        if stored is None:
+            raise DataObjectError(
+                f"{cls} {self.object_id}: file {name!r} is not on the data server; call "
+                "store() before commit()"
+            )
+        if stored.sha256 != sha256.lower():
+            raise DataObjectError(
+                f"{cls} {self.object_id}: file {name!r} on the data server has SHA-256 "
+                f"{stored.sha256}, but content_hash is {sha256}"
+            )
+        if self.file_size is None:
+            self.__dict__["file_size"] = stored.size
+        elif self.file_size != stored.size:
+            raise DataObjectError(
+                f"{cls} {self.object_id}: file {name!r} on the data server has "
+                f"{stored.size} bytes, but file_size is {self.file_size}"
             )
 
     # -- reading --------------------------------------------------------------------------
     def retrieve(self) -> Path:
-        """A local copy of the file (from the cache, verified against its SHA-256)."""
+        """A local copy of the file, from the cache, verified against `content_hash`.
+
+        Raises
+        ------
+        DataObjectError
+            If the object has no stored file.
+        dataserver.CorruptFileError
+            If the data server's copy does not have the recorded SHA-256 (naming the file
+            and both hashes).
+        """
         from awlineage.storage import current_data_server, file_cache
 
         self._require_file()
-        return Path(file_cache().fetch(current_data_server(), self.filename,
-                                       self.content_hash))
+        return file_cache().fetch(current_data_server(), self.filename, self.content_hash)
 
     def open(self) -> BinaryIO:
-        """Stream the file from the data server."""
+        """Stream the file from the data server. Reading it to the end checks it against
+        `content_hash` (`dataserver.CorruptFileError` at the end if it differs)."""
+        import io
+
         from awlineage.storage import current_data_server
+        from dataserver import VerifyingReader
 
         self._require_file()
-        return current_data_server().open(self.filename)
+        stream = current_data_server().open(self.filename)
+        reader = VerifyingReader(stream, self.filename, self.content_hash)
+        return io.BufferedReader(reader, 1024 * 1024)  # type: ignore[return-value]
 
     def open_fits(self, **kwargs: Any) -> Any:
-        """The file as an astropy ``HDUList``, memory-mapped from the local cache."""
+        """The file as an astropy ``HDUList``, memory-mapped read-only: where it lies when
+        the data server is a local directory, else from the cache. The content is checked
+        against `content_hash` first."""
         from astropy.io import fits
 
-        return fits.open(self.retrieve(), memmap=True, **kwargs)
+        from awlineage.storage import current_data_server
+        from dataserver import CorruptFileError, hash_file
+
+        self._require_file()
+        local = current_data_server().local_path(self.filename)
+        if local is not None:
+            _, actual = hash_file(local)
+            if actual != self.content_hash.lower():
+                raise CorruptFileError(self.filename, self.content_hash.lower(), actual)
+            path = local
+        else:
+            path = self.retrieve()
+        kwargs.setdefault("memmap", True)
+        kwargs.setdefault("mode", "readonly")
+        return fits.open(path, **kwargs)
 
     def _require_file(self) -> None:
         if not self.filename or self.content_hash is None:
             raise DataObjectError(f"{type(self).__name__} {self.object_id} has no stored file")
 
 
-class _readable:
+def _name_part(value: Any) -> str:
+    """One identity value as a piece of a file name."""
+    if isinstance(value, DBObject):
+        return str(value.object_id)
+    if isinstance(value, datetime.datetime):
+        text = value.astimezone(datetime.UTC).strftime("%Y%m%dT%H%M%S")
+        return text + (f".{value.microsecond:06d}" if value.microsecond else "")
+    if isinstance(value, datetime.date):
+        return value.strftime("%Y%m%d")
+    text = _UNSAFE.sub("_", str(value)).strip("._") or "none"
+    return text[:64]
+
+
+class _Readable:
     """Context manager giving what `Storage.put` takes: a path, bytes or a binary stream.
     An HDUList is written to a temporary FITS file first."""
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: Any, class_name: str) -> None:
         self.source = source
+        self.class_name = class_name
         self.temporary: Path | None = None
+        self.value: Any = None
+        self.extension: str | None = None
 
-    def __enter__(self) -> Any:
+    def __enter__(self) -> _Readable:
         source = self.source
         if isinstance(source, str | os.PathLike):
             path = Path(source)
             if not path.is_file():
-                raise DataObjectError(f"cannot store {path}: no such file")
-            return path
-        if isinstance(source, bytes | bytearray | memoryview):
-            return bytes(source)
-        if hasattr(source, "writeto") and hasattr(source, "index_of"):  # an HDUList
-            handle, name = tempfile.mkstemp(suffix=".fits")
+                raise DataObjectError(f"{self.class_name}: cannot store {path}: no such file")
+            self.value = path
+        elif isinstance(source, bytes | bytearray | memoryview):
+            self.value = bytes(source)
+        elif hasattr(source, "writeto") and hasattr(source, "index_of"):  # an HDUList
+            handle, name = tempfile.mkstemp(suffix=".fits", prefix="awl-hdulist-")
             os.close(handle)
             self.temporary = Path(name)
             source.writeto(self.temporary, overwrite=True)
-            return self.temporary
-        if isinstance(source, io.IOBase) or hasattr(source, "read"):
-            return source
-        raise DataObjectError(f"cannot store a {type(source).__name__}: give a path, bytes, "
-                              "a binary file object or an HDUList")
+            self.value = self.temporary
+            self.extension = ".fits"
+        elif callable(getattr(source, "read", None)):
+            self.value = source
+        else:
+            raise DataObjectError(
+                f"{self.class_name}: cannot store a {type(source).__name__}: give a path, "
+                "bytes, a binary file object or an HDUList"
+            )
+        return self
+
+    def reopen(self) -> Any:
+        """The source again, for a second attempt (a stream is rewound if it can be)."""
+        if hasattr(self.value, "seek"):
+            self.value.seek(0)
+        return self.value
 
     def __exit__(self, *exc: Any) -> None:
         if self.temporary is not None:

@@ -1,7 +1,13 @@
-"""Which data server a session stores files on, and the local cache files are retrieved into.
-The only part of awlineage that talks to the `dataserver` package."""
+"""Which data server a session stores files on, the local cache files are retrieved into,
+and which files committed objects refer to. The only part of awlineage that talks to the
+`dataserver` package."""
 
-from awlineage.storage._references import is_referenced, referenced_filenames
+from awlineage.storage._references import (
+    DatabaseReferences,
+    is_referenced,
+    referenced_among,
+    referenced_filenames,
+)
 from awlineage.storage._session import (
     cache_directory,
     current_data_server,
@@ -10,10 +16,12 @@ from awlineage.storage._session import (
 )
 
 __all__ = [
+    "DatabaseReferences",
     "cache_directory",
     "current_data_server",
     "file_cache",
     "is_referenced",
+    "referenced_among",
     "referenced_filenames",
     "use_data_server",
 ]

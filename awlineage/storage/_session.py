@@ -1,22 +1,24 @@
 """The data server and file cache of this process, from configuration (``AWL_DATA_URL``,
-``AWL_CACHE_DIR``, ``AWL_CACHE_BYTES``) unless a script chooses with `use_data_server`."""
+``AWL_DATA_TOKEN``, ``AWL_CACHE_DIR``, ``AWL_CACHE_BYTES``, or the same names in lower case,
+without ``AWL_``, in the config file) unless a script chooses with `use_data_server`."""
 
 from __future__ import annotations
 
-import os
+import threading
 from pathlib import Path
 from typing import Any
 
 from awlineage import config
 
+_lock = threading.Lock()
 _server: Any = None
 _cache: Any = None
 
 DEFAULT_CACHE_BYTES = 20 * 2**30
 
 
-def use_data_server(url: str | None = None) -> Any:
-    """Store and retrieve files on the data server at `url` from now on.
+def use_data_server(url: str | None = None, *, token: str | None = None) -> Any:
+    """Store and retrieve DataObject files on the data server at `url` from now on.
 
     Parameters
     ----------
@@ -24,32 +26,56 @@ def use_data_server(url: str | None = None) -> Any:
         A directory (``./awl-data``, ``file:///data``), an S3 bucket
         (``s3://bucket?endpoint=host:port&secure=false``) or an HTTP data server
         (``http://host:port``); default ``AWL_DATA_URL`` or ``./awl-data``.
+    token
+        Bearer token for writing to an HTTP data server; default ``AWL_DATA_TOKEN``.
+
+    Returns
+    -------
+    dataserver.Storage
+        The opened storage.
+
+    Examples
+    --------
+    >>> use_data_server("s3://frames?endpoint=127.0.0.1:9000&secure=false")  # doctest: +SKIP
     """
     from dataserver import open_storage
 
     global _server
-    _server = open_storage(config.setting("data_url", url))
-    return _server
+    storage = open_storage(config.setting("data_url", url),
+                           token=config.setting("data_token", token))
+    with _lock:
+        previous, _server = _server, storage
+    if previous is not None:
+        previous.close()
+    return storage
 
 
 def current_data_server() -> Any:
     """The data server of this process, opened from configuration on first use."""
-    return use_data_server(None) if _server is None else _server
+    if _server is None:
+        with _lock:
+            if _server is not None:
+                return _server
+        return use_data_server(None)
+    return _server
 
 
 def cache_directory() -> Path:
     """Where retrieved files are kept (``AWL_CACHE_DIR``, default ~/.cache/awlineage)."""
-    explicit = os.environ.get("AWL_CACHE_DIR")
-    return Path(explicit) if explicit else Path.home() / ".cache" / "awlineage"
+    explicit = config.setting("cache_dir")
+    return Path(explicit).expanduser() if explicit else Path.home() / ".cache" / "awlineage"
 
 
 def file_cache() -> Any:
-    """The local cache of retrieved files (size limit ``AWL_CACHE_BYTES``)."""
-    from dataserver import FileCache
+    """The local cache of retrieved files (size limit ``AWL_CACHE_BYTES``, default 20 GiB;
+    ``512M``, ``10G`` are understood)."""
+    from dataserver import FileCache, parse_size
 
     global _cache
     directory = cache_directory()
-    if _cache is None or Path(_cache.directory) != directory:
-        limit = int(os.environ.get("AWL_CACHE_BYTES", DEFAULT_CACHE_BYTES))
-        _cache = FileCache(directory, max_bytes=limit)
-    return _cache
+    limit = parse_size(config.setting("cache_bytes") or DEFAULT_CACHE_BYTES, "AWL_CACHE_BYTES")
+    with _lock:
+        if _cache is None or (Path(_cache.directory), _cache.max_bytes) != (directory.absolute(),
+                                                                            limit):
+            _cache = FileCache(directory, max_bytes=limit)
+        return _cache

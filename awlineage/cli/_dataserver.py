@@ -1,0 +1,125 @@
+"""``awl dataserver serve`` (run the HTTP data server) and ``awl dataserver gc`` (list and
+remove files no committed object refers to)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import secrets
+import sys
+from pathlib import Path
+
+from awlineage import config
+from awlineage.errors import ConfigurationError
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from dataserver import ServerConfig, create_app
+
+    settings = ServerConfig.load(
+        storage_url=args.storage,
+        database_url=args.database,
+        database_schema=args.schema,
+        tokens=tuple(args.token) or None,
+        max_upload_bytes=args.max_upload,
+    )
+    if not settings.tokens:
+        token = secrets.token_urlsafe(32)
+        settings = dataclasses.replace(settings, tokens=(token,))
+        print(f"awl dataserver: no write token configured; this run accepts {token}\n"
+              "  (set AWL_DATASERVER_TOKENS, or --token, to choose)", file=sys.stderr)
+    if settings.database_url is None:
+        print("awl dataserver: no database configured: deletes are refused", file=sys.stderr)
+    print(f"awl dataserver: serving {settings.storage_url} on http://{args.host}:{args.port}",
+          file=sys.stderr)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def _gc(args: argparse.Namespace) -> int:
+    from awlineage.database import Database
+    from awlineage.storage import referenced_among
+    from dataserver import collect_garbage, open_storage, parse_duration
+
+    url = config.setting("database_url", args.database)
+    _refuse_missing_database(url)
+    db = Database(url, schema=config.setting("database_schema", args.schema))
+    try:
+        if not db.registered_classes():
+            raise ConfigurationError(
+                f"database {url} records no persistent classes, so nothing could be found "
+                "referenced; is it the database of this data server?"
+            )
+        storage = open_storage(config.setting("data_url", args.data_url),
+                               token=config.setting("data_token", None))
+        with storage:
+            report = collect_garbage(storage, lambda names: referenced_among(db, names),
+                                     grace_seconds=parse_duration(args.grace),
+                                     dry_run=args.dry_run)
+    finally:
+        db.close()
+    verb = "would remove" if args.dry_run else "removed"
+    for entry in report.orphans:
+        if args.dry_run or entry.name in report.removed:
+            print(f"{entry.name}\t{entry.size}")
+    for name, reason in report.kept.items():
+        print(f"kept {name}: {reason}", file=sys.stderr)
+    count = len(report.orphans) if args.dry_run else len(report.removed)
+    print(f"{verb} {count} unreferenced file(s), {report.orphan_bytes} bytes; "
+          f"{report.referenced} referenced, {report.too_young} younger than {args.grace}",
+          file=sys.stderr)
+    return 0
+
+
+def _refuse_missing_database(url: str) -> None:
+    """An SQLite file that does not exist would be created empty, and an empty database
+    refers to nothing: collecting against it would remove every file."""
+    if url.startswith("sqlite"):
+        import sqlalchemy as sa
+
+        path = sa.make_url(url).database
+        if path and path != ":memory:" and not Path(path).expanduser().exists():
+            raise ConfigurationError(f"database file {path} does not exist; give the data "
+                                     "server's database with --database or AWL_DATABASE_URL")
+
+
+def _guard(run):
+    """Report data server errors like awlineage errors (exit status 2, one line)."""
+    def guarded(args: argparse.Namespace) -> int:
+        from dataserver import DataServerError
+
+        try:
+            return run(args)
+        except DataServerError as exc:
+            print(f"awl: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 2
+    return guarded
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``dataserver serve`` and ``dataserver gc`` to the ``awl`` parser."""
+    group = commands.add_parser("dataserver", help="the HTTP data server and its files")
+    sub = group.add_subparsers(dest="dataserver_command", required=True)
+
+    serve = sub.add_parser("serve", help="run the HTTP data server (writes need a token)")
+    serve.add_argument("--storage", help="directory or s3:// bucket it fronts (default: "
+                       "AWL_DATASERVER_STORAGE, else AWL_DATA_URL, else ./awl-data)")
+    serve.add_argument("--schema", help="PostgreSQL schema of the database")
+    serve.add_argument("--token", action="append", default=[],
+                       help="bearer token accepted for writes (repeatable; default "
+                       "AWL_DATASERVER_TOKENS)")
+    serve.add_argument("--max-upload", help="largest upload, e.g. 10G (default 100G)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8300)
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(run=_guard(_serve))
+
+    gc = sub.add_parser("gc", help="remove files that no committed object refers to")
+    gc.add_argument("--dry-run", action="store_true", help="only list them")
+    gc.add_argument("--grace", default="24h",
+                    help="leave files younger than this (default 24h; 90s, 15m, 7d)")
+    gc.add_argument("--data-url", help="the data server (default AWL_DATA_URL)")
+    gc.add_argument("--schema", help="PostgreSQL schema of the database")
+    gc.set_defaults(run=_guard(_gc))
