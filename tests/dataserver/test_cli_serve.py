@@ -1,0 +1,78 @@
+"""``awl dataserver serve`` runs the HTTP data server as its own process."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from dataserver import AccessDenied, HTTPStorage
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "cli-token-0123456789abcdef"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def run_serve(tmp_path):
+    processes: list[subprocess.Popen] = []
+
+    def _run(*args: str) -> tuple[str, subprocess.Popen]:
+        port = free_port()
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env.pop("AWL_DATASERVER_TOKENS", None)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "awlineage.cli", "dataserver", "serve", "--port", str(port),
+             "--storage", str(tmp_path / "data"), "--log-level", "warning", *args],
+            cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        processes.append(process)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(url + "/", timeout=1)
+                return url, process
+            except httpx.TransportError:
+                if process.poll() is not None:
+                    raise RuntimeError(process.stderr.read()) from None
+                time.sleep(0.1)
+        raise RuntimeError("awl dataserver serve did not start")
+
+    yield _run
+    for process in processes:
+        process.terminate()
+        process.wait(timeout=10)
+        process.stderr.close()
+
+
+def test_serve_stores_with_the_given_token_and_refuses_others(run_serve, tmp_path):
+    url, _ = run_serve("--token", TOKEN, "--max-upload", "1M")
+    storage = HTTPStorage(url, token=TOKEN)
+    stored = storage.put("served/file.dat", b"over a real process")
+    assert (tmp_path / "data" / "served" / "file.dat").read_bytes() == b"over a real process"
+    assert storage.stat("served/file.dat").sha256 == stored.sha256
+    assert storage.info()["max_upload_bytes"] == 1024**2
+    with pytest.raises(AccessDenied):
+        HTTPStorage(url, token="some-other-token-123456").put("x.dat", b"x")
+
+
+def test_serve_without_a_token_makes_one_and_says_so(run_serve):
+    _, process = run_serve()
+    process.terminate()
+    process.wait(timeout=10)
+    err = process.stderr.read()
+    assert "no write token configured; this run accepts" in err
+    token = err.split("this run accepts ")[1].split()[0]
+    assert len(token) >= 32
+    assert "deletes are refused" in err

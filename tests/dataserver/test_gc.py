@@ -1,0 +1,116 @@
+"""Garbage collection on both databases: a store followed by a failed commit leaves an
+unreferenced file; gc lists it (dry run) and removes it; nothing referenced is removed,
+and nothing younger than the grace period."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from awlineage import DataObject, DataObjectError, commit
+from awlineage.cli import main
+from awlineage.storage import DatabaseReferences, referenced_among
+from dataserver import HTTPStorage, LocalStorage, collect_garbage
+from tests.dataserver.conftest import TOKEN
+
+
+class ReducedFrame(DataObject):
+    """A DataObject subclass: its table must be searched too."""
+
+    file_extension = ".fits"
+
+
+def age(storage: LocalStorage, name: str, seconds: float) -> None:
+    """Make a stored file look `seconds` old."""
+    when = time.time() - seconds
+    os.utime(storage.root / name, (when, when))
+
+
+@pytest.fixture
+def files(db, data_server, tmp_path):
+    """A local data server with one referenced file (of a subclass), one referenced by a
+    plain DataObject, and one orphan from a failed commit; all a day old."""
+    storage = data_server(str(tmp_path / "data"))
+    referenced = ReducedFrame()
+    referenced.store(b"reduced pixels")
+    plain = DataObject()
+    plain.store(b"plain", filename="plain.dat")
+    commit([referenced, plain])
+    orphaned = DataObject()
+    orphaned.store(b"never committed", filename="orphan.dat")
+    with pytest.raises(DataObjectError):
+        commit([orphaned, DataObject()])  # the second has no file: the commit fails
+    for name in storage.list():
+        age(storage, name, 86400 * 2)
+    return storage, referenced.filename
+
+
+def test_dry_run_lists_only_the_unreferenced_file(db, files):
+    storage, _ = files
+    report = collect_garbage(storage, lambda names: referenced_among(db, names), dry_run=True)
+    assert [entry.name for entry in report.orphans] == ["orphan.dat"]
+    assert report.removed == [] and report.referenced == 2
+    assert "orphan.dat" in storage.list()
+
+
+def test_gc_removes_the_orphan_and_nothing_referenced(db, files):
+    storage, reduced = files
+    report = collect_garbage(storage, lambda names: referenced_among(db, names))
+    assert report.removed == ["orphan.dat"]
+    assert storage.list() == sorted([reduced, "plain.dat"])
+
+
+def test_files_younger_than_the_grace_period_are_left_alone(db, files):
+    storage, _ = files
+    storage.put("fresh.dat", b"commit still on its way")
+    report = collect_garbage(storage, lambda names: referenced_among(db, names),
+                             grace_seconds=3600)
+    assert report.removed == ["orphan.dat"] and report.too_young == 1
+    assert "fresh.dat" in storage.list()
+
+
+def test_the_http_server_refuses_even_when_gc_thinks_a_file_is_unreferenced(db, files, serve):
+    storage, reduced = files
+    url = db.url.render_as_string(hide_password=False)
+    server = serve(storage, references=DatabaseReferences(url, schema=db.schema))
+    client = HTTPStorage(server.url, token=TOKEN)
+    stale_view = collect_garbage(client, lambda names: set())  # a view that missed commits
+    assert stale_view.removed == ["orphan.dat"]
+    assert set(stale_view.kept) == {reduced, "plain.dat"}
+    assert storage.list() == sorted([reduced, "plain.dat"])
+
+
+def test_awl_dataserver_gc_lists_then_removes(db, files, capsys, tmp_path):
+    storage, reduced = files
+    url = db.url.render_as_string(hide_password=False)
+    base = ["--database", url, "dataserver", "gc", "--data-url", str(storage.root)]
+    if db.schema:
+        base += ["--schema", db.schema]
+    assert main([*base, "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert out.split() == ["orphan.dat", str(len(b"never committed"))]
+    assert "would remove 1" in err
+    assert "orphan.dat" in storage.list()
+    assert main(base) == 0
+    assert "removed 1" in capsys.readouterr().err
+    assert storage.list() == sorted([reduced, "plain.dat"])
+
+
+def test_awl_dataserver_gc_refuses_a_database_file_that_does_not_exist(tmp_path, capsys):
+    status = main(["--database", f"sqlite:///{tmp_path}/missing.db", "dataserver", "gc",
+                   "--data-url", str(tmp_path / "data")])
+    assert status == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_awl_dataserver_gc_refuses_a_database_without_classes(tmp_path, capsys):
+    from awlineage.database import Database
+
+    Database(f"sqlite:///{tmp_path}/empty.db").close()
+    status = main(["--database", f"sqlite:///{tmp_path}/empty.db", "dataserver", "gc",
+                   "--data-url", str(tmp_path / "data")])
+    assert status == 2
+    assert "records no persistent classes" in capsys.readouterr().err
