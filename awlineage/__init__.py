@@ -42,6 +42,7 @@ from awlineage.persistence import (
     persistent,
 )
 from awlineage.query import Query, parse_query, select
+from awlineage.storage import use_data_server
 from awlineage.trace import (
     Process,
     ProcessParameters,
@@ -112,4 +113,5 @@ __all__ = [
     "prov_json",
     "select",
     "traced",
+    "use_data_server",
 ]
