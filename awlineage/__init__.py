@@ -42,6 +42,17 @@ from awlineage.persistence import (
     persistent,
 )
 from awlineage.query import Query, parse_query, select
+from awlineage.regions import (
+    Boxes,
+    Operator,
+    Region,
+    RegionCapture,
+    RegionLineage,
+    RegionTable,
+    backward,
+    capture_regions,
+    forward,
+)
 from awlineage.storage import use_data_server
 from awlineage.trace import (
     Process,
@@ -72,6 +83,7 @@ def get(object_id: int) -> DBObject:
 
 __all__ = [
     "AwlError",
+    "Boxes",
     "DBObject",
     "DBObjectMeta",
     "DataObject",
@@ -82,6 +94,7 @@ __all__ = [
     "NotConnectedError",
     "ObjectInUseError",
     "ObjectNotFoundError",
+    "Operator",
     "PersistentTypeError",
     "PersistentValueError",
     "Process",
@@ -91,16 +104,23 @@ __all__ = [
     "Query",
     "QueryError",
     "QuerySyntaxError",
+    "Region",
+    "RegionCapture",
+    "RegionLineage",
+    "RegionTable",
     "SchemaConflictError",
     "UnknownAttributeError",
     "UnknownClassError",
     "ancestors",
+    "backward",
+    "capture_regions",
     "commit",
     "connect",
     "current_database",
     "current_run",
     "descendants",
     "diff",
+    "forward",
     "get",
     "get_dependencies",
     "get_inverse_properties",

@@ -1,0 +1,46 @@
+"""Black-box re-execution (seed 000 section V-B): a query meets an operator that stored
+nothing, so the operator runs again on its recorded inputs, in tracing mode, and its lwrite
+calls are answered from memory."""
+
+from __future__ import annotations
+
+from awlineage.regions._capture import ArrayRef, OperatorCall
+from awlineage.regions._errors import RegionError
+from awlineage.regions._loaders import load_array
+from awlineage.regions._operator import Operator
+from awlineage.regions._recording import DecodedLineage
+from awlineage.regions._records import RegionTable
+
+TRACING_MODES = ("full", "pay", "comp")
+
+
+def rerun(record: RegionTable, op: Operator) -> DecodedLineage:
+    """Run `op` again on the stored inputs of `record`, capturing lineage in memory.
+
+    Raises
+    ------
+    RegionError
+        If the operator can produce no traced lineage, an input cannot be loaded (only
+        stored arrays can), or the re-run output differs in shape from the recorded one.
+    """
+    mode = next((m for m in TRACING_MODES if m in op.supported_modes), None)
+    if mode is None:
+        raise RegionError(f"operator {op.name} (RegionTable {record.object_id}) is black-box "
+                          "but supports no traced mode (full, pay or comp) to re-run in")
+    shapes = record.shapes()
+    inputs = [ArrayRef(obj, array, shape) for obj, array, shape
+              in zip(record.inputs, record.input_arrays, shapes.inputs, strict=True)]
+    arrays = []
+    for ref in inputs:
+        data = load_array(ref.owner, ref.array)
+        if tuple(data.shape) != ref.shape:
+            raise RegionError(f"re-running {op.name}: {ref.array} of "
+                              f"{type(ref.owner).__name__} {ref.owner.object_id} has shape "
+                              f"{data.shape}, recorded as {ref.shape}")
+        arrays.append(data)
+    call = OperatorCall(None, op, inputs, record.output_array, shapes.output, mode,
+                        record.entire_array)
+    result = op.run(*arrays, lineage=call)
+    call.set_shape(result.shape)
+    call.close()
+    return call.recorder.decoded()

@@ -1,0 +1,187 @@
+"""Boxes: many axis-aligned, inclusive cell ranges of one n-dimensional array, as two numpy
+arrays. Every set of cells the region code handles is a `Boxes` (a cell is a box of one)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from awlineage.regions._errors import RegionError
+
+Shape = tuple[int, ...]
+
+
+class Boxes:
+    """N boxes of a d-dimensional array: ``lo[k] <= cell <= hi[k]`` on every axis.
+
+    Parameters
+    ----------
+    lo, hi
+        Integer arrays of shape (N, d): first and last coordinate of each box on each axis.
+
+    Examples
+    --------
+    >>> b = Boxes.from_cells([[0, 1], [2, 3]])
+    >>> len(b), b.ndim
+    (2, 2)
+    >>> Boxes.full((4, 5)).volume().tolist()
+    [20]
+    """
+
+    __slots__ = ("hi", "lo")
+
+    def __init__(self, lo: Any, hi: Any) -> None:
+        lo = np.asarray(lo, dtype=np.int64)
+        hi = np.asarray(hi, dtype=np.int64)
+        if lo.ndim != 2 or lo.shape != hi.shape:
+            raise RegionError(f"boxes need lo and hi of equal shape (N, d); got {lo.shape} "
+                              f"and {hi.shape}")
+        self.lo = lo
+        self.hi = hi
+
+    # -- construction ---------------------------------------------------------------------
+    @classmethod
+    def empty(cls, ndim: int) -> Boxes:
+        """No boxes, in `ndim` dimensions."""
+        zero = np.zeros((0, ndim), dtype=np.int64)
+        return cls(zero, zero.copy())
+
+    @classmethod
+    def from_cells(cls, cells: Any) -> Boxes:
+        """One box per cell of an (N, d) coordinate array."""
+        cells = np.asarray(cells, dtype=np.int64)
+        if cells.ndim == 1:
+            cells = cells[:, None]
+        if cells.ndim != 2:
+            raise RegionError(f"cell coordinates must be an (N, d) array, got shape "
+                              f"{cells.shape}")
+        return cls(cells, cells.copy())
+
+    @classmethod
+    def full(cls, shape: Sequence[int]) -> Boxes:
+        """The one box covering an array of `shape`."""
+        shape = tuple(int(s) for s in shape)
+        if any(s <= 0 for s in shape):
+            return cls.empty(len(shape))
+        return cls(np.zeros((1, len(shape)), np.int64), np.array([shape], np.int64) - 1)
+
+    @classmethod
+    def concat(cls, parts: Sequence[Boxes], ndim: int) -> Boxes:
+        """All boxes of `parts`, in order."""
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return cls.empty(ndim)
+        if len(parts) == 1:
+            return parts[0]
+        return cls(np.concatenate([p.lo for p in parts]), np.concatenate([p.hi for p in parts]))
+
+    # -- properties -----------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self.lo.shape[0]
+
+    @property
+    def ndim(self) -> int:
+        """Number of array dimensions."""
+        return self.lo.shape[1]
+
+    def __getitem__(self, rows: Any) -> Boxes:
+        return Boxes(self.lo[rows], self.hi[rows])
+
+    def __repr__(self) -> str:
+        return f"Boxes({len(self)} boxes, {self.ndim}-d)"
+
+    def volume(self) -> np.ndarray:
+        """Number of cells in each box (0 for an empty box)."""
+        return np.prod(np.maximum(self.hi - self.lo + 1, 0), axis=1)
+
+    def nonempty(self) -> Boxes:
+        """The boxes that hold at least one cell."""
+        keep = np.all(self.hi >= self.lo, axis=1)
+        return self if keep.all() else self[keep]
+
+    def clip(self, shape: Sequence[int]) -> Boxes:
+        """Each box cut to the array of `shape`; boxes entirely outside are dropped."""
+        upper = np.asarray(shape, dtype=np.int64) - 1
+        return Boxes(np.maximum(self.lo, 0), np.minimum(self.hi, upper)).nonempty()
+
+    def expand(self, radius: Any) -> Boxes:
+        """Each box grown by `radius` cells on every side (a scalar, or one per box)."""
+        r = np.asarray(radius, dtype=np.int64)
+        if r.ndim == 1:
+            r = r[:, None]
+        return Boxes(self.lo - r, self.hi + r)
+
+    def cells(self) -> np.ndarray:
+        """Every cell of every box, as an (M, d) coordinate array (repeats kept)."""
+        box = self.nonempty()
+        counts = box.hi - box.lo + 1
+        sizes = np.prod(counts, axis=1)
+        rows = np.repeat(np.arange(len(box)), sizes)
+        local = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes,
+                                                                       sizes)
+        result = np.empty((len(local), self.ndim), dtype=np.int64)
+        for axis in reversed(range(self.ndim)):
+            n = counts[rows, axis]
+            result[:, axis] = box.lo[rows, axis] + local % n
+            local //= n
+        return result
+
+
+def as_boxes(value: Any, shape: Sequence[int], what: str = "cells") -> Boxes:
+    """Read `value` as boxes of an array of `shape`, or raise naming `what` was wrong.
+
+    Accepted: `Boxes`; an (N, d) integer coordinate array; a boolean mask of `shape`; a tuple
+    of slices (one box); or a `Region`.
+    """
+    shape = tuple(int(s) for s in shape)
+    ndim = len(shape)
+    if isinstance(value, Boxes):
+        boxes = value
+    elif hasattr(value, "to_boxes"):
+        boxes = value.to_boxes()
+    elif isinstance(value, tuple) and all(isinstance(s, slice | int) for s in value):
+        boxes = _slices_box(value, shape, what)
+    else:
+        array = np.asarray(value)
+        if array.dtype == bool:
+            if array.shape != shape:
+                raise RegionError(f"{what}: mask of shape {array.shape} does not match the "
+                                  f"array shape {shape}")
+            from awlineage.regions._rangeset import mask_to_boxes
+
+            return mask_to_boxes(array)
+        if array.size == 0 and not (array.ndim == 2 and array.shape[0] and ndim == 0):
+            return Boxes.empty(ndim)
+        if not np.issubdtype(array.dtype, np.integer):
+            raise RegionError(f"{what}: cell coordinates must be integers, got {array.dtype}")
+        if array.ndim == 1 and ndim == 1:
+            array = array[:, None]
+        boxes = Boxes.from_cells(array)
+    if boxes.ndim != ndim:
+        raise RegionError(f"{what}: {boxes.ndim}-d coordinates for a {ndim}-d array of shape "
+                          f"{shape}")
+    boxes = boxes.nonempty()
+    if len(boxes) and ((boxes.lo.min(axis=0) < 0).any()
+                       or (boxes.hi.max(axis=0) >= np.asarray(shape)).any()):
+        raise RegionError(f"{what}: coordinates outside the array of shape {shape}")
+    return boxes
+
+
+def _slices_box(index: tuple, shape: Shape, what: str) -> Boxes:
+    if len(index) != len(shape):
+        raise RegionError(f"{what}: {len(index)} slices for a {len(shape)}-d array")
+    lo, hi = [], []
+    for axis, (item, size) in enumerate(zip(index, shape, strict=True)):
+        if isinstance(item, int):
+            start, stop = (item + size if item < 0 else item), None
+            stop = start + 1
+        else:
+            start, stop, step = item.indices(size)
+            if step != 1:
+                raise RegionError(f"{what}: slice on axis {axis} has step {step}; give cells "
+                                  "or boxes for strided selections")
+        lo.append(start)
+        hi.append(stop - 1)
+    return Boxes(np.array([lo]), np.array([hi]))

@@ -1,0 +1,211 @@
+"""Bytes for lineage tables: integer columns bit-packed (constant, frame of reference, or
+deltas), then the smallest of ProvRC, ProvRC through a general codec, and plain sorted tuples
+through a general codec, so unstructured lineage never costs much more than gzip'd tuples."""
+
+from __future__ import annotations
+
+import lzma
+import struct
+import zlib
+
+import numpy as np
+
+from awlineage.regions._errors import RegionError
+from awlineage.regions._table import LineageTable
+
+MAGIC = b"RL1"
+PROVRC, TUPLES = 0, 1
+RAW, ZLIB, LZMA = 0, 1, 2
+FORMAT_NAMES = {PROVRC: "provrc", TUPLES: "tuples"}
+CODEC_NAMES = {RAW: "", ZLIB: "+zlib", LZMA: "+lzma"}
+
+#: Tables whose tuples exceed this many are never tried as plain tuples.
+TUPLE_LIMIT = 20_000_000
+
+_CONST, _FOR, _DELTA = 0, 1, 2
+_BITS_CHUNK = 1 << 20
+
+
+# -- columns --------------------------------------------------------------------------------
+def _bit_width(span: int) -> int:
+    return max(int(span).bit_length(), 1)
+
+
+def _pack_bits(values: np.ndarray, width: int) -> bytes:
+    parts = []
+    for start in range(0, len(values), _BITS_CHUNK):
+        chunk = values[start:start + _BITS_CHUNK].astype("<u8")
+        bits = np.unpackbits(chunk.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+        parts.append(bits[:, :width])
+    return np.packbits(np.concatenate(parts).ravel(), bitorder="little").tobytes()
+
+
+def _unpack_bits(data: bytes, count: int, width: int) -> np.ndarray:
+    bits = np.unpackbits(np.frombuffer(data, np.uint8), bitorder="little")[:count * width]
+    out = np.empty(count, dtype=np.uint64)
+    bits = bits.reshape(count, width)
+    for start in range(0, count, _BITS_CHUNK):
+        block = bits[start:start + _BITS_CHUNK]
+        full = np.zeros((len(block), 64), dtype=np.uint8)
+        full[:, :width] = block
+        out[start:start + _BITS_CHUNK] = np.packbits(full, axis=1, bitorder="little"
+                                                     ).view("<u8").ravel()
+    return out
+
+
+def pack_column(values: np.ndarray) -> bytes:
+    """One integer column as bytes: a constant, or the cheaper of offsets from its minimum and
+    offsets of its successive differences, bit-packed."""
+    values = np.asarray(values, dtype=np.int64)
+    if len(values) == 0 or values.min() == values.max():
+        return struct.pack("<Bq", _CONST, int(values[0]) if len(values) else 0)
+    base = int(values.min())
+    width = _bit_width(int(values.max()) - base)
+    tag, header, body = _FOR, struct.pack("<qB", base, width), values - base
+    if len(values) > 1:
+        diffs = np.diff(values)
+        d_base = int(diffs.min())
+        d_width = _bit_width(int(diffs.max()) - d_base)
+        if d_width < width:
+            tag = _DELTA
+            header = struct.pack("<qqB", int(values[0]), d_base, d_width)
+            body, width = diffs - d_base, d_width
+    return struct.pack("<B", tag) + header + _pack_bits(body.astype(np.uint64), width)
+
+
+def unpack_column(data: bytes, offset: int, count: int) -> tuple[np.ndarray, int]:
+    """Read a column written by `pack_column`; returns it and the offset after it."""
+    tag = data[offset]
+    offset += 1
+    if tag == _CONST:
+        (value,) = struct.unpack_from("<q", data, offset)
+        return np.full(count, value, dtype=np.int64), offset + 8
+    if tag == _FOR:
+        base, width = struct.unpack_from("<qB", data, offset)
+        offset += 9
+        size = (count * width + 7) // 8
+        body = _unpack_bits(data[offset:offset + size], count, width).astype(np.int64)
+        return body + base, offset + size
+    if tag == _DELTA:
+        first, d_base, width = struct.unpack_from("<qqB", data, offset)
+        offset += 17
+        size = ((count - 1) * width + 7) // 8
+        diffs = _unpack_bits(data[offset:offset + size], count - 1, width).astype(np.int64)
+        values = np.empty(count, dtype=np.int64)
+        values[0] = first
+        np.cumsum(diffs + d_base, out=values[1:])
+        values[1:] += first
+        return values, offset + size
+    raise RegionError(f"corrupt lineage table: unknown column tag {tag}")
+
+
+# -- tables ---------------------------------------------------------------------------------
+def _provrc_body(table: LineageTable) -> bytes:
+    n, width = table.lo.shape
+    parts = [struct.pack("<qHH", n, width, table.nkeys)]
+    for attr in range(width):
+        parts.append(pack_column(table.ref[:, attr]))
+        parts.append(pack_column(table.lo[:, attr]))
+        parts.append(pack_column(table.hi[:, attr] - table.lo[:, attr]))
+    return b"".join(parts)
+
+
+def _tuples_body(table: LineageTable) -> bytes:
+    keys, values = table.expand()
+    cells = np.concatenate([keys, values], axis=1)
+    cells = cells[np.lexsort(cells.T[::-1])] if len(cells) else cells
+    parts = [struct.pack("<qHH", len(cells), cells.shape[1], table.nkeys)]
+    parts.extend(pack_column(cells[:, a]) for a in range(cells.shape[1]))
+    return b"".join(parts)
+
+
+def _read_provrc(data: bytes) -> LineageTable:
+    n, width, nkeys = struct.unpack_from("<qHH", data, 0)
+    offset = 12
+    lo = np.empty((n, width), np.int64)
+    hi = np.empty((n, width), np.int64)
+    ref = np.empty((n, width), np.int8)
+    for attr in range(width):
+        column, offset = unpack_column(data, offset, n)
+        ref[:, attr] = column
+        lo[:, attr], offset = unpack_column(data, offset, n)
+        extent, offset = unpack_column(data, offset, n)
+        hi[:, attr] = lo[:, attr] + extent
+    return LineageTable(lo, hi, ref, nkeys)
+
+
+def _read_tuples(data: bytes) -> LineageTable:
+    n, width, nkeys = struct.unpack_from("<qHH", data, 0)
+    offset = 12
+    cells = np.empty((n, width), np.int64)
+    for attr in range(width):
+        cells[:, attr], offset = unpack_column(data, offset, n)
+    return LineageTable(cells, cells.copy(), np.full(cells.shape, -1, np.int8), nkeys)
+
+
+def dumps(table: LineageTable) -> bytes:
+    """The smallest encoding of `table` among ProvRC, ProvRC + zlib/lzma and sorted tuples +
+    zlib/lzma (tuples only when ProvRC found little structure)."""
+    bodies = {PROVRC: _provrc_body(table)}
+    tuples = table.tuple_count()
+    if tuples <= TUPLE_LIMIT and tuples <= 4 * len(table):
+        bodies[TUPLES] = _tuples_body(table)
+    best: tuple[int, int, bytes] | None = None
+    for fmt, body in bodies.items():
+        for codec, packed in _compressed(body):
+            if fmt == TUPLES and codec == RAW:
+                continue
+            if best is None or len(packed) < len(best[2]):
+                best = (fmt, codec, packed)
+    assert best is not None
+    fmt, codec, packed = best
+    return MAGIC + bytes([fmt, codec]) + packed
+
+
+def _compressed(body: bytes) -> list[tuple[int, bytes]]:
+    options = [(RAW, body), (ZLIB, zlib.compress(body, 9))]
+    if len(body) > 256:
+        options.append((LZMA, lzma.compress(body, preset=6)))
+    return options
+
+
+def loads(data: bytes) -> LineageTable:
+    """The table written by `dumps`."""
+    if data[:3] != MAGIC:
+        raise RegionError("not an encoded lineage table (bad header)")
+    fmt, codec = data[3], data[4]
+    body = data[5:]
+    if codec == ZLIB:
+        body = zlib.decompress(body)
+    elif codec == LZMA:
+        body = lzma.decompress(body)
+    elif codec != RAW:
+        raise RegionError(f"corrupt lineage table: unknown codec {codec}")
+    if fmt == PROVRC:
+        return _read_provrc(body)
+    if fmt == TUPLES:
+        return _read_tuples(body)
+    raise RegionError(f"corrupt lineage table: unknown format {fmt}")
+
+
+def describe(data: bytes) -> str:
+    """Which encoding a blob uses, e.g. ``provrc+lzma``."""
+    return FORMAT_NAMES.get(data[3], "?") + CODEC_NAMES.get(data[4], "?")
+
+
+def pack_blobs(blobs: list[bytes]) -> bytes:
+    """Several blobs (one table per operator input) as one."""
+    head = struct.pack("<I", len(blobs)) + b"".join(struct.pack("<Q", len(b)) for b in blobs)
+    return head + b"".join(blobs)
+
+
+def unpack_blobs(data: bytes) -> list[bytes]:
+    """The blobs given to `pack_blobs`."""
+    (count,) = struct.unpack_from("<I", data, 0)
+    sizes = struct.unpack_from(f"<{count}Q", data, 4)
+    offset = 4 + 8 * count
+    blobs = []
+    for size in sizes:
+        blobs.append(data[offset:offset + size])
+        offset += size
+    return blobs

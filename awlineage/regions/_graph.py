@@ -1,0 +1,114 @@
+"""The coarse lineage path beneath region queries, found from the RegionTable records
+themselves: which records wrote an object's arrays (backward), which read them (forward),
+one batched query per generation of objects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import sqlalchemy as sa
+
+from awlineage.database import Database
+from awlineage.persistence import DBObject
+from awlineage.regions._records import RegionTable
+
+ArrayKey = tuple[int, str]
+_CHUNK = 500
+
+
+@dataclass
+class LineageGraph:
+    """Records found by a walk, indexed by the arrays they write and read."""
+
+    objects: dict[int, DBObject] = field(default_factory=dict)
+    records: dict[int, RegionTable] = field(default_factory=dict)
+    producers: dict[ArrayKey, list[RegionTable]] = field(default_factory=dict)
+    consumers: dict[ArrayKey, list[tuple[RegionTable, int]]] = field(default_factory=dict)
+
+    def add(self, record: RegionTable) -> None:
+        """Index `record` (once)."""
+        if record.object_id in self.records:
+            return
+        self.records[record.object_id] = record
+        out = record.output
+        self.objects[out.object_id] = out
+        self.producers.setdefault((out.object_id, record.output_array), []).append(record)
+        for i, (obj, array) in enumerate(zip(record.inputs, record.input_arrays, strict=True)):
+            self.objects[obj.object_id] = obj
+            self.consumers.setdefault((obj.object_id, array), []).append((record, i))
+
+    def shape(self, key: ArrayKey) -> tuple[int, ...] | None:
+        """The shape of an array, from any record that writes or reads it."""
+        for record in self.producers.get(key, []):
+            return tuple(record.output_shape)
+        for record, i in self.consumers.get(key, []):
+            return record.shapes().inputs[i]
+        return None
+
+
+def _chunks(items: list[DBObject]) -> Iterable[list[DBObject]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start:start + _CHUNK]
+
+
+def walk_upstream(start: DBObject, stop: Callable[[DBObject], bool], db: Database
+                  ) -> LineageGraph:
+    """Records that wrote `start`'s arrays, then those that wrote their inputs, and so on,
+    not going past objects for which `stop` is true."""
+    from awlineage import select
+
+    graph = LineageGraph()
+    seen = {start.object_id}
+    frontier = [start]
+    while frontier:
+        following: list[DBObject] = []
+        for chunk in _chunks(frontier):
+            query = select(RegionTable.output.in_(chunk), database=db).prefetch("inputs")
+            for record in query:
+                graph.add(record)
+                for obj in record.inputs:
+                    if obj.object_id not in seen:
+                        seen.add(obj.object_id)
+                        if not stop(obj):
+                            following.append(obj)
+        frontier = following
+    return graph
+
+
+def walk_downstream(start: DBObject, stop: Callable[[DBObject], bool], db: Database
+                    ) -> LineageGraph:
+    """Records that read `start`'s arrays, then those that read their outputs, and so on.
+    Past an object for which `stop` is true only its own records are followed (those that
+    turn its intermediates into its stored arrays)."""
+    from awlineage import select
+
+    graph = LineageGraph()
+    members = db.tables_for(RegionTable).list_tables["inputs"]
+    seen = {start.object_id}
+    frontier: dict[int, bool] = {start.object_id: False}  # object id -> only its own records
+    while frontier:
+        record_ids: set[int] = set()
+        ids = list(frontier)
+        with db.engine.connect() as conn:
+            for first in range(0, len(ids), _CHUNK):
+                record_ids.update(conn.execute(
+                    sa.select(members.c.object_id)
+                    .where(members.c.target_id.in_(ids[first:first + _CHUNK])).distinct()
+                ).scalars())
+        found = sorted(record_ids - set(graph.records))
+        following: dict[int, bool] = {}
+        for first in range(0, len(found), _CHUNK):
+            query = select(RegionTable.object_id.in_(found[first:first + _CHUNK]),
+                           database=db).prefetch("output", "inputs")
+            for record in query:
+                out = record.output
+                readers = [o.object_id for o in record.inputs if o.object_id in frontier]
+                if all(frontier[r] for r in readers) and out.object_id not in readers:
+                    continue  # read from a stop object, by another object: not followed
+                graph.add(record)
+                if out.object_id not in seen:
+                    seen.add(out.object_id)
+                    following[out.object_id] = stop(out)
+        frontier = following
+    return graph

@@ -1,0 +1,96 @@
+"""Range joins: every pair of a query box and a stored box that overlap on all axes, found
+with sorted interval indexes (rows bucketed by length on one axis) instead of comparing all
+pairs or expanding boxes into cells."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+#: Candidate pairs examined at once; bounds the memory of one join step.
+CHUNK_PAIRS = 1 << 22
+
+
+class IntervalIndex:
+    """The boxes of a table's rows, indexed for overlap queries.
+
+    Along an axis, rows are grouped by the power of two of their length and sorted by their
+    first coordinate within each group, so the candidates for a query interval are one
+    contiguous run per group. An index per axis is built when first used.
+    """
+
+    def __init__(self, lo: np.ndarray, hi: np.ndarray) -> None:
+        self.lo = lo
+        self.hi = hi
+        self._axes: dict[int, list[tuple[np.ndarray, np.ndarray, int]]] = {}
+
+    def __len__(self) -> int:
+        return self.lo.shape[0]
+
+    def _groups(self, axis: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
+        groups = self._axes.get(axis)
+        if groups is None:
+            lo, hi = self.lo[:, axis], self.hi[:, axis]
+            length = hi - lo + 1
+            klass = np.floor(np.log2(np.maximum(length, 1))).astype(np.int64)
+            groups = []
+            for k in np.unique(klass):
+                rows = np.flatnonzero(klass == k)
+                rows = rows[np.argsort(lo[rows], kind="stable")]
+                groups.append((lo[rows], rows, int(length[rows].max())))
+            self._axes[axis] = groups
+        return groups
+
+    def _cost(self, axis: int, qlen: float) -> float:
+        lo, hi = self.lo[:, axis], self.hi[:, axis]
+        extent = float(hi.max() - lo.min() + 1)
+        mean_len = float((hi - lo + 1).mean())
+        return min(1.0, (mean_len + qlen) / extent)
+
+    def pairs(self, qlo: np.ndarray, qhi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Indexes (query row, table row) of every overlapping pair, grouped by query chunk."""
+        empty = np.zeros(0, dtype=np.int64)
+        if not len(self) or not len(qlo):
+            return empty, empty
+        ndim = self.lo.shape[1]
+        if ndim == 0:
+            q = np.repeat(np.arange(len(qlo)), len(self))
+            return q, np.tile(np.arange(len(self)), len(qlo))
+        qlen = (qhi - qlo + 1).mean(axis=0)
+        axis = min(range(ndim), key=lambda a: self._cost(a, float(qlen[a])))
+        found_q, found_r = [], []
+        for sorted_lo, rows, longest in self._groups(axis):
+            start = np.searchsorted(sorted_lo, qlo[:, axis] - longest + 1, side="left")
+            stop = np.searchsorted(sorted_lo, qhi[:, axis], side="right")
+            counts = np.maximum(stop - start, 0)
+            for first, last in _chunks(counts):
+                c = counts[first:last]
+                total = int(c.sum())
+                if not total:
+                    continue
+                q = np.repeat(np.arange(first, last), c)
+                offsets = np.arange(total) - np.repeat(np.cumsum(c) - c, c)
+                r = rows[np.repeat(start[first:last], c) + offsets]
+                keep = np.all((self.lo[r] <= qhi[q]) & (self.hi[r] >= qlo[q]), axis=1)
+                found_q.append(q[keep])
+                found_r.append(r[keep])
+        if not found_q:
+            return empty, empty
+        return np.concatenate(found_q), np.concatenate(found_r)
+
+
+def _chunks(counts: np.ndarray) -> list[tuple[int, int]]:
+    """Split query rows into runs whose candidate counts sum to about CHUNK_PAIRS."""
+    if counts.sum() <= CHUNK_PAIRS:
+        return [(0, len(counts))]
+    bounds = np.searchsorted(np.cumsum(counts), np.arange(CHUNK_PAIRS, counts.sum(),
+                                                          CHUNK_PAIRS))
+    edges = [0, *sorted(set((bounds + 1).tolist())), len(counts)]
+    return [(a, b) for a, b in itertools.pairwise(edges) if b > a]
+
+
+def overlapping_pairs(qlo: np.ndarray, qhi: np.ndarray, rlo: np.ndarray, rhi: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Every (query, row) pair of boxes that overlap on all axes (a one-off index)."""
+    return IntervalIndex(rlo, rhi).pairs(qlo, qhi)

@@ -1,0 +1,184 @@
+"""`backward` and `forward`: region queries over several hops of recorded lineage, along
+the coarse path the records give, deduplicating at every array (seed 000 section VI-C)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from awlineage.database import Database, current_database
+from awlineage.persistence import DBObject
+from awlineage.regions._capture import hdu_name
+from awlineage.regions._errors import RegionError
+from awlineage.regions._graph import ArrayKey, LineageGraph, walk_downstream, walk_upstream
+from awlineage.regions._loaders import parse_hdu
+from awlineage.regions._region import Region
+from awlineage.regions._result import ArrayLineage, RegionLineage
+from awlineage.regions._steps import StepContext, step_backward, step_forward
+
+Target = DBObject | type | Sequence[DBObject | type] | None
+
+
+def _matchers(to: Target) -> tuple[Callable[[DBObject], bool], Callable[[DBObject], bool]]:
+    """(is a target, ends the walk): target objects end it; objects of target classes are
+    reported and walked through, since a class's objects may derive from one another."""
+    if to is None:
+        return (lambda obj: False), (lambda obj: False)
+    items = list(to) if isinstance(to, list | tuple | set) else [to]
+    ids = set()
+    classes: list[type] = []
+    for item in items:
+        if isinstance(item, DBObject):
+            ids.add(item.object_id)
+        elif isinstance(item, type) and issubclass(item, DBObject):
+            classes.append(item)
+        else:
+            raise RegionError(f"to= takes persistent objects or classes, got {item!r}")
+    klasses = tuple(classes)
+
+    def target(obj: DBObject) -> bool:
+        return obj.object_id in ids or (bool(klasses) and isinstance(obj, klasses))
+
+    return target, (lambda obj: obj.object_id in ids)
+
+
+def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0,
+             database: Database | None = None) -> RegionLineage:
+    """The cells of ancestor arrays that `cells` of `obj` depend on.
+
+    Parameters
+    ----------
+    obj
+        The object whose array is queried (HDU `hdu`).
+    cells
+        An (N, d) coordinate array, `Boxes`, a boolean mask or a tuple of slices.
+    to
+        Objects and/or persistent classes to report. The walk does not go past target
+        objects; objects of target classes are reported and walked through. By default
+        every stored array reached is reported, as far as lineage was recorded.
+
+    Returns
+    -------
+    RegionLineage
+        A `Region` per ancestor array reached (``result[raw_frame]``).
+
+    Raises
+    ------
+    RegionError
+        If no region lineage was recorded for the array, or the cells do not fit it.
+    """
+    return _query(obj, cells, to, hdu, database, "backward")
+
+
+def forward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0,
+            database: Database | None = None) -> RegionLineage:
+    """The cells of descendant arrays that depend on `cells` of `obj` (see `backward`)."""
+    return _query(obj, cells, to, hdu, database, "forward")
+
+
+def _query(obj: DBObject, cells: Any, to: Target, hdu: int | str, database: Database | None,
+           direction: str) -> RegionLineage:
+    if not isinstance(obj, DBObject) or not obj.is_committed:
+        raise RegionError(f"region queries start at a committed persistent object, got "
+                          f"{obj!r}")
+    db = database or current_database()
+    target, stop = _matchers(to)
+    start: ArrayKey = (obj.object_id, hdu_name(hdu))
+    walk = walk_upstream if direction == "backward" else walk_downstream
+    graph = walk(obj, stop, db)
+    shape = graph.shape(start)
+    if shape is None:
+        where = "into" if direction == "backward" else "out of"
+        raise RegionError(f"no region lineage recorded {where} {start[1]} of "
+                          f"{type(obj).__name__} {obj.object_id}")
+    region = cells if isinstance(cells, Region) and cells.shape == shape else \
+        Region(shape, cells)
+    ctx = StepContext()
+    reached = _propagate(graph, start, region, direction, target, stop, to is not None, ctx)
+    entries = []
+    for key, found in reached.items():
+        owner = graph.objects[key[0]]
+        if key == start or key[1].startswith("tmp:") or (to is not None and not target(owner)):
+            continue
+        entries.append(ArrayLineage(owner, parse_hdu(key[1]), found))
+    return RegionLineage(entries, ctx.stats)
+
+
+def _edges(graph: LineageGraph, key: ArrayKey, direction: str
+           ) -> list[tuple[Any, int, ArrayKey]]:
+    """(record, input index, next array) for each hop out of `key`."""
+    if direction == "backward":
+        return [(record, i, (o.object_id, a))
+                for record in graph.producers.get(key, [])
+                for i, (o, a) in enumerate(zip(record.inputs, record.input_arrays,
+                                               strict=True))]
+    return [(record, i, (record.output.object_id, record.output_array))
+            for record, i in graph.consumers.get(key, [])]
+
+
+def _propagate(graph: LineageGraph, start: ArrayKey, region: Region, direction: str,
+               target: Callable[[DBObject], bool], stop: Callable[[DBObject], bool],
+               targeted: bool, ctx: StepContext
+               ) -> dict[ArrayKey, Region]:
+    def allowed(key: ArrayKey, following: ArrayKey) -> bool:
+        # Queries stop at target objects; forward, a target's own records still turn its
+        # intermediates into its stored arrays.
+        return (key == start or not stop(graph.objects[key[0]])
+                or (direction == "forward" and following[0] == key[0]))
+
+    order = _topological(graph, start, direction, allowed)
+    useful = _useful(graph, order, direction, allowed, target, targeted)
+    regions: dict[ArrayKey, Region] = {start: region}
+    step = step_backward if direction == "backward" else step_forward
+    for key in order:
+        current = regions.get(key)
+        if current is None:
+            continue
+        for record, i, following in _edges(graph, key, direction):
+            if following not in useful or not allowed(key, following):
+                continue
+            found = step(record, current, i, ctx)
+            previous = regions.get(following)
+            regions[following] = found if previous is None else previous | found
+    return regions
+
+
+def _topological(graph: LineageGraph, start: ArrayKey, direction: str,
+                 allowed: Callable[[ArrayKey, ArrayKey], bool]) -> list[ArrayKey]:
+    """Arrays reachable from `start`, each after every array with a hop into it."""
+    order: list[ArrayKey] = []
+    state: dict[ArrayKey, int] = {}
+    stack: list[tuple[ArrayKey, bool]] = [(start, False)]
+    while stack:
+        key, done = stack.pop()
+        if done:
+            state[key] = 2
+            order.append(key)
+            continue
+        if state.get(key):
+            if state[key] == 1:
+                raise RegionError(f"region lineage has a cycle through {key[1]} of object "
+                                  f"{key[0]}")
+            continue
+        state[key] = 1
+        stack.append((key, True))
+        for _, _, following in _edges(graph, key, direction):
+            if allowed(key, following) and state.get(following) != 2:
+                stack.append((following, False))
+    return order[::-1]
+
+
+def _useful(graph: LineageGraph, order: list[ArrayKey], direction: str,
+            allowed: Callable[[ArrayKey, ArrayKey], bool], target: Callable[[DBObject], bool],
+            targeted: bool) -> set[ArrayKey]:
+    """Arrays worth computing: the targets (or, without to=, every stored array) and the
+    arrays on a path to them."""
+    useful: set[ArrayKey] = set()
+    for key in reversed(order):
+        owner = graph.objects[key[0]]
+        if target(owner) or (not targeted and not key[1].startswith("tmp:")):
+            useful.add(key)
+            continue
+        if any(t in useful and allowed(key, t) for _, _, t in _edges(graph, key, direction)):
+            useful.add(key)
+    return useful

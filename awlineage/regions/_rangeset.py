@@ -1,0 +1,227 @@
+"""Range encoding of integer interval tables, vectorised: merging rows that agree everywhere but
+on one attribute, where that attribute's intervals touch (seed 004 section IV-A, step 1), and
+exact set operations on unions of boxes by painting them on a compressed grid."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from awlineage.regions._boxes import Boxes
+
+#: Largest compressed grid (cells) painted for exact unions and differences.
+GRID_LIMIT = 1 << 26
+
+
+def merge_along(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray | None, attr: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Merge rows equal on every column but attribute `attr` whose `attr` intervals overlap
+    or are adjacent.
+
+    Parameters
+    ----------
+    lo, hi
+        (N, A) inclusive interval bounds, one column per attribute.
+    ref
+        (N, A) reference codes that must also be equal for rows to merge (or None).
+    attr
+        The attribute whose intervals are merged.
+
+    Returns
+    -------
+    lo, hi, ref
+        The merged table; each result row is exactly the union of the rows merged into it.
+    """
+    n, width = lo.shape
+    if n <= 1:
+        return lo, hi, ref
+    keys: list[np.ndarray] = []
+    for c in range(width):
+        columns = [ref[:, c]] if ref is not None else []
+        if c != attr:
+            columns += [lo[:, c], hi[:, c]]
+        for column in columns:
+            if column[0] != column[-1] or column.min() != column.max():
+                keys.append(column)
+    a_lo, a_hi = lo[:, attr], hi[:, attr]
+    order = np.lexsort([a_lo, *keys])
+    a_lo, a_hi = a_lo[order], a_hi[order]
+    group_start = np.ones(n, dtype=bool)
+    if keys:
+        same = np.ones(n - 1, dtype=bool)
+        for column in keys:
+            sorted_column = column[order]
+            same &= sorted_column[1:] == sorted_column[:-1]
+        group_start[1:] = ~same
+    else:
+        group_start[1:] = False
+    reach = _segmented_cummax(a_hi, group_start)
+    new_segment = group_start.copy()
+    new_segment[1:] |= a_lo[1:] > reach[:-1] + 1
+    starts = np.flatnonzero(new_segment)
+    if len(starts) == n:
+        return lo[order], hi[order], None if ref is None else ref[order]
+    rows = order[starts]
+    out_lo, out_hi = lo[rows], hi[rows]
+    out_hi[:, attr] = np.maximum.reduceat(a_hi, starts)
+    return out_lo, out_hi, None if ref is None else ref[rows]
+
+
+def _segmented_cummax(values: np.ndarray, group_start: np.ndarray) -> np.ndarray:
+    """Running maximum of `values` restarted at every group start."""
+    group = np.cumsum(group_start) - 1
+    base = values.min()
+    span = int(values.max()) - int(base) + 1
+    if span * (int(group[-1]) + 1) < (1 << 62):
+        shifted = (values - base) + group * span
+        return np.maximum.accumulate(shifted) - group * span + base
+    # Values too spread out to offset by group: work on their ranks instead.
+    distinct, rank = np.unique(values, return_inverse=True)
+    span = len(distinct)
+    shifted = rank + group * span
+    return distinct[np.maximum.accumulate(shifted) - group * span]
+
+
+def merge_boxes(boxes: Boxes) -> Boxes:
+    """Merge boxes that touch along one axis and agree on all others, axis by axis: an exact
+    union, not necessarily disjoint."""
+    lo, hi = boxes.lo, boxes.hi
+    for axis in reversed(range(boxes.ndim)):
+        lo, hi, _ = merge_along(lo, hi, None, axis)
+    return Boxes(lo, hi)
+
+
+def mask_to_boxes(mask: np.ndarray) -> Boxes:
+    """The set cells of a boolean array as disjoint boxes: runs along the last axis, merged
+    along the other axes."""
+    mask = np.asarray(mask, dtype=bool)
+    if mask.ndim == 0:  # a scalar array: one cell
+        return Boxes(np.zeros((int(mask), 0), np.int64), np.zeros((int(mask), 0), np.int64))
+    width = mask.shape[-1]
+    rows = mask.reshape(-1, width)
+    padded = np.zeros((rows.shape[0], width + 2), dtype=np.int8)
+    padded[:, 1:-1] = rows
+    change = np.diff(padded, axis=1)
+    row_start, col_start = np.nonzero(change == 1)
+    _, col_end = np.nonzero(change == -1)
+    if mask.ndim > 1:
+        lead = np.stack(np.unravel_index(row_start, mask.shape[:-1]), axis=1)
+    else:
+        lead = np.zeros((len(row_start), 0), dtype=np.int64)
+    lo = np.concatenate([lead, col_start[:, None]], axis=1).astype(np.int64)
+    hi = np.concatenate([lead, col_end[:, None] - 1], axis=1).astype(np.int64)
+    for axis in reversed(range(mask.ndim - 1)):
+        lo, hi, _ = merge_along(lo, hi, None, axis)
+    return Boxes(lo, hi)
+
+
+def paint(boxes: Boxes, shape: Sequence[int]) -> np.ndarray:
+    """A boolean array of `shape` with the cells of `boxes` set (boxes must lie inside)."""
+    shape = tuple(int(s) for s in shape)
+    ndim = len(shape)
+    grown = tuple(s + 1 for s in shape)
+    if not len(boxes) or ndim == 0:
+        return np.full(shape, len(boxes) > 0, dtype=bool)
+    flat_parts, weights = [], []
+    for corner in range(1 << ndim):
+        coords, sign = [], 1
+        for axis in range(ndim):
+            if corner >> axis & 1:
+                coords.append(boxes.hi[:, axis] + 1)
+                sign = -sign
+            else:
+                coords.append(boxes.lo[:, axis])
+        flat_parts.append(np.ravel_multi_index(coords, grown))
+        weights.append(np.full(len(boxes), sign, dtype=np.int64))
+    total = np.bincount(np.concatenate(flat_parts), weights=np.concatenate(weights),
+                        minlength=int(np.prod(grown))).astype(np.int64).reshape(grown)
+    for axis in range(ndim):
+        np.cumsum(total, axis=axis, out=total)
+    return total[tuple(slice(0, s) for s in shape)] > 0
+
+
+class Grid:
+    """The cells of several box sets, compressed to the breakpoints of their boxes: every
+    union, intersection or difference of the sets is exact on this grid."""
+
+    def __init__(self, sets: Sequence[Boxes], ndim: int) -> None:
+        self.breaks = []
+        for axis in range(ndim):
+            edges = [np.concatenate([b.lo[:, axis], b.hi[:, axis] + 1]) for b in sets]
+            self.breaks.append(np.unique(np.concatenate(edges)) if edges else
+                               np.zeros(0, np.int64))
+        self.shape = tuple(max(len(b) - 1, 0) for b in self.breaks)
+
+    @property
+    def size(self) -> int:
+        """Number of grid cells."""
+        return int(np.prod(self.shape))
+
+    def mask(self, boxes: Boxes) -> np.ndarray:
+        """The grid cells covered by `boxes`."""
+        if not len(boxes):
+            return np.zeros(self.shape, dtype=bool)
+        lo = np.stack([np.searchsorted(b, boxes.lo[:, a]) for a, b in enumerate(self.breaks)],
+                      axis=1)
+        hi = np.stack([np.searchsorted(b, boxes.hi[:, a] + 1) - 1
+                       for a, b in enumerate(self.breaks)], axis=1)
+        return paint(Boxes(lo, hi), self.shape)
+
+    def boxes(self, mask: np.ndarray) -> Boxes:
+        """Array boxes of the set grid cells of `mask`, disjoint."""
+        if not mask.any():
+            return Boxes.empty(len(self.breaks))
+        grid = mask_to_boxes(mask)
+        lo = np.stack([b[grid.lo[:, a]] for a, b in enumerate(self.breaks)], axis=1)
+        hi = np.stack([b[grid.hi[:, a] + 1] - 1 for a, b in enumerate(self.breaks)], axis=1)
+        return Boxes(lo, hi)
+
+
+def union(boxes: Boxes) -> Boxes:
+    """The union of `boxes` as disjoint boxes."""
+    merged, disjoint = union_or_merge(boxes)
+    if not disjoint:
+        _require_grid(Grid([boxes], boxes.ndim))
+    return merged
+
+
+def union_or_merge(boxes: Boxes) -> tuple[Boxes, bool]:
+    """The union of `boxes`: disjoint boxes (and True), or, when the compressed grid would be
+    too large, touching boxes merged, possibly still overlapping (and False)."""
+    if len(boxes) <= 1 or boxes.ndim == 0:
+        return boxes[:1], True
+    grid = Grid([boxes], boxes.ndim)
+    if grid.size > GRID_LIMIT:
+        return merge_boxes(boxes), False
+    return grid.boxes(grid.mask(boxes)), True
+
+
+def difference(first: Boxes, second: Boxes) -> Boxes:
+    """Cells of `first` not in `second`, as disjoint boxes."""
+    if not len(second) or not len(first):
+        return union(first)
+    if first.ndim == 0:
+        return first[:0]
+    grid = Grid([first, second], first.ndim)
+    _require_grid(grid)
+    return grid.boxes(grid.mask(first) & ~grid.mask(second))
+
+
+def intersection(first: Boxes, second: Boxes) -> Boxes:
+    """Cells in both `first` and `second`, as disjoint boxes."""
+    if not len(second) or not len(first):
+        return Boxes.empty(first.ndim)
+    if first.ndim == 0:
+        return first[:1]
+    grid = Grid([first, second], first.ndim)
+    _require_grid(grid)
+    return grid.boxes(grid.mask(first) & grid.mask(second))
+
+
+def _require_grid(grid: Grid) -> None:
+    if grid.size > GRID_LIMIT:
+        from awlineage.regions._errors import RegionError
+
+        raise RegionError(f"set operation on {grid.size} compressed cells exceeds the limit "
+                          f"of {GRID_LIMIT}; query fewer, larger regions")

@@ -1,0 +1,186 @@
+"""What one operator call buffers (box pairs, payload rows), how it becomes encoded tables,
+and the decoded view of a stored record that queries read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from awlineage.regions import _codec
+from awlineage.regions._boxes import Boxes
+from awlineage.regions._errors import RegionError
+from awlineage.regions._operator import Operator
+from awlineage.regions._provrc import encode
+from awlineage.regions._table import LineageTable
+
+if TYPE_CHECKING:
+    from awlineage.regions._capture import OperatorCall
+    from awlineage.regions._records import RegionSignature, RegionTable
+
+
+class NamedOperator(Operator):
+    """An operator known only by name, writing full lineage with lwrite()."""
+
+    supported_modes = ("full",)
+
+    def __init__(self, name: str = "operator") -> None:
+        super().__init__(name)
+
+
+@dataclass
+class DecodedLineage:
+    """A record's lineage ready for queries: per input, its full-mode tables (output cells
+    as key, and/or input cells as key), or the payload table (output boxes -> payload)."""
+
+    mode: str
+    backward: list[LineageTable | None]
+    forward: list[LineageTable | None]
+    payload: LineageTable | None = None
+
+
+class CallRecorder:
+    """Buffers of one call and their encoding; reuse of recorded signatures."""
+
+    def __init__(self, call: OperatorCall) -> None:
+        self.call = call
+        self.pairs: dict[int, list[tuple[Boxes, Boxes]]] = {}
+        self.payload_rows: list[tuple[Boxes, np.ndarray]] = []
+        self.reused: RegionSignature | None = None
+        self.reused_tables: list[LineageTable] | None = None
+        self.reuse_state: Any = None
+
+    # -- buffering ------------------------------------------------------------------------
+    def add_pairs(self, i: int, out: Boxes, boxes: Boxes) -> None:
+        """Rows of input `i`'s relation: out[k] depends on boxes[k]."""
+        if len(out):
+            self.pairs.setdefault(i, []).append((out, boxes))
+
+    def add_payload(self, out: Boxes, values: np.ndarray) -> None:
+        """Payload rows: out[k] carries values[k]."""
+        if len(out):
+            if self.payload_rows and self.payload_rows[0][1].shape[1] != values.shape[1]:
+                raise RegionError(f"operator {self.call.op.name}: payload rows of "
+                                  f"{values.shape[1]} values after rows of "
+                                  f"{self.payload_rows[0][1].shape[1]}")
+            self.payload_rows.append((out, values))
+
+    def check(self) -> None:
+        """Raise if buffered output cells fall outside the output (shape now known)."""
+        shape = np.asarray(self.call.shapes.output)
+        outs = [out for parts in self.pairs.values() for out, _ in parts]
+        outs += [out for out, _ in self.payload_rows]
+        for out in outs:
+            if out.ndim != len(shape):
+                raise RegionError(f"operator {self.call.op.name}: {out.ndim}-d output cells for "
+                                  f"a {len(shape)}-d output")
+            if len(out) and ((out.lo.min(axis=0) < 0).any()
+                             or (out.hi.max(axis=0) >= shape).any()):
+                raise RegionError(f"operator {self.call.op.name}: output cells outside the "
+                                  f"output of shape {tuple(shape)}")
+
+    # -- tables ---------------------------------------------------------------------------
+    def input_relation(self, i: int) -> tuple[Boxes, Boxes]:
+        """All (output boxes, input boxes) rows written for input `i`."""
+        parts = self.pairs.get(i, [])
+        shapes = self.call.shapes
+        return (Boxes.concat([o for o, _ in parts], len(shapes.output)),
+                Boxes.concat([b for _, b in parts], len(shapes.inputs[i])))
+
+    def backward_tables(self) -> list[LineageTable]:
+        """Per input, the relation as a table keyed by output cells."""
+        if self.reused_tables is not None:
+            return self.reused_tables
+        return [encode(*self.input_relation(i)) for i in range(len(self.call.inputs))]
+
+    def payload_table(self) -> LineageTable:
+        """The payload rows as a table keyed by output cells (payloads absolute)."""
+        shapes = self.call.shapes
+        out = Boxes.concat([o for o, _ in self.payload_rows], len(shapes.output))
+        width = self.payload_rows[0][1].shape[1] if self.payload_rows else 1
+        values = np.concatenate([v for _, v in self.payload_rows]) if self.payload_rows else \
+            np.zeros((0, width), np.int64)
+        return encode(out, Boxes(values, values), relative=False)
+
+    def decoded(self) -> DecodedLineage:
+        """The call's lineage in memory, as a stored record would decode (for re-runs)."""
+        mode = self.call.mode
+        if mode == "full":
+            return DecodedLineage(mode, list(self.backward_tables()),
+                                  [None] * len(self.call.inputs))
+        if mode in ("pay", "comp"):
+            return DecodedLineage(mode, [], [], self.payload_table())
+        raise RegionError(f"operator {self.call.op.name}: mode {mode} keeps no tables")
+
+    def encode(self, orientation: str) -> tuple[bytes | None, str, Any]:
+        """(encoding, description, tables for signature checks) of the call."""
+        mode = self.call.mode
+        if mode == "full":
+            backward = self.backward_tables()
+            blobs, names = [], []
+            for i, table in enumerate(backward):
+                parts = [b"", b""]
+                if orientation in ("backward", "both") or self.reused_tables is not None:
+                    parts[0] = _codec.dumps(table)
+                if orientation in ("forward", "both") and self.reused_tables is None:
+                    out, inp = self.input_relation(i)
+                    parts[1] = _codec.dumps(encode(inp, out))
+                blobs.append(_codec.pack_blobs(parts))
+                names.append("/".join(_codec.describe(p) for p in parts if p))
+            return _codec.pack_blobs(blobs), ",".join(names), backward
+        if mode in ("pay", "comp"):
+            blob = _codec.dumps(self.payload_table())
+            return _codec.pack_blobs([blob]), _codec.describe(blob), None
+        return None, "", None
+
+    # -- reuse ----------------------------------------------------------------------------
+    def try_reuse(self, trust: bool) -> None:
+        """Stand in recorded lineage of this call's signature, when there is some to trust."""
+        from awlineage.regions import _reuse
+
+        if self.call.mode != "full":
+            return
+        self.reuse_state = _reuse.lookup(self.call.op, self.call.shapes)
+        found = self.reuse_state.usable(trust)
+        if found is not None:
+            self.reused, self.reused_tables = found
+
+    def signatures_to_store(self, tables: list[LineageTable] | None) -> list[Any]:
+        """New signature versions this capture produces (candidates, confirmations)."""
+        from awlineage.regions import _reuse
+
+        if self.reuse_state is None or self.reused is not None or tables is None:
+            return []
+        return _reuse.update(self.reuse_state, tables)
+
+
+_decoded_cache: dict[int, DecodedLineage] = {}
+
+
+def decode_record(record: RegionTable) -> DecodedLineage:
+    """The tables of a stored record (decoded once per process)."""
+    cached = _decoded_cache.get(record.object_id)
+    if cached is not None:
+        return cached
+    mode = record.mode
+    if record.encoding is None:
+        raise RegionError(f"RegionTable {record.object_id} ({record.operator}, mode {mode}) "
+                          "has no encoded lineage")
+    blobs = _codec.unpack_blobs(record.encoding)
+    if mode == "full":
+        backward: list[LineageTable | None] = []
+        forward: list[LineageTable | None] = []
+        for blob in blobs:
+            parts = _codec.unpack_blobs(blob)
+            backward.append(_codec.loads(parts[0]) if parts[0] else None)
+            forward.append(_codec.loads(parts[1]) if parts[1] else None)
+        decoded = DecodedLineage(mode, backward, forward)
+    elif mode in ("pay", "comp"):
+        decoded = DecodedLineage(mode, [], [], _codec.loads(blobs[0]))
+    else:
+        raise RegionError(f"RegionTable {record.object_id}: mode {mode} keeps no tables")
+    if len(_decoded_cache) > 256:
+        _decoded_cache.clear()
+    _decoded_cache[record.object_id] = decoded
+    return decoded

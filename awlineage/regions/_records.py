@@ -1,0 +1,97 @@
+"""The stored records of region lineage: `RegionTable` (one operator call beneath an output
+object, committed with it) and `RegionSignature` (lineage kept for reuse), and the hook that
+names the process run a capture belongs to."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from awlineage.persistence import DBObject, persistent
+
+RunProvider = Callable[[], "DBObject | None"]
+
+
+def _no_run() -> DBObject | None:
+    return None
+
+
+_run_provider: RunProvider = _no_run
+
+
+def set_run_provider(provider: RunProvider | None) -> None:
+    """Name the process run that captures belong to: `provider()` is called when a capture
+    finishes and its result is stored in ``RegionTable.process_run`` (None: no run)."""
+    global _run_provider
+    _run_provider = provider or _no_run
+
+
+def current_run() -> DBObject | None:
+    """The process run of the capture finishing now, from the provider (None by default)."""
+    return _run_provider()
+
+
+class RegionSignature(DBObject):
+    """Recorded lineage of an operation signature (seed 004 section VI), for reuse.
+
+    ``kind`` is ``dim`` (operator, parameters and input shapes) or ``gen`` (operator and
+    parameters; intervals anchored to the start or end of their axis so they fit any shape).
+    A signature is a candidate until a later capture confirms it (then reused) or
+    contradicts it (then rejected); each change is a new version.
+    """
+
+    identity = ("key",)
+
+    key = persistent("Hash of kind, operator, parameters (and shapes for dim)", str, "",
+                     index=True)
+    kind = persistent("dim or gen", str, "")
+    operator = persistent("Operator name", str, "")
+    signature = persistent("The signature, JSON", str, "")
+    status = persistent("candidate, confirmed or rejected", str, "candidate")
+    shapes = persistent("Output and input shapes of the capture it came from, JSON", str, "")
+    encoding = persistent("The tables, one per input (gen: anchored)", bytes, None)
+
+
+class RegionTable(DBObject):
+    """The region lineage of one operator call, stored beneath the object owning its output.
+
+    The output array is ``output`` + ``output_array``: a data object's HDU (``hdu:0``) or an
+    intermediate of the make() that produced ``output`` (``tmp:name``). Inputs are given the
+    same way, in operator order. ``mode`` says what ``encoding`` holds: nothing (all, map,
+    blackbox: the operator is rebuilt from ``operator_spec``), one table per input (full),
+    or a payload table (pay, comp).
+    """
+
+    output = persistent("Object owning the array the operator wrote", DBObject, None)
+    output_array = persistent("Array of the output: hdu:<n> or tmp:<name>", str, "",
+                              index=True)
+    output_shape = persistent("Shape of the output array", int, [])
+    inputs = persistent("Objects owning the input arrays, in operator input order",
+                        DBObject, [])
+    input_arrays = persistent("Array of each input object: hdu:<n> or tmp:<name>", str, [])
+    input_shapes = persistent("Shapes of the input arrays, JSON list of lists", str, "[]")
+    operator = persistent("Operator name", str, "", index=True)
+    operator_spec = persistent("Operator class and parameters, JSON", str, "{}")
+    mode = persistent("Lineage mode: all, map, full, pay, comp or blackbox", str, "")
+    orientation = persistent("Stored orientation: backward, forward or both", str, "backward")
+    entire_array = persistent("Whole output <-> whole input holds (seed 000 VI-C)", bool,
+                              False)
+    encoding = persistent("Encoded lineage tables", bytes, None)
+    encoding_name = persistent("Encoding chosen for each table", str, "")
+    step = persistent("Position of the call within its capture", int, 0)
+    reused = persistent("Signature whose lineage this call reused", RegionSignature, None)
+    process_run = persistent("Process run during which the lineage was captured", DBObject,
+                             None)
+
+    # -- decoded views --------------------------------------------------------------------
+    def shapes(self) -> Any:
+        """Output and input shapes as a `Shapes`."""
+        from awlineage.regions._operator import Shapes
+
+        return Shapes(tuple(self.output_shape),
+                      tuple(tuple(s) for s in json.loads(self.input_shapes)))
+
+    def spec(self) -> dict[str, Any]:
+        """The recorded operator specification."""
+        return json.loads(self.operator_spec)

@@ -1,0 +1,137 @@
+"""Region: a set of cells of one array, deduplicated into disjoint boxes. What queries take,
+pass between hops, and return."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from awlineage.regions._boxes import Boxes, as_boxes
+from awlineage.regions._errors import RegionError
+from awlineage.regions._rangeset import (
+    difference,
+    intersection,
+    paint,
+    union,
+    union_or_merge,
+)
+
+#: Largest array (cells) a region turns into a boolean mask on request.
+MASK_LIMIT = 1 << 28
+
+
+class Region:
+    """A set of cells of an array of `shape`, held as boxes without duplicates.
+
+    Parameters
+    ----------
+    shape
+        Shape of the array the cells belong to.
+    cells
+        Boxes, an (N, d) coordinate array, a boolean mask or a tuple of slices.
+
+    Examples
+    --------
+    >>> r = Region((4, 4), [[0, 0], [0, 1], [3, 3]])
+    >>> r.count()
+    3
+    >>> r.to_boxes().lo.tolist()
+    [[0, 0], [3, 3]]
+    """
+
+    __slots__ = ("_boxes", "_disjoint", "shape")
+
+    def __init__(self, shape: Sequence[int], cells: Any = None, *, _disjoint: bool = False
+                 ) -> None:
+        self.shape = tuple(int(s) for s in shape)
+        boxes = Boxes.empty(len(self.shape)) if cells is None else cells
+        if not _disjoint:
+            boxes = boxes.clip(self.shape) if isinstance(boxes, Boxes) else \
+                as_boxes(boxes, self.shape)
+            boxes, _disjoint = union_or_merge(boxes)
+        self._boxes = boxes
+        self._disjoint = _disjoint
+
+    # -- construction ---------------------------------------------------------------------
+    @classmethod
+    def full(cls, shape: Sequence[int]) -> Region:
+        """Every cell of the array."""
+        return cls(shape, Boxes.full(shape), _disjoint=True)
+
+    @classmethod
+    def from_boxes(cls, boxes: Boxes, shape: Sequence[int]) -> Region:
+        """The union of `boxes` (cut to the array)."""
+        return cls(shape, boxes.clip(shape))
+
+    # -- views ----------------------------------------------------------------------------
+    def to_boxes(self) -> Boxes:
+        """Boxes covering exactly the region: disjoint, except for very large arrays with
+        very many boxes, where touching boxes are merged but may overlap."""
+        return self._boxes
+
+    def to_mask(self) -> np.ndarray:
+        """A boolean array of the array's shape, True on the region's cells."""
+        size = int(np.prod(self.shape))
+        if size > MASK_LIMIT:
+            raise RegionError(f"a mask of shape {self.shape} ({size} cells) exceeds the limit "
+                              f"of {MASK_LIMIT}; use to_boxes()")
+        return paint(self._boxes, self.shape)
+
+    def cells(self) -> np.ndarray:
+        """The region's cells as an (N, d) coordinate array."""
+        return self._boxes.cells()
+
+    def count(self) -> int:
+        """Number of cells."""
+        if not self._disjoint:
+            self._boxes = union(self._boxes)
+            self._disjoint = True
+        return int(self._boxes.volume().sum())
+
+    def is_empty(self) -> bool:
+        """True when the region holds no cell."""
+        return len(self._boxes) == 0
+
+    def is_full(self) -> bool:
+        """True when the region holds every cell of the array."""
+        return self.count() == int(np.prod(self.shape))
+
+    def contains(self, cells: Any) -> np.ndarray:
+        """For each row of an (N, d) coordinate array, whether that cell is in the region."""
+        cells = np.asarray(cells, dtype=np.int64).reshape(-1, len(self.shape))
+        from awlineage.regions._join import overlapping_pairs
+
+        rows, _ = overlapping_pairs(cells, cells, self._boxes.lo, self._boxes.hi)
+        found = np.zeros(len(cells), dtype=bool)
+        found[rows] = True
+        return found
+
+    # -- set algebra ----------------------------------------------------------------------
+    def _other(self, other: Region) -> Boxes:
+        if not isinstance(other, Region) or other.shape != self.shape:
+            raise RegionError(f"cannot combine a region of shape {self.shape} with "
+                              f"{getattr(other, 'shape', type(other).__name__)}")
+        return other._boxes
+
+    def __or__(self, other: Region) -> Region:
+        boxes = Boxes.concat([self._boxes, self._other(other)], len(self.shape))
+        return Region(self.shape, boxes)
+
+    def __and__(self, other: Region) -> Region:
+        return Region(self.shape, intersection(self._boxes, self._other(other)),
+                      _disjoint=True)
+
+    def __sub__(self, other: Region) -> Region:
+        return Region(self.shape, difference(self._boxes, self._other(other)), _disjoint=True)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Region) or other.shape != self.shape:
+            return False
+        return (self - other).is_empty() and (other - self).is_empty()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Region(shape={self.shape}, {len(self._boxes)} boxes, {self.count()} cells)"

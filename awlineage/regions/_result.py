@@ -1,0 +1,78 @@
+"""RegionLineage: what a region query returns, a region per array reached."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from awlineage.persistence import DBObject
+from awlineage.regions._errors import RegionError
+from awlineage.regions._loaders import parse_hdu
+from awlineage.regions._region import Region
+from awlineage.regions._steps import QueryStats
+
+
+@dataclass(frozen=True)
+class ArrayLineage:
+    """The cells of one array (`hdu` of `obj`) a query reached."""
+
+    obj: DBObject
+    hdu: int | str
+    region: Region
+
+
+class RegionLineage:
+    """The answer of `backward` or `forward`: a `Region` per stored array reached.
+
+    Index it with an object (its HDU 0, or its only array reached) or ``(object, hdu)``.
+
+    Examples
+    --------
+    >>> found = backward(sources, [[12]], to=RawFrame)      # doctest: +SKIP
+    >>> found[raw].to_boxes()                                # doctest: +SKIP
+    """
+
+    def __init__(self, entries: list[ArrayLineage], stats: QueryStats) -> None:
+        self.entries = entries
+        self.stats = stats
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self) -> Iterator[ArrayLineage]:
+        return iter(self.entries)
+
+    def objects(self) -> list[DBObject]:
+        """The objects reached, each once, in the order found."""
+        seen: dict[int, DBObject] = {}
+        for entry in self.entries:
+            seen.setdefault(entry.obj.object_id, entry.obj)
+        return list(seen.values())
+
+    def _find(self, key: Any) -> ArrayLineage | None:
+        obj, hdu = key if isinstance(key, tuple) else (key, None)
+        if not isinstance(obj, DBObject):
+            raise RegionError(f"index region lineage with an object or (object, hdu), got "
+                              f"{type(obj).__name__}")
+        matches = [e for e in self.entries if e.obj.object_id == obj.object_id]
+        if hdu is not None:
+            wanted = parse_hdu(f"hdu:{hdu}")
+            matches = [e for e in matches if e.hdu == wanted]
+        elif len(matches) > 1:
+            matches = [e for e in matches if e.hdu == 0] or matches[:0]
+        return matches[0] if matches else None
+
+    def __contains__(self, key: Any) -> bool:
+        return self._find(key) is not None
+
+    def __getitem__(self, key: Any) -> Region:
+        entry = self._find(key)
+        if entry is None:
+            raise KeyError(key)
+        return entry.region
+
+    def __repr__(self) -> str:
+        parts = [f"{type(e.obj).__name__} {e.obj.object_id} hdu {e.hdu}: {e.region.count()} cells"
+                 for e in self.entries]
+        return f"RegionLineage({'; '.join(parts)})"

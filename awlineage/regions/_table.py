@@ -1,0 +1,153 @@
+"""LineageTable: one compressed lineage relation, and the in-situ range joins that answer
+queries on it without expanding it to cells (seed 004 section V-B).
+
+A table relates *key* cells (the absolute side) to *value* cells. Each row holds an interval
+per attribute; a value attribute is either absolute or relative to one key attribute
+(``value = key + offset`` for an offset interval). A row means: every key cell in its key box
+is related to every value cell its value intervals give for that key cell. In a row, each key
+attribute is referenced by at most one value attribute, so the image of a box is a box.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from awlineage.regions._boxes import Boxes
+from awlineage.regions._join import IntervalIndex
+
+ABSOLUTE = -1
+
+
+@dataclass(eq=False)
+class LineageTable:
+    """A compressed relation between key cells (K axes) and value cells (V axes).
+
+    Attributes
+    ----------
+    lo, hi
+        (N, K + V) inclusive intervals: key attributes first, then value attributes.
+    ref
+        (N, K + V) int8: ``-1`` for an absolute interval, else the key attribute a value
+        interval is relative to. Key attributes are always absolute.
+    nkeys
+        K, the number of key attributes.
+    """
+
+    lo: np.ndarray
+    hi: np.ndarray
+    ref: np.ndarray
+    nkeys: int
+    _key_index: IntervalIndex | None = field(default=None, repr=False)
+    _value_index: IntervalIndex | None = field(default=None, repr=False)
+
+    @classmethod
+    def empty(cls, nkeys: int, nvalues: int) -> LineageTable:
+        """A table with no rows."""
+        zero = np.zeros((0, nkeys + nvalues), dtype=np.int64)
+        return cls(zero, zero.copy(), np.zeros(zero.shape, dtype=np.int8), nkeys)
+
+    def __len__(self) -> int:
+        return self.lo.shape[0]
+
+    @property
+    def nvalues(self) -> int:
+        """V, the number of value attributes."""
+        return self.lo.shape[1] - self.nkeys
+
+    def tuple_count(self) -> int:
+        """Number of (key cell, value cell) pairs the rows stand for (rows are disjoint when
+        the table was encoded from distinct cell pairs)."""
+        return int(np.prod(self.hi - self.lo + 1, axis=1).sum())
+
+    def same_rows(self, other: LineageTable) -> bool:
+        """True when both tables have identical rows in the same order."""
+        return (self.nkeys == other.nkeys and self.lo.shape == other.lo.shape
+                and bool(np.array_equal(self.lo, other.lo) and np.array_equal(self.hi, other.hi)
+                         and np.array_equal(self.ref, other.ref)))
+
+    # -- bounding boxes -------------------------------------------------------------------
+    def key_index(self) -> IntervalIndex:
+        """Interval index on the key boxes."""
+        if self._key_index is None:
+            k = self.nkeys
+            self._key_index = IntervalIndex(self.lo[:, :k], self.hi[:, :k])
+        return self._key_index
+
+    def value_index(self) -> IntervalIndex:
+        """Interval index on each row's bounding box in value space."""
+        if self._value_index is None:
+            k = self.nkeys
+            ref = self.ref[:, k:]
+            lo, hi = self.lo[:, k:].copy(), self.hi[:, k:].copy()
+            relative = ref >= 0
+            if relative.any():
+                rows, cols = np.nonzero(relative)
+                lo[rows, cols] += self.lo[rows, ref[rows, cols]]
+                hi[rows, cols] += self.hi[rows, ref[rows, cols]]
+            self._value_index = IntervalIndex(lo, hi)
+        return self._value_index
+
+    # -- queries --------------------------------------------------------------------------
+    def key_join(self, query: Boxes) -> tuple[Boxes, np.ndarray]:
+        """Intersections of the query boxes with the rows' key boxes, and the row of each."""
+        q, r = self.key_index().pairs(query.lo, query.hi)
+        k = self.nkeys
+        lo = np.maximum(query.lo[q], self.lo[r, :k])
+        hi = np.minimum(query.hi[q], self.hi[r, :k])
+        return Boxes(lo, hi), r
+
+    def image(self, query: Boxes) -> Boxes:
+        """Value cells related to any key cell in `query`, as boxes (exact)."""
+        inter, r = self.key_join(query)
+        k = self.nkeys
+        ref = self.ref[r, k:]
+        lo, hi = self.lo[r, k:].copy(), self.hi[r, k:].copy()
+        relative = ref >= 0
+        if relative.any():
+            rows, cols = np.nonzero(relative)
+            lo[rows, cols] += inter.lo[rows, ref[rows, cols]]
+            hi[rows, cols] += inter.hi[rows, ref[rows, cols]]
+        return Boxes(lo, hi)
+
+    def preimage(self, query: Boxes) -> Boxes:
+        """Key cells related to any value cell in `query`, as boxes (exact)."""
+        q, r = self.value_index().pairs(query.lo, query.hi)
+        k = self.nkeys
+        lo, hi = self.lo[r, :k].copy(), self.hi[r, :k].copy()
+        ref = self.ref[r, k:]
+        rows, cols = np.nonzero(ref >= 0)
+        if len(rows):
+            # key in [q.lo - offset.hi, q.hi - offset.lo] for every value relative to it
+            keys = ref[rows, cols].astype(np.int64)
+            low = query.lo[q[rows], cols] - self.hi[r[rows], k + cols]
+            high = query.hi[q[rows], cols] - self.lo[r[rows], k + cols]
+            np.maximum.at(lo, (rows, keys), low)
+            np.minimum.at(hi, (rows, keys), high)
+        return Boxes(lo, hi).nonempty()
+
+    # -- expansion (tests, tuple encoding) ------------------------------------------------
+    def expand(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every (key cell, value cell) pair, as two coordinate arrays (for small tables)."""
+        k = self.nkeys
+        lo, hi, ref = self.lo, self.hi, self.ref
+        rows = np.arange(len(self))
+        columns: list[np.ndarray] = []
+        for attr in range(lo.shape[1]):
+            a_ref = ref[rows, attr]
+            start = lo[rows, attr].copy()
+            stop = hi[rows, attr].copy()
+            relative = a_ref >= 0
+            if relative.any():
+                base = np.stack(columns, axis=1)[np.flatnonzero(relative), a_ref[relative]]
+                start[relative] += base
+                stop[relative] += base
+            n = stop - start + 1
+            take = np.repeat(np.arange(len(rows)), n)
+            offsets = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+            columns = [c[take] for c in columns]
+            columns.append(start[take] + offsets)
+            rows = rows[take]
+        cells = np.stack(columns, axis=1) if columns else np.zeros((0, 0), np.int64)
+        return cells[:, :k], cells[:, k:]

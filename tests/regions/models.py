@@ -1,0 +1,25 @@
+"""Persistent classes of the region lineage tests (names unique across the suite)."""
+
+from __future__ import annotations
+
+from awlineage import DBObject, persistent
+
+
+class RegionTestFrame(DBObject):
+    label = persistent("What the frame is", str, "")
+
+
+class RegionTestRaw(RegionTestFrame):
+    pass
+
+
+class RegionTestCalib(RegionTestFrame):
+    pass
+
+
+class RegionTestReduced(RegionTestFrame):
+    pass
+
+
+class RegionTestSources(RegionTestFrame):
+    pass
