@@ -10,9 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from astropy.io import fits
 from astropy.stats import SigmaClip
 
 from targets.errors import NoInputError
+from targets.fitsio import derived_header
 
 
 @dataclass(frozen=True)
@@ -255,6 +257,20 @@ def make_master_flat(raws: Sequence[np.ndarray], bias: np.ndarray | None,
     bad = combined < parameters.min_response
     return MasterFlat(combined.astype(np.float32), bad, float(np.median(levels)), len(raws),
                       bias is not None)
+
+
+def calibration_header(template: fits.Header | None, image_type: str, nframes: int,
+                       window: CalibrationWindow) -> fits.Header:
+    """The header of a master calibration: a copy of one raw frame's header (instrument, chip,
+    filter...) with the image type, the number of frames combined and the validity range."""
+    return derived_header(template, {
+        "IMAGETYP": (image_type, "type of image"),
+        "OBSTYPE": (image_type, "type of image"),
+        "NCOMBINE": (nframes, "raw frames combined"),
+        "VALSTART": (window.start.isoformat(), "UTC start of the validity range"),
+        "VALEND": (window.end.isoformat(), "UTC end of the validity range (excluded)"),
+        "BUNIT": "ADU" if image_type == "MASTERBIAS" else "",
+    }, f"awlineage calibration: {image_type} from {nframes} raw frames")
 
 
 def _stack(raws: Sequence[np.ndarray], min_frames: int, what: str, where: str) -> np.ndarray:

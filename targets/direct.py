@@ -29,6 +29,7 @@ from targets.calibration import (
     FlatParameters,
     MasterBias,
     MasterFlat,
+    calibration_header,
     make_master_bias,
     make_master_flat,
 )
@@ -100,7 +101,7 @@ def ingest(paths: Sequence[str | Path], kind: str | None = None) -> list[RawFram
 
 
 def run_direct(paths: Sequence[str | Path], parameters: PipelineParameters | None = None,
-               workdir: str | Path | None = None) -> DirectRun:
+               workdir: str | Path | None = None, keep_products: bool = True) -> DirectRun:
     """Run the chain on raw FITS files.
 
     Parameters
@@ -111,7 +112,10 @@ def run_direct(paths: Sequence[str | Path], parameters: PipelineParameters | Non
         Stage parameters; defaults when None.
     workdir
         When given, every product is written there as FITS inside its stage's timing (as the
-        framework stores products on its data server) and the arrays are kept in memory too.
+        framework stores products on its data server).
+    keep_products
+        Keep every reduced and regridded frame in the result; False lets each go once the next
+        stage has used it, so a large night needs less memory.
     """
     p = parameters or PipelineParameters()
     run = DirectRun({}, [], {}, {}, {}, {}, {}, {}, {}, [])
@@ -142,7 +146,9 @@ def run_direct(paths: Sequence[str | Path], parameters: PipelineParameters | Non
                 continue
             master = make_master_bias([read_image(raw.path)[0] for raw in members], p.bias, chip)
             run.biases[(chip, start)] = master
-            save(f"bias_{chip}_{start:%Y%m%d}.fits", master.data, members[0].header)
+            save(f"bias_{chip}_{start:%Y%m%d}.fits", master.data, calibration_header(
+                members[0].header, "MASTERBIAS", master.nframes,
+                p.bias.window(members[0].values.obs_date)))
 
     with _timed(run, "flat"):
         needed_flats = {(raw.values.chip, raw.values.filter,
@@ -160,7 +166,9 @@ def run_direct(paths: Sequence[str | Path], parameters: PipelineParameters | Non
                                       filter_name)
             run.flats[(chip, filter_name, start)] = master
             save(f"flat_{filter_name}_{chip}_{start:%Y%m%d}.fits", master.data,
-                 members[0].header)
+                 calibration_header(members[0].header, "MASTERFLAT", master.nframes,
+                                    p.flat.window(members[0].values.obs_date)),
+                 BAD=master.bad)
 
     with _timed(run, "reduce"):
         for raw in science:
@@ -199,6 +207,8 @@ def run_direct(paths: Sequence[str | Path], parameters: PipelineParameters | Non
                                reduced.header, reduced.sky.level)
                 run.regridded[raw.name] = image
                 save(f"regridded_{raw.name}", image.data, image.header, WEIGHT=image.weight)
+                if not keep_products:
+                    del run.reduced[raw.name]
 
     with _timed(run, "coadd"):
         for pointing, members in sorted(pointings.items()):
@@ -213,6 +223,9 @@ def run_direct(paths: Sequence[str | Path], parameters: PipelineParameters | Non
                 run.coadds[(pointing, filter_name)] = image
                 save(f"coadd_{pointing}_{filter_name}.fits", image.data, image.header,
                      WEIGHT=image.weight)
+                if not keep_products:
+                    for raw in group:
+                        del run.regridded[raw.name]
 
     with _timed(run, "extract"):
         for key, image in sorted(run.coadds.items()):
@@ -269,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"generated {len(paths)} raw frames in {time.perf_counter() - start:.1f} s")
         products = args.keep or Path(scratch) / "products"
         products.mkdir(parents=True, exist_ok=True)
-        run = run_direct(paths, workdir=products)
+        run = run_direct(paths, workdir=products, keep_products=False)
     print(f"{'stage':<8} {'seconds':>8}")
     for stage in STAGES:
         print(f"{stage:<8} {run.timings.get(stage, 0.0):8.2f}")

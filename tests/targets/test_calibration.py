@@ -11,6 +11,7 @@ from astropy.io import fits
 
 from targets.calibration import (
     BiasParameters,
+    calibration_header,
     clipped_median,
     make_master_bias,
     make_master_flat,
@@ -71,6 +72,18 @@ def test_master_flat_recovers_the_flat_pattern(night, masters):
         assert np.median(ratio) == pytest.approx(1.0, abs=1e-3)
         assert np.std(ratio) < 0.005  # the pixel-to-pixel pattern (1% rms) is recovered
         assert np.array_equal(master.bad, pattern < 0.5)  # the dead column, and only it
+
+
+def test_master_header_keeps_the_raw_keywords_and_states_its_validity(night, masters):
+    raw_path = next(p for p in night.paths if p.name == "bias_ccd1_01.fits")
+    raw_header = fits.getheader(raw_path)
+    window = BiasParameters().window(night.truth.exposures[raw_path.name].obs_date)
+    header = calibration_header(raw_header, "MASTERBIAS", masters["ccd1"].nframes, window)
+    assert header["DETECTOR"] == "ccd1" and header["INSTRUME"] == raw_header["INSTRUME"]
+    assert header["IMAGETYP"] == "MASTERBIAS" and header["NCOMBINE"] == 5
+    assert header["VALSTART"] == "2024-03-14T12:00:00+00:00"
+    assert header["VALEND"] == "2024-03-15T12:00:00+00:00"
+    assert "BZERO" not in header and raw_header["BZERO"] == 32768
 
 
 def test_clipping_rejects_an_outlier_that_a_plain_median_of_two_would_keep():
