@@ -3,6 +3,13 @@
 -- Each persistent class gets a table of its own, created on first use; see README.
 -- The framework's own persistent classes (process runs, ...) are listed here too.
 
+CREATE TABLE awl_claim (
+	target_key VARCHAR(1000) NOT NULL,
+	claimed_by VARCHAR(200) NOT NULL,
+	heartbeat TIMESTAMP WITH TIME ZONE NOT NULL,
+	CONSTRAINT pk_awl_claim PRIMARY KEY (target_key)
+);
+
 CREATE TABLE awl_class (
 	class_name VARCHAR(200) NOT NULL,
 	class_version INTEGER NOT NULL,
@@ -114,3 +121,64 @@ CREATE TABLE processparameters (
 	CONSTRAINT uq_processparameters__identity_version UNIQUE (_identity, version),
 	CONSTRAINT fk_processparameters_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
 );
+
+CREATE TABLE regionsignature (
+	object_id BIGINT NOT NULL,
+	creation_date TIMESTAMP WITH TIME ZONE NOT NULL,
+	version INTEGER NOT NULL,
+	_identity TEXT,
+	key TEXT,
+	kind TEXT,
+	operator TEXT,
+	signature TEXT,
+	status TEXT,
+	shapes TEXT,
+	encoding BYTEA,
+	CONSTRAINT pk_regionsignature PRIMARY KEY (object_id),
+	CONSTRAINT uq_regionsignature__identity_version UNIQUE (_identity, version),
+	CONSTRAINT fk_regionsignature_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
+);
+CREATE INDEX ix_regionsignature_key ON regionsignature (key);
+
+CREATE TABLE regiontable (
+	object_id BIGINT NOT NULL,
+	creation_date TIMESTAMP WITH TIME ZONE NOT NULL,
+	version INTEGER NOT NULL,
+	_identity TEXT,
+	output BIGINT,
+	output_array TEXT,
+	output_shape JSONB,
+	input_arrays JSONB,
+	input_shapes TEXT,
+	operator TEXT,
+	operator_spec TEXT,
+	mode TEXT,
+	orientation TEXT,
+	entire_array BOOLEAN,
+	encoding BYTEA,
+	encoding_name TEXT,
+	step BIGINT,
+	reused BIGINT,
+	process_run BIGINT,
+	CONSTRAINT pk_regiontable PRIMARY KEY (object_id),
+	CONSTRAINT uq_regiontable__identity_version UNIQUE (_identity, version),
+	CONSTRAINT fk_regiontable_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id),
+	CONSTRAINT fk_regiontable_output FOREIGN KEY(output) REFERENCES awl_object (object_id),
+	CONSTRAINT fk_regiontable_reused FOREIGN KEY(reused) REFERENCES awl_object (object_id),
+	CONSTRAINT fk_regiontable_process_run FOREIGN KEY(process_run) REFERENCES awl_object (object_id)
+);
+CREATE INDEX ix_regiontable_operator ON regiontable (operator);
+CREATE INDEX ix_regiontable_output ON regiontable (output);
+CREATE INDEX ix_regiontable_output_array ON regiontable (output_array);
+CREATE INDEX ix_regiontable_process_run ON regiontable (process_run);
+CREATE INDEX ix_regiontable_reused ON regiontable (reused);
+
+CREATE TABLE regiontable__inputs (
+	object_id BIGINT NOT NULL,
+	position INTEGER NOT NULL,
+	target_id BIGINT NOT NULL,
+	CONSTRAINT pk_regiontable__inputs PRIMARY KEY (object_id, position),
+	CONSTRAINT fk_regiontable__inputs_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id),
+	CONSTRAINT fk_regiontable__inputs_target_id FOREIGN KEY(target_id) REFERENCES awl_object (object_id)
+);
+CREATE INDEX ix_regiontable__inputs_target_id ON regiontable__inputs (target_id);

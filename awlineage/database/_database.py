@@ -19,7 +19,12 @@ from awlineage.database._commit import commit_objects
 from awlineage.database._identity_map import IdentityMap
 from awlineage.database._load import load_link, load_objects
 from awlineage.database._sync import sync_class
-from awlineage.database._tables import ClassTables, list_table_name, new_metadata
+from awlineage.database._tables import (
+    FRAMEWORK_TABLES,
+    ClassTables,
+    list_table_name,
+    new_metadata,
+)
 from awlineage.database._upgrade import upgrade_framework_tables
 from awlineage.errors import ConfigurationError, ObjectInUseError
 from awlineage.persistence import (
@@ -78,7 +83,7 @@ class Database:
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         self.engine = self.dialect.create_engine(parsed, schema)
         self.metadata = new_metadata()
-        self.framework = {n: self.metadata.tables[n] for n in ("awl_object", "awl_class")}
+        self.framework = {n: self.metadata.tables[n] for n in FRAMEWORK_TABLES}
         self.identity_map = IdentityMap()
         self._synced: dict[type, ClassTables] = {}
         self._lock = threading.RLock()

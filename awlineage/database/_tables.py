@@ -19,6 +19,7 @@ NAMING_CONVENTION = {
 }
 
 BUILTIN_COLUMNS = ("object_id", "creation_date", "version", "_identity")
+FRAMEWORK_TABLES = ("awl_object", "awl_class", "awl_claim")
 
 
 def new_metadata() -> sa.MetaData:
@@ -51,7 +52,16 @@ def framework_tables(metadata: sa.MetaData) -> dict[str, sa.Table]:
         sa.Column("code_version", sa.String(200), nullable=True,
                   comment="Code version of the class's methods (process targets)"),
     )
-    return {name: metadata.tables[name] for name in ("awl_object", "awl_class")}
+    sa.Table(
+        "awl_claim", metadata,
+        sa.Column("target_key", sa.String(1000), primary_key=True,
+                  comment="Class and identity of a target being made"),
+        sa.Column("claimed_by", sa.String(200), nullable=False,
+                  comment="host:pid:token of the processor making it"),
+        sa.Column("heartbeat", UTCDateTime, nullable=False,
+                  comment="Renewed while it is made; an old one is taken over"),
+    )
+    return {name: metadata.tables[name] for name in FRAMEWORK_TABLES}
 
 
 @dataclass

@@ -24,6 +24,7 @@ from awlineage.persistence._meta import (
     class_by_name,
     concrete_subclasses,
     link_key,
+    set_identity,
 )
 from awlineage.persistence._object import DBObject, get_persistent_properties
 from awlineage.persistence._observe import (
@@ -67,4 +68,5 @@ __all__ = [
     "remove_observer",
     "root_class",
     "set_current_store",
+    "set_identity",
 ]

@@ -90,6 +90,12 @@ def link_key(name: str) -> str:
     return "@" + name
 
 
+def set_identity(cls: type, names: tuple[str, ...]) -> None:
+    """Give `cls` the identity attributes `names` (checked as a declared identity is)."""
+    cls.identity = names  # type: ignore[attr-defined]
+    _check_identity(cls)
+
+
 def _check_identity(cls: type) -> None:
     identity = getattr(cls, "identity", ())
     if isinstance(identity, str):

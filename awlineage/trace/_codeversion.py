@@ -19,7 +19,6 @@ def declared_code_version(cls: type) -> str | None:
     return None if declared is None else str(declared)
 
 
-@functools.cache
 def code_version(cls: type) -> str:
     """The code version of `cls`: declared, or ``ast:`` and 16 hex digits of a SHA-256.
 
@@ -40,8 +39,11 @@ def code_version(cls: type) -> str:
     True
     """
     declared = declared_code_version(cls)
-    if declared is not None:
-        return declared
+    return declared if declared is not None else _hashed_code_version(cls)
+
+
+@functools.cache
+def _hashed_code_version(cls: type) -> str:
     digest = hashlib.sha256()
     for klass in cls.__mro__:
         if klass is object or klass.__module__.startswith(_FRAMEWORK_PREFIX) \

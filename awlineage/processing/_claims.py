@@ -1,0 +1,95 @@
+"""Claims: two processors started at once on overlapping targets make each target once.
+
+Before making a target a processor inserts a row keyed by the target's class and identity
+(the primary key lets only one in) and renews its heartbeat while it works; a claim whose
+heartbeat is older than the time-out belongs to a crashed processor and is taken over.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import socket
+import threading
+import uuid
+
+import sqlalchemy as sa
+
+from awlineage.database import Database
+
+DEFAULT_TIMEOUT = 30.0
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
+
+
+class Claims:
+    """The claims one processor holds in one database.
+
+    Parameters
+    ----------
+    timeout
+        Seconds without a heartbeat after which another processor may take a claim over;
+        heartbeats are sent every third of it.
+    """
+
+    def __init__(self, db: Database, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.db = db
+        self.table = db.framework["awl_claim"]
+        self.timeout = timeout
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.held: set[str] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._beat = threading.Thread(target=self._heartbeat, name="awl-claims", daemon=True)
+        self._beat.start()
+
+    def acquire(self, key: str) -> bool:
+        """Claim `key`; False when a live claim of another processor holds it."""
+        table = self.table
+        try:
+            with self.db.engine.begin() as conn:
+                conn.execute(table.insert().values(target_key=key, claimed_by=self.owner,
+                                                   heartbeat=_now()))
+        except sa.exc.IntegrityError:
+            stale = _now() - datetime.timedelta(seconds=self.timeout)
+            with self.db.engine.begin() as conn:
+                taken = conn.execute(table.update().where(
+                    table.c.target_key == key, table.c.heartbeat < stale
+                ).values(claimed_by=self.owner, heartbeat=_now())).rowcount
+            if taken != 1:
+                return False
+        with self._lock:
+            self.held.add(key)
+        return True
+
+    def release(self, key: str) -> None:
+        """Give up `key` (the target is made, or failed)."""
+        with self._lock:
+            self.held.discard(key)
+        with self.db.engine.begin() as conn:
+            conn.execute(self.table.delete().where(self.table.c.target_key == key,
+                                                   self.table.c.claimed_by == self.owner))
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(self.timeout / 3):
+            with self._lock:
+                if not self.held:
+                    continue
+            try:
+                with self.db.engine.begin() as conn:
+                    conn.execute(self.table.update().where(
+                        self.table.c.claimed_by == self.owner).values(heartbeat=_now()))
+            except sa.exc.DBAPIError:
+                pass  # the next beat tries again; a claim lost meanwhile is taken over
+
+    def close(self) -> None:
+        """Stop the heartbeats and release every claim still held."""
+        self._stop.set()
+        self._beat.join(timeout=5)
+        with self._lock:
+            held, self.held = self.held, set()
+        if held:
+            with self.db.engine.begin() as conn:
+                conn.execute(self.table.delete().where(self.table.c.claimed_by == self.owner))

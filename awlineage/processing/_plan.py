@@ -1,0 +1,155 @@
+"""The plan: a graph of decisions, one node per target, each green (reused), red (to be made),
+orange (reused, though a newer version of it exists) or blocked, with reasons a user can read."""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from awlineage.persistence import DBObject
+
+
+class State(enum.Enum):
+    """What the processor will do with a target."""
+
+    GREEN = "green"
+    """An existing object is up to date and reused."""
+    RED = "red"
+    """Missing or out of date: it will be made."""
+    ORANGE = "orange"
+    """An existing object that is reused, though a newer version of it exists."""
+    BLOCKED = "blocked"
+    """It cannot be made: a required dependency has no candidate."""
+
+
+@dataclass(frozen=True)
+class StaleReason:
+    """Why a target will be made (or cannot be): a kind for programs, a sentence for people.
+
+    Kinds: ``missing``, ``forced``, ``no-run``, ``code``, ``parameters``, ``superseded``,
+    ``better-match``, ``dependency``, ``members``, ``blocked``.
+    """
+
+    kind: str
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(eq=False)
+class PlanNode:
+    """One target in the plan.
+
+    Attributes
+    ----------
+    cls
+        The target's class.
+    obj
+        The object reused (green, orange) or the new, uncommitted object to make (red).
+    existing
+        The newest stored version of this target's identity, if any.
+    dependencies
+        Attribute -> the node (or list of nodes, for a link list) it links; stored objects
+        that are not process targets appear as nodes of their own, always green.
+    superseded
+        Attribute -> the older version the existing object links, where a newer one exists.
+    """
+
+    cls: type
+    obj: DBObject
+    existing: DBObject | None
+    state: State
+    reasons: list[StaleReason] = field(default_factory=list)
+    dependencies: dict[str, PlanNode | list[PlanNode] | None] = field(default_factory=dict)
+    superseded: dict[str, DBObject] = field(default_factory=dict)
+    stored: bool = False
+    """True for stored objects that are not process targets (raw data)."""
+    candidate: DBObject | None = None
+    """The new object the processor would make for this identity (for red nodes, `obj`)."""
+    result_id: int | None = None
+    """The object_id the target has once the plan has run (or the existing one)."""
+
+    def __post_init__(self) -> None:
+        if self.result_id is None and self.state is not State.RED:
+            self.result_id = self.obj.object_id
+
+    @property
+    def is_red(self) -> bool:
+        """True when the node will be made."""
+        return self.state is State.RED
+
+    def dependency_nodes(self) -> Iterator[PlanNode]:
+        """Every node this one depends on, once each."""
+        return nodes_of(self.dependencies)
+
+    def identity_text(self) -> str:
+        """The identity attributes and their values, for people."""
+        names = self.cls.identity  # type: ignore[attr-defined]
+        parts = []
+        for name in names:
+            value = getattr(self.obj, name, None)
+            if isinstance(value, DBObject):
+                value = f"{type(value).__name__} {short_id(value.object_id)}"
+            elif hasattr(value, "isoformat"):
+                value = value.isoformat()
+            parts.append(f"{name}={value}")
+        return ", ".join(parts)
+
+
+def nodes_of(dependencies: dict[str, PlanNode | list[PlanNode] | None]
+             ) -> Iterator[PlanNode]:
+    """The nodes of a dependency mapping, once each."""
+    seen: set[int] = set()
+    for value in dependencies.values():
+        for node in value if isinstance(value, list) else [value]:
+            if node is not None and id(node) not in seen:
+                seen.add(id(node))
+                yield node
+
+
+@dataclass
+class Plan:
+    """The targets asked for (`selected`) and every node they depend on."""
+
+    selected: list[PlanNode]
+    nodes: list[PlanNode]
+    """Every node reachable from the selected ones, dependencies before dependants."""
+
+    def red(self) -> list[PlanNode]:
+        """The nodes to make, dependencies first."""
+        return [n for n in self.nodes if n.state is State.RED]
+
+    def count(self, state: State) -> int:
+        """How many target nodes (not stored raw data) are in `state`."""
+        return sum(1 for n in self.nodes if n.state is state and not n.stored)
+
+    def summary(self) -> dict[str, int]:
+        """Counts of target nodes by state."""
+        return {state.value: self.count(state) for state in State}
+
+    def to_json(self) -> str:
+        """The plan as JSON: every node with class, identity, state, reasons, dependencies."""
+        index = {id(n): i for i, n in enumerate(self.nodes)}
+        return json.dumps([{
+            "index": index[id(n)], "class": n.cls.__name__, "identity": n.identity_text(),
+            "object_id": n.result_id, "state": n.state.value, "stored": n.stored,
+            "reasons": [{"kind": r.kind, "message": r.message} for r in n.reasons],
+            "dependencies": [index[id(d)] for d in n.dependency_nodes() if id(d) in index],
+        } for n in self.nodes], indent=1)
+
+
+def short_id(object_id: int | None) -> str:
+    """An object_id cut to its first digits and an ellipsis, as reasons print it."""
+    text = str(object_id)
+    return text if len(text) <= 8 else text[:6] + "…"
+
+
+def describe_object(obj: Any) -> str:
+    """``BiasFrame 912628… v3``."""
+    version = obj.__dict__.get("version")
+    return f"{type(obj).__name__} {short_id(obj.object_id)}" + \
+        (f" v{version}" if version is not None else "")

@@ -1,0 +1,303 @@
+"""Planning by backward chaining: from the class asked for back to stored data, every Process
+class in between is planned in dependency order, each with a few batched queries (its sources,
+the newest stored version of every identity, their runs and links), never one per target."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from awlineage.database import Database, prefetch
+from awlineage.database._commit import identity_key
+from awlineage.errors import AwlError
+from awlineage.persistence import DBObject, Expression
+from awlineage.processing._declarations import Needs, OnePer, OnePerGroup
+from awlineage.processing._evaluate import matches
+from awlineage.processing._plan import (
+    Plan,
+    PlanNode,
+    StaleReason,
+    State,
+    nodes_of,
+    short_id,
+)
+from awlineage.processing._staleness import link_reasons, member_reasons, run_reasons
+from awlineage.query import select
+from awlineage.trace import Process, default_parameters, parameter_values
+
+
+class ProcessingError(AwlError):
+    """A target class's declarations do not let the processor plan it."""
+
+
+def declaration(cls: type) -> OnePer | OnePerGroup:
+    """The ``targets`` declaration of a process class (raises naming the class)."""
+    found = getattr(cls, "targets", None)
+    if not isinstance(found, OnePer | OnePerGroup):
+        raise ProcessingError(
+            f"{cls.__name__} declares no targets, so the processor cannot tell which "
+            f"{cls.__name__} objects to make; add e.g. targets = OnePer(RawFrame, link='raw')"
+        )
+    return found
+
+
+def requirements(cls: type) -> dict[str, Needs]:
+    """The ``requires`` declarations of a process class (attribute -> Needs)."""
+    found = getattr(cls, "requires", None) or {}
+    for attribute, need in found.items():
+        prop = cls._properties.get(attribute)  # type: ignore[attr-defined]
+        if prop is None or not prop.kind.is_link or not isinstance(need, Needs):
+            raise ProcessingError(f"{cls.__name__}.requires[{attribute!r}] must be a Needs(...) "
+                                  f"for a link attribute of {cls.__name__}")
+    return found
+
+
+def is_planned(cls: type) -> bool:
+    """True for process classes the processor can make (they declare their targets)."""
+    return isinstance(cls, type) and issubclass(cls, Process) and \
+        isinstance(getattr(cls, "targets", None), OnePer | OnePerGroup)
+
+
+def dependency_order(cls: type) -> list[type]:
+    """`cls` and every planned class it depends on, dependencies first."""
+    order: list[type] = []
+    visiting: list[type] = []
+
+    def visit(current: type) -> None:
+        if current in order:
+            return
+        if current in visiting:
+            cycle = " -> ".join(c.__name__ for c in [*visiting, current])
+            raise ProcessingError(f"dependency cycle: {cycle}")
+        visiting.append(current)
+        upstream = [declaration(current).source, *(n.cls for n in requirements(current).values())]
+        for dependency in upstream:
+            if is_planned(dependency):
+                visit(dependency)
+        visiting.pop()
+        order.append(current)
+
+    declaration(cls)
+    visit(cls)
+    return order
+
+
+class Planner:
+    """Plans targets against one database.
+
+    Parameters
+    ----------
+    db
+        The database holding stored data and earlier targets.
+    parameters
+        Parameters objects to use instead of the defaults in code, one per parameters class.
+    """
+
+    def __init__(self, db: Database, parameters: Iterable[DBObject] = ()) -> None:
+        self.db = db
+        self.parameters = {type(p): p for p in parameters}
+        self.nodes: dict[type, list[PlanNode]] = {}
+        self._stored: dict[type, list[PlanNode]] = {}
+        self._indexes: dict[tuple[int, tuple[str, ...]], dict[tuple[Any, ...],
+                                                             list[PlanNode]]] = {}
+
+    # -- the plan -------------------------------------------------------------------------
+    def plan(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
+             force_upstream: bool = False) -> Plan:
+        """Plan every target of `cls` (those meeting `where`) and all they depend on.
+
+        Parameters
+        ----------
+        where
+            A condition on the targets' attributes (text or expression).
+        force
+            Make the selected targets even when up to date.
+        force_upstream
+            Make everything they depend on, too.
+        """
+        if isinstance(where, str):
+            from awlineage.query import parse_query
+
+            where = parse_query(where, cls)
+        for current in dependency_order(cls):
+            if current not in self.nodes:
+                self.nodes[current] = self._plan_class(current, force_upstream)
+        selected = [n for n in self.nodes[cls] if matches(where, n.obj)]
+        for node in selected:
+            if force and node.state is not State.BLOCKED and node.state is not State.RED:
+                self._make_red(node, [StaleReason("forced", "forced by the user")])
+        return Plan(selected, _reachable(selected))
+
+    def parameters_for(self, cls: type) -> DBObject:
+        """The parameters object targets of `cls` are made with."""
+        wanted = cls.parameters_class()  # type: ignore[attr-defined]
+        return self.parameters.get(wanted) or default_parameters(cls)  # type: ignore[arg-type]
+
+    # -- one class ------------------------------------------------------------------------
+    def _plan_class(self, cls: type, force: bool) -> list[PlanNode]:
+        spec = declaration(cls)
+        needs = requirements(cls)
+        params = self.parameters_for(cls)
+        expected = json.loads(parameter_values(params))
+        existing = self._existing(cls, [spec.link, *needs])
+        nodes = []
+        for candidate, sources in self._candidates(cls, spec):
+            candidate.process_params = params
+            node = self._node(cls, candidate, sources, spec, needs, existing, expected)
+            if force and node.state is not State.BLOCKED and node.state is not State.RED:
+                self._make_red(node, [StaleReason("forced", "forced by the user (upstream)")])
+            nodes.append(node)
+        return nodes
+
+    def _node(self, cls: type, candidate: DBObject, sources: PlanNode | list[PlanNode],
+              spec: OnePer | OnePerGroup, needs: dict[str, Needs],
+              existing: dict[str | None, DBObject], expected: dict[str, Any]) -> PlanNode:
+        dependencies: dict[str, PlanNode | list[PlanNode] | None] = {spec.link: sources}
+        blocked: list[StaleReason] = []
+        for attribute, need in needs.items():
+            chosen = self._choose(candidate, need)
+            dependencies[attribute] = chosen
+            setattr(candidate, attribute, None if chosen is None else chosen.obj)
+            if chosen is None and not need.optional:
+                wanted = ", ".join(f"{c}={getattr(candidate, t)!r}" for t, c in
+                                   need.match_pairs())
+                blocked.append(StaleReason("blocked", f"{attribute}: no {need.cls.__name__} "
+                                                      f"can be found or made ({wanted})"))
+        for dependency in nodes_of(dependencies):
+            if dependency.state is State.BLOCKED:
+                blocked.append(StaleReason("blocked", f"{describe(dependency)} cannot be made"))
+        stored = existing.get(identity_key(candidate))
+        if blocked:
+            return PlanNode(cls, candidate, stored, State.BLOCKED, blocked, dependencies,
+                            candidate=candidate)
+        if stored is None:
+            reason = StaleReason("missing", f"no {cls.__name__} with {_identity(candidate)} "
+                                            "is stored yet")
+            return PlanNode(cls, candidate, None, State.RED, [reason], dependencies,
+                            candidate=candidate)
+        superseded: dict[str, DBObject] = {}
+        reasons = run_reasons(cls, stored, expected)
+        if isinstance(spec, OnePer):
+            reasons += link_reasons(spec.link, getattr(stored, spec.link), sources,
+                                    None, superseded)  # type: ignore[arg-type]
+        else:
+            reasons += member_reasons(spec.link, getattr(stored, spec.link),
+                                      sources)  # type: ignore[arg-type]
+        for attribute, need in needs.items():
+            chooser = getattr(need.choose, "description", None)
+            reasons += link_reasons(attribute, getattr(stored, attribute),
+                                    dependencies[attribute], chooser,  # type: ignore[arg-type]
+                                    superseded)
+        state = State.RED if reasons else State.GREEN
+        return PlanNode(cls, candidate if reasons else stored, stored, state, reasons,
+                        dependencies, superseded, candidate=candidate)
+
+    @staticmethod
+    def _make_red(node: PlanNode, reasons: list[StaleReason]) -> None:
+        """Turn a reused node into one that will be made (forced)."""
+        node.obj = node.candidate or node.obj
+        node.state = State.RED
+        node.result_id = None
+        node.reasons = reasons + node.reasons
+
+    # -- candidates -----------------------------------------------------------------------
+    def _candidates(self, cls: type, spec: OnePer | OnePerGroup
+                    ) -> list[tuple[DBObject, PlanNode | list[PlanNode]]]:
+        sources = self._pool(spec.source)
+        if isinstance(spec, OnePer):
+            return [(cls(**{name: getattr(s.obj, name) for name in spec.copy},
+                         **{spec.link: s.obj}), s) for s in sources]
+        keys = spec.key_functions()
+        groups: dict[tuple[Any, ...], list[PlanNode]] = {}
+        for source in sources:
+            groups.setdefault(tuple(f(source.obj) for _, f in keys), []).append(source)
+        return [(cls(**dict(zip((name for name, _ in keys), key, strict=True)),
+                     **{spec.link: [m.obj for m in members]}), members)
+                for key, members in groups.items()]
+
+    def _pool(self, cls: type) -> list[PlanNode]:
+        """The nodes a dependency of class `cls` is chosen from: planned targets, or stored
+        objects (the newest versions) for classes the processor does not make."""
+        if is_planned(cls):
+            return self.nodes[cls]
+        found = self._stored.get(cls)
+        if found is None:
+            query = select(cls, database=self.db)
+            objects = (query.newest() if cls.identity else query).all()  # type: ignore[attr-defined]
+            found = self._stored[cls] = [PlanNode(cls, o, o, State.GREEN, stored=True)
+                                         for o in objects]
+        return found
+
+    def _existing(self, cls: type, links: list[str]) -> dict[str | None, DBObject]:
+        """The newest stored version of every identity of `cls`, with its run and links
+        loaded in batches."""
+        objects = [o for o in select(cls, database=self.db).newest().all() if type(o) is cls]
+        for name in ["process_run", *links]:
+            prefetch(self.db, objects, cls._properties[name])  # type: ignore[attr-defined]
+        return {identity_key(o): o for o in objects}
+
+    def _choose(self, target: DBObject, need: Needs) -> PlanNode | None:
+        pairs = need.match_pairs()
+        index_key = (id(need), tuple(c for _, c in pairs))
+        index = self._indexes.get(index_key)
+        if index is None:
+            index = self._indexes[index_key] = {}
+            for node in self._pool(need.cls):
+                if node.state is State.BLOCKED:
+                    continue
+                if not need.on_the_fly and node.state is State.RED and not node.stored:
+                    continue
+                key = tuple(_comparable(getattr(node.obj, c)) for _, c in pairs)
+                index.setdefault(key, []).append(node)
+        bucket = index.get(tuple(_comparable(getattr(target, t)) for t, _ in pairs), [])
+        if need.where is not None:
+            bucket = [n for n in bucket if need.where(target, n.obj)]
+        if not bucket:
+            return None
+        by_object = {id(n.obj): n for n in bucket}
+        winner = need.choose(target, [n.obj for n in bucket])
+        return None if winner is None else by_object[id(winner)]
+
+
+def _comparable(value: Any) -> Any:
+    return value.object_id if isinstance(value, DBObject) else value
+
+
+def _identity(obj: DBObject) -> str:
+    names = type(obj).identity
+    parts = []
+    for name in names:
+        value = getattr(obj, name)
+        if isinstance(value, DBObject):
+            value = f"{type(value).__name__} {short_id(value.object_id)}"
+        elif hasattr(value, "isoformat"):
+            value = value.isoformat()
+        else:
+            value = repr(value)
+        parts.append(f"{name}={value}")
+    return ", ".join(parts) or "this identity"
+
+
+def describe(node: PlanNode) -> str:
+    """``ReducedScienceFrame (raw=RawScienceFrame 123)``."""
+    return f"{node.cls.__name__} ({_identity(node.obj)})"
+
+
+def _reachable(selected: list[PlanNode]) -> list[PlanNode]:
+    """Every node reachable from `selected`, dependencies before dependants."""
+    order: list[PlanNode] = []
+    seen: set[int] = set()
+    for root in selected:
+        stack: list[tuple[PlanNode, bool]] = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((d, False) for d in node.dependency_nodes() if id(d) not in seen)
+    return order

@@ -1,0 +1,226 @@
+"""`TargetProcessor`: ask for a result and it is pulled. Plan by backward chaining, show the
+decisions, then make only what is red, each target as soon as its dependencies are made."""
+
+from __future__ import annotations
+
+import datetime
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+import sqlalchemy as sa
+
+from awlineage import config
+from awlineage.database import Database, current_database
+from awlineage.database._commit import identity_key
+from awlineage.persistence import DBObject, Expression
+from awlineage.processing._claims import DEFAULT_TIMEOUT, Claims
+from awlineage.processing._executors import Executor, SerialExecutor
+from awlineage.processing._plan import Plan, PlanNode, State
+from awlineage.processing._planner import Planner
+from awlineage.processing._progress import ProgressBar, summary_table
+from awlineage.processing._render import render_plan
+from awlineage.processing._scheduler import Outcome, Scheduler
+from awlineage.processing._spark import SparkExecutor, module_roots
+from awlineage.processing._task import FAILED, MADE, Settings, TaskResult
+
+
+@dataclass
+class ProcessingReport:
+    """What a `TargetProcessor.make` did."""
+
+    plan: Plan
+    outcome: Outcome | None
+    """None for a dry run."""
+    objects: list[DBObject]
+    """The targets asked for, as they are now (made, or reused)."""
+
+    def count(self, status: str) -> int:
+        """How many targets ended `status` (``made``, ``reused``, ``failed``, ``skipped``,
+        ``blocked``); ``reused`` counts the green targets too."""
+        if status == "blocked":
+            return self.plan.count(State.BLOCKED)
+        if status == "reused":
+            green = self.plan.count(State.GREEN) + self.plan.count(State.ORANGE)
+            return green + (self.outcome.count("reused") if self.outcome else 0)
+        return self.outcome.count(status) if self.outcome else 0
+
+    @property
+    def made(self) -> int:
+        """How many targets were made."""
+        return self.count(MADE)
+
+    @property
+    def reused(self) -> int:
+        """How many targets were reused."""
+        return self.count("reused")
+
+    def failures(self) -> list[tuple[PlanNode, TaskResult]]:
+        """The nodes whose make failed, with the task's result (error and traceback)."""
+        if self.outcome is None:
+            return []
+        by_id = {id(n): n for n in self.plan.nodes}
+        return [(by_id[key], result) for key, result in self.outcome.results.items()
+                if result.status == FAILED]
+
+    def summary(self) -> str:
+        """The table of targets per class and what happened to them."""
+        return summary_table(self.plan, self.outcome)
+
+    def tree(self, colour: bool = False) -> str:
+        """The plan's coloured tree with reasons."""
+        return render_plan(self.plan, colour=colour)
+
+
+class TargetProcessor:
+    """Pulls targets: reuses what is up to date, makes what is missing or out of date.
+
+    Parameters
+    ----------
+    executor
+        ``"spark"`` (default: Spark, local mode unless `spark_master` names a cluster),
+        ``"serial"`` (this process, one at a time), or an executor object.
+    database
+        The database; the connected one by default.
+    spark_master
+        A Spark master URL (``local[2]``, ``spark://host:7077``).
+    parameters
+        Parameters objects to use instead of the defaults in code.
+    keep_going
+        After a failure, go on making what does not depend on it.
+    progress
+        A stream for the progress bar (stderr by default); False for none.
+    claim_timeout
+        Seconds after which a crashed processor's claim on a target is taken over.
+
+    Examples
+    --------
+    >>> report = TargetProcessor().make(ReducedScienceFrame, "chip == 'ccd50'")  # doctest: +SKIP
+    >>> print(report.summary())                                                   # doctest: +SKIP
+    """
+
+    def __init__(self, executor: str | Executor = "spark", *, database: Database | None = None,
+                 spark_master: str | None = None, parameters: tuple[DBObject, ...] = (),
+                 keep_going: bool = False, progress: TextIO | bool = True,
+                 claim_timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.db = database or current_database()
+        self.executor = executor
+        self.spark_master = spark_master
+        self.parameters = tuple(parameters)
+        self.keep_going = keep_going
+        self.progress = progress
+        self.claim_timeout = claim_timeout
+
+    # -- planning -------------------------------------------------------------------------
+    def plan(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
+             force_upstream: bool = False) -> Plan:
+        """The plan for the targets of `cls` meeting `where`: nothing is made."""
+        planner = Planner(self.db, self.parameters)
+        return planner.plan(cls, where, force=force, force_upstream=force_upstream)
+
+    # -- making ---------------------------------------------------------------------------
+    def make(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
+             force_upstream: bool = False, dry_run: bool = False) -> ProcessingReport:
+        """Plan, then make every red target (unless `dry_run`); see `ProcessingReport`."""
+        started = datetime.datetime.now(datetime.UTC)
+        plan = self.plan(cls, where, force=force, force_upstream=force_upstream)
+        if dry_run or not plan.red():
+            return ProcessingReport(plan, None if dry_run else Outcome(), self._load(plan))
+        self._commit_parameters(plan)
+        executor = self._executor(plan)
+        claims = Claims(self.db, self.claim_timeout)
+        bar = self._progress_bar(len(plan.red()))
+        scheduler = Scheduler(
+            executor, self.settings(plan), keep_going=self.keep_going,
+            claim=lambda node: self._claim(claims, node, started),
+            release=lambda node: claims.release(_claim_key(node)),
+            on_event=bar.update if bar else None)
+        try:
+            outcome = scheduler.run(plan)
+        finally:
+            claims.close()
+            if bar:
+                bar.close()
+            if isinstance(self.executor, str):
+                executor.close()
+        return ProcessingReport(plan, outcome, self._load(plan))
+
+    def settings(self, plan: Plan) -> Settings:
+        """Where the tasks of `plan` find the database and data server."""
+        from awlineage.storage import _session
+
+        server = _session._server
+        data_url = server.url if server is not None else str(config.setting("data_url"))
+        roots = module_roots(sorted({n.cls for n in plan.nodes}, key=lambda c: c.__name__))
+        return Settings(self.db.url.render_as_string(hide_password=False), self.db.schema,
+                        data_url, roots)
+
+    def _executor(self, plan: Plan) -> Executor:
+        if not isinstance(self.executor, str):
+            return self.executor
+        if self.executor == "serial":
+            return SerialExecutor(self.db)
+        if self.executor == "spark":
+            roots = module_roots(sorted({n.cls for n in plan.nodes}, key=lambda c: c.__name__))
+            return SparkExecutor(self.spark_master, python_path=roots)
+        raise ValueError(f"unknown executor {self.executor!r}: use 'spark' or 'serial'")
+
+    def _progress_bar(self, total: int) -> ProgressBar | None:
+        if self.progress is False:
+            return None
+        return ProgressBar(total, None if self.progress is True else self.progress)
+
+    def _commit_parameters(self, plan: Plan) -> None:
+        """Parameters objects of targets to make are stored first, so tasks can link them."""
+        fresh = {id(p): p for n in plan.red()
+                 if (p := n.obj.__dict__.get("process_params")) is not None
+                 and not p.is_committed}
+        if fresh:
+            self.db.commit(list(fresh.values()))
+
+    def _claim(self, claims: Claims, node: PlanNode, started: datetime.datetime
+               ) -> bool | int:
+        key = _claim_key(node)
+        if not claims.acquire(key):
+            return False
+        made_meanwhile = self._made_since(node, started)
+        if made_meanwhile is not None:
+            claims.release(key)
+            return made_meanwhile
+        return True
+
+    def _made_since(self, node: PlanNode, started: datetime.datetime) -> int | None:
+        """The id of a version of `node`'s identity stored since `started`, if any."""
+        key = identity_key(node.obj)
+        if key is None:
+            return None
+        table = self.db.tables_for(node.cls).table
+        with self.db.engine.connect() as conn:
+            return conn.execute(
+                sa.select(table.c.object_id)
+                .where(table.c._identity == key, table.c.creation_date >= started)
+                .order_by(table.c.version.desc()).limit(1)).scalar()
+
+    def _load(self, plan: Plan) -> list[DBObject]:
+        ids = [n.result_id for n in plan.selected if n.result_id is not None]
+        found = self.db.get_many(ids) if ids else {}
+        return [found[i] for i in ids if i in found]
+
+
+def _claim_key(node: PlanNode) -> str:
+    return f"{node.cls.__name__}:{identity_key(node.obj)}"[:1000]
+
+
+def print_report(report: ProcessingReport, out: TextIO = sys.stdout, colour: bool = False
+                 ) -> None:
+    """The tree, the summary table and the errors of failed makes, as ``awl make`` prints."""
+    print(report.tree(colour), file=out)
+    print(file=out)
+    print(report.summary(), file=out)
+    for node, result in report.failures():
+        print(f"\nfailed: {node.cls.__name__} ({node.identity_text()}): {result.error}",
+              file=out)
+
+
+__all__ = ["ProcessingReport", "TargetProcessor", "print_report"]
+

@@ -1,0 +1,91 @@
+"""Progress while a plan runs (done/total, failed, running) and the summary table after."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from awlineage.processing._plan import Plan, State
+from awlineage.processing._scheduler import SKIPPED, Outcome
+from awlineage.processing._task import FAILED, MADE, REUSED
+
+WIDTH = 30
+
+
+class ProgressBar:
+    """A one-line bar on a terminal (redrawn in place), or a line per change elsewhere."""
+
+    def __init__(self, total: int, stream: TextIO | None = None) -> None:
+        self.total = total
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self._last = ""
+        self._started = time.perf_counter()
+
+    def update(self, outcome: Outcome, running: int) -> None:
+        """Show the state of `outcome` with `running` tasks in flight."""
+        done = outcome.count(MADE) + outcome.count(REUSED)
+        failed, skipped = outcome.count(FAILED), outcome.count(SKIPPED)
+        filled = int(WIDTH * (done + failed + skipped) / self.total) if self.total else WIDTH
+        text = (f"[{'#' * filled}{'.' * (WIDTH - filled)}] {done}/{self.total} done, "
+                f"{failed} failed, {running} running")
+        if text == self._last:
+            return
+        self._last = text
+        elapsed = time.perf_counter() - self._started
+        if self.tty:
+            self.stream.write(f"\r{text}  {elapsed:6.1f} s")
+        else:
+            self.stream.write(f"{text}  {elapsed:.1f} s\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """End the line of the bar."""
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+_COLUMNS = ("made", "reused", "failed", "skipped", "blocked", "to make")
+
+
+def _class_order(plan: Plan) -> list[str]:
+    """Class names of the plan's targets, by their depth in the graph (dependencies first)."""
+    depth: dict[int, int] = {}
+    level: dict[str, int] = {}
+    for node in plan.nodes:  # dependencies come before dependants
+        depth[id(node)] = 1 + max((depth[id(d)] for d in node.dependency_nodes()
+                                   if id(d) in depth), default=0)
+        if not node.stored:
+            name = node.cls.__name__
+            level[name] = min(level.get(name, depth[id(node)]), depth[id(node)])
+    return sorted(level, key=lambda name: level[name])
+
+
+def summary_table(plan: Plan, outcome: Outcome | None) -> str:
+    """Targets per class: made, reused, failed, skipped, blocked (stored data left out),
+    dependencies first; before running (no `outcome`): reused and to make."""
+    rows = {name: dict.fromkeys(_COLUMNS, 0) for name in _class_order(plan)}
+    for node in plan.nodes:
+        if node.stored:
+            continue
+        row = rows[node.cls.__name__]
+        if node.state is State.BLOCKED:
+            row["blocked"] += 1
+        elif node.state is not State.RED:
+            row["reused"] += 1
+        elif outcome is None:
+            row["to make"] += 1
+        else:
+            status = outcome.status.get(id(node), SKIPPED)
+            row[{MADE: "made", REUSED: "reused", FAILED: "failed"}.get(status, "skipped")] += 1
+    columns = ["reused", "to make", "blocked"] if outcome is None else \
+        ["made", "reused", "failed", "skipped", "blocked"]
+    width = max([len("class"), *map(len, rows)])
+    lines = [f"{'class':{width}s} " + " ".join(f"{c:>8s}" for c in columns)]
+    for name, row in rows.items():
+        lines.append(f"{name:{width}s} " + " ".join(f"{row[c]:8d}" for c in columns))
+    totals = {c: sum(row[c] for row in rows.values()) for c in columns}
+    lines.append(f"{'total':{width}s} " + " ".join(f"{totals[c]:8d}" for c in columns))
+    return "\n".join(lines)

@@ -1,0 +1,70 @@
+"""The plan as people read it: a tree of targets and their dependencies, coloured green
+(reused), red (to be made), orange (a newer version exists) and grey (cannot be made), each
+red or grey node with its reasons."""
+
+from __future__ import annotations
+
+from awlineage.processing._plan import Plan, PlanNode, State, describe_object
+
+_COLOURS = {State.GREEN: "\x1b[32m", State.RED: "\x1b[31m", State.ORANGE: "\x1b[33m",
+            State.BLOCKED: "\x1b[90m"}
+_RESET = "\x1b[0m"
+_MARKS = {State.GREEN: "reuse", State.RED: "make", State.ORANGE: "reuse, newer exists",
+          State.BLOCKED: "cannot make"}
+MAX_MEMBERS = 6
+
+
+def _paint(text: str, state: State, colour: bool) -> str:
+    return f"{_COLOURS[state]}{text}{_RESET}" if colour else text
+
+
+def _label(node: PlanNode) -> str:
+    if node.stored:
+        return f"{describe_object(node.obj)} (stored)"
+    what = describe_object(node.existing) if node.existing is not None and \
+        node.state is not State.RED else f"{node.cls.__name__} ({node.identity_text()})"
+    return f"{what} [{_MARKS[node.state]}]"
+
+
+def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None) -> str:
+    """The plan as an indented tree; a node shown before is referred to, not repeated."""
+    lines: list[str] = []
+    shown: set[int] = set()
+
+    def walk(node: PlanNode, prefix: str, name: str, last: bool, depth: int) -> None:
+        branch = "" if depth == 0 else ("└── " if last else "├── ")
+        head = f"{name}: " if name else ""
+        again = id(node) in shown and not node.stored
+        suffix = " (see above)" if again else ""
+        lines.append(prefix + branch + head + _paint(_label(node), node.state, colour) + suffix)
+        child_prefix = prefix + ("" if depth == 0 else ("    " if last else "│   "))
+        if again or node.stored:
+            return
+        shown.add(id(node))
+        details = [f"because {r}" for r in node.reasons]
+        details += [_paint(f"{attr}: {describe_object(old)} [newer version exists]",
+                           State.ORANGE, colour) for attr, old in node.superseded.items()]
+        children: list[tuple[str, PlanNode]] = []
+        for attr, value in node.dependencies.items():
+            members = value if isinstance(value, list) else [value]
+            members = [m for m in members if m is not None]
+            if isinstance(value, list) and members and all(m.stored for m in members):
+                kinds = sorted({m.cls.__name__ for m in members})
+                details.append(f"{attr}: {len(members)} {', '.join(kinds)} (stored)")
+                continue
+            if isinstance(value, list) and len(members) > MAX_MEMBERS:
+                details.append(f"{attr}: {len(members)} objects, the first {MAX_MEMBERS} shown")
+                members = members[:MAX_MEMBERS]
+            children.extend((attr, m) for m in members)
+            if value is None:
+                details.append(f"{attr}: none")
+        for text in details:
+            lines.append(child_prefix + ("│   " if children else "    ") + text)
+        if max_depth is not None and depth >= max_depth:
+            return
+        for i, (attr, child) in enumerate(children):
+            walk(child, child_prefix, attr, i == len(children) - 1, depth + 1)
+
+    for root in plan.selected:
+        walk(root, "", "", True, 0)
+    return "\n".join(lines)

@@ -1,0 +1,157 @@
+"""Running a plan: every red node is submitted as soon as its own dependencies are made (no
+waiting for a whole level); a failure skips what depends on it, and, with keep-going,
+independent branches go on."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from awlineage.persistence import DBObject, Kind
+from awlineage.processing._executors import Executor
+from awlineage.processing._plan import Plan, PlanNode, State
+from awlineage.processing._task import FAILED, MADE, REUSED, Settings, TaskResult, spec_for
+
+SKIPPED = "skipped"
+
+
+@dataclass
+class Outcome:
+    """What happened to each red node of a plan."""
+
+    status: dict[int, str] = field(default_factory=dict)
+    """id(node) -> made, reused, failed or skipped."""
+    results: dict[int, TaskResult] = field(default_factory=dict)
+    """id(node) -> the task's result (made, reused or failed nodes)."""
+
+    def count(self, status: str) -> int:
+        """How many nodes ended with `status`."""
+        return sum(1 for s in self.status.values() if s == status)
+
+
+class Scheduler:
+    """Submits the red nodes of a plan to an executor in dependency order.
+
+    Parameters
+    ----------
+    claim
+        Called before a node is submitted; returns False while another processor makes the
+        same target (the node waits), or the object_id that processor made (reused).
+    release
+        Called once a node is finished.
+    on_event
+        Called after every change, with the outcome so far and the running count.
+    """
+
+    def __init__(self, executor: Executor, settings: Settings, keep_going: bool = False,
+                 claim: Callable[[PlanNode], bool | int] | None = None,
+                 release: Callable[[PlanNode], None] | None = None,
+                 on_event: Callable[[Outcome, int], None] | None = None) -> None:
+        self.executor = executor
+        self.settings = settings
+        self.keep_going = keep_going
+        self.claim = claim or (lambda node: True)
+        self.release = release or (lambda node: None)
+        self.on_event = on_event or (lambda outcome, running: None)
+
+    def run(self, plan: Plan) -> Outcome:
+        """Make every red node of `plan` that can be made; return what happened."""
+        outcome = Outcome()
+        red = plan.red()
+        owner = {id(n.obj): n for n in plan.nodes}
+        dependents: dict[int, list[PlanNode]] = {}
+        waiting_on: dict[int, int] = {}
+        for node in red:
+            deps = [d for d in node.dependency_nodes() if d.state is State.RED]
+            waiting_on[id(node)] = len(deps)
+            for dep in deps:
+                dependents.setdefault(id(dep), []).append(node)
+        ready = [n for n in red if waiting_on[id(n)] == 0]
+        running: dict[concurrent.futures.Future, PlanNode] = {}
+        stopping = False
+        self.on_event(outcome, 0)
+        while ready or running:
+            held = []
+            while ready and len(running) < self.executor.capacity and not stopping:
+                node = ready.pop(0)
+                claimed = self.claim(node)
+                if claimed is False:
+                    held.append(node)
+                    continue
+                if claimed is not True:  # another processor made it meanwhile
+                    node.result_id = int(claimed)
+                    self._finish(node, REUSED, None, outcome, dependents, waiting_on, ready)
+                    continue
+                spec = spec_for(node.obj, _link_ids(node, owner))
+                running[self.executor.submit(spec, self.settings)] = node
+            ready[:0] = held
+            self.on_event(outcome, len(running))
+            if not running:
+                if stopping or not ready:
+                    break
+                time.sleep(0.2)  # everything ready is claimed elsewhere: look again soon
+                continue
+            finished, _ = concurrent.futures.wait(
+                running, timeout=0.5 if held else None,
+                return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in finished:
+                node = running.pop(future)
+                result: TaskResult = future.result()
+                self.release(node)
+                if result.status in (MADE, REUSED):
+                    node.result_id = result.object_id
+                elif not self.keep_going:
+                    stopping = True
+                self._finish(node, result.status, result, outcome, dependents, waiting_on,
+                             ready)
+            self.on_event(outcome, len(running))
+        for node in red:
+            outcome.status.setdefault(id(node), SKIPPED)
+        self.on_event(outcome, 0)
+        return outcome
+
+    def _finish(self, node: PlanNode, status: str, result: TaskResult | None, outcome: Outcome,
+                dependents: dict[int, list[PlanNode]], waiting_on: dict[int, int],
+                ready: list[PlanNode]) -> None:
+        outcome.status[id(node)] = status
+        if result is not None:
+            outcome.results[id(node)] = result
+        if status == FAILED:
+            self._skip(node, outcome, dependents)
+            return
+        for dependent in dependents.get(id(node), ()):
+            waiting_on[id(dependent)] -= 1
+            if waiting_on[id(dependent)] == 0 and id(dependent) not in outcome.status:
+                ready.append(dependent)
+
+    def _skip(self, node: PlanNode, outcome: Outcome,
+              dependents: dict[int, list[PlanNode]]) -> None:
+        stack = list(dependents.get(id(node), ()))
+        while stack:
+            dependent = stack.pop()
+            if id(dependent) not in outcome.status:
+                outcome.status[id(dependent)] = SKIPPED
+                stack.extend(dependents.get(id(dependent), ()))
+
+
+def _link_ids(node: PlanNode, owner: dict[int, PlanNode]) -> dict[str, int | list[int] | None]:
+    """The ids the target of `node` links: a red dependency's id is the one it was made
+    with (or that another processor made)."""
+    def resolve(obj: DBObject) -> int:
+        made_by = owner.get(id(obj))
+        if made_by is not None and made_by.result_id is not None:
+            return made_by.result_id
+        return obj.object_id
+
+    ids: dict[str, int | list[int] | None] = {}
+    for name, prop in type(node.obj)._properties.items():  # type: ignore[attr-defined]
+        if prop.builtin or name == "process_run":
+            continue
+        if prop.kind.is_link:
+            value = node.obj.__dict__.get(name)
+            ids[name] = None if value is None else resolve(value)
+        elif prop.kind is Kind.LINK_LIST:
+            ids[name] = [resolve(v) for v in node.obj.__dict__.get(name, [])]
+    return ids

@@ -1,0 +1,116 @@
+"""`SparkExecutor`: each target is one Spark task, submitted from a thread of the driver as
+soon as its dependencies are made, so up to `defaultParallelism` targets are made at once.
+
+The task gets plain data (a `TaskSpec` and `Settings`); it opens its own database engine and
+data server client in the worker. Local mode (``local[*]``) is started here by default; with a
+cluster master the configuration must name PostgreSQL and a shared data server.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+import os
+import sys
+from typing import Any
+
+from awlineage.errors import ConfigurationError
+from awlineage.processing._task import Settings, TaskResult, TaskSpec, run_task
+
+DEFAULT_MASTER = "local[*]"
+
+
+def check_cluster_settings(master: str, settings: Settings) -> None:
+    """Refuse a cluster master with a database or data server only this machine can see."""
+    if master.startswith("local"):
+        return
+    if settings.database_url.startswith("sqlite"):
+        raise ConfigurationError(
+            f"Spark master {master} runs tasks on other hosts, which cannot open the SQLite "
+            f"file of {settings.database_url}: use PostgreSQL (AWL_DATABASE_URL="
+            "postgresql+psycopg://...) for a cluster, or a local[*] master")
+    if not settings.data_url.startswith(("s3://", "http://", "https://")):
+        raise ConfigurationError(
+            f"Spark master {master} runs tasks on other hosts, which cannot reach the local "
+            f"directory {settings.data_url}: use an S3 bucket or an HTTP data server "
+            "(AWL_DATA_URL=s3://... or http://...) for a cluster, or a local[*] master")
+
+
+def _task(settings: Settings, spec: TaskSpec) -> TaskResult:
+    return run_task(spec, settings)
+
+
+class SparkExecutor:
+    """Makes targets as Spark tasks.
+
+    Parameters
+    ----------
+    master
+        The Spark master URL: ``local[*]`` (default), ``local[2]``, ``spark://host:7077``.
+    python_path
+        Directories the workers need on their module path (where the target classes live).
+    conf
+        Further Spark settings.
+    """
+
+    name = "spark"
+
+    def __init__(self, master: str | None = None, python_path: tuple[str, ...] = (),
+                 conf: dict[str, str] | None = None) -> None:
+        from pyspark import SparkConf, SparkContext
+
+        self.master = master or DEFAULT_MASTER
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        paths = [p for p in (*python_path, *os.environ.get("PYTHONPATH", "").split(os.pathsep))
+                 if p]
+        os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        spark_conf = (SparkConf().setMaster(self.master).setAppName("awlineage")
+                      .set("spark.ui.enabled", "false")
+                      .set("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
+                      .set("spark.executorEnv.PYSPARK_PYTHON", sys.executable))
+        if self.master.startswith("local"):
+            spark_conf.set("spark.driver.host", "127.0.0.1")
+            spark_conf.set("spark.driver.bindAddress", "127.0.0.1")
+        for key, value in (conf or {}).items():
+            spark_conf.set(key, value)
+        active = SparkContext._active_spark_context
+        if active is not None and active.master != self.master:
+            active.stop()
+        self.context = SparkContext.getOrCreate(spark_conf)
+        self.context.setLogLevel("ERROR")
+        self.capacity = max(1, self.context.defaultParallelism)
+        self._pool = concurrent.futures.ThreadPoolExecutor(self.capacity,
+                                                           thread_name_prefix="awl-spark")
+
+    def submit(self, spec: TaskSpec, settings: Settings) -> concurrent.futures.Future:
+        """Run the task as a one-partition Spark job from a driver thread."""
+        check_cluster_settings(self.master, settings)
+        return self._pool.submit(self._run, spec, settings)
+
+    def _run(self, spec: TaskSpec, settings: Settings) -> TaskResult:
+        job = self.context.parallelize([spec], 1).map(functools.partial(_task, settings))
+        return job.collect()[0]
+
+    def close(self, stop: bool = False) -> None:
+        """Wait for running tasks; stop Spark too when `stop`."""
+        self._pool.shutdown(wait=True)
+        if stop:
+            self.context.stop()
+
+    def __repr__(self) -> str:
+        return f"SparkExecutor({self.master!r}, capacity={self.capacity})"
+
+
+def module_roots(classes: list[Any]) -> tuple[str, ...]:
+    """The directories from which the modules defining `classes` are imported."""
+    roots = []
+    for cls in classes:
+        module = sys.modules.get(cls.__module__)
+        path = getattr(module, "__file__", None)
+        if not path:
+            continue
+        root = os.path.dirname(os.path.abspath(path))
+        for _ in range(cls.__module__.count(".") + (1 if path.endswith("__init__.py") else 0)):
+            root = os.path.dirname(root)
+        roots.append(root)
+    return tuple(dict.fromkeys(roots))

@@ -1,0 +1,76 @@
+"""Why an existing target is out of date: each check compares what the stored object was made
+with against what the processor would use now, and says so in a sentence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from awlineage.database._commit import identity_key
+from awlineage.persistence import DBObject
+from awlineage.processing._plan import PlanNode, StaleReason, State, describe_object
+
+
+def run_reasons(cls: type, existing: DBObject, expected_params: dict[str, Any]
+                ) -> list[StaleReason]:
+    """Code version and parameters of the run that made `existing`, against today's."""
+    run = existing.process_run  # type: ignore[attr-defined]
+    if run is None:
+        return [StaleReason("no-run", f"{describe_object(existing)} has no recorded run")]
+    reasons = []
+    now = cls.class_code_version()  # type: ignore[attr-defined]
+    if run.code_version != now:
+        reasons.append(StaleReason(
+            "code", f"code version of {cls.__name__} changed {run.code_version} -> {now}"))
+    used = run.parameter_values()
+    for name in sorted(set(used) | set(expected_params)):
+        before, after = used.get(name), expected_params.get(name)
+        if before != after:
+            reasons.append(StaleReason("parameters", f"{name} {before} -> {after}"))
+    return reasons
+
+
+def link_reasons(attribute: str, old: DBObject | None, node: PlanNode | None,
+                 chooser: str | None, superseded: dict[str, DBObject]) -> list[StaleReason]:
+    """The object an existing target links through `attribute` against the node the
+    processor chooses now."""
+    if node is None:
+        if old is None:
+            return []
+        return [StaleReason("better-match", f"{attribute}: no candidate is chosen now "
+                                            f"(it was {describe_object(old)})")]
+    if node.state is State.RED:
+        what = describe_object(node.existing) if node.existing is not None \
+            else f"a new {node.cls.__name__}"
+        verb = "will be made again" if node.existing is not None else "will be made"
+        return [StaleReason("dependency", f"{attribute}: {what} {verb}")]
+    if old is None:
+        return [StaleReason("better-match",
+                            f"{attribute}: {describe_object(node.obj)} is available now")]
+    if old.object_id == node.obj.object_id:
+        return []
+    if identity_key(old) is not None and identity_key(old) == identity_key(node.obj):
+        superseded[attribute] = old
+        return [StaleReason("superseded", f"{attribute}: {describe_object(old)} has newer "
+                                          f"version {node.obj.version}")]
+    how = f" ({chooser})" if chooser else ""
+    return [StaleReason("better-match", f"{attribute}: {describe_object(node.obj)} matches "
+                                        f"better{how} than {describe_object(old)}")]
+
+
+def member_reasons(attribute: str, old: list[DBObject], nodes: list[PlanNode]
+                   ) -> list[StaleReason]:
+    """The members an existing group target links against the group's members now."""
+    reasons = []
+    remade = [n for n in nodes if n.state is State.RED and n.existing is not None]
+    brand_new = [n for n in nodes if n.state is State.RED and n.existing is None]
+    now = {n.obj.object_id for n in nodes if n.state is not State.RED}
+    now |= {n.existing.object_id for n in remade}  # type: ignore[union-attr]
+    before = {o.object_id for o in old}
+    added, removed = len(now - before) + len(brand_new), len(before - now)
+    if added or removed:
+        reasons.append(StaleReason("members", f"{attribute}: {added} added, {removed} removed"))
+    if remade:
+        reasons.append(StaleReason(
+            "dependency", f"{attribute}: {len(remade)} of {len(nodes)} "
+                          f"{remade[0].cls.__name__} will be made again"))
+    return reasons

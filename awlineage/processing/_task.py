@@ -1,0 +1,127 @@
+"""One target made in isolation: what the driver sends (a `TaskSpec`: plain data, no
+connections) and what comes back (a `TaskResult`). The same function runs in a Spark task and,
+in the driver's own process, for the serial executor."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+from awlineage.errors import DuplicateObjectError
+from awlineage.persistence import DBObject, DBObjectMeta, Kind
+
+MADE, REUSED, FAILED = "made", "reused", "failed"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where a task finds the database and the data server (from the driver's configuration)."""
+
+    database_url: str
+    database_schema: str | None
+    data_url: str
+    python_path: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A target to make: its class, its object_id (chosen by the driver, so a retried task
+    makes the same object), its attribute values, and the ids of what it links."""
+
+    class_name: str
+    module: str
+    object_id: int
+    values: dict[str, Any]
+    links: dict[str, int | None]
+    link_lists: dict[str, list[int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """How a task ended: ``made``, ``reused`` (the object was there already: a retried or
+    speculative task) or ``failed``, with timings and the process that ran it."""
+
+    object_id: int
+    status: str
+    seconds: float
+    pid: int
+    error: str | None = None
+    traceback: str | None = None
+
+
+def spec_for(obj: DBObject, link_ids: dict[str, Any]) -> TaskSpec:
+    """The spec of an uncommitted target: its descriptor values and, for links, the ids in
+    `link_ids` (attribute -> id or list of ids)."""
+    values = {}
+    for name, prop in type(obj)._properties.items():  # type: ignore[attr-defined]
+        if prop.builtin or prop.kind.is_link or prop.kind is Kind.LINK_LIST:
+            continue
+        if name in obj.__dict__:
+            values[name] = obj.__dict__[name]
+    links = {k: v for k, v in link_ids.items() if not isinstance(v, list)}
+    lists = {k: v for k, v in link_ids.items() if isinstance(v, list)}
+    cls = type(obj)
+    return TaskSpec(cls.__name__, cls.__module__, obj.object_id, values, links, lists)
+
+
+def _class(spec: TaskSpec) -> type:
+    cls = DBObjectMeta.registry.get(spec.class_name)
+    if cls is None:
+        importlib.import_module(spec.module)
+        cls = DBObjectMeta.registry[spec.class_name]
+    return cls
+
+
+def make_target(spec: TaskSpec, db: Any) -> TaskResult:
+    """Build the target of `spec` in this process, make and commit it (on `db`)."""
+    began = time.perf_counter()
+    pid = os.getpid()
+    try:
+        cls = _class(spec)
+        registry = db.framework["awl_object"]
+        with db.engine.connect() as conn:
+            already = conn.execute(registry.select().where(
+                registry.c.object_id == spec.object_id)).first()
+        if already is not None:
+            return TaskResult(spec.object_id, REUSED, time.perf_counter() - began, pid)
+        wanted = [i for i in spec.links.values() if i is not None]
+        wanted += [i for ids in spec.link_lists.values() for i in ids]
+        loaded = db.get_many(wanted) if wanted else {}
+        values = dict(spec.values)
+        values.update({k: None if i is None else loaded[i] for k, i in spec.links.items()})
+        values.update({k: [loaded[i] for i in ids] for k, ids in spec.link_lists.items()})
+        target = cls(object_id=spec.object_id, **values)
+        target.make()
+        db.commit([target])
+        return TaskResult(spec.object_id, MADE, time.perf_counter() - began, pid)
+    except DuplicateObjectError:
+        return TaskResult(spec.object_id, REUSED, time.perf_counter() - began, pid)
+    except Exception as exc:  # reported to the driver; the failed run is in the database
+        return TaskResult(spec.object_id, FAILED, time.perf_counter() - began, pid,
+                          f"{type(exc).__name__}: {exc}", traceback.format_exc())
+
+
+_task_database: dict[Settings, Any] = {}
+
+
+def run_task(spec: TaskSpec, settings: Settings) -> TaskResult:
+    """Make one target in a worker process: connects (once per process and settings) to
+    the database and data server named by `settings`, then `make_target`."""
+    import sys
+
+    for entry in settings.python_path:
+        if entry not in sys.path:
+            sys.path.append(entry)
+    db = _task_database.get(settings)
+    if db is None:
+        from awlineage.database import connect
+        from awlineage.storage import use_data_server
+
+        db = connect(settings.database_url, schema=settings.database_schema)
+        use_data_server(settings.data_url)
+        _task_database[settings] = db
+    return make_target(spec, db)
