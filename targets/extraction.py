@@ -80,6 +80,13 @@ class Extraction:
         return len(self.sources)
 
 
+def source_boxes(sources: np.ndarray) -> np.ndarray:
+    """Each source's pixel box as one row (first row, first column, last row, last column),
+    inclusive, in numpy's axis order: the payload region lineage stores per source."""
+    return np.stack([sources["ymin"], sources["xmin"], sources["ymax"], sources["xmax"]],
+                    axis=1).astype(np.int64)
+
+
 def extract_sources(data: np.ndarray, weight: np.ndarray | None, wcs: WCS | None = None,
                     parameters: ExtractionParameters | None = None) -> Extraction:
     """Find and measure the sources of an image.

@@ -298,10 +298,25 @@ class PixelTransform:
                                WCS(fits.Header.fromstring(self._wcs_in_text)))
         return self._wcs_cache
 
-    def __call__(self, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Input (row, col) coordinates, as floats, of output pixels (row, col)."""
+    def __call__(self, rows: np.ndarray,
+                 cols: np.ndarray | None = None) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """Input coordinates, as floats, of output pixels.
+
+        Called with two arrays (rows, cols) it returns (input rows, input cols); called with
+        one (N, 2) array of (row, col) points, as region lineage's resample operator does, it
+        returns an (N, 2) array of input (row, col) points.
+        """
+        if cols is None:
+            points = np.asarray(rows, dtype=np.float64)
+            if points.ndim != 2 or points.shape[1] != 2:
+                raise ValueError(f"PixelTransform: points must be an (N, 2) array of (row, col), "
+                                 f"got shape {points.shape}")
+            return np.stack(self._map(points[:, 0], points[:, 1]), axis=1)
+        return self._map(np.asarray(rows, dtype=np.float64), np.asarray(cols, dtype=np.float64))
+
+    def _map(self, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         out_wcs, in_wcs = self._wcs()
-        ra, dec = out_wcs.pixel_to_world_values(np.asarray(cols, float), np.asarray(rows, float))
+        ra, dec = out_wcs.pixel_to_world_values(cols, rows)
         x, y = in_wcs.world_to_pixel_values(ra, dec)
         return np.asarray(y), np.asarray(x)
 
@@ -316,7 +331,8 @@ class PixelTransform:
             input pixel (k is 4 for bilinear, 1 for nearest-neighbour). An output pixel with no
             valid entry lies outside the input frame.
         """
-        in_rows, in_cols = self(np.ravel(rows), np.ravel(cols))
+        in_rows, in_cols = self._map(np.ravel(rows).astype(np.float64),
+                                     np.ravel(cols).astype(np.float64))
         rows_in, cols_in = self.shape_in
         inside = ((in_rows >= -0.5) & (in_rows <= rows_in - 0.5)
                   & (in_cols >= -0.5) & (in_cols <= cols_in - 0.5))

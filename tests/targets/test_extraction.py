@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import sep
 
-from targets.extraction import ExtractionParameters, extract_sources
+from targets.extraction import ExtractionParameters, extract_sources, source_boxes
 from targets.sky_render import render_stars
 from tests.targets.truth import isolated, match_to_stars
 
@@ -92,6 +92,9 @@ def test_each_source_box_holds_its_position_and_aperture(direct_run):
         unclipped = (s["xmin"] > 0) & (s["xmax"] < cols - 1)
         width = (s["xmax"] - s["xmin"])[unclipped]
         assert np.all(width >= 2 * ExtractionParameters().min_radius)
+        boxes = source_boxes(s)
+        np.testing.assert_array_equal(boxes[:, [0, 2]], np.stack([s["ymin"], s["ymax"]], 1))
+        np.testing.assert_array_equal(boxes[:, [1, 3]], np.stack([s["xmin"], s["xmax"]], 1))
 
 
 def test_image_without_wcs_gives_pixel_positions_only():

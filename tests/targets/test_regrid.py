@@ -144,6 +144,23 @@ def test_pixel_transform_names_every_input_pixel_that_reproject_used(order):
         assert named.all(), (row, col)
 
 
+def test_region_lineage_resample_with_the_transform_covers_what_reproject_read():
+    from awlineage.regions import resample
+
+    wcs_in, shape = FRAMES[1], SHAPES[1]
+    parameters = RegridParameters(subtract_sky=False, conserve_flux=False)
+    grid = grid_for_frames(FRAMES, SHAPES, parameters)
+    for row, col in [(0, 0), (63, 63), (10, 40), (33, 2)]:
+        data = np.zeros(shape)
+        data[row, col] = 1.0
+        image = regrid(data, np.ones(shape), wcs_in, grid, parameters)
+        cells = np.argwhere(image.data > 1e-9)
+        transform = PixelTransform(wcs_in, shape, grid, image.origin)
+        low, high = resample(transform, order=1).footprint(cells)
+        low, high = np.clip(low, 0, 63), np.clip(high, 0, 63)
+        assert np.all((low <= [row, col]) & ([row, col] <= high))
+
+
 def test_pixel_transform_has_no_input_outside_the_frame():
     grid = grid_for_frames(FRAMES, SHAPES, RegridParameters(margin=8))
     transform = PixelTransform(FRAMES[0], SHAPES[0], grid, (0, 0))
@@ -161,6 +178,16 @@ def test_pixel_transform_survives_pickling():
     expected = transform(rows, cols)
     copy = pickle.loads(pickle.dumps(transform))
     np.testing.assert_allclose(copy(rows, cols), expected)
+
+
+def test_pixel_transform_also_maps_an_array_of_points():
+    grid = grid_for_frames(FRAMES, SHAPES)
+    transform = PixelTransform(FRAMES[1], SHAPES[1], grid, (3, 4))
+    points = np.array([[10.0, 5.0], [20.0, 7.0], [0.0, 0.0]])
+    rows, cols = transform(points[:, 0], points[:, 1])
+    np.testing.assert_array_equal(transform(points), np.stack([rows, cols], axis=1))
+    with pytest.raises(ValueError, match=r"\(N, 2\) array"):
+        transform(np.zeros((3, 3)))
 
 
 def test_spline_orders_are_not_offered():
