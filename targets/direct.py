@@ -35,7 +35,7 @@ from targets.calibration import (
 )
 from targets.coadd import CoaddedImage, CoaddParameters, coadd
 from targets.extraction import Extraction, ExtractionParameters, extract_sources
-from targets.fitsio import read_image, write_image
+from targets.fitsio import read_image, write_image, write_table
 from targets.headers import FrameKind, HeaderValues, interpret_header
 from targets.reduction import ReducedImage, ReductionParameters, reduce_science
 from targets.regrid import RegriddedImage, RegridParameters, SkyGrid, grid_for_frames, regrid
@@ -117,101 +117,131 @@ def run_direct(paths: Sequence[str | Path], parameters: PipelineParameters | Non
         Keep every reduced and regridded frame in the result; False lets each go once the next
         stage has used it, so a large night needs less memory.
     """
-    p = parameters or PipelineParameters()
-    run = DirectRun({}, [], {}, {}, {}, {}, {}, {}, {}, [])
-    out = Path(workdir) if workdir is not None else None
+    chain = _Chain(parameters or PipelineParameters(), workdir, keep_products)
+    with _timed(chain.run, "ingest"):
+        chain.ingest(paths)
+    for stage in STAGES[1:]:
+        with _timed(chain.run, stage):
+            getattr(chain, stage)()
+    return chain.run
 
-    def save(name: str, data: np.ndarray, header: fits.Header | None,
+
+class _Chain:
+    """The stages of `run_direct`, one method each, sharing the run they fill in."""
+
+    def __init__(self, parameters: PipelineParameters, workdir: str | Path | None,
+                 keep_products: bool) -> None:
+        self.p = parameters
+        self.out = Path(workdir) if workdir is not None else None
+        self.keep = keep_products
+        self.run = DirectRun({}, [], {}, {}, {}, {}, {}, {}, {}, [])
+        self.by_kind: dict[FrameKind, list[RawFrame]] = defaultdict(list)
+        self.pointings: dict[str, list[RawFrame]] = defaultdict(list)
+
+    def save(self, name: str, data: np.ndarray, header: fits.Header | None,
              **extensions: np.ndarray) -> None:
-        if out is not None:
-            write_image(out / name, data, header or fits.Header(), extensions)
+        if self.out is not None:
+            write_image(self.out / name, data, header or fits.Header(), extensions)
 
-    with _timed(run, "ingest"):
-        run.raws = ingest(paths)
-        for raw in run.raws:
-            run.notes += raw.values.describe_defaults()
-    science = [raw for raw in run.raws if raw.values.kind is FrameKind.SCIENCE]
-    by_kind = defaultdict(list)
-    for raw in run.raws:
-        by_kind[raw.values.kind].append(raw)
+    def ingest(self, paths: Sequence[str | Path]) -> None:
+        self.run.raws = ingest(paths)
+        for raw in self.run.raws:
+            self.run.notes += raw.values.describe_defaults()
+            self.by_kind[raw.values.kind].append(raw)
 
-    with _timed(run, "bias"):
+    @property
+    def science(self) -> list[RawFrame]:
+        return self.by_kind[FrameKind.SCIENCE]
+
+    def bias_for(self, values: HeaderValues) -> MasterBias | None:
+        if values.obs_date is None:
+            return None
+        return self.run.biases.get((values.chip, self.p.bias.window(values.obs_date).start))
+
+    def flat_for(self, values: HeaderValues) -> MasterFlat | None:
+        if values.obs_date is None:
+            return None
+        return self.run.flats.get((values.chip, values.filter,
+                                   self.p.flat.window(values.obs_date).start))
+
+    def bias(self) -> None:
+        p, run = self.p, self.run
         needed = {(raw.values.chip, p.bias.window(raw.values.obs_date).start)
-                  for raw in science + by_kind[FrameKind.DOMEFLAT] if raw.values.obs_date}
+                  for raw in self.science + self.by_kind[FrameKind.DOMEFLAT]
+                  if raw.values.obs_date}
         for chip, start in sorted(needed):
-            members = _in_window(by_kind[FrameKind.BIAS], chip, None, start, p.bias)
+            members = _in_window(self.by_kind[FrameKind.BIAS], chip, None, start, p.bias)
             if len(members) < max(p.bias.min_frames, 1):
                 run.notes.append(f"no master bias for chip {chip} night {start:%Y-%m-%d}: "
                                  f"{len(members)} raw bias frame(s)")
                 continue
             master = make_master_bias([read_image(raw.path)[0] for raw in members], p.bias, chip)
             run.biases[(chip, start)] = master
-            save(f"bias_{chip}_{start:%Y%m%d}.fits", master.data, calibration_header(
+            self.save(f"bias_{chip}_{start:%Y%m%d}.fits", master.data, calibration_header(
                 members[0].header, "MASTERBIAS", master.nframes,
                 p.bias.window(members[0].values.obs_date)))
 
-    with _timed(run, "flat"):
-        needed_flats = {(raw.values.chip, raw.values.filter,
-                         p.flat.window(raw.values.obs_date).start)
-                        for raw in science if raw.values.obs_date}
-        for chip, filter_name, start in sorted(needed_flats):
-            members = _in_window(by_kind[FrameKind.DOMEFLAT], chip, filter_name, start, p.flat)
+    def flat(self) -> None:
+        p, run = self.p, self.run
+        needed = {(raw.values.chip, raw.values.filter, p.flat.window(raw.values.obs_date).start)
+                  for raw in self.science if raw.values.obs_date}
+        for chip, filter_name, start in sorted(needed):
+            members = _in_window(self.by_kind[FrameKind.DOMEFLAT], chip, filter_name, start,
+                                 p.flat)
             if len(members) < max(p.flat.min_frames, 1):
                 run.notes.append(f"no master flat for chip {chip} filter {filter_name} night "
                                  f"{start:%Y-%m-%d}: {len(members)} raw flat(s)")
                 continue
-            bias = run.biases.get((chip, p.bias.window(members[0].values.obs_date).start))
+            bias = self.bias_for(members[0].values)
             master = make_master_flat([read_image(raw.path)[0] for raw in members],
                                       None if bias is None else bias.data, p.flat, chip,
                                       filter_name)
             run.flats[(chip, filter_name, start)] = master
-            save(f"flat_{filter_name}_{chip}_{start:%Y%m%d}.fits", master.data,
-                 calibration_header(members[0].header, "MASTERFLAT", master.nframes,
-                                    p.flat.window(members[0].values.obs_date)),
-                 BAD=master.bad)
+            self.save(f"flat_{filter_name}_{chip}_{start:%Y%m%d}.fits", master.data,
+                      calibration_header(members[0].header, "MASTERFLAT", master.nframes,
+                                         p.flat.window(members[0].values.obs_date)),
+                      BAD=master.bad)
 
-    with _timed(run, "reduce"):
-        for raw in science:
+    def reduce(self) -> None:
+        for raw in self.science:
             values = raw.values
-            bias = flat = None
-            if values.obs_date is not None:
-                bias = run.biases.get((values.chip, p.bias.window(values.obs_date).start))
-                flat = run.flats.get((values.chip, values.filter,
-                                      p.flat.window(values.obs_date).start))
+            bias, flat = self.bias_for(values), self.flat_for(values)
             data, header = read_image(raw.path)
             reduced = reduce_science(
                 data, bias=None if bias is None else bias.data,
                 flat=None if flat is None else flat.data, gain=values.gain,
-                saturation=values.saturation, parameters=p.reduction, header=header,
+                saturation=values.saturation, parameters=self.p.reduction, header=header,
                 name=raw.name)
-            run.reduced[raw.name] = reduced
-            run.notes += [f"{raw.name}: {note}" for note in reduced.notes]
-            save(f"reduced_{raw.name}", reduced.data, reduced.header,
-                 WEIGHT=reduced.weight, MASK=reduced.mask)
+            self.run.reduced[raw.name] = reduced
+            self.run.notes += [f"{raw.name}: {note}" for note in reduced.notes]
+            self.save(f"reduced_{raw.name}", reduced.data, reduced.header,
+                      WEIGHT=reduced.weight, MASK=reduced.mask)
 
-    pointings: dict[str, list[RawFrame]] = defaultdict(list)
-    for raw in science:
-        if raw.values.wcs is None:
-            run.notes.append(f"{raw.name}: no WCS, not regridded")
-        else:
-            pointings[raw.values.object or raw.path.stem].append(raw)
-    with _timed(run, "regrid"):
-        for pointing, members in sorted(pointings.items()):
+    def regrid(self) -> None:
+        run = self.run
+        for raw in self.science:
+            if raw.values.wcs is None:
+                run.notes.append(f"{raw.name}: no WCS, not regridded")
+            else:
+                self.pointings[raw.values.object or raw.path.stem].append(raw)
+        for pointing, members in sorted(self.pointings.items()):
             grid = grid_for_frames([raw.values.wcs for raw in members],
                                    [run.reduced[raw.name].data.shape for raw in members],
-                                   p.regrid)
+                                   self.p.regrid)
             run.grids[pointing] = grid
             for raw in members:
                 reduced = run.reduced[raw.name]
-                image = regrid(reduced.data, reduced.weight, raw.values.wcs, grid, p.regrid,
-                               reduced.header, reduced.sky.level)
+                image = regrid(reduced.data, reduced.weight, raw.values.wcs, grid,
+                               self.p.regrid, reduced.header, reduced.sky.level)
                 run.regridded[raw.name] = image
-                save(f"regridded_{raw.name}", image.data, image.header, WEIGHT=image.weight)
-                if not keep_products:
+                self.save(f"regridded_{raw.name}", image.data, image.header,
+                          WEIGHT=image.weight)
+                if not self.keep:
                     del run.reduced[raw.name]
 
-    with _timed(run, "coadd"):
-        for pointing, members in sorted(pointings.items()):
+    def coadd(self) -> None:
+        run = self.run
+        for pointing, members in sorted(self.pointings.items()):
             by_filter: dict[str, list[RawFrame]] = defaultdict(list)
             for raw in members:
                 by_filter[raw.values.filter].append(raw)
@@ -219,22 +249,21 @@ def run_direct(paths: Sequence[str | Path], parameters: PipelineParameters | Non
                 # electrons per second: frames of chips with different gains agree
                 image = coadd([run.regridded[raw.name] for raw in group],
                               [raw.values.gain / (raw.values.exptime or 1.0) for raw in group],
-                              p.coadd, unit="electron/s")
+                              self.p.coadd, unit="electron/s")
                 run.coadds[(pointing, filter_name)] = image
-                save(f"coadd_{pointing}_{filter_name}.fits", image.data, image.header,
-                     WEIGHT=image.weight)
-                if not keep_products:
+                self.save(f"coadd_{pointing}_{filter_name}.fits", image.data, image.header,
+                          WEIGHT=image.weight)
+                if not self.keep:
                     for raw in group:
                         del run.regridded[raw.name]
 
-    with _timed(run, "extract"):
-        for key, image in sorted(run.coadds.items()):
-            run.extractions[key] = extract_sources(image.data, image.weight, image.wcs,
-                                                   p.extraction)
-            if out is not None:
-                fits.BinTableHDU(run.extractions[key].sources).writeto(
-                    out / f"sources_{key[0]}_{key[1]}.fits", overwrite=True)
-    return run
+    def extract(self) -> None:
+        for key, image in sorted(self.run.coadds.items()):
+            extraction = extract_sources(image.data, image.weight, image.wcs,
+                                         self.p.extraction)
+            self.run.extractions[key] = extraction
+            if self.out is not None:
+                write_table(self.out / f"sources_{key[0]}_{key[1]}.fits", extraction.sources)
 
 
 def _in_window(frames: list[RawFrame], chip: str, filter_name: str | None,

@@ -49,6 +49,12 @@ def read_extension(path: str | Path, name: str) -> np.ndarray:
     return np.ascontiguousarray(data, dtype=data.dtype.newbyteorder("="))
 
 
+def write_table(path: str | Path, table: np.ndarray, header: fits.Header | None = None) -> Path:
+    """Write a structured array as a FITS binary table, atomically."""
+    return _write_atomically(Path(path), fits.HDUList([
+        fits.PrimaryHDU(), fits.BinTableHDU(table, header=header)]))
+
+
 def write_image(
     path: str | Path,
     data: np.ndarray,
@@ -57,12 +63,15 @@ def write_image(
 ) -> Path:
     """Write `data` with `header` as the primary HDU, plus one image extension per entry of
     `extensions` (name -> array), atomically: the file appears complete or not at all."""
-    path = Path(path)
     hdus = fits.HDUList([fits.PrimaryHDU(data=data, header=header)])
     for name, array in (extensions or {}).items():
         if array.dtype == bool:
             array = array.astype(np.uint8)
         hdus.append(fits.ImageHDU(data=array, name=name))
+    return _write_atomically(Path(path), hdus)
+
+
+def _write_atomically(path: Path, hdus: fits.HDUList) -> Path:
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     os.close(descriptor)
     try:
