@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "awlineage.cli._select",
     "awlineage.cli._schema",
     "awlineage.cli._lineage",
+    "awlineage.cli._make",
     "awlineage.cli._dataserver",
     "awlineage.cli._demo",
 )

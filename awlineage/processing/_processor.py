@@ -3,7 +3,6 @@ decisions, then make only what is red, each target as soon as its dependencies a
 
 from __future__ import annotations
 
-import datetime
 import sys
 from dataclasses import dataclass
 from typing import TextIO
@@ -122,7 +121,6 @@ class TargetProcessor:
     def make(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
              force_upstream: bool = False, dry_run: bool = False) -> ProcessingReport:
         """Plan, then make every red target (unless `dry_run`); see `ProcessingReport`."""
-        started = datetime.datetime.now(datetime.UTC)
         plan = self.plan(cls, where, force=force, force_upstream=force_upstream)
         if dry_run or not plan.red():
             return ProcessingReport(plan, None if dry_run else Outcome(), self._load(plan))
@@ -132,7 +130,7 @@ class TargetProcessor:
         bar = self._progress_bar(len(plan.red()))
         scheduler = Scheduler(
             executor, self.settings(plan), keep_going=self.keep_going,
-            claim=lambda node: self._claim(claims, node, started),
+            claim=lambda node: self._claim(claims, node),
             release=lambda node: claims.release(_claim_key(node)),
             on_event=bar.update if bar else None)
         try:
@@ -178,28 +176,28 @@ class TargetProcessor:
         if fresh:
             self.db.commit(list(fresh.values()))
 
-    def _claim(self, claims: Claims, node: PlanNode, started: datetime.datetime
-               ) -> bool | int:
+    def _claim(self, claims: Claims, node: PlanNode) -> bool | int:
         key = _claim_key(node)
         if not claims.acquire(key):
             return False
-        made_meanwhile = self._made_since(node, started)
+        made_meanwhile = self._made_meanwhile(node)
         if made_meanwhile is not None:
             claims.release(key)
             return made_meanwhile
         return True
 
-    def _made_since(self, node: PlanNode, started: datetime.datetime) -> int | None:
-        """The id of a version of `node`'s identity stored since `started`, if any."""
+    def _made_meanwhile(self, node: PlanNode) -> int | None:
+        """The id of a version of `node`'s identity stored since the plan was made (by
+        another processor), if any: the newest version is no longer the one planned on."""
         key = identity_key(node.obj)
         if key is None:
             return None
         table = self.db.tables_for(node.cls).table
         with self.db.engine.connect() as conn:
-            return conn.execute(
-                sa.select(table.c.object_id)
-                .where(table.c._identity == key, table.c.creation_date >= started)
-                .order_by(table.c.version.desc()).limit(1)).scalar()
+            newest = conn.execute(sa.select(table.c.object_id).where(table.c._identity == key)
+                                  .order_by(table.c.version.desc()).limit(1)).scalar()
+        planned_on = None if node.existing is None else node.existing.object_id
+        return newest if newest != planned_on else None
 
     def _load(self, plan: Plan) -> list[DBObject]:
         ids = [n.result_id for n in plan.selected if n.result_id is not None]

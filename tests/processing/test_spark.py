@@ -57,4 +57,5 @@ def test_a_failure_on_spark_is_reported_and_skips_dependants(db, night, spark) -
     report = TargetProcessor(spark, progress=False, keep_going=True).make(Stack)
     assert report.count("failed") == 1 and report.count("skipped") == 1 and report.made == 10
     (node, result), = report.failures()
+    assert node.cls is Calibrated
     assert "negative counts" in result.error and result.pid != os.getpid()

@@ -1,0 +1,64 @@
+"""``awl make`` as a user runs it: the dry run's tree and reasons, a real run's progress and
+summary, and exit statuses."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from awlineage import select
+from tests.processing.models import Stack
+from tests.processing.test_failures import add_bad_frame
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def awl(db, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    if db.schema:
+        env["AWL_DATABASE_SCHEMA"] = db.schema
+    return subprocess.run(
+        [sys.executable, "-m", "awlineage.cli", "--database",
+         db.url.render_as_string(hide_password=False), *args],
+        capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
+
+
+def test_dry_run_prints_the_plan_and_makes_nothing(db, night) -> None:
+    result = awl(db, "make", "Stack", "--where", "filter == 'g'", "--dry-run",
+                 "--import", "tests.processing.models", "--colour", "always")
+    assert result.returncode == 0, result.stderr
+    assert "\x1b[31mStack (pointing=F1, filter=g) [make]" in result.stdout
+    assert "because no Calibrated" in result.stdout
+    assert "to make" in result.stdout
+    assert select(Stack).count() == 0
+
+
+def test_a_real_run_shows_progress_and_a_summary(db, night) -> None:
+    result = awl(db, "make", "Stack", "--executor", "serial",
+                 "--import", "tests.processing.models")
+    assert result.returncode == 0, result.stderr
+    assert "10/10 done, 0 failed, 0 running" in result.stderr
+    lines = result.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("class"))
+    assert lines[header].split() == ["class", "made", "reused", "failed", "skipped", "blocked"]
+    assert lines[header + 3].split()[:2] == ["Stack", "3"]
+    assert lines[header + 4].split() == ["total", "10", "0", "0", "0", "0"]
+    again = awl(db, "make", "Stack", "--executor", "serial")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[-1].split() == ["total", "0", "10", "0", "0", "0"]
+
+
+def test_failures_exit_with_status_one_and_are_named(db, night) -> None:
+    add_bad_frame()
+    result = awl(db, "make", "Stack", "--executor", "serial", "--keep-going",
+                 "--import", "tests.processing.models")
+    assert result.returncode == 1
+    assert "failed: Calibrated (raw=RawSci" in result.stdout
+    assert "negative counts" in result.stdout
+
+
+def test_an_unknown_class_is_named(db) -> None:
+    result = awl(db, "make", "NoSuchTarget")
+    assert result.returncode == 2 and "unknown persistent class 'NoSuchTarget'" in result.stderr
