@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from awlineage import config
 from awlineage.database import Database, current_database
 from awlineage.database._commit import identity_key
+from awlineage.errors import ConfigurationError
 from awlineage.persistence import DBObject, Expression
 from awlineage.processing._claims import DEFAULT_TIMEOUT, Claims
 from awlineage.processing._executors import Executor, SerialExecutor
@@ -159,8 +160,14 @@ class TargetProcessor:
         if self.executor == "serial":
             return SerialExecutor(self.db)
         if self.executor == "spark":
-            roots = module_roots(sorted({n.cls for n in plan.nodes}, key=lambda c: c.__name__))
-            return SparkExecutor(self.spark_master, python_path=roots)
+            classes = sorted({n.cls for n in plan.red()}, key=lambda c: c.__name__)
+            scripted = [c.__name__ for c in classes if c.__module__ == "__main__"]
+            if scripted:
+                raise ConfigurationError(
+                    f"{', '.join(scripted)} defined in the script itself cannot be loaded by "
+                    "Spark's workers: define process targets in a module and import it, or "
+                    "use the serial executor")
+            return SparkExecutor(self.spark_master, python_path=module_roots(classes))
         raise ValueError(f"unknown executor {self.executor!r}: use 'spark' or 'serial'")
 
     def _progress_bar(self, total: int) -> ProgressBar | None:
