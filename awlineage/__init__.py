@@ -8,6 +8,7 @@ Everything a script needs is importable from here::
 from awlineage.database import Database, connect, current_database
 from awlineage.errors import (
     AwlError,
+    ConfigurationError,
     DuplicateObjectError,
     ImmutableObjectError,
     NotConnectedError,
@@ -91,6 +92,7 @@ def get(object_id: int) -> DBObject:
 
 __all__ = [
     "AwlError",
+    "ConfigurationError",
     "Boxes",
     "DBObject",
     "DBObjectMeta",

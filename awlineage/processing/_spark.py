@@ -18,6 +18,8 @@ from awlineage.errors import ConfigurationError
 from awlineage.processing._task import Settings, TaskResult, TaskSpec, run_task
 
 DEFAULT_MASTER = "local[*]"
+FORWARDED_ENVIRONMENT = ("AWL_", "AWS_")
+"""Environment variables the executors get from the driver (credentials of the data server)."""
 
 
 def check_cluster_settings(master: str, settings: Settings) -> None:
@@ -71,6 +73,9 @@ class SparkExecutor:
         if self.master.startswith("local"):
             spark_conf.set("spark.driver.host", "127.0.0.1")
             spark_conf.set("spark.driver.bindAddress", "127.0.0.1")
+        for key, value in os.environ.items():
+            if key.startswith(FORWARDED_ENVIRONMENT):  # data-server credentials and settings
+                spark_conf.set(f"spark.executorEnv.{key}", value)
         for key, value in (conf or {}).items():
             spark_conf.set(key, value)
         active = SparkContext._active_spark_context
