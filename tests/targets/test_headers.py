@@ -136,3 +136,13 @@ def test_generated_frames_are_read_without_defaults(night):
 def test_saturation_defaults_to_the_integer_range_of_the_file():
     values = interpret_header(fits.Header({"BITPIX": 16}))
     assert values.saturation == 65535.0 and "saturation" in values.defaults
+
+
+def test_eso_hierarch_keywords_are_understood():
+    header = fits.Header()
+    header["HIERARCH ESO DPR TYPE"] = "FLAT,DOME"
+    header["HIERARCH ESO DET CHIP ID"] = "CCD_51"
+    header["HIERARCH ESO INS FILT1 NAME"] = "R_SPECIAL"
+    values = interpret_header(header)
+    assert (values.kind, values.chip, values.filter) == (FrameKind.DOMEFLAT, "CCD_51",
+                                                         "R_SPECIAL")
