@@ -13,6 +13,8 @@ import os
 import queue
 import threading
 
+from dataserver._streams import PARALLEL_HASH, hashing_threads
+
 BLOCK_SIZE = 8 * 1024 * 1024
 """Bytes per copied block; also the largest file copied in one sequential step."""
 
@@ -51,7 +53,7 @@ def _kernel_copy_unsupported(exc: OSError) -> bool:
 
 
 def _copy_small(source_fd: int, dest_fd: int, size: int) -> tuple[int, str]:
-    """Read the whole (small) file once, hash it and write it."""
+    """Read the whole (small) file once, then write it while another thread hashes it."""
     buffer = bytearray(size + 1)
     view = memoryview(buffer)
     count = 0
@@ -62,10 +64,22 @@ def _copy_small(source_fd: int, dest_fd: int, size: int) -> tuple[int, str]:
         count += read
         if count == len(buffer):  # the file grew while we read: take the rest in blocks
             return _copy_buffered(source_fd, dest_fd)
+    content = view[:count]
+    if count < PARALLEL_HASH:
+        _write_at(dest_fd, content)
+        return count, hashlib.sha256(content).hexdigest()
+    hashing = hashing_threads().submit(lambda: hashlib.sha256(content).hexdigest())
+    try:
+        _write_at(dest_fd, content)
+    finally:
+        digest = hashing.result()
+    return count, digest
+
+
+def _write_at(fd: int, content: memoryview) -> None:
     written = 0
-    while written < count:
-        written += os.pwrite(dest_fd, view[written:count], written)
-    return count, hashlib.sha256(view[:count]).hexdigest()
+    while written < len(content):
+        written += os.pwrite(fd, content[written:], written)
 
 
 def _copy_buffered(source_fd: int, dest_fd: int) -> tuple[int, str]:

@@ -122,7 +122,7 @@ class HTTPStorage(Storage):
             raise DataServerError(f"data server {self.url} unreachable: {exc}") from exc
         if response.status_code >= 400:
             raise _error(response, name)
-        return _stored_from_json(response.json())
+        return _stored_from_json(response.json(), created=response.status_code == 201)
 
     @staticmethod
     def _content(source: Source, sha256: str | None) -> tuple[int | None, str | None, Any]:
@@ -269,8 +269,9 @@ def _error(response: httpx.Response, name: str | None) -> DataServerError:
     return error
 
 
-def _stored_from_json(body: dict[str, Any]) -> StoredFile:
-    return StoredFile(body["name"], int(body["size"]), body["sha256"], body.get("modified"))
+def _stored_from_json(body: dict[str, Any], created: bool) -> StoredFile:
+    return StoredFile(body["name"], int(body["size"]), body["sha256"], body.get("modified"),
+                      created=created)
 
 
 def _stored_from_headers(name: str, headers: httpx.Headers) -> StoredFile:

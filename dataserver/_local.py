@@ -1,20 +1,26 @@
-"""`LocalStorage`: files in a directory on this machine, each with a sidecar recording its
-SHA-256. A file is written under a temporary name, fsynced, then linked into place."""
+"""`LocalStorage`: files in a directory on this machine, each carrying its SHA-256. A file is
+written under a temporary name, then linked into place; it is flushed to disk when put
+returns, or in one batch at `sync` (before the commit that refers to it)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
 import tempfile
+import threading
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from dataserver._copy import copy_file_hashing
-from dataserver._errors import CorruptFileError, FileConflictError, FileNotFoundOnServer
+from dataserver._errors import (
+    CorruptFileError,
+    FileConflictError,
+    FileNotFoundOnServer,
+    ServerConfigError,
+)
+from dataserver._local_hashes import MODES, HashRecords, xattrs_supported
 from dataserver._names import validate_name, validate_prefix
 from dataserver._storage import Storage
 from dataserver._stored import FileEntry, StoredFile
@@ -33,8 +39,7 @@ from dataserver._streams import (
 from dataserver._verify import check_retrieved
 
 STAGING = ".awl-tmp"
-SIDECARS = ".awl-sha256"
-_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+DURABILITY = ("commit", "each", "none")
 
 
 class LocalStorage(Storage):
@@ -43,34 +48,51 @@ class LocalStorage(Storage):
     Parameters
     ----------
     root
-        The directory (created if missing). File ``a/b.fits`` is ``root/a/b.fits``; its
-        SHA-256 is kept in ``root/.awl-sha256/a/b.fits``, and uploads in progress live in
-        ``root/.awl-tmp`` (same file system, so publishing is an atomic link).
-    fsync
-        Flush each file to disk before it becomes visible (the default), so that a database
-        commit that follows never refers to a file a crash could lose. Turn off only for
-        scratch data.
+        The directory (created if missing). File ``a/b.fits`` is ``root/a/b.fits``; uploads
+        in progress live in ``root/.awl-tmp`` (same file system, so publishing is an atomic
+        link).
+    hash_record
+        Where each file's SHA-256 is kept: ``"xattr"``, an extended attribute of the file
+        (set before it is published, so file and hash appear together), or ``"sidecar"``,
+        a file ``root/.awl-sha256/a/b.fits``; by default the first where the file system
+        allows it (see `dataserver._local_hashes`).
+    durability
+        When stored files are flushed to disk: ``"commit"`` (the default) at the next `sync`,
+        in one batch (DataObject calls it before the database commit that refers to the
+        files, so no committed object ever refers to a file a crash could lose);
+        ``"each"`` before `put` returns; ``"none"`` never (scratch data).
 
     Notes
     -----
     Publishing uses ``os.link`` of the complete temporary file, which fails when the name
     exists; so of two concurrent puts of one name exactly one wins, and the other compares
-    hashes (no-op when equal, `FileConflictError` otherwise). The sidecar is written after
-    the link; a file without one (a crash in between) has its hash recomputed on `stat`.
+    hashes (no-op when equal, `FileConflictError` otherwise). A sidecar is written after the
+    link; a file without a recorded hash (a crash in between) has it recomputed on `stat`.
     """
 
-    def __init__(self, root: str | os.PathLike, *, fsync: bool = True) -> None:
+    def __init__(self, root: str | os.PathLike, *, durability: str = "commit",
+                 hash_record: str | None = None) -> None:
+        if durability not in DURABILITY:
+            raise ServerConfigError(f"durability={durability!r}: choose one of "
+                                    f"{', '.join(DURABILITY)}")
+        if hash_record not in (None, *MODES):
+            raise ServerConfigError(f"hash_record={hash_record!r}: choose one of "
+                                    f"{', '.join(MODES)}")
         self.root = Path(root).absolute()
-        self.fsync = fsync
-        self.url = self.root.as_uri() + ("" if fsync else "?fsync=false")
-        (self.root / STAGING).mkdir(parents=True, exist_ok=True)
+        self.durability = durability
+        suffix = "" if durability == "commit" else f"?durability={durability}"
+        self.url = self.root.as_uri() + suffix
+        self._unsynced: set[Path] = set()
+        self._unsynced_lock = threading.Lock()
+        staging = self.root / STAGING
+        staging.mkdir(parents=True, exist_ok=True)
+        if hash_record is None:
+            hash_record = "xattr" if xattrs_supported(staging) else "sidecar"
+        self.hashes = HashRecords(self.root, hash_record)
 
     # -- paths ----------------------------------------------------------------------------
     def _path(self, name: str) -> Path:
         return self.root / validate_name(name)
-
-    def _sidecar(self, name: str) -> Path:
-        return self.root / SIDECARS / name
 
     def local_path(self, name: str) -> Path | None:
         path = self._path(name)
@@ -82,14 +104,15 @@ class LocalStorage(Storage):
         with self._staged(source) as (temporary, size, digest):
             if sha256 is not None and sha256.lower() != digest:
                 raise CorruptFileError(name, sha256.lower(), digest, where="upload")
-            self._publish(name, final, temporary, digest)
-        self._write_sidecar(name, digest)
-        return StoredFile(name, size, digest, final.stat().st_mtime)
+            created = self._publish(name, final, temporary, digest)
+        if created:
+            self.hashes.record(name, final, digest)
+        return StoredFile(name, size, digest, final.stat().st_mtime, created=created)
 
     @contextlib.contextmanager
     def _staged(self, source: Source) -> Iterator[tuple[str, int, str]]:
-        """Copy `source` to a temporary file (fsynced unless turned off), yielding
-        (path, size, sha256); the temporary file is removed afterwards, whatever happened."""
+        """Copy `source` to a temporary file, yielding (path, size, sha256); the temporary
+        file is removed afterwards, whatever happened."""
         staging = self.root / STAGING
         staging.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=staging, prefix="put-")
@@ -104,7 +127,8 @@ class LocalStorage(Storage):
                 with open_source(source) as stream:
                     size, digest = copy_hashing(read_chunks(stream),
                                                 lambda chunk: _write_all(handle, chunk))
-            if self.fsync:
+            self.hashes.attach(handle, digest)
+            if self.durability == "each":
                 os.fsync(handle)
             os.close(handle)
             handle = -1
@@ -115,7 +139,8 @@ class LocalStorage(Storage):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
 
-    def _publish(self, name: str, final: Path, temporary: str, digest: str) -> None:
+    def _publish(self, name: str, final: Path, temporary: str, digest: str) -> bool:
+        """Link the staged file into place; False when it was stored already."""
         try:
             final.parent.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
@@ -133,26 +158,29 @@ class LocalStorage(Storage):
             # Stored again: restart the garbage collector's grace period for it.
             now = time.time()
             os.utime(final, (now, now))
-            return
-        if self.fsync:
+            return False
+        if self.durability == "each":
             fsync_directory(final.parent)
+        elif self.durability == "commit":
+            with self._unsynced_lock:
+                self._unsynced.add(final)
+        return True
 
-    def _write_sidecar(self, name: str, digest: str) -> None:
-        sidecar = self._sidecar(name)
-        if self._read_sidecar(sidecar) == digest:
-            return
-        sidecar.parent.mkdir(parents=True, exist_ok=True)
-        temporary = sidecar.with_name(f".{sidecar.name}.{uuid.uuid4().hex}")
-        temporary.write_text(digest + "\n")
-        os.replace(temporary, sidecar)
-
-    @staticmethod
-    def _read_sidecar(sidecar: Path) -> str | None:
-        try:
-            text = sidecar.read_text().strip()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return None
-        return text if _HEX64.match(text) else None
+    def sync(self) -> None:
+        """Flush every file stored since the last sync, and its directory, to disk."""
+        with self._unsynced_lock:
+            pending, self._unsynced = self._unsynced, set()
+        for path in pending:
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except FileNotFoundError:  # deleted meanwhile
+                continue
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        for directory in {path.parent for path in pending}:
+            fsync_directory(directory)
 
     # -- reading --------------------------------------------------------------------------
     def stat(self, name: str) -> StoredFile | None:
@@ -163,10 +191,10 @@ class LocalStorage(Storage):
             return None
         if not path.is_file():
             return None
-        digest = self._read_sidecar(self._sidecar(name))
+        digest = self.hashes.read(name, path)
         if digest is None:
             _, digest = hash_file(path)
-            self._write_sidecar(name, digest)
+            self.hashes.record(name, path, digest)
         return StoredFile(name, info.st_size, digest, info.st_mtime)
 
     def _require(self, name: str) -> StoredFile:
@@ -212,10 +240,8 @@ class LocalStorage(Storage):
             path.unlink()
         except FileNotFoundError:
             raise FileNotFoundOnServer(name, self.url) from None
-        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-            self._sidecar(name).unlink()
+        self.hashes.forget(name)
         self._prune(path.parent, self.root)
-        self._prune(self._sidecar(name).parent, self.root / SIDECARS)
 
     @staticmethod
     def _prune(directory: Path, stop: Path) -> None:

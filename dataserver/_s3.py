@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import tempfile
 import time
@@ -136,13 +137,16 @@ class S3Storage(Storage):
                 f"cannot store a {type(source).__name__}: give a path, bytes or a binary "
                 "file object"
             )
-        head = _read_up_to(source, self.part_size + 1)
-        if len(head) <= self.part_size:
-            return self._put_small(name, head, expected)
+        parts = read_parts(source, self.part_size)
+        first = next(parts, b"")
+        second = next(parts, None) if len(first) == self.part_size else None
+        if second is None:
+            return self._put_small(name, bytes(first), expected)
+        content = itertools.chain((first, second), parts)
         if expected is not None:
-            rest = read_parts(source, self.part_size, head)
-            return self._put_large(name, rest, expected)
-        with _spooled(head, source) as (spool, _, digest), open(spool, "rb") as stream:
+            return self._put_large(name, content, expected)
+        del first, second
+        with _spooled(content) as (spool, _, digest), open(spool, "rb") as stream:
             return self._put_large(name, read_parts(stream, self.part_size), digest)
 
     def _put_small(self, name: str, data: bytes, expected: str | None) -> StoredFile:
@@ -152,7 +156,7 @@ class S3Storage(Storage):
             put_small(self.client, self.bucket, name, data, digest)
         except NameTaken:
             return self._existing(name, digest)
-        return StoredFile(name, len(data), digest, time.time())
+        return StoredFile(name, len(data), digest, time.time(), created=True)
 
     def _put_large(self, name: str, parts: Iterable[bytes], digest: str) -> StoredFile:
         """Upload `parts` as `name` with metadata `digest`, checking on the way that the
@@ -178,7 +182,7 @@ class S3Storage(Storage):
                           self.upload_threads)
         except NameTaken:
             return self._existing(name, digest)
-        return StoredFile(name, size, digest, time.time())
+        return StoredFile(name, size, digest, time.time(), created=True)
 
     def _existing(self, name: str, digest: str) -> StoredFile:
         existing = self.stat(name)
@@ -189,7 +193,8 @@ class S3Storage(Storage):
                 name, f"it is stored with SHA-256 {existing.sha256}, not {digest}"
             )
         self._touch(name, existing)
-        return self.stat(name) or existing
+        again = self.stat(name) or existing
+        return StoredFile(name, again.size, again.sha256, again.modified, created=False)
 
     def _touch(self, name: str, existing: StoredFile) -> None:
         """Give an object stored again a new time (restarting the garbage collector's grace
@@ -284,23 +289,33 @@ class S3Storage(Storage):
         self.client._http.clear()
 
 
-def read_parts(stream: BinaryIO, part_size: int, head: bytes = b"") -> Iterator[bytes]:
-    """The content of `head` then `stream` in pieces of exactly `part_size` bytes (the last
-    may be shorter), as S3 multipart uploads need them."""
-    pending = bytearray(head)
+def read_parts(stream: BinaryIO, part_size: int) -> Iterator[bytearray]:
+    """The content of `stream` in pieces of exactly `part_size` bytes (the last may be
+    shorter, and is missing for empty content), as S3 multipart uploads need them. Each
+    piece is read into a buffer of its own, with no further copy."""
+    readinto = getattr(stream, "readinto", None)
     while True:
-        while len(pending) < part_size:
-            chunk = stream.read(min(CHUNK_SIZE * 8, part_size - len(pending)))
-            if not chunk:
+        part = bytearray(part_size)
+        view = memoryview(part)
+        filled = 0
+        while filled < part_size:
+            if readinto is not None:
+                count = readinto(view[filled:])
+            else:
+                chunk = stream.read(part_size - filled)
+                count = len(chunk)
+                view[filled:filled + count] = chunk
+            if not count:
                 break
-            pending += chunk
-        if len(pending) >= part_size:
-            yield bytes(pending[:part_size])
-            del pending[:part_size]
-            continue
-        if pending:
-            yield bytes(pending)
-        return
+            filled += count
+        view.release()
+        if filled == 0:
+            return
+        if filled < part_size:
+            del part[filled:]
+            yield part
+            return
+        yield part
 
 
 def _check_expected(name: str, expected: str | None, digest: str) -> None:
@@ -308,30 +323,14 @@ def _check_expected(name: str, expected: str | None, digest: str) -> None:
         raise CorruptFileError(name, expected, digest, where="upload")
 
 
-def _read_up_to(stream: BinaryIO, size: int) -> bytes:
-    pieces, count = [], 0
-    while count < size:
-        chunk = stream.read(min(CHUNK_SIZE, size - count))
-        if not chunk:
-            break
-        pieces.append(chunk)
-        count += len(chunk)
-    return b"".join(pieces)
-
-
 @contextlib.contextmanager
-def _spooled(head: bytes, stream: BinaryIO) -> Iterator[tuple[Path, int, str]]:
-    """The whole stream in a temporary file, with its size and SHA-256."""
+def _spooled(chunks: Iterable[bytes | bytearray]) -> Iterator[tuple[Path, int, str]]:
+    """The whole content in a temporary file, with its size and SHA-256."""
     handle, temporary = tempfile.mkstemp(prefix="awl-s3-spool-")
     try:
         with os.fdopen(handle, "wb") as out:
-            size, digest = copy_hashing(_chain(head, read_chunks(stream)), out.write)
+            size, digest = copy_hashing(chunks, out.write)
         yield Path(temporary), size, digest
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
-
-
-def _chain(head: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
-    yield head
-    yield from rest

@@ -239,10 +239,11 @@ class _Handlers:
         if sha256 is not None and not _HEX64.match(sha256):
             return _json_error(400, "BadRequest", name,
                                f"{SHA256_HEADER} {sha256!r} is not 64 hexadecimal digits")
-        existed = await run_in_threadpool(self.storage.exists, name)
         stored = await receive_upload(request, self.storage, name, sha256, limit)
+        await run_in_threadpool(self.storage.sync)  # durable before we say it is stored
         return JSONResponse({"name": stored.name, "size": stored.size, "sha256": stored.sha256,
-                             "modified": stored.modified}, status_code=200 if existed else 201)
+                             "modified": stored.modified},
+                            status_code=200 if stored.created is False else 201)
 
     async def _delete(self, request: Request, name: str) -> Response:
         refusal = self._refusal(request)

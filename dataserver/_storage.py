@@ -127,8 +127,17 @@ class Storage(abc.ABC):
         memory-mapped where it lies), else None. The file must not be modified."""
         return None
 
-    def close(self) -> None:  # noqa: B027 (nothing to release unless a back end says so)
-        """Release connections; the storage is not used afterwards."""
+    def sync(self) -> None:  # noqa: B027 (most back ends are durable when put returns)
+        """Make every file stored so far durable (survive a crash of this machine).
+
+        Call it before recording a reference to a file, e.g. before a database commit:
+        DataObject does. Back ends whose `put` is already durable do nothing.
+        """
+
+    def close(self) -> None:
+        """Make stored files durable (`sync`) and release connections; the storage is not
+        used afterwards."""
+        self.sync()
 
     def __enter__(self) -> Storage:
         return self

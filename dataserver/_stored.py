@@ -3,7 +3,7 @@ or a stat, `FileEntry` (name, size, time) from a listing."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -21,12 +21,16 @@ class StoredFile:
     modified
         When it was stored (or last stored again with the same content), in seconds since
         the epoch, when the back end knows.
+    created
+        From a store: True when this store created the file, False when it was there
+        already with this content; None from a stat or a get.
     """
 
     name: str
     size: int
     sha256: str
     modified: float | None = None
+    created: bool | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,12 @@ binary stream types the back ends return."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import os
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO
 
@@ -60,14 +62,39 @@ def read_chunks(stream: BinaryIO, chunk_size: int = CHUNK_SIZE) -> Iterator[byte
         yield bytes(chunk) if isinstance(chunk, memoryview) else chunk
 
 
+PARALLEL_HASH = 256 * 1024
+"""Chunks at least this large are hashed in another thread while they are written."""
+
+
+@functools.cache
+def hashing_threads() -> ThreadPoolExecutor:
+    """Threads that hash while the caller moves bytes (hashlib releases the GIL)."""
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="awl-hash")
+
+
 def copy_hashing(chunks: Iterable[bytes], write: Callable[[bytes], object]) -> tuple[int, str]:
-    """Write every chunk, returning the total size and SHA-256 of what was written."""
+    """Write every chunk, returning the total size and SHA-256 of what was written.
+
+    A large chunk is hashed in another thread while it is written and the next one is
+    read; at most two chunks are held at once, and they are hashed in order.
+    """
     digest = hashlib.sha256()
     size = 0
-    for chunk in chunks:
-        digest.update(chunk)
-        write(chunk)
-        size += len(chunk)
+    hashing: Future[None] | None = None
+    try:
+        for chunk in chunks:
+            if hashing is not None:
+                hashing.result()
+                hashing = None
+            if len(chunk) >= PARALLEL_HASH:
+                hashing = hashing_threads().submit(digest.update, chunk)
+            else:
+                digest.update(chunk)
+            write(chunk)
+            size += len(chunk)
+    finally:
+        if hashing is not None:
+            hashing.result()
     return size, digest.hexdigest()
 
 

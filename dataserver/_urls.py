@@ -10,7 +10,7 @@ from dataserver._errors import ServerConfigError
 from dataserver._storage import Storage
 
 _S3_OPTIONS = {"endpoint", "secure", "region", "part_size", "upload_threads"}
-_LOCAL_OPTIONS = {"fsync"}
+_LOCAL_OPTIONS = {"durability"}
 
 
 def open_storage(url: str | os.PathLike, *, token: str | None = None) -> Storage:
@@ -22,7 +22,9 @@ def open_storage(url: str | os.PathLike, *, token: str | None = None) -> Storage
         One of
 
         - a directory: ``./awl-data``, ``/data/awl`` or ``file:///data/awl``, with
-          ``?fsync=false`` to skip flushing each file to disk (scratch data only);
+          ``?durability=each`` to flush each file to disk before `put` returns, or
+          ``?durability=none`` never to (scratch data); by default files are flushed in
+          one batch at `Storage.sync` (see `LocalStorage`);
         - an S3 bucket: ``s3://bucket?endpoint=host:port&secure=false`` (also ``region``,
           ``part_size`` in bytes, ``upload_threads``), credentials from
           ``AWL_S3_ACCESS_KEY``/``AWL_S3_SECRET_KEY`` or ``AWS_ACCESS_KEY_ID``/
@@ -106,7 +108,8 @@ def _open_local(url: str, path: str, options: dict[str, str]) -> Storage:
 
     if not path:
         raise ServerConfigError(f"data server URL {url!r} names no directory")
-    return LocalStorage(Path(path).expanduser(), fsync=_flag(url, options, "fsync", True))
+    return LocalStorage(Path(path).expanduser(),
+                        durability=options.get("durability", "commit"))
 
 
 def _open_s3(url: str, bucket: str, path: str, options: dict[str, str]) -> Storage:

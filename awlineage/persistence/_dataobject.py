@@ -128,20 +128,23 @@ class DataObject(DBObject):
     def check_committable(self) -> None:
         """A DataObject commits only once its file is on the data server.
 
-        A file stored by `store()` in this session is taken as stored; a name and hash set
-        by hand are checked against the data server.
+        A file stored by `store()` in this session is taken as stored (and made durable
+        now, see `dataserver.Storage.sync`); a name and hash set by hand are checked against
+        the data server.
         """
+        from awlineage.storage import current_data_server
+
         name, sha256 = self.filename, self.content_hash
         cls = type(self).__name__
         if not name or sha256 is None:
             raise DataObjectError(
                 f"{cls} {self.object_id} has no stored file: call store() before commit()"
             )
+        server = current_data_server()
         if self.__dict__.get("_stored_file") == (name, sha256, self.file_size):
+            server.sync()
             return
-        from awlineage.storage import current_data_server
-
-        stored = current_data_server().stat(name)
+        stored = server.stat(name)
         if stored is None:
             raise DataObjectError(
                 f"{cls} {self.object_id}: file {name!r} is not on the data server; call "
