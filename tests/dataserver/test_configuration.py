@@ -29,9 +29,11 @@ def clean_environment(monkeypatch, tmp_path):
 
 def test_a_path_or_file_url_opens_a_local_directory(tmp_path):
     assert isinstance(open_storage(str(tmp_path / "a")), LocalStorage)
-    storage = open_storage((tmp_path / "b").as_uri() + "?fsync=false")
-    assert isinstance(storage, LocalStorage) and storage.fsync is False
-    assert open_storage(storage.url).root == storage.root
+    storage = open_storage((tmp_path / "b").as_uri() + "?durability=each")
+    assert isinstance(storage, LocalStorage) and storage.durability == "each"
+    reopened = open_storage(storage.url)
+    assert (reopened.root, reopened.durability) == (storage.root, "each")
+    assert open_storage(str(tmp_path / "c")).durability == "commit"
 
 
 def test_an_s3_url_opens_a_bucket_with_credentials_from_the_environment(s3_endpoint, s3_env):
@@ -55,7 +57,8 @@ def test_an_http_url_opens_a_data_server_client():
     ("s3://bucket?endpoint=x:1&colour=blue", "unknown option colour"),
     ("s3://b?endpoint=x:1&part_size=1000", "at least 5 MiB"),
     ("s3://b?endpoint=x:1&part_size=big", "not a whole number"),
-    ("./data?fsync=maybe", "not true or false"),
+    ("./data?durability=maybe", "choose one of commit, each, none"),
+    ("./data?fsync=true", "unknown option fsync"),
     ("", "empty"),
 ])
 def test_bad_storage_urls_are_refused_naming_the_problem(url, complaint):

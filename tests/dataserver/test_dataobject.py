@@ -15,6 +15,7 @@ from awlineage import (
     DataObject,
     DataObjectError,
     ImmutableObjectError,
+    commit,
     persistent,
     select,
 )
@@ -177,3 +178,14 @@ def test_retrieve_of_a_corrupt_server_copy_names_both_hashes(db, data_server, tm
         obj.retrieve()
     assert sha(b"good content") in str(raised.value)
     assert sha(b"bad content!") in str(raised.value)
+
+
+def test_commit_makes_the_stored_files_durable_first(db, data_server, tmp_path):
+    storage = data_server(str(tmp_path / "data"))
+    assert storage.durability == "commit"
+    objects = [DataObject() for _ in range(3)]
+    for i, obj in enumerate(objects):
+        obj.store(f"file {i}".encode())
+    assert len(storage._unsynced) == 3  # stored, not yet flushed to disk
+    commit(objects)
+    assert storage._unsynced == set()

@@ -54,6 +54,7 @@ def test_storing_the_same_content_again_is_a_noop(backend: Backend):
     first = backend.storage.put("a.dat", b"content")
     again = backend.storage.put("a.dat", b"content")
     assert (again.size, again.sha256) == (first.size, first.sha256)
+    assert (first.created, again.created) == (True, False)
     assert backend.storage.list() == ["a.dat"]
 
 
@@ -210,3 +211,12 @@ def test_of_two_concurrent_stores_of_one_name_exactly_one_wins(backend: Backend)
     winners = [i for i in range(2) if not isinstance(outcomes[i], Exception)]
     assert len(winners) == 1, outcomes
     assert backend.storage.open("race.dat").read() == contents[winners[0]]
+
+
+def test_an_empty_file_is_a_file(backend: Backend, tmp_path):
+    stored = backend.storage.put("empty.dat", b"")
+    assert (stored.size, stored.sha256) == (0, sha(b""))
+    backend.storage.get("empty.dat", tmp_path / "empty")
+    assert (tmp_path / "empty").read_bytes() == b""
+    assert backend.storage.stat("empty.dat").size == 0
+    assert backend.storage.open("empty.dat").read() == b""
