@@ -1,5 +1,6 @@
-"""The plan: a graph of decisions, one node per target, each green (reused), red (to be made),
-orange (reused, though a newer version of it exists) or blocked, with reasons a user can read."""
+"""The plan: a graph of decisions, one node per target, each green (reused), red (to be made)
+or blocked, with reasons a user can read; linked objects superseded by a newer version are
+shown orange."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ class State(enum.Enum):
     RED = "red"
     """Missing or out of date: it will be made."""
     ORANGE = "orange"
-    """An existing object that is reused, though a newer version of it exists."""
+    """A linked object of which a newer version exists (shown beside the target that is
+    made again with the newer one)."""
     BLOCKED = "blocked"
     """It cannot be made: a required dependency has no candidate."""
 
