@@ -23,7 +23,8 @@ from awlineage.regions._builtins import (
     reduce,
     stack,
 )
-from awlineage.regions._capture import ArrayRef, OperatorCall, RegionCapture, capture_regions
+from awlineage.regions._call import ArrayRef, OperatorCall
+from awlineage.regions._capture import RegionCapture, capture_regions
 from awlineage.regions._errors import RegionError
 from awlineage.regions._geometry import (
     AxisMap,
@@ -47,12 +48,7 @@ from awlineage.regions._payload_ops import (
     resample,
 )
 from awlineage.regions._query import backward, forward
-from awlineage.regions._records import (
-    RegionSignature,
-    RegionTable,
-    current_run,
-    set_run_provider,
-)
+from awlineage.regions._records import RegionSignature, RegionTable, set_run_provider
 from awlineage.regions._region import Region
 from awlineage.regions._result import ArrayLineage, RegionLineage
 
@@ -86,7 +82,6 @@ __all__ = [
     "backward",
     "capture_regions",
     "crop",
-    "current_run",
     "elementwise",
     "flagged_neighbourhood",
     "flip",

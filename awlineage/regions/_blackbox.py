@@ -4,7 +4,7 @@ calls are answered from memory."""
 
 from __future__ import annotations
 
-from awlineage.regions._capture import ArrayRef, OperatorCall
+from awlineage.regions._call import ArrayRef, OperatorCall
 from awlineage.regions._errors import RegionError
 from awlineage.regions._loaders import load_array
 from awlineage.regions._operator import Operator

@@ -13,6 +13,25 @@ from awlineage.regions._errors import RegionError
 Shape = tuple[int, ...]
 
 
+def column_min(array: np.ndarray) -> np.ndarray:
+    """Minimum of each column of an (N, d) array (column by column: numpy reduces a tall,
+    narrow array along axis 0 many times slower)."""
+    return np.array([array[:, k].min() for k in range(array.shape[1])], dtype=array.dtype)
+
+
+def column_max(array: np.ndarray) -> np.ndarray:
+    """Maximum of each column of an (N, d) array (see `column_min`)."""
+    return np.array([array[:, k].max() for k in range(array.shape[1])], dtype=array.dtype)
+
+
+def all_columns(condition: np.ndarray) -> np.ndarray:
+    """Rows of an (N, d) boolean array that are true in every column."""
+    result = np.ones(condition.shape[0], dtype=bool)
+    for k in range(condition.shape[1]):
+        result &= condition[:, k]
+    return result
+
+
 class Boxes:
     """N boxes of a d-dimensional array: ``lo[k] <= cell <= hi[k]`` on every axis.
 
@@ -94,11 +113,15 @@ class Boxes:
 
     def volume(self) -> np.ndarray:
         """Number of cells in each box (0 for an empty box)."""
-        return np.prod(np.maximum(self.hi - self.lo + 1, 0), axis=1)
+        # Column by column: numpy reduces along a short last axis slowly.
+        result = np.ones(len(self), dtype=np.int64)
+        for axis in range(self.ndim):
+            result *= np.maximum(self.hi[:, axis] - self.lo[:, axis] + 1, 0)
+        return result
 
     def nonempty(self) -> Boxes:
         """The boxes that hold at least one cell."""
-        keep = np.all(self.hi >= self.lo, axis=1)
+        keep = all_columns(self.hi >= self.lo)
         return self if keep.all() else self[keep]
 
     def clip(self, shape: Sequence[int]) -> Boxes:
@@ -117,7 +140,7 @@ class Boxes:
         """Every cell of every box, as an (M, d) coordinate array (repeats kept)."""
         box = self.nonempty()
         counts = box.hi - box.lo + 1
-        sizes = np.prod(counts, axis=1)
+        sizes = box.volume()
         rows = np.repeat(np.arange(len(box)), sizes)
         local = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes,
                                                                        sizes)
@@ -163,8 +186,8 @@ def as_boxes(value: Any, shape: Sequence[int], what: str = "cells") -> Boxes:
         raise RegionError(f"{what}: {boxes.ndim}-d coordinates for a {ndim}-d array of shape "
                           f"{shape}")
     boxes = boxes.nonempty()
-    if len(boxes) and ((boxes.lo.min(axis=0) < 0).any()
-                       or (boxes.hi.max(axis=0) >= np.asarray(shape)).any()):
+    if len(boxes) and ((column_min(boxes.lo) < 0).any()
+                       or (column_max(boxes.hi) >= np.asarray(shape)).any()):
         raise RegionError(f"{what}: coordinates outside the array of shape {shape}")
     return boxes
 

@@ -8,6 +8,8 @@ import itertools
 
 import numpy as np
 
+from awlineage.regions._boxes import all_columns
+
 #: Candidate pairs examined at once; bounds the memory of one join step.
 CHUNK_PAIRS = 1 << 22
 
@@ -24,6 +26,7 @@ class IntervalIndex:
         self.lo = lo
         self.hi = hi
         self._axes: dict[int, list[tuple[np.ndarray, np.ndarray, int]]] = {}
+        self._stats: dict[int, tuple[float, float]] = {}
 
     def __len__(self) -> int:
         return self.lo.shape[0]
@@ -43,9 +46,13 @@ class IntervalIndex:
         return groups
 
     def _cost(self, axis: int, qlen: float) -> float:
-        lo, hi = self.lo[:, axis], self.hi[:, axis]
-        extent = float(hi.max() - lo.min() + 1)
-        mean_len = float((hi - lo + 1).mean())
+        """Expected fraction of rows a query interval of length `qlen` meets on `axis`."""
+        stats = self._stats.get(axis)
+        if stats is None:
+            lo, hi = self.lo[:, axis], self.hi[:, axis]
+            stats = self._stats[axis] = (float(hi.max() - lo.min() + 1),
+                                         float((hi - lo + 1).mean()))
+        extent, mean_len = stats
         return min(1.0, (mean_len + qlen) / extent)
 
     def pairs(self, qlo: np.ndarray, qhi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -72,7 +79,7 @@ class IntervalIndex:
                 q = np.repeat(np.arange(first, last), c)
                 offsets = np.arange(total) - np.repeat(np.cumsum(c) - c, c)
                 r = rows[np.repeat(start[first:last], c) + offsets]
-                keep = np.all((self.lo[r] <= qhi[q]) & (self.hi[r] >= qlo[q]), axis=1)
+                keep = all_columns((self.lo[r] <= qhi[q]) & (self.hi[r] >= qlo[q]))
                 found_q.append(q[keep])
                 found_r.append(r[keep])
         if not found_q:

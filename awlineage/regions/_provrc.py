@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from awlineage.regions._boxes import Boxes
+from awlineage.regions._boxes import Boxes, all_columns
 from awlineage.regions._errors import RegionError
 from awlineage.regions._rangeset import merge_along
 from awlineage.regions._table import ABSOLUTE, LineageTable
@@ -42,7 +42,7 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
         raise RegionError(f"{len(keys)} key boxes but {len(values)} value boxes; lineage rows "
                           "pair them one to one")
     nkeys, nvalues = keys.ndim, values.ndim
-    keep = np.all(keys.hi >= keys.lo, axis=1) & np.all(values.hi >= values.lo, axis=1)
+    keep = all_columns(keys.hi >= keys.lo) & all_columns(values.hi >= values.lo)
     lo = np.concatenate([keys.lo[keep], values.lo[keep]], axis=1)
     hi = np.concatenate([keys.hi[keep], values.hi[keep]], axis=1)
     ref = np.full(lo.shape, ABSOLUTE, dtype=np.int8)

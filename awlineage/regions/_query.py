@@ -8,7 +8,7 @@ from typing import Any
 
 from awlineage.database import Database, current_database
 from awlineage.persistence import DBObject
-from awlineage.regions._capture import hdu_name
+from awlineage.regions._call import hdu_name
 from awlineage.regions._errors import RegionError
 from awlineage.regions._graph import ArrayKey, LineageGraph, walk_downstream, walk_upstream
 from awlineage.regions._loaders import parse_hdu

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from awlineage.regions._boxes import Boxes
+from awlineage.regions._boxes import Boxes, column_max, column_min
 
 #: Largest compressed grid (cells) painted for exact unions and differences.
 GRID_LIMIT = 1 << 26
@@ -39,23 +39,14 @@ def merge_along(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray | None, attr: in
     keys: list[np.ndarray] = []
     for c in range(width):
         columns = [ref[:, c]] if ref is not None else []
-        if c != attr:
-            columns += [lo[:, c], hi[:, c]]
+        if c != attr:  # (first, length) is equal exactly when (first, last) is
+            columns += [lo[:, c], hi[:, c] - lo[:, c]]
         for column in columns:
             if column[0] != column[-1] or column.min() != column.max():
                 keys.append(column)
     a_lo, a_hi = lo[:, attr], hi[:, attr]
-    order = np.lexsort([a_lo, *keys])
+    order, group_start = _sort_groups(keys, a_lo)
     a_lo, a_hi = a_lo[order], a_hi[order]
-    group_start = np.ones(n, dtype=bool)
-    if keys:
-        same = np.ones(n - 1, dtype=bool)
-        for column in keys:
-            sorted_column = column[order]
-            same &= sorted_column[1:] == sorted_column[:-1]
-        group_start[1:] = ~same
-    else:
-        group_start[1:] = False
     reach = _segmented_cummax(a_hi, group_start)
     new_segment = group_start.copy()
     new_segment[1:] |= a_lo[1:] > reach[:-1] + 1
@@ -66,6 +57,37 @@ def merge_along(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray | None, attr: in
     out_lo, out_hi = lo[rows], hi[rows]
     out_hi[:, attr] = np.maximum.reduceat(a_hi, starts)
     return out_lo, out_hi, None if ref is None else ref[rows]
+
+
+def _sort_groups(keys: list[np.ndarray], last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row order sorting by `keys` then `last`, and where each group of equal keys starts.
+    Keys are packed into one integer when their ranges allow (one sort instead of a
+    lexicographic one)."""
+    n = len(last)
+    group_start = np.ones(n, dtype=bool)
+    columns = [*keys, last]
+    lows = [int(c.min()) for c in columns]
+    spans = [int(c.max()) - low + 1 for c, low in zip(columns, lows, strict=True)]
+    bits = sum(max(span - 1, 1).bit_length() for span in spans)
+    if bits <= 62:
+        packed = np.zeros(n, dtype=np.int64)
+        for column, low, span in zip(keys, lows[:-1], spans[:-1], strict=True):
+            packed *= span
+            packed += column - low
+        order = np.argsort(packed * spans[-1] + (last - lows[-1]), kind="stable")
+        if keys:
+            grouped = packed[order]
+            group_start[1:] = grouped[1:] != grouped[:-1]
+        else:
+            group_start[1:] = False
+        return order, group_start
+    order = np.lexsort([last, *keys])
+    same = np.ones(n - 1, dtype=bool)
+    for column in keys:
+        sorted_column = column[order]
+        same &= sorted_column[1:] == sorted_column[:-1]
+    group_start[1:] = ~same
+    return order, group_start
 
 
 def _segmented_cummax(values: np.ndarray, group_start: np.ndarray) -> np.ndarray:
@@ -191,10 +213,58 @@ def union_or_merge(boxes: Boxes) -> tuple[Boxes, bool]:
     too large, touching boxes merged, possibly still overlapping (and False)."""
     if len(boxes) <= 1 or boxes.ndim == 0:
         return boxes[:1], True
+    volume = int(boxes.volume().sum())
+    if volume <= 4 * len(boxes) + 4096:
+        merged = _union_of_cells(boxes)
+        if merged is not None:
+            return merged, True
     grid = Grid([boxes], boxes.ndim)
     if grid.size > GRID_LIMIT:
         return merge_boxes(boxes), False
     return grid.boxes(grid.mask(boxes)), True
+
+
+def _union_of_cells(boxes: Boxes) -> Boxes | None:
+    """The union of small boxes through their cells (None if their bounding box is too
+    large to index)."""
+    cells = boxes.lo if np.array_equal(boxes.lo, boxes.hi) else boxes.cells()
+    low = column_min(cells)
+    extent = column_max(cells) - low + 1
+    if float(np.prod(extent.astype(np.float64))) >= 2.0 ** 62:
+        return None
+    flat = np.ravel_multi_index(tuple((cells - low).T), tuple(extent))
+    return flat_to_boxes(flat, tuple(int(e) for e in extent), low)
+
+
+def flat_to_boxes(flat: np.ndarray, shape: tuple[int, ...], offset: np.ndarray | None = None
+                  ) -> Boxes:
+    """Disjoint boxes of the cells with flat (C order) indexes `flat` in an array of `shape`:
+    distinct indexes, runs along the last axis, merged along the others; shifted by
+    `offset`."""
+    if len(flat) > 1:
+        step = np.diff(flat)
+        if (step < 0).any():  # cells given in C order need no sorting
+            flat = np.sort(flat)
+            step = np.diff(flat)
+        if not step.all():
+            flat = flat[np.r_[True, step != 0]]
+    ndim = len(shape)
+    width = int(shape[-1])
+    row = flat // width
+    start = np.ones(len(flat), dtype=bool)
+    start[1:] = (np.diff(flat) != 1) | (row[1:] != row[:-1])
+    first = np.flatnonzero(start)
+    last = np.r_[first[1:], len(flat)] - 1
+    lead = np.stack(np.unravel_index(row[first], shape[:-1]), axis=1) if ndim > 1 \
+        else np.zeros((len(first), 0), np.int64)
+    lo = np.concatenate([lead, (flat[first] % width)[:, None]], axis=1).astype(np.int64)
+    hi = np.concatenate([lead, (flat[last] % width)[:, None]], axis=1).astype(np.int64)
+    if offset is not None:
+        lo += offset
+        hi += offset
+    for axis in reversed(range(ndim - 1)):
+        lo, hi, _ = merge_along(lo, hi, None, axis)
+    return Boxes(lo, hi)
 
 
 def difference(first: Boxes, second: Boxes) -> Boxes:

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from awlineage.regions import _codec
-from awlineage.regions._boxes import Boxes
+from awlineage.regions._boxes import Boxes, column_max, column_min
 from awlineage.regions._errors import RegionError
 from awlineage.regions._operator import Operator
 from awlineage.regions._provrc import encode
 from awlineage.regions._table import LineageTable
 
 if TYPE_CHECKING:
-    from awlineage.regions._capture import OperatorCall
+    from awlineage.regions._call import OperatorCall
     from awlineage.regions._records import RegionSignature, RegionTable
 
 
@@ -48,7 +48,7 @@ class CallRecorder:
         self.pairs: dict[int, list[tuple[Boxes, Boxes]]] = {}
         self.payload_rows: list[tuple[Boxes, np.ndarray]] = []
         self.reused: RegionSignature | None = None
-        self.reused_tables: list[LineageTable] | None = None
+        self._reused_tables: list[LineageTable] | None = None
         self.reuse_state: Any = None
 
     # -- buffering ------------------------------------------------------------------------
@@ -75,8 +75,8 @@ class CallRecorder:
             if out.ndim != len(shape):
                 raise RegionError(f"operator {self.call.op.name}: {out.ndim}-d output cells for "
                                   f"a {len(shape)}-d output")
-            if len(out) and ((out.lo.min(axis=0) < 0).any()
-                             or (out.hi.max(axis=0) >= shape).any()):
+            if len(out) and ((column_min(out.lo) < 0).any()
+                             or (column_max(out.hi) >= shape).any()):
                 raise RegionError(f"operator {self.call.op.name}: output cells outside the "
                                   f"output of shape {tuple(shape)}")
 
@@ -90,8 +90,12 @@ class CallRecorder:
 
     def backward_tables(self) -> list[LineageTable]:
         """Per input, the relation as a table keyed by output cells."""
-        if self.reused_tables is not None:
-            return self.reused_tables
+        if self.reused is not None:
+            from awlineage.regions._reuse import reused_tables
+
+            if self._reused_tables is None:
+                self._reused_tables = reused_tables(self.reused, self.call.shapes)
+            return self._reused_tables
         return [encode(*self.input_relation(i)) for i in range(len(self.call.inputs))]
 
     def payload_table(self) -> LineageTable:
@@ -121,9 +125,9 @@ class CallRecorder:
             blobs, names = [], []
             for i, table in enumerate(backward):
                 parts = [b"", b""]
-                if orientation in ("backward", "both") or self.reused_tables is not None:
+                if orientation in ("backward", "both") or self.reused is not None:
                     parts[0] = _codec.dumps(table)
-                if orientation in ("forward", "both") and self.reused_tables is None:
+                if orientation in ("forward", "both") and self.reused is None:
                     out, inp = self.input_relation(i)
                     parts[1] = _codec.dumps(encode(inp, out))
                 blobs.append(_codec.pack_blobs(parts))
@@ -141,10 +145,8 @@ class CallRecorder:
 
         if self.call.mode != "full":
             return
-        self.reuse_state = _reuse.lookup(self.call.op, self.call.shapes)
-        found = self.reuse_state.usable(trust)
-        if found is not None:
-            self.reused, self.reused_tables = found
+        self.reuse_state = _reuse.lookup(self.call.op, tuple(r.shape for r in self.call.inputs))
+        self.reused = self.reuse_state.usable(trust)
 
     def signatures_to_store(self, tables: list[LineageTable] | None) -> list[Any]:
         """New signature versions this capture produces (candidates, confirmations)."""
@@ -152,7 +154,7 @@ class CallRecorder:
 
         if self.reuse_state is None or self.reused is not None or tables is None:
             return []
-        return _reuse.update(self.reuse_state, tables)
+        return _reuse.update(self.reuse_state, tables, self.call.shapes)
 
 
 _decoded_cache: dict[int, DecodedLineage] = {}

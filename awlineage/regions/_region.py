@@ -12,6 +12,7 @@ from awlineage.regions._boxes import Boxes, as_boxes
 from awlineage.regions._errors import RegionError
 from awlineage.regions._rangeset import (
     difference,
+    flat_to_boxes,
     intersection,
     paint,
     union,
@@ -20,6 +21,20 @@ from awlineage.regions._rangeset import (
 
 #: Largest array (cells) a region turns into a boolean mask on request.
 MASK_LIMIT = 1 << 28
+
+
+def _coordinates(value: Any, shape: tuple[int, ...]) -> Boxes | None:
+    """Disjoint boxes of an (N, d) integer coordinate array, straight from flat indexes (the
+    common case, kept fast); None for anything else."""
+    if not isinstance(value, np.ndarray) or value.ndim != 2 or len(shape) == 0 \
+            or value.shape[1] != len(shape) or not np.issubdtype(value.dtype, np.integer) \
+            or not len(value) or value.dtype == bool:
+        return None
+    try:
+        flat = np.ravel_multi_index(tuple(value.T), shape)
+    except ValueError:
+        raise RegionError(f"cells: coordinates outside the array of shape {shape}") from None
+    return flat_to_boxes(flat, shape)
 
 
 class Region:
@@ -48,9 +63,13 @@ class Region:
         self.shape = tuple(int(s) for s in shape)
         boxes = Boxes.empty(len(self.shape)) if cells is None else cells
         if not _disjoint:
-            boxes = boxes.clip(self.shape) if isinstance(boxes, Boxes) else \
-                as_boxes(boxes, self.shape)
-            boxes, _disjoint = union_or_merge(boxes)
+            coordinates = _coordinates(boxes, self.shape)
+            if coordinates is not None:
+                boxes, _disjoint = coordinates, True
+            else:
+                boxes = boxes.clip(self.shape) if isinstance(boxes, Boxes) else \
+                    as_boxes(boxes, self.shape)
+                boxes, _disjoint = union_or_merge(boxes)
         self._boxes = boxes
         self._disjoint = _disjoint
 

@@ -25,15 +25,15 @@ from awlineage.regions._records import RegionSignature
 from awlineage.regions._table import LineageTable
 
 
-def signature(op: Operator, shapes: Shapes | None, kind: str) -> tuple[str, str]:
-    """(key, JSON text) of the `kind` signature of calling `op` with `shapes`."""
+def signature(op: Operator, input_shapes: tuple[tuple[int, ...], ...] | None, kind: str
+              ) -> tuple[str, str]:
+    """(key, JSON text) of the `kind` signature of calling `op` on inputs of these shapes."""
     spec = op.spec()
     content = {"kind": kind, "class": spec["class"], "name": spec["name"],
                "params": spec["params"]}
     if kind == "dim":
-        assert shapes is not None
-        content["output"] = list(shapes.output)
-        content["inputs"] = [list(s) for s in shapes.inputs]
+        assert input_shapes is not None
+        content["inputs"] = [list(s) for s in input_shapes]
     text = json.dumps(content, sort_keys=True)
     return f"{kind}:{hashlib.sha256(text.encode()).hexdigest()[:40]}", text
 
@@ -43,44 +43,53 @@ class ReuseState:
     """The signatures found for one call, and what a capture should do about them."""
 
     op: Operator
-    shapes: Shapes
+    input_shapes: tuple[tuple[int, ...], ...]
     dim: RegionSignature | None
     gen: RegionSignature | None
 
-    def usable(self, trust: bool) -> tuple[RegionSignature, list[LineageTable]] | None:
-        """A signature whose tables can stand in for capturing, with its tables."""
+    def usable(self, trust: bool) -> RegionSignature | None:
+        """A signature whose tables can stand in for capturing."""
         dim, gen = self.dim, self.gen
         if dim is not None and dim.status == "rejected":
             return None
         if dim is not None and (dim.status == "confirmed" or
                                 (trust and dim.status == "candidate")):
-            return dim, [_codec.loads(b) for b in _codec.unpack_blobs(dim.encoding)]
+            return dim
         if gen is not None and gen.status == "confirmed":
-            return gen, instantiate(gen.encoding, self.shapes)
+            return gen
         return None
 
 
-def lookup(op: Operator, shapes: Shapes) -> ReuseState:
-    """The newest dim and gen signatures of calling `op` with `shapes` (one query)."""
+def reused_tables(found: RegionSignature, shapes: Shapes) -> list[LineageTable]:
+    """The tables a usable signature gives for a call with `shapes`."""
+    if found.kind == "dim":
+        return [_codec.loads(b) for b in _codec.unpack_blobs(found.encoding)]
+    return instantiate(found.encoding, shapes)
+
+
+def lookup(op: Operator, input_shapes: tuple[tuple[int, ...], ...]) -> ReuseState:
+    """The newest dim and gen signatures of calling `op` on inputs of these shapes (one
+    query)."""
     from awlineage import select
     from awlineage.errors import NotConnectedError
 
-    dim_key, _ = signature(op, shapes, "dim")
+    dim_key, _ = signature(op, input_shapes, "dim")
     gen_key, _ = signature(op, None, "gen")
     try:
         found = {s.key: s for s in select(RegionSignature.key.in_([dim_key, gen_key])).newest()}
     except NotConnectedError:
         raise RegionError(f"operator {op.name}: reuse looks recorded lineage up in the "
                           "database; connect() first") from None
-    return ReuseState(op, shapes, found.get(dim_key), found.get(gen_key))
+    return ReuseState(op, input_shapes, found.get(dim_key), found.get(gen_key))
 
 
-def update(state: ReuseState, tables: list[LineageTable]) -> list[RegionSignature]:
-    """New signature versions after capturing `tables` for the call of `state`."""
+def update(state: ReuseState, tables: list[LineageTable], shapes: Shapes
+           ) -> list[RegionSignature]:
+    """New signature versions after capturing `tables` for a call with `shapes`."""
     made: list[RegionSignature] = []
-    shapes_text = json.dumps({"output": list(state.shapes.output),
-                              "inputs": [list(s) for s in state.shapes.inputs]})
-    dim_key, dim_text = signature(state.op, state.shapes, "dim")
+    shapes_text = json.dumps({"output": list(shapes.output),
+                              "inputs": [list(s) for s in shapes.inputs]})
+    dim_key, dim_text = signature(state.op, state.input_shapes, "dim")
     dim = state.dim
     if dim is None:
         blob = _codec.pack_blobs([_codec.dumps(t) for t in tables])
@@ -95,10 +104,10 @@ def update(state: ReuseState, tables: list[LineageTable]) -> list[RegionSignatur
     gen = state.gen
     if gen is None:
         made.append(_signature(gen_key, "gen", state.op, gen_text, "candidate", shapes_text,
-                               generalise(tables, state.shapes)))
+                               generalise(tables, shapes)))
     elif gen.status == "candidate" and gen.shapes != shapes_text:
         try:
-            predicted = instantiate(gen.encoding, state.shapes)
+            predicted = instantiate(gen.encoding, shapes)
             status = "confirmed" if _same(predicted, tables) else "rejected"
         except RegionError:
             status = "rejected"
@@ -126,7 +135,8 @@ def _same(first: list[LineageTable], second: list[LineageTable]) -> bool:
 
 
 # -- generalised tables ---------------------------------------------------------------------
-def _extents(table: LineageTable, shapes: Shapes, i: int) -> np.ndarray:
+def _extents(shapes: Shapes, i: int) -> np.ndarray:
+    """Axis lengths of a table's attributes: the output's, then input `i`'s."""
     return np.asarray([*shapes.output, *shapes.inputs[i]], dtype=np.int64)
 
 
@@ -134,7 +144,7 @@ def generalise(tables: list[LineageTable], shapes: Shapes) -> bytes:
     """Tables with absolute interval ends anchored to the nearer end of their axis."""
     parts = []
     for i, table in enumerate(tables):
-        extent = _extents(table, shapes, i)
+        extent = _extents(shapes, i)
         absolute = table.ref < 0
         lo_end = absolute & (2 * table.lo > extent - 1)
         hi_end = absolute & (2 * table.hi > extent - 1)
@@ -159,7 +169,7 @@ def instantiate(blob: bytes, shapes: Shapes) -> list[LineageTable]:
     for i, part in enumerate(parts):
         data = zlib.decompress(part)
         n, width, nkeys = struct.unpack_from("<qHH", data, 0)
-        extent = np.asarray([*shapes.output, *shapes.inputs[i]], dtype=np.int64)
+        extent = _extents(shapes, i)
         if len(extent) != width:
             raise RegionError("generalised lineage does not fit the dimensions of the call")
         offset = 12

@@ -88,7 +88,8 @@ def step_backward(record: RegionTable, region: Region, i: int, ctx: StepContext)
     values = payload.lo[rows, payload.nkeys:]
     parts = [op.map_p(inter, values, i, shapes) if len(inter) else Boxes.empty(len(in_shape))]
     if mode == "comp":
-        rest = region - _payload_region(payload, shapes)
+        # Payload rows override the default for their cells: the rest of the query keeps it.
+        rest = region - Region.from_boxes(inter, shapes.output)
         if not rest.is_empty():
             parts.append(op.map_b(rest.to_boxes(), i, shapes))
     return Region.from_boxes(Boxes.concat(parts, len(in_shape)), in_shape)
@@ -119,7 +120,8 @@ def step_forward(record: RegionTable, region: Region, i: int, ctx: StepContext) 
     result = Region.from_boxes(_payload_forward(op, payload, query, i, shapes), out_shape)
     if lineage.mode == "comp":
         default = Region.from_boxes(op.map_f(query, i, shapes), out_shape)
-        result = result | (default - _payload_region(payload, shapes))
+        overridden, _ = payload.key_join(default.to_boxes())
+        result = result | (default - Region.from_boxes(overridden, out_shape))
     return result
 
 
@@ -127,12 +129,6 @@ def _require(table: LineageTable | None) -> LineageTable:
     if table is None:
         raise RegionError("a lineage table is missing from the record")
     return table
-
-
-def _payload_region(payload: LineageTable, shapes: Shapes) -> Region:
-    """The output cells that carry a payload (they override a composite's default)."""
-    k = payload.nkeys
-    return Region.from_boxes(Boxes(payload.lo[:, :k], payload.hi[:, :k]), shapes.output)
 
 
 def _payload_forward(op: Operator, payload: LineageTable, query: Boxes, i: int,

@@ -59,7 +59,8 @@ class LineageTable:
     def tuple_count(self) -> int:
         """Number of (key cell, value cell) pairs the rows stand for (rows are disjoint when
         the table was encoded from distinct cell pairs)."""
-        return int(np.prod(self.hi - self.lo + 1, axis=1).sum())
+        k = self.nkeys
+        return int(Boxes(self.lo, self.hi).volume().sum()) if k + self.nvalues else len(self)
 
     def same_rows(self, other: LineageTable) -> bool:
         """True when both tables have identical rows in the same order."""

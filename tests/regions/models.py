@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from awlineage import DBObject, persistent
+from awlineage import DataObject, DBObject, persistent
 
 
 class RegionTestFrame(DBObject):
@@ -23,3 +23,7 @@ class RegionTestReduced(RegionTestFrame):
 
 class RegionTestSources(RegionTestFrame):
     pass
+
+
+class RegionTestImage(DataObject):
+    label = persistent("What the image is", str, "")

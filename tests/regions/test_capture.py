@@ -175,3 +175,11 @@ def test_black_box_needs_stored_inputs() -> None:
         tmp = cap.apply(elementwise(), [cap.array(raw, shape=(3, 3))], name="tmp")
         with pytest.raises(RegionError, match=r"black-box mode re-runs .* intermediate tmp:tmp"):
             cap.operator(_Counting(), [tmp], mode="blackbox")
+
+
+def test_an_operator_named_but_never_described_is_all_to_all() -> None:
+    raw, out = RegionTestRaw(), RegionTestReduced()
+    with capture_regions(out) as cap:
+        cap.apply("mystery", [cap.array(raw, shape=(3, 3))], shape=(2,))
+    (record,) = cap.records
+    assert (record.mode, record.operator, record.encoding) == ("all", "mystery", None)

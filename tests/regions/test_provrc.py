@@ -55,11 +55,9 @@ def relations(draw, max_side: int = 6, max_rows: int = 40) -> tuple[Boxes, Boxes
         hi_off = lo_off + rng.integers(0, 3, nd)
         keep = rng.random(len(cells)) < draw(st.sampled_from([1.0, 0.9, 0.5]))
         cells = cells[keep]
-        boxes = Boxes(cells + lo_off, cells + hi_off).clip(in_shape)
         lo = np.maximum(cells + lo_off, 0)
         hi = np.minimum(cells + hi_off, np.asarray(in_shape) - 1)
         ok = np.all(hi >= lo, axis=1)
-        del boxes
         return Boxes.from_cells(cells[ok]), Boxes(lo[ok], hi[ok])
     n = draw(st.integers(0, 12))
 

@@ -1,0 +1,222 @@
+"""One operator call in a capture: the arrays it reads and writes, and the lineage it
+buffers (lwrite for full mode, lwrite_payload for pay and comp) until the capture ends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from awlineage.persistence import DBObject
+from awlineage.regions._boxes import Boxes, all_columns, as_boxes
+from awlineage.regions._errors import RegionError
+from awlineage.regions._operator import Operator, Shapes
+from awlineage.regions._recording import CallRecorder
+
+if TYPE_CHECKING:
+    from awlineage.regions._capture import RegionCapture
+
+
+@dataclass(frozen=True, eq=False)
+class ArrayRef:
+    """One array in a capture: an HDU of a persistent object (``hdu:0``) or an intermediate
+    result of the capture's make() (``tmp:name``, owned by the output object)."""
+
+    owner: DBObject
+    array: str
+    shape: tuple[int, ...]
+
+    @property
+    def is_intermediate(self) -> bool:
+        """True for an in-memory intermediate (not stored)."""
+        return self.array.startswith("tmp:")
+
+    def __repr__(self) -> str:
+        return f"<{type(self.owner).__name__} {self.owner.object_id} {self.array} {self.shape}>"
+
+
+def hdu_name(hdu: int | str) -> str:
+    """The array name of an HDU (``0`` -> ``hdu:0``)."""
+    return f"hdu:{hdu}"
+
+
+class OperatorCall:
+    """One operator call in a capture: buffers the lineage its mode records.
+
+    Operators write through this object: ``lwrite(outcells, *incells)`` in full mode,
+    ``lwrite_payload(outcells, payload)`` in pay and comp modes. ``wants(mode)`` says whether
+    to bother: it is False in black-box mode and when recorded lineage is reused.
+    """
+
+    def __init__(self, capture: RegionCapture | None, op: Operator, inputs: list[ArrayRef],
+                 array: str, shape: tuple[int, ...] | None, mode: str,
+                 entire_array: bool) -> None:
+        self.capture = capture
+        self.op = op
+        self.inputs = inputs
+        self.array = array
+        self._shape = shape
+        self.mode = mode
+        self.entire_array = entire_array
+        self.recorder = CallRecorder(self)
+        self.closed = False
+
+    # -- shapes ---------------------------------------------------------------------------
+    @property
+    def shapes(self) -> Shapes:
+        """Output and input shapes (the output shape must be known)."""
+        if self._shape is None:
+            raise RegionError(f"operator {self.op.name}: output shape unknown; give shape=")
+        return Shapes(self._shape, tuple(r.shape for r in self.inputs))
+
+    @property
+    def output(self) -> ArrayRef:
+        """The array this call writes."""
+        if self.capture is None:
+            raise RegionError(f"operator {self.op.name}: a re-run call writes no array")
+        return ArrayRef(self.capture.output, self.array, self.shapes.output)
+
+    @property
+    def reused(self) -> bool:
+        """True when recorded lineage of the same signature stands in for capturing."""
+        return self.recorder.reused is not None
+
+    def wants(self, mode: str) -> bool:
+        """Whether the operator should write lineage of `mode` now."""
+        return mode == self.mode and not self.reused
+
+    # -- writing --------------------------------------------------------------------------
+    def _require(self, modes: tuple[str, ...], method: str) -> bool:
+        if self.closed:
+            raise RegionError(f"operator {self.op.name}: {method}() after the call was closed")
+        if self.mode in modes:
+            return not self.reused
+        if self.mode == "blackbox":
+            return False
+        raise RegionError(f"operator {self.op.name} records {self.mode!r} lineage; {method}() "
+                          f"is for mode {' or '.join(modes)}")
+
+    def _out_boxes(self, cells: Any) -> Boxes:
+        if self._shape is not None:
+            return as_boxes(cells, self._shape, f"operator {self.op.name}: output cells")
+        if isinstance(cells, Boxes):
+            return cells.nonempty()
+        return Boxes.from_cells(np.asarray(cells, dtype=np.int64))
+
+    def _in_boxes(self, cells: Any, i: int) -> Boxes | None:
+        if cells is None:
+            return None
+        return as_boxes(cells, self.inputs[i].shape, f"operator {self.op.name}: cells of input "
+                        f"{i} {self.inputs[i]!r}")
+
+    def lwrite(self, outcells: Any, *incells: Any) -> None:
+        """Record that output cells depend on input cells (full mode), row by row.
+
+        Parameters
+        ----------
+        outcells
+            N output cells or boxes: an (N, d) coordinate array or `Boxes`.
+        *incells
+            One argument per input: N cells or boxes of that input, paired row by row with
+            `outcells`, or None where the rows depend on nothing of that input. A single row
+            on either side is paired with every row of the other.
+        """
+        if not self._require(("full",), "lwrite"):
+            return
+        if len(incells) != len(self.inputs):
+            raise RegionError(f"operator {self.op.name}: lwrite() got cells for "
+                              f"{len(incells)} inputs; the operator has {len(self.inputs)}")
+        out = self._out_boxes(outcells)
+        for i, cells in enumerate(incells):
+            boxes = self._in_boxes(cells, i)
+            if boxes is not None:
+                self.recorder.add_pairs(i, *_pair_rows(out, boxes, self.op.name, i))
+
+    def lwrite_region(self, outcells: Any, *incells: Any) -> None:
+        """Record one region pair (seed 000): every output cell given depends on every input
+        cell given. Each set is merged into boxes first, then boxes are paired all-to-all."""
+        if not self._require(("full",), "lwrite_region"):
+            return
+        from awlineage.regions._rangeset import union
+
+        if len(incells) != len(self.inputs):
+            raise RegionError(f"operator {self.op.name}: lwrite_region() got cells for "
+                              f"{len(incells)} inputs; the operator has {len(self.inputs)}")
+        out = union(self._out_boxes(outcells))
+        for i, cells in enumerate(incells):
+            boxes = self._in_boxes(cells, i)
+            if boxes is None or not len(boxes) or not len(out):
+                continue
+            boxes = union(boxes)
+            rows_out = np.repeat(np.arange(len(out)), len(boxes))
+            rows_in = np.tile(np.arange(len(boxes)), len(out))
+            self.recorder.add_pairs(i, out[rows_out], boxes[rows_in])
+
+    def lwrite_clipped(self, outcells: Boxes, *inboxes: Boxes) -> None:
+        """Full-mode rows whose input boxes may reach outside the inputs: each input box is
+        cut to its input, and rows left empty are dropped (ready-made operators)."""
+        if not self._require(("full",), "lwrite"):
+            return
+        for i, boxes in enumerate(inboxes):
+            upper = np.asarray(self.inputs[i].shape, np.int64) - 1
+            lo, hi = np.maximum(boxes.lo, 0), np.minimum(boxes.hi, upper)
+            keep = all_columns(hi >= lo)
+            self.recorder.add_pairs(i, outcells[keep], Boxes(lo[keep], hi[keep]))
+
+    def lwrite_payload(self, outcells: Any, payload: Any) -> None:
+        """Record a payload for output cells (pay and comp modes): `map_p` turns it into
+        input cells at query time.
+
+        Parameters
+        ----------
+        outcells
+            N output cells or boxes.
+        payload
+            Integers: one value for all, N values, or an (N, p) array (one row per cell/box).
+        """
+        if not self._require(("pay", "comp"), "lwrite_payload"):
+            return
+        out = self._out_boxes(outcells)
+        values = np.asarray(payload)
+        if values.dtype == bool or not np.issubdtype(values.dtype, np.integer):
+            raise RegionError(f"operator {self.op.name}: payloads are integers, got "
+                              f"{values.dtype}")
+        values = values.astype(np.int64)
+        if values.ndim == 0:
+            values = np.full((len(out), 1), int(values))
+        elif values.ndim == 1:
+            values = values[:, None] if len(values) == len(out) else \
+                np.tile(values, (len(out), 1))
+        if values.ndim != 2 or len(values) != len(out):
+            raise RegionError(f"operator {self.op.name}: {len(out)} output rows but payload "
+                              f"of shape {np.shape(payload)}")
+        self.recorder.add_payload(out, values)
+
+    # -- closing --------------------------------------------------------------------------
+    def set_shape(self, shape: Sequence[int]) -> None:
+        """Fix the output shape once known (after a run)."""
+        shape = tuple(int(s) for s in shape)
+        if self._shape is not None and self._shape != shape:
+            raise RegionError(f"operator {self.op.name}: output has shape {shape}, expected "
+                              f"{self._shape}")
+        self._shape = shape
+
+    def close(self) -> None:
+        """Finish the call: its lineage is encoded when the capture ends."""
+        if not self.closed:
+            self.shapes  # noqa: B018 - raises when the output shape is still unknown
+            self.recorder.check()
+            self.closed = True
+
+
+def _pair_rows(out: Boxes, boxes: Boxes, name: str, i: int) -> tuple[Boxes, Boxes]:
+    if len(out) == len(boxes):
+        return out, boxes
+    if len(out) == 1:
+        return out[np.zeros(len(boxes), np.int64)], boxes
+    if len(boxes) == 1:
+        return out, boxes[np.zeros(len(out), np.int64)]
+    raise RegionError(f"operator {name}: {len(out)} output rows but {len(boxes)} rows for "
+                      f"input {i}; rows pair one to one (or one with many)")
