@@ -8,7 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from awlineage import backward, forward
-from awlineage.regions import Operator, Region, RegionError, capture_regions
+from awlineage.regions import Boxes, Operator, Region, RegionError, capture_regions
 from awlineage.regions._loaders import register_array_loader, unregister_array_loader
 from tests.regions.brute import flat_cells
 from tests.regions.models import RegionTestRaw, RegionTestReduced
@@ -135,14 +135,9 @@ class BrightMask(Operator):
         if lineage.wants("full"):
             cells = np.argwhere(np.ones(image.shape, bool))
             radius = np.where(bright.ravel(), 1, 0)[:, None]
-            lineage.lwrite_clipped(_boxes(cells), _boxes(cells).expand(radius))
+            boxes = Boxes.from_cells(cells)
+            lineage.lwrite_clipped(boxes, boxes.expand(radius))
         return bright
-
-
-def _boxes(cells):
-    from awlineage.regions import Boxes
-
-    return Boxes.from_cells(cells)
 
 
 def test_black_box_operators_are_re_run_at_query_time(db) -> None:
@@ -184,3 +179,43 @@ def test_queries_refuse_what_they_cannot_answer(db) -> None:
         backward(RegionTestRaw(), [[0, 0]])
     with pytest.raises(RegionError, match="to= takes persistent objects or classes"):
         backward(p.coadd, [[0, 0]], to="RegionTestRaw")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_relations_over_several_hops_match_brute_force(db, seed) -> None:
+    # a -> b -> c, and c also reads a directly: random full-mode relations on every edge,
+    # some cell pairs, some boxes; queries meet the two paths into a and must merge them.
+    rng = np.random.default_rng(seed)
+    shapes = {"a": (7, 6), "b": (9,), "c": (5, 4)}
+    a = RegionTestRaw(label="a")
+    a.commit()
+
+    def random_rows(out_shape, in_shape, n):
+        out = np.stack([rng.integers(0, s, n) for s in out_shape], 1)
+        lo = np.stack([rng.integers(0, s, n) for s in in_shape], 1)
+        hi = np.minimum(lo + rng.integers(0, 3, (n, len(in_shape))), np.array(in_shape) - 1)
+        return out, Boxes(lo, hi)
+
+    b = RegionTestReduced(label="b")
+    with capture_regions(b) as cap:
+        call = cap.operator("random_ab", [cap.array(a, shape=shapes["a"])], shape=shapes["b"])
+        call.lwrite(*random_rows(shapes["b"], shapes["a"], 12))
+        call.close()
+    b.commit()
+    c = RegionTestReduced(label="c")
+    with capture_regions(c, orientation="both") as cap:
+        refs = [cap.array(b, shape=shapes["b"]), cap.array(a, shape=shapes["a"])]
+        call = cap.operator("random_bc", refs, shape=shapes["c"])
+        out, boxes = random_rows(shapes["c"], shapes["b"], 15)
+        call.lwrite(out, boxes, None)
+        out, boxes = random_rows(shapes["c"], shapes["a"], 6)
+        call.lwrite(out, None, boxes)
+        call.close()
+    c.commit()
+    for _ in range(4):
+        cells = np.stack([rng.integers(0, s, 3) for s in shapes["c"]], 1)
+        flat = set(np.ravel_multi_index(tuple(cells.T), shapes["c"]).tolist())
+        _assert_matches(backward(c, cells), (c.object_id, "hdu:0"), flat, "backward")
+        cells = np.stack([rng.integers(0, s, 4) for s in shapes["a"]], 1)
+        flat = set(np.ravel_multi_index(tuple(cells.T), shapes["a"]).tolist())
+        _assert_matches(forward(a, cells), (a.object_id, "hdu:0"), flat, "forward")
