@@ -19,6 +19,8 @@ log = logging.getLogger("dataserver")
 
 DEFAULT_MAX_BYTES = 20 * 1024**3
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_MAX_BASE = 180
+"""Longest tail of a base name kept in a copy's name (file names are at most 255 bytes)."""
 
 
 class FileCache:
@@ -28,8 +30,8 @@ class FileCache:
     ----------
     directory
         Where the copies live (created if missing): file ``raw/a.fits`` of SHA-256 ``ab12...``
-        is ``directory/ab/ab12.../a.fits``, so one content is kept once per base name and a
-        copy keeps its name's extension for the tools that look at it.
+        is ``directory/ab/ab12...-a.fits``, so one content is kept once per base name and a
+        copy ends with its file's name, extension included, for the tools that look at it.
     max_bytes
         The size limit. When a fetch takes the cache over it, the least recently used
         copies are removed (never the one just fetched, so one file larger than the limit is
@@ -54,10 +56,8 @@ class FileCache:
 
     def path_for(self, name: str, sha256: str) -> Path:
         """Where the copy of file `name` with content `sha256` is (or would be) kept."""
-        base = name.rpartition("/")[2]
-        if base.startswith("."):  # dot files are the cache's own temporary files
-            base = "_" + base
-        return self.directory / sha256[:2] / sha256 / base
+        base = name.rpartition("/")[2][-_MAX_BASE:]
+        return self.directory / sha256[:2] / f"{sha256}-{base}"
 
     def fetch(self, server: Storage, name: str, sha256: str) -> Path:
         """A verified local copy of file `name`, fetched from `server` unless cached.
@@ -139,7 +139,7 @@ class FileCache:
             self._total = total
 
     def _copies(self) -> Iterator[tuple[float, int, Path]]:
-        """(last use, size, path) of every copy; temporary files are not copies."""
+        """(last use, size, path) of every copy; temporary files (dot files) are not."""
         for directory, _, files in os.walk(self.directory):
             for file in files:
                 if file.startswith("."):
@@ -152,8 +152,5 @@ class FileCache:
     def _remove(self, path: Path) -> None:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
-        for directory in (path.parent, path.parent.parent):
-            try:
-                directory.rmdir()
-            except OSError:
-                break
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()

@@ -35,11 +35,14 @@ from dataserver._streams import (
     limited_chunks,
     open_source,
     read_chunks,
+    sync_filesystem,
 )
 from dataserver._verify import check_retrieved
 
 STAGING = ".awl-tmp"
 DURABILITY = ("commit", "each", "none")
+_FLUSH_ONE_BY_ONE = 8
+"""Up to this many new files are flushed each on its own; more, with the file system."""
 
 
 class LocalStorage(Storage):
@@ -167,9 +170,13 @@ class LocalStorage(Storage):
         return True
 
     def sync(self) -> None:
-        """Flush every file stored since the last sync, and its directory, to disk."""
+        """Flush every file stored since the last sync, and its directory, to disk: many
+        files with one flush of the file system where the platform has it, a few one by
+        one."""
         with self._unsynced_lock:
             pending, self._unsynced = self._unsynced, set()
+        if len(pending) > _FLUSH_ONE_BY_ONE and sync_filesystem(self.root):
+            return
         for path in pending:
             try:
                 fd = os.open(path, os.O_RDONLY)

@@ -36,7 +36,7 @@ class DataObject(DBObject):
     >>> obj = DataObject(pathname="myfile.fits")        # doctest: +SKIP
     >>> obj.store(); obj.commit()                       # doctest: +SKIP
     >>> select(DataObject.filename.like("myfile.fits%"))[0].retrieve()  # doctest: +SKIP
-    PosixPath('/home/me/.cache/awlineage/3f/3f2a.../myfile.fits')
+    PosixPath('/home/me/.cache/awlineage/3f/3f2a...-myfile.fits')
     """
 
     filename = persistent("Unique name of the file on the data server", str, "", index=True)
