@@ -97,7 +97,8 @@ class RunningServer:
 
 def start_server(app) -> RunningServer:
     """Run `app` under uvicorn on a free loopback port; returns once it accepts requests."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, so that asyncio turns Nagle off on its connections (it checks the proto).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

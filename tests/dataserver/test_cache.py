@@ -28,7 +28,7 @@ def test_fetch_gives_a_verified_copy_that_keeps_its_name(backend: Backend, tmp_p
     backend.storage.put("raw/frame-01.fits", data)
     cache = FileCache(tmp_path / "cache", max_bytes=10**6)
     path = cache.fetch(backend.storage, "raw/frame-01.fits", sha(data))
-    assert path.name == "frame-01.fits"
+    assert path.name == f"{sha(data)}-frame-01.fits"
     assert path.read_bytes() == data
     assert path.is_relative_to(tmp_path / "cache")
 
@@ -109,3 +109,11 @@ def test_two_names_with_one_content_are_kept_apart(server, tmp_path):
 def test_a_malformed_hash_is_refused(server, tmp_path):
     with pytest.raises(ValueError, match="not 64 hexadecimal"):
         FileCache(tmp_path / "cache").fetch(server, "x", "abc")
+
+
+def test_a_long_name_still_makes_a_valid_copy_name(server, tmp_path):
+    name = "d/" + "x" * 240 + ".fits"
+    server.put(name, b"long")
+    path = FileCache(tmp_path / "cache").fetch(server, name, sha(b"long"))
+    assert len(path.name) <= 255 and path.name.endswith(".fits")
+    assert path.read_bytes() == b"long"

@@ -9,6 +9,7 @@ import os
 import pytest
 
 from dataserver import FileConflictError, LocalStorage, ServerConfigError
+from dataserver._streams import sync_filesystem
 
 
 def test_files_are_flushed_in_one_batch_at_sync_by_default(tmp_path):
@@ -18,6 +19,16 @@ def test_files_are_flushed_in_one_batch_at_sync_by_default(tmp_path):
     assert storage._unsynced == {storage.root / "a.dat", storage.root / "dir" / "b.dat"}
     storage.delete("a.dat")
     storage.sync()  # a file deleted meanwhile is no obstacle
+    assert storage._unsynced == set()
+
+
+def test_many_files_are_flushed_with_the_file_system(tmp_path):
+    storage = LocalStorage(tmp_path / "data")
+    for i in range(20):
+        storage.put(f"batch/{i}.dat", b"%d" % i)
+    assert len(storage._unsynced) == 20
+    assert sync_filesystem(storage.root)  # Linux: one syncfs call
+    storage.sync()
     assert storage._unsynced == set()
 
 
