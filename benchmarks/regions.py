@@ -310,7 +310,7 @@ def _duck_query(con, i: int, cells: np.ndarray, direction: str, work: Workload) 
     vwidth = inp.shape[1] if direction == "backward" else out.shape[1]
     on = " AND ".join(f"t{i}.{key}{a} = q.c{a}" for a in range(width))
     columns = ", ".join(f"t{i}.{value}{a}" for a in range(vwidth))
-    result = con.execute(f"SELECT DISTINCT {columns} FROM t{i} JOIN q ON {on}").to_arrow_table()
+    result = con.sql(f"SELECT DISTINCT {columns} FROM t{i} JOIN q ON {on}").to_arrow_table()
     con.unregister("q")
     return result.num_rows
 

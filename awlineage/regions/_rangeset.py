@@ -213,6 +213,8 @@ def union_or_merge(boxes: Boxes) -> tuple[Boxes, bool]:
     too large, touching boxes merged, possibly still overlapping (and False)."""
     if len(boxes) <= 1 or boxes.ndim == 0:
         return boxes[:1], True
+    if len(boxes) <= 16 and not _any_overlap(boxes):
+        return merge_boxes(boxes), True  # merging disjoint boxes keeps them disjoint
     volume = int(boxes.volume().sum())
     if volume <= 4 * len(boxes) + 4096:
         merged = _union_of_cells(boxes)
@@ -222,6 +224,15 @@ def union_or_merge(boxes: Boxes) -> tuple[Boxes, bool]:
     if grid.size > GRID_LIMIT:
         return merge_boxes(boxes), False
     return grid.boxes(grid.mask(boxes)), True
+
+
+def _any_overlap(boxes: Boxes) -> bool:
+    """Whether any two of a few boxes share a cell (all pairs at once)."""
+    lo, hi = boxes.lo, boxes.hi
+    meet = np.all((lo[:, None, :] <= hi[None, :, :]) & (hi[:, None, :] >= lo[None, :, :]),
+                  axis=2)
+    np.fill_diagonal(meet, False)
+    return bool(meet.any())
 
 
 def _union_of_cells(boxes: Boxes) -> Boxes | None:
@@ -238,33 +249,60 @@ def _union_of_cells(boxes: Boxes) -> Boxes | None:
 
 def flat_to_boxes(flat: np.ndarray, shape: tuple[int, ...], offset: np.ndarray | None = None
                   ) -> Boxes:
-    """Disjoint boxes of the cells with flat (C order) indexes `flat` in an array of `shape`:
-    distinct indexes, runs along the last axis, merged along the others; shifted by
-    `offset`."""
+    """Disjoint boxes of the cells with flat (C order) indexes `flat` in an array of `shape`,
+    shifted by `offset`: runs of consecutive indexes, each cut into at most 2d - 1 boxes,
+    then boxes merged along every axis. Only a few passes over the indexes themselves."""
     if len(flat) > 1:
         step = np.diff(flat)
-        if (step < 0).any():  # cells given in C order need no sorting
+        if step.min() < 0:  # cells given in C order need no sorting
             flat = np.sort(flat)
             step = np.diff(flat)
         if not step.all():
             flat = flat[np.r_[True, step != 0]]
-    ndim = len(shape)
-    width = int(shape[-1])
-    row = flat // width
-    start = np.ones(len(flat), dtype=bool)
-    start[1:] = (np.diff(flat) != 1) | (row[1:] != row[:-1])
-    first = np.flatnonzero(start)
-    last = np.r_[first[1:], len(flat)] - 1
-    lead = np.stack(np.unravel_index(row[first], shape[:-1]), axis=1) if ndim > 1 \
-        else np.zeros((len(first), 0), np.int64)
-    lo = np.concatenate([lead, (flat[first] % width)[:, None]], axis=1).astype(np.int64)
-    hi = np.concatenate([lead, (flat[last] % width)[:, None]], axis=1).astype(np.int64)
+            step = np.diff(flat)
+        breaks = np.flatnonzero(step != 1)
+        first = np.r_[flat[0], flat[breaks + 1]]
+        last = np.r_[flat[breaks], flat[-1]]
+    else:
+        first = last = np.asarray(flat)
+    lo, hi, _ = _range_boxes(first.astype(np.int64), last.astype(np.int64), shape)
     if offset is not None:
         lo += offset
         hi += offset
-    for axis in reversed(range(ndim - 1)):
+    for axis in reversed(range(len(shape) - 1)):
         lo, hi, _ = merge_along(lo, hi, None, axis)
     return Boxes(lo, hi)
+
+
+def _range_boxes(first: np.ndarray, last: np.ndarray, shape: tuple[int, ...]
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Boxes covering each flat index range [first, last] of an array of `shape`, and the
+    range each box belongs to: a partial first row, whole rows, a partial last row, the rows
+    themselves a range of the leading axes (recursively)."""
+    count = len(first)
+    if len(shape) == 1:
+        return first[:, None], last[:, None], np.arange(count)
+    width = int(shape[-1])
+    row0, col0 = np.divmod(first, width)
+    row1, col1 = np.divmod(last, width)
+    one_row = row0 == row1
+    head = ~one_row & (col0 != 0)
+    tail = ~one_row & (col1 != width - 1)
+    whole_first = np.where(head, row0 + 1, row0)
+    whole_last = np.where(tail, row1 - 1, row1)
+    middle = ~one_row & (whole_first <= whole_last)
+    index = np.arange(count)
+    rows_lo = np.concatenate([row0[one_row], row0[head], row1[tail], whole_first[middle]])
+    rows_hi = np.concatenate([row0[one_row], row0[head], row1[tail], whole_last[middle]])
+    cols_lo = np.concatenate([col0[one_row], col0[head], np.zeros(int(tail.sum()), np.int64),
+                              np.zeros(int(middle.sum()), np.int64)])
+    cols_hi = np.concatenate([col1[one_row], np.full(int(head.sum()), width - 1),
+                              col1[tail], np.full(int(middle.sum()), width - 1)])
+    owner = np.concatenate([index[one_row], index[head], index[tail], index[middle]])
+    lead_lo, lead_hi, piece = _range_boxes(rows_lo, rows_hi, shape[:-1])
+    lo = np.concatenate([lead_lo, cols_lo[piece][:, None]], axis=1)
+    hi = np.concatenate([lead_hi, cols_hi[piece][:, None]], axis=1)
+    return lo, hi, owner[piece]
 
 
 def difference(first: Boxes, second: Boxes) -> Boxes:

@@ -86,11 +86,16 @@ class RegionTable(DBObject):
 
     # -- decoded views --------------------------------------------------------------------
     def shapes(self) -> Any:
-        """Output and input shapes as a `Shapes`."""
+        """Output and input shapes as a `Shapes` (parsed once: records are immutable)."""
         from awlineage.regions._operator import Shapes
 
-        return Shapes(tuple(self.output_shape),
-                      tuple(tuple(s) for s in json.loads(self.input_shapes)))
+        shapes = self.__dict__.get("_shapes")
+        if shapes is None or not self.is_committed:
+            shapes = Shapes(tuple(self.output_shape),
+                            tuple(tuple(s) for s in json.loads(self.input_shapes)))
+            if self.is_committed:
+                self.__dict__["_shapes"] = shapes
+        return shapes
 
     def spec(self) -> dict[str, Any]:
         """The recorded operator specification."""

@@ -125,3 +125,22 @@ def test_bad_cells_are_refused_with_the_reason(cells, message) -> None:
 def test_regions_of_different_arrays_do_not_combine() -> None:
     with pytest.raises(RegionError, match="cannot combine"):
         Region((2, 2)) | Region((3, 3))
+
+
+@settings(max_examples=200, deadline=None)
+@given(_masks(), st.data())
+def test_regions_from_coordinates_match_masks(mask, data) -> None:
+    cells = np.argwhere(mask)
+    if len(cells):
+        # shuffled, with repeats, or in order: the result is the same set
+        order = data.draw(st.sampled_from(["sorted", "shuffled", "repeated"]))
+        rng = np.random.default_rng(data.draw(st.integers(0, 2**31)))
+        if order == "shuffled":
+            cells = cells[rng.permutation(len(cells))]
+        elif order == "repeated":
+            cells = cells[rng.integers(0, len(cells), 2 * len(cells))]
+            cells = np.concatenate([cells, np.argwhere(mask)])
+    region = Region(mask.shape, cells.astype(np.int64).reshape(-1, mask.ndim))
+    assert (region.to_mask() == mask).all()
+    boxes = region.to_boxes()
+    assert int(boxes.volume().sum()) == int(mask.sum())      # disjoint: no cell twice
