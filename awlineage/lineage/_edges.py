@@ -50,15 +50,17 @@ def classes_of(db: Database, ids: Iterable[int]) -> dict[str, list[int]]:
 
 
 class AttributeFilter:
-    """Which attributes (``Class.name``) an edge query reads: `only` these, or all but `skip`."""
+    """Which attributes (``Class.name``) an edge query reads: `only` these, or all but `skip`
+    and those of the classes in `skip_classes`."""
 
-    def __init__(self, only: frozenset[str] | None = None,
-                 skip: frozenset[str] = frozenset()) -> None:
+    def __init__(self, only: frozenset[str] | None = None, skip: frozenset[str] = frozenset(),
+                 skip_classes: frozenset[str] = frozenset()) -> None:
         self.only = only
         self.skip = skip
+        self.skip_classes = skip_classes
 
     def __call__(self, qualified: str) -> bool:
-        if qualified in self.skip:
+        if qualified in self.skip or qualified.partition(".")[0] in self.skip_classes:
             return False
         return self.only is None or qualified in self.only
 

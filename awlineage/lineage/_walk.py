@@ -20,8 +20,10 @@ EdgeReader = Callable[[Database, Iterable[int], Registry | None], list[Edge]]
 
 PRODUCT_ATTRIBUTES = frozenset({"ProcessRun.outputs"})
 """Links that point from a run to what it made: lineage follows them backwards."""
+RECORD_CLASSES = frozenset({"RegionTable", "RegionSignature"})
+"""Records about objects (their region lineage), not objects made from them: walks skip them."""
 _PRODUCTS = AttributeFilter(only=PRODUCT_ATTRIBUTES)
-_NOT_PRODUCTS = AttributeFilter(skip=PRODUCT_ATTRIBUTES)
+_NOT_PRODUCTS = AttributeFilter(skip=PRODUCT_ATTRIBUTES, skip_classes=RECORD_CLASSES)
 
 
 def parent_edges(db: Database, ids: Iterable[int], registry: Registry | None = None

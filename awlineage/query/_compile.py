@@ -52,9 +52,12 @@ class Compiler:
     # -- classes and tables ---------------------------------------------------------------
     def concrete_classes(self, roots: Sequence[type]) -> list[type]:
         """Every stored class that is one of `roots` or derives from one, as Python classes."""
-        names = {r.__name__ for r in roots}
-        found = [entry for entry in self.registry.values()
-                 if entry.name in names or names.intersection(entry.bases)]
+        if DBObject in roots:  # the registry leaves the root out of every class's bases
+            found = list(self.registry.values())
+        else:
+            names = {r.__name__ for r in roots}
+            found = [entry for entry in self.registry.values()
+                     if entry.name in names or names.intersection(entry.bases)]
         return [self.db.class_named(e.name) for e in sorted(found, key=lambda e: e.name)]
 
     def tables(self, roots: Sequence[type]) -> list[ClassTables]:

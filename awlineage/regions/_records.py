@@ -9,22 +9,24 @@ from collections.abc import Callable
 from typing import Any
 
 from awlineage.persistence import DBObject, persistent
+from awlineage.trace import current_run as traced_run
 
 RunProvider = Callable[[], "DBObject | None"]
 
 
-def _no_run() -> DBObject | None:
-    return None
+def _traced_run() -> DBObject | None:
+    return traced_run()
 
 
-_run_provider: RunProvider = _no_run
+_run_provider: RunProvider = _traced_run
 
 
 def set_run_provider(provider: RunProvider | None) -> None:
     """Name the process run that captures belong to: `provider()` is called when a capture
-    finishes and its result is stored in ``RegionTable.process_run`` (None: no run)."""
+    finishes and its result is stored in ``RegionTable.process_run``. By default it is the
+    run of the make() being traced (None outside a make)."""
     global _run_provider
-    _run_provider = provider or _no_run
+    _run_provider = provider or _traced_run
 
 
 def current_run() -> DBObject | None:
@@ -42,6 +44,7 @@ class RegionSignature(DBObject):
     """
 
     identity = ("key",)
+    __run_output__ = False  # a record about the make, not one of its products
 
     key = persistent("Hash of kind, operator, parameters (and shapes for dim)", str, "",
                      index=True)
@@ -62,6 +65,8 @@ class RegionTable(DBObject):
     blackbox: the operator is rebuilt from ``operator_spec``), one table per input (full),
     or a payload table (pay, comp).
     """
+
+    __run_output__ = False  # a record about the make, not one of its products
 
     output = persistent("Object owning the array the operator wrote", DBObject, None)
     output_array = persistent("Array of the output: hdu:<n> or tmp:<name>", str, "",

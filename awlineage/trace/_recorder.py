@@ -37,8 +37,9 @@ class RunRecorder:
         self.calls = CallLog()
 
     def created(self, obj: DBObject) -> None:
-        """A persistent object was constructed during the make."""
-        if not isinstance(obj, ProcessRun):
+        """A persistent object was constructed during the make (records about the make,
+        such as runs and region tables, say ``__run_output__ = False`` and are left out)."""
+        if getattr(type(obj), "__run_output__", True):
             self.created_objects[id(obj)] = obj
 
     def read(self, objects: Iterable[DBObject]) -> None:

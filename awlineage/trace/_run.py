@@ -23,6 +23,7 @@ class ProcessRun(DBObject):
     """
 
     __tablename__ = "awl_process_run"
+    __run_output__ = False  # a record about a make, not one of its products
     # Attributes that differ between any two runs, or repeat what the diff shows elsewhere
     # (parameter values are compared on the parameters objects themselves).
     __diff_ignore__ = ("started", "ended", "duration", "host", "user", "pid", "target_id",

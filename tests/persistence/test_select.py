@@ -206,3 +206,12 @@ def test_text_and_expression_forms_give_the_same_objects(frames) -> None:
 def test_text_with_bare_attributes_reads_them_on_the_given_class(frames) -> None:
     query = select("chip == 'ccd50' and instrument.name == 'WFI'", RawFrame)
     assert exptimes(query) == [5.0, 30.0]
+
+
+def test_a_path_through_a_link_to_any_persistent_class_reaches_every_class(db) -> None:
+    site = Site(name="La Silla")
+    target = RawFrame(chip="t")
+    commit([RawFrame(chip="holder", overlaps=[target, Instrument(name="WFI", site=site)])])
+    assert select(RawFrame.overlaps.object_id == target.object_id).count() == 1
+    assert select(RawFrame.overlaps.name == "WFI").count() == 1
+    assert select(RawFrame.overlaps.site.name == "La Silla").count() == 1

@@ -88,3 +88,17 @@ class ExtendedLevel(MasterLevel):
     def make(self) -> None:
         super().make()
         self.level += self.offset
+
+
+class PixelSource(DBObject):
+    label = persistent("What it is", str, "")
+
+
+class PixelProduct(Process):
+    source = persistent("Image it is computed from", PixelSource, None)
+
+    def make(self) -> None:
+        from awlineage.regions import capture_regions, elementwise
+
+        with capture_regions(self) as capture:
+            capture.apply(elementwise(), [capture.array(self.source, shape=(3, 3))])

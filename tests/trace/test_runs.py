@@ -145,3 +145,20 @@ def test_make_of_a_committed_target_is_refused(db) -> None:
     master.commit()
     with pytest.raises(ImmutableObjectError, match="make\\(\\) builds a new object"):
         master.make()
+
+
+def test_region_lineage_of_a_make_hangs_off_its_run_and_is_no_output(db) -> None:
+    from awlineage import ancestors, descendants
+    from awlineage.regions import RegionTable
+    from tests.trace.models import PixelProduct, PixelSource
+
+    source = PixelSource(label="raw")
+    source.commit()
+    product = PixelProduct(source=source)
+    product.make()
+    product.commit()
+    (table,) = select(RegionTable.output == product).all()
+    assert table.process_run is product.process_run
+    assert product.process_run.outputs == []
+    assert table not in descendants(source) and table not in ancestors(product)
+    assert product in descendants(source)
