@@ -28,11 +28,14 @@ class OnePer:
         The target's link attribute that holds its source object.
     copy
         Attributes copied from the source object to the target (for ``--where`` and identity).
+    where
+        Only source objects for which ``where(source)`` is true give a target.
     """
 
     source: type
     link: str
     copy: Sequence[str] = ()
+    where: Callable[[Any], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -49,11 +52,14 @@ class OnePerGroup:
         Grouping keys: an attribute name (copied to the target under the same name), or a pair
         ``(name, function)`` whose function computes the target attribute from a member (a
         night from an observation date, say).
+    where
+        Only source objects for which ``where(source)`` is true are grouped.
     """
 
     source: type
     link: str
     by: Sequence[str | tuple[str, KeyFunction]] = ()
+    where: Callable[[Any], bool] | None = None
 
     def key_functions(self) -> list[tuple[str, KeyFunction]]:
         """(target attribute, function of a member) for every grouping key."""

@@ -205,6 +205,8 @@ class Planner:
     def _candidates(self, cls: type, spec: OnePer | OnePerGroup
                     ) -> list[tuple[DBObject, PlanNode | list[PlanNode]]]:
         sources = self._pool(spec.source)
+        if spec.where is not None:
+            sources = [s for s in sources if spec.where(s.obj)]
         if isinstance(spec, OnePer):
             return [(cls(**{name: getattr(s.obj, name) for name in spec.copy},
                          **{spec.link: s.obj}), s) for s in sources]

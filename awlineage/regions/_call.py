@@ -203,12 +203,17 @@ class OperatorCall:
                               f"{self._shape}")
         self._shape = shape
 
-    def close(self) -> None:
-        """Finish the call: its lineage is encoded when the capture ends."""
+    def close(self) -> ArrayRef | None:
+        """Finish the call and return the array it wrote, which later calls of the capture
+        may now read (None for a call re-run by a query, which belongs to no capture); its
+        lineage is encoded when the capture ends."""
         if not self.closed:
             self.shapes  # noqa: B018 - raises when the output shape is still unknown
             self.recorder.check()
             self.closed = True
+            if self.capture is not None:
+                self.capture.written[self.array] = self.output
+        return None if self.capture is None else self.output
 
 
 def _pair_rows(out: Boxes, boxes: Boxes, name: str, i: int) -> tuple[Boxes, Boxes]:

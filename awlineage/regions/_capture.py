@@ -195,9 +195,8 @@ class RegionCapture:
         return result
 
     def _close(self, call: OperatorCall) -> ArrayRef:
-        call.close()
-        ref = call.output
-        self.written[call.array] = ref
+        ref = call.close()
+        assert ref is not None  # a capture's own calls always write an array
         return ref
 
     def _check_input(self, op: Operator, i: int, ref: Any) -> None:

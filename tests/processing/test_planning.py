@@ -173,3 +173,14 @@ def test_every_target_made_has_one_successful_run(db, night, serial) -> None:
     runs = list(select(ProcessRun.status == "succeeded"))
     assert len(runs) == 10
     assert len({r.target_id for r in runs}) == 10
+
+
+def test_targets_come_only_from_the_sources_their_declaration_accepts(db, night, serial,
+                                                                     monkeypatch) -> None:
+    from awlineage import OnePer
+
+    only_r = OnePer(RawSci, link="raw", copy=("chip", "filter", "pointing", "obs_date"),
+                    where=lambda raw: raw.filter == "r")
+    monkeypatch.setattr(Calibrated, "targets", only_r)
+    plan = serial.plan(Calibrated)
+    assert sorted(n.obj.filter for n in plan.selected) == ["r"] * 4

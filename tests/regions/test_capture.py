@@ -183,3 +183,14 @@ def test_an_operator_named_but_never_described_is_all_to_all() -> None:
         cap.apply("mystery", [cap.array(raw, shape=(3, 3))], shape=(2,))
     (record,) = cap.records
     assert (record.mode, record.operator, record.encoding) == ("all", "mystery", None)
+
+
+def test_an_intermediate_written_by_lwrite_can_be_read_once_closed() -> None:
+    raw, out = RegionTestRaw(), RegionTestReduced()
+    with capture_regions(out) as cap:
+        call = cap.operator("shift", [cap.array(raw, shape=(4, 4))], name="shifted",
+                            shape=(4, 4))
+        call.lwrite([[0, 0]], [[1, 1]])
+        shifted = call.close()
+        final = cap.apply(elementwise(), [shifted])
+    assert shifted.array == "tmp:shifted" and final.array == "hdu:0"
