@@ -141,7 +141,7 @@ class S3Storage(Storage):
         first = next(parts, b"")
         second = next(parts, None) if len(first) == self.part_size else None
         if second is None:
-            return self._put_small(name, bytes(first), expected)
+            return self._put_small(name, first, expected)
         content = itertools.chain((first, second), parts)
         if expected is not None:
             return self._put_large(name, content, expected)
@@ -289,33 +289,23 @@ class S3Storage(Storage):
         self.client._http.clear()
 
 
-def read_parts(stream: BinaryIO, part_size: int) -> Iterator[bytearray]:
+def read_parts(stream: BinaryIO, part_size: int) -> Iterator[bytes]:
     """The content of `stream` in pieces of exactly `part_size` bytes (the last may be
-    shorter, and is missing for empty content), as S3 multipart uploads need them. Each
-    piece is read into a buffer of its own, with no further copy."""
-    readinto = getattr(stream, "readinto", None)
+    shorter, and is missing for empty content), as S3 multipart uploads need them."""
     while True:
-        part = bytearray(part_size)
-        view = memoryview(part)
+        pieces: list[bytes] = []
         filled = 0
         while filled < part_size:
-            if readinto is not None:
-                count = readinto(view[filled:])
-            else:
-                chunk = stream.read(part_size - filled)
-                count = len(chunk)
-                view[filled:filled + count] = chunk
-            if not count:
+            chunk = stream.read(min(CHUNK_SIZE, part_size - filled))
+            if not chunk:
                 break
-            filled += count
-        view.release()
+            pieces.append(chunk)
+            filled += len(chunk)
         if filled == 0:
             return
+        yield pieces[0] if len(pieces) == 1 else b"".join(pieces)
         if filled < part_size:
-            del part[filled:]
-            yield part
             return
-        yield part
 
 
 def _check_expected(name: str, expected: str | None, digest: str) -> None:
@@ -324,7 +314,7 @@ def _check_expected(name: str, expected: str | None, digest: str) -> None:
 
 
 @contextlib.contextmanager
-def _spooled(chunks: Iterable[bytes | bytearray]) -> Iterator[tuple[Path, int, str]]:
+def _spooled(chunks: Iterable[bytes]) -> Iterator[tuple[Path, int, str]]:
     """The whole content in a temporary file, with its size and SHA-256."""
     handle, temporary = tempfile.mkstemp(prefix="awl-s3-spool-")
     try:
