@@ -196,3 +196,14 @@ def test_file_a_committed_object_refers_to_cannot_be_deleted(db, serve, local, d
     assert httpx.delete(f"{server.url}/files/kept.fits", headers=AUTH).status_code == 409
     storage.delete("loose.fits")
     assert local.list() == ["kept.fits"]
+
+
+def test_large_upload_with_a_wrong_token_is_denied_not_a_broken_pipe(serve, local, tmp_path):
+    """The server answers 403 before reading the body and closes the connection; the
+    client still reports why."""
+    server = serve(local)
+    source = tmp_path / "large.bin"
+    source.write_bytes(b"q" * (24 * 1024 * 1024))
+    with pytest.raises(AccessDenied, match="not accepted"):
+        HTTPStorage(server.url, token="a-wrong-token-of-some-length").put("large.bin", source)
+    assert local.list() == []
