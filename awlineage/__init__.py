@@ -92,8 +92,8 @@ def get(object_id: int) -> DBObject:
 
 __all__ = [
     "AwlError",
-    "ConfigurationError",
     "Boxes",
+    "ConfigurationError",
     "DBObject",
     "DBObjectMeta",
     "DataObject",
