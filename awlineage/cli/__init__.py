@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "awlineage.cli._schema",
     "awlineage.cli._lineage",
     "awlineage.cli._make",
+    "awlineage.cli._ingest",
     "awlineage.cli._dataserver",
     "awlineage.cli._demo",
 )

@@ -1,4 +1,5 @@
-"""``awl demo``: the main job, on the embedded defaults."""
+"""``awl demo``: the main job, on the embedded defaults (an SQLite file and a data directory in
+the working directory, Spark in local mode): the imaging pipeline on a synthetic night."""
 
 from __future__ import annotations
 
@@ -6,12 +7,21 @@ import argparse
 
 
 def _run(args: argparse.Namespace) -> int:
-    from awlineage.demo import run_demo
+    from targets.demo import run_demo
 
-    return run_demo(args.database)
+    return run_demo(args.database, size=args.size, executor=args.executor,
+                    cosmic_ray_threshold=args.cosmic_ray_threshold, colour=args.colour)
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``demo`` to the ``awl`` parser."""
-    demo = commands.add_parser("demo", help="run the demo on the embedded defaults")
+    demo = commands.add_parser("demo", help="generate a night, ingest it, pull its source "
+                               "lists and trace a star back to its raw pixels")
+    demo.add_argument("--size", choices=("small", "medium", "large"), default="small")
+    demo.add_argument("--executor", choices=("spark", "serial"), default="spark")
+    demo.add_argument("--cosmic-ray-threshold", type=float, metavar="SIGMA",
+                      help="LACosmic's detection limit (default 4.5): changing it remakes only "
+                           "what depends on it")
+    demo.add_argument("--colour", "--color", choices=("auto", "always", "never"),
+                      default="auto")
     demo.set_defaults(run=_run)

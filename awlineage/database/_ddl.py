@@ -45,6 +45,5 @@ def framework_classes() -> list[type]:
     import awlineage  # noqa: F401  (registers every framework class)
 
     found = [cls for cls in DBObjectMeta.registry.values()
-             if cls.__module__.startswith("awlineage.") and not cls.__dict__.get("__abstract__")
-             and not cls.__module__.startswith("awlineage.demo")]
+             if cls.__module__.startswith("awlineage.") and not cls.__dict__.get("__abstract__")]
     return sorted(found, key=lambda c: c._table_name)  # type: ignore[attr-defined]

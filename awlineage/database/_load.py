@@ -118,7 +118,8 @@ def load_link(db: Database, obj: DBObject, prop: Property) -> Any:
 def prefetch(db: Database, objects: Sequence[DBObject], prop: Property) -> None:
     """Load link `prop` of every object in `objects` with a few batched queries."""
     name = prop.name
-    todo = [o for o in objects if name not in o.__dict__]
+    # once per object: a second copy in `objects` would find its link id popped already
+    todo = list({id(o): o for o in objects if name not in o.__dict__}.values())
     if not todo:
         return
     if prop.kind.is_link:

@@ -82,7 +82,8 @@ def format_value(value: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def info(obj: DBObject, depth: int = 1, *, database: Database | None = None) -> InfoNode:
+def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool = True,
+         database: Database | None = None) -> InfoNode:
     """The lineage tree of `obj`, `depth` links deep.
 
     Parameters
@@ -91,6 +92,10 @@ def info(obj: DBObject, depth: int = 1, *, database: Database | None = None) -> 
         The object at the root.
     depth
         Levels of links to expand (0: the object's own attributes only).
+    attributes
+        False shows only the links (the dependency tree, without leaves).
+    runs
+        False shows process runs as one line each instead of expanding them.
 
     Returns
     -------
@@ -113,7 +118,7 @@ def info(obj: DBObject, depth: int = 1, *, database: Database | None = None) -> 
         _load_links(db, [node.obj for node in level if node.obj is not None])
         next_level: list[InfoNode] = []
         for node in level:
-            node.children = _attribute_nodes(node.obj, expand=remaining > 0)
+            node.children = _attribute_nodes(node.obj, remaining > 0, attributes, runs)
             next_level.extend(c for c in node.children if c.obj is not None)
         level = next_level
         if remaining == 0:
@@ -139,19 +144,24 @@ def _display_order(cls: type) -> list[tuple[str, Any]]:
     return sorted(items, key=lambda item: item[1].owner.__module__.startswith("awlineage."))
 
 
-def _attribute_nodes(obj: DBObject | None, expand: bool) -> list[InfoNode]:
+def _attribute_nodes(obj: DBObject | None, expand: bool, attributes: bool = True,
+                     runs: bool = True) -> list[InfoNode]:
     if obj is None:
         return []
+    from awlineage.trace import ProcessRun
+
     nodes: list[InfoNode] = []
     for name, prop in _display_order(type(obj)):
-        if prop.builtin:
+        if prop.builtin or (not attributes and not (prop.kind.is_link
+                                                    or prop.kind is Kind.LINK_LIST)):
             continue
         value = getattr(obj, name)
         if prop.kind.is_link:
             if value is None:
                 nodes.append(InfoNode(name, "None"))
             else:
-                nodes.append(InfoNode(name, describe(value), value if expand else None))
+                follow = expand and (runs or not isinstance(value, ProcessRun))
+                nodes.append(InfoNode(name, describe(value), value if follow else None))
         elif prop.kind is Kind.LINK_LIST:
             nodes.append(InfoNode(name, f"[{len(value)} objects]"))
             for i, member in enumerate(value[:MAX_LIST_MEMBERS]):

@@ -22,6 +22,8 @@ class ProgressBar:
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self._last = ""
         self._started = time.perf_counter()
+        self._logged = -1
+        self._logged_at = -1.0
 
     def update(self, outcome: Outcome, running: int) -> None:
         """Show the state of `outcome` with `running` tasks in flight."""
@@ -36,7 +38,12 @@ class ProgressBar:
         elapsed = time.perf_counter() - self._started
         if self.tty:
             self.stream.write(f"\r{text}  {elapsed:6.1f} s")
-        else:
+        else:  # a log: a line when targets finish, at most one a second but the last
+            finished = done + failed + skipped
+            if finished == self._logged or (finished < self.total
+                                            and elapsed - self._logged_at < 1.0):
+                return
+            self._logged, self._logged_at = finished, elapsed
             self.stream.write(f"{text}  {elapsed:.1f} s\n")
         self.stream.flush()
 

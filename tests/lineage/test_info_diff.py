@@ -80,3 +80,10 @@ def test_diff_pairs_list_members_by_identity_then_class_not_by_position(db) -> N
     two = make_pipeline(3, params=LevelParameters(clip_sigma=2.5))
     assert [str(d) for d in diff(one.calibrated[0], two.calibrated[0])] == [
         "master.process_params.clip_sigma: 3.0 -> 2.5"]
+
+
+def test_info_can_show_the_dependency_links_alone(db, pipeline) -> None:
+    text = str(info(pipeline.calibrated[0], depth=3, attributes=False, runs=False))
+    assert "master = MasterLevel" in text and "exposures[2] = Exposure" in text
+    assert "process_run = ProcessRun" in text
+    assert "clip_sigma" not in text and "counts" not in text and "code_version" not in text

@@ -212,3 +212,14 @@ def test_bytes_descriptor_refuses_text_and_lists() -> None:
         EncodedPayload(payload="not bytes")
     with pytest.raises(PropertyDefinitionError, match="descriptor list of bytes"):
         persistent("Payloads", bytes, [])
+
+
+def test_prefetch_of_an_object_listed_twice_loads_its_link(db, reconnect) -> None:
+    from awlineage.database import prefetch
+
+    site = Site(name="Paranal")
+    Instrument(name="VIMOS", site=site).commit()
+    again = reconnect()
+    instrument = select(Instrument.name == "VIMOS", database=again).first()
+    prefetch(again, [instrument, instrument], Instrument._properties["site"])
+    assert instrument.site.name == "Paranal"

@@ -1,0 +1,42 @@
+"""``awl ingest PATH...``: store raw FITS frames and record what their headers say."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from awlineage.database import connect
+from awlineage.errors import AwlError
+
+
+def _run(args: argparse.Namespace) -> int:
+    from targets.errors import HeaderError
+    from targets.pipeline import ingest
+
+    connect(args.database)
+    paths = []
+    for given in map(Path, args.paths):
+        paths.extend(sorted(given.glob("*.fits")) if given.is_dir() else [given])
+    try:
+        report = ingest(paths, args.type)
+    except (HeaderError, ValueError) as exc:
+        raise AwlError(f"nothing ingested: {exc}") from None
+    for frame in report.ingested:
+        print(f"{frame.object_id}  {type(frame).__name__:16s} {frame.original_name}  "
+              f"chip={frame.chip} filter={frame.filter} exptime={frame.exptime}")
+    for note in report.defaults:
+        print(f"default: {note}", file=sys.stderr)
+    print(f"ingested {len(report.ingested)} frame(s); {len(report.already)} already ingested",
+          file=sys.stderr)
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``ingest`` to the ``awl`` parser."""
+    ingest = commands.add_parser("ingest", help="store raw FITS frames (files or directories) "
+                                 "and record what their headers say")
+    ingest.add_argument("paths", nargs="+", metavar="PATH")
+    ingest.add_argument("--type", choices=("bias", "domeflat", "science"),
+                        help="the kind of every frame, instead of the header's IMAGETYP, ...")
+    ingest.set_defaults(run=_run)
