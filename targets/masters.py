@@ -1,0 +1,144 @@
+"""Master calibrations as process targets: the master bias of a chip and night, and the master
+dome flat of a chip, filter and night (bias-subtracted when a master bias can be had)."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+
+import numpy as np
+
+from awlineage import DataObject, Needs, OnePerGroup, Process, closest, persistent
+from awlineage.regions import capture_regions, elementwise
+from targets.calibration import (
+    BiasParameters,
+    FlatParameters,
+    calibration_header,
+    make_master_bias,
+    make_master_flat,
+    night_window,
+)
+from targets.images import read_hdu, store_image
+from targets.parameters import BiasFrameParameters, DomeFlatFrameParameters, stage_parameters
+from targets.raw_frames import RawBiasFrame, RawDomeFlatFrame, RawFrame
+
+VALIDITY = datetime.timedelta(days=1)
+"""How far beyond its own night a master calibration may be used (either side)."""
+
+
+def night_of(frame: RawFrame) -> datetime.datetime | None:
+    """Start (noon UTC) of the observing night of a frame; None without a date."""
+    return None if frame.obs_date is None else night_window(frame.obs_date).start
+
+
+def valid_from(frame: RawFrame) -> datetime.datetime | None:
+    """First observation date a master made from the frame's night is used for."""
+    night = night_of(frame)
+    return None if night is None else night - VALIDITY
+
+
+def valid_until(frame: RawFrame) -> datetime.datetime | None:
+    """End (exclusive) of the observation dates a master of the frame's night is used for."""
+    night = night_of(frame)
+    return None if night is None else night + datetime.timedelta(days=1) + VALIDITY
+
+
+def covering(date_attribute: str) -> Callable[[object, object], bool]:
+    """A condition: the calibration's validity range covers the target's `date_attribute`."""
+    def covers(target: object, calibration: object) -> bool:
+        date = getattr(target, date_attribute)
+        start = getattr(calibration, "valid_from", None)
+        end = getattr(calibration, "valid_until", None)
+        return date is not None and start is not None and end is not None and \
+            start <= date < end
+
+    return covers
+
+
+def calibration_needed(cls: type, match: tuple[str, ...], date: str = "obs_date") -> Needs:
+    """The calibration of `cls` for a target: same `match` attributes, a validity range
+    covering the target's `date` attribute, the closest night, the newest version; optional
+    (made without, and said so, unless the parameters demand it)."""
+    return Needs(cls, match=match, where=covering(date), choose=closest(date, "night"),
+                 optional=True)
+
+
+class MasterCalibration(Process, DataObject):
+    """What master calibrations share: the night they are made from and their validity."""
+
+    __abstract__ = True
+    file_extension = ".fits"
+
+    chip = persistent("CCD", str, "", index=True)
+    night = persistent("Start of the night of the raw frames, UTC", datetime.datetime, None)
+    valid_from = persistent("Used for frames taken from, UTC", datetime.datetime, None)
+    valid_until = persistent("Used for frames taken before, UTC", datetime.datetime, None)
+    nframes = persistent("Raw frames combined", int, None)
+
+
+_NIGHT_KEYS = (("night", night_of), ("valid_from", valid_from), ("valid_until", valid_until))
+
+
+class BiasFrame(MasterCalibration):
+    """The master bias of a chip: the sigma-clipped median of the night's raw biases."""
+
+    identity = ("chip", "night")
+    targets = OnePerGroup(RawBiasFrame, link="raw_frames", by=("chip", *_NIGHT_KEYS))
+
+    raw_frames = persistent("Raw biases combined", RawBiasFrame, [])
+    level = persistent("Mean bias level [ADU]", float, None)
+    read_noise = persistent("Read noise measured from the frames [ADU]", float, None)
+    rejected = persistent("Fraction of pixels clipped", float, None)
+    process_params = persistent("Processing parameters", BiasFrameParameters, None)
+
+    def make(self) -> None:
+        raws = sorted(self.raw_frames, key=lambda r: (r.obs_date, r.original_name))
+        frames = [read_hdu(raw) for raw in raws]
+        master = make_master_bias([data for data, _ in frames],
+                                  stage_parameters(self.process_params, BiasParameters),
+                                  self.chip)
+        self.level, self.read_noise = master.level, master.read_noise
+        self.rejected, self.nframes = master.rejected_fraction, master.nframes
+        window = BiasParameters().window(raws[0].obs_date)
+        store_image(self, master.data, calibration_header(frames[0][1], "MASTERBIAS",
+                                                          master.nframes, window))
+        with capture_regions(self) as capture:  # each pixel: the same pixel of every raw bias
+            shape = master.data.shape
+            capture.apply(elementwise(), [capture.array(r, shape=shape) for r in raws])
+
+
+class DomeFlatFrame(MasterCalibration):
+    """The master dome flat of a chip and filter: raw flats bias-subtracted, scaled to their
+    median, combined and normalised."""
+
+    identity = ("chip", "filter", "night")
+    targets = OnePerGroup(RawDomeFlatFrame, link="raw_frames",
+                          by=("chip", "filter", *_NIGHT_KEYS))
+    requires = {"bias": calibration_needed(BiasFrame, ("chip",), date="night")}
+
+    raw_frames = persistent("Raw dome flats combined", RawDomeFlatFrame, [])
+    filter = persistent("Filter", str, "", index=True)
+    bias = persistent("Master bias subtracted (None: none could be had)", BiasFrame, None)
+    lamp_level = persistent("Median level of the raw flats above the bias [ADU]", float, None)
+    bad_fraction = persistent("Fraction of pixels of too low a response", float, None)
+    process_params = persistent("Processing parameters", DomeFlatFrameParameters, None)
+
+    def make(self) -> None:
+        raws = sorted(self.raw_frames, key=lambda r: (r.obs_date, r.original_name))
+        frames = [read_hdu(raw) for raw in raws]
+        bias = None if self.bias is None else read_hdu(self.bias)[0]
+        master = make_master_flat([data for data, _ in frames], bias,
+                                  stage_parameters(self.process_params, FlatParameters),
+                                  self.chip, self.filter)
+        self.nframes, self.lamp_level = master.nframes, master.level
+        self.bad_fraction = float(np.mean(master.bad))
+        window = FlatParameters().window(raws[0].obs_date)
+        store_image(self, master.data, calibration_header(frames[0][1], "MASTERFLAT",
+                                                          master.nframes, window),
+                    BAD=master.bad)
+        with capture_regions(self) as capture:
+            shape = master.data.shape
+            inputs = [capture.array(r, shape=shape) for r in raws]
+            if self.bias is not None:
+                inputs.append(capture.array(self.bias, shape=shape))
+            capture.apply(elementwise(), inputs)

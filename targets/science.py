@@ -1,0 +1,243 @@
+"""Science frames as process targets: reduced frames (bias, flat, cosmic rays, weight map), the
+common sky grid of a pointing, frames regridded onto it, and their coadd per pointing and
+filter. Each make records region lineage with the ready-made operators."""
+
+from __future__ import annotations
+
+import datetime
+
+import numpy as np
+
+from awlineage import DataObject, Needs, OnePer, OnePerGroup, Process, persistent
+from awlineage.regions import (
+    capture_regions,
+    elementwise,
+    flagged_neighbourhood,
+    reduce,
+    resample,
+    stack,
+)
+from targets.coadd import CoaddParameters, coadd
+from targets.errors import GridError
+from targets.images import read_hdu, store_image
+from targets.masters import BiasFrame, DomeFlatFrame, calibration_needed
+from targets.parameters import (
+    CoaddedRegriddedFrameParameters,
+    PointingGridParameters,
+    ReducedScienceFrameParameters,
+    RegriddedFrameParameters,
+    stage_parameters,
+)
+from targets.raw_frames import RawScienceFrame
+from targets.reduction import ReductionParameters, cosmic_ray_reach, reduce_science
+from targets.regrid import (
+    PixelTransform,
+    RegriddedImage,
+    RegridParameters,
+    SkyGrid,
+    grid_for_frames,
+    regrid,
+)
+
+_FRAME_COPY = ("chip", "filter", "obs_date", "object_name")
+
+
+class ScienceProduct(Process, DataObject):
+    """What the products of one raw science frame share: the frame and its header values."""
+
+    __abstract__ = True
+    file_extension = ".fits"
+
+    raw = persistent("The raw science frame", RawScienceFrame, None)
+    chip = persistent("CCD", str, "", index=True)
+    filter = persistent("Filter", str, "", index=True)
+    obs_date = persistent("Start of the exposure, UTC", datetime.datetime, None)
+    object_name = persistent("Field observed", str, "", index=True)
+
+
+class ReducedScienceFrame(ScienceProduct):
+    """A raw science frame with the bias subtracted, divided by the flat, cosmic rays found
+    (LACosmic) and masked; HDUs: the image, WEIGHT (inverse variance), MASK."""
+
+    identity = ("raw",)
+    targets = OnePer(RawScienceFrame, link="raw", copy=_FRAME_COPY)
+    requires = {"bias": calibration_needed(BiasFrame, ("chip",)),
+                "flat": calibration_needed(DomeFlatFrame, ("chip", "filter"))}
+
+    bias = persistent("Master bias subtracted (None: none could be had)", BiasFrame, None)
+    flat = persistent("Master flat divided (None: none could be had)", DomeFlatFrame, None)
+    sky_level = persistent("Sky level [ADU]", float, None)
+    sky_noise = persistent("Sky noise [ADU]", float, None)
+    cosmic_ray_pixels = persistent("Pixels flagged as cosmic rays", int, None)
+    steps = persistent("Steps applied: bias, flat, cosmic_rays", str, [])
+    notes = persistent("Steps skipped and why", str, [])
+    process_params = persistent("Processing parameters", ReducedScienceFrameParameters, None)
+
+    def make(self) -> None:
+        data, header = read_hdu(self.raw)
+        bias = None if self.bias is None else read_hdu(self.bias)[0]
+        flat = None if self.flat is None else read_hdu(self.flat)[0]
+        parameters = stage_parameters(self.process_params, ReductionParameters)
+        reduced = reduce_science(data, bias=bias, flat=flat, gain=self.raw.gain,
+                                 saturation=self.raw.saturation, parameters=parameters,
+                                 header=header, name=self.raw.original_name)
+        self.sky_level, self.sky_noise = reduced.sky.level, reduced.sky.noise
+        self.cosmic_ray_pixels = int(reduced.cosmic_rays.sum())
+        self.steps, self.notes = list(reduced.applied), list(reduced.notes)
+        store_image(self, reduced.data, reduced.header, WEIGHT=reduced.weight,
+                    MASK=reduced.mask)
+        with capture_regions(self) as capture:
+            shape = data.shape
+            image = capture.array(self.raw, shape=shape)
+            if self.bias is not None:  # pixel by pixel
+                image = capture.apply(elementwise(), [image, capture.array(self.bias,
+                                                                           shape=shape)],
+                                      name="debiased")
+            if self.flat is not None:
+                image = capture.apply(elementwise(), [image, capture.array(self.flat,
+                                                                           shape=shape)],
+                                      name="flattened")
+            # one to one, except cosmic-ray pixels: their neighbourhood, LACosmic's reach
+            call = capture.operator(flagged_neighbourhood(), [image], hdu=0)
+            hits = np.argwhere(reduced.cosmic_rays)
+            if len(hits):
+                call.lwrite_payload(hits, np.full(len(hits), cosmic_ray_reach(parameters)))
+            call.close()
+
+
+def _has_wcs(product: ReducedScienceFrame | RawScienceFrame) -> bool:
+    raw = product if isinstance(product, RawScienceFrame) else product.raw
+    return bool(raw.wcs_header)
+
+
+class PointingGrid(Process):
+    """The common sky grid of a pointing, laid out from all its frames (every filter)."""
+
+    identity = ("object_name",)
+    targets = OnePerGroup(RawScienceFrame, link="raw_frames", by=("object_name",),
+                          where=_has_wcs)
+
+    raw_frames = persistent("The pointing's raw science frames with a WCS", RawScienceFrame,
+                            [])
+    object_name = persistent("Field observed", str, "", index=True)
+    ra = persistent("Centre, right ascension (ICRS) [deg]", float, None)
+    dec = persistent("Centre, declination (ICRS) [deg]", float, None)
+    pixel_scale = persistent("Pixel scale [arcsec]", float, None)
+    rows = persistent("Rows of the grid", int, None)
+    cols = persistent("Columns of the grid", int, None)
+    process_params = persistent("Processing parameters", PointingGridParameters, None)
+
+    def make(self) -> None:
+        frames = sorted(self.raw_frames, key=lambda f: f.original_name)
+        grid = grid_for_frames([f.wcs for f in frames], [f.shape for f in frames],
+                               stage_parameters(self.process_params, RegridParameters))
+        self.ra, self.dec, self.pixel_scale = grid.ra, grid.dec, grid.pixel_scale
+        self.rows, self.cols = grid.rows, grid.cols
+
+    def sky_grid(self) -> SkyGrid:
+        """The grid as the regridding functions take it."""
+        return SkyGrid(self.ra, self.dec, self.pixel_scale, self.rows, self.cols)
+
+
+class RegriddedFrame(ScienceProduct):
+    """A reduced frame resampled onto its pointing's grid (the part it covers); HDUs: the
+    image (sky subtracted) and WEIGHT."""
+
+    identity = ("raw",)
+    targets = OnePer(ReducedScienceFrame, link="reduced", copy=("raw", *_FRAME_COPY),
+                     where=_has_wcs)
+    requires = {"grid": Needs(PointingGrid, match=("object_name",))}
+
+    reduced = persistent("The reduced frame resampled", ReducedScienceFrame, None)
+    grid = persistent("The pointing's sky grid", PointingGrid, None)
+    origin_row = persistent("Grid row of the image's row 0", int, None)
+    origin_col = persistent("Grid column of the image's column 0", int, None)
+    scale = persistent("Factor to electrons per second (gain / exposure time)", float, None)
+    process_params = persistent("Processing parameters", RegriddedFrameParameters, None)
+
+    def make(self) -> None:
+        data, header = read_hdu(self.reduced)
+        weight = read_hdu(self.reduced, "WEIGHT")[0]
+        parameters = stage_parameters(self.process_params, RegridParameters)
+        grid, wcs = self.grid.sky_grid(), self.raw.wcs
+        image = regrid(data, weight, wcs, grid, parameters, header, self.reduced.sky_level)
+        self.origin_row, self.origin_col = image.origin
+        self.scale = self.raw.gain / (self.raw.exptime or 1.0)
+        store_image(self, image.data, image.header, WEIGHT=image.weight)
+        transform = PixelTransform(wcs, data.shape, grid, image.origin, parameters.order)
+        order = 1 if parameters.order == "bilinear" else 0
+        with capture_regions(self) as capture:
+            capture.apply(resample(transform, order=order),
+                          [capture.array(self.reduced, shape=data.shape)],
+                          shape=image.data.shape)
+
+
+class CoaddedRegriddedFrame(Process, DataObject):
+    """The weighted mean of the regridded frames of one pointing and filter, in electrons per
+    second; HDUs: the image, WEIGHT, COUNT (frames per pixel)."""
+
+    file_extension = ".fits"
+    identity = ("object_name", "filter")
+    targets = OnePerGroup(RegriddedFrame, link="regridded_frames", by=("object_name", "filter"))
+
+    regridded_frames = persistent("The frames stacked", RegriddedFrame, [])
+    object_name = persistent("Field observed", str, "", index=True)
+    filter = persistent("Filter", str, "", index=True)
+    nframes = persistent("Frames stacked", int, None)
+    origin_row = persistent("Grid row of the image's row 0", int, None)
+    origin_col = persistent("Grid column of the image's column 0", int, None)
+    process_params = persistent("Processing parameters", CoaddedRegriddedFrameParameters, None)
+
+    def make(self) -> None:
+        frames = sorted(self.regridded_frames, key=lambda f: f.raw.original_name)
+        if not frames:
+            raise GridError(f"coadd of {self.object_name} {self.filter}: no regridded frames")
+        grid = frames[0].grid.sky_grid()
+        images = []
+        for frame in frames:
+            data, header = read_hdu(frame)
+            images.append(RegriddedImage(data, read_hdu(frame, "WEIGHT")[0],
+                                         (frame.origin_row, frame.origin_col), grid, header))
+        result = coadd(images, [f.scale for f in frames],
+                       stage_parameters(self.process_params, CoaddParameters),
+                       unit="electron/s")
+        self.nframes = result.nframes
+        self.origin_row, self.origin_col = result.origin
+        store_image(self, result.data, result.header, WEIGHT=result.weight, COUNT=result.count)
+        self._record_regions(frames, images, result.data.shape)
+
+    def _record_regions(self, frames: list[RegriddedFrame], images: list[RegriddedImage],
+                        shape: tuple[int, int]) -> None:
+        """Each coadd pixel depends on the same sky pixel of every frame covering it: each
+        frame is placed on the coadd's pixels (one to one where they overlap), then stacked."""
+        with capture_regions(self) as capture:
+            placed = []
+            for number, (frame, image) in enumerate(zip(frames, images, strict=True)):
+                call = capture.operator("place_on_grid", [capture.array(
+                    frame, shape=image.data.shape)], name=f"placed{number}", shape=shape)
+                out_cells, in_cells = _overlap(image.origin, image.data.shape,
+                                               (self.origin_row, self.origin_col), shape)
+                if len(out_cells):
+                    call.lwrite(out_cells, in_cells)
+                placed.append(call.close())
+            cube = capture.apply(stack(), placed, name="cube")
+            capture.apply(reduce(0), [cube])
+
+
+def _overlap(frame_origin: tuple[int, int], frame_shape: tuple[int, int],
+             coadd_origin: tuple[int, int], coadd_shape: tuple[int, int]
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Coadd cells and frame cells showing the same grid pixels, as two (N, 2) arrays."""
+    top = max(frame_origin[0], coadd_origin[0])
+    left = max(frame_origin[1], coadd_origin[1])
+    bottom = min(frame_origin[0] + frame_shape[0], coadd_origin[0] + coadd_shape[0])
+    right = min(frame_origin[1] + frame_shape[1], coadd_origin[1] + coadd_shape[1])
+    if bottom <= top or right <= left:
+        empty = np.zeros((0, 2), np.int64)
+        return empty, empty
+    rows, cols = np.mgrid[top:bottom, left:right]
+    grid_cells = np.stack([rows.ravel(), cols.ravel()], axis=1)
+    return grid_cells - np.array(coadd_origin), grid_cells - np.array(frame_origin)
+
+
+__all__ = ["CoaddedRegriddedFrame", "PointingGrid", "ReducedScienceFrame", "RegriddedFrame"]
