@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from awlineage import TargetProcessor, backward, connect, info, select
-from awlineage.processing import render_plan
+from awlineage.processing import render_causes, render_plan
 from awlineage.storage import current_data_server
 from targets.pipeline import (
     ReducedScienceFrameParameters,
@@ -59,6 +59,7 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
     if len(plan.selected) > 1:
         say(f"... and {len(plan.selected) - 1} more source list(s); the whole tree: "
             "awl make SourceList --dry-run")
+    say(f"why (targets: reason):\n{render_causes(plan)}")
 
     say.title("3. Making what is red")
     started = time.perf_counter()

@@ -9,7 +9,7 @@ from awlineage.processing._executors import Executor, SerialExecutor
 from awlineage.processing._plan import Plan, PlanNode, StaleReason, State
 from awlineage.processing._planner import Planner, ProcessingError, dependency_order
 from awlineage.processing._processor import ProcessingReport, TargetProcessor, print_report
-from awlineage.processing._render import render_plan
+from awlineage.processing._render import render_causes, render_plan
 from awlineage.processing._spark import SparkExecutor
 from awlineage.processing._task import Settings, TaskResult, TaskSpec, make_target, run_task
 
@@ -53,6 +53,7 @@ __all__ = [
     "matches",
     "newest",
     "print_report",
+    "render_causes",
     "render_plan",
     "run_task",
 ]

@@ -133,6 +133,17 @@ class Plan:
         """Counts of target nodes by state."""
         return {state.value: self.count(state) for state in State}
 
+    def causes(self) -> dict[tuple[str, str], int]:
+        """Why the red targets will be made, at the root: (class, reason) -> how many targets,
+        leaving out reasons that only point at a dependency being made."""
+        found: dict[tuple[str, str], int] = {}
+        for node in self.red():
+            for reason in node.reasons:
+                if reason.kind != "dependency":
+                    key = (node.cls.__name__, _generic(reason))
+                    found[key] = found.get(key, 0) + 1
+        return found
+
     def to_json(self) -> str:
         """The plan as JSON: every node with class, identity, state, reasons, dependencies."""
         index = {id(n): i for i, n in enumerate(self.nodes)}
@@ -142,6 +153,13 @@ class Plan:
             "reasons": [{"kind": r.kind, "message": r.message} for r in n.reasons],
             "dependencies": [index[id(d)] for d in n.dependency_nodes() if id(d) in index],
         } for n in self.nodes], indent=1)
+
+
+def _generic(reason: StaleReason) -> str:
+    """A reason without the identity of its target, so that equal causes group."""
+    if reason.kind == "missing":
+        return "not stored yet"
+    return reason.message
 
 
 def short_id(object_id: int | None) -> str:

@@ -19,7 +19,7 @@ from awlineage.processing._executors import Executor, SerialExecutor
 from awlineage.processing._plan import Plan, PlanNode, State
 from awlineage.processing._planner import Planner
 from awlineage.processing._progress import ProgressBar, summary_table
-from awlineage.processing._render import render_plan
+from awlineage.processing._render import render_causes, render_plan
 from awlineage.processing._scheduler import Outcome, Scheduler
 from awlineage.processing._spark import SparkExecutor, module_roots
 from awlineage.processing._task import FAILED, MADE, Settings, TaskResult
@@ -220,7 +220,7 @@ def print_report(report: ProcessingReport, out: TextIO = sys.stdout, colour: boo
                  ) -> None:
     """The tree, the summary table and the errors of failed makes, as ``awl make`` prints."""
     print(report.tree(colour), file=out)
-    print(file=out)
+    print(f"\nwhy:\n{render_causes(report.plan)}\n", file=out)
     print(report.summary(), file=out)
     for node, result in report.failures():
         print(f"\nfailed: {node.cls.__name__} ({node.identity_text()}): {result.error}",

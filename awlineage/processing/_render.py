@@ -68,3 +68,12 @@ def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None) 
     for root in plan.selected:
         walk(root, "", "", True, 0)
     return "\n".join(lines)
+
+
+def render_causes(plan: Plan) -> str:
+    """The root causes of the red targets, one line per class and reason, with counts."""
+    causes = plan.causes()
+    if not causes:
+        return "nothing to make: every target is up to date"
+    return "\n".join(f"{count:5d} {name}: {reason}"
+                     for (name, reason), count in causes.items())

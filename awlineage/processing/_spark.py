@@ -12,12 +12,14 @@ import concurrent.futures
 import functools
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from awlineage.errors import ConfigurationError
 from awlineage.processing._task import Settings, TaskResult, TaskSpec, run_task
 
 DEFAULT_MASTER = "local[*]"
+LOG_CONFIG = Path(__file__).with_name("log4j2-quiet.properties")
 FORWARDED_ENVIRONMENT = ("AWL_", "AWS_")
 """Environment variables the executors get from the driver (credentials of the data server)."""
 
@@ -66,11 +68,16 @@ class SparkExecutor:
         paths = [p for p in (*python_path, *os.environ.get("PYTHONPATH", "").split(os.pathsep))
                  if p]
         os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        quiet = f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"
         spark_conf = (SparkConf().setMaster(self.master).setAppName("awlineage")
                       .set("spark.ui.enabled", "false")
+                      .set("spark.ui.showConsoleProgress", "false")
+                      .set("spark.driver.extraJavaOptions", quiet)
+                      .set("spark.executor.extraJavaOptions", quiet)
                       .set("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
                       .set("spark.executorEnv.PYSPARK_PYTHON", sys.executable))
         if self.master.startswith("local"):
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
             spark_conf.set("spark.driver.host", "127.0.0.1")
             spark_conf.set("spark.driver.bindAddress", "127.0.0.1")
         for key, value in os.environ.items():

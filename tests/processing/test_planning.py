@@ -184,3 +184,15 @@ def test_targets_come_only_from_the_sources_their_declaration_accepts(db, night,
     monkeypatch.setattr(Calibrated, "targets", only_r)
     plan = serial.plan(Calibrated)
     assert sorted(n.obj.filter for n in plan.selected) == ["r"] * 4
+
+
+def test_the_plan_names_its_root_causes_once_per_class_and_reason(db, night, serial) -> None:
+    from awlineage.processing import render_causes
+
+    assert serial.plan(Stack).causes() == {("MasterCal", "not stored yet"): 2,
+                                           ("Calibrated", "not stored yet"): 5,
+                                           ("Stack", "not stored yet"): 3}
+    serial.make(Stack)
+    doubled = TargetProcessor("serial", progress=False, parameters=(CalibParameters(scale=2.0),))
+    assert render_causes(doubled.plan(Stack)) == "    5 Calibrated: scale 1.0 -> 2.0"
+    assert render_causes(serial.plan(Stack)) == "nothing to make: every target is up to date"
