@@ -30,6 +30,7 @@ from targets.parameters import (
 )
 from targets.raw_frames import RawScienceFrame
 from targets.reduction import ReductionParameters, cosmic_ray_reach, reduce_science
+from targets.region_operators import PlaceOnGrid
 from targets.regrid import (
     PixelTransform,
     RegriddedImage,
@@ -209,35 +210,15 @@ class CoaddedRegriddedFrame(Process, DataObject):
     def _record_regions(self, frames: list[RegriddedFrame], images: list[RegriddedImage],
                         shape: tuple[int, int]) -> None:
         """Each coadd pixel depends on the same sky pixel of every frame covering it: each
-        frame is placed on the coadd's pixels (one to one where they overlap), then stacked."""
+        frame is placed on the coadd's pixels (a translation), then they are stacked."""
         with capture_regions(self) as capture:
             placed = []
             for number, (frame, image) in enumerate(zip(frames, images, strict=True)):
-                call = capture.operator("place_on_grid", [capture.array(
-                    frame, shape=image.data.shape)], name=f"placed{number}", shape=shape)
-                out_cells, in_cells = _overlap(image.origin, image.data.shape,
-                                               (self.origin_row, self.origin_col), shape)
-                if len(out_cells):
-                    call.lwrite(out_cells, in_cells)
-                placed.append(call.close())
+                offset = (self.origin_row - image.origin[0], self.origin_col - image.origin[1])
+                placed.append(capture.apply(PlaceOnGrid(offset), [capture.array(
+                    frame, shape=image.data.shape)], name=f"placed{number}", shape=shape))
             cube = capture.apply(stack(), placed, name="cube")
             capture.apply(reduce(0), [cube])
-
-
-def _overlap(frame_origin: tuple[int, int], frame_shape: tuple[int, int],
-             coadd_origin: tuple[int, int], coadd_shape: tuple[int, int]
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """Coadd cells and frame cells showing the same grid pixels, as two (N, 2) arrays."""
-    top = max(frame_origin[0], coadd_origin[0])
-    left = max(frame_origin[1], coadd_origin[1])
-    bottom = min(frame_origin[0] + frame_shape[0], coadd_origin[0] + coadd_shape[0])
-    right = min(frame_origin[1] + frame_shape[1], coadd_origin[1] + coadd_shape[1])
-    if bottom <= top or right <= left:
-        empty = np.zeros((0, 2), np.int64)
-        return empty, empty
-    rows, cols = np.mgrid[top:bottom, left:right]
-    grid_cells = np.stack([rows.ravel(), cols.ravel()], axis=1)
-    return grid_cells - np.array(coadd_origin), grid_cells - np.array(frame_origin)
 
 
 __all__ = ["CoaddedRegriddedFrame", "PointingGrid", "ReducedScienceFrame", "RegriddedFrame"]
