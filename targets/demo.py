@@ -9,6 +9,8 @@ pixels of every exposure, bias and flat that made it. Run again, everything is r
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import tempfile
 import time
@@ -34,6 +36,10 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
              out: TextIO = sys.stdout) -> int:
     """Run the demo; returns the exit status (1 when a target could not be made)."""
     db = connect(database_url)
+    if executor == "spark" and not _java_available():
+        print("Java was not found, and Spark needs it: running the serial executor instead "
+              "(install Java 17 for Spark)", file=sys.stderr)
+        executor = "serial"
     paint = colour == "always" or (colour == "auto" and out.isatty())
     server = current_data_server()
     say = _Printer(out)
@@ -109,6 +115,13 @@ def _trace_star(say: _Printer, sources: SourceList, star: Source) -> None:
     say(f"({found.stats.hops} hops over the compressed region tables in "
         f"{elapsed * 1000:.0f} ms; a raw frame's larger region is a cosmic ray's "
         "neighbourhood)")
+
+
+def _java_available() -> bool:
+    """Whether a Java runtime is on the PATH or under JAVA_HOME."""
+    home = os.environ.get("JAVA_HOME")
+    return shutil.which("java") is not None or (
+        home is not None and (Path(home) / "bin" / "java").exists())
 
 
 class _Printer:
