@@ -23,10 +23,10 @@ import os
 import random
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 
 import sqlalchemy as sa
+from benchmark_support import POSTGRES_URL, count_queries, postgres_schema
 
 from awlineage import (
     DBObject,
@@ -102,18 +102,6 @@ def best(work: Callable[[], object], repeat: int) -> float:
     return min(timed(work) for _ in range(repeat))
 
 
-def count_queries(db: Database, work: Callable[[], object]) -> int:
-    statements: list[str] = []
-
-    def record(*_args: object) -> None:
-        statements.append("")
-
-    sa.event.listen(db.engine, "before_cursor_execute", record)
-    try:
-        work()
-    finally:
-        sa.event.remove(db.engine, "before_cursor_execute", record)
-    return len(statements)
 
 
 def tracing_overhead(db: Database, makes: int, repeat: int) -> None:
@@ -236,24 +224,15 @@ def main() -> None:
     parser.add_argument("--makes", type=int, default=2_000)
     parser.add_argument("--calls", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--postgres", default=os.environ.get(
-        "AWL_TEST_POSTGRES_URL", "postgresql+psycopg://awl:awl@127.0.0.1:5432/awl_test"))
+    parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
     args = parser.parse_args()
     print("awlineage lineage benchmark: tracing overhead and lineage queries")
     with tempfile.TemporaryDirectory() as tmp:
         run_backend("SQLite", f"sqlite:///{tmp}/bench.db", None, args)
     if not args.skip_postgres:
-        schema = f"bench_{uuid.uuid4().hex[:8]}"
-        admin = sa.create_engine(args.postgres)
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-        try:
+        with postgres_schema(args.postgres) as schema:
             run_backend("PostgreSQL", args.postgres, schema, args)
-        finally:
-            with admin.begin() as conn:
-                conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-            admin.dispose()
 
 
 if __name__ == "__main__":

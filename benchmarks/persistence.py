@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 
 import sqlalchemy as sa
+from benchmark_support import POSTGRES_URL, postgres_schema
 
 from awlineage import DBObject, commit, connect, persistent, select
 from awlineage.persistence import new_object_id, set_current_store
@@ -188,8 +187,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--objects", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--postgres", default=os.environ.get(
-        "AWL_TEST_POSTGRES_URL", "postgresql+psycopg://awl:awl@127.0.0.1:5432/awl_test"))
+    parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
     args = parser.parse_args()
     print(f"awlineage persistence benchmark: {args.objects:,} objects, best of "
@@ -198,16 +196,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         run_backend("SQLite", f"sqlite:///{tmp}/bench.db", None, args.objects, args.repeat)
     if not args.skip_postgres:
-        schema = f"bench_{uuid.uuid4().hex[:8]}"
-        admin = sa.create_engine(args.postgres)
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-        try:
+        with postgres_schema(args.postgres) as schema:
             run_backend("PostgreSQL", args.postgres, schema, args.objects, args.repeat)
-        finally:
-            with admin.begin() as conn:
-                conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-            admin.dispose()
 
 
 if __name__ == "__main__":

@@ -15,17 +15,14 @@ Usage: python benchmarks/processor.py [--frames N] [--tasks N] [--skip-postgres]
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
-
-import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from benchmark_support import POSTGRES_URL, count_queries, postgres_schema
 from processor_models import (  # imported as itself, so that Spark workers can too
     BenchBusy,
     BenchFrame,
@@ -37,7 +34,6 @@ from processor_models import (  # imported as itself, so that Spark workers can 
 )
 
 from awlineage import TargetProcessor, commit, connect
-from awlineage.database import Database
 from awlineage.persistence import set_current_store
 from awlineage.trace import default_parameters
 
@@ -76,18 +72,6 @@ def build_graph(frames: int) -> None:
     commit(stacks)
 
 
-def count_queries(db: Database, work) -> int:
-    statements = []
-
-    def record(*_args: object) -> None:
-        statements.append(1)
-
-    sa.event.listen(db.engine, "before_cursor_execute", record)
-    try:
-        work()
-    finally:
-        sa.event.remove(db.engine, "before_cursor_execute", record)
-    return len(statements)
 
 
 def planning(label: str, url: str, schema: str | None, frames: int, repeat: int) -> float:
@@ -193,8 +177,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=0.5)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--postgres", default=os.environ.get(
-        "AWL_TEST_POSTGRES_URL", "postgresql+psycopg://awl:awl@127.0.0.1:5432/awl_test"))
+    parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
     parser.add_argument("--skip-spark", action="store_true")
     args = parser.parse_args()
@@ -203,16 +186,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ours = planning("SQLite", f"sqlite:///{tmp}/plan.db", None, args.frames, args.repeat)
     if not args.skip_postgres:
-        schema = f"bench_{uuid.uuid4().hex[:8]}"
-        admin = sa.create_engine(args.postgres)
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-        try:
+        with postgres_schema(args.postgres) as schema:
             planning("PostgreSQL", args.postgres, schema, args.frames, args.repeat)
-        finally:
-            with admin.begin() as conn:
-                conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-            admin.dispose()
     theirs = luigi_planning(args.frames, args.repeat)
     print(f"  ratio awlineage (SQLite) / Luigi: {ours / theirs:.2f}")
     if not args.skip_spark:

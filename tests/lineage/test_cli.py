@@ -3,28 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from awlineage import ProcessRun, select
+from tests.commands import run_awl as awl
 from tests.trace.models import BrokenTarget, Exposure
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def awl(db, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    if db.schema:
-        env["AWL_DATABASE_SCHEMA"] = db.schema
-    return subprocess.run(
-        [sys.executable, "-m", "awlineage.cli", "--database",
-         db.url.render_as_string(hide_password=False), *args],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=120,
-    )
 
 
 def test_awl_info_prints_the_tree(db, pipeline) -> None:

@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 from awlineage import commit
+from tests.commands import REPO
+from tests.commands import run_awl as awl
 from tests.persistence.models import Instrument, RawFrame
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def awl(db, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    if db.schema:
-        env["AWL_DATABASE_SCHEMA"] = db.schema
-    return subprocess.run(
-        [sys.executable, "-m", "awlineage.cli", "--database",
-         db.url.render_as_string(hide_password=False), *args],
-        capture_output=True, text=True, env=env, cwd=REPO,
-    )
 
 
 def test_awl_select_lists_matching_objects(db) -> None:

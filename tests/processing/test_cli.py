@@ -3,26 +3,10 @@ summary, and exit statuses."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 from awlineage import select
+from tests.commands import run_awl as awl
 from tests.processing.models import Stack
 from tests.processing.test_failures import add_bad_frame
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def awl(db, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    if db.schema:
-        env["AWL_DATABASE_SCHEMA"] = db.schema
-    return subprocess.run(
-        [sys.executable, "-m", "awlineage.cli", "--database",
-         db.url.render_as_string(hide_password=False), *args],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
 
 
 def test_dry_run_prints_the_plan_and_makes_nothing(db, night) -> None:

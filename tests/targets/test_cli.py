@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,19 +10,11 @@ from astropy.io import fits
 
 from awlineage import select
 from targets.pipeline import RawFrame
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.commands import run_awl
 
 
 def awl(*args: str, cwd: Path, db=None, timeout: int = 300) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO), AWL_DATA_URL=str(cwd / "awl-data"))
-    prefix = []
-    if db is not None:
-        prefix = ["--database", db.url.render_as_string(hide_password=False)]
-        if db.schema:
-            env["AWL_DATABASE_SCHEMA"] = db.schema
-    return subprocess.run([sys.executable, "-m", "awlineage.cli", *prefix, *args],
-                          capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout)
+    return run_awl(db, *args, cwd=cwd, timeout=timeout, AWL_DATA_URL=str(cwd / "awl-data"))
 
 
 def test_awl_ingest_stores_frames_once_and_names_bad_files(db, night, tmp_path) -> None:
