@@ -32,3 +32,96 @@ class PlaceOnGrid(Operator):
 
     def map_f(self, boxes: Boxes, i: int, shapes: Shapes) -> Boxes:
         return Boxes(boxes.lo - self._shift, boxes.hi - self._shift).clip(shapes.output)
+
+
+class WcsResample(Operator):
+    """A frame resampled onto part of a sky grid (`targets.regrid.regrid`): output pixel p is
+    interpolated from the input pixels around the point the WCSs map it to.
+
+    Map mode: lineage is computed at query time from the two WCSs, by transforming the
+    boundaries of the boxes asked about (a WCS resampling is smooth, so a box's image is
+    bounded by the image of its boundary), one pixel wider for safety; nothing is stored and
+    capture costs nothing. The result is a superset of the exact cells by at most that pixel.
+
+    Parameters
+    ----------
+    wcs_in
+        The input frame's celestial WCS, as FITS header text.
+    shape_in
+        The input frame's (rows, columns).
+    grid
+        The sky grid: (ra, dec, pixel scale, rows, columns).
+    origin
+        (row, column) of the output image's pixel (0, 0) in the grid.
+    order
+        ``"bilinear"`` or ``"nearest-neighbor"``, as regridded.
+    """
+
+    supported_modes = ("map",)
+    SAMPLES_PER_EDGE = 17
+
+    def __init__(self, wcs_in: str, shape_in: Sequence[int], grid: Sequence[float],
+                 origin: Sequence[int], order: str = "bilinear") -> None:
+        super().__init__("wcs_resample", wcs_in=wcs_in, shape_in=[int(v) for v in shape_in],
+                         grid=[float(v) for v in grid], origin=[int(v) for v in origin],
+                         order=order)
+        self._transforms: tuple[object, object] | None = None
+
+    @classmethod
+    def for_regrid(cls, transform: object) -> WcsResample:
+        """The operator of a `targets.regrid.PixelTransform`."""
+        grid = transform.grid  # type: ignore[attr-defined]
+        return cls(transform._wcs_in_text, transform.shape_in,  # type: ignore[attr-defined]
+                   [grid.ra, grid.dec, grid.pixel_scale, grid.rows, grid.cols],
+                   transform.origin, transform.order)  # type: ignore[attr-defined]
+
+    def _wcs(self) -> tuple[object, object]:
+        if self._transforms is None:
+            from astropy.io import fits
+            from astropy.wcs import WCS
+
+            from targets.regrid import SkyGrid
+
+            ra, dec, scale, rows, cols = self.params["grid"]
+            out_wcs = SkyGrid(ra, dec, scale, int(rows), int(cols)).wcs(
+                tuple(self.params["origin"]))
+            self._transforms = (out_wcs, WCS(fits.Header.fromstring(self.params["wcs_in"])))
+        return self._transforms
+
+    def _reach(self) -> int:
+        return 1 if self.params["order"] == "bilinear" else 0
+
+    def map_b(self, boxes: Boxes, i: int, shapes: Shapes) -> Boxes:
+        out_wcs, in_wcs = self._wcs()
+        low, high = _image_bounds(boxes, out_wcs, in_wcs, 0.0, self.SAMPLES_PER_EDGE)
+        lo = np.floor(low).astype(np.int64) - 1
+        hi = np.floor(high).astype(np.int64) + self._reach() + 1
+        return Boxes(lo, hi).clip(shapes.inputs[i])
+
+    def map_f(self, boxes: Boxes, i: int, shapes: Shapes) -> Boxes:
+        out_wcs, in_wcs = self._wcs()
+        # an input cell c is read for output points mapped within (c - 1, c + 1)
+        low, high = _image_bounds(boxes, in_wcs, out_wcs, 1.0, self.SAMPLES_PER_EDGE)
+        return Boxes(np.floor(low).astype(np.int64) - 1,
+                     np.ceil(high).astype(np.int64) + 1).clip(shapes.output)
+
+
+def _image_bounds(boxes: Boxes, from_wcs: object, to_wcs: object, widen: float,
+                  per_edge: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per box, the (row, col) bounding box of the image of its boundary (widened by
+    `widen` pixels) mapped from `from_wcs` pixels to `to_wcs` pixels, all boxes at once."""
+    lo = boxes.lo.astype(np.float64) - widen
+    hi = boxes.hi.astype(np.float64) + widen
+    t = np.linspace(0.0, 1.0, per_edge)[None, :]
+    r0, c0, r1, c1 = lo[:, :1], lo[:, 1:], hi[:, :1], hi[:, 1:]
+    along_c = c0 + t * (c1 - c0)
+    along_r = r0 + t * (r1 - r0)
+    rows = np.concatenate([np.broadcast_to(r0, along_c.shape), np.broadcast_to(r1, along_c.shape),
+                           along_r, along_r], axis=1)
+    cols = np.concatenate([along_c, along_c, np.broadcast_to(c0, along_r.shape),
+                           np.broadcast_to(c1, along_r.shape)], axis=1)
+    ra, dec = from_wcs.pixel_to_world_values(cols.ravel(), rows.ravel())  # type: ignore[attr-defined]
+    x, y = to_wcs.world_to_pixel_values(ra, dec)  # type: ignore[attr-defined]
+    y, x = np.asarray(y).reshape(rows.shape), np.asarray(x).reshape(cols.shape)
+    return (np.stack([y.min(axis=1), x.min(axis=1)], axis=1),
+            np.stack([y.max(axis=1), x.max(axis=1)], axis=1))

@@ -14,7 +14,6 @@ from awlineage.regions import (
     elementwise,
     flagged_neighbourhood,
     reduce,
-    resample,
     stack,
 )
 from targets.coadd import CoaddParameters, coadd
@@ -30,7 +29,7 @@ from targets.parameters import (
 )
 from targets.raw_frames import RawScienceFrame
 from targets.reduction import ReductionParameters, cosmic_ray_reach, reduce_science
-from targets.region_operators import PlaceOnGrid
+from targets.region_operators import PlaceOnGrid, WcsResample
 from targets.regrid import (
     PixelTransform,
     RegriddedImage,
@@ -165,10 +164,10 @@ class RegriddedFrame(ScienceProduct):
         self.origin_row, self.origin_col = image.origin
         self.scale = self.raw.gain / (self.raw.exptime or 1.0)
         store_image(self, image.data, image.header, WEIGHT=image.weight)
+        # lineage from the WCSs at query time (map mode): nothing stored, no capture cost
         transform = PixelTransform(wcs, data.shape, grid, image.origin, parameters.order)
-        order = 1 if parameters.order == "bilinear" else 0
         with capture_regions(self) as capture:
-            capture.apply(resample(transform, order=order),
+            capture.apply(WcsResample.for_regrid(transform),
                           [capture.array(self.reduced, shape=data.shape)],
                           shape=image.data.shape)
 
