@@ -20,7 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# Spark's workers import processor_models from a directory of its own: on their module path,
+# benchmarks/ itself would let benchmarks/dataserver.py shadow the dataserver package
+sys.path.insert(0, str(Path(__file__).resolve().parent / "spark_targets"))
 
 from benchmark_support import POSTGRES_URL, count_queries, postgres_schema
 from processor_models import (  # imported as itself, so that Spark workers can too
@@ -156,7 +158,7 @@ def spark_speedup(tasks: int, seconds: float) -> None:
                 from awlineage.processing import SparkExecutor
 
                 processor.executor = SparkExecutor("local[2]", python_path=(
-                    str(Path(__file__).resolve().parent),))
+                    str(Path(__file__).resolve().parent / "spark_targets"),))
             start = time.perf_counter()
             report = processor.make(BenchBusy, force=True)
             timings[name] = time.perf_counter() - start

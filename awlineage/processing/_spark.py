@@ -21,6 +21,7 @@ from awlineage.processing._task import Settings, TaskResult, TaskSpec, run_task
 DEFAULT_MASTER = "local[*]"
 LOG_CONFIG = Path(__file__).with_name("log4j2-quiet.properties")
 FORWARDED_ENVIRONMENT = ("AWL_", "AWS_")
+QUEUED_PER_CORE = 2
 """Environment variables the executors get from the driver (credentials of the data server)."""
 
 
@@ -90,7 +91,10 @@ class SparkExecutor:
             active.stop()
         self.context = SparkContext.getOrCreate(spark_conf)
         self.context.setLogLevel("ERROR")
-        self.capacity = max(1, self.context.defaultParallelism)
+        self.cores = max(1, self.context.defaultParallelism)
+        # one job queued behind each running one: a core that frees up starts the next task
+        # at once, instead of waiting for the driver to launch a job (tens of milliseconds)
+        self.capacity = QUEUED_PER_CORE * self.cores
         self._pool = concurrent.futures.ThreadPoolExecutor(self.capacity,
                                                            thread_name_prefix="awl-spark")
 
@@ -110,7 +114,7 @@ class SparkExecutor:
             self.context.stop()
 
     def __repr__(self) -> str:
-        return f"SparkExecutor({self.master!r}, capacity={self.capacity})"
+        return f"SparkExecutor({self.master!r}, cores={self.cores})"
 
 
 def module_roots(classes: list[Any]) -> tuple[str, ...]:

@@ -66,7 +66,7 @@ def test_targets_are_made_by_the_cluster_s_executors_and_committed_once(
         "spark.executor.memory": "512m", "spark.cores.max": "2",
         "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"})
     try:
-        assert executor.capacity == 2
+        assert executor.cores == 2
         report = TargetProcessor(executor, progress=False).make(RawSciProduct)
     finally:
         executor.close(stop=True)
