@@ -54,9 +54,35 @@ def _database(backend: str, request: pytest.FixtureRequest, tmp_path) -> Iterato
         database = connect(request.getfixturevalue("postgres_url"), schema=schema)
         yield database
         database.close()
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        _drop_schema(admin, schema)
     set_current_store(None)
+
+
+_LOCK_HOLDERS = sa.text(
+    "SELECT DISTINCT l.pid FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+    "JOIN pg_namespace n ON n.oid = c.relnamespace "
+    "WHERE n.nspname = :schema AND l.pid <> pg_backend_pid()"
+)
+
+
+def _drop_schema(admin: sa.Engine, schema: str) -> None:
+    """Drop a test's schema. A connection the test left open in a transaction would make the
+    drop wait for ever; it is ended and reported as an error of the test instead."""
+    try:
+        with admin.begin() as conn:
+            conn.execute(sa.text("SET LOCAL lock_timeout = '20s'"))
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        return
+    except sa.exc.OperationalError:
+        pass
+    with admin.begin() as conn:
+        holders = list(conn.execute(_LOCK_HOLDERS, {"schema": schema}).scalars())
+        for pid in holders:
+            conn.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+    pytest.fail(f"the test left connections {holders} holding locks on its schema {schema}",
+                pytrace=False)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -26,6 +26,7 @@ class DBObjectMeta(type):
     def __new__(mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any],
                 **kwargs: Any) -> DBObjectMeta:
         cls = super().__new__(mcls, name, bases, namespace, **kwargs)
+        _refuse_name_taken_by_another_module(cls, mcls.registry.get(name))
         inherited: dict[str, Property] = {}
         for base in reversed(cls.__mro__[1:]):
             inherited.update(base.__dict__.get("_own_properties", {}))
@@ -62,6 +63,19 @@ class DBObjectMeta(type):
         mcls.class_hooks.append(hook)
         for cls in list(mcls.registry.values()):
             hook(cls)
+
+
+def _refuse_name_taken_by_another_module(cls: type, earlier: type | None) -> None:
+    """Persistent classes are known by name (their table, their class registry entry), so two
+    modules may not both define one of the same name; redefining it in its own module (a
+    script run again, a schema evolving within a test) is allowed."""
+    if earlier is None or earlier.__module__ == cls.__module__:
+        return
+    raise PropertyDefinitionError(
+        f"persistent class {cls.__name__} in module {cls.__module__}: a persistent class of "
+        f"that name is already defined in {earlier.__module__}. The database knows persistent "
+        "classes by name, so give one of them another name"
+    )
 
 
 def _compatible_override(old: Property, new: Property) -> bool:
