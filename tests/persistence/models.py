@@ -17,7 +17,7 @@ class Instrument(DBObject):
     site = persistent("Where it is mounted", Site, None)
 
 
-class Exposure(DBObject):
+class CameraFrame(DBObject):
     chip = persistent("CCD name", str, "", index=True)
     exptime = persistent("Exposure time [s]", float, 0.0)
     nexp = persistent("Number of exposures", int, 1)

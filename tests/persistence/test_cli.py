@@ -8,22 +8,22 @@ import sys
 from awlineage import commit
 from tests.commands import REPO
 from tests.commands import run_awl as awl
-from tests.persistence.models import Exposure, Instrument
+from tests.persistence.models import CameraFrame, Instrument
 
 
 def test_awl_select_lists_matching_objects(db) -> None:
     wfi = Instrument(name="WFI")
-    commit([Exposure(chip="ccd50", exptime=30.0, instrument=wfi),
-            Exposure(chip="ccd51", exptime=5.0, instrument=wfi)])
-    result = awl(db, "select", "Exposure.exptime > 10 and Exposure.instrument.name == 'WFI'")
+    commit([CameraFrame(chip="ccd50", exptime=30.0, instrument=wfi),
+            CameraFrame(chip="ccd51", exptime=5.0, instrument=wfi)])
+    result = awl(db, "select", "CameraFrame.exptime > 10 and CameraFrame.instrument.name == 'WFI'")
     assert result.returncode == 0, result.stderr
     assert "chip='ccd50'" in result.stdout and "ccd51" not in result.stdout
-    counted = awl(db, "select", "--count", "Exposure.instrument.name == 'WFI'")
+    counted = awl(db, "select", "--count", "CameraFrame.instrument.name == 'WFI'")
     assert counted.stdout.strip() == "2"
 
 
 def test_awl_select_reports_syntax_errors_with_a_caret(db) -> None:
-    result = awl(db, "select", "Exposure.exptime >> 3")
+    result = awl(db, "select", "CameraFrame.exptime >> 3")
     assert result.returncode == 2
     assert "QuerySyntaxError" in result.stderr and "^" in result.stderr
 

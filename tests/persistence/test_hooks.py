@@ -7,7 +7,7 @@ import pytest
 
 from awlineage import DBObject, PropertyDefinitionError, commit, persistent, select
 from awlineage.persistence import add_observer, remove_observer
-from tests.persistence.models import Exposure, FlatfieldImage, Instrument, Site
+from tests.persistence.models import CameraFrame, FlatfieldImage, Instrument, Site
 
 
 class Recorder:
@@ -31,10 +31,10 @@ def recorder():
 
 
 def test_observers_hear_of_created_objects_and_of_reads(db, reconnect, recorder) -> None:
-    Exposure(chip="x", instrument=Instrument(name="WFI")).commit()
-    assert {type(o).__name__ for o in recorder.made} == {"Exposure", "Instrument"}
+    CameraFrame(chip="x", instrument=Instrument(name="WFI")).commit()
+    assert {type(o).__name__ for o in recorder.made} == {"CameraFrame", "Instrument"}
     other = reconnect()
-    frame = select(Exposure.chip == "x", database=other).first()
+    frame = select(CameraFrame.chip == "x", database=other).first()
     assert frame in recorder.seen
     instrument = frame.instrument
     assert instrument in recorder.seen
@@ -42,7 +42,7 @@ def test_observers_hear_of_created_objects_and_of_reads(db, reconnect, recorder)
 
 
 def test_companion_commits_with_its_object_and_not_before(db) -> None:
-    frame = Exposure(chip="y")
+    frame = CameraFrame(chip="y")
     note = Site(name="companion")
     frame.add_companion(note)
     assert select(Site).count() == 0
@@ -64,7 +64,7 @@ def test_subclass_may_narrow_a_link_but_not_change_its_kind() -> None:
 
 
 def test_objects_committed_together_keep_their_links(db) -> None:
-    frames = [Exposure(chip=str(i)) for i in range(3)]
+    frames = [CameraFrame(chip=str(i)) for i in range(3)]
     frames[2].previous = frames[1]
     commit(frames)
-    assert select(Exposure.previous.chip == "1").first() is frames[2]
+    assert select(CameraFrame.previous.chip == "1").first() is frames[2]

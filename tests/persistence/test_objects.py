@@ -17,9 +17,9 @@ from awlineage import (
     select,
 )
 from tests.persistence.models import (
+    CameraFrame,
     DomeFlatImage,
     EncodedPayload,
-    Exposure,
     FlatfieldImage,
     Instrument,
     MasterBias,
@@ -42,25 +42,25 @@ def count_queries(db):
 def test_every_kind_of_property_round_trips(db, reconnect) -> None:
     site = Site(name="La Silla", altitude=2400.0)
     wfi = Instrument(name="WFI", site=site)
-    first = Exposure(chip="ccd50")
-    frame = Exposure(chip="ccd51", exptime=30.0, nexp=2, is_science=False,
+    first = CameraFrame(chip="ccd50")
+    frame = CameraFrame(chip="ccd51", exptime=30.0, nexp=2, is_science=False,
                      obs_date=utc(2024, 3, 1, 2, 30), keywords=["OBJECT", "FILTER"],
                      gains=[2.0, 2.5], instrument=wfi, overlaps=[first, wfi], previous=first)
     frame.commit()
     other = reconnect()
-    loaded = select(Exposure.chip == "ccd51", database=other).first()
+    loaded = select(CameraFrame.chip == "ccd51", database=other).first()
     assert loaded is not frame and loaded.object_id == frame.object_id
     assert (loaded.exptime, loaded.nexp, loaded.is_science) == (30.0, 2, False)
     assert loaded.obs_date == utc(2024, 3, 1, 2, 30)
     assert loaded.keywords == ["OBJECT", "FILTER"] and loaded.gains == [2.0, 2.5]
     assert loaded.instrument.site.name == "La Silla"
-    assert [type(o).__name__ for o in loaded.overlaps] == ["Exposure", "Instrument"]
+    assert [type(o).__name__ for o in loaded.overlaps] == ["CameraFrame", "Instrument"]
     assert loaded.previous.chip == "ccd50"
     assert loaded.creation_date == frame.creation_date
 
 
 def test_commit_writes_linked_uncommitted_objects_in_one_transaction(db) -> None:
-    frame = Exposure(instrument=Instrument(name="WFI", site=Site(name="ESO")))
+    frame = CameraFrame(instrument=Instrument(name="WFI", site=Site(name="ESO")))
     statements = count_queries(db)
     frame.commit()
     assert frame.instrument.is_committed and frame.instrument.site.is_committed
@@ -69,7 +69,7 @@ def test_commit_writes_linked_uncommitted_objects_in_one_transaction(db) -> None
 
 
 def test_committed_object_rejects_assignment(db) -> None:
-    frame = Exposure(chip="ccd50")
+    frame = CameraFrame(chip="ccd50")
     frame.commit()
     with pytest.raises(ImmutableObjectError, match="committed and immutable"):
         frame.chip = "ccd51"
@@ -78,14 +78,14 @@ def test_committed_object_rejects_assignment(db) -> None:
 
 
 def test_committing_twice_or_reusing_an_object_id_fails(db) -> None:
-    frame = Exposure(chip="a")
+    frame = CameraFrame(chip="a")
     frame.commit()
     with pytest.raises(DuplicateObjectError, match="already committed"):
         frame.commit()
-    impostor = Exposure(chip="b", object_id=frame.object_id)
-    with pytest.raises(DuplicateObjectError, match=f"Exposure {frame.object_id}"):
+    impostor = CameraFrame(chip="b", object_id=frame.object_id)
+    with pytest.raises(DuplicateObjectError, match=f"CameraFrame {frame.object_id}"):
         impostor.commit()
-    assert [f.chip for f in select(Exposure)] == ["a"]
+    assert [f.chip for f in select(CameraFrame)] == ["a"]
 
 
 def test_failed_commit_rolls_back_everything(db) -> None:
@@ -93,43 +93,43 @@ def test_failed_commit_rolls_back_everything(db) -> None:
     taken.commit()
     new_site = Site(name="never stored")
     clash = Instrument(name="clash", object_id=taken.object_id, site=new_site)
-    frames = [Exposure(chip=f"c{i}") for i in range(3)]
+    frames = [CameraFrame(chip=f"c{i}") for i in range(3)]
     with pytest.raises(DuplicateObjectError, match="nothing of this commit was written"):
         commit([*frames, clash])
-    assert select(Exposure).count() == 0
+    assert select(CameraFrame).count() == 0
     assert select(Site).count() == 0
     assert not any(f.is_committed for f in frames) and not new_site.is_committed
     commit(frames)
-    assert select(Exposure).count() == 3
+    assert select(CameraFrame).count() == 3
 
 
 def test_object_that_others_link_to_cannot_be_deleted(db) -> None:
     wfi = Instrument(name="WFI")
-    frame = Exposure(instrument=wfi)
+    frame = CameraFrame(instrument=wfi)
     frame.commit()
-    lonely = Exposure(overlaps=[frame])
+    lonely = CameraFrame(overlaps=[frame])
     lonely.commit()
-    with pytest.raises(ObjectInUseError, match=r"Exposure\.instrument \(1\)"):
+    with pytest.raises(ObjectInUseError, match=r"CameraFrame\.instrument \(1\)"):
         wfi.delete()
-    with pytest.raises(ObjectInUseError, match=r"Exposure\.overlaps"):
+    with pytest.raises(ObjectInUseError, match=r"CameraFrame\.overlaps"):
         frame.delete()
     lonely.delete()
     frame.delete()
     wfi.delete()
-    assert select(Exposure).count() == 0 and select(Instrument).count() == 0
+    assert select(CameraFrame).count() == 0 and select(Instrument).count() == 0
 
 
 def test_one_object_id_is_one_python_object_in_a_session(db) -> None:
-    Exposure(chip="x", instrument=Instrument(name="WFI")).commit()
-    a = select(Exposure.chip == "x").first()
-    b = select(Exposure.instrument.name == "WFI").first()
+    CameraFrame(chip="x", instrument=Instrument(name="WFI")).commit()
+    a = select(CameraFrame.chip == "x").first()
+    b = select(CameraFrame.instrument.name == "WFI").first()
     assert a is b
 
 
 def test_links_load_lazily_on_first_touch(db, reconnect) -> None:
-    Exposure(chip="x", instrument=Instrument(name="WFI")).commit()
+    CameraFrame(chip="x", instrument=Instrument(name="WFI")).commit()
     other = reconnect()
-    frame = select(Exposure.chip == "x", database=other).first()
+    frame = select(CameraFrame.chip == "x", database=other).first()
     assert "instrument" not in frame.__dict__
     statements = count_queries(other)
     assert frame.instrument.name == "WFI"
@@ -140,17 +140,17 @@ def test_links_load_lazily_on_first_touch(db, reconnect) -> None:
 
 
 def test_prefetch_walks_a_link_of_many_objects_without_n_queries(db, reconnect) -> None:
-    frames = [Exposure(chip=f"c{i}", instrument=Instrument(name=f"i{i}"),
+    frames = [CameraFrame(chip=f"c{i}", instrument=Instrument(name=f"i{i}"),
                        overlaps=[Site(name=f"s{i}")]) for i in range(50)]
     commit(frames)
     other = reconnect()
     statements = count_queries(other)
-    lazy = select(Exposure, database=other).all()
+    lazy = select(CameraFrame, database=other).all()
     assert [f.instrument.name for f in lazy] == [f"i{i}" for i in range(50)]
     lazy_count = len(statements)
     other2 = reconnect()
     statements2 = count_queries(other2)
-    eager = select(Exposure, database=other2).prefetch(Exposure.instrument, "overlaps").all()
+    eager = select(CameraFrame, database=other2).prefetch(CameraFrame.instrument, "overlaps").all()
     fetched = len(statements2)
     assert [f.instrument.name for f in eager] == [f"i{i}" for i in range(50)]
     assert [f.overlaps[0].name for f in eager] == [f"s{i}" for i in range(50)]
@@ -195,7 +195,7 @@ def test_commit_without_connection_is_a_clear_error() -> None:
 
     set_current_store(None)
     with pytest.raises(AwlError, match="connect"):
-        Exposure().commit()
+        CameraFrame().commit()
 
 
 def test_bytes_descriptor_round_trips_binary_content(db, reconnect) -> None:

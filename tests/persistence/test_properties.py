@@ -18,7 +18,7 @@ from awlineage import (
     persistent,
 )
 from awlineage.persistence import Kind
-from tests.persistence.models import DomeFlatImage, Exposure, Instrument, utc
+from tests.persistence.models import CameraFrame, DomeFlatImage, Instrument, utc
 
 
 def kinds(cls: type) -> dict[str, str]:
@@ -26,7 +26,7 @@ def kinds(cls: type) -> dict[str, str]:
 
 
 def test_kind_follows_from_the_arguments_as_in_seed_003() -> None:
-    assert kinds(Exposure) == {
+    assert kinds(CameraFrame) == {
         "chip": "descriptor", "exptime": "descriptor", "nexp": "descriptor",
         "is_science": "descriptor", "obs_date": "descriptor",
         "keywords": "descriptor list", "gains": "descriptor list",
@@ -35,14 +35,14 @@ def test_kind_follows_from_the_arguments_as_in_seed_003() -> None:
 
 
 def test_get_persistent_properties_lists_name_kind_type_default_doc() -> None:
-    info = {p.name: p for p in get_persistent_properties(Exposure)}
+    info = {p.name: p for p in get_persistent_properties(CameraFrame)}
     assert info["exptime"].type is float
     assert info["exptime"].default == 0.0
     assert info["exptime"].doc == "Exposure time [s]"
     assert info["instrument"].type is Instrument
-    assert info["previous"].type is Exposure
+    assert info["previous"].type is CameraFrame
     assert "object_id" not in info
-    assert "object_id" in {p.name for p in get_persistent_properties(Exposure, builtins=True)}
+    assert "object_id" in {p.name for p in get_persistent_properties(CameraFrame, builtins=True)}
 
 
 def test_properties_are_inherited() -> None:
@@ -50,60 +50,60 @@ def test_properties_are_inherited() -> None:
 
 
 def test_new_object_has_defaults_and_fresh_lists() -> None:
-    a, b = Exposure(), Exposure()
+    a, b = CameraFrame(), CameraFrame()
     a.keywords.append("X")
     assert b.keywords == []
     assert a.exptime == 0.0 and a.previous is None and a.overlaps == []
 
 
 def test_object_ids_are_unique_and_time_ordered() -> None:
-    ids = [Exposure().object_id for _ in range(5000)]
+    ids = [CameraFrame().object_id for _ in range(5000)]
     assert len(set(ids)) == 5000
     assert ids == sorted(ids)
 
 
 def test_assignment_of_wrong_type_names_class_attribute_and_types() -> None:
-    frame = Exposure()
-    with pytest.raises(PersistentTypeError, match=r"Exposure\.exptime expects float, got str"):
+    frame = CameraFrame()
+    with pytest.raises(PersistentTypeError, match=r"CameraFrame\.exptime expects float, got str"):
         frame.exptime = "thirty"
-    with pytest.raises(PersistentTypeError, match=r"Exposure\.nexp expects int, got bool"):
+    with pytest.raises(PersistentTypeError, match=r"CameraFrame\.nexp expects int, got bool"):
         frame.nexp = True
-    with pytest.raises(PersistentTypeError, match=r"Exposure\.keywords\[1\] expects str"):
+    with pytest.raises(PersistentTypeError, match=r"CameraFrame\.keywords\[1\] expects str"):
         frame.keywords = ["a", 2]
 
 
 def test_numpy_scalars_are_accepted_and_normalised() -> None:
-    frame = Exposure(exptime=np.float32(2.5), nexp=np.int64(3), is_science=np.bool_(False))
+    frame = CameraFrame(exptime=np.float32(2.5), nexp=np.int64(3), is_science=np.bool_(False))
     assert type(frame.exptime) is float and frame.exptime == 2.5
     assert type(frame.nexp) is int and frame.is_science is False
 
 
 def test_link_to_object_of_wrong_class_is_refused() -> None:
-    with pytest.raises(PersistentTypeError, match=r"Exposure\.instrument links to Instrument"):
-        Exposure(instrument=DomeFlatImage())
-    with pytest.raises(PersistentTypeError, match=r"Exposure\.previous links to Exposure"):
-        Exposure(previous=Instrument())
+    with pytest.raises(PersistentTypeError, match=r"CameraFrame\.instrument links to Instrument"):
+        CameraFrame(instrument=DomeFlatImage())
+    with pytest.raises(PersistentTypeError, match=r"CameraFrame\.previous links to CameraFrame"):
+        CameraFrame(previous=Instrument())
 
 
 def test_value_that_does_not_fit_is_refused() -> None:
     with pytest.raises(PersistentValueError, match="64-bit"):
-        Exposure(nexp=2**70)
+        CameraFrame(nexp=2**70)
     with pytest.raises(PersistentValueError, match="NUL"):
-        Exposure(chip="a\x00b")
+        CameraFrame(chip="a\x00b")
 
 
 def test_naive_datetime_is_refused_and_aware_one_stored_as_utc() -> None:
     with pytest.raises(PersistentValueError, match="naive datetime"):
-        Exposure(obs_date=datetime.datetime(2024, 1, 1))
+        CameraFrame(obs_date=datetime.datetime(2024, 1, 1))
     cet = datetime.timezone(datetime.timedelta(hours=1))
-    frame = Exposure(obs_date=datetime.datetime(2024, 1, 1, 1, 0, tzinfo=cet))
+    frame = CameraFrame(obs_date=datetime.datetime(2024, 1, 1, 1, 0, tzinfo=cet))
     assert frame.obs_date == utc(2024, 1, 1) and frame.obs_date.tzinfo is datetime.UTC
 
 
 def test_unknown_constructor_attribute_names_class_and_attribute() -> None:
-    with pytest.raises(UnknownAttributeError, match=r"Exposure has no persistent attribute "
+    with pytest.raises(UnknownAttributeError, match=r"CameraFrame has no persistent attribute "
                                                     r"'exptme'"):
-        Exposure(exptme=3.0)
+        CameraFrame(exptme=3.0)
 
 
 def test_bad_declarations_are_refused_at_class_definition() -> None:
@@ -126,21 +126,21 @@ def test_subclass_cannot_change_kind_of_inherited_property() -> None:
 
 
 def test_self_link_points_to_declaring_class() -> None:
-    assert Exposure._properties["previous"].kind is Kind.SELF_LINK
-    assert Exposure._properties["previous"].type is Exposure
+    assert CameraFrame._properties["previous"].kind is Kind.SELF_LINK
+    assert CameraFrame._properties["previous"].type is CameraFrame
 
 
 def test_a_class_name_another_module_defined_is_refused(tmp_path, monkeypatch) -> None:
     (tmp_path / "another_pipeline.py").write_text(
         "from awlineage import DBObject, persistent\n"
-        "class Exposure(DBObject):\n"
+        "class CameraFrame(DBObject):\n"
         "    filter = persistent('Filter', str, '')\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(PropertyDefinitionError,
-                       match=r"Exposure in module another_pipeline.*already defined in "
+                       match=r"CameraFrame in module another_pipeline.*already defined in "
                              r"tests\.persistence\.models"):
         import another_pipeline  # noqa: F401
-    assert Exposure._properties["chip"].type is str
+    assert CameraFrame._properties["chip"].type is str
     from awlineage.persistence import class_by_name
-    assert class_by_name("Exposure") is Exposure
+    assert class_by_name("CameraFrame") is CameraFrame

@@ -16,7 +16,7 @@ import pytest
 import sqlalchemy as sa
 
 from awlineage import DBObject, SchemaConflictError, UnknownClassError, persistent, select
-from tests.persistence.models import Exposure
+from tests.persistence.models import CameraFrame
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -30,13 +30,13 @@ def registry_versions(db, name: str) -> list[dict]:
 
 
 def test_class_defined_later_extends_schema_without_touching_rows(db) -> None:
-    Exposure(chip="kept").commit()
+    CameraFrame(chip="kept").commit()
 
     class LateCatalogue(DBObject):
         nsources = persistent("Number of sources", int, 0)
 
     LateCatalogue(nsources=3).commit()
-    assert [f.chip for f in select(Exposure)] == ["kept"]
+    assert [f.chip for f in select(CameraFrame)] == ["kept"]
     assert select(LateCatalogue.nsources == 3).count() == 1
 
 
@@ -49,9 +49,9 @@ def test_added_property_gets_a_column_and_a_new_class_version(db, reconnect) -> 
     class Evolving(DBObject):
         a = persistent("first", int, 0)
         b = persistent("added later", str, "")
-        c = persistent("a link added later", Exposure, None)
+        c = persistent("a link added later", CameraFrame, None)
 
-    Evolving(a=2, b="two", c=Exposure(chip="x")).commit()
+    Evolving(a=2, b="two", c=CameraFrame(chip="x")).commit()
     other = reconnect()
     found = {o.a: (o.b, o.c) for o in select(Evolving, database=other)}
     assert found[1] == (None, None)
@@ -79,11 +79,11 @@ def test_incompatible_change_is_refused_naming_class_property_and_remedy(db) -> 
 
 
 def test_registry_records_bases_identity_and_module(db) -> None:
-    Exposure().commit()
-    entry = db.registered_classes()["Exposure"]
+    CameraFrame().commit()
+    entry = db.registered_classes()["CameraFrame"]
     assert entry.module == "tests.persistence.models"
     assert entry.definition["instrument"] == {"kind": "link", "type": "Instrument"}
-    assert entry.table_name == "exposure"
+    assert entry.table_name == "cameraframe"
 
 
 def test_objects_of_a_class_not_imported_here_are_named_with_their_module(db, tmp_path) -> None:
@@ -91,9 +91,9 @@ def test_objects_of_a_class_not_imported_here_are_named_with_their_module(db, tm
     module_name, class_name = f"ghost_models_{suffix}", f"GhostFrame{suffix}"
     (tmp_path / f"{module_name}.py").write_text(textwrap.dedent(f"""
         from awlineage import connect, persistent
-        from tests.persistence.models import Exposure
+        from tests.persistence.models import CameraFrame
 
-        class {class_name}(Exposure):
+        class {class_name}(CameraFrame):
             haunted = persistent("Haunted?", bool, True)
 
         def make() -> None:
@@ -107,11 +107,11 @@ def test_objects_of_a_class_not_imported_here_are_named_with_their_module(db, tm
     subprocess.run([sys.executable, "-c", f"import {module_name}; {module_name}.make()"],
                    env=env, check=True, cwd=tmp_path)
     with pytest.raises(UnknownClassError, match=f"{class_name}.*import {module_name}"):
-        select(Exposure).all()
+        select(CameraFrame).all()
     sys.path.insert(0, str(tmp_path))
     try:
         importlib.import_module(module_name)
-        assert [type(f).__name__ for f in select(Exposure.chip == "boo")] == [class_name]
+        assert [type(f).__name__ for f in select(CameraFrame.chip == "boo")] == [class_name]
     finally:
         sys.path.remove(str(tmp_path))
 

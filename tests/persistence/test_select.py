@@ -7,8 +7,8 @@ import pytest
 
 from awlineage import QueryError, UnknownAttributeError, commit, select
 from tests.persistence.models import (
+    CameraFrame,
     DomeFlatImage,
-    Exposure,
     FlatfieldImage,
     Instrument,
     Site,
@@ -16,7 +16,7 @@ from tests.persistence.models import (
     utc,
 )
 
-INJECTION = "x'; DROP TABLE exposure; --"
+INJECTION = "x'; DROP TABLE cameraframe; --"
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def frames(db):
     lasilla = Site(name="La Silla", altitude=2400.0)
     wfi = Instrument(name="WFI", site=lasilla)
     omegacam = Instrument(name="OmegaCAM", site=paranal)
-    made: list[Exposure] = []
+    made: list[CameraFrame] = []
     specs = [
         ("ccd50", 30.0, 1, wfi, ["OBJECT", "FILTER", "abc"], [2.0, 2.1]),
         ("ccd50", 5.0, 2, wfi, ["OBJECT"], [1.9]),
@@ -36,7 +36,7 @@ def frames(db):
         (INJECTION, 10.0, 1, wfi, [INJECTION], []),
     ]
     for i, (chip, exptime, nexp, inst, keywords, gains) in enumerate(specs):
-        made.append(Exposure(chip=chip, exptime=exptime, nexp=nexp, instrument=inst,
+        made.append(CameraFrame(chip=chip, exptime=exptime, nexp=nexp, instrument=inst,
                              keywords=keywords, gains=gains, obs_date=utc(2024, 1, 1 + i),
                              is_science=exptime > 0,
                              previous=made[-1] if made else None,
@@ -54,84 +54,84 @@ def exptimes(query) -> list[float]:
 
 
 def test_comparison_operators(frames) -> None:
-    assert exptimes(select(Exposure.exptime > 10)) == [30.0, 60.0, 120.0]
-    assert exptimes(select(Exposure.exptime >= 30)) == [30.0, 60.0, 120.0]
-    assert exptimes(select(Exposure.exptime < 10)) == [0.0, 5.0]
-    assert exptimes(select(Exposure.exptime <= 10)) == [0.0, 5.0, 10.0]
-    assert exptimes(select(Exposure.exptime == 60)) == [60.0]
-    assert len(select(Exposure.exptime != 60)) == 5
-    assert exptimes(select(Exposure.obs_date >= utc(2024, 1, 5))) == [10.0, 60.0]
-    assert exptimes(select(Exposure.is_science == False)) == [0.0]  # noqa: E712
+    assert exptimes(select(CameraFrame.exptime > 10)) == [30.0, 60.0, 120.0]
+    assert exptimes(select(CameraFrame.exptime >= 30)) == [30.0, 60.0, 120.0]
+    assert exptimes(select(CameraFrame.exptime < 10)) == [0.0, 5.0]
+    assert exptimes(select(CameraFrame.exptime <= 10)) == [0.0, 5.0, 10.0]
+    assert exptimes(select(CameraFrame.exptime == 60)) == [60.0]
+    assert len(select(CameraFrame.exptime != 60)) == 5
+    assert exptimes(select(CameraFrame.obs_date >= utc(2024, 1, 5))) == [10.0, 60.0]
+    assert exptimes(select(CameraFrame.is_science == False)) == [0.0]  # noqa: E712
 
 
 def test_like_in_and_null(frames) -> None:
-    assert sorted(chips(select(Exposure.chip.like("ccd5_")))) == ["ccd50"] * 2 + [
+    assert sorted(chips(select(CameraFrame.chip.like("ccd5_")))) == ["ccd50"] * 2 + [
         "ccd51"] * 2 + ["ccd52"]
-    assert exptimes(select(Exposure.nexp.in_([2, 3]))) == [5.0, 120.0]
-    assert exptimes(select(Exposure.instrument == None)) == [60.0]  # noqa: E711
-    assert len(select(Exposure.instrument != None)) == 5  # noqa: E711
-    assert exptimes(select(Exposure.previous == None)) == [30.0]  # noqa: E711
+    assert exptimes(select(CameraFrame.nexp.in_([2, 3]))) == [5.0, 120.0]
+    assert exptimes(select(CameraFrame.instrument == None)) == [60.0]  # noqa: E711
+    assert len(select(CameraFrame.instrument != None)) == 5  # noqa: E711
+    assert exptimes(select(CameraFrame.previous == None)) == [30.0]  # noqa: E711
 
 
 def test_and_or_not_combine(frames) -> None:
-    both = select((Exposure.exptime > 10) & (Exposure.chip == "ccd51"))
+    both = select((CameraFrame.exptime > 10) & (CameraFrame.chip == "ccd51"))
     assert exptimes(both) == [120.0]
-    either = select((Exposure.exptime > 100) | (Exposure.nexp == 5))
+    either = select((CameraFrame.exptime > 100) | (CameraFrame.nexp == 5))
     assert exptimes(either) == [60.0, 120.0]
-    negated = select(~(Exposure.instrument.name == "WFI"))
+    negated = select(~(CameraFrame.instrument.name == "WFI"))
     assert exptimes(negated) == [0.0, 60.0, 120.0]
 
 
 def test_link_paths_of_any_depth(frames) -> None:
-    assert exptimes(select(Exposure.instrument.name == "WFI")) == [5.0, 10.0, 30.0]
-    assert exptimes(select(Exposure.instrument.site.altitude > 2500)) == [0.0, 120.0]
-    deep = select(Exposure.previous.previous.instrument.site.name == "La Silla")
+    assert exptimes(select(CameraFrame.instrument.name == "WFI")) == [5.0, 10.0, 30.0]
+    assert exptimes(select(CameraFrame.instrument.site.altitude > 2500)) == [0.0, 120.0]
+    deep = select(CameraFrame.previous.previous.instrument.site.name == "La Silla")
     assert exptimes(deep) == [0.0, 120.0]
 
 
 def test_descriptor_list_index_and_membership(frames) -> None:
-    assert exptimes(select(Exposure.keywords[2] == "abc")) == [30.0, 120.0]
-    assert exptimes(select(Exposure.keywords[0] == "OBJECT")) == [5.0, 30.0]
-    assert exptimes(select(Exposure.keywords[-1] == "Z")) == [60.0]
-    assert exptimes(select(Exposure.keywords.contains("abc"))) == [30.0, 120.0]
-    assert exptimes(select(Exposure.gains.contains(2.5))) == [0.0]
-    assert exptimes(select(Exposure.gains[0] > 2.4)) == [0.0, 60.0]
+    assert exptimes(select(CameraFrame.keywords[2] == "abc")) == [30.0, 120.0]
+    assert exptimes(select(CameraFrame.keywords[0] == "OBJECT")) == [5.0, 30.0]
+    assert exptimes(select(CameraFrame.keywords[-1] == "Z")) == [60.0]
+    assert exptimes(select(CameraFrame.keywords.contains("abc"))) == [30.0, 120.0]
+    assert exptimes(select(CameraFrame.gains.contains(2.5))) == [0.0]
+    assert exptimes(select(CameraFrame.gains[0] > 2.4)) == [0.0, 60.0]
 
 
 def test_link_list_matches_when_any_element_matches(frames) -> None:
-    assert exptimes(select(Exposure.overlaps.chip == "ccd50")) == [0.0, 5.0, 120.0]
-    assert exptimes(select(Exposure.overlaps.contains(frames[0]))) == [5.0, 120.0]
+    assert exptimes(select(CameraFrame.overlaps.chip == "ccd50")) == [0.0, 5.0, 120.0]
+    assert exptimes(select(CameraFrame.overlaps.contains(frames[0]))) == [5.0, 120.0]
 
 
 def test_seed_example_with_the_parentheses_python_needs(frames) -> None:
-    query = select((Exposure.exptime > 2.0) & (Exposure.keywords[2] == "abc")
-                   & (Exposure.instrument.site.altitude == 2400.0))
+    query = select((CameraFrame.exptime > 2.0) & (CameraFrame.keywords[2] == "abc")
+                   & (CameraFrame.instrument.site.altitude == 2400.0))
     assert exptimes(query) == [30.0]
 
 
 def test_forgetting_parentheses_is_explained(frames) -> None:
     with pytest.raises(QueryError, match=r"parenthes|bind tighter"):
-        select(Exposure.exptime > 2.0 & Exposure.chip == "ccd50")
+        select(CameraFrame.exptime > 2.0 & CameraFrame.chip == "ccd50")
     with pytest.raises(QueryError, match="no truth value"):
-        select(1 < Exposure.exptime < 5)
+        select(1 < CameraFrame.exptime < 5)
 
 
 def test_order_limit_offset_count_first_exists(frames) -> None:
-    by_time = select(Exposure.exptime > 0).order_by(Exposure.exptime.desc())
+    by_time = select(CameraFrame.exptime > 0).order_by(CameraFrame.exptime.desc())
     assert [f.exptime for f in by_time] == [120.0, 60.0, 30.0, 10.0, 5.0]
     assert [f.exptime for f in by_time.limit(2)] == [120.0, 60.0]
     assert [f.exptime for f in by_time.offset(1).limit(2)] == [60.0, 30.0]
-    assert [f.exptime for f in select(Exposure).order_by("-nexp", "exptime")][:2] == [60.0,
+    assert [f.exptime for f in select(CameraFrame).order_by("-nexp", "exptime")][:2] == [60.0,
                                                                                        120.0]
     assert by_time.count() == 5 and len(by_time.limit(3)) == 3
     assert by_time.first().exptime == 120.0
-    assert select(Exposure.chip == "nope").first() is None
-    assert select(Exposure.chip == "ccd52").exists()
-    assert not select(Exposure.chip == "nope").exists()
+    assert select(CameraFrame.chip == "nope").first() is None
+    assert select(CameraFrame.chip == "ccd52").exists()
+    assert not select(CameraFrame.chip == "nope").exists()
 
 
 def test_results_support_len_index_and_slices(frames) -> None:
-    query = select(Exposure)
+    query = select(CameraFrame)
     assert len(query) == 6
     assert query[0] is frames[0] and query[5] is frames[5] and query[-1] is frames[5]
     assert [f.chip for f in query[1:3]] == [frames[1].chip, frames[2].chip]
@@ -143,23 +143,23 @@ def test_results_iterate_lazily_in_batches(db, monkeypatch) -> None:
     from awlineage.query import _select
 
     monkeypatch.setattr(_select, "BATCH_SIZE", 7)
-    commit([Exposure(nexp=i) for i in range(30)])
-    iterator = iter(select(Exposure))
+    commit([CameraFrame(nexp=i) for i in range(30)])
+    iterator = iter(select(CameraFrame))
     first = next(iterator)
     assert first.nexp == 0
     assert [f.nexp for f in iterator] == list(range(1, 30))
 
 
 def test_string_values_are_bound_not_spliced(frames) -> None:
-    assert exptimes(select(Exposure.chip == INJECTION)) == [10.0]
-    assert exptimes(select(f"Exposure.chip == \"{INJECTION}\"")) == [10.0]
-    assert exptimes(select(Exposure.keywords.contains(INJECTION))) == [10.0]
-    assert len(select(Exposure)) == 6
+    assert exptimes(select(CameraFrame.chip == INJECTION)) == [10.0]
+    assert exptimes(select(f"CameraFrame.chip == \"{INJECTION}\"")) == [10.0]
+    assert exptimes(select(CameraFrame.keywords.contains(INJECTION))) == [10.0]
+    assert len(select(CameraFrame)) == 6
 
 
 def test_link_through_base_type_resolves_subclass_attribute(frames) -> None:
     with pytest.raises(UnknownAttributeError, match="DBObject has no persistent attribute"):
-        select(Exposure.overlaps.no_such_attribute == 1)
+        select(CameraFrame.overlaps.no_such_attribute == 1)
 
 
 def test_polymorphic_query_filters_inherited_attributes(db) -> None:
@@ -173,25 +173,26 @@ def test_polymorphic_query_filters_inherited_attributes(db) -> None:
 
 
 PAIRS = [
-    (lambda: Exposure.exptime > 10, "Exposure.exptime > 10"),
-    (lambda: (Exposure.exptime > 10) & (Exposure.instrument.name == "WFI"),
-     "Exposure.exptime > 10 and Exposure.instrument.name == 'WFI'"),
-    (lambda: (Exposure.nexp == 1) | ~(Exposure.chip.like("ccd%")),
-     "Exposure.nexp = 1 || not Exposure.chip like 'ccd%'"),
-    (lambda: Exposure.keywords[2] == "abc", "Exposure.keywords[2] == \"abc\""),
-    (lambda: Exposure.keywords.contains("OBJECT"), "Exposure.keywords contains 'OBJECT'"),
-    (lambda: Exposure.overlaps.chip == "ccd50", "Exposure.overlaps.chip == 'ccd50'"),
-    (lambda: Exposure.obs_date < utc(2024, 1, 3), "Exposure.obs_date < 2024-01-03"),
-    (lambda: Exposure.obs_date == utc(2024, 1, 2), "Exposure.obs_date == 2024-01-02T00:00:00Z"),
-    (lambda: Exposure.nexp.in_([2, 5]), "Exposure.nexp in (2, 5)"),
-    (lambda: Exposure.instrument == None, "Exposure.instrument == None"),  # noqa: E711
-    (lambda: Exposure.is_science == True, "Exposure.is_science == true"),  # noqa: E712
-    (lambda: Exposure.instrument.site.altitude >= 2635.0,
-     "(Exposure.instrument.site.altitude >= 2.635e3)"),
-    (lambda: (Exposure.exptime > 2.0) & (Exposure.keywords[2] == "abc")
-     & (Exposure.instrument.site.altitude == 2400.0),
-     "Exposure.exptime > 2.0 && Exposure.keywords[2] = 'abc' and "
-     "Exposure.instrument.site.altitude = 2400.0"),
+    (lambda: CameraFrame.exptime > 10, "CameraFrame.exptime > 10"),
+    (lambda: (CameraFrame.exptime > 10) & (CameraFrame.instrument.name == "WFI"),
+     "CameraFrame.exptime > 10 and CameraFrame.instrument.name == 'WFI'"),
+    (lambda: (CameraFrame.nexp == 1) | ~(CameraFrame.chip.like("ccd%")),
+     "CameraFrame.nexp = 1 || not CameraFrame.chip like 'ccd%'"),
+    (lambda: CameraFrame.keywords[2] == "abc", "CameraFrame.keywords[2] == \"abc\""),
+    (lambda: CameraFrame.keywords.contains("OBJECT"), "CameraFrame.keywords contains 'OBJECT'"),
+    (lambda: CameraFrame.overlaps.chip == "ccd50", "CameraFrame.overlaps.chip == 'ccd50'"),
+    (lambda: CameraFrame.obs_date < utc(2024, 1, 3), "CameraFrame.obs_date < 2024-01-03"),
+    (lambda: CameraFrame.obs_date == utc(2024, 1, 2),
+     "CameraFrame.obs_date == 2024-01-02T00:00:00Z"),
+    (lambda: CameraFrame.nexp.in_([2, 5]), "CameraFrame.nexp in (2, 5)"),
+    (lambda: CameraFrame.instrument == None, "CameraFrame.instrument == None"),  # noqa: E711
+    (lambda: CameraFrame.is_science == True, "CameraFrame.is_science == true"),  # noqa: E712
+    (lambda: CameraFrame.instrument.site.altitude >= 2635.0,
+     "(CameraFrame.instrument.site.altitude >= 2.635e3)"),
+    (lambda: (CameraFrame.exptime > 2.0) & (CameraFrame.keywords[2] == "abc")
+     & (CameraFrame.instrument.site.altitude == 2400.0),
+     "CameraFrame.exptime > 2.0 && CameraFrame.keywords[2] = 'abc' and "
+     "CameraFrame.instrument.site.altitude = 2400.0"),
 ]
 
 
@@ -204,14 +205,14 @@ def test_text_and_expression_forms_give_the_same_objects(frames) -> None:
 
 
 def test_text_with_bare_attributes_reads_them_on_the_given_class(frames) -> None:
-    query = select("chip == 'ccd50' and instrument.name == 'WFI'", Exposure)
+    query = select("chip == 'ccd50' and instrument.name == 'WFI'", CameraFrame)
     assert exptimes(query) == [5.0, 30.0]
 
 
 def test_a_path_through_a_link_to_any_persistent_class_reaches_every_class(db) -> None:
     site = Site(name="La Silla")
-    target = Exposure(chip="t")
-    commit([Exposure(chip="holder", overlaps=[target, Instrument(name="WFI", site=site)])])
-    assert select(Exposure.overlaps.object_id == target.object_id).count() == 1
-    assert select(Exposure.overlaps.name == "WFI").count() == 1
-    assert select(Exposure.overlaps.site.name == "La Silla").count() == 1
+    target = CameraFrame(chip="t")
+    commit([CameraFrame(chip="holder", overlaps=[target, Instrument(name="WFI", site=site)])])
+    assert select(CameraFrame.overlaps.object_id == target.object_id).count() == 1
+    assert select(CameraFrame.overlaps.name == "WFI").count() == 1
+    assert select(CameraFrame.overlaps.site.name == "La Silla").count() == 1
