@@ -13,11 +13,16 @@ import sqlalchemy as sa
 from awlineage.trace import code_version
 from tests.trace.models import Exposure, MasterLevel, VersionedLevel
 
+EDITED_MODULE = "awl_edited_pipeline"
+
 
 def load_class(tmp_path, source: str, name: str) -> type:
-    module_name = f"awl_cv_{uuid.uuid4().hex[:8]}"
-    path = tmp_path / f"{module_name}.py"
+    """Load `source` as the user's module edited and loaded again (same module name)."""
+    folder = tmp_path / uuid.uuid4().hex[:8]
+    folder.mkdir()
+    path = folder / f"{EDITED_MODULE}.py"
     path.write_text(textwrap.dedent(source))
+    module_name = EDITED_MODULE
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
