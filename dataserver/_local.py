@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from dataserver._copy import copy_file_hashing
+from dataserver._dirs import prune_empty_directories
 from dataserver._errors import (
     CorruptFileError,
     FileConflictError,
@@ -248,17 +249,7 @@ class LocalStorage(Storage):
         except FileNotFoundError:
             raise FileNotFoundOnServer(name, self.url) from None
         self.hashes.forget(name)
-        self._prune(path.parent, self.root)
-
-    @staticmethod
-    def _prune(directory: Path, stop: Path) -> None:
-        """Remove `directory` and its parents below `stop` while they are empty."""
-        while directory != stop and stop in directory.parents:
-            try:
-                directory.rmdir()
-            except OSError:
-                return
-            directory = directory.parent
+        prune_empty_directories(path.parent, self.root)
 
     def entries(self, prefix: str = "") -> Iterator[FileEntry]:
         validate_prefix(prefix)

@@ -12,6 +12,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from dataserver._dirs import prune_empty_directories
+
 XATTR = "user.awl.sha256"
 SIDECARS = ".awl-sha256"
 MODES = ("xattr", "sidecar")
@@ -82,13 +84,7 @@ class HashRecords:
         sidecar = self._sidecar(name)
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             sidecar.unlink()
-        directory, stop = sidecar.parent, self.root / SIDECARS
-        while directory != stop and stop in directory.parents:
-            try:
-                directory.rmdir()
-            except OSError:
-                return
-            directory = directory.parent
+        prune_empty_directories(sidecar.parent, self.root / SIDECARS)
 
     def _write_sidecar(self, name: str, digest: str) -> None:
         sidecar = self._sidecar(name)
