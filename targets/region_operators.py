@@ -4,10 +4,14 @@ translation whose lineage is computed from its offset (map mode: nothing is stor
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from awlineage.regions import Boxes, Operator, Shapes
+
+if TYPE_CHECKING:
+    from targets.regrid import PixelTransform
 
 
 class PlaceOnGrid(Operator):
@@ -68,12 +72,12 @@ class WcsResample(Operator):
         self._transforms: tuple[object, object] | None = None
 
     @classmethod
-    def for_regrid(cls, transform: object) -> WcsResample:
+    def for_regrid(cls, transform: PixelTransform) -> WcsResample:
         """The operator of a `targets.regrid.PixelTransform`."""
-        grid = transform.grid  # type: ignore[attr-defined]
-        return cls(transform._wcs_in_text, transform.shape_in,  # type: ignore[attr-defined]
+        grid = transform.grid
+        return cls(transform.wcs_in_text, transform.shape_in,
                    [grid.ra, grid.dec, grid.pixel_scale, grid.rows, grid.cols],
-                   transform.origin, transform.order)  # type: ignore[attr-defined]
+                   transform.origin, transform.order)
 
     def _wcs(self) -> tuple[object, object]:
         if self._transforms is None:

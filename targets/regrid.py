@@ -280,7 +280,8 @@ class PixelTransform:
                  origin: tuple[int, int], order: str = "bilinear") -> None:
         if order not in ORDERS:
             raise ValueError(f"PixelTransform: order must be one of {ORDERS}, got {order!r}")
-        self._wcs_in_text = wcs_in.celestial.to_header_string(relax=True)
+        self.wcs_in_text = wcs_in.celestial.to_header_string(relax=True)
+        """The input frame's celestial WCS as FITS header text."""
         self.shape_in = tuple(shape_in)
         self.grid = grid
         self.origin = tuple(origin)
@@ -295,7 +296,7 @@ class PixelTransform:
     def _wcs(self) -> tuple[WCS, WCS]:
         if self._wcs_cache is None:
             self._wcs_cache = (self.grid.wcs(self.origin),
-                               WCS(fits.Header.fromstring(self._wcs_in_text)))
+                               WCS(fits.Header.fromstring(self.wcs_in_text)))
         return self._wcs_cache
 
     def __call__(self, rows: np.ndarray,

@@ -21,8 +21,9 @@ from awlineage.processing._task import Settings, TaskResult, TaskSpec, run_task
 DEFAULT_MASTER = "local[*]"
 LOG_CONFIG = Path(__file__).with_name("log4j2-quiet.properties")
 FORWARDED_ENVIRONMENT = ("AWL_", "AWS_")
-QUEUED_PER_CORE = 2
 """Environment variables the executors get from the driver (credentials of the data server)."""
+QUEUED_PER_CORE = 2
+"""Jobs in flight per core: one running, one queued behind it."""
 
 
 def check_cluster_settings(master: str, settings: Settings) -> None:
