@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import sqlalchemy as sa
 
-from awlineage.database import Database
+from awlineage.database import Database, recorded_statements
 
 POSTGRES_URL = os.environ.get("AWL_TEST_POSTGRES_URL",
                               "postgresql+psycopg://awl:awl@127.0.0.1:5432/awl_test")
@@ -34,14 +34,6 @@ def postgres_schema(url: str) -> Iterator[str]:
 
 def count_queries(db: Database, work: Callable[[], object]) -> int:
     """How many SQL statements `work()` runs on `db`."""
-    statements: list[None] = []
-
-    def record(*_args: object) -> None:
-        statements.append(None)
-
-    sa.event.listen(db.engine, "before_cursor_execute", record)
-    try:
+    with recorded_statements(db) as statements:
         work()
-    finally:
-        sa.event.remove(db.engine, "before_cursor_execute", record)
     return len(statements)

@@ -3,6 +3,7 @@ framework's tables, schema sync of persistent classes, and reading and writing o
 
 from awlineage.database._database import Database, RegisteredClass, connect, current_database
 from awlineage.database._load import RowReader, load_objects, prefetch
+from awlineage.database._statements import recorded_statements
 from awlineage.database._tables import ClassTables, list_table_name, new_metadata
 
 __all__ = [
@@ -16,4 +17,5 @@ __all__ = [
     "load_objects",
     "new_metadata",
     "prefetch",
+    "recorded_statements",
 ]

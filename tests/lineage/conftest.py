@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-import sqlalchemy as sa
 
 from awlineage import commit
 from tests.trace.models import CalibratedExposure, Exposure, LevelParameters, MasterLevel
@@ -39,16 +38,3 @@ def pipeline(db) -> Pipeline:
     return make_pipeline()
 
 
-@pytest.fixture
-def count_queries():
-    """Start counting the SQL statements a database runs; returns the list that fills."""
-    def start(db) -> list[str]:
-        statements: list[str] = []
-
-        @sa.event.listens_for(db.engine, "before_cursor_execute")
-        def _record(conn, cursor, statement, parameters, context, executemany):
-            statements.append(statement)
-
-        return statements
-
-    return start

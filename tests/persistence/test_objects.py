@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import sqlalchemy as sa
 
 from awlineage import (
     AwlError,
@@ -16,6 +15,7 @@ from awlineage import (
     persistent,
     select,
 )
+from awlineage.database import recorded_statements
 from tests.persistence.models import (
     CameraFrame,
     DomeFlatImage,
@@ -26,17 +26,6 @@ from tests.persistence.models import (
     Site,
     utc,
 )
-
-
-def count_queries(db):
-    """A list that fills with every SQL statement the database runs."""
-    statements: list[str] = []
-
-    @sa.event.listens_for(db.engine, "before_cursor_execute")
-    def _record(conn, cursor, statement, parameters, context, executemany):
-        statements.append(statement)
-
-    return statements
 
 
 def test_every_kind_of_property_round_trips(db, reconnect) -> None:
@@ -61,8 +50,8 @@ def test_every_kind_of_property_round_trips(db, reconnect) -> None:
 
 def test_commit_writes_linked_uncommitted_objects_in_one_transaction(db) -> None:
     frame = CameraFrame(instrument=Instrument(name="WFI", site=Site(name="ESO")))
-    statements = count_queries(db)
-    frame.commit()
+    with recorded_statements(db) as statements:
+        frame.commit()
     assert frame.instrument.is_committed and frame.instrument.site.is_committed
     assert sum(s.lstrip().upper().startswith("BEGIN") for s in statements) <= 1
     assert select(Site.name == "ESO").count() == 1
@@ -131,12 +120,12 @@ def test_links_load_lazily_on_first_touch(db, reconnect) -> None:
     other = reconnect()
     frame = select(CameraFrame.chip == "x", database=other).first()
     assert "instrument" not in frame.__dict__
-    statements = count_queries(other)
-    assert frame.instrument.name == "WFI"
-    assert len(statements) >= 1
-    before = len(statements)
-    assert frame.instrument.name == "WFI"
-    assert len(statements) == before
+    with recorded_statements(other) as statements:
+        assert frame.instrument.name == "WFI"
+        assert len(statements) >= 1
+        before = len(statements)
+        assert frame.instrument.name == "WFI"
+        assert len(statements) == before
 
 
 def test_prefetch_walks_a_link_of_many_objects_without_n_queries(db, reconnect) -> None:
@@ -144,17 +133,18 @@ def test_prefetch_walks_a_link_of_many_objects_without_n_queries(db, reconnect) 
                        overlaps=[Site(name=f"s{i}")]) for i in range(50)]
     commit(frames)
     other = reconnect()
-    statements = count_queries(other)
-    lazy = select(CameraFrame, database=other).all()
-    assert [f.instrument.name for f in lazy] == [f"i{i}" for i in range(50)]
+    with recorded_statements(other) as statements:
+        lazy = select(CameraFrame, database=other).all()
+        assert [f.instrument.name for f in lazy] == [f"i{i}" for i in range(50)]
     lazy_count = len(statements)
     other2 = reconnect()
-    statements2 = count_queries(other2)
-    eager = select(CameraFrame, database=other2).prefetch(CameraFrame.instrument, "overlaps").all()
-    fetched = len(statements2)
-    assert [f.instrument.name for f in eager] == [f"i{i}" for i in range(50)]
-    assert [f.overlaps[0].name for f in eager] == [f"s{i}" for i in range(50)]
-    assert len(statements2) == fetched
+    with recorded_statements(other2) as statements2:
+        eager = select(CameraFrame, database=other2).prefetch(CameraFrame.instrument,
+                                                              "overlaps").all()
+        fetched = len(statements2)
+        assert [f.instrument.name for f in eager] == [f"i{i}" for i in range(50)]
+        assert [f.overlaps[0].name for f in eager] == [f"s{i}" for i in range(50)]
+        assert len(statements2) == fetched
     assert lazy_count > 50 and fetched <= 10
 
 

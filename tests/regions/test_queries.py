@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import sqlalchemy as sa
 
 from awlineage import backward, forward
+from awlineage.database import recorded_statements
 from awlineage.regions import Boxes, Operator, Region, RegionError, capture_regions
 from awlineage.regions._loaders import register_array_loader, unregister_array_loader
 from tests.regions.brute import flat_cells
@@ -91,18 +91,10 @@ def test_entire_array_shortcut_applies_to_full_regions(db) -> None:
 
 
 def _statement_count(db, action) -> int:
-    statements = []
-
-    def count(conn, cursor, statement, *args) -> None:
-        if statement.lstrip().upper().startswith("SELECT"):
-            statements.append(statement)
-
-    sa.event.listen(db.engine, "before_cursor_execute", count)
-    try:
+    """How many SELECTs `action` runs."""
+    with recorded_statements(db) as statements:
         action()
-    finally:
-        sa.event.remove(db.engine, "before_cursor_execute", count)
-    return len(statements)
+    return sum(s.lstrip().upper().startswith("SELECT") for s in statements)
 
 
 def test_the_coarse_path_is_found_in_batches_not_per_object(db) -> None:
