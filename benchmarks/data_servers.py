@@ -3,9 +3,9 @@
 the raw minio client (S3, HTTP in front of it) in the same run, with the peak resident
 memory of the 1 GiB case.
 
-    python benchmarks/dataserver.py                    # everything (about 10 minutes)
-    python benchmarks/dataserver.py --large-mib 0      # only the 1,000 small files
-    python benchmarks/dataserver.py --backends local,s3 --small-count 200
+    python benchmarks/data_servers.py                    # everything (about 10 minutes)
+    python benchmarks/data_servers.py --large-mib 0      # only the 1,000 small files
+    python benchmarks/data_servers.py --backends local,s3 --small-count 200
 
 The S3 server is moto (``moto_server``) in its own process on loopback, the HTTP data
 server is uvicorn in its own process; each 1 GiB transfer runs in a fresh child process, so

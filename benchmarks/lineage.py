@@ -102,8 +102,6 @@ def best(work: Callable[[], object], repeat: int) -> float:
     return min(timed(work) for _ in range(repeat))
 
 
-
-
 def tracing_overhead(db: Database, makes: int, repeat: int) -> None:
     samples = [BenchSample(values=[float(i), 2.0, 3.0]) for i in range(makes)]
     commit(samples)

@@ -13,15 +13,10 @@ Usage: python benchmarks/pipeline.py [--size small|medium|large] [--skip-spark]
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
-
-# python puts this script's directory first, where benchmarks/dataserver.py would shadow the
-# dataserver package; nothing here is imported from it
-sys.path.pop(0)
 
 from awlineage import ProcessRun, TargetProcessor, connect, select
 from awlineage.persistence import set_current_store

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-# Spark's workers import processor_models from a directory of its own: on their module path,
-# benchmarks/ itself would let benchmarks/dataserver.py shadow the dataserver package
+# Spark's workers import processor_models from a directory of its own, holding nothing else
+# that could be imported in their place
 sys.path.insert(0, str(Path(__file__).resolve().parent / "spark_targets"))
 
 from benchmark_support import POSTGRES_URL, count_queries, postgres_schema
@@ -72,8 +72,6 @@ def build_graph(frames: int) -> None:
         group.make()
         stacks.append(group)
     commit(stacks)
-
-
 
 
 def planning(label: str, url: str, schema: str | None, frames: int, repeat: int) -> float:

@@ -1,6 +1,6 @@
 """Process targets of benchmarks/processor.py, in a module of their own so that Spark's
 workers can import them (a script's own classes live in __main__, which they cannot), in a
-directory of its own (benchmarks/ would shadow the dataserver package with its script)."""
+directory of its own, which the workers get on their module path."""
 
 from __future__ import annotations
 
