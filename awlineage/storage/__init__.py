@@ -12,6 +12,7 @@ from awlineage.storage._session import (
     cache_directory,
     current_data_server,
     file_cache,
+    forget_data_server,
     use_data_server,
 )
 
@@ -20,6 +21,7 @@ __all__ = [
     "cache_directory",
     "current_data_server",
     "file_cache",
+    "forget_data_server",
     "is_referenced",
     "referenced_among",
     "referenced_filenames",

@@ -50,6 +50,16 @@ def use_data_server(url: str | None = None, *, token: str | None = None) -> Any:
     return storage
 
 
+def forget_data_server() -> None:
+    """Close the data server chosen so far; the next use opens one from configuration again
+    (as a fresh process would, after the configuration changed)."""
+    global _server
+    with _lock:
+        previous, _server = _server, None
+    if previous is not None:
+        previous.close()
+
+
 def current_data_server() -> Any:
     """The data server of this process, opened from configuration on first use."""
     if _server is None:

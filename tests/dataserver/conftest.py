@@ -226,7 +226,7 @@ def data_server(tmp_path: Path,
                 monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Storage]]:
     """Point this process's DataObjects at a data server (``data_server(url)``), with the
     file cache in the test's directory; restored afterwards."""
-    from awlineage.storage import _session
+    from awlineage.storage import forget_data_server
 
     monkeypatch.setenv("AWL_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("AWL_DATA_URL", raising=False)
@@ -237,10 +237,7 @@ def data_server(tmp_path: Path,
         return use_data_server(url, token=token)
 
     yield _use
-    if _session._server is not None:
-        _session._server.close()
-    _session._server = None
-    _session._cache = None
+    forget_data_server()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from awlineage import ConfigurationError, ProcessRun, TargetProcessor, connect, select
 from awlineage.persistence import set_current_store
 from awlineage.processing import SparkExecutor
-from awlineage.storage import _session, use_data_server
+from awlineage.storage import forget_data_server, use_data_server
 from tests.processing.conftest import ingest_night
 from tests.processing.spark_cluster import SparkCluster
 
@@ -42,11 +42,10 @@ def s3_bucket(monkeypatch: pytest.MonkeyPatch):
     host, port = server.get_host_and_port()
     monkeypatch.setenv("AWL_S3_ACCESS_KEY", S3_ACCESS_KEY)
     monkeypatch.setenv("AWL_S3_SECRET_KEY", S3_SECRET_KEY)
-    previous = _session._server
     storage = use_data_server(f"s3://awl-{uuid.uuid4().hex[:16]}?endpoint={host}:{port}"
                               "&secure=false")
     yield storage
-    _session._server = previous  # later tests must not talk to the stopped server
+    forget_data_server()  # later tests must not talk to the stopped server
     server.stop()
 
 

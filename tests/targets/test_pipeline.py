@@ -15,7 +15,7 @@ from astropy.wcs import WCS
 
 from awlineage import TargetProcessor, backward, select
 from awlineage.processing import State
-from awlineage.storage import _session, use_data_server
+from awlineage.storage import forget_data_server, use_data_server
 from targets.images import read_hdu
 from targets.pipeline import (
     BiasFrame,
@@ -38,9 +38,8 @@ TRUNCATED = sep.OBJ_TRUNC | sep.APER_TRUNC  # cut by the coadd's edge: no fair p
 
 @pytest.fixture
 def data_server(tmp_path: Path):
-    previous = _session._server
     yield use_data_server(str(tmp_path / "data"))
-    _session._server = previous
+    forget_data_server()
 
 
 def serial(**options) -> TargetProcessor:
