@@ -55,6 +55,7 @@ def sync_class(db: Database, cls: type) -> ClassTables:
     wanted = class_definition(cls)
     registry = db.framework["awl_class"]
     with db.engine.begin() as conn:
+        db.dialect.begin_schema_change(conn)
         row = conn.execute(
             sa.select(registry)
             .where(registry.c.class_name == cls.__name__)

@@ -32,6 +32,11 @@ def create_engine(url: sa.URL, schema: str | None) -> sa.Engine:
     return sa.create_engine(url, connect_args=connect_args, pool_pre_ping=True)
 
 
+def begin_schema_change(conn: sa.Connection) -> None:
+    """Nothing to do: PostgreSQL's DDL is transactional, and a process that loses the race
+    to create a table fails on a unique index and looks again (`Database.tables_for`)."""
+
+
 def list_type(element_type: type) -> sa.types.TypeEngine:
     """Column type of a descriptor list."""
     return JSONList(element_type, storage=pg.JSONB())

@@ -31,6 +31,14 @@ def create_engine(url: sa.URL, schema: str | None) -> sa.Engine:
     return engine
 
 
+def begin_schema_change(conn: sa.Connection) -> None:
+    """Start a schema sync's transaction holding the write lock. Python's sqlite3 module
+    opens no transaction before DDL, so otherwise a CREATE TABLE commits on its own and
+    another process can find a class's table before its registry entry; with the lock taken
+    first, it waits and then finds both."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
 def list_type(element_type: type) -> sa.types.TypeEngine:
     """Column type of a descriptor list."""
     return JSONList(element_type)

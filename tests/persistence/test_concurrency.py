@@ -1,4 +1,5 @@
-"""Several OS processes committing at once: versions stay unique and gap-free."""
+"""Several OS processes committing at once: versions stay unique and gap-free, and a class's
+new table appears to others only together with its registry entry."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from awlineage import select
+import sqlalchemy as sa
+
+from awlineage import DBObject, persistent, select
 from tests.persistence.models import MasterBias
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,3 +39,23 @@ def test_concurrent_commits_of_one_identity_get_distinct_versions(db) -> None:
         assert writer.returncode == 0, err
     versions = sorted(b.version for b in select(MasterBias.obs_date != None))  # noqa: E711
     assert versions == list(range(1, 46))
+
+
+def test_a_new_class_table_is_not_seen_before_its_registry_entry(db, reconnect) -> None:
+    class Arrival(DBObject):
+        note = persistent("Note", str, "")
+
+    other = reconnect()
+    seen: list[bool] = []
+
+    def look(_conn, _cursor, statement: str, *_rest) -> None:
+        if statement.lstrip().upper().startswith("CREATE TABLE") and "arrival" in statement:
+            seen.append(sa.inspect(other.engine).has_table("arrival", schema=other.schema))
+
+    sa.event.listen(db.engine, "after_cursor_execute", look)
+    try:
+        db.tables_for(Arrival)
+    finally:
+        sa.event.remove(db.engine, "after_cursor_execute", look)
+    assert seen == [False]  # created, but not committed before the registry entry
+    assert "Arrival" in other.registered_classes()
