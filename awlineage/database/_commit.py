@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from awlineage.errors import AwlError, DuplicateObjectError
-from awlineage.persistence import DBObject, link_key
+from awlineage.persistence import DBObject, link_key, qualified_name
 from awlineage.persistence._values import datetime_to_text
 
 if TYPE_CHECKING:
@@ -145,7 +145,7 @@ def _insert(conn: sa.Connection, db: Database, tables: dict[type, ClassTables],
             versions: dict[int, tuple[int, str | None]]) -> None:
     registry_rows = []
     for cls, objs in by_class.items():
-        name = cls.__name__
+        name = qualified_name(cls)
         registry_rows.extend(
             {"object_id": o.__dict__["object_id"], "class_name": name,
              "creation_date": o.__dict__["creation_date"]} for o in objs

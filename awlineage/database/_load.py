@@ -45,7 +45,9 @@ class RowReader:
         ref = refs.get(oid)
         if ref is not None:
             obj = ref()
-            if obj is not None:
+            # an object read as a stand-in is read again once its real class is defined
+            if obj is not None and (obj.__class__ is self.cls
+                                    or "_stand_in" not in obj.__class__.__dict__):
                 return obj
         obj = self.cls.__new__(self.cls)
         state = dict(zip(self.keys, row, strict=False))  # union rows end with _class

@@ -21,10 +21,15 @@ from awlineage.persistence._expressions import (
 from awlineage.persistence._identity import new_object_id
 from awlineage.persistence._meta import (
     DBObjectMeta,
+    ambiguity_message,
     class_by_name,
+    classes_named,
     concrete_subclasses,
     link_key,
+    namespace_of_module,
+    qualified_name,
     set_identity,
+    short_name,
 )
 from awlineage.persistence._object import DBObject, get_persistent_properties
 from awlineage.persistence._observe import (
@@ -33,6 +38,14 @@ from awlineage.persistence._observe import (
     remove_observer,
 )
 from awlineage.persistence._properties import Kind, Property, PropertyInfo, persistent
+from awlineage.persistence._standin import (
+    RecordedClass,
+    StandInMeta,
+    build_stand_in,
+    describe_class,
+    is_stand_in,
+    origin_text,
+)
 from awlineage.persistence._store import ObjectStore, current_store, set_current_store
 
 __all__ = [
@@ -55,18 +68,29 @@ __all__ = [
     "Path",
     "Property",
     "PropertyInfo",
+    "RecordedClass",
+    "StandInMeta",
     "Step",
     "add_observer",
+    "ambiguity_message",
+    "build_stand_in",
     "class_by_name",
+    "classes_named",
     "concrete_subclasses",
     "current_store",
+    "describe_class",
     "find_property",
     "get_persistent_properties",
+    "is_stand_in",
     "link_key",
+    "namespace_of_module",
     "new_object_id",
+    "origin_text",
     "persistent",
+    "qualified_name",
     "remove_observer",
     "root_class",
     "set_current_store",
     "set_identity",
+    "short_name",
 ]

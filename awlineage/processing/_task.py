@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from awlineage.errors import DuplicateObjectError
-from awlineage.persistence import DBObject, DBObjectMeta, Kind
+from awlineage.persistence import DBObject, DBObjectMeta, Kind, qualified_name
 
 MADE, REUSED, FAILED = "made", "reused", "failed"
 
@@ -65,7 +65,7 @@ def spec_for(obj: DBObject, link_ids: dict[str, Any]) -> TaskSpec:
     links = {k: v for k, v in link_ids.items() if not isinstance(v, list)}
     lists = {k: v for k, v in link_ids.items() if isinstance(v, list)}
     cls = type(obj)
-    return TaskSpec(cls.__name__, cls.__module__, obj.object_id, values, links, lists)
+    return TaskSpec(qualified_name(cls), cls.__module__, obj.object_id, values, links, lists)
 
 
 def _class(spec: TaskSpec) -> type:

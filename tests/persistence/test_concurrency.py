@@ -50,7 +50,7 @@ def test_a_new_class_table_is_not_seen_before_its_registry_entry(db, reconnect) 
 
     def look(_conn, _cursor, statement: str, *_rest) -> None:
         if statement.lstrip().upper().startswith("CREATE TABLE") and "arrival" in statement:
-            seen.append(sa.inspect(other.engine).has_table("arrival", schema=other.schema))
+            seen.append(sa.inspect(other.engine).has_table("tests_arrival", schema=other.schema))
 
     sa.event.listen(db.engine, "after_cursor_execute", look)
     try:
@@ -58,4 +58,4 @@ def test_a_new_class_table_is_not_seen_before_its_registry_entry(db, reconnect) 
     finally:
         sa.event.remove(db.engine, "after_cursor_execute", look)
     assert seen == [False]  # created, but not committed before the registry entry
-    assert "Arrival" in other.registered_classes()
+    assert "tests.Arrival" in other.registered_classes()
