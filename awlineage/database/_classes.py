@@ -94,11 +94,13 @@ class ClassFinder:
             return self._stand_ins[record.name]
         building = building | {record.name}
         bases = _direct_bases([self._for_reference(b, building) for b in record.bases])
-        inherited = {attr for b in bases for attr in b._properties}  # type: ignore[attr-defined]
-        properties = {
-            attr: self._property(spec, building)
-            for attr, spec in record.definition.items() if attr not in inherited
-        }
+        inherited = {attr: prop for b in reversed(bases)
+                     for attr, prop in b._properties.items()}  # type: ignore[attr-defined]
+        properties = {}
+        for attr, spec in record.definition.items():
+            prop = self._property(spec, building)
+            if _declares_more(prop, inherited.get(attr)):
+                properties[attr] = prop
         cls = build_stand_in(record, tuple(bases), properties)
         self._stand_ins[record.name] = cls
         return cls
@@ -141,6 +143,16 @@ def _import_class(record: RecordedClass) -> type | None:
             except Exception:  # any failure to import means: read it from the registry
                 _failed_imports.add(module)
     return DBObjectMeta.registry.get(record.name)
+
+
+def _declares_more(prop: Property, inherited: Property | None) -> bool:
+    """Whether a recorded property must be declared on the stand-in: one its bases lack, or
+    a link the class narrowed to a subclass (a process target's parameters class)."""
+    if inherited is None:
+        return True
+    return (prop.kind is inherited.kind and prop.type is not inherited.type
+            and isinstance(prop.type, type) and isinstance(inherited.type, type)
+            and issubclass(prop.type, inherited.type))
 
 
 def _direct_bases(bases: list[type]) -> list[type]:

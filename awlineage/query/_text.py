@@ -133,7 +133,7 @@ class _Builder(Transformer):
             try:
                 return self.classes(first), names[1:]
             except AmbiguousClassError as exc:
-                self._fail(names[0], str(exc))
+                self._fail(names[0], str(exc), AmbiguousClassError)
             except UnknownClassError:
                 pass
         if self.cls is not None:
