@@ -9,7 +9,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from awlineage.persistence import namespace_of_module
+from awlineage.persistence import DBObjectMeta, namespace_of_module
 
 
 def upgrade_framework_tables(engine: sa.Engine, tables: dict[str, sa.Table]) -> None:
@@ -56,8 +56,9 @@ def upgrade_class_names(engine: sa.Engine, tables: dict[str, sa.Table],
         latest_module = {r.class_name: r.module for r in rows if "." not in r.class_name}
         if not latest_module:
             return  # another process upgraded it while we waited for the lock
-        names = {short: f"{namespace_of_module(module)}.{short}"
-                 for short, module in latest_module.items()}
+        names = {**_framework_names(),
+                 **{short: f"{namespace_of_module(module)}.{short}"
+                    for short, module in latest_module.items()}}
         for row in rows:
             if "." in row.class_name:
                 continue
@@ -70,9 +71,16 @@ def upgrade_class_names(engine: sa.Engine, tables: dict[str, sa.Table],
                 definition=json.dumps(_qualified_types(json.loads(row.definition), names),
                                       sort_keys=True),
             ))
-        for short, qualified in names.items():
+        for short in latest_module:
+            qualified = names[short]
             conn.execute(objects.update().where(objects.c.class_name == short)
                          .values(class_name=qualified))
+
+
+def _framework_names() -> dict[str, str]:
+    """awlineage's own classes by short name (``DBObject`` is a link type no row records)."""
+    return {qualified.rpartition(".")[2]: qualified for qualified in DBObjectMeta.registry
+            if qualified.startswith("awlineage.")}
 
 
 def _qualified_types(definition: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
