@@ -11,6 +11,7 @@ import os
 import sys
 import textwrap
 import tokenize
+from dataclasses import dataclass
 from typing import Any
 
 _DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
@@ -22,7 +23,16 @@ def digest(text: str) -> str:
 
 
 def function_tree(function: Any) -> ast.AST | None:
-    """The syntax tree of `function`'s source, docstrings removed; None without source."""
+    """The syntax tree of `function`'s source, docstrings removed; None without source.
+
+    Found in its module's parsed source by first line (one parse per module); functions that
+    are not there as written (lambdas, code made at run time) are parsed on their own."""
+    code = function.__code__
+    module = sys.modules.get(function.__module__)
+    if code.co_filename == getattr(module, "__file__", None):
+        node = _parsed_module(module).functions.get(code.co_firstlineno)
+        if node is not None and node.name == function.__name__:
+            return ast.Module([node], [])  # as parsed from the function's own source
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
     except (OSError, TypeError, SyntaxError, IndentationError):
@@ -35,8 +45,12 @@ def class_tree(cls: type) -> ast.AST | None:
     module = sys.modules.get(cls.__module__)
     for node in module_statements(module):
         if isinstance(node, ast.ClassDef) and node.name == cls.__qualname__:
-            return without_docstrings(node)
-    return function_tree(cls)  # nested classes: inspect finds them
+            return ast.Module([node], [])
+    try:  # nested classes: inspect finds them
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    return without_docstrings(tree)
 
 
 def without_docstrings(tree: ast.AST) -> ast.AST:
@@ -79,27 +93,42 @@ def module_assignments(module: Any) -> dict[str, list[ast.stmt]]:
     return found
 
 
+@dataclass(frozen=True)
+class _ParsedModule:
+    statements: list[ast.stmt]
+    """Top-level statements, those in top-level ``if``/``try`` blocks included."""
+    functions: dict[int, ast.FunctionDef | ast.AsyncFunctionDef]
+    """Every function and method by the first line of its code (its first decorator's)."""
+
+
+_UNREADABLE = _ParsedModule([], {})
+
+
 def module_statements(module: Any) -> list[ast.stmt]:
-    """The top-level statements of `module`, those in top-level ``if``/``try`` blocks
-    included; empty when its source cannot be read."""
+    """The top-level statements of `module` (docstrings removed), those in top-level
+    ``if``/``try`` blocks included; empty when its source cannot be read."""
+    return _parsed_module(module).statements
+
+
+def _parsed_module(module: Any) -> _ParsedModule:
     file = getattr(module, "__file__", None)
     if not file or not file.endswith(".py"):
-        return []
+        return _UNREADABLE
     try:
         status = os.stat(file)
     except OSError:
-        return []
+        return _UNREADABLE
     # keyed by modification time and size: a module edited and loaded again is parsed again
     return _parsed(file, status.st_mtime_ns, status.st_size)
 
 
 @functools.lru_cache(maxsize=512)
-def _parsed(file: str, mtime_ns: int, size: int) -> list[ast.stmt]:
+def _parsed(file: str, mtime_ns: int, size: int) -> _ParsedModule:
     try:
         with tokenize.open(file) as handle:
-            tree = ast.parse(handle.read())
+            tree = without_docstrings(ast.parse(handle.read()))
     except (OSError, SyntaxError, ValueError):
-        return []
+        return _UNREADABLE
     statements: list[ast.stmt] = []
     pending: list[ast.stmt] = list(tree.body)
     while pending:
@@ -107,7 +136,10 @@ def _parsed(file: str, mtime_ns: int, size: int) -> list[ast.stmt]:
         statements.append(node)
         if isinstance(node, ast.If | ast.Try):
             pending.extend(node.body + node.orelse + getattr(node, "finalbody", []))
-    return statements
+    functions = {min([node.lineno, *(d.lineno for d in node.decorator_list)]): node
+                 for node in ast.walk(tree)
+                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
+    return _ParsedModule(statements, functions)
 
 
 def referenced_names(tree: ast.AST | list[ast.stmt]) -> set[tuple[str, ...]]:
