@@ -39,6 +39,7 @@ CREATE TABLE awl_process_run (
 	target_id BIGINT,
 	target_class TEXT,
 	code_version TEXT,
+	covered_code TEXT,
 	process_params BIGINT,
 	parameters TEXT,
 	status TEXT,

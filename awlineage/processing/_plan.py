@@ -37,6 +37,9 @@ class StaleReason:
 
     kind: str
     message: str
+    changed: tuple[str, ...] = ()
+    """For ``code``: the pieces of the user's code (qualified names) that changed, appeared
+    or went since the stored object was made; empty when that is not known."""
 
     def __str__(self) -> str:
         return self.message
@@ -150,7 +153,9 @@ class Plan:
         return json.dumps([{
             "index": index[id(n)], "class": n.cls.__name__, "identity": n.identity_text(),
             "object_id": n.result_id, "state": n.state.value, "stored": n.stored,
-            "reasons": [{"kind": r.kind, "message": r.message} for r in n.reasons],
+            "reasons": [{"kind": r.kind, "message": r.message}
+                        | ({"changed": list(r.changed)} if r.changed else {})
+                        for r in n.reasons],
             "dependencies": [index[id(d)] for d in n.dependency_nodes() if id(d) in index],
         } for n in self.nodes], indent=1)
 
