@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from awlineage.errors import AwlError, DuplicateObjectError
-from awlineage.persistence import DBObject, link_key, qualified_name
+from awlineage.persistence import DBObject, PersistentList, link_key, qualified_name
 from awlineage.persistence._values import datetime_to_text
 
 if TYPE_CHECKING:
@@ -108,9 +108,23 @@ def commit_objects(db: Database, objects: Sequence[DBObject]) -> None:
         state = obj.__dict__
         state["version"] = versions[id(obj)][0]
         state.pop("_companions", None)
+        _freeze_lists(obj)
         state["_committed"] = True
         state["_store"] = db
         db.identity_map[state["object_id"]] = obj
+
+
+def _freeze_lists(obj: DBObject) -> None:
+    """Make the list values of a just-committed object read-only, as loaded ones are."""
+    state = obj.__dict__
+    cls = type(obj)
+    for name, _default in cls._list_defaults:  # type: ignore[attr-defined]
+        value = state.get(name)
+        if isinstance(value, PersistentList):
+            value.freeze()
+        elif value is not None:  # set through __dict__ by framework code
+            state[name] = PersistentList(value, cls._properties[name],  # type: ignore[attr-defined]
+                                         cls.__name__, frozen=True)
 
 
 def _assign_versions(conn: sa.Connection, tables: dict[type, ClassTables],

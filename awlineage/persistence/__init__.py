@@ -19,6 +19,7 @@ from awlineage.persistence._expressions import (
     root_class,
 )
 from awlineage.persistence._identity import new_object_id
+from awlineage.persistence._lists import PersistentList
 from awlineage.persistence._meta import (
     DBObjectMeta,
     ambiguity_message,
@@ -66,6 +67,7 @@ __all__ = [
     "Or",
     "Ordering",
     "Path",
+    "PersistentList",
     "Property",
     "PropertyInfo",
     "RecordedClass",
