@@ -26,6 +26,8 @@ from awlineage.persistence import (
 )
 from awlineage.query._shape import MAX_TEXT_NESTING
 
+MAX_TEXT_CHARS = 100_000
+"""Longest textual query."""
 MAX_NUMBER_CHARS = 400
 """Longest number literal (1e308, the largest float, has 309 digits)."""
 _CONTEXT = 60  # characters of a long line shown either side of the caret
@@ -214,13 +216,16 @@ def parse_query(text: str, cls: type | None = None) -> Expression:
     QuerySyntaxError
         With line, column and a caret, when the text does not parse.
     QueryError
-        When the text nests deeper than `MAX_TEXT_NESTING` or a number is longer than
-        `MAX_NUMBER_CHARS`.
+        When the text is longer than `MAX_TEXT_CHARS`, nests deeper than `MAX_TEXT_NESTING`
+        or has a number longer than `MAX_NUMBER_CHARS`.
     UnknownAttributeError, QueryError
         Naming the class or attribute, with its position, when a name is not known.
     """
     if not isinstance(text, str):
         raise QueryError(f"a textual query is a str, got {type(text).__name__}")
+    if len(text) > MAX_TEXT_CHARS:
+        raise QueryError(f"query has {len(text):,} characters; the limit is "
+                         f"{MAX_TEXT_CHARS:,}")
     try:
         tree = _PARSER.parse(text)
     except UnexpectedInput as exc:
