@@ -130,10 +130,12 @@ class Path:
     index: int | None = None
 
     @classmethod
-    def start(cls, root: type | None, prop: Property) -> Path:
-        """The one-step path of `prop` read on class `root`."""
+    def start(cls, root: type | None, prop: Property,
+              classes: tuple[type, ...] | None = None) -> Path:
+        """The one-step path of `prop` read on class `root`; `classes` are those of its
+        subclasses that declare `prop`, when `root` does not (see `find_property`)."""
         root = root if root is not None else prop.owner
-        return cls(root, (Step(prop, (root,)),))
+        return cls(root, (Step(prop, classes or (root,)),))
 
     @property
     def last(self) -> Property:

@@ -113,8 +113,8 @@ class _Builder(Transformer):
         for token in attributes:
             try:
                 if path is None:
-                    prop, _ = find_property(root, str(token))
-                    path = Path.start(root, prop)
+                    prop, classes = find_property(root, str(token))
+                    path = Path.start(root, prop, classes)
                 else:
                     path = path.attribute(str(token))
             except (UnknownAttributeError, QueryError) as exc:

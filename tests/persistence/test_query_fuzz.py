@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.persistence.query_cases import expressions, fingerprint, run_case, seed, texts
 
-_SETTINGS = settings(max_examples=150, deadline=None, database=None, derandomize=False,
+_SETTINGS = settings(max_examples=300, deadline=None, database=None, derandomize=False,
                      suppress_health_check=list(HealthCheck))
 
 
