@@ -11,13 +11,22 @@ import datetime
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from awlineage.errors import QueryError, UnknownAttributeError
+from awlineage.errors import AwlError, PersistentValueError, QueryError, UnknownAttributeError
 from awlineage.persistence._properties import Kind, Property
 
 if TYPE_CHECKING:
     from awlineage.persistence._object import DBObject
 
 COMPARATORS = ("==", "!=", "<", "<=", ">", ">=")
+
+MAX_PATH_STEPS = 1_000
+"""Most attributes one path may chain (``X.previous.previous...chip``)."""
+MAX_PATTERN_CHARS = 10_000
+"""Longest LIKE pattern (SQLite refuses patterns over 50,000 bytes)."""
+MAX_IN_VALUES = 5_000
+"""Most values one ``in_()`` may list."""
+MAX_LIST_INDEX = 2**31 - 1
+"""Largest list index, either way (PostgreSQL's ``->>`` takes a 32-bit integer)."""
 _PRECEDENCE_HINT = (
     "Python's & and | bind tighter than comparisons: write (A.x > 1) & (A.y == 2)"
 )
@@ -35,15 +44,34 @@ class Expression:
     def __invert__(self) -> Expression:
         return Not(self)
 
+    def __rand__(self, other: Any) -> Expression:
+        return And((_as_expression(other), self))
+
+    def __ror__(self, other: Any) -> Expression:
+        return Or((_as_expression(other), self))
+
     def __bool__(self) -> bool:
         raise QueryError(
             "a query expression has no truth value: use & | ~ instead of and / or / not, "
             "and no chained comparisons (a < X.b < c)"
         )
 
+    def children(self) -> tuple[Expression, ...]:
+        """The conditions this one is made of (none for a comparison)."""
+        return ()
+
     def paths(self) -> list[Path]:
-        """Every attribute path in this expression."""
-        raise NotImplementedError
+        """Every attribute path in this expression, walked without recursion so that a
+        deeply nested expression gets a clear error later rather than a RecursionError."""
+        found: list[Path] = []
+        stack: list[Expression] = [self]
+        while stack:
+            node = stack.pop()
+            path = getattr(node, "path", None)
+            if isinstance(path, Path):
+                found.append(path)
+            stack.extend(reversed(node.children()))
+        return found
 
 
 def _as_expression(value: Any) -> Expression:
@@ -102,10 +130,12 @@ class Path:
     index: int | None = None
 
     @classmethod
-    def start(cls, root: type | None, prop: Property) -> Path:
-        """The one-step path of `prop` read on class `root`."""
+    def start(cls, root: type | None, prop: Property,
+              classes: tuple[type, ...] | None = None) -> Path:
+        """The one-step path of `prop` read on class `root`; `classes` are those of its
+        subclasses that declare `prop`, when `root` does not (see `find_property`)."""
         root = root if root is not None else prop.owner
-        return cls(root, (Step(prop, (root,)),))
+        return cls(root, (Step(prop, classes or (root,)),))
 
     @property
     def last(self) -> Property:
@@ -127,6 +157,9 @@ class Path:
             raise UnknownAttributeError(
                 f"{self} is a {last.kind.value}, not a link; it has no attribute {name!r}"
             )
+        if len(self.steps) >= MAX_PATH_STEPS:
+            raise QueryError(f"{self.root.__name__}.{self.steps[0].prop.name}...: a path may "
+                             f"chain at most {MAX_PATH_STEPS} attributes")
         prop, classes = find_property(last.type, name)
         return Path(self.root, (*self.steps, Step(prop, classes)))
 
@@ -135,7 +168,10 @@ class Path:
             raise QueryError(f"{self} is a {self.last.kind.value}; only descriptor lists "
                              "take an index")
         if not isinstance(index, int) or isinstance(index, bool):
-            raise QueryError(f"{self}[...] needs an int index, got {index!r}")
+            raise QueryError(f"{self}[...] needs an int index, got {_brief(index)}")
+        if abs(index) > MAX_LIST_INDEX:
+            raise QueryError(f"{self}[{_brief(index)}]: a list index may be at most "
+                             f"{MAX_LIST_INDEX:,} either way")
         return Path(self.root, self.steps, index)
 
     # -- values ---------------------------------------------------------------------------
@@ -146,7 +182,19 @@ class Path:
         return kind
 
     def check_value(self, value: Any, op: str) -> Any:
-        """Normalise a value compared with this path, or raise naming the attribute."""
+        """Normalise a value compared with this path, or raise naming the attribute.
+
+        Values Python can hold but no database can compare (a float beyond 1e308, a date
+        moved past year 9999 by its offset, a lone surrogate) raise `PersistentValueError`.
+        """
+        try:
+            return _storable(self._check_value(value, op), str(self))
+        except AwlError:
+            raise
+        except (OverflowError, ValueError) as exc:
+            raise PersistentValueError(f"{self} {op} {_brief(value)}: {exc}") from None
+
+    def _check_value(self, value: Any, op: str) -> Any:
         kind = self._element_kind()
         if value is None:
             if op not in ("==", "!="):
@@ -154,6 +202,8 @@ class Path:
             if kind in (Kind.LINK_LIST, Kind.DESCRIPTOR_LIST):
                 raise QueryError(f"{self} is a list; compare an element or use .contains()")
             return None
+        if self.last.type is bool and op not in ("==", "!="):
+            raise QueryError(f"{self} is a bool: only == and != compare it")
         if kind is Kind.DESCRIPTOR and self.index is not None:
             return self.last.check_element(value, self.root.__name__)
         if kind is Kind.DESCRIPTOR:
@@ -168,7 +218,8 @@ class Path:
 
     def _compare(self, op: str, value: Any) -> Comparison:
         if isinstance(value, Path | Expression):
-            raise QueryError(f"comparing two attributes ({self} {op} {value}) is not supported")
+            raise QueryError(f"comparing two attributes ({self} {op} {value!r}) is not "
+                             "supported")
         return Comparison(self, op, self.check_value(value, op))
 
     def __eq__(self, value: Any) -> Comparison:  # type: ignore[override]
@@ -198,17 +249,36 @@ class Path:
         """SQL LIKE on a string attribute (``%`` any run, ``_`` one character)."""
         if self._element_kind() is not Kind.DESCRIPTOR or self.last.type is not str:
             raise QueryError(f"{self}.like(): only string attributes take a pattern")
-        return Like(self, self.last.check(pattern))
+        pattern = _storable(self.last.check_element(pattern, self.root.__name__)
+                            if self.index is not None else self.last.check(pattern), str(self))
+        if len(pattern) > MAX_PATTERN_CHARS:
+            raise QueryError(f"{self}.like(): the pattern has {len(pattern):,} characters; "
+                             f"the limit is {MAX_PATTERN_CHARS:,}")
+        return Like(self, pattern)
 
     def in_(self, values: Any) -> In:
-        """True when the attribute equals one of `values`."""
-        return In(self, tuple(self.check_value(v, "==") for v in values))
+        """True when the attribute equals one of `values` (a list, tuple or set)."""
+        if isinstance(values, str | bytes) or not hasattr(values, "__iter__"):
+            raise QueryError(f"{self}.in_() takes a list of values, got {_brief(values)}")
+        checked = []
+        for value in values:
+            if len(checked) == MAX_IN_VALUES:
+                raise QueryError(f"{self}.in_(): more than {MAX_IN_VALUES:,} values; the limit "
+                                 f"is {MAX_IN_VALUES:,} (select on a shared attribute instead)")
+            checked.append(self.check_value(value, "=="))
+        return In(self, tuple(checked))
 
     def contains(self, value: Any) -> Contains:
         """A descriptor list holds `value`, or a link list holds the object `value`."""
         kind = self.last.kind
         if (kind is Kind.DESCRIPTOR_LIST and self.index is None) or kind is Kind.LINK_LIST:
-            return Contains(self, self.last.check_element(value, self.root.__name__))
+            try:
+                member = self.last.check_element(value, self.root.__name__)
+            except AwlError:
+                raise
+            except (OverflowError, ValueError) as exc:
+                raise PersistentValueError(f"{self} contains {_brief(value)}: {exc}") from None
+            return Contains(self, _storable(member, str(self)))
         raise QueryError(f"{self}.contains(): only lists have members")
 
     def asc(self) -> Ordering:
@@ -224,6 +294,32 @@ class Path:
         return text if self.index is None else f"{text}[{self.index}]"
 
     __repr__ = __str__
+
+
+def _brief(value: Any) -> str:
+    """A short description of a value for an error message; never raises (a 5,000-digit
+    int cannot even be turned into text)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+    try:
+        text = repr(value)
+    except Exception:  # a user's object whose __repr__ fails still gets an error message
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _storable(value: Any, where: str) -> Any:
+    """`value`, refused when it is text the database cannot take (a lone surrogate, as from
+    undecodable command-line bytes, has no UTF-8 form)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise PersistentValueError(
+                f"{where}: {value[max(exc.start - 10, 0):exc.start + 10]!r} is not valid "
+                f"Unicode (lone surrogate at position {exc.start})"
+            ) from None
+    return value
 
 
 def format_value(value: Any) -> str:
@@ -245,9 +341,6 @@ class Comparison(Expression):
     op: str
     value: Any
 
-    def paths(self) -> list[Path]:
-        return [self.path]
-
     def __repr__(self) -> str:
         return f"{self.path} {self.op} {format_value(self.value)}"
 
@@ -258,9 +351,6 @@ class Like(Expression):
 
     path: Path
     pattern: str
-
-    def paths(self) -> list[Path]:
-        return [self.path]
 
     def __repr__(self) -> str:
         return f"{self.path} like {self.pattern!r}"
@@ -273,9 +363,6 @@ class In(Expression):
     path: Path
     values: tuple[Any, ...]
 
-    def paths(self) -> list[Path]:
-        return [self.path]
-
     def __repr__(self) -> str:
         return f"{self.path} in ({', '.join(format_value(v) for v in self.values)})"
 
@@ -287,9 +374,6 @@ class Contains(Expression):
     path: Path
     value: Any
 
-    def paths(self) -> list[Path]:
-        return [self.path]
-
     def __repr__(self) -> str:
         return f"{self.path} contains {format_value(self.value)}"
 
@@ -300,8 +384,8 @@ class And(Expression):
 
     parts: tuple[Expression, ...]
 
-    def paths(self) -> list[Path]:
-        return [p for part in self.parts for p in part.paths()]
+    def children(self) -> tuple[Expression, ...]:
+        return self.parts
 
     def __repr__(self) -> str:
         return "(" + " and ".join(map(repr, self.parts)) + ")"
@@ -313,8 +397,8 @@ class Or(Expression):
 
     parts: tuple[Expression, ...]
 
-    def paths(self) -> list[Path]:
-        return [p for part in self.parts for p in part.paths()]
+    def children(self) -> tuple[Expression, ...]:
+        return self.parts
 
     def __repr__(self) -> str:
         return "(" + " or ".join(map(repr, self.parts)) + ")"
@@ -326,8 +410,8 @@ class Not(Expression):
 
     part: Expression
 
-    def paths(self) -> list[Path]:
-        return self.part.paths()
+    def children(self) -> tuple[Expression, ...]:
+        return (self.part,)
 
     def __repr__(self) -> str:
         return f"not {self.part!r}"

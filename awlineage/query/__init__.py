@@ -36,6 +36,8 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
     --------
     >>> select((RawFrame.exptime > 10) & (RawFrame.instrument.name == "WFI"))  # doctest: +SKIP
     """
+    if cls is not None and not (isinstance(cls, type) and issubclass(cls, DBObject)):
+        raise QueryError(f"select(..., cls): cls must be a persistent class, got {cls!r}")
     if isinstance(what, type) and issubclass(what, DBObject):
         return Query(what, None, database=database)
     if isinstance(what, str):

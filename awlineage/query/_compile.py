@@ -1,8 +1,13 @@
 """Compiling expression trees to SQL.
 
-A class stands for the union of its table and its subclasses' tables. A link path becomes a
-nested ``IN (SELECT object_id ...)`` over the target classes' tables, a link list an EXISTS on
-its list table; values are always bound parameters.
+A class stands for the union of its table and its subclasses' tables. Each step of a link path
+becomes a common table expression (``WITH``) holding the object_ids of the target classes that
+meet the rest of the path, so a long path is a flat list of small SELECTs rather than one
+deeply nested statement (SQLite's parser stops at about ten nested subqueries); every
+`_STAGE` steps the ids are fetched and bound as one parameter, so any length compiles. A link
+is then ``IN`` that list, a link list an EXISTS on its list table; values are always bound
+parameters.
+Expressions are compiled in their normal form (`_shape.normal_form`).
 """
 
 from __future__ import annotations
@@ -34,6 +39,15 @@ from awlineage.persistence._values import datetime_to_text
 
 Leaf = Callable[[ClassTables, Property, int | None], sa.ColumnElement]
 
+_STAGE = 16
+"""Every this many steps of a long path, the ids its tail reaches are fetched first and bound
+as one parameter: a chain of WITH entries compiles recursively, in Python and in SQLite (whose
+expression tree may be 1,000 deep), so a path of any length is cut into short chains."""
+
+_WIDTH = 32
+"""``and``/``or`` lists longer than this become a balanced tree of lists this long: SQLite
+nests a flat chain of N terms N deep and refuses 1,000."""
+
 _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "==": lambda c, v: c == v,
     "<": lambda c, v: c < v,
@@ -49,6 +63,10 @@ class Compiler:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.registry: dict[str, RegisteredClass] = db.registered_classes()
+        # One WITH entry (or list of ids) per (condition, path step), shared by every table
+        # of a union.
+        self._steps: dict[tuple[int, int], sa.CTE | list[int]] = {}
+        self._bound = 0
 
     # -- classes and tables ---------------------------------------------------------------
     def concrete_classes(self, roots: Sequence[type]) -> list[type]:
@@ -71,38 +89,78 @@ class Compiler:
         if expression is None:
             return sa.true()
         if isinstance(expression, And):
-            return sa.and_(*(self.where(p, ct) for p in expression.parts))
+            return _balanced(sa.and_, [self.where(p, ct) for p in expression.parts], sa.true())
         if isinstance(expression, Or):
-            return sa.or_(*(self.where(p, ct) for p in expression.parts))
+            return _balanced(sa.or_, [self.where(p, ct) for p in expression.parts], sa.false())
         if isinstance(expression, Not):
             # Missing values make a condition false, so its negation is true (two-valued).
-            return sa.not_(sa.func.coalesce(self.where(expression.part, ct), sa.false()))
+            return self.where(expression.part, ct).is_not(sa.true())
         if isinstance(expression, Comparison):
-            return self._along(expression.path, ct, _comparison_leaf(self, expression))
-        if isinstance(expression, Like):
-            return self._along(expression.path, ct,
-                               lambda t, p, i: t.table.c[p.name].like(expression.pattern))
-        if isinstance(expression, In):
-            return self._along(expression.path, ct, _in_leaf(self, expression))
-        if isinstance(expression, Contains):
-            return self._along(expression.path, ct, _contains_leaf(self, expression))
-        raise QueryError(f"cannot compile {expression!r}")
+            leaf = _comparison_leaf(self, expression)
+        elif isinstance(expression, Like):
+            leaf = _like_leaf(self, expression)
+        elif isinstance(expression, In):
+            leaf = _in_leaf(self, expression)
+        elif isinstance(expression, Contains):
+            leaf = _contains_leaf(self, expression)
+        else:
+            raise QueryError(f"cannot compile {type(expression).__name__} {expression!r}")
+        path = expression.path
+        if not issubclass(ct.cls, path.steps[0].classes):
+            # A query on a base class naming an attribute only some subclasses have: the
+            # others' objects lack the attribute, so the condition is false for them.
+            return sa.false()
+        return self._along(path, ct, leaf, id(expression))
 
-    def _along(self, path: Path, ct: ClassTables, leaf: Leaf, start: int = 0
-               ) -> sa.ColumnElement:
+    def _along(self, path: Path, ct: ClassTables, leaf: Leaf, key: int) -> sa.ColumnElement:
+        """`leaf` at the end of `path`, for rows of `ct`: the tail of the path is built first,
+        step by step from the end, without recursion."""
         steps = path.steps
-        prop = steps[start].prop
-        if start == len(steps) - 1:
-            return leaf(ct, prop, path.index)
-        subquery = self.object_ids(
-            steps[start + 1].classes, lambda sub: self._along(path, sub, leaf, start + 1)
-        )
+        last = len(steps) - 1
+        if last == 0:
+            return leaf(ct, steps[0].prop, path.index)
+        source = self._steps.get((key, 1))
+        if source is None:
+            for i in range(last, 0, -1):
+                if (key, i) in self._steps:
+                    continue
+                prop = steps[i].prop
+                if i == last:
+                    def condition(sub: ClassTables, prop: Property = prop) -> sa.ColumnElement:
+                        return leaf(sub, prop, path.index)
+                else:
+                    inner = self._steps[(key, i + 1)]
+
+                    def condition(sub: ClassTables, prop: Property = prop,
+                                  inner: Any = inner) -> sa.ColumnElement:
+                        return self._member(sub, prop, inner)
+                ids = self.object_ids(steps[i].classes, condition)
+                if (last - i) % _STAGE == _STAGE - 1 and i > 1:
+                    self._steps[(key, i)] = self._run(ids)
+                else:
+                    self._steps[(key, i)] = ids.cte(f"step_{len(self._steps) + 1}")
+            source = self._steps[(key, 1)]
+        return self._member(ct, steps[0].prop, source)
+
+    def _run(self, ids: sa.Select) -> list[int]:
+        with self.db.engine.connect() as conn:
+            return list(conn.execute(ids).scalars())
+
+    def _member(self, ct: ClassTables, prop: Property, source: sa.CTE | list[int]
+                ) -> sa.ColumnElement:
+        """Rows of `ct` whose link (or link list) `prop` points into `source`."""
+        def within(column: sa.ColumnElement) -> sa.ColumnElement:
+            if isinstance(source, list):
+                self._bound += 1
+                return self.db.dialect.id_in(column, source, key=f"awl_step_{self._bound}")
+            return column.in_(sa.select(source.c.object_id))
+
         if prop.kind.is_link:
-            return ct.table.c[prop.name].in_(subquery)
+            return within(ct.table.c[prop.name])
         members = ct.list_tables[prop.name]
         return sa.exists(
             sa.select(sa.literal(1)).select_from(members).where(
-                members.c.object_id == ct.table.c.object_id, members.c.target_id.in_(subquery)
+                members.c.object_id == ct.table.c.object_id, within(members.c.target_id)
             )
         )
 
@@ -112,10 +170,23 @@ class Compiler:
         selects = [sa.select(ct.table.c.object_id).where(condition(ct))
                    for ct in self.tables(roots)]
         if not selects:
-            return sa.select(sa.cast(sa.null(), sa.BigInteger)).where(sa.false())
+            return sa.select(sa.cast(sa.null(), sa.BigInteger).label("object_id")
+                             ).where(sa.false())
         if len(selects) == 1:
             return selects[0]
         return sa.select(sa.union_all(*selects).subquery().c.object_id)
+
+
+def _balanced(combine: Callable[..., sa.ColumnElement], terms: list[sa.ColumnElement],
+              empty: sa.ColumnElement) -> sa.ColumnElement:
+    if not terms:
+        return empty
+    while len(terms) > _WIDTH:
+        # SQLAlchemy merges a run of one operator back into one flat list, so each chunk goes
+        # into a function call; coalesce(x, false) selects what x selects (missing is false).
+        terms = [sa.func.coalesce(combine(*terms[i:i + _WIDTH]), sa.false())
+                 for i in range(0, len(terms), _WIDTH)]
+    return combine(*terms)
 
 
 def _scalar_value(prop: Property, value: Any, index: int | None) -> Any:
@@ -144,6 +215,13 @@ def _comparison_leaf(compiler: Compiler, expression: Comparison) -> Leaf:
         if op == "!=":
             return sa.or_(column != value, column.is_(None))
         return _OPERATORS[op](column, value)
+
+    return leaf
+
+
+def _like_leaf(compiler: Compiler, expression: Like) -> Leaf:
+    def leaf(ct: ClassTables, prop: Property, index: int | None) -> sa.ColumnElement:
+        return _column(compiler, ct, prop, index).like(expression.pattern)
 
     return leaf
 

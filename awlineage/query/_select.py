@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import sqlalchemy as sa
@@ -21,9 +22,14 @@ from awlineage.persistence import (
 )
 from awlineage.persistence._observe import notify_read, observers
 from awlineage.query._compile import Compiler
+from awlineage.query._shape import normal_form
 
 BATCH_SIZE = 1000
 _BUILTINS = ("object_id", "creation_date", "version")
+# SQLite reports a statement it cannot take as an OperationalError, like a locked file; these
+# are the texts that mean the statement itself was too big.
+_SQLITE_STATEMENT_LIMITS = ("parser stack overflow", "too complex", "too large", "too many",
+                            "string or blob too big")
 
 
 class Query:
@@ -36,8 +42,12 @@ class Query:
 
     def __init__(self, cls: type[DBObject], where: Expression | None = None, *,
                  database: Database | None = None) -> None:
+        if where is not None and not isinstance(where, Expression):
+            raise QueryError(f"a query condition must be an expression, got "
+                             f"{type(where).__name__}")
         self.cls = cls
         self.where = where
+        self._normal = None if where is None else normal_form(where)
         self._database = database
         self._order: tuple[Ordering, ...] = ()
         self._limit: int | None = None
@@ -54,13 +64,17 @@ class Query:
     # -- refining -------------------------------------------------------------------------
     def filter(self, expression: Expression) -> Query:
         """A query that also requires `expression`."""
+        if not isinstance(expression, Expression):
+            raise QueryError(f"filter() takes an expression, got {type(expression).__name__}")
         combined = expression if self.where is None else (self.where & expression)
-        return self._clone(where=combined)
+        return self._clone(where=combined, _normal=normal_form(combined))
 
     def order_by(self, *terms: Ordering | Path | str) -> Query:
         """Order by attributes of the class: ``X.a``, ``X.a.desc()``, ``"a"`` or ``"-a"``."""
         order = []
         for term in terms:
+            if not isinstance(term, Ordering | Path | str):
+                raise QueryError(f"order_by() takes attributes or their names, got {term!r}")
             if isinstance(term, str):
                 descending = term.startswith("-")
                 prop, _ = find_property(self.cls, term.lstrip("-+"))
@@ -76,11 +90,11 @@ class Query:
 
     def limit(self, count: int) -> Query:
         """At most `count` objects."""
-        return self._clone(_limit=int(count))
+        return self._clone(_limit=_count("limit", count))
 
     def offset(self, count: int) -> Query:
         """Skip the first `count` objects."""
-        return self._clone(_offset=int(count))
+        return self._clone(_offset=_count("offset", count))
 
     def prefetch(self, *paths: Path | str) -> Query:
         """Load these links for every object of each batch with a few queries (no N+1)."""
@@ -121,7 +135,7 @@ class Query:
         columns = self._columns(compiler.db, tables)
         selects = []
         for ct in tables:
-            condition = compiler.where(self.where, ct)
+            condition = compiler.where(self._normal, ct)
             if self._newest:
                 condition = sa.and_(condition, _is_newest(ct.table))
             tag = [sa.literal(qualified_name(ct.cls)).label("_class")] if len(tables) > 1 \
@@ -149,7 +163,8 @@ class Query:
     def __iter__(self) -> Iterator[DBObject]:
         db = self.database()
         compiler = Compiler(db)
-        statement, columns = self.statement(compiler)
+        with self._refusals():
+            statement, columns = self.statement(compiler)
         classes = compiler.concrete_classes([self.cls])
         single = RowReader(db, db.tables_for(classes[0]), columns) if len(classes) == 1 \
             else None
@@ -157,7 +172,8 @@ class Query:
         with db.engine.connect() as conn:
             # A client-side cursor: the driver holds the raw rows, objects are built one batch
             # at a time. (Server-side cursors cost PostgreSQL about 20% more per row.)
-            result = conn.execute(statement)
+            with self._refusals():
+                result = conn.execute(statement)
             for rows in result.partitions(BATCH_SIZE):
                 if single is not None:
                     batch = list(map(single, rows))
@@ -202,11 +218,33 @@ class Query:
     def count(self) -> int:
         """How many objects match (after limit and offset)."""
         db = self.database()
-        statement, _ = self.statement(Compiler(db))
-        with db.engine.connect() as conn:
-            return conn.execute(
-                sa.select(sa.func.count()).select_from(statement.order_by(None).subquery())
-            ).scalar_one()
+        with self._refusals():
+            statement, _ = self.statement(Compiler(db))
+            with db.engine.connect() as conn:
+                return conn.execute(
+                    sa.select(sa.func.count()).select_from(statement.order_by(None).subquery())
+                ).scalar_one()
+
+    @contextmanager
+    def _refusals(self) -> Iterator[None]:
+        """Report a statement the database will not take as a QueryError naming the query.
+
+        Queries are checked before they are compiled (`normal_form`, the value checks of the
+        expression tree), so this is the last line, not the first: it turns what the checks
+        did not foresee into an error of ours. Lost connections and locks pass through."""
+        try:
+            yield
+        except (sa.exc.DataError, sa.exc.ProgrammingError, sa.exc.CompileError,
+                sa.exc.ArgumentError) as exc:
+            raise QueryError(f"{self!r}: the database refused the query: "
+                             f"{_first_line(exc)}") from exc
+        except sa.exc.OperationalError as exc:
+            if any(text in str(exc.orig) for text in _SQLITE_STATEMENT_LIMITS):
+                raise QueryError(f"{self!r}: the database refused the query as too big or "
+                                 f"too deep: {_first_line(exc)}") from exc
+            raise
+        except RecursionError:
+            raise QueryError(f"{self!r}: the query is too deeply nested to compile") from None
 
     def __len__(self) -> int:
         return self.count()
@@ -221,8 +259,9 @@ class Query:
 
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
-            if index.step not in (None, 1) or (index.start or 0) < 0 or \
-                    (index.stop is not None and index.stop < 0):
+            if any(not isinstance(i, int | None) or isinstance(i, bool)
+                   for i in (index.start, index.stop)) or index.step not in (None, 1) \
+                    or (index.start or 0) < 0 or (index.stop is not None and index.stop < 0):
                 raise QueryError("query slices take non-negative start and stop, no step")
             start = index.start or 0
             stop = index.stop
@@ -231,6 +270,8 @@ class Query:
                 limit = max(self._limit - start, 0) if limit is None else \
                     min(limit, max(self._limit - start, 0))
             return self._clone(_offset=self._offset + start, _limit=limit)
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise QueryError(f"a query is indexed by int or slice, got {type(index).__name__}")
         if index < 0:
             index += self.count()
         found = None if index < 0 else self[index:index + 1].first()
@@ -239,8 +280,27 @@ class Query:
         return found
 
     def __repr__(self) -> str:
-        where = "" if self.where is None else f", {self.where!r}"
+        where = "" if self.where is None else f", {_short(self._normal)}"
         return f"select({self.cls.__name__}{where})"
+
+
+_MAX_ROWS = 2**63 - 1  # LIMIT and OFFSET are 64-bit integers on both databases
+
+
+def _short(expression: Any) -> str:
+    text = repr(expression)
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _first_line(exc: sa.exc.SQLAlchemyError) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    return (str(orig).strip().splitlines() or [type(orig).__name__])[0][:300]
+
+
+def _count(name: str, count: Any) -> int:
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= _MAX_ROWS:
+        raise QueryError(f"{name}() takes an int from 0 to {_MAX_ROWS}, got {count!r}")
+    return count
 
 
 def _is_newest(table: sa.Table) -> sa.ColumnElement:

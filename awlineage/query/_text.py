@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path as FilePath
 from typing import Any
 
-from lark import Lark, Token, Transformer, UnexpectedInput, v_args
+from lark import Lark, Token, Transformer, Tree, UnexpectedInput, v_args
 from lark.exceptions import VisitError
 
 from awlineage.errors import (
@@ -32,6 +32,13 @@ from awlineage.persistence import (
     class_by_name,
     find_property,
 )
+from awlineage.query._shape import MAX_TEXT_NESTING
+
+MAX_TEXT_CHARS = 100_000
+"""Longest textual query."""
+MAX_NUMBER_CHARS = 400
+"""Longest number literal (1e308, the largest float, has 309 digits)."""
+_CONTEXT = 60  # characters of a long line shown either side of the caret
 
 ClassLookup = Callable[[str], type]
 """Finds a persistent class by qualified or short name (a database's `class_named`)."""
@@ -57,7 +64,13 @@ def point_at(text: str, line: int, column: int, message: str) -> str:
     lines = text.splitlines() or [""]
     source = lines[min(max(line, 1), len(lines)) - 1]
     column = max(column, 1)
-    return f"{message} (line {line}, column {column})\n  {source}\n  {' ' * (column - 1)}^"
+    where = f"{message} (line {line}, column {column})"
+    # A long line is cut to a window around the caret, marked with ... at the cut ends.
+    start = max(column - 1 - _CONTEXT, 0)
+    end = column - 1 + _CONTEXT
+    shown = ("..." if start else "") + source[start:end] + ("..." if end < len(source) else "")
+    caret = column - 1 - start + (3 if start else 0)
+    return f"{where}\n  {shown}\n  {' ' * caret}^"
 
 
 def _describe(error: UnexpectedInput, text: str) -> str:
@@ -67,7 +80,7 @@ def _describe(error: UnexpectedInput, text: str) -> str:
     if token is not None and getattr(token, "type", "") == "$END":
         found = "end of query"
     elif token is not None:
-        found = repr(str(token))
+        found = repr(str(token)[:40]) + ("..." if len(str(token)) > 40 else "")
     else:
         char = getattr(error, "char", None)
         found = repr(char) if char else "input"
@@ -94,8 +107,14 @@ class _Builder(Transformer):
         raise error(point_at(self.text, token.line or 1, token.column or 1, message))
 
     # -- paths ----------------------------------------------------------------------------
+    def _number(self, token: Token) -> str:
+        if len(token) > MAX_NUMBER_CHARS:
+            self._fail(token, f"number literal has {len(token):,} characters; the limit is "
+                       f"{MAX_NUMBER_CHARS}")
+        return str(token)
+
     def index(self, number: Token) -> int:
-        return int(number)
+        return int(self._number(number))
 
     def path(self, *parts: Any) -> tuple[Path, Token]:
         names = [p for p in parts if isinstance(p, Token)]
@@ -106,12 +125,12 @@ class _Builder(Transformer):
         for token in attributes:
             try:
                 if path is None:
-                    prop, _ = find_property(root, str(token))
-                    path = Path.start(root, prop)
+                    prop, classes = find_property(root, str(token))
+                    path = Path.start(root, prop, classes)
                 else:
                     path = path.attribute(str(token))
             except (UnknownAttributeError, QueryError) as exc:
-                self._fail(token, str(exc), UnknownAttributeError)
+                self._fail(token, str(exc), type(exc))
         assert path is not None
         if index is not None:
             try:
@@ -146,10 +165,10 @@ class _Builder(Transformer):
 
     # -- values ---------------------------------------------------------------------------
     def integer(self, token: Token) -> int:
-        return int(token)
+        return int(self._number(token))
 
     def float(self, token: Token) -> float:
-        return float(token)
+        return float(self._number(token))
 
     def datetime(self, token: Token) -> datetime.datetime:
         try:
@@ -224,9 +243,17 @@ def parse_query(text: str, cls: type | None = None,
     ------
     QuerySyntaxError
         With line, column and a caret, when the text does not parse.
+    QueryError
+        When the text is longer than `MAX_TEXT_CHARS`, nests deeper than `MAX_TEXT_NESTING`
+        or has a number longer than `MAX_NUMBER_CHARS`.
     UnknownAttributeError, QueryError
         Naming the class or attribute, with its position, when a name is not known.
     """
+    if not isinstance(text, str):
+        raise QueryError(f"a textual query is a str, got {type(text).__name__}")
+    if len(text) > MAX_TEXT_CHARS:
+        raise QueryError(f"query has {len(text):,} characters; the limit is "
+                         f"{MAX_TEXT_CHARS:,}")
     try:
         tree = _PARSER.parse(text)
     except UnexpectedInput as exc:
@@ -234,7 +261,21 @@ def parse_query(text: str, cls: type | None = None,
             point_at(text, exc.line if exc.line > 0 else 1,
                      exc.column if exc.column > 0 else len(text) + 1, _describe(exc, text))
         ) from None
+    depth = _depth(tree)
+    if depth > MAX_TEXT_NESTING:
+        raise QueryError(f"query nests {depth} levels deep; the limit is {MAX_TEXT_NESTING}")
     try:
         return _Builder(text, cls, classes or class_by_name).transform(tree)
     except VisitError as exc:
         raise exc.orig_exc from None
+
+
+def _depth(tree: Tree) -> int:
+    """How deep the parse tree nests, found without recursion (the builder recurses)."""
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+    return deepest

@@ -54,3 +54,20 @@ def test_bare_attributes_need_a_class() -> None:
 def test_parsed_tree_prints_back_as_text() -> None:
     text = "(CameraFrame.exptime > 10.0 and CameraFrame.keywords[2] == 'abc')"
     assert repr(parse_query(text)) == text
+
+
+def test_not_equal_parses_as_a_comparison_and_bang_still_negates() -> None:
+    assert repr(parse_query("CameraFrame.nexp != 2")) == "CameraFrame.nexp != 2"
+    assert repr(parse_query("CameraFrame.nexp!=2")) == "CameraFrame.nexp != 2"
+    assert repr(parse_query("!CameraFrame.nexp == 2")) == "not CameraFrame.nexp == 2"
+
+
+def test_like_on_a_list_element_parses() -> None:
+    assert repr(parse_query("CameraFrame.keywords[0] like 'O%'")) == \
+        "CameraFrame.keywords[0] like 'O%'"
+
+
+def test_number_literal_longer_than_the_limit_is_named_with_its_position() -> None:
+    with pytest.raises(QueryError, match=r"number literal has 5,000 characters; the limit is "
+                                         r"400 \(line 1, column 22\)"):
+        parse_query("CameraFrame.nexp ==  " + "1" * 5000)
