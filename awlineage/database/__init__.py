@@ -1,6 +1,7 @@
 """Databases: engines from URLs (SQLite by default, PostgreSQL through psycopg 3), the
 framework's tables, schema sync of persistent classes, and reading and writing objects."""
 
+from awlineage.database._commit import find_or_commit
 from awlineage.database._database import Database, RegisteredClass, connect, current_database
 from awlineage.database._load import RowReader, load_objects, prefetch
 from awlineage.database._statements import recorded_statements
@@ -13,6 +14,7 @@ __all__ = [
     "RowReader",
     "connect",
     "current_database",
+    "find_or_commit",
     "list_table_name",
     "load_objects",
     "new_metadata",

@@ -10,11 +10,11 @@ from typing import TextIO
 import sqlalchemy as sa
 
 from awlineage import config
-from awlineage.database import Database, current_database
+from awlineage.database import Database, current_database, find_or_commit
 from awlineage.database._commit import identity_key
 from awlineage.errors import ConfigurationError
 from awlineage.persistence import DBObject, Expression
-from awlineage.processing._claims import DEFAULT_TIMEOUT, Claims
+from awlineage.processing._claims import DEFAULT_TIMEOUT, Claims, clear_leftover_claims
 from awlineage.processing._executors import Executor, SerialExecutor
 from awlineage.processing._plan import Plan, PlanNode, State
 from awlineage.processing._planner import Planner
@@ -123,6 +123,8 @@ class TargetProcessor:
              force_upstream: bool = False, dry_run: bool = False) -> ProcessingReport:
         """Plan, then make every red target (unless `dry_run`); see `ProcessingReport`."""
         plan = self.plan(cls, where, force=force, force_upstream=force_upstream)
+        if not dry_run:
+            clear_leftover_claims(self.db, self.claim_timeout)
         if dry_run or not plan.red():
             return ProcessingReport(plan, None if dry_run else Outcome(), self._load(plan))
         self._commit_parameters(plan)
@@ -176,12 +178,17 @@ class TargetProcessor:
         return ProgressBar(total, None if self.progress is True else self.progress)
 
     def _commit_parameters(self, plan: Plan) -> None:
-        """Parameters objects of targets to make are stored first, so tasks can link them."""
-        fresh = {id(p): p for n in plan.red()
-                 if (p := n.obj.__dict__.get("process_params")) is not None
-                 and not p.is_committed}
-        if fresh:
-            self.db.commit(list(fresh.values()))
+        """Parameters objects of targets to make are stored first, so tasks can link them.
+        One equal to a stored one (stored by another processor since the plan was made) is
+        replaced by it: processors started together store each parameters object once."""
+        stored: dict[int, DBObject] = {}
+        for node in plan.red():
+            params = node.obj.__dict__.get("process_params")
+            if params is None or params.is_committed:
+                continue
+            if id(params) not in stored:
+                stored[id(params)] = find_or_commit(self.db, params)
+            node.obj.process_params = stored[id(params)]
 
     def _claim(self, claims: Claims, node: PlanNode) -> bool | int:
         key = _claim_key(node)
