@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from awlineage.errors import AwlError, DuplicateObjectError
-from awlineage.persistence import DBObject, link_key
-from awlineage.persistence._values import datetime_to_text
+from awlineage.persistence import DBObject, datetime_to_text, link_key
 
 if TYPE_CHECKING:
     from awlineage.database._database import Database

@@ -28,8 +28,8 @@ from awlineage.persistence import (
     Or,
     Path,
     Property,
+    datetime_to_text,
 )
-from awlineage.persistence._values import datetime_to_text
 
 Leaf = Callable[[ClassTables, Property, int | None], sa.ColumnElement]
 

@@ -7,8 +7,13 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from awlineage.database import Database, RowReader, current_database, prefetch
-from awlineage.database._load import load_class_rows
+from awlineage.database import (
+    Database,
+    RowReader,
+    current_database,
+    load_class_rows,
+    prefetch,
+)
 from awlineage.errors import QueryError
 from awlineage.persistence import (
     DBObject,
@@ -17,8 +22,9 @@ from awlineage.persistence import (
     Ordering,
     Path,
     find_property,
+    notify_read,
+    observers,
 )
-from awlineage.persistence._observe import notify_read, observers
 from awlineage.query._compile import Compiler
 
 BATCH_SIZE = 1000
