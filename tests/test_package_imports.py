@@ -14,10 +14,14 @@ CHECKED = ("awlineage", "dataserver", "targets", "webviewer", "benchmarks")
 
 def _unit(module: str) -> str | None:
     """The part of the project a module belongs to: an awlineage subpackage (or top-level
-    module), or a top-level package."""
+    module), a top-level package, or ``awlineage`` itself (the public surface, which imports
+    every subpackage: a subpackage that takes a name from it depends on all of them)."""
     parts = module.split(".")
     if parts[0] == "awlineage":
-        return ".".join(parts[:2])
+        if len(parts) > 1 and ((ROOT / "awlineage" / parts[1]).is_dir()
+                               or (ROOT / "awlineage" / f"{parts[1]}.py").is_file()):
+            return ".".join(parts[:2])
+        return "awlineage"
     if parts[0] in CHECKED:
         return parts[0]
     return None
@@ -70,11 +74,11 @@ def _graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for path, module, tree in _modules():
         here = _unit(module)
-        if here is None or here == "awlineage":  # the public surface imports everything
+        if here is None:
             continue
         for _, name in _imports(tree, module, path.name == "__init__.py"):
             there = _unit(name)
-            if there is not None and there not in (here, "awlineage"):
+            if there is not None and there != here and name != "awlineage":
                 graph.setdefault(here, set()).add(there)
     return graph
 
