@@ -26,3 +26,16 @@ class SessTally(Process, DataObject):
     def make(self) -> None:
         self.seen = len(select(SessCount).all()) * self.process_params.scale
         self.store(f"{self.label}: {self.seen}\n".encode(), filename=f"tally-{self.label}.txt")
+
+
+class SessMask(Process):
+    targets = OnePer(SessCount, link="count", copy=("label",))
+
+    count = persistent("The count masked", SessCount, None)
+    label = persistent("Label of the count", str, "")
+
+    def make(self) -> None:
+        from awlineage.regions import capture_regions, elementwise
+
+        with capture_regions(self) as cap:
+            cap.apply(elementwise(), [cap.array(self.count, shape=(3, 4))])

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from awlineage import Session, TargetProcessor, commit, select
+from awlineage import Session, TargetProcessor, backward, commit, select
 from awlineage.processing import run_task
 from awlineage.processing._scheduler import _link_ids
 from awlineage.processing._task import MADE, spec_for
-from tests.sessions.models import SessCount, SessTally, SessTallyParameters
+from tests.sessions.models import SessCount, SessMask, SessTally, SessTallyParameters
 
 
 def _counts(label: str, how_many: int) -> list[SessCount]:
@@ -51,6 +51,20 @@ def test_make_in_a_session_stores_files_on_its_data_server(db, other_db, data_di
         session.close()
     assert (Path(data_dirs["other"]) / "tally-b.txt").read_text() == "b: 1\n"
     assert not (Path(data_dirs["default"]) / "tally-b.txt").exists()
+
+
+def test_region_lineage_captured_in_a_make_is_stored_in_its_session(db, other_db) -> None:
+    SessCount(label="a").commit()
+    TargetProcessor("serial", progress=False).make(SessMask)  # signatures stored on db
+    with Session(other_db):
+        count = SessCount(label="b")
+        count.commit()
+    TargetProcessor("serial", database=other_db, progress=False).make(SessMask)
+    with Session(other_db):
+        (mask,) = select(SessMask).all()
+        lineage = backward(mask, [[1, 2]])
+        assert lineage[count].cells().tolist() == [[1, 2]]
+    assert [m.label for m in select(SessMask).all()] == ["a"]
 
 
 def test_a_task_works_in_the_session_its_settings_name(db, other_db, data_dirs) -> None:
