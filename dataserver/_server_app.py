@@ -35,6 +35,7 @@ from dataserver._errors import (
     DataServerError,
     FileInUseError,
     FileNotFoundOnServer,
+    ServerConfigError,
     UploadTooLarge,
 )
 from dataserver._http_wire import (
@@ -70,13 +71,6 @@ class ReferenceCheck(Protocol):
         """Release the database connection."""
 
 
-def database_references(url: str, schema: str | None = None) -> ReferenceCheck:
-    """The reference check of the awlineage database at `url`."""
-    from awlineage.storage import DatabaseReferences
-
-    return DatabaseReferences(url, schema=schema)
-
-
 def create_app(config: ServerConfig | None = None, *, storage: Storage | None = None,
                references: ReferenceCheck | None = None) -> Starlette:
     """The data server as an ASGI application.
@@ -89,8 +83,10 @@ def create_app(config: ServerConfig | None = None, *, storage: Storage | None = 
     storage
         The back end, when already open (default: opened from ``config.storage_url``).
     references
-        The reference check (default: from ``config.database_url``; without one, deletes
-        are refused).
+        The reference check of the database the data server belongs to; without one,
+        deletes are refused. An awlineage site builds it from ``config.database_url``:
+        ``awlineage.storage.data_server_app`` (``uvicorn --factory
+        awlineage.storage:data_server_app``).
 
     Returns
     -------
@@ -99,7 +95,11 @@ def create_app(config: ServerConfig | None = None, *, storage: Storage | None = 
     config = config or ServerConfig.load()
     storage = storage or open_storage(config.storage_url)
     if references is None and config.database_url:
-        references = database_references(config.database_url, config.database_schema)
+        raise ServerConfigError(
+            f"the data server is configured with database {config.database_url} but given no "
+            "reference check for it: run awlineage.storage:data_server_app (it checks deletes "
+            "against that database), or unset AWL_DATABASE_URL for a read-and-write server "
+            "that refuses deletes")
     handlers = _Handlers(config, storage, references)
 
     @contextlib.asynccontextmanager

@@ -16,7 +16,8 @@ from awlineage.errors import ConfigurationError
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from dataserver import ServerConfig, create_app
+    from awlineage.storage import data_server_app
+    from dataserver import ServerConfig
 
     settings = ServerConfig.load(
         storage_url=args.storage,
@@ -34,7 +35,7 @@ def _serve(args: argparse.Namespace) -> int:
         print("awl dataserver: no database configured: deletes are refused", file=sys.stderr)
     print(f"awl dataserver: serving {settings.storage_url} on http://{args.host}:{args.port}",
           file=sys.stderr)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level)
+    uvicorn.run(data_server_app(settings), host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
 

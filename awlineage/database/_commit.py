@@ -15,8 +15,13 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from awlineage.errors import AwlError, DuplicateObjectError
-from awlineage.persistence import DBObject, PersistentList, link_key, qualified_name
-from awlineage.persistence._values import datetime_to_text
+from awlineage.persistence import (
+    DBObject,
+    PersistentList,
+    datetime_to_text,
+    link_key,
+    qualified_name,
+)
 
 if TYPE_CHECKING:
     from awlineage.database._database import Database

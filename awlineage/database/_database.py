@@ -32,6 +32,8 @@ from awlineage.persistence import (
     DBObject,
     Property,
     RecordedClass,
+    active_session,
+    default_store,
     describe_class,
     is_stand_in,
     set_current_store,
@@ -214,11 +216,12 @@ class Database:
         self.engine.dispose()
 
 
-_current: Database | None = None
+_connect_lock = threading.Lock()
 
 
 def connect(url: str | None = None, *, schema: str | None = None) -> Database:
-    """Connect to a database and make it the one objects are committed to.
+    """Connect to a database and make it the process-wide default: the one objects are
+    committed to, in every thread, wherever no `Session` is active.
 
     Parameters
     ----------
@@ -232,15 +235,22 @@ def connect(url: str | None = None, *, schema: str | None = None) -> Database:
     --------
     >>> db = connect("sqlite:///:memory:")
     """
-    global _current
     resolved_url = config.setting("database_url", url)
     resolved_schema = config.setting("database_schema", schema)
     db = Database(resolved_url, schema=resolved_schema)
-    _current = db
     set_current_store(db)
     return db
 
 
 def current_database() -> Database:
-    """The database of the last `connect()`, connecting with the defaults if there is none."""
-    return _current if _current is not None else connect()
+    """The database of the session active in this context, else that of the last
+    `connect()`, connecting with the defaults if there is none."""
+    session = active_session()
+    if session is not None:
+        return session.database  # type: ignore[return-value]
+    default = default_store()
+    if isinstance(default, Database):
+        return default
+    with _connect_lock:  # threads asking at once share one default connection
+        default = default_store()
+        return default if isinstance(default, Database) else connect()

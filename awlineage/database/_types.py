@@ -8,8 +8,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from awlineage.persistence import PersistentList
-from awlineage.persistence._values import UTC, datetime_to_text, text_to_datetime
+from awlineage.persistence import UTC, PersistentList, datetime_to_text, text_to_datetime
 
 
 def _to_utc(value: datetime.datetime | None) -> datetime.datetime | None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from awlineage.database import Database, current_database, prefetch
-from awlineage.database._load import load_class_rows
+from awlineage.database import Database, current_database, load_class_rows, prefetch
 from awlineage.lineage._edges import incoming_edges
 from awlineage.lineage._walk import require_stored
 from awlineage.persistence import DBObject, Kind, short_name

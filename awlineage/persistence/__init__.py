@@ -36,6 +36,8 @@ from awlineage.persistence._object import DBObject, get_persistent_properties
 from awlineage.persistence._observe import (
     ObjectObserver,
     add_observer,
+    notify_read,
+    observers,
     remove_observer,
 )
 from awlineage.persistence._properties import Kind, Property, PropertyInfo, persistent
@@ -47,9 +49,24 @@ from awlineage.persistence._standin import (
     is_stand_in,
     origin_text,
 )
-from awlineage.persistence._store import ObjectStore, current_store, set_current_store
+from awlineage.persistence._store import (
+    FileStore,
+    ObjectStore,
+    SessionStores,
+    StoredFile,
+    activate_session,
+    active_session,
+    current_files,
+    current_store,
+    default_store,
+    reset_session,
+    set_current_store,
+    set_default_files,
+)
+from awlineage.persistence._values import UTC, datetime_to_text, text_to_datetime
 
 __all__ = [
+    "UTC",
     "And",
     "Comparison",
     "Contains",
@@ -58,6 +75,7 @@ __all__ = [
     "DataObject",
     "DataObjectError",
     "Expression",
+    "FileStore",
     "In",
     "Kind",
     "Like",
@@ -71,15 +89,22 @@ __all__ = [
     "Property",
     "PropertyInfo",
     "RecordedClass",
+    "SessionStores",
     "StandInMeta",
     "Step",
+    "StoredFile",
+    "activate_session",
+    "active_session",
     "add_observer",
     "ambiguity_message",
     "build_stand_in",
     "class_by_name",
     "classes_named",
     "concrete_subclasses",
+    "current_files",
     "current_store",
+    "datetime_to_text",
+    "default_store",
     "describe_class",
     "find_property",
     "get_persistent_properties",
@@ -87,12 +112,17 @@ __all__ = [
     "link_key",
     "namespace_of_module",
     "new_object_id",
+    "notify_read",
+    "observers",
     "origin_text",
     "persistent",
     "qualified_name",
     "remove_observer",
+    "reset_session",
     "root_class",
     "set_current_store",
+    "set_default_files",
     "set_identity",
     "short_name",
+    "text_to_datetime",
 ]

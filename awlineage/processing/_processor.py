@@ -9,9 +9,7 @@ from typing import TextIO
 
 import sqlalchemy as sa
 
-from awlineage import config
-from awlineage.database import Database, current_database, find_or_commit
-from awlineage.database._commit import identity_key
+from awlineage.database import Database, find_or_commit, identity_key
 from awlineage.errors import ConfigurationError
 from awlineage.persistence import DBObject, Expression
 from awlineage.processing._claims import DEFAULT_TIMEOUT, Claims, clear_leftover_claims
@@ -23,6 +21,7 @@ from awlineage.processing._render import render_causes, render_plan
 from awlineage.processing._scheduler import Outcome, Scheduler
 from awlineage.processing._spark import SparkExecutor, module_roots
 from awlineage.processing._task import FAILED, MADE, Settings, TaskResult
+from awlineage.storage import Session, current_session
 
 
 @dataclass
@@ -81,7 +80,11 @@ class TargetProcessor:
         ``"spark"`` (default: Spark, local mode unless `spark_master` names a cluster),
         ``"serial"`` (this process, one at a time), or an executor object.
     database
-        The database; the connected one by default.
+        The database; the current session's by default. Given, the processor works in a
+        session on it with the current data server.
+    session
+        The `Session` (database and data server) to work in; every make() runs in it, so
+        its queries, default parameters and files use it too. Default: the current one.
     spark_master
         A Spark master URL (``local[2]``, ``spark://host:7077``).
     parameters
@@ -100,10 +103,16 @@ class TargetProcessor:
     """
 
     def __init__(self, executor: str | Executor = "spark", *, database: Database | None = None,
-                 spark_master: str | None = None, parameters: tuple[DBObject, ...] = (),
-                 keep_going: bool = False, progress: TextIO | bool = True,
+                 session: Session | None = None, spark_master: str | None = None,
+                 parameters: tuple[DBObject, ...] = (), keep_going: bool = False,
+                 progress: TextIO | bool = True,
                  claim_timeout: float = DEFAULT_TIMEOUT) -> None:
-        self.db = database or current_database()
+        if session is None:
+            session = current_session(database)
+        elif database is not None:
+            session = session.with_database(database)
+        self.session = session
+        self.db = session.database
         self.executor = executor
         self.spark_master = spark_master
         self.parameters = tuple(parameters)
@@ -116,12 +125,18 @@ class TargetProcessor:
              force_upstream: bool = False) -> Plan:
         """The plan for the targets of `cls` meeting `where`: nothing is made."""
         planner = Planner(self.db, self.parameters)
-        return planner.plan(cls, where, force=force, force_upstream=force_upstream)
+        with self.session:
+            return planner.plan(cls, where, force=force, force_upstream=force_upstream)
 
     # -- making ---------------------------------------------------------------------------
     def make(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
              force_upstream: bool = False, dry_run: bool = False) -> ProcessingReport:
         """Plan, then make every red target (unless `dry_run`); see `ProcessingReport`."""
+        with self.session:
+            return self._make(cls, where, force, force_upstream, dry_run)
+
+    def _make(self, cls: type, where: Expression | str | None, force: bool,
+              force_upstream: bool, dry_run: bool) -> ProcessingReport:
         plan = self.plan(cls, where, force=force, force_upstream=force_upstream)
         if not dry_run:
             clear_leftover_claims(self.db, self.claim_timeout)
@@ -148,19 +163,15 @@ class TargetProcessor:
 
     def settings(self, plan: Plan) -> Settings:
         """Where the tasks of `plan` find the database and data server."""
-        from awlineage.storage import _session
-
-        server = _session._server
-        data_url = server.url if server is not None else str(config.setting("data_url"))
         roots = module_roots(sorted({n.cls for n in plan.nodes}, key=lambda c: c.__name__))
         return Settings(self.db.url.render_as_string(hide_password=False), self.db.schema,
-                        data_url, roots)
+                        self.session.data_url, roots)
 
     def _executor(self, plan: Plan) -> Executor:
         if not isinstance(self.executor, str):
             return self.executor
         if self.executor == "serial":
-            return SerialExecutor(self.db)
+            return SerialExecutor(self.session)
         if self.executor == "spark":
             classes = sorted({n.cls for n in plan.red()}, key=lambda c: c.__name__)
             scripted = [c.__name__ for c in classes if c.__module__ == "__main__"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from awlineage.database._commit import identity_key
+from awlineage.database import identity_key
 from awlineage.persistence import DBObject
 from awlineage.processing._plan import PlanNode, StaleReason, State, describe_object
 from awlineage.trace import covered_code

@@ -33,9 +33,9 @@ from awlineage.persistence import (
     Or,
     Path,
     Property,
+    datetime_to_text,
     qualified_name,
 )
-from awlineage.persistence._values import datetime_to_text
 
 Leaf = Callable[[ClassTables, Property, int | None], sa.ColumnElement]
 

@@ -8,8 +8,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from awlineage.database import ClassTables, Database, RowReader, current_database, prefetch
-from awlineage.database._load import load_class_rows
+from awlineage.database import (
+    ClassTables,
+    Database,
+    RowReader,
+    current_database,
+    load_class_rows,
+    prefetch,
+)
 from awlineage.errors import QueryError
 from awlineage.persistence import (
     DBObject,
@@ -18,9 +24,10 @@ from awlineage.persistence import (
     Ordering,
     Path,
     find_property,
+    notify_read,
+    observers,
     qualified_name,
 )
-from awlineage.persistence._observe import notify_read, observers
 from awlineage.query._compile import Compiler
 from awlineage.query._shape import normal_form
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from awlineage.persistence import DBObject, Kind, current_store, persistent
-from awlineage.persistence._values import datetime_to_text
+from awlineage.persistence import DBObject, Kind, current_store, datetime_to_text, persistent
 from awlineage.trace._codeversion import code_version
 from awlineage.trace._run import ProcessRun
 

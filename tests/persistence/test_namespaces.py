@@ -140,5 +140,5 @@ def test_two_scripts_with_one_class_name_each_find_only_their_own_objects(db, tm
 def test_an_unknown_class_name_is_named(db) -> None:
     with pytest.raises(UnknownClassError, match="'Nonesuch'"):
         db.class_named("Nonesuch")
-    with pytest.raises(UnknownClassError, match="'proc.Nonesuch'"):
+    with pytest.raises(UnknownClassError, match=r"'proc\.Nonesuch'"):
         db.class_named("proc.Nonesuch")
