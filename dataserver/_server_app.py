@@ -41,9 +41,11 @@ from dataserver._http_wire import (
     MODIFIED_HEADER,
     SERVICE_NAME,
     SHA256_HEADER,
+    BadHeader,
     RangeNotSatisfiable,
     error_body,
     error_status,
+    header_number,
     parse_range,
 )
 from dataserver._names import validate_name, validate_prefix
@@ -173,6 +175,8 @@ class _Handlers:
             return await handler(request, name)
         except DataServerError as exc:
             return _error_response(exc)
+        except BadHeader as exc:
+            return _json_error(400, "BadRequest", name, str(exc))
         except Exception:
             log.exception("data server: %s %r failed", request.method, name)
             return JSONResponse({"error": "StorageError", "name": name,
@@ -230,11 +234,8 @@ class _Handlers:
             return refusal
         limit = self.config.max_upload_bytes
         declared = request.headers.get("content-length")
-        if declared is not None:
-            if not declared.isdigit():
-                return _json_error(400, "BadRequest", name, f"Content-Length {declared!r}")
-            if int(declared) > limit:
-                return _error_response(UploadTooLarge(name, limit))
+        if declared is not None and header_number("Content-Length", declared) > limit:
+            return _error_response(UploadTooLarge(name, limit))
         sha256 = request.headers.get(SHA256_HEADER)
         if sha256 is not None and not _HEX64.match(sha256):
             return _json_error(400, "BadRequest", name,
