@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dataserver import MAX_NAME_LENGTH, InvalidFileName, validate_name, validate_prefix
+from dataserver import InvalidFileName, validate_name, validate_prefix
 from dataserver._names import MAX_SEGMENT_BYTES
 
 LONGEST = ("a" * 200 + "/") * 4 + "a" * 220  # 1024 characters, no segment too long
