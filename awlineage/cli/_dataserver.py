@@ -85,19 +85,6 @@ def _refuse_missing_database(url: str) -> None:
                                      "server's database with --database or AWL_DATABASE_URL")
 
 
-def _guard(run):
-    """Report data server errors like awlineage errors (exit status 2, one line)."""
-    def guarded(args: argparse.Namespace) -> int:
-        from dataserver import DataServerError
-
-        try:
-            return run(args)
-        except DataServerError as exc:
-            print(f"awl: {type(exc).__name__}: {exc}", file=sys.stderr)
-            return 2
-    return guarded
-
-
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``dataserver serve`` and ``dataserver gc`` to the ``awl`` parser."""
     group = commands.add_parser("dataserver", help="the HTTP data server and its files")
@@ -114,7 +101,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8300)
     serve.add_argument("--log-level", default="info")
-    serve.set_defaults(run=_guard(_serve))
+    serve.set_defaults(run=_serve)
 
     gc = sub.add_parser("gc", help="remove files that no committed object refers to")
     gc.add_argument("--dry-run", action="store_true", help="only list them")
@@ -122,4 +109,4 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                     help="leave files younger than this (default 24h; 90s, 15m, 7d)")
     gc.add_argument("--data-url", help="the data server (default AWL_DATA_URL)")
     gc.add_argument("--schema", help="PostgreSQL schema of the database")
-    gc.set_defaults(run=_guard(_gc))
+    gc.set_defaults(run=_gc)
