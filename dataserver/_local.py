@@ -294,6 +294,40 @@ class LocalStorage(Storage):
                 if info is not None:
                     yield FileEntry(name, info.st_size, info.st_mtime)
 
+    def unfinished_uploads(self) -> Iterator[FileEntry]:
+        """The temporary files in ``.awl-tmp``, named ``.awl-tmp/<file>``: uploads being
+        written, or abandoned by a process that died in `put`."""
+        staging = self._inside / STAGING
+        try:
+            files = sorted(os.listdir(staging))
+        except FileNotFoundError:
+            return
+        for file in files:
+            try:
+                info = os.lstat(staging / file)
+            except FileNotFoundError:  # the upload finished while we listed
+                continue
+            if stat.S_ISREG(info.st_mode):
+                yield FileEntry(f"{STAGING}/{file}", info.st_size, info.st_mtime)
+
+    def remove_unfinished_upload(self, name: str, written_before: float) -> bool:
+        folder, _, file = name.partition("/")
+        if folder != STAGING or not file or "/" in file or file in (".", ".."):
+            raise InvalidFileName(name, f"unfinished uploads are named {STAGING}/<file>")
+        path = self._inside / STAGING / file
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return False
+        # Checked again right before removing: an upload still being written is younger.
+        if not stat.S_ISREG(info.st_mode) or info.st_mtime >= written_before:
+            return False
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
     def _entry_stat(self, path: Path) -> os.stat_result | None:
         """The status of a listed file, or None for one to leave out: gone meanwhile, or a
         symbolic link leading outside the directory (or to no regular file)."""

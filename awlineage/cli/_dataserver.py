@@ -1,5 +1,5 @@
 """``awl dataserver serve`` (run the HTTP data server) and ``awl dataserver gc`` (list and
-remove files no committed object refers to)."""
+remove files no committed object refers to, and uploads abandoned half-way)."""
 
 from __future__ import annotations
 
@@ -60,16 +60,22 @@ def _gc(args: argparse.Namespace) -> int:
                                      dry_run=args.dry_run)
     finally:
         db.close()
-    verb = "would remove" if args.dry_run else "removed"
-    for entry in report.orphans:
-        if args.dry_run or entry.name in report.removed:
+    removed = set(report.removed) | set(report.abandoned_removed)
+    for entry in [*report.orphans, *report.abandoned]:
+        if args.dry_run or entry.name in removed:
             print(f"{entry.name}\t{entry.size}")
     for name, reason in report.kept.items():
         print(f"kept {name}: {reason}", file=sys.stderr)
-    count = len(report.orphans) if args.dry_run else len(report.removed)
-    print(f"{verb} {count} unreferenced file(s), {report.orphan_bytes} bytes; "
-          f"{report.referenced} referenced, {report.too_young} younger than {args.grace}",
-          file=sys.stderr)
+    if args.dry_run:
+        summary = (f"would remove {len(report.orphans)} unreferenced file(s) and "
+                   f"{len(report.abandoned)} abandoned upload(s), freeing "
+                   f"{report.orphan_bytes + report.abandoned_bytes} bytes")
+    else:
+        summary = (f"removed {len(report.removed)} unreferenced file(s) and "
+                   f"{len(report.abandoned_removed)} abandoned upload(s), freed "
+                   f"{report.freed_bytes} bytes")
+    print(f"{summary}; {report.referenced} referenced, {report.too_young} younger than "
+          f"{args.grace}", file=sys.stderr)
     return 0
 
 
@@ -103,7 +109,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(run=_serve)
 
-    gc = sub.add_parser("gc", help="remove files that no committed object refers to")
+    gc = sub.add_parser("gc", help="remove files that no committed object refers to, and "
+                        "uploads abandoned half-way")
     gc.add_argument("--dry-run", action="store_true", help="only list them")
     gc.add_argument("--grace", default="24h",
                     help="leave files younger than this (default 24h; 90s, 15m, 7d)")
