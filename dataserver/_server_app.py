@@ -23,6 +23,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from email.utils import formatdate
 from typing import Any, BinaryIO, Protocol
+from urllib.parse import unquote_to_bytes
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -35,6 +36,7 @@ from dataserver._errors import (
     DataServerError,
     FileInUseError,
     FileNotFoundOnServer,
+    InvalidFileName,
     UploadTooLarge,
 )
 from dataserver._http_wire import (
@@ -168,6 +170,7 @@ class _Handlers:
     async def file(self, request: Request) -> Response:
         name = request.path_params["name"]
         try:
+            _require_utf8_path(request, name)
             validate_name(name)
             handler: Callable[[Request, str], Any] = {
                 "GET": self._get, "HEAD": self._head, "PUT": self._put, "DELETE": self._delete,
@@ -260,6 +263,19 @@ class _Handlers:
         await run_in_threadpool(self.storage.delete, name)
         log.info("data server: deleted %r", name)
         return Response(status_code=204)
+
+
+def _require_utf8_path(request: Request, name: str) -> None:
+    """Refuse a path whose escapes are not UTF-8: the router decodes it with replacement
+    characters, so ``%FF.fits`` would otherwise be stored as ``\ufffd.fits``."""
+    raw = request.scope.get("raw_path")
+    if raw is None:
+        return
+    try:
+        unquote_to_bytes(raw).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidFileName(name, f"its percent-escapes are not UTF-8 (byte "
+                                    f"{exc.object[exc.start]:#04x})") from None
 
 
 def _file_headers(stored: StoredFile, length: int) -> dict[str, str]:

@@ -46,6 +46,7 @@ def client(server):
     ("/files/" + "n" * 1100, "more than 1024"),
     ("/files/.awl-sha256/x", "reserved"),
     ("/files/dir/" + "s" * 300 + ".fits", "more than 255"),
+    ("/files/latin1-%E9.fits", "not UTF-8 (byte 0xe9)"),
 ])
 def test_bad_names_are_refused_with_400_and_a_reason(client, local, path, reason):
     for method in ("PUT", "GET", "HEAD", "DELETE"):
