@@ -10,8 +10,10 @@ import stat
 from pathlib import Path
 
 from dataserver._errors import InvalidFileName
+from dataserver._names import RESERVED_PREFIX
 
 OUTSIDE = "it leads outside the storage directory through a symbolic link"
+RESERVED = "it leads into the storage's own folders through a symbolic link"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
@@ -31,17 +33,29 @@ def path_inside(root: Path, name: str) -> Path:
     Raises
     ------
     InvalidFileName
-        If the name resolves to a place outside `root`.
+        If the name resolves to a place outside `root`, or into its bookkeeping folders
+        (``.awl-tmp``, ``.awl-sha256``), which valid names cannot name directly.
     """
     resolved = Path(os.path.realpath(root / name))
     if not is_inside(root, resolved):
         raise InvalidFileName(name, OUTSIDE)
+    parts = resolved.relative_to(root).parts
+    if parts and parts[0].startswith(RESERVED_PREFIX):
+        raise InvalidFileName(name, RESERVED)
     return resolved
 
 
 def is_inside(root: Path, path: Path) -> bool:
     """True when the (resolved) `path` is `root` or below it."""
     return path == root or root in path.parents
+
+
+def is_stored_file_place(root: Path, path: Path) -> bool:
+    """True when the (resolved) `path` is below `root` and not in its bookkeeping
+    folders: where a link in a listing may lead."""
+    if not is_inside(root, path) or path == root:
+        return False
+    return not path.relative_to(root).parts[0].startswith(RESERVED_PREFIX)
 
 
 def open_regular(path: Path) -> int | None:

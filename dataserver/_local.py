@@ -14,7 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from dataserver._confine import is_inside, is_regular_file, open_regular, path_inside, real_root
+from dataserver._confine import (
+    is_regular_file,
+    is_stored_file_place,
+    open_regular,
+    path_inside,
+    real_root,
+)
 from dataserver._copy import copy_file_hashing
 from dataserver._dirs import prune_empty_directories
 from dataserver._errors import (
@@ -330,11 +336,12 @@ class LocalStorage(Storage):
 
     def _entry_stat(self, path: Path) -> os.stat_result | None:
         """The status of a listed file, or None for one to leave out: gone meanwhile, or a
-        symbolic link leading outside the directory (or to no regular file)."""
+        symbolic link leading outside the directory or into its own folders (or to no
+        regular file)."""
         try:
             info = os.lstat(path)
             if stat.S_ISLNK(info.st_mode):
-                if not is_inside(self._inside, Path(os.path.realpath(path))):
+                if not is_stored_file_place(self._inside, Path(os.path.realpath(path))):
                     return None
                 info = os.stat(path)
         except (FileNotFoundError, NotADirectoryError):  # deleted while we listed

@@ -80,6 +80,17 @@ def test_links_that_stay_inside_the_directory_are_followed(local):
     assert local.stat("alias/inside.dat").size == len(b"inside")
 
 
+def test_a_link_into_the_storages_own_folders_is_refused(local):
+    os.symlink(local.root / ".awl-tmp", local.root / "staging-link")
+    (local.root / ".awl-tmp" / "put-partial").write_bytes(b"half an upload")
+    os.symlink(local.root / ".awl-tmp" / "put-partial", local.root / "partial-link")
+    with pytest.raises(InvalidFileName, match="storage's own folders"):
+        local.put("staging-link/planted", b"planted")
+    with pytest.raises(InvalidFileName, match="storage's own folders"):
+        local.open("partial-link")
+    assert local.list() == ["sub/inside.dat"]
+
+
 def test_a_link_put_in_place_after_the_name_was_checked_is_not_opened(local, outside):
     link = local.root / "late-link"
     os.symlink(outside / "secret.txt", link)
