@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from dataserver._confine import (
-    is_regular_file,
     is_stored_file_place,
+    open_directory,
     open_regular,
     path_inside,
     real_root,
@@ -118,7 +118,11 @@ class LocalStorage(Storage):
 
     def local_path(self, name: str) -> Path | None:
         path = self._path(name)
-        return path if is_regular_file(path) else None
+        fd = open_regular(self._inside, path)
+        if fd is None:
+            return None
+        os.close(fd)
+        return path
 
     # -- writing --------------------------------------------------------------------------
     def put(self, name: str, source: Source, *, sha256: str | None = None) -> StoredFile:
@@ -127,9 +131,14 @@ class LocalStorage(Storage):
             if sha256 is not None and sha256.lower() != digest:
                 raise CorruptFileError(name, sha256.lower(), digest, where="upload")
             created = self._publish(name, final, temporary, digest)
-        if created:
-            self.hashes.record(name, final, digest)
-        return StoredFile(name, size, digest, os.lstat(final).st_mtime, created=created)
+        fd = self._open_fd(name)
+        try:
+            if created:
+                self.hashes.record(name, fd, digest)
+            modified = os.fstat(fd).st_mtime
+        finally:
+            os.close(fd)
+        return StoredFile(name, size, digest, modified, created=created)
 
     @contextlib.contextmanager
     def _staged(self, source: Source) -> Iterator[tuple[str, int, str]]:
@@ -164,11 +173,11 @@ class LocalStorage(Storage):
     def _publish(self, name: str, final: Path, temporary: str, digest: str) -> bool:
         """Link the staged file into place; False when it was stored already."""
         try:
-            final.parent.mkdir(parents=True, exist_ok=True)
+            parent = open_directory(self._inside, final.parent, create=True)
         except (FileExistsError, NotADirectoryError):
             raise FileConflictError(name, "a leading part of the name is a stored file") from None
         try:
-            os.link(temporary, final)
+            os.link(temporary, final.name, dst_dir_fd=parent)
         except FileExistsError:
             existing = self.stat(name)
             if existing is None:
@@ -179,8 +188,10 @@ class LocalStorage(Storage):
                 ) from None
             # Stored again: restart the garbage collector's grace period for it.
             now = time.time()
-            os.utime(final, (now, now), follow_symlinks=False)
+            os.utime(final.name, (now, now), dir_fd=parent, follow_symlinks=False)
             return False
+        finally:
+            os.close(parent)
         if self.durability == "each":
             fsync_directory(final.parent)
         elif self.durability == "commit":
@@ -210,7 +221,7 @@ class LocalStorage(Storage):
 
     # -- reading --------------------------------------------------------------------------
     def stat(self, name: str) -> StoredFile | None:
-        fd = open_regular(self._path(name))
+        fd = open_regular(self._inside, self._path(name))
         if fd is None:
             return None
         try:
@@ -225,7 +236,7 @@ class LocalStorage(Storage):
         return StoredFile(name, info.st_size, digest, info.st_mtime)
 
     def _open_fd(self, name: str) -> int:
-        fd = open_regular(self._path(name))
+        fd = open_regular(self._inside, self._path(name))
         if fd is None:
             raise FileNotFoundOnServer(name, self.url)
         return fd
@@ -266,12 +277,19 @@ class LocalStorage(Storage):
 
     def delete(self, name: str) -> None:
         path = self._path(name)
-        if not is_regular_file(path):
-            raise FileNotFoundOnServer(name, self.url)
         try:
-            path.unlink()
+            parent = open_directory(self._inside, path.parent)
+        except (FileNotFoundError, NotADirectoryError):
+            raise FileNotFoundOnServer(name, self.url) from None
+        try:
+            info = os.stat(path.name, dir_fd=parent, follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode):
+                raise FileNotFoundOnServer(name, self.url)
+            os.unlink(path.name, dir_fd=parent)
         except FileNotFoundError:
             raise FileNotFoundOnServer(name, self.url) from None
+        finally:
+            os.close(parent)
         self.hashes.forget(name)
         prune_empty_directories(path.parent, self._inside)
 

@@ -94,7 +94,15 @@ def test_a_link_into_the_storages_own_folders_is_refused(local):
 def test_a_link_put_in_place_after_the_name_was_checked_is_not_opened(local, outside):
     link = local.root / "late-link"
     os.symlink(outside / "secret.txt", link)
-    assert open_regular(link) is None  # as if the check had passed before the link came
+    assert open_regular(local.root, link) is None  # as if the check had passed before the link came
+
+
+def test_a_folder_swapped_for_a_link_after_the_name_was_checked_is_not_entered(local, outside):
+    checked = local._path("sub/inside.dat")
+    (outside / "inside.dat").write_bytes(SECRET)
+    (local.root / "sub").rename(local.root / "sub-moved")
+    os.symlink(outside, local.root / "sub")
+    assert open_regular(local.root, checked) is None
 
 
 @pytest.fixture
