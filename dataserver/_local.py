@@ -106,7 +106,7 @@ class LocalStorage(Storage):
         for reserved in (STAGING, SIDECARS):
             if (self.root / reserved).is_symlink():
                 raise ServerConfigError(f"{self.root / reserved} is a symbolic link; the "
-                                        "storage's own folders must lie inside it")
+                                        "storage's own folders must be real folders inside it")
         if hash_record is None:
             hash_record = "xattr" if xattrs_supported(staging) else "sidecar"
         self.hashes = HashRecords(self._inside, hash_record)
