@@ -142,3 +142,24 @@ def test_readme_exempts_only_lines_it_holds() -> None:
 def test_readme_marks_only_known_needs() -> None:
     unknown = {need for section in SECTIONS for need in section.needs} - {"s3", "demo"}
     assert not unknown, f"README.md asks for unknown needs: {sorted(unknown)}"
+
+
+def test_readme_blocks_are_read_by_section_with_their_needs(tmp_path: Path) -> None:
+    """Only python and sh blocks are kept; a needs marker belongs to the next block alone."""
+    readme = tmp_path / "README.md"
+    readme.write_text("# t\n## One\n<!-- needs: s3, demo -->\n\n```python\nx = 1\n```\n"
+                      "```text\nawl info ID\n```\n```sh\nawl select x\n```\n"
+                      "## Two\n```\nlayout\n```\n## Three\n<!-- needs: s3 -->\nprose\n"
+                      "```sh\nawl info 1\n```\n", encoding="utf-8")
+    sections = readme_sections(readme)
+    assert [(s.title, [(b.language, b.text, sorted(b.needs)) for b in s.blocks])
+            for s in sections] == [
+        ("One", [("python", "x = 1\n", ["demo", "s3"]), ("sh", "awl select x\n", [])]),
+        ("Three", [("sh", "awl info 1\n", [])])]
+
+
+def test_exempt_lines_are_left_out_of_a_shell_block() -> None:
+    block = Block("sh", "awl select x\npython3 -m pip install -e . && awl demo\n", 1)
+    assert _shell_script(block).splitlines() == [
+        "set -euo pipefail", "awl select x",
+        ": not run, 'installs into the environment the tests run in'"]
