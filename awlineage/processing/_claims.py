@@ -115,6 +115,9 @@ def clear_leftover_claims(db: Database, timeout: float = DEFAULT_TIMEOUT) -> int
     registered = db.registered_classes()
     cleared = 0
     with db.engine.begin() as conn:
+        # Reads, then deletes: on SQLite the write lock is taken first, or another
+        # process's write in between would make the delete fail.
+        db.dialect.begin_write(conn)
         for class_name, wanted in by_class.items():
             entry = registered.get(class_name)
             if entry is None:
