@@ -9,6 +9,7 @@ import sys
 import time
 import warnings
 from collections.abc import Sequence
+from typing import NoReturn
 
 import sqlalchemy as sa
 
@@ -30,9 +31,16 @@ RETRY_PAUSE = 1.0
 """Seconds before a read-only command is run again after a lost database connection."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, like every other ``awl`` error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``awl``, with the subcommands of every command module."""
-    parser = argparse.ArgumentParser(prog="awl", description="awlineage: persistent objects "
+    parser = _Parser(prog="awl", description="awlineage: persistent objects "
                                      "and lineage for scientific pipelines")
     parser.add_argument("--database", help="database URL (default: AWL_DATABASE_URL or "
                         "sqlite:///awlineage.db)")

@@ -8,6 +8,7 @@ import datetime
 import importlib
 import importlib.metadata
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -95,12 +96,30 @@ def import_registered_modules(db: Database) -> list[str]:
     return failed
 
 
-def prepare(db: Database, imports: Sequence[str] = ()) -> None:
-    """Make the classes a command may name known: ``--import`` modules, the
-    ``awlineage.targets`` entry points, then the modules the database's registry names."""
+def prepare(db: Database, imports: Sequence[str] = (), names: Sequence[str] = ()) -> None:
+    """Make the classes a command names known: ``--import`` modules and the modules the
+    database's registry names, then, if one of `names` is still unknown, the modules of the
+    ``awlineage.targets`` entry points (imported only then: a pipeline is slow to import, and
+    most commands name classes the database already knows)."""
     import_modules(imports)
-    load_target_entry_points()
     import_registered_modules(db)
+    if any(not _known(db, name) for name in names):
+        load_target_entry_points()
+
+
+def _known(db: Database, name: str) -> bool:
+    try:
+        find_class(db, name)
+    except AwlError:
+        return False
+    return True
+
+
+def names_in_query(text: str) -> list[str]:
+    """The words of a textual query that may name a class: those that begin a dotted path
+    (``Class.attribute.attribute``), outside quotes."""
+    unquoted = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "''", text)
+    return list(dict.fromkeys(re.findall(r"(?<![\w.])([A-Za-z_]\w*)\s*\.", unquoted)))
 
 
 def find_class(db: Database, name: str) -> type:
@@ -158,7 +177,7 @@ def resolve_id(db: Database, text: str) -> int:
                                   f"starting with {text}")
     if len(found) > 1:
         shown = ", ".join(map(str, found[:5])) + (", ..." if len(found) > 5 else "")
-        raise AmbiguousIdError(f"object_id prefix {text} is ambiguous: it starts {shown}; "
+        raise AmbiguousIdError(f"object_id prefix {text} is ambiguous: it begins {shown}; "
                                "give more digits")
     return found[0]
 

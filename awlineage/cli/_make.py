@@ -16,7 +16,7 @@ def _run(args: argparse.Namespace) -> int:
     from awlineage.processing import TargetProcessor, print_report
 
     db = connect(args.database)
-    prepare(db, args.imports)
+    prepare(db, args.imports, [args.cls])
     cls = find_class(db, args.cls)
     _check_is_target(cls)
     colour = use_colour(args.colour, sys.stdout)
@@ -38,13 +38,9 @@ def _check_is_target(cls: type) -> None:
 
     if issubclass(cls, Process):
         return
-    from awlineage.persistence import DataObject
-
-    how = "`awl ingest FILE...` (FITS frames) or commit() from a script" \
-        if issubclass(cls, DataObject) else "commit() from a script"
     raise AwlError(f"{cls.__name__} is raw data to ingest, not a process target to make: "
-                   f"store it with {how}; `awl make` makes Process classes (those made "
-                   f"from raw data)")
+                   "store it (FITS frames with `awl ingest FILE...`, other objects with "
+                   "commit() from a script); `awl make` makes Process classes, from raw data")
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:

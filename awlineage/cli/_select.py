@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from awlineage.cli._common import find_class, prepare, print_objects
+from awlineage.cli._common import find_class, names_in_query, prepare, print_objects
 from awlineage.database import connect
 
 
@@ -13,7 +13,7 @@ def _run(args: argparse.Namespace) -> int:
     from awlineage.query import select
 
     db = connect(args.database)
-    prepare(db, args.imports)
+    prepare(db, args.imports, [*([args.cls] if args.cls else []), *names_in_query(args.query)])
     cls = find_class(db, args.cls) if args.cls else None
     query = select(args.query, cls)
     if args.newest:

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import datetime
 import subprocess
 import sys
+from pathlib import Path
 
 from awlineage import commit
-from tests.commands import REPO
+from tests.commands import REPO, run_awl_script
 from tests.commands import run_awl as awl
-from tests.persistence.models import CameraFrame, Instrument
+from tests.persistence.models import CameraFrame, Instrument, MasterBias
+
+SAMPLE_MODULE = """
+from awlineage import DBObject, persistent
+
+
+class {name}(DBObject):
+    n = persistent("A number", int, 0)
+"""
 
 
 def test_awl_select_lists_matching_objects(db) -> None:
@@ -35,3 +45,86 @@ def test_awl_schema_dump_check_passes_on_the_committed_files(tmp_path) -> None:
     stale = subprocess.run([sys.executable, "-m", "awlineage.cli", "schema", "dump", "--check",
                             "--output", str(tmp_path)], capture_output=True, text=True, cwd=REPO)
     assert stale.returncode == 1 and "stale" in stale.stderr
+
+
+def test_awl_select_newest_keeps_the_newest_version_of_each_identity(db) -> None:
+    night = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
+    for level in (1.0, 2.0, 3.0):
+        MasterBias(chip="ccd50", obs_date=night, level=level).commit()
+    MasterBias(chip="ccd51", obs_date=night, level=9.0).commit()
+    result = awl(db, "select", "--newest", "MasterBias.level > 0")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2
+    assert any("v3" in line and "level=3.0" in line for line in lines)
+    assert any("chip='ccd51'" in line for line in lines)
+
+
+def test_awl_finds_modules_in_the_working_directory(tmp_path) -> None:
+    (tmp_path / "mypipe.py").write_text(SAMPLE_MODULE.format(name="WorkingFolderSample"))
+    result = run_awl_script("--database", f"sqlite:///{tmp_path}/awl.db", "select",
+                            "--import", "mypipe", "WorkingFolderSample.n >= 0", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "(0 objects)" in result.stderr
+
+
+def test_a_failed_import_is_one_line_naming_the_module_and_the_path(tmp_path) -> None:
+    result = run_awl_script("--database", f"sqlite:///{tmp_path}/awl.db", "select",
+                            "--import", "nosuchpipe", "X.n > 0", cwd=tmp_path)
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "ImportFailedError: cannot import module 'nosuchpipe'" in result.stderr
+    assert str(tmp_path) in result.stderr  # the working directory was searched first
+
+
+def _installed_entry_point(site: Path, value: str) -> None:
+    """A real (if tiny) installed distribution in `site`, declaring `value` under the
+    ``awlineage.targets`` entry-point group, as ``pip install`` of a pipeline package would."""
+    package = site / "sample_targets"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(SAMPLE_MODULE.format(name="EntryPointSample"))
+    info = site / "sample_targets-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: sample-targets\n"
+                                   "Version: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[awlineage.targets]\nsamples = {value}\n")
+
+
+def test_awl_imports_the_target_modules_that_packages_declare(tmp_path) -> None:
+    site = tmp_path / "site"
+    _installed_entry_point(site, "sample_targets")
+    database = f"sqlite:///{tmp_path}/awl.db"
+    unknown = run_awl_script("--database", database, "select", "--class", "EntryPointSample",
+                             "n >= 0", cwd=tmp_path)
+    assert unknown.returncode == 2 and "'EntryPointSample'" in unknown.stderr
+    found = run_awl_script("--database", database, "select", "--class", "EntryPointSample",
+                           "n >= 0", cwd=tmp_path, path=(site,))
+    assert found.returncode == 0, found.stderr
+    assert "(0 objects)" in found.stderr
+
+
+def test_a_broken_target_entry_point_is_one_line_naming_it(tmp_path) -> None:
+    site = tmp_path / "site"
+    _installed_entry_point(site, "sample_targets.missing")
+    result = run_awl_script("--database", f"sqlite:///{tmp_path}/awl.db", "select", "X.n > 0",
+                            cwd=tmp_path, path=(site,))
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "samples = sample_targets.missing of sample-targets" in result.stderr
+
+
+def test_an_unreachable_database_is_one_line(tmp_path) -> None:
+    result = run_awl_script("select", "X.n > 0", cwd=tmp_path,
+                            AWL_DATABASE_URL="postgresql+psycopg://awl:awl@127.0.0.1:9/x")
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "DatabaseUnavailable" in result.stderr and "127.0.0.1:9" in result.stderr
+    assert "awl:awl@" not in result.stderr  # the password is not shown
+
+
+def test_usage_errors_are_one_line(tmp_path) -> None:
+    result = run_awl_script("info", "not-an-id", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "awl info: argument ID: 'not-an-id' is not an object_id (digits, or the first digits "
+        "of one) (see awl info --help)"]
