@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import time
 import warnings
@@ -51,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``awl``; returns the exit status (2 for an error, in one line)."""
+    """Entry point of ``awl``; returns the exit status: 2 for an error, reported in one line
+    on stderr (``AWL_TRACEBACK=1`` shows the traceback of an unexpected one)."""
     working_directory_first()
     _quiet_third_party_warnings()
     args = build_parser().parse_args(argv)
@@ -69,6 +71,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("awl: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # a file named on the command line: the message names it
+        print(f"awl: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        # A bug (ours or a plug-in's) still ends in one line; the traceback is one setting away.
+        if os.environ.get("AWL_TRACEBACK"):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        print(f"awl: unexpected {type(exc).__name__}: {first} (AWL_TRACEBACK=1 shows where; "
+              "please report it)", file=sys.stderr)
+        return 2
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -56,6 +56,13 @@ def import_modules(names: Sequence[str]) -> None:
             importlib.import_module(name)
         except ImportError as exc:
             raise ImportFailedError(_import_failure(name, exc)) from None
+        except Exception as exc:  # the module was found, and failed while it ran
+            raise ImportFailedError(_failed_while_running(name, exc)) from None
+
+
+def _failed_while_running(name: str, exc: Exception) -> str:
+    message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"importing module {name!r} failed: {type(exc).__name__}: {message}"
 
 
 def _import_failure(name: str, exc: ImportError) -> str:
@@ -74,11 +81,12 @@ def load_target_entry_points() -> list[str]:
     for point in importlib.metadata.entry_points(group=TARGETS_GROUP):
         try:
             point.load()
-        except ImportError as exc:
+        except Exception as exc:
             owner = point.dist.name if point.dist is not None else "an installed package"
+            reason = _import_failure(point.module, exc) if isinstance(exc, ImportError) \
+                else _failed_while_running(point.module, exc)
             raise ImportFailedError(f"entry point {point.name} = {point.value} of {owner} "
-                                    f"({TARGETS_GROUP}): {_import_failure(point.module, exc)}"
-                                    ) from None
+                                    f"({TARGETS_GROUP}): {reason}") from None
         loaded.append(point.value)
     return loaded
 
