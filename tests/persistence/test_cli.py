@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import socket
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from awlineage import commit
+from awlineage.database import sqlite
 from tests.commands import REPO, run_awl_script
 from tests.commands import run_awl as awl
 from tests.persistence.models import CameraFrame, Instrument, MasterBias
@@ -128,3 +135,73 @@ def test_usage_errors_are_one_line(tmp_path) -> None:
     assert result.stderr.splitlines() == [
         "awl info: argument ID: 'not-an-id' is not an object_id (digits, or the first digits "
         "of one) (see awl info --help)"]
+
+
+class _CutFirstConnection:
+    """A TCP proxy on loopback in front of a database server that closes the first connection
+    made through it at once, as a restarted server or a dropped network would, and forwards
+    every later one."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.upstream = (host, port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.accepted = 0
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            self.accepted += 1
+            if self.accepted == 1:
+                client.close()
+                continue
+            upstream = socket.create_connection(self.upstream)
+            for source, target in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, target), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, target: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                target.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, target):
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+
+
+@pytest.fixture
+def flaky_database(db) -> Iterator[tuple[str, _CutFirstConnection]]:
+    """The test's PostgreSQL database as a URL through `_CutFirstConnection`."""
+    if db.dialect is sqlite:
+        pytest.skip("a lost connection needs a database server (PostgreSQL)")
+    proxy = _CutFirstConnection(db.url.host or "127.0.0.1", db.url.port or 5432)
+    url = db.url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
+    yield url, proxy
+    proxy.listener.close()
+
+
+def test_a_read_only_command_is_run_again_after_a_lost_connection(db, flaky_database) -> None:
+    url, proxy = flaky_database
+    CameraFrame(chip="ccd50", exptime=30.0).commit()
+    result = awl(None, "--database", url, "select", "--count", "CameraFrame.chip == 'ccd50'",
+                 AWL_DATABASE_SCHEMA=db.schema)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "1"
+    assert proxy.accepted >= 2
+
+
+def test_a_command_that_writes_reports_a_lost_connection_in_one_line(db,
+                                                                     flaky_database) -> None:
+    url, _ = flaky_database
+    result = awl(None, "--database", url, "make", "CameraFrame",
+                 AWL_DATABASE_SCHEMA=db.schema)
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "DatabaseUnavailable" in result.stderr
