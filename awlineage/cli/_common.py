@@ -190,8 +190,9 @@ def resolve_id(db: Database, text: str) -> int:
     return found[0]
 
 
-def format_value(value: object, width: int = 40) -> str:
-    """A short, readable form of an attribute value."""
+def format_value(value: object, width: int = 100) -> str:
+    """A short, readable form of an attribute value (wide enough for file names and hashes,
+    which hold ids and are pasted back)."""
     if isinstance(value, DBObject):
         return f"<{type(value).__name__} {value.object_id}>"
     if isinstance(value, datetime.datetime):
