@@ -168,13 +168,13 @@ def _generic(reason: StaleReason) -> str:
 
 
 def short_id(object_id: int | None) -> str:
-    """An object_id cut to its first digits and an ellipsis, as reasons print it."""
-    text = str(object_id)
-    return text if len(text) <= 8 else text[:6] + "…"
+    """An object_id as reasons print it: whole, so it can be pasted into ``awl info`` (a
+    cut id with an ellipsis could not be)."""
+    return str(object_id)
 
 
 def describe_object(obj: Any) -> str:
-    """``BiasFrame 912628… v3``."""
+    """``BiasFrame 912628063914623041 v3``."""
     version = obj.__dict__.get("version")
     return f"{type(obj).__name__} {short_id(obj.object_id)}" + \
         (f" v{version}" if version is not None else "")
