@@ -16,8 +16,13 @@ from typing import TextIO
 import sqlalchemy as sa
 
 from awlineage.database import Database
-from awlineage.errors import AwlError, ObjectNotFoundError
-from awlineage.persistence import DBObject, DBObjectMeta
+from awlineage.errors import (
+    AmbiguousClassError,
+    AwlError,
+    ObjectNotFoundError,
+    UnknownClassError,
+)
+from awlineage.persistence import DBObject, describe_class
 
 TARGETS_GROUP = "awlineage.targets"
 """Entry-point group under which a package names the modules of its process targets, e.g.
@@ -91,26 +96,12 @@ def load_target_entry_points() -> list[str]:
     return loaded
 
 
-def import_registered_modules(db: Database) -> list[str]:
-    """Import the modules that defined the classes stored in `db`; return those that failed."""
-    failed = []
-    for entry in db.registered_classes().values():
-        if entry.name in DBObjectMeta.registry or entry.module.startswith("__main__"):
-            continue
-        try:
-            importlib.import_module(entry.module)
-        except ImportError:
-            failed.append(entry.module)
-    return failed
-
-
 def prepare(db: Database, imports: Sequence[str] = (), names: Sequence[str] = ()) -> None:
     """Make the classes a command names known: ``--import`` modules and the modules the
     database's registry names, then, if one of `names` is still unknown, the modules of the
     ``awlineage.targets`` entry points (imported only then: a pipeline is slow to import, and
     most commands name classes the database already knows)."""
     import_modules(imports)
-    import_registered_modules(db)
     if any(not _known(db, name) for name in names):
         load_target_entry_points()
 
@@ -131,19 +122,24 @@ def names_in_query(text: str) -> list[str]:
 
 
 def find_class(db: Database, name: str) -> type:
-    """The persistent class a command line names.
+    """The persistent class a command line names: qualified (``targets.RawFrame``) or a
+    short name only one known class has; a class of a script is read from the registry.
 
     Raises
     ------
     AwlError
-        One line naming the class when no class of that name is known.
+        One line naming the class when no class of that name is known, or listing the
+        qualified names a short name may mean.
     """
-    cls = DBObjectMeta.registry.get(name)
-    if cls is None:
-        raise AwlError(f"unknown persistent class {name!r}: name a class stored in "
-                       f"{db.url.render_as_string(hide_password=True)}, or --import the "
-                       "module that defines it")
-    return cls
+    try:
+        return db.class_named(name)
+    except AmbiguousClassError:
+        raise
+    except UnknownClassError:
+        raise UnknownClassError(
+            f"unknown persistent class {name!r}: name a class stored in "
+            f"{db.url.render_as_string(hide_password=True)}, or --import the module that "
+            "defines it") from None
 
 
 def parse_id(text: str) -> str:
@@ -211,7 +207,8 @@ def print_objects(objects: Sequence[DBObject], out: TextIO = sys.stdout) -> None
             for name, prop in type(obj)._properties.items()  # type: ignore[attr-defined]
             if not prop.builtin and not (prop.kind.is_link or prop.kind.is_list)
         ]
-        print(f"{obj.object_id}  {type(obj).__name__} v{obj.version}  {'  '.join(values)}",
+        print(f"{obj.object_id}  {describe_class(type(obj))} v{obj.version}  "
+              f"{'  '.join(values)}",
               file=out)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from awlineage.database import Database, current_database, prefetch
-from awlineage.persistence import DBObject, Kind
+from awlineage.persistence import DBObject, Kind, describe_class
 
 MAX_LIST_MEMBERS = 20
 
@@ -79,7 +79,7 @@ def describe(obj: DBObject) -> str:
     """``Class object_id (vN)``."""
     version = obj.__dict__.get("version")
     suffix = f" v{version}" if version is not None else ""
-    return f"{type(obj).__name__} {obj.object_id}{suffix}"
+    return f"{describe_class(type(obj))} {obj.object_id}{suffix}"
 
 
 def format_value(value: Any) -> str:
