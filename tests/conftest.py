@@ -85,6 +85,13 @@ def _drop_schema(admin: sa.Engine, schema: str) -> None:
                 pytrace=False)
 
 
+@pytest.fixture
+def postgres_db(request: pytest.FixtureRequest, tmp_path) -> Iterator[Database]:
+    """A fresh PostgreSQL database alone, for behaviour only a database server has (a
+    connection that can be lost)."""
+    yield from _database("postgresql", request, tmp_path)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db(request: pytest.FixtureRequest, tmp_path) -> Iterator[Database]:
     """A freshly connected, empty database: SQLite file, then PostgreSQL schema."""

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from awlineage import commit
-from awlineage.database import sqlite
 from tests.commands import REPO, run_awl_script
 from tests.commands import run_awl as awl
 from tests.persistence.models import CameraFrame, Instrument, MasterBias
@@ -177,17 +176,19 @@ class _CutFirstConnection:
 
 
 @pytest.fixture
-def flaky_database(db) -> Iterator[tuple[str, _CutFirstConnection]]:
-    """The test's PostgreSQL database as a URL through `_CutFirstConnection`."""
-    if db.dialect is sqlite:
-        pytest.skip("a lost connection needs a database server (PostgreSQL)")
+def flaky_database(postgres_db) -> Iterator[tuple[str, _CutFirstConnection]]:
+    """A PostgreSQL database as a URL through `_CutFirstConnection` (a connection to lose
+    needs a database server)."""
+    db = postgres_db
     proxy = _CutFirstConnection(db.url.host or "127.0.0.1", db.url.port or 5432)
     url = db.url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
     yield url, proxy
     proxy.listener.close()
 
 
-def test_a_read_only_command_is_run_again_after_a_lost_connection(db, flaky_database) -> None:
+def test_a_read_only_command_is_run_again_after_a_lost_connection(postgres_db,
+                                                                  flaky_database) -> None:
+    db = postgres_db
     url, proxy = flaky_database
     CameraFrame(chip="ccd50", exptime=30.0).commit()
     result = awl(None, "--database", url, "select", "--count", "CameraFrame.chip == 'ccd50'",
@@ -197,8 +198,9 @@ def test_a_read_only_command_is_run_again_after_a_lost_connection(db, flaky_data
     assert proxy.accepted >= 2
 
 
-def test_a_command_that_writes_reports_a_lost_connection_in_one_line(db,
+def test_a_command_that_writes_reports_a_lost_connection_in_one_line(postgres_db,
                                                                      flaky_database) -> None:
+    db = postgres_db
     url, _ = flaky_database
     result = awl(None, "--database", url, "make", "CameraFrame",
                  AWL_DATABASE_SCHEMA=db.schema)
