@@ -1,7 +1,8 @@
 """Fuzz select() on SQLite and PostgreSQL and print what happened to every case.
 
-Runs N hostile cases per database (textual queries and expression-API calls, drawn from the
-same generators as tests/persistence/test_query_fuzz.py) and prints, per database and family:
+Runs N hostile cases per database (textual queries, expression-API calls, and select()
+arguments with Query methods, drawn from the same generators as
+tests/persistence/test_query_fuzz.py) and prints, per database and family:
 cases, clean results, clean errors (awlineage's own) and raw exceptions, which must be 0. The
 first few raw exceptions are printed with their query. It also checks that no row changed.
 
@@ -24,10 +25,17 @@ from hypothesis import strategies as st
 
 from awlineage import Database, connect
 from awlineage.persistence import set_current_store
-from tests.persistence.query_cases import expressions, fingerprint, run_case, seed, texts
+from tests.persistence.query_cases import (
+    expressions,
+    fingerprint,
+    refinements,
+    run_case,
+    seed,
+    texts,
+)
 
 
-def fuzz(db: Database, family: str, strategy: st.SearchStrategy[Any], cases: int
+def fuzz(strategy: st.SearchStrategy[Any], cases: int
          ) -> collections.Counter[str]:
     """Run `cases` cases drawn from `strategy`; count how each ended."""
     counts: collections.Counter[str] = collections.Counter()
@@ -58,9 +66,11 @@ def run(db: Database, name: str, cases: int) -> int:
     objects = seed()
     before = fingerprint(db)
     raw = 0
-    for family, strategy in (("text", texts()), ("expression", expressions(objects))):
+    families = (("text", texts()), ("expression", expressions(objects)),
+                ("query", refinements(objects)))
+    for family, strategy in families:
         started = time.perf_counter()
-        counts = fuzz(db, family, strategy, cases // 2)
+        counts = fuzz(strategy, cases // len(families))
         seconds = time.perf_counter() - started
         print(f"{name:10s} {family:10s} cases {counts['cases']:5d}  clean results "
               f"{counts['result']:5d}  clean errors {counts['error']:5d}  raw exceptions "

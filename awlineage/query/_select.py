@@ -89,7 +89,9 @@ class Query:
             elif isinstance(term, Path):
                 term = term.asc()
             if len(term.path.steps) != 1 or term.path.last.kind is not Kind.DESCRIPTOR \
-                    or term.path.index is not None:
+                    or term.path.index is not None \
+                    or term.path.last.name not in self.cls._properties \
+                    or not issubclass(self.cls, term.path.root):
                 raise QueryError(f"order_by({term.path}): only descriptors of the class "
                                  "itself can order a query")
             order.append(term)
@@ -108,8 +110,11 @@ class Query:
         resolved = []
         for path in paths:
             if isinstance(path, str):
-                prop, _ = find_property(self.cls, path)
-                path = Path.start(self.cls, prop)
+                prop, classes = find_property(self.cls, path)
+                path = Path.start(self.cls, prop, classes)
+            if not isinstance(path, Path):
+                raise QueryError(f"prefetch() takes link attributes or their names, got "
+                                 f"{path!r}")
             if not all(s.prop.kind.is_link or s.prop.kind is Kind.LINK_LIST
                        for s in path.steps):
                 raise QueryError(f"prefetch({path}): every step must be a link or link list")
@@ -272,6 +277,9 @@ class Query:
                 raise QueryError("query slices take non-negative start and stop, no step")
             start = index.start or 0
             stop = index.stop
+            if self._offset + start > _MAX_ROWS or (stop or 0) > _MAX_ROWS:
+                raise QueryError(f"query slice [{index.start}:{index.stop}] beyond "
+                                 f"{_MAX_ROWS:,} objects")
             limit = None if stop is None else max(stop - start, 0)
             if self._limit is not None:
                 limit = max(self._limit - start, 0) if limit is None else \
@@ -281,7 +289,7 @@ class Query:
             raise QueryError(f"a query is indexed by int or slice, got {type(index).__name__}")
         if index < 0:
             index += self.count()
-        found = None if index < 0 else self[index:index + 1].first()
+        found = None if not 0 <= index < _MAX_ROWS else self[index:index + 1].first()
         if found is None:
             raise IndexError(f"query result index {index} out of range")
         return found

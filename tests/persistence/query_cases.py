@@ -10,6 +10,7 @@ says how it ended: a result, one of awlineage's errors, or a raw exception (a bu
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import math
@@ -330,3 +331,51 @@ def _typed_comparison(draw: st.DrawFn, objects: list[DBObject]) -> Callable[[], 
 def expressions(objects: list[DBObject]) -> st.SearchStrategy[Callable[[], Any]]:
     """Callables building a query with the expression API (and running select() on it)."""
     return _expression(objects).map(lambda build: lambda: select(build()))
+
+
+_ARGUMENTS = st.one_of(VALUES, st.sampled_from(
+    ["chip", "-exptime", "+nexp", "instrument", "overlaps", "previous", "keywords", "nope",
+     "-", "", CameraFrame.chip, CameraFrame.instrument, CameraFrame.chip.desc(),
+     Instrument.name, CameraFrame.keywords[0], CameraFrame.instrument.site]))
+_CLASSES = st.sampled_from([CameraFrame, Instrument, Site, MasterBias, DBObject, None, 5, "x",
+                            object])
+
+
+@st.composite
+def _refined(draw: st.DrawFn, objects: list[DBObject]) -> Callable[[], Any]:
+    """select() called with odd arguments, then refined by a chain of Query methods."""
+    what = draw(st.one_of(_CLASSES, _typed_comparison(objects), st.just("CameraFrame.nexp > 0"),
+                          st.just("chip == 'ccd50'")))
+    cls = draw(_CLASSES)
+    steps = draw(st.lists(st.tuples(
+        st.sampled_from(["filter", "order_by", "limit", "offset", "prefetch", "newest", "slice",
+                         "index", "first", "exists", "len"]),
+        st.lists(_ARGUMENTS, max_size=2)), max_size=4))
+
+    def build() -> Any:
+        target = what() if callable(what) and not isinstance(what, type) else what
+        query = select(target, cls) if cls is not None else select(target)
+        for method, arguments in steps:
+            if method == "slice":
+                query = query[slice(*arguments[:2])] if arguments else query[:]
+            elif method == "index":
+                # Out of range is IndexError, as the sequence protocol says: not a failure.
+                with contextlib.suppress(IndexError):
+                    query[arguments[0] if arguments else 0]
+            elif method in ("first", "exists"):
+                getattr(query, method)()
+            elif method == "len":
+                len(query)
+            elif method == "newest":
+                query = query.newest()
+            elif method in ("filter", "limit", "offset"):  # these take exactly one argument
+                query = getattr(query, method)(arguments[0] if arguments else 1)
+            else:
+                query = getattr(query, method)(*arguments)
+        return query
+    return build
+
+
+def refinements(objects: list[DBObject]) -> st.SearchStrategy[Callable[[], Any]]:
+    """Callables calling select() and the Query methods with arguments of every kind."""
+    return _refined(objects)

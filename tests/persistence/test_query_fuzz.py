@@ -1,14 +1,22 @@
-"""Fuzzing select(): hostile textual queries and expression-API calls end in a result or in one
-of awlineage's own errors, never a raw exception, and change no data, on both backends.
+"""Fuzzing select(): hostile textual queries, expression-API calls and Query methods end in a
+result or in one of awlineage's own errors, never a raw exception, and change no data, on both
+backends.
 The cases come from `tests.persistence.query_cases` (shared with benchmarks/query_fuzz.py)."""
 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from tests.persistence.query_cases import expressions, fingerprint, run_case, seed, texts
+from tests.persistence.query_cases import (
+    expressions,
+    fingerprint,
+    refinements,
+    run_case,
+    seed,
+    texts,
+)
 
-_SETTINGS = settings(max_examples=300, deadline=None, database=None, derandomize=False,
+_SETTINGS = settings(max_examples=500, deadline=None, database=None, derandomize=False,
                      suppress_health_check=list(HealthCheck))
 
 
@@ -31,6 +39,19 @@ def test_fuzzed_expressions_raise_only_awlineage_errors_and_change_nothing(db) -
 
     @_SETTINGS
     @given(expressions(objects))
+    def ends_cleanly(build) -> None:
+        run_case(build)
+
+    ends_cleanly()
+    assert fingerprint(db) == before
+
+
+def test_fuzzed_select_arguments_and_query_methods_raise_only_awlineage_errors(db) -> None:
+    objects = seed()
+    before = fingerprint(db)
+
+    @_SETTINGS
+    @given(refinements(objects))
     def ends_cleanly(build) -> None:
         run_case(build)
 
