@@ -3,32 +3,19 @@ so it is never the process default."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
-import sqlalchemy as sa
 
 from awlineage import Database
-from tests.conftest import _drop_schema
+from tests.conftest import fresh_database
 
 
 @pytest.fixture
 def other_db(db: Database, request: pytest.FixtureRequest, tmp_path) -> Iterator[Database]:
     """An empty database on `db`'s backend that nothing has connected to."""
-    if db.url.get_backend_name() == "sqlite":
-        database = Database(f"sqlite:///{tmp_path}/other.db")
-        yield database
-        database.close()
-        return
-    admin: sa.Engine = request.getfixturevalue("postgres_admin")
-    schema = f"test_{uuid.uuid4().hex[:16]}"
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    database = Database(request.getfixturevalue("postgres_url"), schema=schema)
-    yield database
-    database.close()
-    _drop_schema(admin, schema)
+    yield from fresh_database(db.url.get_backend_name(), request, tmp_path, connected=False,
+                         name="other")
 
 
 @pytest.fixture
