@@ -81,7 +81,7 @@ class Query:
         order = []
         for term in terms:
             if not isinstance(term, Ordering | Path | str):
-                raise QueryError(f"order_by() takes attributes or their names, got {term!r}")
+                raise QueryError(f"order_by() takes attributes or their names, got {_short(term)}")
             if isinstance(term, str):
                 descending = term.startswith("-")
                 prop, _ = find_property(self.cls, term.lstrip("-+"))
@@ -302,8 +302,12 @@ class Query:
 _MAX_ROWS = 2**63 - 1  # LIMIT and OFFSET are 64-bit integers on both databases
 
 
-def _short(expression: Any) -> str:
-    text = repr(expression)
+def _short(value: Any) -> str:
+    """`value`'s repr cut to 300 characters; an int too long to print is described."""
+    try:
+        text = repr(value)
+    except ValueError:  # Python refuses to print ints of more than 4,300 digits
+        return f"an int of about {int(value.bit_length() * 0.30103)} digits"
     return text if len(text) <= 300 else text[:297] + "..."
 
 
@@ -314,7 +318,7 @@ def _first_line(exc: sa.exc.SQLAlchemyError) -> str:
 
 def _count(name: str, count: Any) -> int:
     if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= _MAX_ROWS:
-        raise QueryError(f"{name}() takes an int from 0 to {_MAX_ROWS}, got {count!r}")
+        raise QueryError(f"{name}() takes an int from 0 to {_MAX_ROWS}, got {_short(count)}")
     return count
 
 
