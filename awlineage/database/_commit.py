@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from awlineage.errors import AwlError, DuplicateObjectError
-from awlineage.persistence import DBObject, PersistentList, link_key
+from awlineage.persistence import DBObject, PersistentList, frozen_list, link_key
 from awlineage.persistence._values import datetime_to_text
 
 if TYPE_CHECKING:
@@ -123,8 +123,8 @@ def _freeze_lists(obj: DBObject) -> None:
         if isinstance(value, PersistentList):
             value.freeze()
         elif value is not None:  # set through __dict__ by framework code
-            state[name] = PersistentList(value, cls._properties[name],  # type: ignore[attr-defined]
-                                         cls.__name__, frozen=True)
+            state[name] = frozen_list(value, cls._properties[name],  # type: ignore[attr-defined]
+                                      cls.__name__)
 
 
 def _assign_versions(conn: sa.Connection, tables: dict[type, ClassTables],

@@ -19,7 +19,7 @@ from awlineage.persistence._expressions import (
     root_class,
 )
 from awlineage.persistence._identity import new_object_id
-from awlineage.persistence._lists import PersistentList
+from awlineage.persistence._lists import FrozenList, PersistentList, frozen_list, open_list
 from awlineage.persistence._meta import (
     DBObjectMeta,
     class_by_name,
@@ -45,6 +45,7 @@ __all__ = [
     "DataObject",
     "DataObjectError",
     "Expression",
+    "FrozenList",
     "In",
     "Kind",
     "Like",
@@ -63,9 +64,11 @@ __all__ = [
     "concrete_subclasses",
     "current_store",
     "find_property",
+    "frozen_list",
     "get_persistent_properties",
     "link_key",
     "new_object_id",
+    "open_list",
     "persistent",
     "remove_observer",
     "root_class",

@@ -12,7 +12,7 @@ from awlineage.errors import (
     UnknownAttributeError,
 )
 from awlineage.persistence._identity import new_object_id
-from awlineage.persistence._lists import PersistentList
+from awlineage.persistence._lists import open_list
 from awlineage.persistence._meta import DBObjectMeta
 from awlineage.persistence._observe import notify_created, observers
 from awlineage.persistence._properties import Kind, Property, PropertyInfo
@@ -67,7 +67,7 @@ class DBObject(metaclass=DBObjectMeta):
         props = cls._properties  # type: ignore[attr-defined]
         name = cls.__name__
         for key, default in cls._list_defaults:  # type: ignore[attr-defined]
-            state[key] = PersistentList(default, props[key], name)
+            state[key] = open_list(default, props[key], name)
         given_id = values.pop("object_id", None)
         state["object_id"] = (
             new_object_id() if given_id is None else checker_for(int)(given_id, "object_id")
