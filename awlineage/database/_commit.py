@@ -19,6 +19,7 @@ from awlineage.persistence import (
     DBObject,
     PersistentList,
     datetime_to_text,
+    frozen_list,
     link_key,
     qualified_name,
 )
@@ -195,8 +196,8 @@ def _freeze_lists(obj: DBObject) -> None:
         if isinstance(value, PersistentList):
             value.freeze()
         elif value is not None:  # set through __dict__ by framework code
-            state[name] = PersistentList(value, cls._properties[name],  # type: ignore[attr-defined]
-                                         cls.__name__, frozen=True)
+            state[name] = frozen_list(value, cls._properties[name],  # type: ignore[attr-defined]
+                                      cls.__name__)
 
 
 def _assign_versions(conn: sa.Connection, tables: dict[type, ClassTables],

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from awlineage.errors import ObjectNotFoundError
-from awlineage.persistence import DBObject, Kind, PersistentList, Property, link_key
+from awlineage.persistence import DBObject, Kind, Property, frozen_list, link_key
 
 if TYPE_CHECKING:
     from awlineage.database._database import Database
@@ -38,6 +38,7 @@ class RowReader:
         self.keys = [link_key(c) if c in links else c for c in columns]
         present = set(columns)
         self.complete = present.issuperset(ct.values) and present.issuperset(ct.links)
+        self.name = ct.cls.__name__
         props = ct.cls._properties  # type: ignore[attr-defined]
         # descriptor lists arrive frozen (JSONList); they learn their attribute here
         self.lists = [(i, props[c]) for i, c in enumerate(columns)
@@ -57,7 +58,8 @@ class RowReader:
         for i, prop in self.lists:
             value = row[i]
             if value is not None:
-                value.bind(prop, self.cls.__name__)
+                value._prop = prop
+                value._owner = self.name
         state = dict(zip(self.keys, row, strict=False))  # union rows end with _class
         state["_committed"] = True
         state["_store"] = self.db
@@ -161,6 +163,5 @@ def prefetch(db: Database, objects: Sequence[DBObject], prop: Property) -> None:
                     members[owner].append(target)
     targets = load_objects(db, (t for ids in members.values() for t in ids))
     for obj in todo:
-        obj.__dict__[name] = PersistentList(
-            (targets[t] for t in members[obj.__dict__["object_id"]]), prop,
-            type(obj).__name__, frozen=True)
+        obj.__dict__[name] = frozen_list(
+            [targets[t] for t in members[obj.__dict__["object_id"]]], prop, type(obj).__name__)

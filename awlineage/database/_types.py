@@ -8,7 +8,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from awlineage.persistence import UTC, PersistentList, datetime_to_text, text_to_datetime
+from awlineage.persistence import (
+    UTC,
+    FrozenList,
+    datetime_to_text,
+    text_to_datetime,
+)
 
 
 def _to_utc(value: datetime.datetime | None) -> datetime.datetime | None:
@@ -55,7 +60,7 @@ def list_to_json(values: list[Any]) -> list[Any]:
 class JSONList(sa.types.TypeDecorator):
     """A descriptor list as a JSON array; `element_type` restores datetimes on reading.
 
-    A stored list reads back as a frozen `PersistentList`: it is the value of a committed
+    A stored list reads back as a `FrozenList`: it is the value of a committed
     object, and the object's class names it (`RowReader`)."""
 
     impl = sa.Text
@@ -87,7 +92,7 @@ class JSONList(sa.types.TypeDecorator):
             data = map(text_to_datetime, data)
         elif self.element_type is float:
             data = map(float, data)  # PostgreSQL's JSONB gives ints for integral numbers
-        return PersistentList.read_only(data)
+        return FrozenList(data)
 
 
 SCALAR_TYPES: dict[type, sa.types.TypeEngine] = {

@@ -19,7 +19,7 @@ from awlineage.persistence._expressions import (
     root_class,
 )
 from awlineage.persistence._identity import new_object_id
-from awlineage.persistence._lists import PersistentList
+from awlineage.persistence._lists import FrozenList, PersistentList, frozen_list, open_list
 from awlineage.persistence._meta import (
     DBObjectMeta,
     ambiguity_message,
@@ -76,6 +76,7 @@ __all__ = [
     "DataObjectError",
     "Expression",
     "FileStore",
+    "FrozenList",
     "In",
     "Kind",
     "Like",
@@ -107,6 +108,7 @@ __all__ = [
     "default_store",
     "describe_class",
     "find_property",
+    "frozen_list",
     "get_persistent_properties",
     "is_stand_in",
     "link_key",
@@ -114,6 +116,7 @@ __all__ = [
     "new_object_id",
     "notify_read",
     "observers",
+    "open_list",
     "origin_text",
     "persistent",
     "qualified_name",

@@ -14,25 +14,15 @@ if TYPE_CHECKING:
 
 class PersistentList(list):
     """A list attribute's value: a `list` (it compares, prints and indexes as one) whose
-    changes go through the property's checks, and which is read-only once frozen.
+    changes go through the property's checks. Committing turns it into a `FrozenList`, and
+    lists read from the database are frozen from the start. ``list(obj.keywords)`` gives a
+    copy that is free to change.
 
-    Lists of uncommitted objects are open; committing freezes them, and lists read from the
-    database are frozen from the start. ``list(obj.keywords)`` gives an open copy.
+    Build one with `open_list` or `frozen_list`: the constructor is `list`'s own (a Python
+    ``__init__`` would cost every object loaded or made).
     """
 
-    __slots__ = ("_frozen", "_owner", "_prop")
-
-    def __init__(self, items: Iterable[Any] = (), prop: Property | None = None,
-                 owner: str | None = None, *, frozen: bool = False) -> None:
-        super().__init__(items)
-        self._prop = prop
-        self._owner = owner
-        self._frozen = frozen
-
-    @classmethod
-    def read_only(cls, items: Iterable[Any]) -> PersistentList:
-        """A frozen list of `items` (a stored value); `bind` names its attribute later."""
-        return cls(items, frozen=True)
+    __slots__ = ("_owner", "_prop")
 
     def bind(self, prop: Property, owner: str) -> None:
         """Name the attribute this list is the value of, for checks and error messages."""
@@ -41,33 +31,26 @@ class PersistentList(list):
 
     def freeze(self) -> None:
         """Refuse every change from now on (its object was committed)."""
-        self._frozen = True
+        self.__class__ = FrozenList
 
     @property
     def frozen(self) -> bool:
         """True once the list may no longer change."""
-        return self._frozen
+        return False
 
-    # -- checks ---------------------------------------------------------------------------
     def _where(self) -> str:
-        if self._prop is None:
+        prop = getattr(self, "_prop", None)
+        if prop is None:
             return "a list attribute"
-        return f"{self._owner or '?'}.{self._prop.name}"
-
-    def _writable(self) -> None:
-        if self._frozen:
-            raise ImmutableObjectError(
-                f"{self._where()} belongs to a committed object and is immutable; "
-                "make a new object (list(...) gives a copy you can change)"
-            )
+        return f"{getattr(self, '_owner', None) or '?'}.{prop.name}"
 
     def _checked(self, items: Iterable[Any], start: int) -> list[Any]:
-        self._writable()
-        if self._prop is None:
+        prop = getattr(self, "_prop", None)
+        if prop is None:
             return list(items)
-        return self._prop.check_items(items, self._where(), start)
+        return prop.check_items(items, self._where(), start)
 
-    # -- the changing methods of list -----------------------------------------------------
+    # -- the changing methods of list, checked --------------------------------------------
     def append(self, item: Any) -> None:
         """Append `item`, checked as an assignment would check it."""
         super().append(self._checked((item,), len(self))[0])
@@ -91,40 +74,51 @@ class PersistentList(list):
         self.extend(items)
         return self
 
-    def __imul__(self, count: SupportsIndex) -> PersistentList:  # type: ignore[override,misc]
-        self._writable()
-        return super().__imul__(count)  # type: ignore[return-value]
-
-    def __delitem__(self, index: Any) -> None:
-        self._writable()
-        super().__delitem__(index)
-
-    def pop(self, index: SupportsIndex = -1) -> Any:
-        """Remove and return the item at `index`."""
-        self._writable()
-        return super().pop(index)
-
-    def remove(self, item: Any) -> None:
-        """Remove the first occurrence of `item`."""
-        self._writable()
-        super().remove(item)
-
-    def clear(self) -> None:
-        """Remove every item."""
-        self._writable()
-        super().clear()
-
-    def sort(self, *args: Any, **kwargs: Any) -> None:
-        """Sort in place."""
-        self._writable()
-        super().sort(*args, **kwargs)
-
-    def reverse(self) -> None:
-        """Reverse in place."""
-        self._writable()
-        super().reverse()
-
     def __reduce__(self) -> tuple[Any, ...]:
         # copy.copy, deepcopy and pickle give a plain list: a copy is detached from its
         # object, and the property it was checked against does not travel.
         return (list, (list(self),))
+
+
+def _refuse(self: FrozenList, *args: Any, **kwargs: Any) -> Any:
+    raise ImmutableObjectError(
+        f"{self._where()} belongs to a committed object and is immutable; make a new "
+        "object (list(...) gives a copy you can change)"
+    )
+
+
+class FrozenList(PersistentList):
+    """The value of a list attribute of a committed object: every change raises
+    `ImmutableObjectError` naming class and attribute."""
+
+    __slots__ = ()
+
+    @property
+    def frozen(self) -> bool:
+        """True: the list may no longer change."""
+        return True
+
+    def freeze(self) -> None:
+        """Nothing to do: frozen already."""
+
+    append = extend = insert = __setitem__ = __delitem__ = _refuse  # type: ignore[assignment]
+    __iadd__ = __imul__ = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
+
+
+def open_list(items: Iterable[Any], prop: Property, owner: str) -> PersistentList:
+    """A list value of an uncommitted object of class `owner`: changes are checked by
+    `prop`. The items are taken as they are (checked already)."""
+    value = PersistentList(items)
+    value._prop = prop
+    value._owner = owner
+    return value
+
+
+def frozen_list(items: Iterable[Any], prop: Property | None = None, owner: str | None = None
+                ) -> FrozenList:
+    """A list value of a committed object (a stored one: `bind` can name it later)."""
+    value = FrozenList(items)
+    if prop is not None:
+        value._prop = prop
+        value._owner = owner
+    return value

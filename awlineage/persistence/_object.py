@@ -12,7 +12,7 @@ from awlineage.errors import (
     UnknownAttributeError,
 )
 from awlineage.persistence._identity import new_object_id
-from awlineage.persistence._lists import PersistentList
+from awlineage.persistence._lists import open_list
 from awlineage.persistence._meta import DBObjectMeta
 from awlineage.persistence._observe import notify_created, observers
 from awlineage.persistence._properties import Kind, Property, PropertyInfo
@@ -38,6 +38,7 @@ class DBObject(metaclass=DBObjectMeta):
 
     __abstract__ = True
     identity: ClassVar[tuple[str, ...]] = ()
+    _properties: ClassVar[dict[str, Property]]  # set by DBObjectMeta for every class
 
     def check_committable(self) -> None:
         """Raise if this object may not be committed yet; called for every object a commit
@@ -67,7 +68,7 @@ class DBObject(metaclass=DBObjectMeta):
         props = cls._properties  # type: ignore[attr-defined]
         name = cls.__name__
         for key, default in cls._list_defaults:  # type: ignore[attr-defined]
-            state[key] = PersistentList(default, props[key], name)
+            state[key] = open_list(default, props[key], name)
         given_id = values.pop("object_id", None)
         state["object_id"] = (
             new_object_id() if given_id is None else checker_for(int)(given_id, "object_id")
@@ -97,7 +98,7 @@ class DBObject(metaclass=DBObjectMeta):
         # Persistent attributes refuse through their descriptor; this refuses the rest (a
         # stray attribute would look like data but vanish on the next load). awlineage keeps
         # its own bookkeeping in __dict__ directly.
-        if self.__dict__.get("_committed") and name not in type(self)._properties:  # type: ignore[attr-defined]
+        if self.__dict__.get("_committed") and name not in self._properties:
             raise ImmutableObjectError(
                 f"{type(self).__name__} {self.__dict__.get('object_id')} is committed and "
                 f"immutable; cannot set attribute {name!r}"
@@ -105,7 +106,7 @@ class DBObject(metaclass=DBObjectMeta):
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
-        if self.__dict__.get("_committed") and name not in type(self)._properties:  # type: ignore[attr-defined]
+        if self.__dict__.get("_committed") and name not in self._properties:
             raise ImmutableObjectError(
                 f"{type(self).__name__} {self.__dict__.get('object_id')} is committed and "
                 f"immutable; cannot delete attribute {name!r}"

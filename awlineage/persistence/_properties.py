@@ -12,7 +12,7 @@ from awlineage.errors import (
     PersistentValueError,
     PropertyDefinitionError,
 )
-from awlineage.persistence._lists import PersistentList
+from awlineage.persistence._lists import open_list
 from awlineage.persistence._observe import notify_read, observers
 from awlineage.persistence._values import (
     DESCRIPTOR_TYPES,
@@ -121,7 +121,7 @@ class Property:
         where = f"{owner}.{self.name}"
         if not isinstance(value, list | tuple):
             raise PersistentTypeError(f"{where} expects a list, got {type(value).__name__}")
-        return PersistentList(self.check_items(value, where), self, owner)
+        return open_list(self.check_items(value, where), self, owner)
 
     def check_items(self, items: Any, where: str, start: int = 0) -> list[Any]:
         """Check and normalise elements of a list property, numbered from `start` in errors.
@@ -156,7 +156,7 @@ class Property:
     def initial_value(self, owner_name: str | None = None) -> Any:
         """The default for a new object (a fresh, open list for list properties)."""
         if self.kind.is_list:
-            return PersistentList(self.default, self, self._owner_name(owner_name))
+            return open_list(self.default, self, self._owner_name(owner_name))
         return self.default
 
     # -- descriptor protocol --------------------------------------------------------------
