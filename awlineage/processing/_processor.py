@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from awlineage.database import Database, find_or_commit, identity_key
 from awlineage.errors import ConfigurationError
-from awlineage.persistence import DBObject, Expression
+from awlineage.persistence import DBObject, Expression, qualified_name
 from awlineage.processing._claims import DEFAULT_TIMEOUT, Claims, clear_leftover_claims
 from awlineage.processing._executors import Executor, SerialExecutor
 from awlineage.processing._plan import Plan, PlanNode, State
@@ -231,7 +231,7 @@ class TargetProcessor:
 
 
 def _claim_key(node: PlanNode) -> str:
-    return f"{node.cls.__name__}:{identity_key(node.obj)}"[:1000]
+    return f"{qualified_name(node.cls)}:{identity_key(node.obj)}"[:1000]
 
 
 def print_report(report: ProcessingReport, out: TextIO = sys.stdout, colour: bool = False

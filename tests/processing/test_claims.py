@@ -80,7 +80,7 @@ def test_a_claim_of_a_crashed_processor_is_taken_over(db, night) -> None:
     processor = TargetProcessor("serial", progress=False, claim_timeout=1.0)
     plan = processor.plan(Calibrated, "chip == 'ccd52'")
     node = plan.red()[0]
-    key = f"Calibrated:{identity_key(node.obj)}"
+    key = f"tests.Calibrated:{identity_key(node.obj)}"
     table = db.framework["awl_claim"]
     long_ago = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=5)
     with db.engine.begin() as conn:
