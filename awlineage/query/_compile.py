@@ -34,6 +34,7 @@ from awlineage.persistence import (
     Path,
     Property,
 )
+from awlineage.persistence._expressions import brief
 from awlineage.persistence._values import datetime_to_text
 
 Leaf = Callable[[ClassTables, Property, int | None], sa.ColumnElement]
@@ -103,7 +104,8 @@ class Compiler:
         elif isinstance(expression, Contains):
             leaf = _contains_leaf(self, expression)
         else:
-            raise QueryError(f"cannot compile {type(expression).__name__} {expression!r}")
+            raise QueryError(f"cannot compile {type(expression).__name__} "
+                             f"{brief(expression)}")
         path = expression.path
         if not issubclass(ct.cls, path.steps[0].classes):
             # A query on a base class naming an attribute only some subclasses have: the

@@ -19,6 +19,7 @@ from awlineage.persistence import (
     Path,
     find_property,
 )
+from awlineage.persistence._expressions import brief
 from awlineage.persistence._observe import notify_read, observers
 from awlineage.query._compile import Compiler
 from awlineage.query._shape import normal_form
@@ -73,7 +74,8 @@ class Query:
         order = []
         for term in terms:
             if not isinstance(term, Ordering | Path | str):
-                raise QueryError(f"order_by() takes attributes or their names, got {term!r}")
+                raise QueryError(f"order_by() takes attributes or their names, got "
+                                 f"{brief(term)}")
             if isinstance(term, str):
                 descending = term.startswith("-")
                 prop, _ = find_property(self.cls, term.lstrip("-+"))
@@ -106,7 +108,7 @@ class Query:
                 path = Path.start(self.cls, prop, classes)
             if not isinstance(path, Path):
                 raise QueryError(f"prefetch() takes link attributes or their names, got "
-                                 f"{path!r}")
+                                 f"{brief(path)}")
             if not all(s.prop.kind.is_link or s.prop.kind is Kind.LINK_LIST
                        for s in path.steps):
                 raise QueryError(f"prefetch({path}): every step must be a link or link list")
@@ -267,7 +269,7 @@ class Query:
             start = index.start or 0
             stop = index.stop
             if self._offset + start > _MAX_ROWS or (stop or 0) > _MAX_ROWS:
-                raise QueryError(f"query slice [{index.start}:{index.stop}] beyond "
+                raise QueryError(f"query slice [{brief(index.start)}:{brief(index.stop)}] beyond "
                                  f"{_MAX_ROWS:,} objects")
             limit = None if stop is None else max(stop - start, 0)
             if self._limit is not None:
@@ -280,7 +282,7 @@ class Query:
             index += self.count()
         found = None if not 0 <= index < _MAX_ROWS else self[index:index + 1].first()
         if found is None:
-            raise IndexError(f"query result index {index} out of range")
+            raise IndexError(f"query result index {brief(index)} out of range")
         return found
 
     def __repr__(self) -> str:
@@ -303,7 +305,7 @@ def _first_line(exc: sa.exc.SQLAlchemyError) -> str:
 
 def _count(name: str, count: Any) -> int:
     if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= _MAX_ROWS:
-        raise QueryError(f"{name}() takes an int from 0 to {_MAX_ROWS}, got {count!r}")
+        raise QueryError(f"{name}() takes an int from 0 to {_MAX_ROWS}, got {brief(count)}")
     return count
 
 

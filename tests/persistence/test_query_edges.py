@@ -174,3 +174,12 @@ def test_non_finite_floats_give_an_answer_or_an_awlineage_error(chain, value) ->
                       lambda: CameraFrame.gains[0] < value):
         with contextlib.suppress(AwlError):
             select(condition()).count()
+
+
+def test_errors_about_huge_integers_describe_them_instead_of_printing_them(chain) -> None:
+    huge = 10**5000  # str() of it raises ValueError in Python 3.11+
+    for misuse in (lambda: select(CameraFrame).order_by(huge), lambda: select(CameraFrame)[huge:],
+                   lambda: select(CameraFrame).limit(huge), lambda: CameraFrame.chip.like(huge),
+                   lambda: huge & (CameraFrame.nexp == 1), lambda: CameraFrame.nexp == huge):
+        with pytest.raises(AwlError, match="5,001 digits"):
+            misuse()
