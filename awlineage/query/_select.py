@@ -242,7 +242,8 @@ class Query:
             raise QueryError(f"{self!r}: the database refused the query: "
                              f"{_first_line(exc)}") from exc
         except sa.exc.OperationalError as exc:
-            if any(text in str(exc.orig) for text in _SQLITE_STATEMENT_LIMITS):
+            if self.database().dialect.NAME == "sqlite" and \
+                    any(text in str(exc.orig) for text in _SQLITE_STATEMENT_LIMITS):
                 raise QueryError(f"{self!r}: the database refused the query as too big or "
                                  f"too deep: {_first_line(exc)}") from exc
             raise
