@@ -62,7 +62,7 @@ from awlineage.regions import (
     capture_regions,
     forward,
 )
-from awlineage.storage import use_data_server
+from awlineage.storage import Session, current_session, use_data_server
 from awlineage.trace import (
     Process,
     ProcessParameters,
@@ -86,7 +86,8 @@ def commit(objects: "list[DBObject] | tuple[DBObject, ...]") -> None:
 
 
 def get(object_id: int) -> DBObject:
-    """The stored object with this id, of whatever class, from the connected database."""
+    """The stored object with this id, of whatever class, from the current session's
+    database."""
     return current_database().get(object_id)
 
 
@@ -122,6 +123,7 @@ __all__ = [
     "RegionLineage",
     "RegionTable",
     "SchemaConflictError",
+    "Session",
     "TargetProcessor",
     "UnknownAttributeError",
     "UnknownClassError",
@@ -133,6 +135,7 @@ __all__ = [
     "connect",
     "current_database",
     "current_run",
+    "current_session",
     "descendants",
     "diff",
     "forward",

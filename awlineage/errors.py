@@ -47,6 +47,15 @@ class UnknownClassError(AwlError, LookupError):
     """A stored object's class is not defined in this Python process."""
 
 
+class AmbiguousClassError(UnknownClassError):
+    """A short class name that several persistent classes (of other namespaces) have."""
+
+
+class StandInClassError(AwlError):
+    """Writing through a stand-in class: one read back from the class registry because its
+    defining module cannot be imported here."""
+
+
 class NotConnectedError(AwlError):
     """An operation needs a database but none is connected."""
 

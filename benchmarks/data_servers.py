@@ -180,7 +180,7 @@ def baseline_store_durable(kind: str, url: str, sources: list[Path], names: list
                            dest: Path) -> None:
     """Plain copies, then flushed to disk as the local back end does before a commit: many
     files with one flush of the file system, a few one by one."""
-    from dataserver._streams import sync_filesystem
+    from dataserver import sync_filesystem
 
     baseline_store(kind, url, sources, names, dest)
     if len(names) > 8 and sync_filesystem(dest):

@@ -11,9 +11,13 @@ Prints, each against a baseline run in the same process:
    linking to 3 of the layer above) against one hand-written recursive CTE, with the number
    of queries, and at 1,000 objects to show how the cost grows;
 4. ``get_inverse_properties`` of an object that 10,000 others link to, against one
-   hand-written SELECT of the linking objects.
+   hand-written SELECT of the linking objects;
+5. code versions of the pipeline's process classes (targets.pipeline.STAGES), which cover the
+   user's code their methods use: cold (a fresh Python process, modules imported first) and
+   cached (what every make() pays), with the number of pieces of code covered. No database.
 
 Usage: python benchmarks/lineage.py [--makes N] [--calls N] [--postgres URL] [--skip-postgres]
+       [--code-versions-only]
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -40,6 +46,7 @@ from awlineage import (
 )
 from awlineage.database import Database, list_table_name
 from awlineage.persistence import set_current_store
+from awlineage.trace import covered_code
 
 
 class BenchSample(DBObject):
@@ -207,6 +214,42 @@ def lineage_queries(db: Database, repeat: int) -> None:
           f"{t_hand * 1e3:8.1f} ms, ratio {t_ours / t_hand:.2f}")
 
 
+_COLD_CODE_VERSIONS = """
+import time
+from targets.pipeline import STAGES
+start = time.perf_counter()
+for stage in STAGES:
+    stage.class_code_version()
+print(time.perf_counter() - start)
+"""
+
+
+def code_versions(repeat: int) -> None:
+    from targets.pipeline import STAGES
+
+    cold = min(float(subprocess.run([sys.executable, "-c", _COLD_CODE_VERSIONS], check=True,
+                                    capture_output=True, text=True).stdout)
+               for _ in range(repeat))
+    for stage in STAGES:  # fill the caches
+        stage.class_code_version()
+    calls = 10_000
+
+    def cached() -> None:
+        for _ in range(calls):
+            for stage in STAGES:
+                stage.class_code_version()
+                covered_code(stage)
+
+    t_cached = best(cached, repeat)
+    pieces = {stage.__name__: len(covered_code(stage)) for stage in STAGES}
+    print(f"  5. code versions of the pipeline's {len(STAGES)} process classes "
+          f"(pieces of code covered: {', '.join(f'{k} {v}' for k, v in pieces.items())})")
+    print(f"     cold (new process, best of {repeat}): {cold * 1e3:7.1f} ms for all, "
+          f"{cold / len(STAGES) * 1e3:6.1f} ms per class")
+    print(f"     cached (version + covered pieces, as each make asks): "
+          f"{t_cached / calls / len(STAGES) * 1e6:6.2f} us per class")
+
+
 def run_backend(label: str, url: str, schema: str | None, args: argparse.Namespace) -> None:
     print(f"\n{label}")
     db = connect(url, schema=schema)
@@ -224,8 +267,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
+    parser.add_argument("--code-versions-only", action="store_true",
+                        help="measure only the code versions (figure 5)")
     args = parser.parse_args()
-    print("awlineage lineage benchmark: tracing overhead and lineage queries")
+    print("awlineage lineage benchmark: tracing overhead, lineage queries, code versions")
+    code_versions(args.repeat)
+    if args.code_versions_only:
+        return
     with tempfile.TemporaryDirectory() as tmp:
         run_backend("SQLite", f"sqlite:///{tmp}/bench.db", None, args)
     if not args.skip_postgres:

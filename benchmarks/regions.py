@@ -41,15 +41,17 @@ from awlineage.regions import (
     Boxes,
     Operator,
     Region,
+    StepContext,
     capture_regions,
+    decode_record,
     elementwise,
     neighbourhood,
     reduce,
     register_array_loader,
     stack,
+    step_backward,
+    step_forward,
 )
-from awlineage.regions._recording import decode_record
-from awlineage.regions._steps import StepContext, step_backward, step_forward
 
 MB = 1e6
 #: ProvRC sizes of DSLog's Table VII (MB), the goal for the structured workloads.

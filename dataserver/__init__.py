@@ -29,7 +29,7 @@ from dataserver._server_app import ReferenceCheck, create_app
 from dataserver._server_config import ServerConfig, parse_size
 from dataserver._storage import Storage
 from dataserver._stored import FileEntry, StoredFile
-from dataserver._streams import hash_file
+from dataserver._streams import hash_file, sync_filesystem
 from dataserver._urls import open_storage
 from dataserver._verify import VerifyingReader
 
@@ -62,6 +62,7 @@ __all__ = [
     "open_storage",
     "parse_duration",
     "parse_size",
+    "sync_filesystem",
     "validate_name",
     "validate_prefix",
 ]

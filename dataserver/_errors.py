@@ -1,10 +1,17 @@
 """The exceptions of the data server, its back ends and its clients: one hierarchy, each error
-naming the file it is about."""
+naming the file it is about, under awlineage's `AwlError` so that one ``except AwlError``
+(as in the ``awl`` command) reports them all.
+
+`awlineage.errors` imports nothing, and no module of awlineage imports `dataserver` when it
+is loaded (only inside the functions that use it), so importing either package first is safe.
+"""
 
 from __future__ import annotations
 
+from awlineage.errors import AwlError
 
-class DataServerError(Exception):
+
+class DataServerError(AwlError):
     """Base class of every error raised by `dataserver`."""
 
 

@@ -1,6 +1,8 @@
 """Garbage collection: removing files no committed object refers to (a store whose commit
 failed leaves one), never a referenced file, and never a file younger than a grace period,
-whose commit may still be on its way."""
+whose commit may still be on its way; and removing uploads abandoned half-way (a process
+killed during a store leaves its temporary file) once they have not been written to for the
+grace period."""
 
 from __future__ import annotations
 
@@ -37,9 +39,16 @@ class GarbageReport:
     referenced
         How many files committed objects refer to.
     too_young
-        How many unreferenced-or-not files were skipped as younger than the grace period.
+        How many files and unfinished uploads were skipped as younger than the grace
+        period.
     kept
         Orphans not deleted, with the reason (a commit referred to one meanwhile, ...).
+    abandoned
+        Unfinished uploads not written to for the grace period (internal names such as
+        ``.awl-tmp/put-x1y2``), as far as the back end shows them (see
+        `Storage.unfinished_uploads`).
+    abandoned_removed
+        Names of the abandoned uploads deleted (none in a dry run).
     """
 
     orphans: list[FileEntry] = field(default_factory=list)
@@ -47,18 +56,34 @@ class GarbageReport:
     referenced: int = 0
     too_young: int = 0
     kept: dict[str, str] = field(default_factory=dict)
+    abandoned: list[FileEntry] = field(default_factory=list)
+    abandoned_removed: list[str] = field(default_factory=list)
 
     @property
     def orphan_bytes(self) -> int:
         """Total size of the orphans."""
         return sum(entry.size for entry in self.orphans)
 
+    @property
+    def abandoned_bytes(self) -> int:
+        """Total size of the abandoned uploads."""
+        return sum(entry.size for entry in self.abandoned)
+
+    @property
+    def freed_bytes(self) -> int:
+        """Bytes deleted: the orphans and abandoned uploads actually removed."""
+        removed = set(self.removed)
+        gone = set(self.abandoned_removed)
+        return (sum(entry.size for entry in self.orphans if entry.name in removed)
+                + sum(entry.size for entry in self.abandoned if entry.name in gone))
+
 
 def collect_garbage(storage: Storage, referenced_among: ReferencedAmong, *,
                     grace_seconds: float = DEFAULT_GRACE_SECONDS, dry_run: bool = False,
                     now: float | None = None) -> GarbageReport:
     """Find, and unless `dry_run` delete, the files of `storage` that no committed object
-    refers to and that are older than `grace_seconds`.
+    refers to and that are older than `grace_seconds`, and the uploads abandoned that long
+    ago.
 
     Parameters
     ----------
@@ -69,7 +94,8 @@ def collect_garbage(storage: Storage, referenced_among: ReferencedAmong, *,
         asked for batches of names right before they are deleted.
     grace_seconds
         Files stored (or stored again) more recently are left alone: the commit that will
-        refer to them may still be running.
+        refer to them may still be running. So are unfinished uploads written to more
+        recently.
     dry_run
         Only list the orphans.
     now
@@ -82,7 +108,10 @@ def collect_garbage(storage: Storage, referenced_among: ReferencedAmong, *,
     Notes
     -----
     A file counts as young when its back end cannot say when it was stored. On an HTTP data
-    server every delete is checked against the server's database once more.
+    server every delete is checked against the server's database once more. Unfinished
+    uploads are those of a local directory; the HTTP data server's are collected by running
+    this on its directory, and S3 discards incomplete multipart uploads by a lifecycle rule
+    of the bucket (``AbortIncompleteMultipartUpload``).
     """
     if grace_seconds < 0:
         raise ServerConfigError(f"grace period {grace_seconds} s is negative")
@@ -99,7 +128,23 @@ def collect_garbage(storage: Storage, referenced_among: ReferencedAmong, *,
             batch = []
     if batch:
         _collect_batch(storage, referenced_among, batch, dry_run, report)
+    _collect_abandoned(storage, cutoff, dry_run, report)
     return report
+
+
+def _collect_abandoned(storage: Storage, cutoff: float, dry_run: bool,
+                       report: GarbageReport) -> None:
+    for entry in storage.unfinished_uploads():
+        if entry.modified is None or entry.modified > cutoff:
+            report.too_young += 1
+            continue
+        report.abandoned.append(entry)
+        if dry_run:
+            continue
+        if storage.remove_unfinished_upload(entry.name, cutoff):
+            report.abandoned_removed.append(entry.name)
+        else:
+            report.kept[entry.name] = "written to again, or finished, meanwhile"
 
 
 def _collect_batch(storage: Storage, referenced_among: ReferencedAmong, batch: list[FileEntry],

@@ -74,8 +74,33 @@ def error_from_body(status: int, body: Any, name: str | None) -> DataServerError
     return DataServerError(f"the data server reported {kind}: {message}")
 
 
+MAX_NUMBER_DIGITS = 20
+"""Digits of a byte count or position in a header: enough for any 64-bit size."""
+
+
 class RangeNotSatisfiable(Exception):
     """A byte range that starts at or after the end of the file (HTTP 416)."""
+
+
+class BadHeader(ValueError):
+    """A request header that breaks a limit of the protocol (HTTP 400); the message says
+    which header and why."""
+
+
+def header_number(header: str, text: str) -> int:
+    """The byte count or position `text` of `header`, checked before it is converted.
+
+    Raises
+    ------
+    BadHeader
+        If `text` is not ASCII decimal digits, or has more than `MAX_NUMBER_DIGITS`.
+    """
+    if not (text.isascii() and text.isdigit()):
+        raise BadHeader(f"{header} {text[:40]!r} is not a whole number of bytes")
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise BadHeader(f"{header} has a number of {len(text)} digits; at most "
+                        f"{MAX_NUMBER_DIGITS} are accepted")
+    return int(text)
 
 
 def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
@@ -90,6 +115,9 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
     ------
     RangeNotSatisfiable
         If the range starts at or after the end of the file.
+    BadHeader
+        If a position has more than `MAX_NUMBER_DIGITS` digits (refused rather than
+        converted: a number of thousands of digits costs time and means nothing).
     """
     if not header:
         return None
@@ -97,21 +125,25 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
     if unit.strip().lower() != "bytes" or "," in spec:
         return None
     first_text, dash, last_text = spec.strip().partition("-")
-    if not dash or not (first_text.isdigit() or first_text == ""):
+    if not dash or not (_is_decimal(first_text) or first_text == ""):
         return None
-    if last_text and not last_text.isdigit():
+    if last_text and not _is_decimal(last_text):
         return None
-    if first_text == "":
-        if not last_text:
+    first_number = header_number("Range", first_text) if first_text else None
+    last_number = header_number("Range", last_text) if last_text else None
+    if first_number is None:
+        if last_number is None:
             return None
-        suffix = int(last_text)
-        if suffix == 0 or size == 0:
+        if last_number == 0 or size == 0:
             raise RangeNotSatisfiable()
-        return max(0, size - suffix), size - 1
-    first = int(first_text)
-    last = size - 1 if not last_text else min(int(last_text), size - 1)
-    if last_text and int(last_text) < first:
+        return max(0, size - last_number), size - 1
+    if last_number is not None and last_number < first_number:
         return None
-    if first >= size:
+    if first_number >= size:
         raise RangeNotSatisfiable()
-    return first, last
+    last = size - 1 if last_number is None else min(last_number, size - 1)
+    return first_number, last
+
+
+def _is_decimal(text: str) -> bool:
+    return text.isascii() and text.isdigit()

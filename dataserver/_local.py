@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 import threading
 import time
@@ -13,15 +14,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from dataserver._confine import (
+    is_stored_file_place,
+    open_directory,
+    open_regular,
+    path_inside,
+    real_root,
+)
 from dataserver._copy import copy_file_hashing
 from dataserver._dirs import prune_empty_directories
 from dataserver._errors import (
     CorruptFileError,
     FileConflictError,
     FileNotFoundOnServer,
+    InvalidFileName,
     ServerConfigError,
 )
-from dataserver._local_hashes import MODES, HashRecords, xattrs_supported
+from dataserver._local_hashes import MODES, SIDECARS, HashRecords, xattrs_supported
 from dataserver._names import validate_name, validate_prefix
 from dataserver._storage import Storage
 from dataserver._stored import FileEntry, StoredFile
@@ -30,7 +39,6 @@ from dataserver._streams import (
     chunk_stream,
     copy_hashing,
     fsync_directory,
-    hash_file,
     is_bytes,
     is_path,
     limited_chunks,
@@ -68,6 +76,10 @@ class LocalStorage(Storage):
 
     Notes
     -----
+    No name leads outside `root`: a symbolic link in the directory that points out of it
+    makes the names through it invalid (`InvalidFileName`), and listings skip it; links
+    that stay inside are followed.
+
     Publishing uses ``os.link`` of the complete temporary file, which fails when the name
     exists; so of two concurrent puts of one name exactly one wins, and the other compares
     hashes (no-op when equal, `FileConflictError` otherwise). A sidecar is written after the
@@ -90,17 +102,27 @@ class LocalStorage(Storage):
         self._unsynced_lock = threading.Lock()
         staging = self.root / STAGING
         staging.mkdir(parents=True, exist_ok=True)
+        self._inside = real_root(self.root)
+        for reserved in (STAGING, SIDECARS):
+            if (self.root / reserved).is_symlink():
+                raise ServerConfigError(f"{self.root / reserved} is a symbolic link; the "
+                                        "storage's own folders must be real folders inside it")
         if hash_record is None:
             hash_record = "xattr" if xattrs_supported(staging) else "sidecar"
-        self.hashes = HashRecords(self.root, hash_record)
+        self.hashes = HashRecords(self._inside, hash_record)
 
     # -- paths ----------------------------------------------------------------------------
     def _path(self, name: str) -> Path:
-        return self.root / validate_name(name)
+        """The real path of `name`, checked to lie inside the directory."""
+        return path_inside(self._inside, validate_name(name))
 
     def local_path(self, name: str) -> Path | None:
         path = self._path(name)
-        return path if path.is_file() else None
+        fd = open_regular(self._inside, path)
+        if fd is None:
+            return None
+        os.close(fd)
+        return path
 
     # -- writing --------------------------------------------------------------------------
     def put(self, name: str, source: Source, *, sha256: str | None = None) -> StoredFile:
@@ -109,15 +131,20 @@ class LocalStorage(Storage):
             if sha256 is not None and sha256.lower() != digest:
                 raise CorruptFileError(name, sha256.lower(), digest, where="upload")
             created = self._publish(name, final, temporary, digest)
-        if created:
-            self.hashes.record(name, final, digest)
-        return StoredFile(name, size, digest, final.stat().st_mtime, created=created)
+        fd = self._open_fd(name)
+        try:
+            if created:
+                self.hashes.record(name, fd, digest)
+            modified = os.fstat(fd).st_mtime
+        finally:
+            os.close(fd)
+        return StoredFile(name, size, digest, modified, created=created)
 
     @contextlib.contextmanager
     def _staged(self, source: Source) -> Iterator[tuple[str, int, str]]:
         """Copy `source` to a temporary file, yielding (path, size, sha256); the temporary
         file is removed afterwards, whatever happened."""
-        staging = self.root / STAGING
+        staging = self._inside / STAGING
         staging.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=staging, prefix="put-")
         try:
@@ -146,11 +173,11 @@ class LocalStorage(Storage):
     def _publish(self, name: str, final: Path, temporary: str, digest: str) -> bool:
         """Link the staged file into place; False when it was stored already."""
         try:
-            final.parent.mkdir(parents=True, exist_ok=True)
+            parent = open_directory(self._inside, final.parent, create=True)
         except (FileExistsError, NotADirectoryError):
             raise FileConflictError(name, "a leading part of the name is a stored file") from None
         try:
-            os.link(temporary, final)
+            os.link(temporary, final.name, dst_dir_fd=parent)
         except FileExistsError:
             existing = self.stat(name)
             if existing is None:
@@ -161,8 +188,10 @@ class LocalStorage(Storage):
                 ) from None
             # Stored again: restart the garbage collector's grace period for it.
             now = time.time()
-            os.utime(final, (now, now))
+            os.utime(final.name, (now, now), dir_fd=parent, follow_symlinks=False)
             return False
+        finally:
+            os.close(parent)
         if self.durability == "each":
             fsync_directory(final.parent)
         elif self.durability == "commit":
@@ -192,18 +221,25 @@ class LocalStorage(Storage):
 
     # -- reading --------------------------------------------------------------------------
     def stat(self, name: str) -> StoredFile | None:
-        path = self._path(name)
+        fd = open_regular(self._inside, self._path(name))
+        if fd is None:
+            return None
         try:
-            info = path.stat()
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        if not path.is_file():
-            return None
-        digest = self.hashes.read(name, path)
-        if digest is None:
-            _, digest = hash_file(path)
-            self.hashes.record(name, path, digest)
+            info = os.fstat(fd)
+            digest = self.hashes.read(name, fd)
+            if digest is None:
+                with open(fd, "rb", closefd=False) as stream:
+                    _, digest = copy_hashing(read_chunks(stream), lambda chunk: None)
+                self.hashes.record(name, fd, digest)
+        finally:
+            os.close(fd)
         return StoredFile(name, info.st_size, digest, info.st_mtime)
+
+    def _open_fd(self, name: str) -> int:
+        fd = open_regular(self._inside, self._path(name))
+        if fd is None:
+            raise FileNotFoundOnServer(name, self.url)
+        return fd
 
     def _require(self, name: str) -> StoredFile:
         stored = self.stat(name)
@@ -217,8 +253,11 @@ class LocalStorage(Storage):
         handle, temporary = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.")
         try:
             try:
-                with open(self._path(name), "rb") as stream:
-                    size, digest = copy_file_hashing(stream.fileno(), handle)
+                source = self._open_fd(name)
+                try:
+                    size, digest = copy_file_hashing(source, handle)
+                finally:
+                    os.close(source)
             finally:
                 os.close(handle)
             check_retrieved(name, digest, recorded.sha256, sha256)
@@ -229,12 +268,8 @@ class LocalStorage(Storage):
         return StoredFile(name, size, digest, recorded.modified)
 
     def open(self, name: str, offset: int = 0, length: int | None = None) -> BinaryIO:
-        path = self._path(name)
-        try:
-            # Handed to the caller, who closes it.
-            stream = open(path, "rb")  # noqa: SIM115
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            raise FileNotFoundOnServer(name, self.url) from None
+        # Handed to the caller, who closes it.
+        stream = open(self._open_fd(name), "rb")  # noqa: SIM115
         stream.seek(offset)
         if length is None:
             return stream
@@ -242,24 +277,36 @@ class LocalStorage(Storage):
 
     def delete(self, name: str) -> None:
         path = self._path(name)
-        if not path.is_file():
-            raise FileNotFoundOnServer(name, self.url)
         try:
-            path.unlink()
+            parent = open_directory(self._inside, path.parent)
+        except (FileNotFoundError, NotADirectoryError):
+            raise FileNotFoundOnServer(name, self.url) from None
+        try:
+            info = os.stat(path.name, dir_fd=parent, follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode):
+                raise FileNotFoundOnServer(name, self.url)
+            os.unlink(path.name, dir_fd=parent)
         except FileNotFoundError:
             raise FileNotFoundOnServer(name, self.url) from None
+        finally:
+            os.close(parent)
         self.hashes.forget(name)
-        prune_empty_directories(path.parent, self.root)
+        prune_empty_directories(path.parent, self._inside)
 
     def entries(self, prefix: str = "") -> Iterator[FileEntry]:
         validate_prefix(prefix)
         head = prefix.rpartition("/")[0]
-        start = self.root / head if head else self.root
+        try:
+            start = path_inside(self._inside, head) if head else self._inside
+        except InvalidFileName:
+            return  # the prefix leads out of the directory: nothing of ours is there
         if not start.is_dir():
             return
+        # os.walk does not descend into linked directories; linked files are checked below.
         for directory, subdirectories, files in os.walk(start):
-            relative = Path(directory).relative_to(self.root).as_posix()
-            base = "" if relative == "." else relative + "/"
+            relative = Path(directory).relative_to(start).as_posix()
+            base = "/".join(part for part in (head, relative) if part and part != ".")
+            base = base + "/" if base else ""
             if not base:
                 subdirectories[:] = [d for d in subdirectories if not d.startswith(".awl")]
             subdirectories.sort()
@@ -267,11 +314,57 @@ class LocalStorage(Storage):
                 name = base + file
                 if not name.startswith(prefix):
                     continue
-                try:
-                    info = os.stat(os.path.join(directory, file))
-                except FileNotFoundError:  # deleted while we listed
-                    continue
-                yield FileEntry(name, info.st_size, info.st_mtime)
+                info = self._entry_stat(Path(directory, file))
+                if info is not None:
+                    yield FileEntry(name, info.st_size, info.st_mtime)
+
+    def unfinished_uploads(self) -> Iterator[FileEntry]:
+        """The temporary files in ``.awl-tmp``, named ``.awl-tmp/<file>``: uploads being
+        written, or abandoned by a process that died in `put`."""
+        staging = self._inside / STAGING
+        try:
+            files = sorted(os.listdir(staging))
+        except FileNotFoundError:
+            return
+        for file in files:
+            try:
+                info = os.lstat(staging / file)
+            except FileNotFoundError:  # the upload finished while we listed
+                continue
+            if stat.S_ISREG(info.st_mode):
+                yield FileEntry(f"{STAGING}/{file}", info.st_size, info.st_mtime)
+
+    def remove_unfinished_upload(self, name: str, written_before: float) -> bool:
+        folder, _, file = name.partition("/")
+        if folder != STAGING or not file or "/" in file or file in (".", ".."):
+            raise InvalidFileName(name, f"unfinished uploads are named {STAGING}/<file>")
+        path = self._inside / STAGING / file
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return False
+        # Checked again right before removing: an upload still being written is younger.
+        if not stat.S_ISREG(info.st_mode) or info.st_mtime >= written_before:
+            return False
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
+    def _entry_stat(self, path: Path) -> os.stat_result | None:
+        """The status of a listed file, or None for one to leave out: gone meanwhile, or a
+        symbolic link leading outside the directory or into its own folders (or to no
+        regular file)."""
+        try:
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                if not is_stored_file_place(self._inside, Path(os.path.realpath(path))):
+                    return None
+                info = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):  # deleted while we listed
+            return None
+        return info if stat.S_ISREG(info.st_mode) else None
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:

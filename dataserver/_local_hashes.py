@@ -59,22 +59,23 @@ class HashRecords:
         if self.mode == "xattr":
             os.setxattr(fd, XATTR, digest.encode())
 
-    def record(self, name: str, path: Path, digest: str) -> None:
-        """Record `digest` for the published file `name` unless `attach` already did."""
+    def record(self, name: str, file: Path | int, digest: str) -> None:
+        """Record `digest` for the published file `name` (a path or an open descriptor)
+        unless `attach` already did. A symbolic link is never followed."""
         if self.mode == "xattr":
             with contextlib.suppress(OSError):
-                if os.getxattr(path, XATTR).decode() == digest:
+                if os.getxattr(file, XATTR, **_no_follow(file)).decode() == digest:
                     return
             with contextlib.suppress(OSError):
-                os.setxattr(path, XATTR, digest.encode())
+                os.setxattr(file, XATTR, digest.encode(), **_no_follow(file))
                 return
         self._write_sidecar(name, digest)
 
-    def read(self, name: str, path: Path) -> str | None:
-        """The recorded SHA-256 of file `name` at `path`, or None."""
+    def read(self, name: str, file: Path | int) -> str | None:
+        """The recorded SHA-256 of file `name` (a path or an open descriptor), or None."""
         if hasattr(os, "getxattr"):
             with contextlib.suppress(OSError):
-                text = os.getxattr(path, XATTR).decode()
+                text = os.getxattr(file, XATTR, **_no_follow(file)).decode()
                 if _HEX64.match(text):
                     return text
         return self._read_sidecar(name)
@@ -101,3 +102,9 @@ class HashRecords:
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None
         return text if _HEX64.match(text) else None
+
+
+def _no_follow(file: Path | int) -> dict[str, bool]:
+    """Keyword arguments that keep an attribute call on a link itself (a descriptor is
+    never a link, and takes no such argument)."""
+    return {} if isinstance(file, int) else {"follow_symlinks": False}

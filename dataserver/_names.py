@@ -5,15 +5,19 @@ from __future__ import annotations
 from dataserver._errors import InvalidFileName
 
 MAX_NAME_LENGTH = 1024
+"""Characters in a name; also its most bytes in UTF-8 (the longest key S3 accepts)."""
+MAX_SEGMENT_BYTES = 255
+"""Bytes in one segment, in UTF-8: the longest file name of common file systems."""
 RESERVED_PREFIX = ".awl"
 
 
 def validate_name(name: object) -> str:
     """Return `name` if it is a valid file name, else raise saying why.
 
-    A valid name is a non-empty relative path of at most 1024 characters, segments separated
-    by ``/``, with no empty, ``.`` or ``..`` segment, no backslash, no control character, and
-    not starting with ``.awl`` (kept for the server's own bookkeeping).
+    A valid name is a non-empty relative path of at most 1024 characters (and 1024 bytes in
+    UTF-8), segments separated by ``/``, each at most 255 bytes in UTF-8, with no empty,
+    ``.`` or ``..`` segment, no backslash, no control character, no lone surrogate, and not
+    starting with ``.awl`` (kept for the server's own bookkeeping).
 
     Parameters
     ----------
@@ -47,6 +51,16 @@ def validate_name(name: object) -> str:
         raise InvalidFileName(
             name[:40] + "...", f"{len(name)} characters, more than {MAX_NAME_LENGTH}"
         )
+    try:
+        encoded = len(name.encode())
+    except UnicodeEncodeError as exc:
+        raise InvalidFileName(name.encode("unicode_escape").decode()[:80],
+                              f"it is not valid Unicode (a lone surrogate at position "
+                              f"{exc.start})") from None
+    if encoded > MAX_NAME_LENGTH:
+        raise InvalidFileName(
+            name[:40] + "...", f"{encoded} bytes in UTF-8, more than {MAX_NAME_LENGTH}"
+        )
     if "\x00" in name:
         raise InvalidFileName(name, "it contains a NUL character")
     if any(ord(c) < 32 or ord(c) == 127 for c in name):
@@ -62,6 +76,14 @@ def validate_name(name: object) -> str:
         raise InvalidFileName(name, "it has a '.' segment")
     if "" in segments:
         raise InvalidFileName(name, "it has an empty segment ('//' or a trailing '/')")
+    for position, segment in enumerate(segments, start=1):
+        size = len(segment.encode())
+        if size > MAX_SEGMENT_BYTES:
+            raise InvalidFileName(
+                name if len(name) <= 80 else name[:40] + "...",
+                f"segment {position} ({segment[:20]}...) has {size} bytes in UTF-8, more "
+                f"than {MAX_SEGMENT_BYTES}",
+            )
     if name.startswith(RESERVED_PREFIX):
         raise InvalidFileName(name, f"names starting with {RESERVED_PREFIX!r} are reserved")
     return name

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+import certifi
+import urllib3
 from minio import Minio
 from minio.commonconfig import REPLACE, ComposeSource, CopySource
 from minio.error import S3Error
@@ -100,8 +102,18 @@ class S3Storage(Storage):
         self.bucket = bucket
         self.part_size = part_size
         self.upload_threads = upload_threads
+        # Our own connection pool (a public parameter of Minio), so `close` can release it.
+        self._http = urllib3.PoolManager(
+            timeout=urllib3.Timeout(connect=300, read=300),
+            maxsize=max(10, upload_threads + 2),
+            cert_reqs="CERT_REQUIRED",
+            ca_certs=os.environ.get("SSL_CERT_FILE") or certifi.where(),
+            retries=urllib3.Retry(total=5, backoff_factor=0.2,
+                                  status_forcelist=[500, 502, 503, 504]),
+        )
         self.client = Minio(
-            endpoint, access_key=access_key, secret_key=secret_key, secure=secure, region=region
+            endpoint, access_key=access_key, secret_key=secret_key, secure=secure,
+            region=region, http_client=self._http,
         )
         self.url = f"s3://{bucket}?endpoint={endpoint}&secure={str(secure).lower()}"
         if not self.client.bucket_exists(bucket):
@@ -286,7 +298,7 @@ class S3Storage(Storage):
                 yield FileEntry(item.object_name, int(item.size or 0), modified)
 
     def close(self) -> None:
-        self.client._http.clear()
+        self._http.clear()
 
 
 def read_parts(stream: BinaryIO, part_size: int) -> Iterator[bytes]:

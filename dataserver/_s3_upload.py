@@ -4,9 +4,22 @@ put of other content can never silently replace it.
 S3 guarantees that an object appears only when its PutObject or CompleteMultipartUpload
 succeeds (never half-written), and, with ``If-None-Match: *`` on that request (AWS since
 2024, MinIO, moto), that the request fails with 412 PreconditionFailed when the name
-exists, even under concurrency. The `minio` client exposes neither that header nor the
-individual multipart calls publicly, so this module is the one place that uses its
-internal request methods (minio 7.2)."""
+exists, even under concurrency.
+
+Why the `minio` client's private methods: its public API cannot send that header where it
+matters. ``put_object`` of minio 7.2 turns every header it is given into user metadata
+(``x-amz-meta-if-none-match``); minio 8's ``put_object(extra_headers=...)`` sends it with
+PutObject and CreateMultipartUpload but not with CompleteMultipartUpload, where S3 checks it
+for a large file; neither exposes the individual multipart calls, which we need to stream
+in parts with bounded memory and to abort when the bytes sent do not have the announced
+SHA-256. So this module, and only this module, calls ``_put_object``,
+``_create_multipart_upload``, ``_upload_part``, ``_abort_multipart_upload`` and
+``_execute``, with the signatures and results of minio 7.2 (positional, an upload id and
+ETags as str). Their shape is not promised: minio 7.2.19 made them keyword-only and
+minio 8 also changed their results. Hence `MINIO_VERSIONS`, the range ``setup.cfg``
+pins, and ``tests/dataserver/test_s3_client_api.py``, which fails when the installed client
+is outside it or its private methods change.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +36,9 @@ from minio.error import S3Error
 
 from dataserver._errors import DataServerError
 
+MINIO_VERSIONS = ">=7.2,<7.3,!=7.2.19"
+"""The minio releases whose private upload methods this module is written for (all of 7.2
+but 7.2.19, checked against their sources); ``setup.cfg`` requires the same."""
 CONTENT_TYPE = "application/octet-stream"
 SHA256_HEADER = "x-amz-meta-sha256"
 

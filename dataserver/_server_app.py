@@ -23,6 +23,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from email.utils import formatdate
 from typing import Any, BinaryIO, Protocol
+from urllib.parse import unquote_to_bytes
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -35,15 +36,19 @@ from dataserver._errors import (
     DataServerError,
     FileInUseError,
     FileNotFoundOnServer,
+    InvalidFileName,
+    ServerConfigError,
     UploadTooLarge,
 )
 from dataserver._http_wire import (
     MODIFIED_HEADER,
     SERVICE_NAME,
     SHA256_HEADER,
+    BadHeader,
     RangeNotSatisfiable,
     error_body,
     error_status,
+    header_number,
     parse_range,
 )
 from dataserver._names import validate_name, validate_prefix
@@ -70,13 +75,6 @@ class ReferenceCheck(Protocol):
         """Release the database connection."""
 
 
-def database_references(url: str, schema: str | None = None) -> ReferenceCheck:
-    """The reference check of the awlineage database at `url`."""
-    from awlineage.storage import DatabaseReferences
-
-    return DatabaseReferences(url, schema=schema)
-
-
 def create_app(config: ServerConfig | None = None, *, storage: Storage | None = None,
                references: ReferenceCheck | None = None) -> Starlette:
     """The data server as an ASGI application.
@@ -89,8 +87,10 @@ def create_app(config: ServerConfig | None = None, *, storage: Storage | None = 
     storage
         The back end, when already open (default: opened from ``config.storage_url``).
     references
-        The reference check (default: from ``config.database_url``; without one, deletes
-        are refused).
+        The reference check of the database the data server belongs to; without one,
+        deletes are refused. An awlineage site builds it from ``config.database_url``:
+        ``awlineage.storage.data_server_app`` (``uvicorn --factory
+        awlineage.storage:data_server_app``).
 
     Returns
     -------
@@ -99,7 +99,11 @@ def create_app(config: ServerConfig | None = None, *, storage: Storage | None = 
     config = config or ServerConfig.load()
     storage = storage or open_storage(config.storage_url)
     if references is None and config.database_url:
-        references = database_references(config.database_url, config.database_schema)
+        raise ServerConfigError(
+            f"the data server is configured with database {config.database_url} but given no "
+            "reference check for it: run awlineage.storage:data_server_app (it checks deletes "
+            "against that database), or unset AWL_DATABASE_URL for a read-and-write server "
+            "that refuses deletes")
     handlers = _Handlers(config, storage, references)
 
     @contextlib.asynccontextmanager
@@ -166,6 +170,7 @@ class _Handlers:
     async def file(self, request: Request) -> Response:
         name = request.path_params["name"]
         try:
+            _require_utf8_path(request, name)
             validate_name(name)
             handler: Callable[[Request, str], Any] = {
                 "GET": self._get, "HEAD": self._head, "PUT": self._put, "DELETE": self._delete,
@@ -173,6 +178,8 @@ class _Handlers:
             return await handler(request, name)
         except DataServerError as exc:
             return _error_response(exc)
+        except BadHeader as exc:
+            return _json_error(400, "BadRequest", name, str(exc))
         except Exception:
             log.exception("data server: %s %r failed", request.method, name)
             return JSONResponse({"error": "StorageError", "name": name,
@@ -230,11 +237,8 @@ class _Handlers:
             return refusal
         limit = self.config.max_upload_bytes
         declared = request.headers.get("content-length")
-        if declared is not None:
-            if not declared.isdigit():
-                return _json_error(400, "BadRequest", name, f"Content-Length {declared!r}")
-            if int(declared) > limit:
-                return _error_response(UploadTooLarge(name, limit))
+        if declared is not None and header_number("Content-Length", declared) > limit:
+            return _error_response(UploadTooLarge(name, limit))
         sha256 = request.headers.get(SHA256_HEADER)
         if sha256 is not None and not _HEX64.match(sha256):
             return _json_error(400, "BadRequest", name,
@@ -259,6 +263,19 @@ class _Handlers:
         await run_in_threadpool(self.storage.delete, name)
         log.info("data server: deleted %r", name)
         return Response(status_code=204)
+
+
+def _require_utf8_path(request: Request, name: str) -> None:
+    """Refuse a path whose escapes are not UTF-8: the router decodes it with replacement
+    characters, so ``%FF.fits`` would otherwise be stored as ``\ufffd.fits``."""
+    raw = request.scope.get("raw_path")
+    if raw is None:
+        return
+    try:
+        unquote_to_bytes(raw).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidFileName(name, f"its percent-escapes are not UTF-8 (byte "
+                                    f"{exc.object[exc.start]:#04x})") from None
 
 
 def _file_headers(stored: StoredFile, length: int) -> dict[str, str]:

@@ -122,6 +122,24 @@ class Storage(abc.ABC):
         """Names of all stored files starting with `prefix`, sorted."""
         return sorted(entry.name for entry in self.entries(prefix))
 
+    def unfinished_uploads(self) -> Iterator[FileEntry]:
+        """The traces of uploads in progress or abandoned (a process killed during `put`
+        leaves one): their internal names, sizes and last-write times. Back ends whose
+        unfinished uploads this client cannot see, or that leave none, yield nothing."""
+        return iter(())
+
+    def remove_unfinished_upload(self, name: str, written_before: float) -> bool:
+        """Remove an unfinished upload that `unfinished_uploads` listed, if it was last
+        written before `written_before` (seconds since the epoch); False when it has been
+        written since or is gone.
+
+        Raises
+        ------
+        InvalidFileName
+            If `name` is not one this back end lists as an unfinished upload.
+        """
+        raise NotImplementedError(f"{type(self).__name__} lists no unfinished uploads")
+
     def local_path(self, name: str) -> Path | None:
         """The file's path when this storage is a directory on this machine (so it can be
         memory-mapped where it lies), else None. The file must not be modified."""

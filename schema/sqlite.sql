@@ -39,6 +39,7 @@ CREATE TABLE awl_process_run (
 	target_id BIGINT,
 	target_class TEXT,
 	code_version TEXT,
+	covered_code TEXT,
 	process_params BIGINT,
 	parameters TEXT,
 	status TEXT,
@@ -98,7 +99,7 @@ CREATE TABLE awl_process_run__outputs (
 );
 CREATE INDEX ix_awl_process_run__outputs_target_id ON awl_process_run__outputs (target_id);
 
-CREATE TABLE dataobject (
+CREATE TABLE awlineage_dataobject (
 	object_id BIGINT NOT NULL,
 	creation_date DATETIME NOT NULL,
 	version INTEGER NOT NULL,
@@ -106,23 +107,23 @@ CREATE TABLE dataobject (
 	filename TEXT,
 	file_size BIGINT,
 	content_hash TEXT,
-	CONSTRAINT pk_dataobject PRIMARY KEY (object_id),
-	CONSTRAINT uq_dataobject__identity_version UNIQUE (_identity, version),
-	CONSTRAINT fk_dataobject_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
+	CONSTRAINT pk_awlineage_dataobject PRIMARY KEY (object_id),
+	CONSTRAINT uq_awlineage_dataobject__identity_version UNIQUE (_identity, version),
+	CONSTRAINT fk_awlineage_dataobject_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
 );
-CREATE INDEX ix_dataobject_filename ON dataobject (filename);
+CREATE INDEX ix_awlineage_dataobject_filename ON awlineage_dataobject (filename);
 
-CREATE TABLE processparameters (
+CREATE TABLE awlineage_processparameters (
 	object_id BIGINT NOT NULL,
 	creation_date DATETIME NOT NULL,
 	version INTEGER NOT NULL,
 	_identity TEXT,
-	CONSTRAINT pk_processparameters PRIMARY KEY (object_id),
-	CONSTRAINT uq_processparameters__identity_version UNIQUE (_identity, version),
-	CONSTRAINT fk_processparameters_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
+	CONSTRAINT pk_awlineage_processparameters PRIMARY KEY (object_id),
+	CONSTRAINT uq_awlineage_processparameters__identity_version UNIQUE (_identity, version),
+	CONSTRAINT fk_awlineage_processparameters_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
 );
 
-CREATE TABLE regionsignature (
+CREATE TABLE awlineage_regionsignature (
 	object_id BIGINT NOT NULL,
 	creation_date DATETIME NOT NULL,
 	version INTEGER NOT NULL,
@@ -134,13 +135,13 @@ CREATE TABLE regionsignature (
 	status TEXT,
 	shapes TEXT,
 	encoding BLOB,
-	CONSTRAINT pk_regionsignature PRIMARY KEY (object_id),
-	CONSTRAINT uq_regionsignature__identity_version UNIQUE (_identity, version),
-	CONSTRAINT fk_regionsignature_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
+	CONSTRAINT pk_awlineage_regionsignature PRIMARY KEY (object_id),
+	CONSTRAINT uq_awlineage_regionsignature__identity_version UNIQUE (_identity, version),
+	CONSTRAINT fk_awlineage_regionsignature_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
 );
-CREATE INDEX ix_regionsignature_key ON regionsignature ("key");
+CREATE INDEX ix_awlineage_regionsignature_key ON awlineage_regionsignature ("key");
 
-CREATE TABLE regiontable (
+CREATE TABLE awlineage_regiontable (
 	object_id BIGINT NOT NULL,
 	creation_date DATETIME NOT NULL,
 	version INTEGER NOT NULL,
@@ -160,25 +161,25 @@ CREATE TABLE regiontable (
 	step BIGINT,
 	reused BIGINT,
 	process_run BIGINT,
-	CONSTRAINT pk_regiontable PRIMARY KEY (object_id),
-	CONSTRAINT uq_regiontable__identity_version UNIQUE (_identity, version),
-	CONSTRAINT fk_regiontable_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id),
-	CONSTRAINT fk_regiontable_output FOREIGN KEY(output) REFERENCES awl_object (object_id),
-	CONSTRAINT fk_regiontable_reused FOREIGN KEY(reused) REFERENCES awl_object (object_id),
-	CONSTRAINT fk_regiontable_process_run FOREIGN KEY(process_run) REFERENCES awl_object (object_id)
+	CONSTRAINT pk_awlineage_regiontable PRIMARY KEY (object_id),
+	CONSTRAINT uq_awlineage_regiontable__identity_version UNIQUE (_identity, version),
+	CONSTRAINT fk_awlineage_regiontable_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id),
+	CONSTRAINT fk_awlineage_regiontable_output FOREIGN KEY(output) REFERENCES awl_object (object_id),
+	CONSTRAINT fk_awlineage_regiontable_reused FOREIGN KEY(reused) REFERENCES awl_object (object_id),
+	CONSTRAINT fk_awlineage_regiontable_process_run FOREIGN KEY(process_run) REFERENCES awl_object (object_id)
 );
-CREATE INDEX ix_regiontable_operator ON regiontable (operator);
-CREATE INDEX ix_regiontable_output ON regiontable (output);
-CREATE INDEX ix_regiontable_output_array ON regiontable (output_array);
-CREATE INDEX ix_regiontable_process_run ON regiontable (process_run);
-CREATE INDEX ix_regiontable_reused ON regiontable (reused);
+CREATE INDEX ix_awlineage_regiontable_operator ON awlineage_regiontable (operator);
+CREATE INDEX ix_awlineage_regiontable_output ON awlineage_regiontable (output);
+CREATE INDEX ix_awlineage_regiontable_output_array ON awlineage_regiontable (output_array);
+CREATE INDEX ix_awlineage_regiontable_process_run ON awlineage_regiontable (process_run);
+CREATE INDEX ix_awlineage_regiontable_reused ON awlineage_regiontable (reused);
 
-CREATE TABLE regiontable__inputs (
+CREATE TABLE awlineage_regiontable__inputs (
 	object_id BIGINT NOT NULL,
 	position INTEGER NOT NULL,
 	target_id BIGINT NOT NULL,
-	CONSTRAINT pk_regiontable__inputs PRIMARY KEY (object_id, position),
-	CONSTRAINT fk_regiontable__inputs_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id),
-	CONSTRAINT fk_regiontable__inputs_target_id FOREIGN KEY(target_id) REFERENCES awl_object (object_id)
+	CONSTRAINT pk_awlineage_regiontable__inputs PRIMARY KEY (object_id, position),
+	CONSTRAINT fk_awlineage_regiontable__inputs_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id),
+	CONSTRAINT fk_awlineage_regiontable__inputs_target_id FOREIGN KEY(target_id) REFERENCES awl_object (object_id)
 );
-CREATE INDEX ix_regiontable__inputs_target_id ON regiontable__inputs (target_id);
+CREATE INDEX ix_awlineage_regiontable__inputs_target_id ON awlineage_regiontable__inputs (target_id);

@@ -13,12 +13,13 @@ import os
 import shutil
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from awlineage import TargetProcessor, backward, connect, info, select
-from awlineage.processing import render_causes, render_plan
+from awlineage.processing import render_plan
 from awlineage.storage import current_data_server
 from targets.pipeline import (
     ReducedScienceFrameParameters,
@@ -40,7 +41,9 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
         print("Java was not found, and Spark needs it: running the serial executor instead "
               "(install Java 17 for Spark)", file=sys.stderr)
         executor = "serial"
-    paint = colour == "always" or (colour == "auto" and out.isatty())
+    # https://no-color.org: NO_COLOR set means no colour unless asked for by name
+    paint = colour == "always" or (colour == "auto" and out.isatty()
+                                   and not os.environ.get("NO_COLOR"))
     server = current_data_server()
     say = _Printer(out)
     say.title("awlineage demo: an imaging pipeline on a synthetic night")
@@ -61,11 +64,11 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
     plan = processor.plan(SourceList)
     say.title("2. The plan for every SourceList (green: reuse, red: make, and why)")
     first = type(plan)(plan.selected[:1], plan.nodes)
-    say(render_plan(first, colour=paint, max_depth=2))
+    say(render_plan(first, colour=paint, max_depth=2, group=True))
     if len(plan.selected) > 1:
         say(f"... and {len(plan.selected) - 1} more source list(s); the whole tree: "
             "awl make SourceList --dry-run")
-    say(f"why (targets: reason):\n{render_causes(plan)}")
+    say(f"why:\n{_causes_by_reason(plan)}")
 
     say.title("3. Making what is red")
     started = time.perf_counter()
@@ -81,16 +84,17 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
     sources = lists[0]
     say.title(f"4. The lineage of SourceList {sources.object_id} ({sources.object_name}, "
               f"{sources.filter}, {sources.nsources} sources)")
-    say(info(sources, depth=4, attributes=False, runs=False).render())
-    say(f"(links only; every attribute and run: awl info {sources.object_id} --depth 2)")
+    say(info(sources, depth=4, attributes=False, runs=False, group=True).render())
+    say(f"(links only, same-class inputs grouped; the whole tree: awl info {sources.object_id}"
+        f" --depth 4 --expand)")
 
     star = select((Source.sourcelist == sources) & (Source.flags == 0)).order_by("-flux").first()
     if star is not None:
         _trace_star(say, sources, star)
     say.title("6. Look further")
-    for command in (f"awl info {sources.object_id} --depth 3",
-                    f"awl trace {sources.coadd.object_id}",
-                    "awl select \"Source.flux > 1000 and Source.sourcelist.filter == 'r'\"",
+    for command in (f"awl trace {sources.coadd.object_id}",
+                    "awl select --newest \"SourceList.filter == 'r' and SourceList.nsources > "
+                    "50\"",
                     "awl make SourceList --dry-run",
                     "awl demo --cosmic-ray-threshold 6   (remakes only what depends on it)"):
         say(f"  {command}")
@@ -104,17 +108,37 @@ def _trace_star(say: _Printer, sources: SourceList, star: Source) -> None:
     found = backward(sources, [[star.number]], hdu=1)
     elapsed = time.perf_counter() - started
     say(f"{'class':24s} {'object_id':>20s} {'cells':>7s}  rows      columns   file")
+    rows: dict[tuple, list[Any]] = {}  # frames of one class with one region share a row
     for entry in found:
         if entry.region.is_empty():
             continue
         boxes = entry.region.to_boxes()
         low, high = boxes.lo.min(axis=0), boxes.hi.max(axis=0)
-        say(f"{type(entry.obj).__name__:24s} {entry.obj.object_id:20d} "
-            f"{entry.region.count():7d}  {low[0]:4d}-{high[0]:<4d} {low[1]:4d}-{high[1]:<4d} "
-            f"{getattr(entry.obj, 'filename', '')}")
+        key = (type(entry.obj).__name__, entry.region.count(), *low, *high)
+        rows.setdefault(key, []).append(entry.obj)
+    for (name, cells, row0, col0, row1, col1), objects in rows.items():
+        first = objects[0]
+        label = name if len(objects) == 1 else f"{len(objects)} x {name}"
+        files = getattr(first, "filename", "") + \
+            (f" ... {objects[-1].filename}" if len(objects) > 1 else "")
+        say(f"{label:24s} {first.object_id:20d} {cells:7d}  {row0:4d}-{row1:<4d} "
+            f"{col0:4d}-{col1:<4d} {files}")
     say(f"({found.stats.hops} hops over the compressed region tables in "
         f"{elapsed * 1000:.0f} ms; a raw frame's larger region is a cosmic ray's "
         "neighbourhood)")
+
+
+def _causes_by_reason(plan: Any) -> str:
+    """The root causes of the plan, a line per reason naming how many of each class it
+    concerns: on a first run one line says that nothing is stored yet."""
+    by_reason: dict[str, list[str]] = {}
+    for (name, reason), count in plan.causes().items():
+        by_reason.setdefault(reason, []).append(f"{count} {name}")
+    if not by_reason:
+        return "  nothing to make: every target is up to date"
+    return "\n".join(textwrap.fill(f"{reason}: {', '.join(classes)}", width=100,
+                                    initial_indent="  ", subsequent_indent="    ")
+                      for reason, classes in by_reason.items())
 
 
 def _java_available() -> bool:

@@ -41,9 +41,13 @@ def postgres_admin(postgres_url: str) -> Iterator[sa.Engine]:
     engine.dispose()
 
 
-def _database(backend: str, request: pytest.FixtureRequest, tmp_path) -> Iterator[Database]:
+def fresh_database(backend: str, request: pytest.FixtureRequest, tmp_path, *,
+              connected: bool = True, name: str = "awl-test") -> Iterator[Database]:
+    """A fresh database on `backend`: an SQLite file `name`.db, or a new PostgreSQL schema;
+    made the connected one unless `connected` is False."""
+    opener = connect if connected else Database
     if backend == "sqlite":
-        database = connect(f"sqlite:///{tmp_path}/awl-test.db")
+        database = opener(f"sqlite:///{tmp_path}/{name}.db")
         yield database
         database.close()
     else:
@@ -51,11 +55,12 @@ def _database(backend: str, request: pytest.FixtureRequest, tmp_path) -> Iterato
         schema = f"test_{uuid.uuid4().hex[:16]}"
         with admin.begin() as conn:
             conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-        database = connect(request.getfixturevalue("postgres_url"), schema=schema)
+        database = opener(request.getfixturevalue("postgres_url"), schema=schema)
         yield database
         database.close()
         _drop_schema(admin, schema)
-    set_current_store(None)
+    if connected:
+        set_current_store(None)
 
 
 _LOCK_HOLDERS = sa.text(
@@ -85,10 +90,17 @@ def _drop_schema(admin: sa.Engine, schema: str) -> None:
                 pytrace=False)
 
 
+@pytest.fixture
+def postgres_db(request: pytest.FixtureRequest, tmp_path) -> Iterator[Database]:
+    """A fresh PostgreSQL database alone, for behaviour only a database server has (a
+    connection that can be lost)."""
+    yield from fresh_database("postgresql", request, tmp_path)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db(request: pytest.FixtureRequest, tmp_path) -> Iterator[Database]:
     """A freshly connected, empty database: SQLite file, then PostgreSQL schema."""
-    yield from _database(request.param, request, tmp_path)
+    yield from fresh_database(request.param, request, tmp_path)
 
 
 @pytest.fixture

@@ -1,38 +1,194 @@
-"""What several commands share: importing the modules of stored classes, printing objects."""
+"""What several commands share: finding the modules and classes a command names (the working
+directory, ``--import``, the ``awlineage.targets`` entry points), object ids and their unique
+prefixes, and printing objects."""
 
 from __future__ import annotations
 
 import datetime
 import importlib
+import importlib.metadata
+import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+import sqlalchemy as sa
+
 from awlineage.database import Database
-from awlineage.persistence import DBObject, DBObjectMeta
+from awlineage.errors import (
+    AmbiguousClassError,
+    AwlError,
+    ObjectNotFoundError,
+    UnknownClassError,
+)
+from awlineage.persistence import DBObject, describe_class
+
+TARGETS_GROUP = "awlineage.targets"
+"""Entry-point group under which a package names the modules of its process targets, e.g.
+``[options.entry_points] awlineage.targets = pipeline = targets.pipeline`` in setup.cfg."""
+
+MAX_ID_DIGITS = 19
+"""Decimal digits of the largest object_id (63 bits)."""
+
+
+class ImportFailedError(AwlError):
+    """A module named on the command line (or by an entry point) cannot be imported."""
+
+
+class AmbiguousIdError(AwlError, LookupError):
+    """An id prefix matches more than one stored object."""
+
+
+def working_directory_first() -> None:
+    """Put the working directory first on the module path, as ``python -m`` does, so that
+    ``--import mypipe`` finds ``./mypipe.py`` (the ``awl`` console script starts elsewhere)."""
+    here = os.getcwd()
+    if sys.path[:1] != [here] and sys.path[:1] != [""]:
+        sys.path.insert(0, here)
 
 
 def import_modules(names: Sequence[str]) -> None:
-    """Import modules named on the command line (``--import``)."""
+    """Import modules named on the command line (``--import``).
+
+    Raises
+    ------
+    ImportFailedError
+        Naming the module, the reason and the directories searched.
+    """
     for name in names:
-        importlib.import_module(name)
-
-
-def import_registered_modules(db: Database) -> list[str]:
-    """Import the modules that defined the classes stored in `db`; return those that failed."""
-    failed = []
-    for entry in db.registered_classes().values():
-        if entry.name in DBObjectMeta.registry or entry.module.startswith("__main__"):
-            continue
         try:
-            importlib.import_module(entry.module)
-        except ImportError:
-            failed.append(entry.module)
-    return failed
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise ImportFailedError(_import_failure(name, exc)) from None
+        except Exception as exc:  # the module was found, and failed while it ran
+            raise ImportFailedError(_failed_while_running(name, exc)) from None
 
 
-def format_value(value: object, width: int = 40) -> str:
-    """A short, readable form of an attribute value."""
+def _failed_while_running(name: str, exc: Exception) -> str:
+    message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"importing module {name!r} failed: {type(exc).__name__}: {message}"
+
+
+def _import_failure(name: str, exc: ImportError) -> str:
+    searched = os.pathsep.join(p or os.getcwd() for p in sys.path if not p.endswith(".zip"))
+    missing = getattr(exc, "name", None)
+    if isinstance(exc, ModuleNotFoundError) and missing and name.startswith(missing):
+        return f"cannot import module {name!r}: no module named {missing!r} on the module " \
+               f"path {searched}"
+    return f"cannot import module {name!r}: {exc} (module path {searched})"
+
+
+def load_target_entry_points() -> list[str]:
+    """Import every module declared under the ``awlineage.targets`` entry-point group; return
+    the names of those imported. A broken entry point is an error naming its distribution."""
+    loaded = []
+    for point in importlib.metadata.entry_points(group=TARGETS_GROUP):
+        try:
+            point.load()
+        except Exception as exc:
+            owner = point.dist.name if point.dist is not None else "an installed package"
+            reason = _import_failure(point.module, exc) if isinstance(exc, ImportError) \
+                else _failed_while_running(point.module, exc)
+            raise ImportFailedError(f"entry point {point.name} = {point.value} of {owner} "
+                                    f"({TARGETS_GROUP}): {reason}") from None
+        loaded.append(point.value)
+    return loaded
+
+
+def prepare(db: Database, imports: Sequence[str] = (), names: Sequence[str] = ()) -> None:
+    """Make the classes a command names known: ``--import`` modules and the modules the
+    database's registry names, then, if one of `names` is still unknown, the modules of the
+    ``awlineage.targets`` entry points (imported only then: a pipeline is slow to import, and
+    most commands name classes the database already knows)."""
+    import_modules(imports)
+    if any(not _known(db, name) for name in names):
+        load_target_entry_points()
+
+
+def _known(db: Database, name: str) -> bool:
+    try:
+        find_class(db, name)
+    except AwlError:
+        return False
+    return True
+
+
+def names_in_query(text: str) -> list[str]:
+    """The words of a textual query that may name a class: those that begin a dotted path
+    (``Class.attribute.attribute``), outside quotes."""
+    unquoted = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "''", text)
+    return list(dict.fromkeys(re.findall(r"(?<![\w.])([A-Za-z_]\w*)\s*\.", unquoted)))
+
+
+def find_class(db: Database, name: str) -> type:
+    """The persistent class a command line names: qualified (``targets.RawFrame``) or a
+    short name only one known class has; a class of a script is read from the registry.
+
+    Raises
+    ------
+    AwlError
+        One line naming the class when no class of that name is known, or listing the
+        qualified names a short name may mean.
+    """
+    try:
+        return db.class_named(name)
+    except AmbiguousClassError:
+        raise
+    except UnknownClassError:
+        raise UnknownClassError(
+            f"unknown persistent class {name!r}: name a class stored in "
+            f"{db.url.render_as_string(hide_password=True)}, or --import the module that "
+            "defines it") from None
+
+
+def parse_id(text: str) -> str:
+    """An argparse type for object ids: digits, the whole id or a unique prefix of it."""
+    import argparse
+
+    if not text.isdigit() or len(text) > MAX_ID_DIGITS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an object_id (digits, or the "
+                                         "first digits of one)")
+    return text
+
+
+def resolve_id(db: Database, text: str) -> int:
+    """The object_id that `text` is, or that it is the only stored prefix of (like git's short
+    hashes). A complete stored id wins over longer ids it is a prefix of.
+
+    Raises
+    ------
+    ObjectNotFoundError
+        When nothing stored has that id or prefix.
+    AmbiguousIdError
+        When several stored ids start with `text`; the message lists some of them.
+    """
+    table = db.framework["awl_object"]
+    value = int(text)
+    # The ids starting with `text` are, for each length, one range of integers.
+    ranges = [table.c.object_id == value]
+    for extra in range(1, MAX_ID_DIGITS - len(text) + 1):
+        scale = 10 ** extra
+        ranges.append(table.c.object_id.between(value * scale, (value + 1) * scale - 1))
+    query = sa.select(table.c.object_id).where(sa.or_(*ranges)).order_by(
+        table.c.object_id).limit(6)
+    with db.engine.connect() as conn:
+        found = conn.execute(query).scalars().all()
+    if value in found:
+        return value
+    if not found:
+        raise ObjectNotFoundError(f"no stored object has object_id {text} or an object_id "
+                                  f"starting with {text}")
+    if len(found) > 1:
+        shown = ", ".join(map(str, found[:5])) + (", ..." if len(found) > 5 else "")
+        raise AmbiguousIdError(f"object_id prefix {text} is ambiguous: it begins {shown}; "
+                               "give more digits")
+    return found[0]
+
+
+def format_value(value: object, width: int = 100) -> str:
+    """A short, readable form of an attribute value (wide enough for file names and hashes,
+    which hold ids and are pasted back)."""
     if isinstance(value, DBObject):
         return f"<{type(value).__name__} {value.object_id}>"
     if isinstance(value, datetime.datetime):
@@ -51,5 +207,16 @@ def print_objects(objects: Sequence[DBObject], out: TextIO = sys.stdout) -> None
             for name, prop in type(obj)._properties.items()  # type: ignore[attr-defined]
             if not prop.builtin and not (prop.kind.is_link or prop.kind.is_list)
         ]
-        print(f"{obj.object_id}  {type(obj).__name__} v{obj.version}  {'  '.join(values)}",
+        print(f"{obj.object_id}  {describe_class(type(obj))} v{obj.version}  "
+              f"{'  '.join(values)}",
               file=out)
+
+
+def use_colour(choice: str, stream: TextIO) -> bool:
+    """Whether to colour output: ``always``, ``never``, or (``auto``) on a terminal unless
+    the NO_COLOR environment variable is set (https://no-color.org)."""
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()

@@ -1,5 +1,5 @@
 """``awl dataserver serve`` (run the HTTP data server) and ``awl dataserver gc`` (list and
-remove files no committed object refers to)."""
+remove files no committed object refers to, and uploads abandoned half-way)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from awlineage.errors import ConfigurationError
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from dataserver import ServerConfig, create_app
+    from awlineage.storage import data_server_app
+    from dataserver import ServerConfig
 
     settings = ServerConfig.load(
         storage_url=args.storage,
@@ -34,7 +35,7 @@ def _serve(args: argparse.Namespace) -> int:
         print("awl dataserver: no database configured: deletes are refused", file=sys.stderr)
     print(f"awl dataserver: serving {settings.storage_url} on http://{args.host}:{args.port}",
           file=sys.stderr)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level)
+    uvicorn.run(data_server_app(settings), host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
 
@@ -60,16 +61,22 @@ def _gc(args: argparse.Namespace) -> int:
                                      dry_run=args.dry_run)
     finally:
         db.close()
-    verb = "would remove" if args.dry_run else "removed"
-    for entry in report.orphans:
-        if args.dry_run or entry.name in report.removed:
+    removed = set(report.removed) | set(report.abandoned_removed)
+    for entry in [*report.orphans, *report.abandoned]:
+        if args.dry_run or entry.name in removed:
             print(f"{entry.name}\t{entry.size}")
     for name, reason in report.kept.items():
         print(f"kept {name}: {reason}", file=sys.stderr)
-    count = len(report.orphans) if args.dry_run else len(report.removed)
-    print(f"{verb} {count} unreferenced file(s), {report.orphan_bytes} bytes; "
-          f"{report.referenced} referenced, {report.too_young} younger than {args.grace}",
-          file=sys.stderr)
+    if args.dry_run:
+        summary = (f"would remove {len(report.orphans)} unreferenced file(s) and "
+                   f"{len(report.abandoned)} abandoned upload(s), freeing "
+                   f"{report.orphan_bytes + report.abandoned_bytes} bytes")
+    else:
+        summary = (f"removed {len(report.removed)} unreferenced file(s) and "
+                   f"{len(report.abandoned_removed)} abandoned upload(s), freed "
+                   f"{report.freed_bytes} bytes")
+    print(f"{summary}; {report.referenced} referenced, {report.too_young} younger than "
+          f"{args.grace}", file=sys.stderr)
     return 0
 
 
@@ -83,19 +90,6 @@ def _refuse_missing_database(url: str) -> None:
         if path and path != ":memory:" and not Path(path).expanduser().exists():
             raise ConfigurationError(f"database file {path} does not exist; give the data "
                                      "server's database with --database or AWL_DATABASE_URL")
-
-
-def _guard(run):
-    """Report data server errors like awlineage errors (exit status 2, one line)."""
-    def guarded(args: argparse.Namespace) -> int:
-        from dataserver import DataServerError
-
-        try:
-            return run(args)
-        except DataServerError as exc:
-            print(f"awl: {type(exc).__name__}: {exc}", file=sys.stderr)
-            return 2
-    return guarded
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -114,12 +108,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8300)
     serve.add_argument("--log-level", default="info")
-    serve.set_defaults(run=_guard(_serve))
+    serve.set_defaults(run=_serve)
 
-    gc = sub.add_parser("gc", help="remove files that no committed object refers to")
+    gc = sub.add_parser("gc", help="remove files that no committed object refers to, and "
+                        "uploads abandoned half-way")
     gc.add_argument("--dry-run", action="store_true", help="only list them")
     gc.add_argument("--grace", default="24h",
                     help="leave files younger than this (default 24h; 90s, 15m, 7d)")
     gc.add_argument("--data-url", help="the data server (default AWL_DATA_URL)")
     gc.add_argument("--schema", help="PostgreSQL schema of the database")
-    gc.set_defaults(run=_guard(_gc))
+    gc.set_defaults(run=_gc)

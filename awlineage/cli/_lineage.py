@@ -1,5 +1,6 @@
 """``awl info | trace | diff | ancestors | descendants | export``: lineage from the command
-line. IDs are object_ids; one that is not stored is an error naming it (exit status 2)."""
+line. IDs are object_ids or a unique prefix of one (like git's short hashes); one that is not
+stored, or a prefix of several, is an error naming it (exit status 2)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from awlineage.cli._common import import_modules, import_registered_modules, print_objects
+from awlineage.cli._common import parse_id, prepare, print_objects, resolve_id
 from awlineage.database import Database, connect
 from awlineage.errors import AwlError
 from awlineage.persistence import DBObject
@@ -17,17 +18,20 @@ from awlineage.persistence import DBObject
 
 def _open(args: argparse.Namespace) -> tuple[Database, list[DBObject]]:
     db = connect(args.database)
-    import_modules(args.imports)
-    import_registered_modules(db)
+    prepare(db, args.imports)
     ids = args.ids if hasattr(args, "ids") else [args.id]
-    return db, [db.get(object_id) for object_id in ids]
+    return db, [db.get(resolve_id(db, text)) for text in ids]
 
 
 def _info(args: argparse.Namespace) -> int:
     from awlineage.lineage import info
 
     _, (obj,) = _open(args)
-    print(info(obj, depth=args.depth))
+    tree = info(obj, depth=args.depth, group=not args.expand)
+    print(tree)
+    if tree.grouped():
+        print(f"(same-class siblings grouped, the first shown; each of them: "
+              f"awl info {obj.object_id} --depth {args.depth} --expand)", file=sys.stderr)
     return 0
 
 
@@ -113,22 +117,26 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         if name == "export":
             parser.add_argument("format", choices=("prov", "openlineage"))
         if two_ids:
-            parser.add_argument("ids", type=int, nargs=2, metavar="ID")
+            parser.add_argument("ids", type=parse_id, nargs=2, metavar="ID")
         else:
-            parser.add_argument("id", type=int, metavar="ID", help="an object_id")
+            parser.add_argument("id", type=parse_id, metavar="ID",
+                                help="an object_id, or enough of its first digits to be unique")
         parser.add_argument("--depth", type=int, default=depth,
                             help=f"links to follow (default: {depth or 'all'})")
         parser.add_argument("--import", dest="imports", action="append", default=[],
                             help="module defining persistent classes (repeatable)")
-        parser.set_defaults(run=run)
+        parser.set_defaults(run=run, read_only=True)
         return parser
 
-    command("info", "the lineage tree of an object", _info, 1)
+    info = command("info", "the lineage tree of an object", _info, 1)
+    info.add_argument("--expand", action="store_true", help="show every member of a link "
+                      "list, instead of one line per class (12 x RawScienceFrame)")
     trace = commands.add_parser("trace", help="the call trace of a run (or of the run that "
                                 "made a target)")
-    trace.add_argument("id", type=int, metavar="ID")
+    trace.add_argument("id", type=parse_id, metavar="ID",
+                       help="an object_id, or enough of its first digits to be unique")
     trace.add_argument("--import", dest="imports", action="append", default=[])
-    trace.set_defaults(run=_trace)
+    trace.set_defaults(run=_trace, read_only=True)
     command("diff", "where the lineages of two objects differ", _diff, None, two_ids=True)
     command("ancestors", "everything an object was made from", _walk(ancestors), None)
     command("descendants", "everything made from an object", _walk(descendants), None)

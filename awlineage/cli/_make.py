@@ -7,23 +7,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from awlineage.cli._common import import_modules, import_registered_modules
+from awlineage.cli._common import find_class, prepare, use_colour
 from awlineage.database import connect
 from awlineage.errors import AwlError
-from awlineage.persistence import DBObjectMeta
 
 
 def _run(args: argparse.Namespace) -> int:
     from awlineage.processing import TargetProcessor, print_report
 
     db = connect(args.database)
-    import_modules(args.imports)
-    import_registered_modules(db)
-    cls = DBObjectMeta.registry.get(args.cls)
-    if cls is None:
-        raise AwlError(f"unknown persistent class {args.cls!r}: name a process target, and "
-                       "--import the module that defines it if the database does not know it")
-    colour = args.colour == "always" or (args.colour == "auto" and sys.stdout.isatty())
+    prepare(db, args.imports, [args.cls])
+    cls = find_class(db, args.cls)
+    _check_is_target(cls)
+    colour = use_colour(args.colour, sys.stdout)
     processor = TargetProcessor(args.executor, database=db, spark_master=args.spark_master,
                                 keep_going=args.keep_going)
     report = processor.make(cls, args.where, force=args.force,
@@ -33,6 +29,18 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     troubled = report.count("failed") + report.count("skipped") + report.count("blocked")
     return 1 if troubled else 0
+
+
+def _check_is_target(cls: type) -> None:
+    """Refuse a class that is not a process target, saying what it is: stored data is
+    ingested or committed, not made."""
+    from awlineage.trace import Process
+
+    if issubclass(cls, Process):
+        return
+    raise AwlError(f"{cls.__name__} is raw data to ingest, not a process target to make: "
+                   "store it (FITS frames with `awl ingest FILE...`, other objects with "
+                   "commit() from a script); `awl make` makes Process classes, from raw data")
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:

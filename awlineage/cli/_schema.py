@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from awlineage.database._ddl import DIALECTS, framework_ddl
+from awlineage.database import DIALECTS, framework_ddl
 
 
 def _dump(args: argparse.Namespace) -> int:

@@ -5,22 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from awlineage.cli._common import import_modules, import_registered_modules, print_objects
+from awlineage.cli._common import find_class, names_in_query, prepare, print_objects
 from awlineage.database import connect
-from awlineage.errors import AwlError
-from awlineage.persistence import DBObjectMeta
 
 
 def _run(args: argparse.Namespace) -> int:
     from awlineage.query import select
 
     db = connect(args.database)
-    import_modules(args.imports)
-    import_registered_modules(db)
-    cls = DBObjectMeta.registry.get(args.cls) if args.cls else None
-    if args.cls and cls is None:
-        raise AwlError(f"unknown persistent class {args.cls!r}")
+    prepare(db, args.imports, [*([args.cls] if args.cls else []), *names_in_query(args.query)])
+    cls = find_class(db, args.cls) if args.cls else None
     query = select(args.query, cls)
+    if args.newest:
+        query = query.newest()
     if args.count:
         print(query.count())
         return 0
@@ -37,6 +34,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     sel.add_argument("--class", dest="cls", help="class for bare attribute names")
     sel.add_argument("--limit", type=int, default=100)
     sel.add_argument("--count", action="store_true", help="print only how many match")
+    sel.add_argument("--newest", action="store_true", help="only the newest version of each "
+                     "identity (no object of which a newer version is stored)")
     sel.add_argument("--import", dest="imports", action="append", default=[],
                      help="module defining persistent classes (repeatable)")
-    sel.set_defaults(run=_run)
+    sel.set_defaults(run=_run, read_only=True)

@@ -1,19 +1,26 @@
 """Databases: engines from URLs (SQLite by default, PostgreSQL through psycopg 3), the
 framework's tables, schema sync of persistent classes, and reading and writing objects."""
 
+from awlineage.database._commit import find_or_commit, identity_key
 from awlineage.database._database import Database, RegisteredClass, connect, current_database
-from awlineage.database._load import RowReader, load_objects, prefetch
+from awlineage.database._ddl import DIALECTS, framework_ddl
+from awlineage.database._load import RowReader, load_class_rows, load_objects, prefetch
 from awlineage.database._statements import recorded_statements
 from awlineage.database._tables import ClassTables, list_table_name, new_metadata
 
 __all__ = [
+    "DIALECTS",
     "ClassTables",
     "Database",
     "RegisteredClass",
     "RowReader",
     "connect",
     "current_database",
+    "find_or_commit",
+    "framework_ddl",
+    "identity_key",
     "list_table_name",
+    "load_class_rows",
     "load_objects",
     "new_metadata",
     "prefetch",

@@ -1,31 +1,40 @@
 """Writing objects: the closure of uncommitted links, version numbers, one transaction, and
-clear errors (with nothing written) when it fails."""
+clear errors (with nothing written) when it fails.
+
+Version numbers are counted under a lock: the transaction first takes the lock of every
+identity it writes (PostgreSQL advisory locks; SQLite's one write lock), so no other process
+can store a version of that identity between our count and our insert.
+"""
 
 from __future__ import annotations
 
 import json
-import random
-import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
 from awlineage.errors import AwlError, DuplicateObjectError
-from awlineage.persistence import DBObject, link_key
-from awlineage.persistence._values import datetime_to_text
+from awlineage.persistence import (
+    DBObject,
+    PersistentList,
+    datetime_to_text,
+    frozen_list,
+    link_key,
+    qualified_name,
+)
 
 if TYPE_CHECKING:
     from awlineage.database._database import Database
     from awlineage.database._tables import ClassTables
 
 _CHUNK = 500
-_VERSION_RETRIES = 5
+# A commit writing more identities of one class than this locks the whole class instead of
+# each identity: PostgreSQL's lock table is small (64 locks per connection by default).
+_LOCKED_IDENTITIES = 64
 
-
-def _version_clash(exc: sa.exc.IntegrityError) -> bool:
-    text = str(exc.orig)
-    return "_identity" in text and "version" in text
+_Versions = dict[int, tuple[int, str | None]]
+_Lookup = Callable[[sa.Connection], "int | None"]
 
 
 def uncommitted_closure(objects: Iterable[DBObject]) -> list[DBObject]:
@@ -84,47 +93,125 @@ def commit_objects(db: Database, objects: Sequence[DBObject]) -> None:
             raise DuplicateObjectError(f"{type(obj).__name__} {obj.object_id} is already "
                                        "committed")
     pending = uncommitted_closure(o for o in objects if not o.__dict__["_committed"])
-    if not pending:
-        return
+    if pending:
+        _write(db, pending)
+
+
+def find_or_commit(db: Database, obj: DBObject) -> DBObject:
+    """`obj`'s stored twin, or `obj` itself committed when there is none.
+
+    The twin is an object of exactly `obj`'s class whose stored values and links all equal
+    `obj`'s (the oldest, if several). The look-up and the write happen in one transaction
+    under a lock on the class, so processes racing to store equal objects (the default
+    parameters of a process target) store one. Classes with link lists are not compared:
+    `obj` is committed.
+    """
+    if obj.__dict__["_committed"]:
+        return obj
+    cls = type(obj)
+    ct = db.tables_for(cls)
+    if ct.list_tables:
+        commit_objects(db, [obj])
+        return obj
+    state = obj.__dict__
+    table = ct.table
+    same = [table.c[name].is_not_distinct_from(state.get(name)) for name in ct.values]
+    same += [table.c[name].is_not_distinct_from(_link_id(state, name)) for name in ct.links]
+    query = sa.select(table.c.object_id).where(*same).order_by(table.c.object_id).limit(1)
+    found = _write(db, uncommitted_closure([obj]), lock=f"{_lock_prefix(db)}{table.name}",
+                   lookup=lambda conn: conn.execute(query).scalar())
+    return obj if found is None else db.get(found)
+
+
+def _write(db: Database, pending: list[DBObject], lock: str | None = None,
+           lookup: _Lookup | None = None) -> int | None:
+    """Insert `pending` in one transaction holding their identities' locks (and `lock`),
+    unless `lookup`, run first in it, finds an object id: then nothing is written and that
+    id is returned."""
     for obj in pending:
         obj.check_committable()
     by_class: dict[type, list[DBObject]] = {}
     for obj in pending:
         by_class.setdefault(type(obj), []).append(obj)
     tables = {cls: db.tables_for(cls) for cls in by_class}
-    for attempt in range(_VERSION_RETRIES + 1):
-        try:
-            with db.engine.begin() as conn:
-                versions = _assign_versions(conn, tables, by_class)
-                _insert(conn, db, tables, by_class, versions)
-            break
-        except sa.exc.IntegrityError as exc:
-            # Another process committed a version of the same identity between our count and
-            # our insert: count again. Any other violation is explained and raised.
-            if attempt == _VERSION_RETRIES or not _version_clash(exc):
-                _explain_failure(db, pending, exc)
-            time.sleep(random.uniform(0.005, 0.05) * (attempt + 1))
+    keys = {id(obj): identity_key(obj) for obj in pending}
+    exclusive, shared = _version_locks(db, tables, by_class, keys)
+    if lock is not None:
+        exclusive.append(lock)
+    try:
+        with db.engine.begin() as conn:
+            db.dialect.begin_write(conn, exclusive, shared)
+            found = lookup(conn) if lookup is not None else None
+            if found is not None:
+                return found
+            versions = _assign_versions(conn, tables, by_class, keys)
+            _insert(conn, db, tables, by_class, versions)
+    except sa.exc.IntegrityError as exc:
+        _explain_failure(db, pending, exc)
     for obj in pending:
         state = obj.__dict__
         state["version"] = versions[id(obj)][0]
         state.pop("_companions", None)
+        _freeze_lists(obj)
         state["_committed"] = True
         state["_store"] = db
         db.identity_map[state["object_id"]] = obj
+    return None
+
+
+def _lock_prefix(db: Database) -> str:
+    # Advisory locks are per database, not per schema: name the schema so that writers in
+    # different schemas (parallel test runs) do not wait for each other.
+    return f"awl:{db.schema or ''}:"
+
+
+def _version_locks(db: Database, tables: dict[type, ClassTables],
+                   by_class: dict[type, list[DBObject]], keys: dict[int, str | None]
+                   ) -> tuple[list[str], list[str]]:
+    """The lock names a commit takes alone (exclusive) and with others (shared): each
+    identity written, under a shared lock on its class; or the class, alone, when it
+    writes very many identities."""
+    exclusive: list[str] = []
+    shared: list[str] = []
+    prefix = _lock_prefix(db)
+    for cls, objs in by_class.items():
+        written = sorted({k for o in objs if (k := keys[id(o)]) is not None})
+        if not written:
+            continue
+        whole = f"{prefix}{tables[cls].table.name}"
+        if len(written) > _LOCKED_IDENTITIES:
+            exclusive.append(whole)
+        else:
+            shared.append(whole)
+            exclusive.extend(f"{whole}:{key}" for key in written)
+    return exclusive, shared
+
+
+def _freeze_lists(obj: DBObject) -> None:
+    """Make the list values of a just-committed object read-only, as loaded ones are."""
+    state = obj.__dict__
+    cls = type(obj)
+    for name, _default in cls._list_defaults:  # type: ignore[attr-defined]
+        value = state.get(name)
+        if isinstance(value, PersistentList):
+            value.freeze()
+        elif value is not None:  # set through __dict__ by framework code
+            state[name] = frozen_list(value, cls._properties[name],  # type: ignore[attr-defined]
+                                      cls.__name__)
 
 
 def _assign_versions(conn: sa.Connection, tables: dict[type, ClassTables],
-                     by_class: dict[type, list[DBObject]]) -> dict[int, tuple[int, str | None]]:
-    versions: dict[int, tuple[int, str | None]] = {}
+                     by_class: dict[type, list[DBObject]], keys: dict[int, str | None]
+                     ) -> _Versions:
+    versions: _Versions = {}
     for cls, objs in by_class.items():
         if not cls.identity:  # type: ignore[attr-defined]
             for obj in objs:
                 versions[id(obj)] = (1, None)
             continue
-        keys = {id(obj): identity_key(obj) for obj in objs}
         table = tables[cls].table
         newest: dict[str, int] = {}
-        distinct = sorted({k for k in keys.values() if k is not None})
+        distinct = sorted({k for o in objs if (k := keys[id(o)]) is not None})
         for start in range(0, len(distinct), _CHUNK):
             chunk = distinct[start:start + _CHUNK]
             rows = conn.execute(
@@ -142,10 +229,10 @@ def _assign_versions(conn: sa.Connection, tables: dict[type, ClassTables],
 
 def _insert(conn: sa.Connection, db: Database, tables: dict[type, ClassTables],
             by_class: dict[type, list[DBObject]],
-            versions: dict[int, tuple[int, str | None]]) -> None:
+            versions: _Versions) -> None:
     registry_rows = []
     for cls, objs in by_class.items():
-        name = cls.__name__
+        name = qualified_name(cls)
         registry_rows.extend(
             {"object_id": o.__dict__["object_id"], "class_name": name,
              "creation_date": o.__dict__["creation_date"]} for o in objs

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -15,6 +14,7 @@ import sqlalchemy as sa
 
 from awlineage import config
 from awlineage.database import postgresql, sqlite
+from awlineage.database._classes import ClassFinder
 from awlineage.database._commit import commit_objects
 from awlineage.database._identity_map import IdentityMap
 from awlineage.database._load import load_link, load_objects
@@ -22,31 +22,27 @@ from awlineage.database._sync import sync_class
 from awlineage.database._tables import (
     FRAMEWORK_TABLES,
     ClassTables,
+    build_class_tables,
     list_table_name,
     new_metadata,
 )
-from awlineage.database._upgrade import upgrade_framework_tables
+from awlineage.database._upgrade import upgrade_class_names, upgrade_framework_tables
 from awlineage.errors import ConfigurationError, ObjectInUseError
 from awlineage.persistence import (
     DBObject,
-    DBObjectMeta,
     Property,
-    class_by_name,
+    RecordedClass,
+    active_session,
+    default_store,
+    describe_class,
+    is_stand_in,
     set_current_store,
 )
 
 _DIALECTS: dict[str, ModuleType] = {"sqlite": sqlite, "postgresql": postgresql}
 
-
-@dataclass(frozen=True)
-class RegisteredClass:
-    """What the class registry says of one class (its latest version)."""
-
-    name: str
-    module: str
-    table_name: str
-    bases: tuple[str, ...]
-    definition: dict[str, dict[str, str]]
+RegisteredClass = RecordedClass
+"""What the class registry says of one class (its latest version)."""
 
 
 def _parse_url(url: str) -> sa.URL:
@@ -87,8 +83,10 @@ class Database:
         self.identity_map = IdentityMap()
         self._synced: dict[type, ClassTables] = {}
         self._lock = threading.RLock()
+        self.classes = ClassFinder(self)
         self.metadata.create_all(self.engine, tables=list(self.framework.values()))
         upgrade_framework_tables(self.engine, self.framework)
+        upgrade_class_names(self.engine, self.framework, self.dialect)
 
     def __repr__(self) -> str:
         return f"Database({self.url.render_as_string(hide_password=True)!r})"
@@ -100,7 +98,9 @@ class Database:
         if tables is None:
             with self._lock:
                 tables = self._synced.get(cls)
-                if tables is None:
+                if tables is None and is_stand_in(cls):  # read-only: never changes the schema
+                    tables = build_class_tables(self.metadata, cls, self.dialect)
+                elif tables is None:
                     try:
                         tables = sync_class(self, cls)
                     except (sa.exc.IntegrityError, sa.exc.ProgrammingError,
@@ -123,24 +123,28 @@ class Database:
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
         return {
-            r.class_name: RegisteredClass(r.class_name, r.module, r.table_name,
-                                          tuple(json.loads(r.bases)), json.loads(r.definition))
+            r.class_name: RecordedClass(r.class_name, r.module, r.table_name,
+                                        tuple(json.loads(r.bases)), json.loads(r.definition),
+                                        tuple(json.loads(r.identity)), r.code_version)
             for r in rows
         }
 
     def class_named(self, class_name: str) -> type:
-        """The Python class of stored objects of class `class_name`.
+        """The Python class of stored objects of class `class_name`: a qualified name
+        (``targets.RawFrame``) or a short name only one known class has.
+
+        The class defined in this process when there is one; else the real class, imported
+        from the module the registry names; else a read-only stand-in rebuilt from the
+        registry, so that every stored object can be read.
 
         Raises
         ------
         UnknownClassError
-            Naming the module (from the registry) to import when the class is not defined.
+            When neither this process nor the database knows the name.
+        AmbiguousClassError
+            For a short name of several classes; it lists their qualified names.
         """
-        cls = DBObjectMeta.registry.get(class_name)
-        if cls is not None:
-            return cls
-        entry = self.registered_classes().get(class_name)
-        return class_by_name(class_name, entry.module if entry else None)
+        return self.classes.class_named(class_name)
 
     # -- store protocol -------------------------------------------------------------------
     def commit(self, objects: Sequence[DBObject]) -> None:
@@ -165,7 +169,8 @@ class Database:
         if referrers:
             listed = ", ".join(f"{where} ({n})" for where, n in referrers.items())
             raise ObjectInUseError(
-                f"{type(obj).__name__} {obj.object_id} cannot be deleted: linked from {listed}"
+                f"{describe_class(type(obj))} {obj.object_id} cannot be deleted: linked from "
+                f"{listed}"
             )
         ct = self.tables_for(type(obj))
         oid = obj.object_id
@@ -211,11 +216,12 @@ class Database:
         self.engine.dispose()
 
 
-_current: Database | None = None
+_connect_lock = threading.Lock()
 
 
 def connect(url: str | None = None, *, schema: str | None = None) -> Database:
-    """Connect to a database and make it the one objects are committed to.
+    """Connect to a database and make it the process-wide default: the one objects are
+    committed to, in every thread, wherever no `Session` is active.
 
     Parameters
     ----------
@@ -229,15 +235,22 @@ def connect(url: str | None = None, *, schema: str | None = None) -> Database:
     --------
     >>> db = connect("sqlite:///:memory:")
     """
-    global _current
     resolved_url = config.setting("database_url", url)
     resolved_schema = config.setting("database_schema", schema)
     db = Database(resolved_url, schema=resolved_schema)
-    _current = db
     set_current_store(db)
     return db
 
 
 def current_database() -> Database:
-    """The database of the last `connect()`, connecting with the defaults if there is none."""
-    return _current if _current is not None else connect()
+    """The database of the session active in this context, else that of the last
+    `connect()`, connecting with the defaults if there is none."""
+    session = active_session()
+    if session is not None:
+        return session.database  # type: ignore[return-value]
+    default = default_store()
+    if isinstance(default, Database):
+        return default
+    with _connect_lock:  # threads asking at once share one default connection
+        default = default_store()
+        return default if isinstance(default, Database) else connect()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from awlineage.errors import ObjectNotFoundError
-from awlineage.persistence import DBObject, Kind, Property, link_key
+from awlineage.persistence import DBObject, Kind, Property, frozen_list, link_key
 
 if TYPE_CHECKING:
     from awlineage.database._database import Database
@@ -38,6 +38,11 @@ class RowReader:
         self.keys = [link_key(c) if c in links else c for c in columns]
         present = set(columns)
         self.complete = present.issuperset(ct.values) and present.issuperset(ct.links)
+        self.name = ct.cls.__name__
+        props = ct.cls._properties  # type: ignore[attr-defined]
+        # descriptor lists arrive frozen (JSONList); they learn their attribute here
+        self.lists = [(i, props[c]) for i, c in enumerate(columns)
+                      if c in props and props[c].kind is Kind.DESCRIPTOR_LIST]
 
     def __call__(self, row: Sequence[Any]) -> DBObject:
         refs = self.db.identity_map.refs
@@ -45,9 +50,16 @@ class RowReader:
         ref = refs.get(oid)
         if ref is not None:
             obj = ref()
-            if obj is not None:
+            # an object read as a stand-in is read again once its real class is defined
+            if obj is not None and (obj.__class__ is self.cls
+                                    or "_stand_in" not in obj.__class__.__dict__):
                 return obj
         obj = self.cls.__new__(self.cls)
+        for i, prop in self.lists:
+            value = row[i]
+            if value is not None:
+                value._prop = prop
+                value._owner = self.name
         state = dict(zip(self.keys, row, strict=False))  # union rows end with _class
         state["_committed"] = True
         state["_store"] = self.db
@@ -151,4 +163,5 @@ def prefetch(db: Database, objects: Sequence[DBObject], prop: Property) -> None:
                     members[owner].append(target)
     targets = load_objects(db, (t for ids in members.values() for t in ids))
     for obj in todo:
-        obj.__dict__[name] = [targets[t] for t in members[obj.__dict__["object_id"]]]
+        obj.__dict__[name] = frozen_list(
+            [targets[t] for t in members[obj.__dict__["object_id"]]], prop, type(obj).__name__)

@@ -13,15 +13,52 @@ import sqlalchemy as sa
 
 from awlineage.database._tables import ClassTables, build_class_tables, property_column
 from awlineage.errors import SchemaConflictError
-from awlineage.persistence import DBObject, Kind
+from awlineage.persistence import DBObject, Kind, Property, qualified_name
 
 if TYPE_CHECKING:
     from awlineage.database._database import Database
 
 
 def type_name(prop_type: type) -> str:
-    """How a property's type is recorded: the basic type's name or the class name."""
+    """How a property's type is recorded: the basic type's name or the class's qualified
+    name."""
+    if isinstance(prop_type, type) and issubclass(prop_type, DBObject):
+        return qualified_name(prop_type)
     return prop_type.__name__
+
+
+def encode_default(value: Any) -> Any:
+    """A property's default as JSON (datetimes and bytes tagged), for stand-in classes."""
+    if isinstance(value, list):
+        return [encode_default(v) for v in value]
+    if isinstance(value, datetime.datetime):
+        return {"datetime": value.isoformat()}
+    if isinstance(value, bytes):
+        return {"bytes": value.hex()}
+    return value
+
+
+def decode_default(value: Any) -> Any:
+    """The inverse of `encode_default`."""
+    if isinstance(value, list):
+        return [decode_default(v) for v in value]
+    if isinstance(value, dict) and "datetime" in value:
+        return datetime.datetime.fromisoformat(value["datetime"])
+    if isinstance(value, dict) and "bytes" in value:
+        return bytes.fromhex(value["bytes"])
+    return value
+
+
+def property_record(prop: Property) -> dict[str, Any]:
+    """The registry's record of one property: kind and type (which stored objects fix), and
+    doc, default and index (which stand-in classes are rebuilt with)."""
+    record: dict[str, Any] = {"kind": prop.kind.value, "type": type_name(prop.type),
+                              "doc": prop.doc}
+    if not prop.kind.is_link and prop.kind is not Kind.LINK_LIST:
+        record["default"] = encode_default(prop.default)
+    if prop.index:
+        record["index"] = True
+    return record
 
 
 def defining_module(cls: type) -> str:
@@ -37,12 +74,12 @@ def class_definition(cls: type) -> dict[str, Any]:
     return {
         "module": defining_module(cls),
         "table_name": cls._table_name,  # type: ignore[attr-defined]
-        "bases": [b.__name__ for b in cls.__mro__[1:]
+        "bases": [qualified_name(b) for b in cls.__mro__[1:]
                   if isinstance(b, type) and issubclass(b, DBObject) and b is not DBObject],
         "identity": list(cls.identity),  # type: ignore[attr-defined]
         "code_version": cls.class_code_version(),  # type: ignore[attr-defined]
         "definition": {
-            p.name: {"kind": p.kind.value, "type": type_name(p.type)}
+            p.name: property_record(p)
             for p in cls._properties.values()  # type: ignore[attr-defined]
             if not p.builtin
         },
@@ -50,23 +87,29 @@ def class_definition(cls: type) -> dict[str, Any]:
 
 
 def sync_class(db: Database, cls: type) -> ClassTables:
-    """Bring the database up to the definition of `cls` and return its tables."""
-    tables = build_class_tables(db.metadata, cls, db.dialect)
+    """Bring the database up to the definition of `cls` and return its tables.
+
+    A class keeps the table it was first stored in (the registry records it), so a database
+    made before class names were qualified keeps its tables."""
     wanted = class_definition(cls)
     registry = db.framework["awl_class"]
     with db.engine.begin() as conn:
         db.dialect.begin_schema_change(conn)
         row = conn.execute(
             sa.select(registry)
-            .where(registry.c.class_name == cls.__name__)
+            .where(registry.c.class_name == qualified_name(cls))
             .order_by(registry.c.class_version.desc())
             .limit(1)
         ).first()
         if row is None:
+            _refuse_table_of_another_class(conn, registry, cls, wanted["table_name"])
+            tables = build_class_tables(db.metadata, cls, db.dialect)
             for table in (tables.table, *tables.list_tables.values()):
                 table.create(conn, checkfirst=True)
             _record(conn, registry, cls, wanted, 1)
             return tables
+        wanted["table_name"] = row.table_name
+        tables = build_class_tables(db.metadata, cls, db.dialect, table_name=row.table_name)
         recorded = json.loads(row.definition)
         _refuse_incompatible(cls, recorded, wanted["definition"], row.class_version)
         added = [name for name in wanted["definition"] if name not in recorded]
@@ -87,18 +130,31 @@ def _changed(current: dict[str, Any], wanted: dict[str, Any]) -> bool:
     # A definition that lacks properties the database has is older code reading newer data:
     # it is not recorded, so versions never flip-flop between two copies of a class.
     added = set(wanted["definition"]) - set(current["definition"])
-    return bool(added) or any(current[k] != wanted[k]
-                              for k in ("table_name", "bases", "identity", "code_version"))
+    described = any(current["definition"][name] != spec
+                    for name, spec in wanted["definition"].items() if name not in added)
+    return bool(added) or described or any(
+        current[k] != wanted[k] for k in ("table_name", "bases", "identity", "code_version"))
+
+
+def _refuse_table_of_another_class(conn: sa.Connection, registry: sa.Table, cls: type,
+                                   table_name: str) -> None:
+    other = conn.execute(sa.select(registry.c.class_name)
+                         .where(registry.c.table_name == table_name).limit(1)).scalar()
+    if other is not None:
+        raise SchemaConflictError(
+            f"{qualified_name(cls)}: its table {table_name!r} already holds the objects of "
+            f"{other}; declare another __tablename__ or __namespace__"
+        )
 
 
 def _refuse_incompatible(cls: type, recorded: dict[str, Any], wanted: dict[str, Any],
                          version: int) -> None:
     for name, spec in wanted.items():
         old = recorded.get(name)
-        if old is not None and old != spec:
+        if old is not None and (old["kind"], old["type"]) != (spec["kind"], spec["type"]):
             raise SchemaConflictError(
-                f"{cls.__name__}.{name} is recorded in the database (class version {version}) "
-                f"as a {old['kind']} of {old['type']}, but the class now declares a "
+                f"{qualified_name(cls)}.{name} is recorded in the database (class version "
+                f"{version}) as a {old['kind']} of {old['type']}, but the class now declares a "
                 f"{spec['kind']} of {spec['type']}. Stored objects cannot change the kind or "
                 f"type of a property: restore the old declaration, or declare the new one "
                 f"under another attribute name (or in a new class)."
@@ -131,7 +187,7 @@ def _add_property(db: Database, conn: sa.Connection, cls: type, tables: ClassTab
 def _record(conn: sa.Connection, registry: sa.Table, cls: type, wanted: dict[str, Any],
             version: int) -> None:
     conn.execute(registry.insert().values(
-        class_name=cls.__name__,
+        class_name=qualified_name(cls),
         class_version=version,
         module=wanted["module"],
         table_name=wanted["table_name"],

@@ -102,9 +102,11 @@ def property_column(prop: Property, dialect: ModuleType) -> sa.Column:
     return _column(prop, dialect)
 
 
-def build_class_tables(metadata: sa.MetaData, cls: type, dialect: ModuleType) -> ClassTables:
-    """Describe the tables of persistent class `cls` in `metadata` (not created)."""
-    name = cls._table_name  # type: ignore[attr-defined]
+def build_class_tables(metadata: sa.MetaData, cls: type, dialect: ModuleType,
+                       table_name: str | None = None) -> ClassTables:
+    """Describe the tables of persistent class `cls` in `metadata` (not created), under
+    `table_name` (the one a database recorded for it) or the class's own."""
+    name = table_name or cls._table_name  # type: ignore[attr-defined]
     if name in metadata.tables:
         metadata.remove(metadata.tables[name])
     identity = tuple(cls.identity)  # type: ignore[attr-defined]

@@ -8,7 +8,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from awlineage.persistence._values import UTC, datetime_to_text, text_to_datetime
+from awlineage.persistence import (
+    UTC,
+    FrozenList,
+    datetime_to_text,
+    text_to_datetime,
+)
 
 
 def _to_utc(value: datetime.datetime | None) -> datetime.datetime | None:
@@ -53,7 +58,10 @@ def list_to_json(values: list[Any]) -> list[Any]:
 
 
 class JSONList(sa.types.TypeDecorator):
-    """A descriptor list as a JSON array; `element_type` restores datetimes on reading."""
+    """A descriptor list as a JSON array; `element_type` restores datetimes on reading.
+
+    A stored list reads back as a `FrozenList`: it is the value of a committed
+    object, and the object's class names it (`RowReader`)."""
 
     impl = sa.Text
     cache_ok = True
@@ -81,10 +89,10 @@ class JSONList(sa.types.TypeDecorator):
             return None
         data = json.loads(value) if isinstance(value, str) else value
         if self.element_type is datetime.datetime:
-            return [text_to_datetime(v) for v in data]
-        if self.element_type is float:
-            return [float(v) for v in data]
-        return data
+            data = map(text_to_datetime, data)
+        elif self.element_type is float:
+            data = map(float, data)  # PostgreSQL's JSONB gives ints for integral numbers
+        return FrozenList(data)
 
 
 SCALAR_TYPES: dict[type, sa.types.TypeEngine] = {

@@ -1,10 +1,11 @@
-"""Everything PostgreSQL-specific: psycopg 3 URLs, search_path schemas, JSONB list operators,
-id lists as arrays."""
+"""Everything PostgreSQL-specific: psycopg 3 URLs, search_path schemas, advisory locks for
+writes, JSONB list operators, id lists as arrays."""
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -35,6 +36,26 @@ def create_engine(url: sa.URL, schema: str | None) -> sa.Engine:
 def begin_schema_change(conn: sa.Connection) -> None:
     """Nothing to do: PostgreSQL's DDL is transactional, and a process that loses the race
     to create a table fails on a unique index and looks again (`Database.tables_for`)."""
+
+
+def lock_number(name: str) -> int:
+    """The advisory-lock number of a lock name: the same in every process (Python's own
+    `hash` is salted per process), a signed 64-bit integer as PostgreSQL wants."""
+    digest = hashlib.blake2b(name.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def begin_write(conn: sa.Connection, exclusive: Iterable[str] = (),
+                shared: Iterable[str] = ()) -> None:
+    """Take advisory locks, released when the transaction ends, on the names in `exclusive`
+    (alone) and `shared` (with other sharers). All are taken in one order of their numbers,
+    so two transactions never wait on each other."""
+    wanted: dict[int, bool] = {lock_number(n): True for n in exclusive}
+    for name in shared:
+        wanted.setdefault(lock_number(name), False)
+    for number in sorted(wanted):
+        function = "pg_advisory_xact_lock" if wanted[number] else "pg_advisory_xact_lock_shared"
+        conn.execute(sa.text(f"SELECT {function}(:n)"), {"n": number})
 
 
 def list_type(element_type: type) -> sa.types.TypeEngine:

@@ -1,9 +1,10 @@
-"""Everything SQLite-specific: connection pragmas, JSON list functions, id lists."""
+"""Everything SQLite-specific: connection pragmas, write transactions, JSON list functions,
+id lists."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -36,6 +37,16 @@ def begin_schema_change(conn: sa.Connection) -> None:
     opens no transaction before DDL, so otherwise a CREATE TABLE commits on its own and
     another process can find a class's table before its registry entry; with the lock taken
     first, it waits and then finds both."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def begin_write(conn: sa.Connection, exclusive: Iterable[str] = (),
+                shared: Iterable[str] = ()) -> None:
+    """Start a write transaction holding the database's write lock (waiting up to the busy
+    timeout for it). SQLite has only this one lock, so the named locks are not needed: what
+    the transaction reads (the newest version of an identity, a stored twin) stays true
+    until it commits. A deferred transaction would instead read, then fail to upgrade to a
+    writer once another process has written."""
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 

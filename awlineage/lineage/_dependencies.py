@@ -6,11 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from awlineage.database import Database, current_database, prefetch
-from awlineage.database._load import load_class_rows
+from awlineage.database import Database, current_database, load_class_rows, prefetch
 from awlineage.lineage._edges import incoming_edges
 from awlineage.lineage._walk import require_stored
-from awlineage.persistence import DBObject, Kind
+from awlineage.persistence import DBObject, Kind, short_name
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,8 @@ def get_inverse_properties(obj: DBObject, *, database: Database | None = None
     for name, ids in by_class.items():
         objects.update(load_class_rows(db, db.class_named(name), list(ids)))
     edges.sort(key=lambda e: (e.source, e.attribute, e.position or 0))
-    return [InverseLink(objects[e.source], e.attribute, e.position) for e in edges]
+    return [InverseLink(objects[e.source], short_name(e.attribute.rpartition(".")[0]) + "."
+                        + e.attribute.rpartition(".")[2], e.position) for e in edges]
 
 
 def get_onthefly_dependencies(obj: DBObject, *, database: Database | None = None

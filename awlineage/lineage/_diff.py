@@ -1,14 +1,37 @@
 """``diff(a, b)``: where the lineage of two objects differs (seed 003 Fig. 4): attributes,
-parameters and dependencies, walked side by side until the two sides are the same object."""
+parameters and dependencies, walked side by side until the two sides are the same object.
+Causes (parameters, code versions, inputs) come first, then the values that follow from them,
+then file names and hashes, which differ whenever anything else does."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from awlineage.database import Database, current_database
 from awlineage.lineage._info import _load_links, describe, format_value
 from awlineage.persistence import DBObject, Kind
+
+
+class Category(Enum):
+    """What kind of difference a `Difference` is, in the order a diff lists them."""
+
+    PARAMETERS = "parameters"
+    CODE = "code versions and environment"
+    INPUTS = "inputs"
+    RESULTS = "results"
+    FILES = "files"
+
+    @property
+    def is_cause(self) -> bool:
+        """Whether differences of this kind explain others (rather than follow from them)."""
+        return self in (Category.PARAMETERS, Category.CODE, Category.INPUTS)
+
+
+_ORDER = list(Category)
+_CODE_ATTRIBUTES = frozenset({"code_version", "python", "packages"})
+_FILE_ATTRIBUTES = frozenset({"filename", "file_size", "content_hash"})
 
 
 @dataclass(frozen=True)
@@ -30,6 +53,27 @@ class Difference:
     def __str__(self) -> str:
         return f"{self.path}: {_show(self.a)} -> {_show(self.b)}"
 
+    @property
+    def category(self) -> Category:
+        """Parameters, code, inputs (a link to nothing, another class, another number of
+        members), results (other values) or files (names, sizes, hashes)."""
+        steps = self.path.replace("[", ".[").split(".")
+        last = steps[-1]
+        if "process_params" in steps or (last == "parameters" and "process_run" in steps):
+            return Category.PARAMETERS
+        if last in _CODE_ATTRIBUTES:
+            return Category.CODE
+        if last == "class" or _holds_objects(self.a) or _holds_objects(self.b):
+            return Category.INPUTS
+        if last in _FILE_ATTRIBUTES:
+            return Category.FILES
+        return Category.RESULTS
+
+
+def _holds_objects(value: Any) -> bool:
+    return isinstance(value, DBObject) or (isinstance(value, list) and bool(value)
+                                           and isinstance(value[0], DBObject))
+
 
 def _show(value: Any) -> str:
     if isinstance(value, DBObject):
@@ -40,10 +84,19 @@ def _show(value: Any) -> str:
 
 
 class LineageDiff(list):
-    """The differences of two lineages (a list of `Difference`), printable as lines."""
+    """The differences of two lineages (a list of `Difference`, causes first), printable as
+    lines under a heading per category."""
 
     def __str__(self) -> str:
-        return "\n".join(map(str, self)) if self else "no differences"
+        if not self:
+            return "no differences"
+        lines: list[str] = []
+        for category in _ORDER:
+            found = [d for d in self if d.category is category]
+            if found:
+                lines.append(f"{category.value}{' (causes)' if category.is_cause else ''}:")
+                lines.extend(f"  {d}" for d in found)
+        return "\n".join(lines)
 
 
 def diff(a: DBObject, b: DBObject, depth: int | None = None, *,
@@ -82,6 +135,7 @@ def diff(a: DBObject, b: DBObject, depth: int | None = None, *,
             next_level.extend(_compare(prefix, x, y, found))
         level = next_level
         steps += 1
+    found.sort(key=lambda d: _ORDER.index(d.category))  # stable: walk order within each
     return found
 
 

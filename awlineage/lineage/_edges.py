@@ -60,7 +60,7 @@ class AttributeFilter:
         self.skip_classes = skip_classes
 
     def __call__(self, qualified: str) -> bool:
-        if qualified in self.skip or qualified.partition(".")[0] in self.skip_classes:
+        if qualified in self.skip or qualified.rpartition(".")[0] in self.skip_classes:
             return False
         return self.only is None or qualified in self.only
 

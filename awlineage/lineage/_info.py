@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from awlineage.database import Database, current_database, prefetch
-from awlineage.persistence import DBObject, Kind
+from awlineage.persistence import DBObject, Kind, describe_class
 
 MAX_LIST_MEMBERS = 20
 
@@ -27,12 +27,20 @@ class InfoNode:
         The linked object, for branches.
     children
         Attribute lines of the linked object (empty past the depth).
+    siblings
+        For a group of same-class link-list members shown as one line (``12 x
+        RawScienceFrame``), how many it stands for; `obj` is then the first of them.
     """
 
     name: str
     value: str
     obj: DBObject | None = None
     children: list[InfoNode] = field(default_factory=list)
+    siblings: int = 0
+
+    def grouped(self) -> bool:
+        """Whether any line of the tree stands for a group of siblings."""
+        return self.siblings > 1 or any(child.grouped() for child in self.children)
 
     def to_dict(self) -> dict[str, Any]:
         """The tree as plain data (for JSON and the web viewer)."""
@@ -40,6 +48,8 @@ class InfoNode:
         if self.obj is not None:
             data["object_id"] = self.obj.object_id
             data["class"] = type(self.obj).__name__
+        if self.siblings:
+            data["siblings"] = self.siblings
         if self.children:
             data["children"] = [child.to_dict() for child in self.children]
         return data
@@ -69,7 +79,7 @@ def describe(obj: DBObject) -> str:
     """``Class object_id (vN)``."""
     version = obj.__dict__.get("version")
     suffix = f" v{version}" if version is not None else ""
-    return f"{type(obj).__name__} {obj.object_id}{suffix}"
+    return f"{describe_class(type(obj))} {obj.object_id}{suffix}"
 
 
 def format_value(value: Any) -> str:
@@ -83,7 +93,7 @@ def format_value(value: Any) -> str:
 
 
 def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool = True,
-         database: Database | None = None) -> InfoNode:
+         group: bool = False, database: Database | None = None) -> InfoNode:
     """The lineage tree of `obj`, `depth` links deep.
 
     Parameters
@@ -96,6 +106,10 @@ def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool =
         False shows only the links (the dependency tree, without leaves).
     runs
         False shows process runs as one line each instead of expanding them.
+    group
+        True shows the members of a link list that are of one class as one line
+        (``raw_frames = 12 x RawScienceFrame, the first: RawScienceFrame 9128... v1``), with
+        only the first of them expanded: a tree of many similar inputs stays readable.
 
     Returns
     -------
@@ -118,7 +132,7 @@ def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool =
         _load_links(db, [node.obj for node in level if node.obj is not None])
         next_level: list[InfoNode] = []
         for node in level:
-            node.children = _attribute_nodes(node.obj, remaining > 0, attributes, runs)
+            node.children = _attribute_nodes(node.obj, remaining > 0, attributes, runs, group)
             next_level.extend(c for c in node.children if c.obj is not None)
         level = next_level
         if remaining == 0:
@@ -145,7 +159,7 @@ def _display_order(cls: type) -> list[tuple[str, Any]]:
 
 
 def _attribute_nodes(obj: DBObject | None, expand: bool, attributes: bool = True,
-                     runs: bool = True) -> list[InfoNode]:
+                     runs: bool = True, group: bool = False) -> list[InfoNode]:
     if obj is None:
         return []
     from awlineage.trace import ProcessRun
@@ -162,6 +176,8 @@ def _attribute_nodes(obj: DBObject | None, expand: bool, attributes: bool = True
             else:
                 follow = expand and (runs or not isinstance(value, ProcessRun))
                 nodes.append(InfoNode(name, describe(value), value if follow else None))
+        elif prop.kind is Kind.LINK_LIST and group:
+            nodes.extend(_sibling_groups(name, value, expand))
         elif prop.kind is Kind.LINK_LIST:
             nodes.append(InfoNode(name, f"[{len(value)} objects]"))
             for i, member in enumerate(value[:MAX_LIST_MEMBERS]):
@@ -172,4 +188,24 @@ def _attribute_nodes(obj: DBObject | None, expand: bool, attributes: bool = True
                                       f"{len(value) - MAX_LIST_MEMBERS} more not shown"))
         else:
             nodes.append(InfoNode(name, format_value(value)))
+    return nodes
+
+
+def _sibling_groups(name: str, members: list[DBObject], expand: bool) -> list[InfoNode]:
+    """A link list as one line per class of its members, in order of first appearance; a
+    class with one member shows it as ``name[i]``, several as ``name = 12 x Class``."""
+    by_class: dict[type, list[tuple[int, DBObject]]] = {}
+    for i, member in enumerate(members):
+        by_class.setdefault(type(member), []).append((i, member))
+    if not by_class:
+        return [InfoNode(name, "[0 objects]")]
+    nodes = []
+    for cls, indexed in by_class.items():
+        i, first = indexed[0]
+        if len(indexed) == 1:
+            nodes.append(InfoNode(f"{name}[{i}]", describe(first), first if expand else None))
+        else:
+            nodes.append(InfoNode(name, f"{len(indexed)} x {cls.__name__}, the first: "
+                                  f"{describe(first)}", first if expand else None,
+                                  siblings=len(indexed)))
     return nodes

@@ -18,9 +18,9 @@ from awlineage.persistence import DBObject
 
 EdgeReader = Callable[[Database, Iterable[int], Registry | None], list[Edge]]
 
-PRODUCT_ATTRIBUTES = frozenset({"ProcessRun.outputs"})
+PRODUCT_ATTRIBUTES = frozenset({"awlineage.ProcessRun.outputs"})
 """Links that point from a run to what it made: lineage follows them backwards."""
-RECORD_CLASSES = frozenset({"RegionTable", "RegionSignature"})
+RECORD_CLASSES = frozenset({"awlineage.RegionTable", "awlineage.RegionSignature"})
 """Records about objects (their region lineage), not objects made from them: walks skip them."""
 _PRODUCTS = AttributeFilter(only=PRODUCT_ATTRIBUTES)
 _NOT_PRODUCTS = AttributeFilter(skip=PRODUCT_ATTRIBUTES, skip_classes=RECORD_CLASSES)

@@ -12,6 +12,7 @@ from typing import Any, BinaryIO, ClassVar
 from awlineage.errors import AwlError, ImmutableObjectError
 from awlineage.persistence._object import DBObject
 from awlineage.persistence._properties import persistent
+from awlineage.persistence._store import current_files
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
@@ -93,9 +94,6 @@ class DataObject(DBObject):
         dataserver.InvalidFileName
             If the name is not valid on a data server (naming the rule it breaks).
         """
-        from awlineage.storage import current_data_server
-        from dataserver import FileConflictError
-
         if self.is_committed:
             raise ImmutableObjectError(
                 f"{type(self).__name__} {self.object_id} is committed; its file cannot change"
@@ -106,19 +104,16 @@ class DataObject(DBObject):
                 f"{type(self).__name__} {self.object_id}: nothing to store; give a path, "
                 "bytes, a file object or an HDUList"
             )
-        server = current_data_server()
+        files = current_files()
         with _Readable(source, type(self).__name__) as readable:
             explicit = filename or self.filename or None
             if explicit is not None:
-                stored = server.put(explicit, readable.value)
+                stored = files.put(explicit, readable.value)
             else:
                 name = self.default_filename(readable.extension)
-                try:
-                    stored = server.put(name, readable.value)
-                except FileConflictError:
-                    if self.__dict__.get("pathname") is None:
-                        raise
-                    stored = server.put(f"{name}.{self.object_id}", readable.reopen())
+                fallback = (None if self.__dict__.get("pathname") is None
+                            else f"{name}.{self.object_id}")
+                stored = files.put(name, readable.value, fallback_name=fallback)
         state = self.__dict__
         state["filename"] = stored.name
         state["file_size"] = stored.size
@@ -132,19 +127,17 @@ class DataObject(DBObject):
         now, see `dataserver.Storage.sync`); a name and hash set by hand are checked against
         the data server.
         """
-        from awlineage.storage import current_data_server
-
         name, sha256 = self.filename, self.content_hash
         cls = type(self).__name__
         if not name or sha256 is None:
             raise DataObjectError(
                 f"{cls} {self.object_id} has no stored file: call store() before commit()"
             )
-        server = current_data_server()
+        files = current_files()
         if self.__dict__.get("_stored_file") == (name, sha256, self.file_size):
-            server.sync()
+            files.sync()
             return
-        stored = server.stat(name)
+        stored = files.stat(name)
         if stored is None:
             raise DataObjectError(
                 f"{cls} {self.object_id}: file {name!r} is not on the data server; call "
@@ -175,23 +168,14 @@ class DataObject(DBObject):
             If the data server's copy does not have the recorded SHA-256 (naming the file
             and both hashes).
         """
-        from awlineage.storage import current_data_server, file_cache
-
         self._require_file()
-        return file_cache().fetch(current_data_server(), self.filename, self.content_hash)
+        return current_files().retrieve(self.filename, self.content_hash)
 
     def open(self) -> BinaryIO:
         """Stream the file from the data server. Reading it to the end checks it against
         `content_hash` (`dataserver.CorruptFileError` at the end if it differs)."""
-        import io
-
-        from awlineage.storage import current_data_server
-        from dataserver import VerifyingReader
-
         self._require_file()
-        stream = current_data_server().open(self.filename)
-        reader = VerifyingReader(stream, self.filename, self.content_hash)
-        return io.BufferedReader(reader, 1024 * 1024)  # type: ignore[return-value]
+        return current_files().open(self.filename, self.content_hash)
 
     def open_fits(self, **kwargs: Any) -> Any:
         """The file as an astropy ``HDUList``, memory-mapped read-only: where it lies when
@@ -199,17 +183,9 @@ class DataObject(DBObject):
         against `content_hash` first."""
         from astropy.io import fits
 
-        from awlineage.storage import current_data_server
-        from dataserver import CorruptFileError, hash_file
-
         self._require_file()
-        local = current_data_server().local_path(self.filename)
-        if local is not None:
-            _, actual = hash_file(local)
-            if actual != self.content_hash.lower():
-                raise CorruptFileError(self.filename, self.content_hash.lower(), actual)
-            path = local
-        else:
+        path = current_files().local_path(self.filename, self.content_hash)
+        if path is None:
             path = self.retrieve()
         kwargs.setdefault("memmap", True)
         kwargs.setdefault("mode", "readonly")
@@ -268,12 +244,6 @@ class _Readable:
                 "bytes, a binary file object or an HDUList"
             )
         return self
-
-    def reopen(self) -> Any:
-        """The source again, for a second attempt (a stream is rewound if it can be)."""
-        if hasattr(self.value, "seek"):
-            self.value.seek(0)
-        return self.value
 
     def __exit__(self, *exc: Any) -> None:
         if self.temporary is not None:

@@ -1,12 +1,15 @@
 """DBObjectMeta: turns every persistent class into a table description at definition time,
-and keeps the registry of persistent classes by name."""
+and keeps the registry of persistent classes by qualified name (``namespace.ClassName``)."""
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from awlineage.errors import PropertyDefinitionError, UnknownClassError
+from awlineage.errors import AmbiguousClassError, PropertyDefinitionError, UnknownClassError
 from awlineage.persistence._properties import Kind, Property
 
 ClassHook = Callable[[type], None]
@@ -16,8 +19,13 @@ class DBObjectMeta(type):
     """Metaclass of `DBObject`.
 
     At class creation it collects the class's persistent properties (its own and inherited),
-    checks its identity declaration, registers it by name, and runs the hooks other layers
-    registered (the tracer wraps ``make()`` there).
+    checks its identity declaration, registers it by qualified name, and runs the hooks other
+    layers registered (the tracer wraps ``make()`` there).
+
+    A class is known to the database by its qualified name, ``namespace.ClassName``: the
+    namespace is the class's own ``__namespace__`` when it declares one (as Luigi's
+    ``task_namespace``), else the top-level package of its module, or the file name of the
+    script that defines it (``proc`` for ``python proc.py``, the same as ``import proc``).
     """
 
     registry: dict[str, type] = {}
@@ -26,7 +34,11 @@ class DBObjectMeta(type):
     def __new__(mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any],
                 **kwargs: Any) -> DBObjectMeta:
         cls = super().__new__(mcls, name, bases, namespace, **kwargs)
-        _refuse_name_taken_by_another_module(cls, mcls.registry.get(name))
+        qualified = f"{namespace.get('__namespace__') or default_namespace(cls)}.{name}"
+        cls._qualified_name = qualified  # type: ignore[attr-defined]
+        registered = not namespace.get("_stand_in", False)
+        if registered:
+            _refuse_name_taken_by_another_module(cls, mcls.registry.get(qualified))
         inherited: dict[str, Property] = {}
         for base in reversed(cls.__mro__[1:]):
             inherited.update(base.__dict__.get("_own_properties", {}))
@@ -42,17 +54,19 @@ class DBObjectMeta(type):
         cls._own_properties = own  # type: ignore[attr-defined]
         cls._properties = {**inherited, **own}  # type: ignore[attr-defined]
         cls._abstract = bool(namespace.get("__abstract__", False))  # type: ignore[attr-defined]
-        table = namespace.get("__tablename__", name.lower())
-        if table.startswith("awl_") and not cls.__module__.startswith("awlineage."):
+        table = namespace.get("__tablename__") or default_table_name(qualified)
+        if table.startswith("awl_") and not cls.__module__.startswith("awlineage.") \
+                and "__tablename__" in namespace:
             raise PropertyDefinitionError(
                 f"class {name}: table names starting with 'awl_' are reserved for awlineage"
             )
         cls._table_name = table  # type: ignore[attr-defined]
         _check_identity(cls)
         _plan_state(cls)
-        mcls.registry[name] = cls
-        for hook in mcls.class_hooks:
-            hook(cls)
+        if registered:  # a stand-in is one database's reading of a class: never global
+            mcls.registry[qualified] = cls
+            for hook in mcls.class_hooks:
+                hook(cls)
         return cls
 
 
@@ -65,16 +79,54 @@ class DBObjectMeta(type):
             hook(cls)
 
 
+def default_namespace(cls: type) -> str:
+    """The namespace of a class that declares none: the top-level package of its module, or
+    for a script the script's file name without ``.py``."""
+    module = cls.__module__
+    if module != "__main__":
+        return namespace_of_module(module)
+    script = getattr(sys.modules.get("__main__"), "__file__", None)
+    return namespace_of_module(f"__main__ ({script})" if script else "__main__")
+
+
+def namespace_of_module(module: str) -> str:
+    """The default namespace of the classes of `module`, as the class registry records
+    modules: a dotted module name, or ``__main__ (path of the script)``."""
+    if module.startswith("__main__"):
+        script = module[len("__main__"):].strip(" ()")
+        return Path(script).stem if script else "__main__"
+    return module.split(".")[0]
+
+
+def default_table_name(qualified_name: str) -> str:
+    """The table of a class that declares no ``__tablename__``: its qualified name, lower
+    case, with every character that is not a letter, digit or underscore as ``_`` (and
+    ``ns_`` before a name that would start as awlineage's own tables do)."""
+    table = re.sub(r"\W", "_", qualified_name.lower())
+    return f"ns_{table}" if table.startswith("awl_") else table
+
+
+def qualified_name(cls: type) -> str:
+    """The name the database knows persistent class `cls` by: ``namespace.ClassName``."""
+    return cls._qualified_name  # type: ignore[attr-defined]
+
+
+def short_name(qualified: str) -> str:
+    """The class name of a qualified name (``targets.RawFrame`` -> ``RawFrame``)."""
+    return qualified.rsplit(".", 1)[-1]
+
+
 def _refuse_name_taken_by_another_module(cls: type, earlier: type | None) -> None:
-    """Persistent classes are known by name (their table, their class registry entry), so two
-    modules may not both define one of the same name; redefining it in its own module (a
-    script run again, a schema evolving within a test) is allowed."""
+    """Persistent classes are known by qualified name (their table, their class registry
+    entry), so two modules of one namespace may not both define a class of one name;
+    redefining it in its own module (a script run again, a schema evolving within a test) is
+    allowed."""
     if earlier is None or earlier.__module__ == cls.__module__:
         return
     raise PropertyDefinitionError(
-        f"persistent class {cls.__name__} in module {cls.__module__}: a persistent class of "
-        f"that name is already defined in {earlier.__module__}. The database knows persistent "
-        "classes by name, so give one of them another name"
+        f"persistent class {cls.__name__} in module {cls.__module__}: a persistent class "
+        f"{qualified_name(cls)} is already defined in {earlier.__module__}. Give one of them "
+        "another name, or another namespace with a class attribute __namespace__ = '...'"
     )
 
 
@@ -125,19 +177,37 @@ def _check_identity(cls: type) -> None:
     cls.identity = identity  # type: ignore[attr-defined]
 
 
-def class_by_name(name: str, module: str | None = None) -> type:
-    """The persistent class registered as `name`; raises naming the module to import."""
-    try:
-        return DBObjectMeta.registry[name]
-    except KeyError:
-        if module and module.startswith("__main__"):
-            hint = (f"; it was defined in a script, {module}: move it into a module and "
-                    "import that")
-        else:
-            hint = f"; import {module} first" if module else ""
-        raise UnknownClassError(
-            f"persistent class {name!r} is not defined in this Python process{hint}"
-        ) from None
+def classes_named(name: str) -> list[type]:
+    """The persistent classes defined in this process whose short or qualified name is
+    `name`."""
+    if "." in name:
+        found = DBObjectMeta.registry.get(name)
+        return [found] if found is not None else []
+    return [c for c in DBObjectMeta.registry.values() if c.__name__ == name]
+
+
+def class_by_name(name: str) -> type:
+    """The persistent class defined in this process as `name` (qualified, or a short name
+    that only one class has).
+
+    Raises
+    ------
+    UnknownClassError
+        When no class, or more than one, has that name (the error lists them).
+    """
+    found = classes_named(name)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise UnknownClassError(f"persistent class {name!r} is not defined in this Python "
+                                "process")
+    raise AmbiguousClassError(ambiguity_message(name, [qualified_name(c) for c in found]))
+
+
+def ambiguity_message(name: str, candidates: list[str]) -> str:
+    """The error text of a short class name that several classes have."""
+    return (f"persistent class name {name!r} is ambiguous: it may mean "
+            f"{' or '.join(sorted(candidates))}; write the qualified name")
 
 
 def concrete_subclasses(cls: type) -> list[type]:

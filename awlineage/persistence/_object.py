@@ -7,10 +7,12 @@ from typing import Any, ClassVar
 
 from awlineage.errors import (
     DuplicateObjectError,
+    ImmutableObjectError,
     ObjectNotFoundError,
     UnknownAttributeError,
 )
 from awlineage.persistence._identity import new_object_id
+from awlineage.persistence._lists import open_list
 from awlineage.persistence._meta import DBObjectMeta
 from awlineage.persistence._observe import notify_created, observers
 from awlineage.persistence._properties import Kind, Property, PropertyInfo
@@ -36,6 +38,7 @@ class DBObject(metaclass=DBObjectMeta):
 
     __abstract__ = True
     identity: ClassVar[tuple[str, ...]] = ()
+    _properties: ClassVar[dict[str, Property]]  # set by DBObjectMeta for every class
 
     def check_committable(self) -> None:
         """Raise if this object may not be committed yet; called for every object a commit
@@ -62,15 +65,15 @@ class DBObject(metaclass=DBObjectMeta):
         cls = type(self)
         state = self.__dict__
         state.update(cls._fresh_state)  # type: ignore[attr-defined]
-        for name, default in cls._list_defaults:  # type: ignore[attr-defined]
-            state[name] = list(default)
+        props = cls._properties  # type: ignore[attr-defined]
+        name = cls.__name__
+        for key, default in cls._list_defaults:  # type: ignore[attr-defined]
+            state[key] = open_list(default, props[key], name)
         given_id = values.pop("object_id", None)
         state["object_id"] = (
             new_object_id() if given_id is None else checker_for(int)(given_id, "object_id")
         )
         state["creation_date"] = datetime.datetime.now(datetime.UTC)
-        props = cls._properties  # type: ignore[attr-defined]
-        name = cls.__name__
         for key, value in values.items():
             prop = props.get(key)
             if prop is None or prop.builtin:
@@ -88,8 +91,27 @@ class DBObject(metaclass=DBObjectMeta):
     def _load_link(self, prop: Property) -> Any:
         store: ObjectStore | None = self.__dict__["_store"]
         if store is None:
-            return prop.initial_value()
+            return prop.initial_value(type(self).__name__)
         return store.load_link(self, prop)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Persistent attributes refuse through their descriptor; this refuses the rest (a
+        # stray attribute would look like data but vanish on the next load). awlineage keeps
+        # its own bookkeeping in __dict__ directly.
+        if self.__dict__.get("_committed") and name not in self._properties:
+            raise ImmutableObjectError(
+                f"{type(self).__name__} {self.__dict__.get('object_id')} is committed and "
+                f"immutable; cannot set attribute {name!r}"
+            )
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if self.__dict__.get("_committed") and name not in self._properties:
+            raise ImmutableObjectError(
+                f"{type(self).__name__} {self.__dict__.get('object_id')} is committed and "
+                f"immutable; cannot delete attribute {name!r}"
+            )
+        object.__delattr__(self, name)
 
     # -- persistence ----------------------------------------------------------------------
     def commit(self) -> None:

@@ -12,6 +12,7 @@ from awlineage.errors import (
     PersistentValueError,
     PropertyDefinitionError,
 )
+from awlineage.persistence._lists import open_list
 from awlineage.persistence._observe import notify_read, observers
 from awlineage.persistence._values import (
     DESCRIPTOR_TYPES,
@@ -19,6 +20,8 @@ from awlineage.persistence._values import (
     INT64_MIN,
     LIST_ELEMENT_TYPES,
     checker_for,
+    element_checker_for,
+    storable_text,
 )
 
 if TYPE_CHECKING:
@@ -99,9 +102,10 @@ class Property:
                 return None
             exact = type(value)
             if exact is self.type and (
-                exact is float or exact is bool
+                exact is bool
+                or (exact is float and value - value == 0.0)  # finite
                 or (exact is int and INT64_MIN <= value <= INT64_MAX)
-                or (exact is str and "\x00" not in value)
+                or (exact is str and storable_text(value))
                 or exact is bytes
             ):
                 return value
@@ -113,35 +117,46 @@ class Property:
                 f"{self._where(owner_name)} links to {self.type.__name__}, got "
                 f"{type(value).__name__} {value!r}"
             )
-        where = self._where(owner_name)
-        items = self._as_list(value, where)
-        if kind is _DESCRIPTOR_LIST:
-            check = checker_for(self.type)
-            return [check(item, f"{where}[{i}]") for i, item in enumerate(items)]
-        for i, item in enumerate(items):
+        owner = self._owner_name(owner_name)
+        where = f"{owner}.{self.name}"
+        if not isinstance(value, list | tuple):
+            raise PersistentTypeError(f"{where} expects a list, got {type(value).__name__}")
+        return open_list(self.check_items(value, where), self, owner)
+
+    def check_items(self, items: Any, where: str, start: int = 0) -> list[Any]:
+        """Check and normalise elements of a list property, numbered from `start` in errors.
+
+        Raises
+        ------
+        PersistentTypeError, PersistentValueError
+            Naming ``where[i]`` and what is wrong with element i.
+        """
+        if self.kind is _DESCRIPTOR_LIST:
+            check = element_checker_for(self.type)
+            return [check(item, f"{where}[{i}]") for i, item in enumerate(items, start)]
+        items = list(items)
+        for i, item in enumerate(items, start):
             if not isinstance(item, self.type):
                 raise PersistentTypeError(
                     f"{where}[{i}] links to {self.type.__name__}, got {type(item).__name__}"
                 )
         return items
 
+    def _owner_name(self, owner_name: str | None) -> str:
+        return owner_name or (self.owner.__name__ if self.owner else "?")
+
     def _where(self, owner_name: str | None) -> str:
-        return f"{owner_name or (self.owner.__name__ if self.owner else '?')}.{self.name}"
+        return f"{self._owner_name(owner_name)}.{self.name}"
 
     def check_element(self, value: Any, owner_name: str | None = None) -> Any:
-        """Normalise one element of a list property."""
-        return self.check([value], owner_name)[0]
+        """Normalise one element of a list property (a query's value for ``attr[i]`` or
+        ``contains``)."""
+        return self.check_items((value,), self._where(owner_name))[0]
 
-    @staticmethod
-    def _as_list(value: Any, where: str) -> list[Any]:
-        if isinstance(value, list | tuple):
-            return list(value)
-        raise PersistentTypeError(f"{where} expects a list, got {type(value).__name__}")
-
-    def initial_value(self) -> Any:
-        """The default for a new object (a fresh copy for lists)."""
+    def initial_value(self, owner_name: str | None = None) -> Any:
+        """The default for a new object (a fresh, open list for list properties)."""
         if self.kind.is_list:
-            return list(self.default)
+            return open_list(self.default, self, self._owner_name(owner_name))
         return self.default
 
     # -- descriptor protocol --------------------------------------------------------------
@@ -173,6 +188,18 @@ class Property:
             )
         state[self.name] = self.check(value, type(obj).__name__)
         state.pop("@" + self.name, None)
+
+    def __delete__(self, obj: DBObject) -> None:
+        state = obj.__dict__
+        if state.get("_committed"):
+            raise ImmutableObjectError(
+                f"{type(obj).__name__} {state['object_id']} is committed and immutable; "
+                f"its attribute {self.name} cannot be deleted"
+            )
+        raise ImmutableObjectError(
+            f"{type(obj).__name__}.{self.name} is persistent and cannot be deleted; assign "
+            "None (or an empty list) instead"
+        )
 
     def __repr__(self) -> str:
         return f"<persistent {self.kind.value} {self.qualified_name}>"
@@ -238,7 +265,7 @@ def persistent(doc: str, value_type: Any = _UNSET, default: Any = _UNSET, *,
                 f"persistent(): a descriptor list of {value_type.__name__} is not supported; "
                 "list elements are int, float, str, bool or datetime"
             )
-        check = checker_for(value_type)
+        check = element_checker_for(value_type)
         try:
             default = [check(item, f"default[{i}]") for i, item in enumerate(default)]
         except (PersistentTypeError, PersistentValueError) as exc:

@@ -1,12 +1,21 @@
-"""The store protocol: what persistent objects ask of a database, declared here so that the
-object model does not import the database layer (which implements it)."""
+"""What persistent objects ask of the layers beneath them: a database (`ObjectStore`), file
+storage (`FileStore`), and the session that supplies both in the running context. Declared
+here so that the object model imports neither the database nor the storage layer, which
+implement these protocols.
+
+The active session is context-local (a `contextvars.ContextVar`): each thread, and each
+`make()` a processor runs, sees its own. Where none is active, the process-wide defaults set
+by ``connect()`` and ``use_data_server()`` apply, in every thread.
+"""
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
-from awlineage.errors import NotConnectedError
+from awlineage.errors import ConfigurationError, NotConnectedError
 
 if TYPE_CHECKING:
     from awlineage.persistence._object import DBObject
@@ -26,17 +35,106 @@ class ObjectStore(Protocol):
         """Load the object (or list of objects) that `obj` links to through `prop`."""
 
 
-_current: ObjectStore | None = None
+class StoredFile(Protocol):
+    """A file as file storage recorded it."""
+
+    name: str
+    size: int
+    sha256: str
+
+
+class FileStore(Protocol):
+    """Operations file storage offers a DataObject: its file in, checked, and out."""
+
+    def put(self, name: str, source: Any, *, fallback_name: str | None = None) -> StoredFile:
+        """Store `source` (a path, bytes or a binary stream) as `name`; when `name` holds other
+        content and `fallback_name` is given, as `fallback_name` instead."""
+
+    def stat(self, name: str) -> StoredFile | None:
+        """The stored file `name`, or None when there is none."""
+
+    def sync(self) -> None:
+        """Make the files stored so far durable."""
+
+    def retrieve(self, name: str, sha256: str) -> Path:
+        """A local copy of file `name`, checked against `sha256`."""
+
+    def open(self, name: str, sha256: str) -> BinaryIO:
+        """A stream of file `name` that checks `sha256` when read to the end."""
+
+    def local_path(self, name: str, sha256: str) -> Path | None:
+        """Where file `name` lies on this machine, checked against `sha256`; None when the
+        storage is not a local directory."""
+
+
+class SessionStores(Protocol):
+    """What a session gives persistent objects: its database and its file storage."""
+
+    @property
+    def database(self) -> ObjectStore:
+        """The database objects are committed to and read from."""
+
+    @property
+    def files(self) -> FileStore:
+        """Where DataObject files are stored."""
+
+
+_active: contextvars.ContextVar[SessionStores | None] = contextvars.ContextVar(
+    "awlineage_session", default=None)
+_default_store: ObjectStore | None = None
+_default_files: FileStore | None = None
+
+
+def active_session() -> SessionStores | None:
+    """The session activated in this context, or None (the process defaults apply)."""
+    return _active.get()
+
+
+def activate_session(session: SessionStores | None) -> contextvars.Token:
+    """Make `session` the active one in this context; `reset_session(token)` undoes it."""
+    return _active.set(session)
+
+
+def reset_session(token: contextvars.Token) -> None:
+    """Restore the session that was active before `activate_session` returned `token`."""
+    _active.reset(token)
 
 
 def set_current_store(store: ObjectStore | None) -> None:
-    """Make `store` the one that uncommitted objects are committed to."""
-    global _current
-    _current = store
+    """Make `store` the process-wide default database (what ``connect()`` sets), used
+    wherever no session is active."""
+    global _default_store
+    _default_store = store
+
+
+def default_store() -> ObjectStore | None:
+    """The process-wide default database, or None before ``connect()``."""
+    return _default_store
 
 
 def current_store() -> ObjectStore:
-    """The store set by `connect()`; raises `NotConnectedError` when there is none."""
-    if _current is None:
+    """The database of the active session, else the process default; raises
+    `NotConnectedError` when there is neither."""
+    session = _active.get()
+    if session is not None:
+        return session.database
+    if _default_store is None:
         raise NotConnectedError("no database: call awlineage.connect() first")
-    return _current
+    return _default_store
+
+
+def set_default_files(files: FileStore | None) -> None:
+    """Install the process-wide default file storage (the storage layer does, on import)."""
+    global _default_files
+    _default_files = files
+
+
+def current_files() -> FileStore:
+    """The file storage of the active session, else the process default."""
+    session = _active.get()
+    if session is not None:
+        return session.files
+    if _default_files is None:
+        raise ConfigurationError("no file storage: import awlineage (which installs the data "
+                                 "server of AWL_DATA_URL) or activate a Session")
+    return _default_files

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime
+import math
 import numbers
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +20,14 @@ DESCRIPTOR_TYPES: tuple[type, ...] = (int, float, str, bool, datetime.datetime, 
 LIST_ELEMENT_TYPES: tuple[type, ...] = (int, float, str, bool, datetime.datetime)
 
 UTC = datetime.UTC
+
+_UNSTORABLE_CHARS = re.compile("[\x00\ud800-\udfff]")
+"""NUL, which PostgreSQL text cannot hold, and lone surrogates, which no UTF-8 column can."""
+
+
+def storable_text(value: str) -> bool:
+    """True when `value` can be stored as it is on every backend."""
+    return _UNSTORABLE_CHARS.search(value) is None
 
 
 def _type_name(value: Any) -> str:
@@ -36,14 +46,36 @@ def _check_int(value: Any, where: str) -> int:
 def _check_float(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise PersistentTypeError(f"{where} expects float, got {_type_name(value)} {value!r}")
-    return float(value)
+    try:
+        result = float(value)
+    except OverflowError:
+        raise PersistentValueError(f"{where}: {value} is beyond the range of a 64-bit float"
+                                   ) from None
+    if not math.isfinite(result):
+        # SQLite would store NULL, PostgreSQL NaN, and JSON lists differ again: refusing is
+        # the one behaviour both databases can share.
+        raise PersistentValueError(
+            f"{where}: {result} refused; only finite floats are stored (use None for a "
+            "missing value)"
+        )
+    return result
+
+
+def _check_float_element(value: Any, where: str) -> float:
+    # + 0.0 turns -0.0 into 0.0: PostgreSQL keeps JSON list numbers as numeric, which has no
+    # negative zero, so both databases store the element as 0.0.
+    return _check_float(value, where) + 0.0
 
 
 def _check_str(value: Any, where: str) -> str:
     if not isinstance(value, str):
         raise PersistentTypeError(f"{where} expects str, got {_type_name(value)} {value!r}")
-    if "\x00" in value:
-        raise PersistentValueError(f"{where}: strings may not contain NUL characters")
+    found = _UNSTORABLE_CHARS.search(value)
+    if found is not None:
+        char = found.group()
+        what = "NUL characters" if char == "\x00" else f"lone surrogates ({char!r})"
+        raise PersistentValueError(f"{where}: strings may not contain {what}; found at "
+                                   f"position {found.start()}")
     return value
 
 
@@ -64,7 +96,13 @@ def _check_datetime(value: Any, where: str) -> datetime.datetime:
             f"{where}: naive datetime {value.isoformat()} refused; give a timezone-aware "
             "datetime, e.g. value.replace(tzinfo=datetime.timezone.utc) for UTC"
         )
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise PersistentValueError(
+            f"{where}: {value.isoformat()} is outside the storable range: its UTC time is "
+            "before 0001-01-01 or after 9999-12-31"
+        ) from None
 
 
 def _check_bytes(value: Any, where: str) -> bytes:
@@ -88,11 +126,24 @@ def checker_for(value_type: type) -> Callable[[Any, str], Any]:
     return _CHECKERS[value_type]
 
 
+def element_checker_for(value_type: type) -> Callable[[Any, str], Any]:
+    """Return the function that checks and normalises elements of a descriptor list."""
+    return _check_float_element if value_type is float else _CHECKERS[value_type]
+
+
 def datetime_to_text(value: datetime.datetime) -> str:
-    """Fixed-width UTC text for a datetime, so that text order is time order."""
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+    """Fixed-width UTC text for a datetime (four-digit year, microseconds), so that text
+    order is time order."""
+    return value.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def text_to_datetime(text: str) -> datetime.datetime:
-    """Inverse of `datetime_to_text`."""
-    return datetime.datetime.fromisoformat(text).astimezone(UTC)
+    """Inverse of `datetime_to_text`; also reads the unpadded years ("999-05-01T...") that
+    earlier versions wrote for dates before year 1000."""
+    try:
+        return datetime.datetime.fromisoformat(text).astimezone(UTC)
+    except ValueError:
+        year, dash, rest = text.partition("-")
+        if not (dash and year.isdigit() and len(year) < 4):
+            raise
+        return datetime.datetime.fromisoformat(f"{year:0>4}-{rest}").astimezone(UTC)

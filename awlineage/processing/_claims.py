@@ -2,7 +2,9 @@
 
 Before making a target a processor inserts a row keyed by the target's class and identity
 (the primary key lets only one in) and renews its heartbeat while it works; a claim whose
-heartbeat is older than the time-out belongs to a crashed processor and is taken over.
+heartbeat is older than the time-out belongs to a crashed processor and is taken over. Such
+a claim on a target that is stored already (the processor crashed after committing it) would
+never be wanted again: every processor clears those when it starts making.
 """
 
 from __future__ import annotations
@@ -93,3 +95,39 @@ class Claims:
         if held:
             with self.db.engine.begin() as conn:
                 conn.execute(self.table.delete().where(self.table.c.claimed_by == self.owner))
+
+
+def clear_leftover_claims(db: Database, timeout: float = DEFAULT_TIMEOUT) -> int:
+    """Remove the claims without a heartbeat for `timeout` seconds whose target is stored
+    (a version of its identity exists), and say how many. Live claims are left alone: their
+    processor releases them itself, and may be remaking a stored target."""
+    table = db.framework["awl_claim"]
+    stale = _now() - datetime.timedelta(seconds=timeout)
+    with db.engine.connect() as conn:
+        claims = conn.execute(sa.select(table.c.target_key, table.c.heartbeat)
+                              .where(table.c.heartbeat < stale)).all()
+    if not claims:
+        return 0
+    by_class: dict[str, dict[str, tuple[str, datetime.datetime]]] = {}
+    for key, heartbeat in claims:
+        class_name, _, identity = key.partition(":")
+        by_class.setdefault(class_name, {})[identity] = (key, heartbeat)
+    registered = db.registered_classes()
+    cleared = 0
+    with db.engine.begin() as conn:
+        # Reads, then deletes: on SQLite the write lock is taken first, or another
+        # process's write in between would make the delete fail.
+        db.dialect.begin_write(conn)
+        for class_name, wanted in by_class.items():
+            entry = registered.get(class_name)
+            if entry is None:
+                continue
+            targets = sa.table(entry.table_name, sa.column("_identity"))
+            stored = conn.execute(sa.select(targets.c._identity).distinct()
+                                  .where(targets.c._identity.in_(list(wanted)))).scalars()
+            for identity in stored:
+                key, heartbeat = wanted[identity]
+                # Matching the heartbeat read leaves a claim taken over meanwhile alone.
+                cleared += conn.execute(table.delete().where(
+                    table.c.target_key == key, table.c.heartbeat == heartbeat)).rowcount
+    return cleared

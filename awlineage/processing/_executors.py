@@ -23,18 +23,25 @@ class Executor(Protocol):
 
 
 class SerialExecutor:
-    """Makes targets one after the other in this process, on the processor's database."""
+    """Makes targets one after the other in this process, in the processor's session (its
+    database and data server).
+
+    Parameters
+    ----------
+    session
+        The `awlineage.storage.Session` every make() runs in.
+    """
 
     capacity = 1
     name = "serial"
 
-    def __init__(self, db: Any) -> None:
-        self.db = db
+    def __init__(self, session: Any) -> None:
+        self.session = session
 
     def submit(self, spec: TaskSpec, settings: Settings) -> concurrent.futures.Future:
         """Make the target now and return a finished future."""
         future: concurrent.futures.Future[TaskResult] = concurrent.futures.Future()
-        future.set_result(make_target(spec, self.db))
+        future.set_result(make_target(spec, self.session))
         return future
 
     def close(self) -> None:

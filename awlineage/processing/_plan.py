@@ -37,6 +37,9 @@ class StaleReason:
 
     kind: str
     message: str
+    changed: tuple[str, ...] = ()
+    """For ``code``: the pieces of the user's code (qualified names) that changed, appeared
+    or went since the stored object was made; empty when that is not known."""
 
     def __str__(self) -> str:
         return self.message
@@ -150,7 +153,9 @@ class Plan:
         return json.dumps([{
             "index": index[id(n)], "class": n.cls.__name__, "identity": n.identity_text(),
             "object_id": n.result_id, "state": n.state.value, "stored": n.stored,
-            "reasons": [{"kind": r.kind, "message": r.message} for r in n.reasons],
+            "reasons": [{"kind": r.kind, "message": r.message}
+                        | ({"changed": list(r.changed)} if r.changed else {})
+                        for r in n.reasons],
             "dependencies": [index[id(d)] for d in n.dependency_nodes() if id(d) in index],
         } for n in self.nodes], indent=1)
 
@@ -163,13 +168,13 @@ def _generic(reason: StaleReason) -> str:
 
 
 def short_id(object_id: int | None) -> str:
-    """An object_id cut to its first digits and an ellipsis, as reasons print it."""
-    text = str(object_id)
-    return text if len(text) <= 8 else text[:6] + "…"
+    """An object_id as reasons print it: whole, so it can be pasted into ``awl info`` (a
+    cut id with an ellipsis could not be)."""
+    return str(object_id)
 
 
 def describe_object(obj: Any) -> str:
-    """``BiasFrame 912628… v3``."""
+    """``BiasFrame 912628063914623041 v3``."""
     version = obj.__dict__.get("version")
     return f"{type(obj).__name__} {short_id(obj.object_id)}" + \
         (f" v{version}" if version is not None else "")

@@ -8,8 +8,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from awlineage.database import Database, prefetch
-from awlineage.database._commit import identity_key
+from awlineage.database import Database, identity_key, prefetch
 from awlineage.errors import AwlError
 from awlineage.persistence import DBObject, Expression
 from awlineage.processing._declarations import Needs, OnePer, OnePerGroup

@@ -9,12 +9,10 @@ from typing import TextIO
 
 import sqlalchemy as sa
 
-from awlineage import config
-from awlineage.database import Database, current_database
-from awlineage.database._commit import identity_key
+from awlineage.database import Database, find_or_commit, identity_key
 from awlineage.errors import ConfigurationError
-from awlineage.persistence import DBObject, Expression
-from awlineage.processing._claims import DEFAULT_TIMEOUT, Claims
+from awlineage.persistence import DBObject, Expression, qualified_name
+from awlineage.processing._claims import DEFAULT_TIMEOUT, Claims, clear_leftover_claims
 from awlineage.processing._executors import Executor, SerialExecutor
 from awlineage.processing._plan import Plan, PlanNode, State
 from awlineage.processing._planner import Planner
@@ -23,6 +21,7 @@ from awlineage.processing._render import render_causes, render_plan
 from awlineage.processing._scheduler import Outcome, Scheduler
 from awlineage.processing._spark import SparkExecutor, module_roots
 from awlineage.processing._task import FAILED, MADE, Settings, TaskResult
+from awlineage.storage import Session, current_session
 
 
 @dataclass
@@ -81,7 +80,11 @@ class TargetProcessor:
         ``"spark"`` (default: Spark, local mode unless `spark_master` names a cluster),
         ``"serial"`` (this process, one at a time), or an executor object.
     database
-        The database; the connected one by default.
+        The database; the current session's by default. Given, the processor works in a
+        session on it with the current data server.
+    session
+        The `Session` (database and data server) to work in; every make() runs in it, so
+        its queries, default parameters and files use it too. Default: the current one.
     spark_master
         A Spark master URL (``local[2]``, ``spark://host:7077``).
     parameters
@@ -100,10 +103,16 @@ class TargetProcessor:
     """
 
     def __init__(self, executor: str | Executor = "spark", *, database: Database | None = None,
-                 spark_master: str | None = None, parameters: tuple[DBObject, ...] = (),
-                 keep_going: bool = False, progress: TextIO | bool = True,
+                 session: Session | None = None, spark_master: str | None = None,
+                 parameters: tuple[DBObject, ...] = (), keep_going: bool = False,
+                 progress: TextIO | bool = True,
                  claim_timeout: float = DEFAULT_TIMEOUT) -> None:
-        self.db = database or current_database()
+        if session is None:
+            session = current_session(database)
+        elif database is not None:
+            session = session.with_database(database)
+        self.session = session
+        self.db = session.database
         self.executor = executor
         self.spark_master = spark_master
         self.parameters = tuple(parameters)
@@ -116,13 +125,21 @@ class TargetProcessor:
              force_upstream: bool = False) -> Plan:
         """The plan for the targets of `cls` meeting `where`: nothing is made."""
         planner = Planner(self.db, self.parameters)
-        return planner.plan(cls, where, force=force, force_upstream=force_upstream)
+        with self.session:
+            return planner.plan(cls, where, force=force, force_upstream=force_upstream)
 
     # -- making ---------------------------------------------------------------------------
     def make(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
              force_upstream: bool = False, dry_run: bool = False) -> ProcessingReport:
         """Plan, then make every red target (unless `dry_run`); see `ProcessingReport`."""
+        with self.session:
+            return self._make(cls, where, force, force_upstream, dry_run)
+
+    def _make(self, cls: type, where: Expression | str | None, force: bool,
+              force_upstream: bool, dry_run: bool) -> ProcessingReport:
         plan = self.plan(cls, where, force=force, force_upstream=force_upstream)
+        if not dry_run:
+            clear_leftover_claims(self.db, self.claim_timeout)
         if dry_run or not plan.red():
             return ProcessingReport(plan, None if dry_run else Outcome(), self._load(plan))
         self._commit_parameters(plan)
@@ -146,19 +163,15 @@ class TargetProcessor:
 
     def settings(self, plan: Plan) -> Settings:
         """Where the tasks of `plan` find the database and data server."""
-        from awlineage.storage import _session
-
-        server = _session._server
-        data_url = server.url if server is not None else str(config.setting("data_url"))
         roots = module_roots(sorted({n.cls for n in plan.nodes}, key=lambda c: c.__name__))
         return Settings(self.db.url.render_as_string(hide_password=False), self.db.schema,
-                        data_url, roots)
+                        self.session.data_url, roots)
 
     def _executor(self, plan: Plan) -> Executor:
         if not isinstance(self.executor, str):
             return self.executor
         if self.executor == "serial":
-            return SerialExecutor(self.db)
+            return SerialExecutor(self.session)
         if self.executor == "spark":
             classes = sorted({n.cls for n in plan.red()}, key=lambda c: c.__name__)
             scripted = [c.__name__ for c in classes if c.__module__ == "__main__"]
@@ -176,12 +189,17 @@ class TargetProcessor:
         return ProgressBar(total, None if self.progress is True else self.progress)
 
     def _commit_parameters(self, plan: Plan) -> None:
-        """Parameters objects of targets to make are stored first, so tasks can link them."""
-        fresh = {id(p): p for n in plan.red()
-                 if (p := n.obj.__dict__.get("process_params")) is not None
-                 and not p.is_committed}
-        if fresh:
-            self.db.commit(list(fresh.values()))
+        """Parameters objects of targets to make are stored first, so tasks can link them.
+        One equal to a stored one (stored by another processor since the plan was made) is
+        replaced by it: processors started together store each parameters object once."""
+        stored: dict[int, DBObject] = {}
+        for node in plan.red():
+            params = node.obj.__dict__.get("process_params")
+            if params is None or params.is_committed:
+                continue
+            if id(params) not in stored:
+                stored[id(params)] = find_or_commit(self.db, params)
+            node.obj.process_params = stored[id(params)]
 
     def _claim(self, claims: Claims, node: PlanNode) -> bool | int:
         key = _claim_key(node)
@@ -213,7 +231,7 @@ class TargetProcessor:
 
 
 def _claim_key(node: PlanNode) -> str:
-    return f"{node.cls.__name__}:{identity_key(node.obj)}"[:1000]
+    return f"{qualified_name(node.cls)}:{identity_key(node.obj)}"[:1000]
 
 
 def print_report(report: ProcessingReport, out: TextIO = sys.stdout, colour: bool = False

@@ -18,25 +18,43 @@ def _paint(text: str, state: State, colour: bool) -> str:
     return f"{_COLOURS[state]}{text}{_RESET}" if colour else text
 
 
-def _label(node: PlanNode) -> str:
+def _label(node: PlanNode, siblings: int = 1) -> str:
     if node.stored:
         return f"{describe_object(node.obj)} (stored)"
     what = describe_object(node.existing) if node.existing is not None and \
         node.state is not State.RED else f"{node.cls.__name__} ({node.identity_text()})"
+    if siblings > 1:
+        return f"{siblings} x {node.cls.__name__} [{_MARKS[node.state]}], the first: {what}"
     return f"{what} [{_MARKS[node.state]}]"
 
 
-def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None) -> str:
-    """The plan as an indented tree; a node shown before is referred to, not repeated."""
+def _group_siblings(children: list[tuple[str, PlanNode]]
+                    ) -> list[tuple[str, PlanNode, int]]:
+    """Children of one attribute, class and state as one entry (the first and a count)."""
+    groups: dict[tuple[str, type, State], list[PlanNode]] = {}
+    for attr, child in children:
+        groups.setdefault((attr, child.cls, child.state), []).append(child)
+    return [(attr, members[0], len(members)) for (attr, _, _), members in groups.items()]
+
+
+def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None,
+                group: bool = False) -> str:
+    """The plan as an indented tree; a node shown before is referred to, not repeated.
+
+    With `group`, dependencies of one attribute that share class and state are one line
+    (``regridded_frames: 6 x RegriddedFrame [make], the first: ...``), the first expanded.
+    """
     lines: list[str] = []
     shown: set[int] = set()
 
-    def walk(node: PlanNode, prefix: str, name: str, last: bool, depth: int) -> None:
+    def walk(node: PlanNode, prefix: str, name: str, last: bool, depth: int,
+             siblings: int = 1) -> None:
         branch = "" if depth == 0 else ("└── " if last else "├── ")
         head = f"{name}: " if name else ""
         again = id(node) in shown and not node.stored
         suffix = " (see above)" if again else ""
-        lines.append(prefix + branch + head + _paint(_label(node), node.state, colour) + suffix)
+        lines.append(prefix + branch + head + _paint(_label(node, siblings), node.state, colour)
+                     + suffix)
         child_prefix = prefix + ("" if depth == 0 else ("    " if last else "│   "))
         if again or node.stored:
             return
@@ -52,18 +70,19 @@ def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None) 
                 kinds = sorted({m.cls.__name__ for m in members})
                 details.append(f"{attr}: {len(members)} {', '.join(kinds)} (stored)")
                 continue
-            if isinstance(value, list) and len(members) > MAX_MEMBERS:
+            if isinstance(value, list) and len(members) > MAX_MEMBERS and not group:
                 details.append(f"{attr}: {len(members)} objects, the first {MAX_MEMBERS} shown")
                 members = members[:MAX_MEMBERS]
             children.extend((attr, m) for m in members)
             if value is None:
                 details.append(f"{attr}: none")
+        entries = _group_siblings(children) if group else [(a, c, 1) for a, c in children]
         for text in details:
-            lines.append(child_prefix + ("│   " if children else "    ") + text)
+            lines.append(child_prefix + ("│   " if entries else "    ") + text)
         if max_depth is not None and depth >= max_depth:
             return
-        for i, (attr, child) in enumerate(children):
-            walk(child, child_prefix, attr, i == len(children) - 1, depth + 1)
+        for i, (attr, child, count) in enumerate(entries):
+            walk(child, child_prefix, attr, i == len(entries) - 1, depth + 1, count)
 
     for root in plan.selected:
         walk(root, "", "", True, 0)

@@ -9,9 +9,12 @@ cluster master the configuration must name PostgreSQL and a shared data server.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import functools
 import os
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,46 @@ FORWARDED_ENVIRONMENT = ("AWL_", "AWS_")
 """Environment variables the executors get from the driver (credentials of the data server)."""
 QUEUED_PER_CORE = 2
 """Jobs in flight per core: one running, one queued behind it."""
+JVM_NOISE = ("Using incubator modules", "Setting default log level",
+             "To adjust logging level use sc.setLogLevel", "FutureWarning")
+"""Lines the JVM (and the Python workers it starts) write to stderr that say nothing to a
+user: the launcher's module warning and Spark's shell banner are printed before our log4j
+settings apply, and pandas/pyspark FutureWarnings are about their own internals."""
+
+
+def _forward_stderr(read_fd: int, write_fd: int) -> None:
+    """Copy lines from `read_fd` to `write_fd`, leaving out `JVM_NOISE` (and the source line
+    Python prints under a warning), until every writer has closed the pipe."""
+    skip_indented = False
+    with open(read_fd, "rb", buffering=0) as pipe, open(write_fd, "wb", buffering=0) as out:
+        for line in iter(pipe.readline, b""):
+            text = line.decode(errors="replace")
+            if skip_indented and text.startswith((" ", "\t")):
+                continue
+            skip_indented = "Warning:" in text and any(n in text for n in JVM_NOISE)
+            if skip_indented or any(noise in text for noise in JVM_NOISE):
+                continue
+            out.write(line)
+
+
+@contextlib.contextmanager
+def _filtered_stderr() -> Iterator[None]:
+    """While Spark starts its JVM, make file descriptor 2 a pipe filtered by
+    `_forward_stderr`: the JVM (and the workers it starts later) keep writing to the filter;
+    Python's own stderr is restored afterwards."""
+    sys.stderr.flush()
+    restore = os.dup(2)
+    read_fd, write_fd = os.pipe()
+    threading.Thread(target=_forward_stderr, args=(read_fd, os.dup(2)), daemon=True,
+                     name="awl-jvm-stderr").start()
+    os.dup2(write_fd, 2)
+    os.close(write_fd)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(restore, 2)
+        os.close(restore)
 
 
 def check_cluster_settings(master: str, settings: Settings) -> None:
@@ -90,7 +133,8 @@ class SparkExecutor:
         active = SparkContext._active_spark_context
         if active is not None and active.master != self.master:
             active.stop()
-        self.context = SparkContext.getOrCreate(spark_conf)
+        with _filtered_stderr():
+            self.context = SparkContext.getOrCreate(spark_conf)
         self.context.setLogLevel("ERROR")
         self.cores = max(1, self.context.defaultParallelism)
         # one job queued behind each running one: a core that frees up starts the next task

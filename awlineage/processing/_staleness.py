@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from awlineage.database._commit import identity_key
+from awlineage.database import identity_key
 from awlineage.persistence import DBObject
 from awlineage.processing._plan import PlanNode, StaleReason, State, describe_object
+from awlineage.trace import covered_code
 
 
 def run_reasons(cls: type, existing: DBObject, expected_params: dict[str, Any]
@@ -19,14 +20,40 @@ def run_reasons(cls: type, existing: DBObject, expected_params: dict[str, Any]
     reasons = []
     now = cls.class_code_version()  # type: ignore[attr-defined]
     if run.code_version != now:
-        reasons.append(StaleReason(
-            "code", f"code version of {cls.__name__} changed {run.code_version} -> {now}"))
+        reasons.append(code_reason(cls, run.code_version, now, run.covered_code_digests()))
     used = run.parameter_values()
     for name in sorted(set(used) | set(expected_params)):
         before, after = used.get(name), expected_params.get(name)
         if before != after:
             reasons.append(StaleReason("parameters", f"{name} {before} -> {after}"))
     return reasons
+
+
+def code_reason(cls: type, before: str, now: str | None, covered_before: dict[str, str]
+                ) -> StaleReason:
+    """The code version of `cls` differs from the one a stored object was made with: say so,
+    and name the pieces of the user's code that changed when both versions list them."""
+    covered_now = covered_code(cls)
+    message = f"code version of {cls.__name__} changed {before} -> {now}"
+    if not (covered_before and covered_now):
+        return StaleReason("code", message)
+    edited = sorted(n for n in covered_before.keys() & covered_now.keys()
+                    if covered_before[n] != covered_now[n])
+    added = sorted(covered_now.keys() - covered_before.keys())
+    gone = sorted(covered_before.keys() - covered_now.keys())
+    parts = [f"{_names(edited)} changed" if edited else "",
+             f"uses {_names(added)} now" if added else "",
+             f"no longer uses {_names(gone)}" if gone else ""]
+    details = "; ".join(p for p in parts if p)
+    return StaleReason("code", f"{message} ({details})" if details else message,
+                       changed=tuple(edited + added + gone))
+
+
+def _names(names: list[str], shown: int = 3) -> str:
+    """``a``, ``a and b``, ``a, b, c and 4 more``."""
+    if len(names) <= shown:
+        return " and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else names[0]
+    return f"{', '.join(names[:shown])} and {len(names) - shown} more"
 
 
 def link_reasons(attribute: str, old: DBObject | None, node: PlanNode | None,

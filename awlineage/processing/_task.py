@@ -11,8 +11,9 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
+from awlineage.database import Database
 from awlineage.errors import DuplicateObjectError
-from awlineage.persistence import DBObject, DBObjectMeta, Kind
+from awlineage.persistence import DBObject, DBObjectMeta, Kind, qualified_name
 
 MADE, REUSED, FAILED = "made", "reused", "failed"
 
@@ -65,7 +66,7 @@ def spec_for(obj: DBObject, link_ids: dict[str, Any]) -> TaskSpec:
     links = {k: v for k, v in link_ids.items() if not isinstance(v, list)}
     lists = {k: v for k, v in link_ids.items() if isinstance(v, list)}
     cls = type(obj)
-    return TaskSpec(cls.__name__, cls.__module__, obj.object_id, values, links, lists)
+    return TaskSpec(qualified_name(cls), cls.__module__, obj.object_id, values, links, lists)
 
 
 def _class(spec: TaskSpec) -> type:
@@ -76,28 +77,23 @@ def _class(spec: TaskSpec) -> type:
     return cls
 
 
-def make_target(spec: TaskSpec, db: Any) -> TaskResult:
-    """Build the target of `spec` in this process, make and commit it (on `db`)."""
+def make_target(spec: TaskSpec, session: Any) -> TaskResult:
+    """Build the target of `spec` in this process, make and commit it, all in `session` (an
+    `awlineage.storage.Session`, or a `Database` to work on with the current data server):
+    the make()'s queries, default parameters and files use its database and data server,
+    whatever this process has connected to."""
     began = time.perf_counter()
     pid = os.getpid()
+    if isinstance(session, Database):
+        from awlineage.storage import current_session
+
+        session = current_session(session)
     try:
-        cls = _class(spec)
-        registry = db.framework["awl_object"]
-        with db.engine.connect() as conn:
-            already = conn.execute(registry.select().where(
-                registry.c.object_id == spec.object_id)).first()
-        if already is not None:
-            return TaskResult(spec.object_id, REUSED, time.perf_counter() - began, pid)
-        wanted = [i for i in spec.links.values() if i is not None]
-        wanted += [i for ids in spec.link_lists.values() for i in ids]
-        loaded = db.get_many(wanted) if wanted else {}
-        values = dict(spec.values)
-        values.update({k: None if i is None else loaded[i] for k, i in spec.links.items()})
-        values.update({k: [loaded[i] for i in ids] for k, ids in spec.link_lists.items()})
-        target = cls(object_id=spec.object_id, **values)
-        target.make()
-        db.commit([target])
+        with session:
+            _make_in_session(spec, session.database)
         return TaskResult(spec.object_id, MADE, time.perf_counter() - began, pid)
+    except _AlreadyMade:
+        return TaskResult(spec.object_id, REUSED, time.perf_counter() - began, pid)
     except DuplicateObjectError:
         return TaskResult(spec.object_id, REUSED, time.perf_counter() - began, pid)
     except Exception as exc:  # reported to the driver; the failed run is in the database
@@ -105,23 +101,46 @@ def make_target(spec: TaskSpec, db: Any) -> TaskResult:
                           f"{type(exc).__name__}: {exc}", traceback.format_exc())
 
 
-_task_database: dict[Settings, Any] = {}
+class _AlreadyMade(Exception):
+    """The target's object is stored already (a retried or speculative task)."""
+
+
+def _make_in_session(spec: TaskSpec, db: Any) -> None:
+    cls = _class(spec)
+    registry = db.framework["awl_object"]
+    with db.engine.connect() as conn:
+        already = conn.execute(registry.select().where(
+            registry.c.object_id == spec.object_id)).first()
+    if already is not None:
+        raise _AlreadyMade
+    wanted = [i for i in spec.links.values() if i is not None]
+    wanted += [i for ids in spec.link_lists.values() for i in ids]
+    loaded = db.get_many(wanted) if wanted else {}
+    values = dict(spec.values)
+    values.update({k: None if i is None else loaded[i] for k, i in spec.links.items()})
+    values.update({k: [loaded[i] for i in ids] for k, ids in spec.link_lists.items()})
+    target = cls(object_id=spec.object_id, **values)
+    target.make()
+    db.commit([target])
+
+
+_task_sessions: dict[Settings, Any] = {}
 
 
 def run_task(spec: TaskSpec, settings: Settings) -> TaskResult:
-    """Make one target in a worker process: connects (once per process and settings) to
-    the database and data server named by `settings`, then `make_target`."""
+    """Make one target in a worker process, in a session (opened once per process and
+    settings) on the database and data server named by `settings`; the worker's own
+    defaults are left alone."""
     import sys
 
     for entry in settings.python_path:
         if entry not in sys.path:
             sys.path.append(entry)
-    db = _task_database.get(settings)
-    if db is None:
-        from awlineage.database import connect
-        from awlineage.storage import use_data_server
+    session = _task_sessions.get(settings)
+    if session is None:
+        from awlineage.storage import Session
 
-        db = connect(settings.database_url, schema=settings.database_schema)
-        use_data_server(settings.data_url)
-        _task_database[settings] = db
-    return make_target(spec, db)
+        session = Session(settings.database_url, settings.data_url,
+                          schema=settings.database_schema)
+        _task_sessions[settings] = session
+    return make_target(spec, session)

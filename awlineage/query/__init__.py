@@ -3,10 +3,9 @@ compiled to SQL with bound parameters."""
 
 from __future__ import annotations
 
-from awlineage.database import Database
+from awlineage.database import Database, current_database
 from awlineage.errors import QueryError
-from awlineage.persistence import DBObject, Expression, root_class
-from awlineage.persistence._expressions import brief
+from awlineage.persistence import DBObject, Expression, brief, root_class
 from awlineage.query._compile import Compiler
 from awlineage.query._select import Query
 from awlineage.query._text import parse_query, point_at
@@ -42,7 +41,7 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
     if isinstance(what, type) and issubclass(what, DBObject):
         return Query(what, None, database=database)
     if isinstance(what, str):
-        what = parse_query(what, cls)
+        what = parse_query(what, cls, (database or current_database()).class_named)
     if not isinstance(what, Expression):
         raise QueryError(f"select() takes an expression, a query string or a class, "
                          f"got {type(what).__name__}")

@@ -33,9 +33,10 @@ from awlineage.persistence import (
     Or,
     Path,
     Property,
+    brief,
+    datetime_to_text,
+    qualified_name,
 )
-from awlineage.persistence._expressions import brief
-from awlineage.persistence._values import datetime_to_text
 
 Leaf = Callable[[ClassTables, Property, int | None], sa.ColumnElement]
 
@@ -74,7 +75,7 @@ class Compiler:
         if DBObject in roots:  # the registry leaves the root out of every class's bases
             found = list(self.registry.values())
         else:
-            names = {r.__name__ for r in roots}
+            names = {qualified_name(r) for r in roots}
             found = [entry for entry in self.registry.values()
                      if entry.name in names or names.intersection(entry.bases)]
         return [self.db.class_named(e.name) for e in sorted(found, key=lambda e: e.name)]

@@ -8,8 +8,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from awlineage.database import Database, RowReader, current_database, prefetch
-from awlineage.database._load import load_class_rows
+from awlineage.database import (
+    ClassTables,
+    Database,
+    RowReader,
+    current_database,
+    load_class_rows,
+    prefetch,
+)
 from awlineage.errors import QueryError
 from awlineage.persistence import (
     DBObject,
@@ -17,10 +23,12 @@ from awlineage.persistence import (
     Kind,
     Ordering,
     Path,
+    brief,
     find_property,
+    notify_read,
+    observers,
+    qualified_name,
 )
-from awlineage.persistence._expressions import brief
-from awlineage.persistence._observe import notify_read, observers
 from awlineage.query._compile import Compiler
 from awlineage.query._shape import normal_form
 
@@ -124,8 +132,10 @@ class Query:
         """The database this query runs on."""
         return self._database or current_database()
 
-    def _columns(self, db: Database) -> list[str]:
-        props = self.cls._properties.values()  # type: ignore[attr-defined]
+    def _columns(self, db: Database, tables: list[ClassTables]) -> list[str]:
+        # one table of a subclass (the only one stored): all of its columns, not the root's
+        cls = tables[0].cls if len(tables) == 1 else self.cls
+        props = cls._properties.values()  # type: ignore[attr-defined]
         return [*_BUILTINS, *(p.name for p in props if not p.builtin
                               and p.kind is not Kind.LINK_LIST)]
 
@@ -135,14 +145,15 @@ class Query:
         With several tables (a class and its subclasses) a last column ``_class`` names each
         row's class; with one table there is no such column.
         """
-        columns = self._columns(compiler.db)
         tables = compiler.tables([self.cls])
+        columns = self._columns(compiler.db, tables)
         selects = []
         for ct in tables:
             condition = compiler.where(self._normal, ct)
             if self._newest:
                 condition = sa.and_(condition, _is_newest(ct.table))
-            tag = [sa.literal(ct.cls.__name__).label("_class")] if len(tables) > 1 else []
+            tag = [sa.literal(qualified_name(ct.cls)).label("_class")] if len(tables) > 1 \
+                else []
             selects.append(sa.select(*(ct.table.c[name] for name in columns), *tag)
                            .where(condition))
         if not selects:
@@ -294,8 +305,12 @@ class Query:
 _MAX_ROWS = 2**63 - 1  # LIMIT and OFFSET are 64-bit integers on both databases
 
 
-def _short(expression: Any) -> str:
-    text = repr(expression)
+def _short(value: Any) -> str:
+    """`value`'s repr cut to 300 characters; an int too long to print is described."""
+    try:
+        text = repr(value)
+    except ValueError:  # Python refuses to print ints of more than 4,300 digits
+        return brief(value)
     return text if len(text) <= 300 else text[:297] + "..."
 
 

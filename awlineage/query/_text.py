@@ -8,20 +8,28 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Callable
 from pathlib import Path as FilePath
 from typing import Any
 
 from lark import Lark, Token, Transformer, Tree, UnexpectedInput, v_args
 from lark.exceptions import VisitError
 
-from awlineage.errors import AwlError, QueryError, QuerySyntaxError, UnknownAttributeError
+from awlineage.errors import (
+    AmbiguousClassError,
+    AwlError,
+    QueryError,
+    QuerySyntaxError,
+    UnknownAttributeError,
+    UnknownClassError,
+)
 from awlineage.persistence import (
     And,
-    DBObjectMeta,
     Expression,
     Not,
     Or,
     Path,
+    class_by_name,
     find_property,
 )
 from awlineage.query._shape import MAX_TEXT_NESTING
@@ -31,6 +39,9 @@ MAX_TEXT_CHARS = 100_000
 MAX_NUMBER_CHARS = 400
 """Longest number literal (1e308, the largest float, has 309 digits)."""
 _CONTEXT = 60  # characters of a long line shown either side of the caret
+
+ClassLookup = Callable[[str], type]
+"""Finds a persistent class by qualified or short name (a database's `class_named`)."""
 
 _PARSER = Lark(
     (FilePath(__file__).parent / "grammar.lark").read_text(),
@@ -86,10 +97,11 @@ def _parse_datetime(text: str) -> datetime.datetime:
 
 @v_args(inline=True)
 class _Builder(Transformer):
-    def __init__(self, text: str, cls: type | None) -> None:
+    def __init__(self, text: str, cls: type | None, classes: ClassLookup) -> None:
         super().__init__()
         self.text = text
         self.cls = cls
+        self.classes = classes
 
     def _fail(self, token: Token, message: str, error: type[AwlError] = QueryError) -> None:
         raise error(point_at(self.text, token.line or 1, token.column or 1, message))
@@ -131,13 +143,24 @@ class _Builder(Transformer):
         first = str(names[0])
         if self.cls is not None and first in self.cls._properties:  # type: ignore[attr-defined]
             return self.cls, names
-        registered = DBObjectMeta.registry.get(first)
-        if registered is not None and len(names) > 1:
-            return registered, names[1:]
+        for length in range(len(names) - 1, 1, -1):  # a qualified name: namespace.Class
+            try:
+                return self.classes(".".join(map(str, names[:length]))), names[length:]
+            except UnknownClassError:
+                continue
+        if len(names) > 1:
+            try:
+                return self.classes(first), names[1:]
+            except AmbiguousClassError as exc:
+                self._fail(names[0], str(exc), AmbiguousClassError)
+            except UnknownClassError:
+                pass
         if self.cls is not None:
             self._fail(names[0], f"{self.cls.__name__} has no persistent attribute {first!r}",
                        UnknownAttributeError)
-        self._fail(names[0], f"unknown persistent class {first!r}; write Class.attribute")
+        if len(names) == 1:
+            self._fail(names[0], f"unknown persistent class {first!r}; write Class.attribute")
+        self._fail(names[0], f"unknown persistent class {first!r}")
         raise AssertionError  # unreachable
 
     # -- values ---------------------------------------------------------------------------
@@ -201,7 +224,8 @@ class _Builder(Transformer):
         return Or(parts)
 
 
-def parse_query(text: str, cls: type | None = None) -> Expression:
+def parse_query(text: str, cls: type | None = None,
+                classes: ClassLookup | None = None) -> Expression:
     """Parse a textual query into an expression tree.
 
     Parameters
@@ -210,6 +234,10 @@ def parse_query(text: str, cls: type | None = None) -> Expression:
         For example ``"RawFrame.exptime > 10 and RawFrame.instrument.name == 'WFI'"``.
     cls
         When given, bare attribute paths (``"chip == 'ccd50'"``) are read on this class.
+    classes
+        Finds a class by qualified (``targets.RawFrame``) or short name; by default among
+        the classes defined in this process (`select` passes its database's `class_named`,
+        which knows the stored classes too).
 
     Raises
     ------
@@ -237,7 +265,7 @@ def parse_query(text: str, cls: type | None = None) -> Expression:
     if depth > MAX_TEXT_NESTING:
         raise QueryError(f"query nests {depth} levels deep; the limit is {MAX_TEXT_NESTING}")
     try:
-        return _Builder(text, cls).transform(tree)
+        return _Builder(text, cls, classes or class_by_name).transform(tree)
     except VisitError as exc:
         raise exc.orig_exc from None
 

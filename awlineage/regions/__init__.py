@@ -48,9 +48,11 @@ from awlineage.regions._payload_ops import (
     resample,
 )
 from awlineage.regions._query import backward, forward
+from awlineage.regions._recording import decode_record
 from awlineage.regions._records import RegionSignature, RegionTable, set_run_provider
 from awlineage.regions._region import Region
 from awlineage.regions._result import ArrayLineage, RegionLineage
+from awlineage.regions._steps import StepContext, step_backward, step_forward
 
 __all__ = [
     "AllToAll",
@@ -77,11 +79,13 @@ __all__ = [
     "Rot90",
     "Shapes",
     "Stack",
+    "StepContext",
     "Transpose",
     "all_to_all",
     "backward",
     "capture_regions",
     "crop",
+    "decode_record",
     "elementwise",
     "flagged_neighbourhood",
     "flip",
@@ -94,6 +98,8 @@ __all__ = [
     "rot90",
     "set_run_provider",
     "stack",
+    "step_backward",
+    "step_forward",
     "transpose",
     "unregister_array_loader",
 ]

@@ -56,7 +56,7 @@ def walk_upstream(start: DBObject, stop: Callable[[DBObject], bool], db: Databas
                   ) -> LineageGraph:
     """Records that wrote `start`'s arrays, then those that wrote their inputs, and so on,
     not going past objects for which `stop` is true."""
-    from awlineage import select
+    from awlineage.query import select
 
     graph = LineageGraph()
     seen = {start.object_id}
@@ -81,7 +81,7 @@ def walk_downstream(start: DBObject, stop: Callable[[DBObject], bool], db: Datab
     """Records that read `start`'s arrays, then those that read their outputs, and so on.
     Past an object for which `stop` is true only its own records are followed (those that
     turn its intermediates into its stored arrays)."""
-    from awlineage import select
+    from awlineage.query import select
 
     graph = LineageGraph()
     members = db.tables_for(RegionTable).list_tables["inputs"]

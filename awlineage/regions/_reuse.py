@@ -70,8 +70,8 @@ def reused_tables(found: RegionSignature, shapes: Shapes) -> list[LineageTable]:
 def lookup(op: Operator, input_shapes: tuple[tuple[int, ...], ...]) -> ReuseState:
     """The newest dim and gen signatures of calling `op` on inputs of these shapes (one
     query)."""
-    from awlineage import select
     from awlineage.errors import NotConnectedError
+    from awlineage.query import select
 
     dim_key, _ = signature(op, input_shapes, "dim")
     gen_key, _ = signature(op, None, "gen")

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from awlineage.database import Database
 
-_DATA_OBJECT = "DataObject"
+_DATA_OBJECT = "awlineage.DataObject"
 _CHUNK = 500
 
 

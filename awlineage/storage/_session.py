@@ -1,91 +1,177 @@
-"""The data server and file cache of this process, from configuration (``AWL_DATA_URL``,
-``AWL_DATA_TOKEN``, ``AWL_CACHE_DIR``, ``AWL_CACHE_BYTES``, or the same names in lower case,
-without ``AWL_``, in the config file) unless a script chooses with `use_data_server`."""
+"""`Session`: the database and the data server a piece of code works against, made current in
+one context (a thread, a `make()`) with ``with session:``. Where no session is active, the
+process-wide defaults of ``connect()`` and ``use_data_server()`` apply."""
 
 from __future__ import annotations
 
+import contextvars
 import threading
-from pathlib import Path
 from typing import Any
 
 from awlineage import config
+from awlineage.database import Database, current_database
+from awlineage.persistence import activate_session, active_session, reset_session
+from awlineage.storage._defaults import (
+    default_data_server,
+    open_data_server,
+    opened_default_data_server,
+)
+from awlineage.storage._files import DataServerFiles
 
-_lock = threading.Lock()
-_server: Any = None
-_cache: Any = None
-
-DEFAULT_CACHE_BYTES = 20 * 2**30
+_entered: contextvars.ContextVar[tuple[contextvars.Token, ...]] = contextvars.ContextVar(
+    "awlineage_entered_sessions", default=())
 
 
-def use_data_server(url: str | None = None, *, token: str | None = None) -> Any:
-    """Store and retrieve DataObject files on the data server at `url` from now on.
+class Session:
+    """A database and a data server, used together (as daf_butler's Butler holds a Registry
+    and a Datastore).
 
     Parameters
     ----------
-    url
-        A directory (``./awl-data``, ``file:///data``), an S3 bucket
-        (``s3://bucket?endpoint=host:port&secure=false``) or an HTTP data server
-        (``http://host:port``); default ``AWL_DATA_URL`` or ``./awl-data``.
+    database
+        A `Database`, or a URL to open one; default the current database (``connect()``'s).
+    data_server
+        A `dataserver.Storage`, or a URL opened on first use; default the process-wide data
+        server (``use_data_server()``, else ``AWL_DATA_URL``), whichever it is at each use.
+    schema
+        PostgreSQL schema, when `database` is a URL.
     token
-        Bearer token for writing to an HTTP data server; default ``AWL_DATA_TOKEN``.
-
-    Returns
-    -------
-    dataserver.Storage
-        The opened storage.
+        Bearer token for writing, when `data_server` is the URL of an HTTP data server.
 
     Examples
     --------
-    >>> use_data_server("s3://frames?endpoint=127.0.0.1:9000&secure=false")  # doctest: +SKIP
+    >>> session = Session("sqlite:///other.db", "./other-data")   # doctest: +SKIP
+    >>> with session:                                             # doctest: +SKIP
+    ...     select(RawFrame).all()                                # on other.db
     """
-    from dataserver import open_storage
 
-    global _server
-    storage = open_storage(config.setting("data_url", url),
-                           token=config.setting("data_token", token))
-    with _lock:
-        previous, _server = _server, storage
-    if previous is not None:
-        previous.close()
-    return storage
+    def __init__(self, database: Database | str | None = None, data_server: Any = None, *,
+                 schema: str | None = None, token: str | None = None) -> None:
+        self._owns_database = isinstance(database, str)
+        if isinstance(database, str):
+            database = Database(database, schema=schema)
+        self._database: Database = database if database is not None else current_database()
+        self._server_url: str | None = data_server if isinstance(data_server, str) else None
+        self._server: Any = None if isinstance(data_server, str) else data_server
+        self._token = token
+        self._owns_server = False
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Session({self._database!r}, {self.data_url!r})"
+
+    # -- what it holds --------------------------------------------------------------------
+    @property
+    def database(self) -> Database:
+        """The database objects are committed to and read from."""
+        return self._database
+
+    @property
+    def data_server(self) -> Any:
+        """The `dataserver.Storage` DataObject files go to (opened on first use)."""
+        if self._server is not None:
+            return self._server
+        if self._server_url is None:
+            return default_data_server()
+        with self._lock:
+            if self._server is None:
+                self._server = open_data_server(self._server_url, token=self._token)
+                self._owns_server = True
+            return self._server
+
+    @property
+    def files(self) -> DataServerFiles:
+        """The file operations of DataObjects, on this session's data server."""
+        return DataServerFiles(self.data_server)
+
+    @property
+    def data_url(self) -> str:
+        """The URL of the data server, without opening it (what a worker process opens)."""
+        if self._server is not None:
+            return str(self._server.url)
+        if self._server_url is not None:
+            return self._server_url
+        opened = opened_default_data_server()
+        return str(opened.url) if opened is not None else str(config.setting("data_url"))
+
+    def with_database(self, database: Database) -> Session:
+        """A session on `database` with this session's data server."""
+        if database is self._database:
+            return self
+        server = self._server if self._server is not None else self._server_url
+        return Session(database, server, token=self._token)
+
+    # -- making it current ----------------------------------------------------------------
+    def activate(self) -> Activation:
+        """Make this the current session in this context (thread, task) from now on; the
+        result, used in a ``with`` statement, restores the previous one at its end."""
+        return Activation(self)
+
+    def __enter__(self) -> Session:
+        token = activate_session(self)
+        _entered.set((*_entered.get(), token))
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        tokens = _entered.get()
+        _entered.set(tokens[:-1])
+        reset_session(tokens[-1])
+
+    def close(self) -> None:
+        """Release what this session opened itself (a database or data server given by URL)."""
+        if self._owns_server and self._server is not None:
+            self._server.close()
+            self._server = None
+        if self._owns_database:
+            self._database.close()
 
 
-def forget_data_server() -> None:
-    """Close the data server chosen so far; the next use opens one from configuration again
-    (as a fresh process would, after the configuration changed)."""
-    global _server
-    with _lock:
-        previous, _server = _server, None
-    if previous is not None:
-        previous.close()
+class Activation:
+    """A session made current by `Session.activate`; leaving its ``with`` block restores the
+    session that was current before."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._token = activate_session(session)
+
+    def __enter__(self) -> Session:
+        return self.session
+
+    def __exit__(self, *exc_info: object) -> None:
+        reset_session(self._token)
+
+
+_default_lock = threading.Lock()
+_default_session: Session | None = None
+
+
+def current_session(database: Database | None = None) -> Session:
+    """The session active in this context, else the one of the process defaults (the
+    database of ``connect()``, the data server of ``use_data_server()``).
+
+    Parameters
+    ----------
+    database
+        When given, a session on this database with the current session's data server
+        (what a `TargetProcessor` given a database works in).
+    """
+    global _default_session
+    active = active_session()
+    if isinstance(active, Session):
+        return active if database is None else active.with_database(database)
+    if database is not None:
+        return Session(database)
+    database = current_database()
+    with _default_lock:
+        if _default_session is None or _default_session.database is not database:
+            _default_session = Session(database)
+        return _default_session
 
 
 def current_data_server() -> Any:
-    """The data server of this process, opened from configuration on first use."""
-    if _server is None:
-        with _lock:
-            if _server is not None:
-                return _server
-        return use_data_server(None)
-    return _server
-
-
-def cache_directory() -> Path:
-    """Where retrieved files are kept (``AWL_CACHE_DIR``, default ~/.cache/awlineage)."""
-    explicit = config.setting("cache_dir")
-    return Path(explicit).expanduser() if explicit else Path.home() / ".cache" / "awlineage"
-
-
-def file_cache() -> Any:
-    """The local cache of retrieved files (size limit ``AWL_CACHE_BYTES``, default 20 GiB;
-    ``512M``, ``10G`` are understood)."""
-    from dataserver import FileCache, parse_size
-
-    global _cache
-    directory = cache_directory()
-    limit = parse_size(config.setting("cache_bytes") or DEFAULT_CACHE_BYTES, "AWL_CACHE_BYTES")
-    with _lock:
-        if _cache is None or (Path(_cache.directory), _cache.max_bytes) != (directory.absolute(),
-                                                                            limit):
-            _cache = FileCache(directory, max_bytes=limit)
-        return _cache
+    """The data server of the current session (the process-wide one when no session with
+    a data server of its own is active)."""
+    active = active_session()
+    if isinstance(active, Session):
+        return active.data_server
+    return default_data_server()

@@ -3,7 +3,7 @@ written around every make(), with its inputs, outputs, environment and call trac
 
 from awlineage.persistence import DBObject, DBObjectMeta
 from awlineage.trace._calls import short_repr, traced, traced_method
-from awlineage.trace._codeversion import code_version
+from awlineage.trace._codeversion import code_version, covered_code
 from awlineage.trace._context import current_recorder
 from awlineage.trace._make import traced_make
 from awlineage.trace._process import (
@@ -52,6 +52,7 @@ __all__ = [
     "ProcessParameters",
     "ProcessRun",
     "code_version",
+    "covered_code",
     "current_run",
     "default_parameters",
     "parameter_values",

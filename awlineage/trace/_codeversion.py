@@ -1,14 +1,16 @@
 """Code versions of process targets: the version a class declares, or else a hash of the
-normalised syntax trees of its methods, so comments, docstrings and formatting do not count."""
+normalised syntax trees of its methods and of the user's code they use, so comments,
+docstrings and formatting do not count."""
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import inspect
-import textwrap
 from typing import Any
+
+from awlineage.trace._syntax import bytecode, dump, function_tree
+from awlineage.trace._usedcode import code_of, used_code
 
 _FRAMEWORK_PREFIX = "awlineage."
 
@@ -24,7 +26,8 @@ def code_version(cls: type) -> str:
 
     The hash covers every method, static method, class method and property defined in `cls`
     and its bases outside awlineage, each as a syntax tree without docstrings, line numbers or
-    formatting. Methods whose source is unavailable (defined interactively) hash their bytecode.
+    formatting, and the user's code they use (`covered_code`). Methods whose source is
+    unavailable (defined interactively) hash their bytecode.
 
     Examples
     --------
@@ -39,12 +42,29 @@ def code_version(cls: type) -> str:
     True
     """
     declared = declared_code_version(cls)
-    return declared if declared is not None else _hashed_code_version(cls)
+    return declared if declared is not None else _hashed(cls)[0]
 
 
-@functools.cache
-def _hashed_code_version(cls: type) -> str:
-    digest = hashlib.sha256()
+def covered_code(cls: type) -> dict[str, str]:
+    """The pieces of the user's code the hashed code version of `cls` covers: qualified name
+    (``targets.reduction.reduce_science``, ``targets.science.ReducedScienceFrame.make``) ->
+    16 hex digits of its syntax tree. Empty when `cls` declares its version.
+
+    Covered are the methods of `cls` and of its bases outside awlineage, and, followed from
+    them, the functions, classes (whole, methods included) and module-level assignments they
+    name in modules that are neither awlineage's, the standard library's nor an installed
+    package's; a name is resolved through the module's globals and closures, and through
+    modules (``reduction.reduce_science``). Computed once per class and process.
+    """
+    if declared_code_version(cls) is not None:
+        return {}
+    return dict(_hashed(cls)[1])
+
+
+def _methods(cls: type) -> list[tuple[str, Any]]:
+    """(name, function) of the methods of `cls` and its bases outside awlineage, in MRO
+    order, each class's sorted by name."""
+    found = []
     for klass in cls.__mro__:
         if klass is object or klass.__module__.startswith(_FRAMEWORK_PREFIX) \
                 or klass.__module__ == "builtins":
@@ -52,9 +72,28 @@ def _hashed_code_version(cls: type) -> str:
         for name in sorted(klass.__dict__):
             function = _function_of(klass.__dict__[name])
             if function is not None:
-                digest.update(name.encode())
-                digest.update(_normalised(function).encode())
-    return "ast:" + digest.hexdigest()[:16]
+                found.append((name, function))
+    return found
+
+
+@functools.cache
+def _hashed(cls: type) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The hashed code version of `cls` and the pieces it covers, sorted by name."""
+    version = hashlib.sha256()
+    methods = _methods(cls)
+    covered: dict[str, str] = {}
+    for name, function in methods:
+        own = code_of(function)
+        version.update(name.encode())
+        # the digest of the method's own tree, as before code outside the class was covered,
+        # so that classes that use none keep their version
+        version.update(_normalised(function).encode())
+        covered[own.name] = own.digest
+    used = used_code(function for _, function in methods)
+    for name in sorted(set(used) - set(covered)):
+        version.update(f"\0{name}\0{used[name]}".encode())
+    covered.update(used)
+    return "ast:" + version.hexdigest()[:16], tuple(sorted(covered.items()))
 
 
 def _function_of(member: Any) -> Any:
@@ -68,22 +107,5 @@ def _function_of(member: Any) -> Any:
 
 
 def _normalised(function: Any) -> str:
-    try:
-        source = textwrap.dedent(inspect.getsource(function))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return _bytecode(function.__code__)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree, annotate_fields=False, include_attributes=False)
-
-
-def _bytecode(code: Any) -> str:
-    parts = [code.co_code.hex(), repr(code.co_names)]
-    for const in code.co_consts:
-        parts.append(_bytecode(const) if inspect.iscode(const) else repr(const))
-    return "|".join(parts)
+    tree = function_tree(function)
+    return bytecode(function.__code__) if tree is None else dump(tree)

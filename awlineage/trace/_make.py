@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import functools
+import json
 import os
 import time
 import traceback
@@ -19,6 +20,7 @@ from typing import Any
 
 from awlineage.errors import AwlError, ImmutableObjectError
 from awlineage.persistence import DBObject, current_store
+from awlineage.trace._codeversion import covered_code
 from awlineage.trace._context import current_recorder
 from awlineage.trace._environment import current_environment
 from awlineage.trace._process import default_parameters, parameter_values
@@ -94,6 +96,7 @@ def _new_run(target: DBObject, parent: RunRecorder | None) -> ProcessRun:
     return ProcessRun(
         target_id=target.object_id, target_class=cls.__name__,
         code_version=cls.class_code_version() or "",
+        covered_code=json.dumps(covered_code(cls)),
         parameters=parameter_values(target.process_params),
         host=environment.host, user=environment.user, pid=os.getpid(),
         python=environment.python, packages=environment.packages,

@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from awlineage.persistence import DBObject, Kind, current_store, persistent
-from awlineage.persistence._values import datetime_to_text
+from awlineage.persistence import DBObject, Kind, current_store, datetime_to_text, persistent
 from awlineage.trace._codeversion import code_version
 from awlineage.trace._run import ProcessRun
 
@@ -67,17 +66,26 @@ _defaults: dict[tuple[int, type], DBObject] = {}
 
 def default_parameters(process_class: type[Process]) -> DBObject:
     """A parameters object with the defaults in code: one already stored with exactly those
-    values when there is one (found once per process and database), else a new one."""
+    values when there is one (found once per process and database), else a new one, the
+    same until it is stored.
+
+    While the new one is not stored, each call looks in the database again: another
+    process may store its twin first (a processor then uses that one, see
+    `awlineage.database.find_or_commit`), and this process should use it too.
+    """
     params_class = process_class.parameters_class()
     store = current_store()
     key = (id(store), params_class)
     cached = _defaults.get(key)
-    if cached is not None and (cached.__dict__["_store"] in (None, store)):
+    if cached is not None and cached.__dict__["_store"] is store:
         return cached
     found = _stored_defaults(params_class)
-    params = found if found is not None else params_class()
-    _defaults[key] = params
-    return params
+    if found is not None:
+        _defaults[key] = found
+        return found
+    if cached is None or cached.__dict__["_store"] is not None:
+        cached = _defaults[key] = params_class()
+    return cached
 
 
 def _stored_defaults(params_class: type[DBObject]) -> DBObject | None:

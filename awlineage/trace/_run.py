@@ -28,11 +28,13 @@ class ProcessRun(DBObject):
     # (parameter values are compared on the parameters objects themselves).
     __diff_ignore__ = ("started", "ended", "duration", "host", "user", "pid", "target_id",
                        "parent_run_id", "call_trace", "calls_recorded", "calls_dropped",
-                       "children", "outputs", "parameters")
+                       "children", "outputs", "parameters", "covered_code")
 
     target_id = persistent("object_id of the target made", int, None, index=True)
     target_class = persistent("Class of the target", str, "", index=True)
     code_version = persistent("Code version of the target's class", str, "")
+    covered_code = persistent("The user's code the code version covers: qualified name -> "
+                              "digest (JSON object; empty for a declared version)", str, "{}")
     process_params = persistent("Parameters object used", DBObject, None)
     parameters = persistent("Parameter values used (JSON object)", str, "{}")
     status = persistent("succeeded or failed", str, "", index=True)
@@ -64,6 +66,11 @@ class ProcessRun(DBObject):
     def parameter_values(self) -> dict[str, Any]:
         """The parameter values the make used."""
         return json.loads(self.parameters or "{}")
+
+    def covered_code_digests(self) -> dict[str, str]:
+        """The pieces of the user's code the run's code version covered, with their digests
+        (empty for runs of declared versions and runs recorded before they were kept)."""
+        return json.loads(self.covered_code or "{}")
 
     def calls(self) -> list[dict[str, Any]]:
         """The call trace: dicts with index, parent, depth, owner, method, arguments, result,

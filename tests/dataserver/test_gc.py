@@ -1,11 +1,16 @@
 """Garbage collection on both databases: a store followed by a failed commit leaves an
 unreferenced file; gc lists it (dry run) and removes it; nothing referenced is removed,
-and nothing younger than the grace period."""
+and nothing younger than the grace period. A store killed half-way leaves a temporary file;
+gc removes it too once it has not been written to for the grace period."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -114,3 +119,76 @@ def test_awl_dataserver_gc_refuses_a_database_without_classes(tmp_path, capsys):
                    "--data-url", str(tmp_path / "data")])
     assert status == 2
     assert "records no persistent classes" in capsys.readouterr().err
+
+
+def killed_during_store(root) -> str:
+    """Start a process that stores a file streamed from a pipe into the local data server
+    at `root`, and kill it once part of the file is on disk; returns the partial file's
+    internal name."""
+    script = ("import sys; from dataserver import LocalStorage; "
+              "LocalStorage(sys.argv[1]).put('big.dat', sys.stdin.buffer)")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    process = subprocess.Popen([sys.executable, "-c", script, str(root)],
+                               stdin=subprocess.PIPE, env=env)
+    try:
+        process.stdin.write(b"x" * (3 * 1024 * 1024))  # more to come: the put waits
+        process.stdin.flush()
+        staging = root / ".awl-tmp"
+        deadline = time.monotonic() + 60
+        while not [p for p in staging.glob("put-*") if p.stat().st_size >= 1024 * 1024]:
+            assert process.poll() is None and time.monotonic() < deadline, "store never began"
+            time.sleep(0.05)
+    finally:
+        process.kill()
+        process.wait()
+        process.stdin.close()
+    (partial,) = staging.glob("put-*")
+    return f".awl-tmp/{partial.name}"
+
+
+def test_an_upload_killed_half_way_is_removed_once_older_than_the_grace_period(tmp_path):
+    storage = LocalStorage(tmp_path / "data")
+    name = killed_during_store(storage.root)
+    path = storage.root / name
+    size = path.stat().st_size
+    age(storage, name, 2 * 86400)
+    listed = collect_garbage(storage, lambda names: set(), dry_run=True)
+    assert [(entry.name, entry.size) for entry in listed.abandoned] == [(name, size)]
+    assert path.exists()
+    report = collect_garbage(storage, lambda names: set())
+    assert report.abandoned_removed == [name] and report.freed_bytes == size
+    assert not path.exists() and storage.list() == []
+
+
+def test_an_unfinished_upload_written_within_the_grace_period_is_left_alone(tmp_path):
+    storage = LocalStorage(tmp_path / "data")
+    handle, temporary = tempfile.mkstemp(dir=storage.root / ".awl-tmp", prefix="put-")
+    os.write(handle, b"still arriving")
+    os.close(handle)
+    report = collect_garbage(storage, lambda names: set(), grace_seconds=3600)
+    assert report.abandoned == [] and report.too_young == 1
+    assert os.path.exists(temporary)
+
+
+def test_awl_dataserver_gc_removes_abandoned_uploads_and_says_how_many_bytes_it_freed(
+        db, files, capsys):
+    storage, reduced = files
+    handle, temporary = tempfile.mkstemp(dir=storage.root / ".awl-tmp", prefix="put-")
+    os.write(handle, b"p" * 1000)  # what a store killed half-way leaves
+    os.close(handle)
+    partial = ".awl-tmp/" + os.path.basename(temporary)
+    age(storage, partial, 86400 * 2)
+    url = db.url.render_as_string(hide_password=False)
+    base = ["--database", url, "dataserver", "gc", "--data-url", str(storage.root)]
+    if db.schema:
+        base += ["--schema", db.schema]
+    assert main([*base, "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert out.split() == ["orphan.dat", str(len(b"never committed")), partial, "1000"]
+    assert "would remove 1 unreferenced file(s) and 1 abandoned upload(s), freeing 1015" in err
+    assert os.path.exists(temporary)
+    assert main(base) == 0
+    err = capsys.readouterr().err
+    assert "removed 1 unreferenced file(s) and 1 abandoned upload(s), freed 1015 bytes" in err
+    assert not os.path.exists(temporary)
+    assert storage.list() == sorted([reduced, "plain.dat"])

@@ -45,6 +45,8 @@ def client(server):
     ("/files/nul%00.fits", "NUL"),
     ("/files/" + "n" * 1100, "more than 1024"),
     ("/files/.awl-sha256/x", "reserved"),
+    ("/files/dir/" + "s" * 300 + ".fits", "more than 255"),
+    ("/files/latin1-%E9.fits", "not UTF-8 (byte 0xe9)"),
 ])
 def test_bad_names_are_refused_with_400_and_a_reason(client, local, path, reason):
     for method in ("PUT", "GET", "HEAD", "DELETE"):
@@ -121,6 +123,16 @@ def test_reads_honour_one_byte_range(client, local, header, status, body, conten
         assert response.content == body
         assert response.headers["content-length"] == str(len(body))
     assert response.headers.get("content-range") == content_range
+
+
+@pytest.mark.parametrize("header", ["bytes=" + "9" * 5000 + "-", "bytes=0-" + "1" * 5000,
+                                    "bytes=-" + "7" * 5000], ids=["first", "last", "suffix"])
+def test_a_range_with_thousands_of_digits_is_refused_with_400_and_a_reason(client, local,
+                                                                          header):
+    local.put("r.dat", b"0123456789")
+    response = client.get("/files/r.dat", headers={"Range": header})
+    assert response.status_code == 400
+    assert "Range has a number of 5000 digits; at most 20" in response.json()["message"]
 
 
 def test_upload_larger_than_the_limit_is_refused(client, local):

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from dataserver import MAX_NAME_LENGTH, InvalidFileName, validate_name, validate_prefix
+from dataserver import InvalidFileName, validate_name, validate_prefix
+from dataserver._names import MAX_SEGMENT_BYTES
+
+LONGEST = ("a" * 200 + "/") * 4 + "a" * 220  # 1024 characters, no segment too long
 
 
 @pytest.mark.parametrize("name", [
     "myfile.fits", "raw/2024-01-03/ccd50.fits", "Sci-WFI-#842 ccd50.fits", "ümlaut.fits",
-    "a" * MAX_NAME_LENGTH, "x/.hidden", "..dots..fits",
+    LONGEST, "x/.hidden", "..dots..fits", "a" * MAX_SEGMENT_BYTES, "é" * 127,
 ])
 def test_valid_names_pass_unchanged(name):
     assert validate_name(name) == name
@@ -28,7 +31,11 @@ def test_valid_names_pass_unchanged(name):
     ("nul\x00name", "NUL"),
     ("back\\slash", "backslash"),
     (".awl-tmp/put-1", "reserved"),
-    ("a" * (MAX_NAME_LENGTH + 1), "more than 1024"),
+    (LONGEST + "a", "more than 1024"),
+    ("é/" * 400 + "x", "1201 bytes in UTF-8, more than 1024"),
+    ("dir/" + "a" * 300, "segment 2 .* 300 bytes in UTF-8, more than 255"),
+    ("é" * 128, "256 bytes in UTF-8, more than 255"),
+    ("lone\udc80surrogate", "not valid Unicode"),
     (42, "not int"),
 ])
 def test_invalid_names_are_refused_with_the_rule_they_break(name, reason):

@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import contextlib
+import datetime
+import socket
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 from awlineage import commit
-from tests.commands import REPO
+from tests.commands import REPO, run_awl_script
 from tests.commands import run_awl as awl
-from tests.persistence.models import CameraFrame, Instrument
+from tests.persistence.models import CameraFrame, Instrument, MasterBias
+
+SAMPLE_MODULE = """
+from awlineage import DBObject, persistent
+
+
+class {name}(DBObject):
+    n = persistent("A number", int, 0)
+"""
 
 
 def test_awl_select_lists_matching_objects(db) -> None:
@@ -35,3 +51,159 @@ def test_awl_schema_dump_check_passes_on_the_committed_files(tmp_path) -> None:
     stale = subprocess.run([sys.executable, "-m", "awlineage.cli", "schema", "dump", "--check",
                             "--output", str(tmp_path)], capture_output=True, text=True, cwd=REPO)
     assert stale.returncode == 1 and "stale" in stale.stderr
+
+
+def test_awl_select_newest_keeps_the_newest_version_of_each_identity(db) -> None:
+    night = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
+    for level in (1.0, 2.0, 3.0):
+        MasterBias(chip="ccd50", obs_date=night, level=level).commit()
+    MasterBias(chip="ccd51", obs_date=night, level=9.0).commit()
+    result = awl(db, "select", "--newest", "MasterBias.level > 0")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2
+    assert any("v3" in line and "level=3.0" in line for line in lines)
+    assert any("chip='ccd51'" in line for line in lines)
+
+
+def test_awl_finds_modules_in_the_working_directory(tmp_path) -> None:
+    (tmp_path / "mypipe.py").write_text(SAMPLE_MODULE.format(name="WorkingFolderSample"))
+    result = run_awl_script("--database", f"sqlite:///{tmp_path}/awl.db", "select",
+                            "--import", "mypipe", "WorkingFolderSample.n >= 0", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "(0 objects)" in result.stderr
+
+
+def test_a_failed_import_is_one_line_naming_the_module_and_the_path(tmp_path) -> None:
+    result = run_awl_script("--database", f"sqlite:///{tmp_path}/awl.db", "select",
+                            "--import", "nosuchpipe", "X.n > 0", cwd=tmp_path)
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "ImportFailedError: cannot import module 'nosuchpipe'" in result.stderr
+    assert str(tmp_path) in result.stderr  # the working directory was searched first
+
+
+def _installed_entry_point(site: Path, value: str) -> None:
+    """A real (if tiny) installed distribution in `site`, declaring `value` under the
+    ``awlineage.targets`` entry-point group, as ``pip install`` of a pipeline package would."""
+    package = site / "sample_targets"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(SAMPLE_MODULE.format(name="EntryPointSample"))
+    info = site / "sample_targets-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: sample-targets\n"
+                                   "Version: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[awlineage.targets]\nsamples = {value}\n")
+
+
+def test_awl_imports_the_target_modules_that_packages_declare(tmp_path) -> None:
+    site = tmp_path / "site"
+    _installed_entry_point(site, "sample_targets")
+    database = f"sqlite:///{tmp_path}/awl.db"
+    unknown = run_awl_script("--database", database, "select", "--class", "EntryPointSample",
+                             "n >= 0", cwd=tmp_path)
+    assert unknown.returncode == 2 and "'EntryPointSample'" in unknown.stderr
+    found = run_awl_script("--database", database, "select", "--class", "EntryPointSample",
+                           "n >= 0", cwd=tmp_path, path=(site,))
+    assert found.returncode == 0, found.stderr
+    assert "(0 objects)" in found.stderr
+
+
+def test_a_broken_target_entry_point_is_one_line_naming_it(tmp_path) -> None:
+    site = tmp_path / "site"
+    _installed_entry_point(site, "sample_targets.missing")
+    result = run_awl_script("--database", f"sqlite:///{tmp_path}/awl.db", "select", "X.n > 0",
+                            cwd=tmp_path, path=(site,))
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "samples = sample_targets.missing of sample-targets" in result.stderr
+
+
+def test_an_unreachable_database_is_one_line(tmp_path) -> None:
+    result = run_awl_script("select", "X.n > 0", cwd=tmp_path,
+                            AWL_DATABASE_URL="postgresql+psycopg://awl:awl@127.0.0.1:9/x")
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "DatabaseUnavailable" in result.stderr and "127.0.0.1:9" in result.stderr
+    assert "awl:awl@" not in result.stderr  # the password is not shown
+
+
+def test_usage_errors_are_one_line(tmp_path) -> None:
+    result = run_awl_script("info", "not-an-id", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "awl info: argument ID: 'not-an-id' is not an object_id (digits, or the first digits "
+        "of one) (see awl info --help)"]
+
+
+class _CutFirstConnection:
+    """A TCP proxy on loopback in front of a database server that closes the first connection
+    made through it at once, as a restarted server or a dropped network would, and forwards
+    every later one."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.upstream = (host, port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.accepted = 0
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            self.accepted += 1
+            if self.accepted == 1:
+                client.close()
+                continue
+            upstream = socket.create_connection(self.upstream)
+            for source, target in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, target), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, target: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                target.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, target):
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+
+
+@pytest.fixture
+def flaky_database(postgres_db) -> Iterator[tuple[str, _CutFirstConnection]]:
+    """A PostgreSQL database as a URL through `_CutFirstConnection` (a connection to lose
+    needs a database server)."""
+    db = postgres_db
+    proxy = _CutFirstConnection(db.url.host or "127.0.0.1", db.url.port or 5432)
+    url = db.url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
+    yield url, proxy
+    proxy.listener.close()
+
+
+def test_a_read_only_command_is_run_again_after_a_lost_connection(postgres_db,
+                                                                  flaky_database) -> None:
+    db = postgres_db
+    url, proxy = flaky_database
+    CameraFrame(chip="ccd50", exptime=30.0).commit()
+    result = awl(None, "--database", url, "select", "--count", "CameraFrame.chip == 'ccd50'",
+                 AWL_DATABASE_SCHEMA=db.schema)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "1"
+    assert proxy.accepted >= 2
+
+
+def test_a_command_that_writes_reports_a_lost_connection_in_one_line(postgres_db,
+                                                                     flaky_database) -> None:
+    db = postgres_db
+    url, _ = flaky_database
+    result = awl(None, "--database", url, "make", "CameraFrame",
+                 AWL_DATABASE_SCHEMA=db.schema)
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "DatabaseUnavailable" in result.stderr

@@ -4,6 +4,10 @@ These tests define classes and build objects without a database."""
 from __future__ import annotations
 
 import datetime
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +23,8 @@ from awlineage import (
 )
 from awlineage.persistence import Kind
 from tests.persistence.models import CameraFrame, DomeFlatImage, Instrument, utc
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def kinds(cls: type) -> dict[str, str]:
@@ -130,17 +136,41 @@ def test_self_link_points_to_declaring_class() -> None:
     assert CameraFrame._properties["previous"].type is CameraFrame
 
 
-def test_a_class_name_another_module_defined_is_refused(tmp_path, monkeypatch) -> None:
+def test_one_class_name_in_two_namespaces_is_two_classes(tmp_path) -> None:
     (tmp_path / "another_pipeline.py").write_text(
         "from awlineage import DBObject, persistent\n"
         "class CameraFrame(DBObject):\n"
         "    filter = persistent('Filter', str, '')\n"
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(PropertyDefinitionError,
-                       match=r"CameraFrame in module another_pipeline.*already defined in "
-                             r"tests\.persistence\.models"):
-        import another_pipeline  # noqa: F401
-    assert CameraFrame._properties["chip"].type is str
-    from awlineage.persistence import class_by_name
-    assert class_by_name("CameraFrame") is CameraFrame
+    script = (
+        "import another_pipeline\n"
+        "from tests.persistence.models import CameraFrame\n"
+        "from awlineage.persistence import class_by_name, qualified_name\n"
+        "from awlineage.errors import AmbiguousClassError\n"
+        "assert qualified_name(another_pipeline.CameraFrame) == 'another_pipeline.CameraFrame'\n"
+        "assert class_by_name('tests.CameraFrame') is CameraFrame\n"
+        "try:\n"
+        "    class_by_name('CameraFrame')\n"
+        "except AmbiguousClassError as exc:\n"
+        "    print(exc)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{REPO}"))
+    assert result.returncode == 0, result.stderr
+    assert ("'CameraFrame' is ambiguous: it may mean another_pipeline.CameraFrame or "
+            "tests.CameraFrame") in result.stdout
+
+
+def test_a_class_name_another_module_of_the_namespace_defined_is_refused(tmp_path) -> None:
+    (tmp_path / "tests_twin.py").write_text(
+        "from awlineage import DBObject, persistent\n"
+        "class CameraFrame(DBObject):\n"
+        "    __namespace__ = 'tests'\n"
+        "    filter = persistent('Filter', str, '')\n"
+    )
+    script = "import tests.persistence.models\nimport tests_twin\n"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{REPO}"))
+    assert result.returncode != 0
+    assert ("CameraFrame in module tests_twin: a persistent class tests.CameraFrame is already "
+            "defined in tests.persistence.models") in result.stderr

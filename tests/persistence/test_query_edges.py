@@ -121,10 +121,10 @@ def test_attribute_of_some_subclasses_selects_only_their_objects(chain, db) -> N
 
 
 @pytest.mark.parametrize("text, error, message", [
-    ("CameraFrame.exptime > " + "9" * 320, PersistentValueError, "too large"),
+    ("CameraFrame.exptime > " + "9" * 320, PersistentValueError, "range of a 64-bit float"),
     ("CameraFrame.exptime > " + "9" * 5000, QueryError, "5,000 characters; the limit is 400"),
-    ("CameraFrame.obs_date > 0001-01-01T00:00+05:00", PersistentValueError, "out of range"),
-    ("CameraFrame.obs_date < 9999-12-31T23:00-05:00", PersistentValueError, "out of range"),
+    ("CameraFrame.obs_date > 0001-01-01T00:00+05:00", PersistentValueError, "outside the storable"),
+    ("CameraFrame.obs_date < 9999-12-31T23:00-05:00", PersistentValueError, "outside the storable"),
     ("CameraFrame.is_science < true", QueryError, "only == and != compare it"),
     ("CameraFrame.chip == '\udcff'", PersistentValueError, "lone surrogate"),
     ("CameraFrame.keywords[99999999999] == 'a'", QueryError, "at most 2,147,483,647"),
@@ -139,9 +139,9 @@ def test_values_no_database_can_compare_are_refused(db, text, error, message) ->
 
 
 def test_expression_api_refuses_what_the_text_refuses(db) -> None:
-    with pytest.raises(PersistentValueError, match="too large"):
+    with pytest.raises(PersistentValueError, match="range of a 64-bit float"):
         select(CameraFrame.exptime == 10**400)
-    with pytest.raises(PersistentValueError, match="out of range"):
+    with pytest.raises(PersistentValueError, match="outside the storable range"):
         select(CameraFrame.obs_date > datetime.datetime(1, 1, 1, tzinfo=datetime.timezone(
             datetime.timedelta(hours=5))))
     with pytest.raises(QueryError, match="takes a list of values"):

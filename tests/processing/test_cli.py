@@ -3,6 +3,9 @@ summary, and exit statuses."""
 
 from __future__ import annotations
 
+import os
+import pty
+
 from awlineage import select
 from tests.commands import run_awl as awl
 from tests.processing.models import Stack
@@ -46,3 +49,40 @@ def test_failures_exit_with_status_one_and_are_named(db, night) -> None:
 def test_an_unknown_class_is_named(db) -> None:
     result = awl(db, "make", "NoSuchTarget")
     assert result.returncode == 2 and "unknown persistent class 'NoSuchTarget'" in result.stderr
+
+
+def test_make_on_raw_data_says_it_is_data_to_ingest(db, night) -> None:
+    result = awl(db, "make", "RawSci", "--import", "tests.processing.models")
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "RawSci is raw data to ingest, not a process target" in result.stderr
+    assert "awl ingest" in result.stderr
+
+
+def _dry_run_on_a_terminal(db, **environment: str) -> str:
+    """`awl make --dry-run` with its output on a pseudo-terminal, as a user sees it."""
+    leader, follower = pty.openpty()
+    try:
+        try:
+            result = awl(db, "make", "Stack", "--dry-run", "--import",
+                         "tests.processing.models", stdout=follower, **environment)
+        finally:
+            os.close(follower)
+        assert result.returncode == 0, result.stderr
+        output = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed: everything is read
+                break
+            if not chunk:
+                break
+            output += chunk
+        return output.decode()
+    finally:
+        os.close(leader)
+
+
+def test_colours_show_on_a_terminal_unless_no_color_is_set(db, night) -> None:
+    assert "\x1b[31m" in _dry_run_on_a_terminal(db)
+    assert "\x1b[" not in _dry_run_on_a_terminal(db, NO_COLOR="1")

@@ -94,7 +94,7 @@ def test_a_newer_version_made_elsewhere_supersedes_the_linked_one(db, night, ser
     node = plan.selected[0]
     assert node.state is State.RED
     assert [str(r) for r in node.reasons] == [
-        f"cal: MasterCal {str(old.object_id)[:6]}… v1 has newer version 2"]
+        f"cal: MasterCal {old.object_id} v1 has newer version 2"]
     assert node.superseded["cal"] is old
 
 

@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 from astropy.io import fits
 
-import awlineage.storage._session as storage_session
 from awlineage import backward, forward
 from awlineage.regions import capture_regions, elementwise
-from awlineage.storage import use_data_server
+from awlineage.storage import forget_data_server, use_data_server
 from tests.regions.models import RegionTestImage
 from tests.regions.test_queries import BrightMask
 
@@ -18,8 +17,8 @@ from tests.regions.test_queries import BrightMask
 @pytest.fixture
 def data_server(tmp_path, monkeypatch):
     monkeypatch.setenv("AWL_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(storage_session, "_server", None)
-    return use_data_server(str(tmp_path / "data"))
+    yield use_data_server(str(tmp_path / "data"))
+    forget_data_server()
 
 
 def _stored(label: str, data: np.ndarray) -> RegionTestImage:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import configparser
 import subprocess
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from astropy.io import fits
 
 from awlineage import select
 from targets.pipeline import RawFrame
-from tests.commands import run_awl
+from tests.commands import REPO, run_awl, run_awl_script
 
 
 def awl(*args: str, cwd: Path, db=None, timeout: int = 300) -> subprocess.CompletedProcess:
@@ -54,3 +55,33 @@ def test_awl_demo_pulls_everything_then_reuses_everything(tmp_path) -> None:
     assert "0 ingested now, 34 ingested before" in again.stdout
     assert "0 target(s) made, 35 reused" in again.stdout
     assert "nothing to make: every target is up to date" in again.stdout
+    assert len(first.stdout.splitlines()) <= 85, first.stdout
+    for noise in ("Using incubator modules", "Setting default log level", "FutureWarning"):
+        assert noise not in first.stderr and noise not in again.stderr
+
+
+def _install_declared_target_entry_points(site: Path) -> None:
+    """A distribution in `site` declaring the ``awlineage.targets`` entry points that
+    setup.cfg declares, as installing this repository does (the test cannot re-install it)."""
+    setup = configparser.ConfigParser()
+    setup.read(REPO / "setup.cfg")
+    declared = setup["options.entry_points"]["awlineage.targets"].strip()
+    info = site / "awlineage_targets_under_test-0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: awlineage-targets-under-test"
+                                   "\nVersion: 0\n")
+    (info / "entry_points.txt").write_text(f"[awlineage.targets]\n{declared}\n")
+
+
+def test_awl_make_finds_the_pipeline_after_ingest_in_a_fresh_folder(night, tmp_path) -> None:
+    site, folder = tmp_path / "site", tmp_path / "work"
+    folder.mkdir()
+    _install_declared_target_entry_points(site)
+    ingested = run_awl_script("ingest", str(night.paths[0].parent), cwd=folder, path=(site,),
+                              AWL_DATA_URL=str(folder / "awl-data"))
+    assert ingested.returncode == 0, ingested.stderr
+    plan = run_awl_script("make", "SourceList", "--dry-run", "--colour", "never", cwd=folder,
+                          path=(site,), AWL_DATA_URL=str(folder / "awl-data"))
+    assert plan.returncode == 0, plan.stderr
+    assert plan.stdout.startswith("SourceList (object_name=")
+    assert "[make]" in plan.stdout

@@ -90,5 +90,5 @@ def test_the_class_registry_records_the_code_version(db) -> None:
     registry = db.framework["awl_class"]
     with db.engine.connect() as conn:
         recorded = conn.execute(sa.select(registry.c.code_version)
-                                .where(registry.c.class_name == "MasterLevel")).scalar_one()
+                                .where(registry.c.class_name == "tests.MasterLevel")).scalar_one()
     assert recorded == MasterLevel.class_code_version() == master.process_run.code_version

@@ -1,0 +1,163 @@
+"""Finding the Python class of stored objects: by qualified name or an unambiguous short name,
+from the classes defined in this process, by importing the module the class registry names,
+or else as a read-only stand-in rebuilt from the registry."""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+import threading
+from typing import TYPE_CHECKING, Any
+
+from awlineage.database._sync import decode_default
+from awlineage.errors import AmbiguousClassError, UnknownClassError
+from awlineage.persistence import (
+    DBObject,
+    DBObjectMeta,
+    Property,
+    RecordedClass,
+    ambiguity_message,
+    build_stand_in,
+    classes_named,
+    persistent,
+    qualified_name,
+    short_name,
+)
+
+if TYPE_CHECKING:
+    from awlineage.database._database import Database
+
+BASIC_TYPES: dict[str, type] = {
+    "int": int, "float": float, "str": str, "bool": bool, "datetime": datetime.datetime,
+    "bytes": bytes,
+}
+
+_failed_imports: set[str] = set()
+_import_lock = threading.Lock()
+
+
+class ClassFinder:
+    """The classes of one database's stored objects, real where they can be imported and
+    stand-ins otherwise (built once per database and kept)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._stand_ins: dict[str, type] = {}
+        self._lock = threading.RLock()
+
+    def class_named(self, name: str) -> type:
+        """The class called `name`: a qualified name, or a short one that only one class
+        (defined here or stored in the database) has; a class defined in the running script
+        wins over classes of that short name known only to the database.
+
+        Raises
+        ------
+        UnknownClassError
+            When neither this process nor the database knows the name.
+        AmbiguousClassError
+            For a short name of several classes, listing their qualified names.
+        """
+        if "." in name:
+            return self._qualified(name)
+        here = classes_named(name)
+        candidates = {qualified_name(c) for c in here}
+        candidates.update(q for q in self.db.registered_classes() if short_name(q) == name)
+        if len(candidates) == 1:
+            return self._qualified(candidates.pop())
+        scripts = [c for c in here if c.__module__ == "__main__"]
+        if len(scripts) == 1:
+            return scripts[0]
+        if not candidates:
+            raise UnknownClassError(f"unknown persistent class {name!r}: neither this process "
+                                    "nor the database knows a class of that name")
+        raise AmbiguousClassError(ambiguity_message(name, sorted(candidates)))
+
+    def _qualified(self, name: str) -> type:
+        cls = DBObjectMeta.registry.get(name)
+        if cls is not None:
+            return cls
+        with self._lock:
+            if name in self._stand_ins:
+                return self._stand_ins[name]
+            record = self.db.registered_classes().get(name)
+            if record is None:
+                raise UnknownClassError(f"unknown persistent class {name!r}: neither this "
+                                        "process nor the database knows it")
+            imported = _import_class(record)
+            if imported is not None:
+                return imported
+            return self._stand_in(record, building=set())
+
+    def _stand_in(self, record: RecordedClass, building: set[str]) -> type:
+        """Build the stand-in of `record`, and those of its bases and link types first."""
+        if record.name in self._stand_ins:
+            return self._stand_ins[record.name]
+        building = building | {record.name}
+        bases = _direct_bases([self._for_reference(b, building) for b in record.bases])
+        inherited = {attr: prop for b in reversed(bases)
+                     for attr, prop in b._properties.items()}  # type: ignore[attr-defined]
+        properties = {}
+        for attr, spec in record.definition.items():
+            prop = self._property(spec, building)
+            if _declares_more(prop, inherited.get(attr)):
+                properties[attr] = prop
+        cls = build_stand_in(record, tuple(bases), properties)
+        self._stand_ins[record.name] = cls
+        return cls
+
+    def _for_reference(self, name: str, building: set[str]) -> type:
+        """A class named as a base or a link type: real, stand-in, or (inside a cycle of
+        links being built) `DBObject`."""
+        cls = DBObjectMeta.registry.get(name)
+        if cls is not None:
+            return cls
+        if name in self._stand_ins:
+            return self._stand_ins[name]
+        record = self.db.registered_classes().get(name)
+        if record is None or name in building:
+            return DBObject
+        return _import_class(record) or self._stand_in(record, building)
+
+    def _property(self, spec: dict[str, Any], building: set[str]) -> Property:
+        kind, doc = spec["kind"], spec.get("doc", "")
+        if kind == "self-link":
+            return persistent(doc)
+        if kind in ("descriptor", "descriptor list"):
+            value_type = BASIC_TYPES[spec["type"]]
+            default = decode_default(spec.get("default", [] if kind != "descriptor" else None))
+            return persistent(doc, value_type, default, index=bool(spec.get("index")))
+        target = self._for_reference(spec["type"], building)
+        return persistent(doc, target, [] if kind == "link list" else None)
+
+
+def _import_class(record: RecordedClass) -> type | None:
+    """The real class of `record` when its module imports here (once tried per process);
+    never a script, which importing would run."""
+    module = record.module
+    if module.startswith("__main__"):
+        return None
+    with _import_lock:
+        if module not in _failed_imports:
+            try:
+                importlib.import_module(module)
+            except Exception:  # any failure to import means: read it from the registry
+                _failed_imports.add(module)
+    return DBObjectMeta.registry.get(record.name)
+
+
+def _declares_more(prop: Property, inherited: Property | None) -> bool:
+    """Whether a recorded property must be declared on the stand-in: one its bases lack, or
+    a link the class narrowed to a subclass (a process target's parameters class)."""
+    if inherited is None:
+        return True
+    return (prop.kind is inherited.kind and prop.type is not inherited.type
+            and isinstance(prop.type, type) and isinstance(inherited.type, type)
+            and issubclass(prop.type, inherited.type))
+
+
+def _direct_bases(bases: list[type]) -> list[type]:
+    """Of the recorded persistent bases (the whole ancestry), those no other one derives
+    from, in order; `DBObject` when there are none."""
+    direct = [b for b in bases if not any(o is not b and issubclass(o, b) for o in bases)]
+    return direct or [DBObject]
+

@@ -1,0 +1,115 @@
+"""Stand-in classes: read-only persistent classes rebuilt from what a database's class registry
+recorded, for stored objects whose defining module cannot be imported here (a script's
+``__main__``, a module not on the path, renamed or deleted). Every object stays readable."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from awlineage.errors import StandInClassError
+from awlineage.persistence._meta import DBObjectMeta, short_name
+from awlineage.persistence._properties import Property
+
+
+@dataclass(frozen=True)
+class RecordedClass:
+    """What a class registry says of one persistent class (its latest definition)."""
+
+    name: str
+    """Qualified name, ``namespace.ClassName``."""
+    module: str
+    """The defining module, or ``__main__ (path of the script)``."""
+    table_name: str
+    bases: tuple[str, ...]
+    """Qualified names of its persistent bases, nearest first."""
+    definition: dict[str, dict[str, Any]]
+    """Property name -> ``kind``, ``type`` and, when recorded, ``doc``, ``default``, ``index``."""
+    identity: tuple[str, ...] = ()
+    code_version: str | None = None
+    doc: str = field(default="", compare=False)
+
+
+class StandInMeta(DBObjectMeta):
+    """Metaclass of stand-in classes: a stand-in says what it is wherever it is printed."""
+
+    def __repr__(cls) -> str:
+        return f"<stand-in class {describe_class(cls)}>"
+
+    def __str__(cls) -> str:
+        return describe_class(cls)
+
+
+def is_stand_in(cls: type) -> bool:
+    """True for a class read back from a class registry rather than defined in code."""
+    return bool(cls.__dict__.get("_stand_in", False))
+
+
+def origin_text(module: str) -> str:
+    """Where the registry says a class was defined, for people: ``script proc.py`` or
+    ``module mypipe``."""
+    if module.startswith("__main__"):
+        path = module[len("__main__"):].strip(" ()")
+        return f"script {path.rsplit('/', 1)[-1]}" if path else "an interactive session"
+    return f"module {module}"
+
+
+def describe_class(cls: type) -> str:
+    """A class's name for people; a stand-in adds where it was read from and defined
+    (``Summary (read from the registry; defined in script proc.py)``)."""
+    origin = cls.__dict__.get("_stand_in_origin")
+    if origin is None:
+        return cls.__name__
+    return f"{cls.__name__} (read from the registry; defined in {origin})"
+
+
+def _refuse(cls: type, action: str) -> NoReturn:
+    raise StandInClassError(
+        f"cannot {action}: {describe_class(cls)} is read-only here, because "
+        f"{cls.__dict__['_stand_in_origin']} cannot be imported in this process; import the "
+        "real class to write"
+    )
+
+
+def _refuse_init(self: Any, **values: Any) -> None:
+    _refuse(type(self), f"create a {type(self).__name__}")
+
+
+def _refuse_commit(self: Any) -> None:
+    _refuse(type(self), f"commit {type(self).__name__} {self.object_id}")
+
+
+def _refuse_make(self: Any, *args: Any, **kwargs: Any) -> None:
+    _refuse(type(self), f"make {type(self).__name__} {self.object_id}")
+
+
+def _refuse_delete(self: Any) -> None:
+    _refuse(type(self), f"delete {type(self).__name__} {self.object_id}")
+
+
+def build_stand_in(record: RecordedClass, bases: tuple[type, ...],
+                   properties: dict[str, Property]) -> type:
+    """A read-only class for `record`, deriving from `bases` (its nearest persistent bases,
+    real or themselves stand-ins), with `properties` (those the bases do not declare)."""
+    recorded_version = record.code_version
+
+    def class_code_version(cls: type) -> str | None:
+        return recorded_version
+
+    namespace: dict[str, Any] = {
+        "__module__": "awlineage.standin",
+        "__qualname__": short_name(record.name),
+        "__doc__": record.doc or f"{short_name(record.name)}, as recorded in the class registry",
+        "__namespace__": record.name.rsplit(".", 1)[0],
+        "__tablename__": record.table_name,
+        "_stand_in": True,
+        "_stand_in_origin": origin_text(record.module),
+        "identity": tuple(record.identity),
+        "__init__": _refuse_init,
+        "commit": _refuse_commit,
+        "delete": _refuse_delete,
+        "make": _refuse_make,
+        "class_code_version": classmethod(class_code_version),
+        **properties,
+    }
+    return StandInMeta(short_name(record.name), bases, namespace)

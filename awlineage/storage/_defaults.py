@@ -1,0 +1,108 @@
+"""The process-wide default data server and the file cache: from configuration
+(``AWL_DATA_URL``, ``AWL_DATA_TOKEN``, ``AWL_CACHE_DIR``, ``AWL_CACHE_BYTES``, or the same
+names in lower case, without ``AWL_``, in the config file) unless a script chooses with
+`use_data_server`. Code that runs in a `Session` with a data server of its own uses that
+instead."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from awlineage import config
+
+_lock = threading.Lock()
+_server: Any = None
+_cache: Any = None
+
+DEFAULT_CACHE_BYTES = 20 * 2**30
+
+
+def open_data_server(url: str | None = None, *, token: str | None = None) -> Any:
+    """Open the data server at `url` (default ``AWL_DATA_URL`` or ``./awl-data``), with
+    `token` (default ``AWL_DATA_TOKEN``) for writing to an HTTP data server."""
+    from dataserver import open_storage
+
+    return open_storage(config.setting("data_url", url),
+                        token=config.setting("data_token", token))
+
+
+def use_data_server(url: str | None = None, *, token: str | None = None) -> Any:
+    """Store and retrieve DataObject files on the data server at `url` from now on, in every
+    thread (wherever no `Session` with its own data server is active).
+
+    Parameters
+    ----------
+    url
+        A directory (``./awl-data``, ``file:///data``), an S3 bucket
+        (``s3://bucket?endpoint=host:port&secure=false``) or an HTTP data server
+        (``http://host:port``); default ``AWL_DATA_URL`` or ``./awl-data``.
+    token
+        Bearer token for writing to an HTTP data server; default ``AWL_DATA_TOKEN``.
+
+    Returns
+    -------
+    dataserver.Storage
+        The opened storage.
+
+    Examples
+    --------
+    >>> use_data_server("s3://frames?endpoint=127.0.0.1:9000&secure=false")  # doctest: +SKIP
+    """
+    global _server
+    storage = open_data_server(url, token=token)
+    with _lock:
+        previous, _server = _server, storage
+    if previous is not None:
+        previous.close()
+    return storage
+
+
+def forget_data_server() -> None:
+    """Close the data server chosen so far; the next use opens one from configuration again
+    (as a fresh process would, after the configuration changed)."""
+    global _server
+    with _lock:
+        previous, _server = _server, None
+    if previous is not None:
+        previous.close()
+
+
+def default_data_server() -> Any:
+    """The process-wide data server, opened from configuration on first use. Threads asking
+    at once share one: it is opened while the lock is held."""
+    global _server
+    server = _server
+    if server is not None:
+        return server
+    with _lock:
+        if _server is None:
+            _server = open_data_server()
+        return _server
+
+
+def opened_default_data_server() -> Any:
+    """The process-wide data server if it has been opened, else None (opens nothing)."""
+    return _server
+
+
+def cache_directory() -> Path:
+    """Where retrieved files are kept (``AWL_CACHE_DIR``, default ~/.cache/awlineage)."""
+    explicit = config.setting("cache_dir")
+    return Path(explicit).expanduser() if explicit else Path.home() / ".cache" / "awlineage"
+
+
+def file_cache() -> Any:
+    """The local cache of retrieved files (size limit ``AWL_CACHE_BYTES``, default 20 GiB;
+    ``512M``, ``10G`` are understood)."""
+    from dataserver import FileCache, parse_size
+
+    global _cache
+    directory = cache_directory()
+    limit = parse_size(config.setting("cache_bytes") or DEFAULT_CACHE_BYTES, "AWL_CACHE_BYTES")
+    with _lock:
+        if _cache is None or (Path(_cache.directory), _cache.max_bytes) != (directory.absolute(),
+                                                                            limit):
+            _cache = FileCache(directory, max_bytes=limit)
+        return _cache

@@ -1,0 +1,90 @@
+"""`DataServerFiles`: the file storage DataObjects ask for (`awlineage.persistence.FileStore`),
+fulfilled by a `dataserver.Storage` and the local file cache."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from awlineage.storage._defaults import default_data_server, file_cache
+
+_READ_BUFFER = 1024 * 1024
+
+
+class DataServerFiles:
+    """A DataObject's file operations on one data server.
+
+    Parameters
+    ----------
+    server
+        The `dataserver.Storage` files are put on and read from.
+    """
+
+    def __init__(self, server: Any) -> None:
+        self._server = server
+
+    @property
+    def server(self) -> Any:
+        """The data server these operations use."""
+        return self._server
+
+    def put(self, name: str, source: Any, *, fallback_name: str | None = None) -> Any:
+        """Store `source` as `name`, or as `fallback_name` when `name` holds other content."""
+        from dataserver import FileConflictError
+
+        server = self.server
+        try:
+            return server.put(name, source)
+        except FileConflictError:
+            if fallback_name is None:
+                raise
+        if hasattr(source, "seek"):  # a stream read by the first attempt starts again
+            source.seek(0)
+        return server.put(fallback_name, source)
+
+    def stat(self, name: str) -> Any:
+        """The stored file `name`, or None."""
+        return self.server.stat(name)
+
+    def sync(self) -> None:
+        """Make the files stored so far durable."""
+        self.server.sync()
+
+    def retrieve(self, name: str, sha256: str) -> Path:
+        """A local copy from the file cache, checked against `sha256`."""
+        return file_cache().fetch(self.server, name, sha256)
+
+    def open(self, name: str, sha256: str) -> BinaryIO:
+        """A buffered stream that raises `dataserver.CorruptFileError` at its end when the
+        content does not have `sha256`."""
+        from dataserver import VerifyingReader
+
+        reader = VerifyingReader(self.server.open(name), name, sha256)
+        return io.BufferedReader(reader, _READ_BUFFER)  # type: ignore[return-value]
+
+    def local_path(self, name: str, sha256: str) -> Path | None:
+        """Where the file lies when the data server is a local directory (checked against
+        `sha256` first), else None."""
+        from dataserver import CorruptFileError, hash_file
+
+        local = self.server.local_path(name)
+        if local is None:
+            return None
+        _, actual = hash_file(local)
+        if actual != sha256.lower():
+            raise CorruptFileError(name, sha256.lower(), actual)
+        return local
+
+
+class DefaultFiles(DataServerFiles):
+    """The file operations on the process-wide default data server, whichever it is at the
+    time of each call."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+
+    @property
+    def server(self) -> Any:
+        """The process-wide data server (opened from configuration on first use)."""
+        return default_data_server()
