@@ -15,6 +15,7 @@ from awlineage.persistence._expressions import (
     Ordering,
     Path,
     Step,
+    brief,
     find_property,
     root_class,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "active_session",
     "add_observer",
     "ambiguity_message",
+    "brief",
     "build_stand_in",
     "class_by_name",
     "classes_named",

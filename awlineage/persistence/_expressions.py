@@ -11,7 +11,13 @@ import datetime
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from awlineage.errors import AwlError, PersistentValueError, QueryError, UnknownAttributeError
+from awlineage.errors import (
+    AwlError,
+    PersistentTypeError,
+    PersistentValueError,
+    QueryError,
+    UnknownAttributeError,
+)
 from awlineage.persistence._properties import Kind, Property
 
 if TYPE_CHECKING:
@@ -77,7 +83,8 @@ class Expression:
 def _as_expression(value: Any) -> Expression:
     if isinstance(value, Expression):
         return value
-    raise QueryError(f"cannot combine a query expression with {value!r}; {_PRECEDENCE_HINT}")
+    raise QueryError(f"cannot combine a query expression with {brief(value)}; "
+                     f"{_PRECEDENCE_HINT}")
 
 
 def find_property(cls: type, name: str) -> tuple[Property, tuple[type, ...]]:
@@ -168,9 +175,9 @@ class Path:
             raise QueryError(f"{self} is a {self.last.kind.value}; only descriptor lists "
                              "take an index")
         if not isinstance(index, int) or isinstance(index, bool):
-            raise QueryError(f"{self}[...] needs an int index, got {_brief(index)}")
+            raise QueryError(f"{self}[...] needs an int index, got {brief(index)}")
         if abs(index) > MAX_LIST_INDEX:
-            raise QueryError(f"{self}[{_brief(index)}]: a list index may be at most "
+            raise QueryError(f"{self}[{brief(index)}]: a list index may be at most "
                              f"{MAX_LIST_INDEX:,} either way")
         return Path(self.root, self.steps, index)
 
@@ -192,7 +199,7 @@ class Path:
         except AwlError:
             raise
         except (OverflowError, ValueError) as exc:
-            raise PersistentValueError(f"{self} {op} {_brief(value)}: {exc}") from None
+            raise PersistentValueError(f"{self} {op} {brief(value)}: {exc}") from None
 
     def _check_value(self, value: Any, op: str) -> Any:
         kind = self._element_kind()
@@ -249,8 +256,17 @@ class Path:
         """SQL LIKE on a string attribute (``%`` any run, ``_`` one character)."""
         if self._element_kind() is not Kind.DESCRIPTOR or self.last.type is not str:
             raise QueryError(f"{self}.like(): only string attributes take a pattern")
-        pattern = _storable(self.last.check_element(pattern, self.root.__name__)
-                            if self.index is not None else self.last.check(pattern), str(self))
+        if not isinstance(pattern, str):
+            raise PersistentTypeError(f"{self}.like() takes a str pattern, got "
+                                      f"{type(pattern).__name__} {brief(pattern)}")
+        try:
+            pattern = self.last.check_element(pattern, self.root.__name__) \
+                if self.index is not None else self.last.check(pattern)
+        except AwlError:
+            raise
+        except (OverflowError, ValueError) as exc:  # e.g. too long an int to print
+            raise PersistentValueError(f"{self}.like({brief(pattern)}): {exc}") from None
+        pattern = _storable(pattern, str(self))
         if len(pattern) > MAX_PATTERN_CHARS:
             raise QueryError(f"{self}.like(): the pattern has {len(pattern):,} characters; "
                              f"the limit is {MAX_PATTERN_CHARS:,}")
@@ -259,7 +275,7 @@ class Path:
     def in_(self, values: Any) -> In:
         """True when the attribute equals one of `values` (a list, tuple or set)."""
         if isinstance(values, str | bytes) or not hasattr(values, "__iter__"):
-            raise QueryError(f"{self}.in_() takes a list of values, got {_brief(values)}")
+            raise QueryError(f"{self}.in_() takes a list of values, got {brief(values)}")
         checked = []
         for value in values:
             if len(checked) == MAX_IN_VALUES:
@@ -277,7 +293,7 @@ class Path:
             except AwlError:
                 raise
             except (OverflowError, ValueError) as exc:
-                raise PersistentValueError(f"{self} contains {_brief(value)}: {exc}") from None
+                raise PersistentValueError(f"{self} contains {brief(value)}: {exc}") from None
             return Contains(self, _storable(member, str(self)))
         raise QueryError(f"{self}.contains(): only lists have members")
 
@@ -296,7 +312,7 @@ class Path:
     __repr__ = __str__
 
 
-def _brief(value: Any) -> str:
+def brief(value: Any) -> str:
     """A short description of a value for an error message; never raises (a 5,000-digit
     int cannot even be turned into text)."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:

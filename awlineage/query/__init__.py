@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from awlineage.database import Database, current_database
 from awlineage.errors import QueryError
-from awlineage.persistence import DBObject, Expression, root_class
+from awlineage.persistence import DBObject, Expression, brief, root_class
 from awlineage.query._compile import Compiler
 from awlineage.query._select import Query
 from awlineage.query._text import parse_query, point_at
@@ -37,7 +37,7 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
     >>> select((RawFrame.exptime > 10) & (RawFrame.instrument.name == "WFI"))  # doctest: +SKIP
     """
     if cls is not None and not (isinstance(cls, type) and issubclass(cls, DBObject)):
-        raise QueryError(f"select(..., cls): cls must be a persistent class, got {cls!r}")
+        raise QueryError(f"select(..., cls): cls must be a persistent class, got {brief(cls)}")
     if isinstance(what, type) and issubclass(what, DBObject):
         return Query(what, None, database=database)
     if isinstance(what, str):

@@ -33,6 +33,7 @@ from awlineage.persistence import (
     Or,
     Path,
     Property,
+    brief,
     datetime_to_text,
     qualified_name,
 )
@@ -104,7 +105,8 @@ class Compiler:
         elif isinstance(expression, Contains):
             leaf = _contains_leaf(self, expression)
         else:
-            raise QueryError(f"cannot compile {type(expression).__name__} {expression!r}")
+            raise QueryError(f"cannot compile {type(expression).__name__} "
+                             f"{brief(expression)}")
         path = expression.path
         if not issubclass(ct.cls, path.steps[0].classes):
             # A query on a base class naming an attribute only some subclasses have: the

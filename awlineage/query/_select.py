@@ -23,6 +23,7 @@ from awlineage.persistence import (
     Kind,
     Ordering,
     Path,
+    brief,
     find_property,
     notify_read,
     observers,
@@ -81,7 +82,8 @@ class Query:
         order = []
         for term in terms:
             if not isinstance(term, Ordering | Path | str):
-                raise QueryError(f"order_by() takes attributes or their names, got {_short(term)}")
+                raise QueryError(f"order_by() takes attributes or their names, got "
+                                 f"{brief(term)}")
             if isinstance(term, str):
                 descending = term.startswith("-")
                 prop, _ = find_property(self.cls, term.lstrip("-+"))
@@ -114,7 +116,7 @@ class Query:
                 path = Path.start(self.cls, prop, classes)
             if not isinstance(path, Path):
                 raise QueryError(f"prefetch() takes link attributes or their names, got "
-                                 f"{path!r}")
+                                 f"{brief(path)}")
             if not all(s.prop.kind.is_link or s.prop.kind is Kind.LINK_LIST
                        for s in path.steps):
                 raise QueryError(f"prefetch({path}): every step must be a link or link list")
@@ -251,7 +253,8 @@ class Query:
             raise QueryError(f"{self!r}: the database refused the query: "
                              f"{_first_line(exc)}") from exc
         except sa.exc.OperationalError as exc:
-            if any(text in str(exc.orig) for text in _SQLITE_STATEMENT_LIMITS):
+            if self.database().dialect.NAME == "sqlite" and \
+                    any(text in str(exc.orig) for text in _SQLITE_STATEMENT_LIMITS):
                 raise QueryError(f"{self!r}: the database refused the query as too big or "
                                  f"too deep: {_first_line(exc)}") from exc
             raise
@@ -278,7 +281,7 @@ class Query:
             start = index.start or 0
             stop = index.stop
             if self._offset + start > _MAX_ROWS or (stop or 0) > _MAX_ROWS:
-                raise QueryError(f"query slice [{index.start}:{index.stop}] beyond "
+                raise QueryError(f"query slice [{brief(index.start)}:{brief(index.stop)}] beyond "
                                  f"{_MAX_ROWS:,} objects")
             limit = None if stop is None else max(stop - start, 0)
             if self._limit is not None:
@@ -291,7 +294,7 @@ class Query:
             index += self.count()
         found = None if not 0 <= index < _MAX_ROWS else self[index:index + 1].first()
         if found is None:
-            raise IndexError(f"query result index {index} out of range")
+            raise IndexError(f"query result index {brief(index)} out of range")
         return found
 
     def __repr__(self) -> str:
@@ -307,7 +310,7 @@ def _short(value: Any) -> str:
     try:
         text = repr(value)
     except ValueError:  # Python refuses to print ints of more than 4,300 digits
-        return f"an int of about {int(value.bit_length() * 0.30103)} digits"
+        return brief(value)
     return text if len(text) <= 300 else text[:297] + "..."
 
 
@@ -318,7 +321,7 @@ def _first_line(exc: sa.exc.SQLAlchemyError) -> str:
 
 def _count(name: str, count: Any) -> int:
     if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= _MAX_ROWS:
-        raise QueryError(f"{name}() takes an int from 0 to {_MAX_ROWS}, got {_short(count)}")
+        raise QueryError(f"{name}() takes an int from 0 to {_MAX_ROWS}, got {brief(count)}")
     return count
 
 

@@ -1,11 +1,13 @@
 """Hostile queries, as hypothesis strategies: the fuzz test and `benchmarks/query_fuzz.py`
 draw from the same generators.
 
-Two families. `texts()` gives textual queries: valid ones, mutations of valid ones, token
+Three families. `texts()` gives textual queries: valid ones, mutations of valid ones, token
 soup, deep nesting, long link paths, huge literals and arbitrary unicode. `expressions()`
 gives callables that build a query with the expression API from random names, operators and
-values of every Python type (including ones no database can hold). `run_case` runs one case and
-says how it ended: a result, one of awlineage's errors, or a raw exception (a bug).
+values of every Python type (including ones no database can hold). `refinements()` calls
+select() with odd arguments and chains Query methods (filter, order_by, limit, slices ...).
+`run_case` runs one case and says how it ended: a result, one of awlineage's errors, or a raw
+exception (a bug).
 """
 
 from __future__ import annotations

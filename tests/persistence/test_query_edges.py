@@ -5,11 +5,14 @@ limit or the value, on both backends."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import math
 
 import pytest
 
 from awlineage import (
+    AwlError,
     DBObject,
     PersistentValueError,
     QueryError,
@@ -118,10 +121,10 @@ def test_attribute_of_some_subclasses_selects_only_their_objects(chain, db) -> N
 
 
 @pytest.mark.parametrize("text, error, message", [
-    ("CameraFrame.exptime > " + "9" * 320, PersistentValueError, "64-bit float"),
+    ("CameraFrame.exptime > " + "9" * 320, PersistentValueError, "range of a 64-bit float"),
     ("CameraFrame.exptime > " + "9" * 5000, QueryError, "5,000 characters; the limit is 400"),
-    ("CameraFrame.obs_date > 0001-01-01T00:00+05:00", PersistentValueError, "storable range"),
-    ("CameraFrame.obs_date < 9999-12-31T23:00-05:00", PersistentValueError, "storable range"),
+    ("CameraFrame.obs_date > 0001-01-01T00:00+05:00", PersistentValueError, "outside the storable"),
+    ("CameraFrame.obs_date < 9999-12-31T23:00-05:00", PersistentValueError, "outside the storable"),
     ("CameraFrame.is_science < true", QueryError, "only == and != compare it"),
     ("CameraFrame.chip == '\udcff'", PersistentValueError, "lone surrogate"),
     ("CameraFrame.keywords[99999999999] == 'a'", QueryError, "at most 2,147,483,647"),
@@ -136,7 +139,7 @@ def test_values_no_database_can_compare_are_refused(db, text, error, message) ->
 
 
 def test_expression_api_refuses_what_the_text_refuses(db) -> None:
-    with pytest.raises(PersistentValueError, match="beyond the range of a 64-bit float"):
+    with pytest.raises(PersistentValueError, match="range of a 64-bit float"):
         select(CameraFrame.exptime == 10**400)
     with pytest.raises(PersistentValueError, match="outside the storable range"):
         select(CameraFrame.obs_date > datetime.datetime(1, 1, 1, tzinfo=datetime.timezone(
@@ -160,3 +163,23 @@ def test_limit_offset_and_index_take_only_sensible_ints(chain) -> None:
             query.limit(bad)
     with pytest.raises(QueryError):
         query["a"]
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_non_finite_floats_give_an_answer_or_an_awlineage_error(chain, value) -> None:
+    # Whether such values are refused or compared is the storage policy's choice; a query
+    # must never end in the driver's own exception (contains(nan) did on PostgreSQL).
+    for condition in (lambda: CameraFrame.gains.contains(value),
+                      lambda: CameraFrame.exptime != value,
+                      lambda: CameraFrame.gains[0] < value):
+        with contextlib.suppress(AwlError):
+            select(condition()).count()
+
+
+def test_errors_about_huge_integers_describe_them_instead_of_printing_them(chain) -> None:
+    huge = 10**5000  # str() of it raises ValueError in Python 3.11+
+    for misuse in (lambda: select(CameraFrame).order_by(huge), lambda: select(CameraFrame)[huge:],
+                   lambda: select(CameraFrame).limit(huge), lambda: CameraFrame.chip.like(huge),
+                   lambda: huge & (CameraFrame.nexp == 1), lambda: CameraFrame.nexp == huge):
+        with pytest.raises(AwlError, match="5,001 digits"):
+            misuse()
