@@ -138,8 +138,11 @@ def _changed(current: dict[str, Any], wanted: dict[str, Any]) -> bool:
 
 def _refuse_table_of_another_class(conn: sa.Connection, registry: sa.Table, cls: type,
                                    table_name: str) -> None:
+    # the class itself may have been recorded by another process since we looked: that race
+    # ends in the registry's unique key, and `tables_for` looks again
     other = conn.execute(sa.select(registry.c.class_name)
-                         .where(registry.c.table_name == table_name).limit(1)).scalar()
+                         .where(registry.c.table_name == table_name,
+                                registry.c.class_name != qualified_name(cls)).limit(1)).scalar()
     if other is not None:
         raise SchemaConflictError(
             f"{qualified_name(cls)}: its table {table_name!r} already holds the objects of "
