@@ -118,7 +118,7 @@ class Planner:
         if isinstance(where, str):
             from awlineage.query import parse_query
 
-            where = parse_query(where, cls)
+            where = parse_query(where, cls, self.db.class_named)
         for current in dependency_order(cls):
             if current not in self.nodes:
                 self.nodes[current] = self._plan_class(current, force_upstream)
