@@ -79,33 +79,38 @@ class ClassFinder:
         with self._lock:
             if name in self._stand_ins:
                 return self._stand_ins[name]
-            record = self.db.registered_classes().get(name)
+            records = self.db.registered_classes()
+            record = records.get(name)
             if record is None:
                 raise UnknownClassError(f"unknown persistent class {name!r}: neither this "
                                         "process nor the database knows it")
             imported = _import_class(record)
             if imported is not None:
                 return imported
-            return self._stand_in(record, building=set())
+            return self._stand_in(record, records, building=set())
 
-    def _stand_in(self, record: RecordedClass, building: set[str]) -> type:
-        """Build the stand-in of `record`, and those of its bases and link types first."""
+    def _stand_in(self, record: RecordedClass, records: dict[str, RecordedClass],
+                  building: set[str]) -> type:
+        """Build the stand-in of `record`, and those of its bases and link types first
+        (`records`: the registry, read once for the whole build)."""
         if record.name in self._stand_ins:
             return self._stand_ins[record.name]
         building = building | {record.name}
-        bases = _direct_bases([self._for_reference(b, building) for b in record.bases])
+        bases = _direct_bases([self._for_reference(b, records, building)
+                               for b in record.bases])
         inherited = {attr: prop for b in reversed(bases)
                      for attr, prop in b._properties.items()}  # type: ignore[attr-defined]
         properties = {}
         for attr, spec in record.definition.items():
-            prop = self._property(spec, building)
+            prop = self._property(spec, records, building)
             if _declares_more(prop, inherited.get(attr)):
                 properties[attr] = prop
         cls = build_stand_in(record, tuple(bases), properties)
         self._stand_ins[record.name] = cls
         return cls
 
-    def _for_reference(self, name: str, building: set[str]) -> type:
+    def _for_reference(self, name: str, records: dict[str, RecordedClass],
+                       building: set[str]) -> type:
         """A class named as a base or a link type: real, stand-in, or (inside a cycle of
         links being built) `DBObject`."""
         cls = DBObjectMeta.registry.get(name)
@@ -113,12 +118,13 @@ class ClassFinder:
             return cls
         if name in self._stand_ins:
             return self._stand_ins[name]
-        record = self.db.registered_classes().get(name)
+        record = records.get(name)
         if record is None or name in building:
             return DBObject
-        return _import_class(record) or self._stand_in(record, building)
+        return _import_class(record) or self._stand_in(record, records, building)
 
-    def _property(self, spec: dict[str, Any], building: set[str]) -> Property:
+    def _property(self, spec: dict[str, Any], records: dict[str, RecordedClass],
+                  building: set[str]) -> Property:
         kind, doc = spec["kind"], spec.get("doc", "")
         if kind == "self-link":
             return persistent(doc)
@@ -126,7 +132,7 @@ class ClassFinder:
             value_type = BASIC_TYPES[spec["type"]]
             default = decode_default(spec.get("default", [] if kind != "descriptor" else None))
             return persistent(doc, value_type, default, index=bool(spec.get("index")))
-        target = self._for_reference(spec["type"], building)
+        target = self._for_reference(spec["type"], records, building)
         return persistent(doc, target, [] if kind == "link list" else None)
 
 

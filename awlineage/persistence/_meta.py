@@ -93,9 +93,17 @@ def namespace_of_module(module: str) -> str:
     """The default namespace of the classes of `module`, as the class registry records
     modules: a dotted module name, or ``__main__ (path of the script)``."""
     if module.startswith("__main__"):
-        script = module[len("__main__"):].strip(" ()")
+        script = recorded_script(module)
         return Path(script).stem if script else "__main__"
     return module.split(".")[0]
+
+
+def recorded_script(module: str) -> str | None:
+    """The script's path in a registry module ``__main__ (path)``; None for a module or an
+    interactive session."""
+    if not module.startswith("__main__"):
+        return None
+    return module[len("__main__"):].strip(" ()") or None
 
 
 def default_table_name(qualified_name: str) -> str:

@@ -5,10 +5,11 @@ recorded, for stored objects whose defining module cannot be imported here (a sc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NoReturn
 
 from awlineage.errors import StandInClassError
-from awlineage.persistence._meta import DBObjectMeta, short_name
+from awlineage.persistence._meta import DBObjectMeta, recorded_script, short_name
 from awlineage.persistence._properties import Property
 
 
@@ -48,10 +49,10 @@ def is_stand_in(cls: type) -> bool:
 def origin_text(module: str) -> str:
     """Where the registry says a class was defined, for people: ``script proc.py`` or
     ``module mypipe``."""
-    if module.startswith("__main__"):
-        path = module[len("__main__"):].strip(" ()")
-        return f"script {path.rsplit('/', 1)[-1]}" if path else "an interactive session"
-    return f"module {module}"
+    if not module.startswith("__main__"):
+        return f"module {module}"
+    script = recorded_script(module)
+    return f"script {Path(script).name}" if script else "an interactive session"
 
 
 def describe_class(cls: type) -> str:
