@@ -87,12 +87,16 @@ def test_the_http_server_refuses_even_when_gc_thinks_a_file_is_unreferenced(db, 
     assert storage.list() == sorted([reduced, "plain.dat"])
 
 
-def test_awl_dataserver_gc_lists_then_removes(db, files, capsys, tmp_path):
-    storage, reduced = files
+def _gc_command(db, storage) -> list[str]:
+    """``awl`` arguments of a gc of `storage` against the test's database."""
     url = db.url.render_as_string(hide_password=False)
     base = ["--database", url, "dataserver", "gc", "--data-url", str(storage.root)]
-    if db.schema:
-        base += ["--schema", db.schema]
+    return [*base, "--schema", db.schema] if db.schema else base
+
+
+def test_awl_dataserver_gc_lists_then_removes(db, files, capsys, tmp_path):
+    storage, reduced = files
+    base = _gc_command(db, storage)
     assert main([*base, "--dry-run"]) == 0
     out, err = capsys.readouterr()
     assert out.split() == ["orphan.dat", str(len(b"never committed"))]
@@ -178,10 +182,7 @@ def test_awl_dataserver_gc_removes_abandoned_uploads_and_says_how_many_bytes_it_
     os.close(handle)
     partial = ".awl-tmp/" + os.path.basename(temporary)
     age(storage, partial, 86400 * 2)
-    url = db.url.render_as_string(hide_password=False)
-    base = ["--database", url, "dataserver", "gc", "--data-url", str(storage.root)]
-    if db.schema:
-        base += ["--schema", db.schema]
+    base = _gc_command(db, storage)
     assert main([*base, "--dry-run"]) == 0
     out, err = capsys.readouterr()
     assert out.split() == ["orphan.dat", str(len(b"never committed")), partial, "1000"]
