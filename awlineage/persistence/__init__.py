@@ -49,6 +49,7 @@ from awlineage.persistence._standin import (
     describe_class,
     is_stand_in,
     origin_text,
+    refuse_stand_in,
 )
 from awlineage.persistence._store import (
     FileStore,
@@ -122,6 +123,7 @@ __all__ = [
     "origin_text",
     "persistent",
     "qualified_name",
+    "refuse_stand_in",
     "remove_observer",
     "reset_session",
     "root_class",

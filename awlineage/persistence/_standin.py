@@ -64,7 +64,8 @@ def describe_class(cls: type) -> str:
     return f"{cls.__name__} (read from the registry; defined in {origin})"
 
 
-def _refuse(cls: type, action: str) -> NoReturn:
+def refuse_stand_in(cls: type, action: str) -> NoReturn:
+    """Raise `StandInClassError`: `action` (``make Summary 123``) needs the real class."""
     raise StandInClassError(
         f"cannot {action}: {describe_class(cls)} is read-only here, because "
         f"{cls.__dict__['_stand_in_origin']} cannot be imported in this process; import the "
@@ -73,19 +74,19 @@ def _refuse(cls: type, action: str) -> NoReturn:
 
 
 def _refuse_init(self: Any, **values: Any) -> None:
-    _refuse(type(self), f"create a {type(self).__name__}")
+    refuse_stand_in(type(self), f"create a {type(self).__name__}")
 
 
 def _refuse_commit(self: Any) -> None:
-    _refuse(type(self), f"commit {type(self).__name__} {self.object_id}")
+    refuse_stand_in(type(self), f"commit {type(self).__name__} {self.object_id}")
 
 
 def _refuse_make(self: Any, *args: Any, **kwargs: Any) -> None:
-    _refuse(type(self), f"make {type(self).__name__} {self.object_id}")
+    refuse_stand_in(type(self), f"make {type(self).__name__} {self.object_id}")
 
 
 def _refuse_delete(self: Any) -> None:
-    _refuse(type(self), f"delete {type(self).__name__} {self.object_id}")
+    refuse_stand_in(type(self), f"delete {type(self).__name__} {self.object_id}")
 
 
 def build_stand_in(record: RecordedClass, bases: tuple[type, ...],

@@ -10,7 +10,7 @@ from typing import Any
 
 from awlineage.database import Database, identity_key, prefetch
 from awlineage.errors import AwlError
-from awlineage.persistence import DBObject, Expression
+from awlineage.persistence import DBObject, Expression, is_stand_in, refuse_stand_in
 from awlineage.processing._declarations import Needs, OnePer, OnePerGroup
 from awlineage.processing._evaluate import matches
 from awlineage.processing._plan import (
@@ -115,6 +115,8 @@ class Planner:
         force_upstream
             Make everything they depend on, too.
         """
+        if is_stand_in(cls):
+            refuse_stand_in(cls, f"plan targets of {cls.__name__}")
         if isinstance(where, str):
             from awlineage.query import parse_query
 

@@ -14,6 +14,7 @@ import pytest
 
 from awlineage import (
     Process,
+    TargetProcessor,
     ancestors,
     get,
     get_dependencies,
@@ -99,6 +100,8 @@ def test_a_stand_in_refuses_make_commit_and_new_objects(db, summary_id) -> None:
         summary.commit()
     with pytest.raises(StandInClassError, match="create a Summary"):
         type(summary)()
+    with pytest.raises(StandInClassError, match="plan targets of Summary"):
+        TargetProcessor("serial", progress=False).make(type(summary))
 
 
 def test_text_queries_and_lineage_helpers_read_script_classes(db, summary_id) -> None:
