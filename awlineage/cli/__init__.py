@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "awlineage.cli._ingest",
     "awlineage.cli._dataserver",
     "awlineage.cli._demo",
+    "awlineage.cli._serve",
 )
 """Modules with an ``add_commands(subparsers)`` function, in the order of ``awl --help``."""
 RETRY_PAUSE = 1.0

@@ -18,7 +18,7 @@ from awlineage.database._classes import ClassFinder
 from awlineage.database._commit import commit_objects
 from awlineage.database._identity_map import IdentityMap
 from awlineage.database._load import load_link, load_objects
-from awlineage.database._sync import sync_class
+from awlineage.database._sync import recorded_tables, sync_class
 from awlineage.database._tables import (
     FRAMEWORK_TABLES,
     ClassTables,
@@ -68,25 +68,46 @@ class Database:
         SQLAlchemy URL: ``sqlite:///awlineage.db`` or ``postgresql+psycopg://…``.
     schema
         PostgreSQL schema to work in (made the search_path); ignored for SQLite.
+    read_only
+        Open an existing database for reading only (the web viewer): the database itself
+        refuses every write (SQLite ``query_only``, PostgreSQL read-only transactions),
+        nothing is created or upgraded, and classes are read as the registry recorded them.
     """
 
-    def __init__(self, url: str, schema: str | None = None) -> None:
+    def __init__(self, url: str, schema: str | None = None, *, read_only: bool = False) -> None:
         parsed = _parse_url(url)
         self.url = parsed
         self.schema = schema
+        self.read_only = read_only
         self.dialect: ModuleType = _DIALECTS[parsed.get_backend_name()]
-        if self.dialect is sqlite and parsed.database not in (None, "", ":memory:"):
+        on_disk = self.dialect is sqlite and parsed.database not in (None, "", ":memory:")
+        if on_disk and read_only and not Path(parsed.database).expanduser().is_file():
+            raise ConfigurationError(f"database {url!r}: no such file "
+                                     f"{Path(parsed.database).expanduser()} (a read-only "
+                                     "reader does not create one)")
+        if on_disk and not read_only:
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        self.engine = self.dialect.create_engine(parsed, schema)
+        self.engine = self.dialect.create_engine(parsed, schema, read_only=read_only)
         self.metadata = new_metadata()
         self.framework = {n: self.metadata.tables[n] for n in FRAMEWORK_TABLES}
         self.identity_map = IdentityMap()
         self._synced: dict[type, ClassTables] = {}
         self._lock = threading.RLock()
         self.classes = ClassFinder(self)
+        if read_only:
+            self._require_framework_tables(url)
+            return
         self.metadata.create_all(self.engine, tables=list(self.framework.values()))
         upgrade_framework_tables(self.engine, self.framework)
         upgrade_class_names(self.engine, self.framework, self.dialect)
+
+    def _require_framework_tables(self, url: str) -> None:
+        present = set(sa.inspect(self.engine).get_table_names(schema=self.schema))
+        missing = [name for name in FRAMEWORK_TABLES if name not in present]
+        if missing:
+            raise ConfigurationError(
+                f"database {url!r} holds no awlineage objects (no table {missing[0]}); a "
+                "read-only reader does not create one")
 
     def __repr__(self) -> str:
         return f"Database({self.url.render_as_string(hide_password=True)!r})"
@@ -100,6 +121,9 @@ class Database:
                 tables = self._synced.get(cls)
                 if tables is None and is_stand_in(cls):  # read-only: never changes the schema
                     tables = build_class_tables(self.metadata, cls, self.dialect)
+                elif tables is None and self.read_only:
+                    tables = recorded_tables(self, cls)
+                    self._synced[cls] = tables
                 elif tables is None:
                     try:
                         tables = sync_class(self, cls)

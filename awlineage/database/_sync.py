@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from awlineage.database._tables import ClassTables, build_class_tables, property_column
-from awlineage.errors import SchemaConflictError
+from awlineage.errors import SchemaConflictError, UnknownClassError
 from awlineage.persistence import DBObject, Kind, Property, qualified_name
 
 if TYPE_CHECKING:
@@ -124,6 +124,31 @@ def sync_class(db: Database, cls: type) -> ClassTables:
         if _changed(current, wanted):
             _record(conn, registry, cls, wanted, row.class_version + 1)
     return tables
+
+
+def recorded_tables(db: Database, cls: type) -> ClassTables:
+    """The tables of `cls` as the registry recorded them, without writing anything (a
+    read-only database). Refuses a class the database has not stored, or whose code has
+    properties the database has no columns for."""
+    registry = db.framework["awl_class"]
+    with db.engine.connect() as conn:
+        row = conn.execute(
+            sa.select(registry)
+            .where(registry.c.class_name == qualified_name(cls))
+            .order_by(registry.c.class_version.desc())
+            .limit(1)
+        ).first()
+    if row is None:
+        raise UnknownClassError(f"class {qualified_name(cls)} has no objects in this "
+                                "database (it is not in its class registry)")
+    recorded = json.loads(row.definition)
+    unrecorded = [name for name in class_definition(cls)["definition"] if name not in recorded]
+    if unrecorded:
+        raise SchemaConflictError(
+            f"class {qualified_name(cls)} (module {defining_module(cls)}) has properties "
+            f"the database has no columns for: {', '.join(unrecorded)}; a read-only reader "
+            "cannot add them (run the code that defines them once against the database)")
+    return build_class_tables(db.metadata, cls, db.dialect, table_name=row.table_name)
 
 
 def _changed(current: dict[str, Any], wanted: dict[str, Any]) -> bool:

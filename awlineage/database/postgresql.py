@@ -22,13 +22,16 @@ _CASTS: dict[type, sa.types.TypeEngine] = {
 }
 
 
-def create_engine(url: sa.URL, schema: str | None) -> sa.Engine:
-    """An engine through psycopg 3 in UTC sessions; `schema` becomes the search_path."""
+def create_engine(url: sa.URL, schema: str | None, *, read_only: bool = False) -> sa.Engine:
+    """An engine through psycopg 3 in UTC sessions; `schema` becomes the search_path; with
+    `read_only`, every transaction is read-only (PostgreSQL refuses writes)."""
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")
     options = "-c timezone=UTC"
     if schema:
         options += f" -c search_path={schema}"
+    if read_only:
+        options += " -c default_transaction_read_only=on"
     connect_args: dict[str, Any] = {"options": options}
     return sa.create_engine(url, connect_args=connect_args, pool_pre_ping=True)
 

@@ -15,8 +15,9 @@ NAME = "sqlite"
 BUSY_TIMEOUT_MS = 30_000
 
 
-def create_engine(url: sa.URL, schema: str | None) -> sa.Engine:
-    """An engine with WAL journaling, foreign keys enforced and a busy timeout."""
+def create_engine(url: sa.URL, schema: str | None, *, read_only: bool = False) -> sa.Engine:
+    """An engine with WAL journaling, foreign keys enforced and a busy timeout; with
+    `read_only`, every connection refuses writes (``PRAGMA query_only``)."""
     engine = sa.create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
 
     @sa.event.listens_for(engine, "connect")
@@ -27,6 +28,8 @@ def create_engine(url: sa.URL, schema: str | None) -> sa.Engine:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA synchronous=NORMAL")
+        if read_only:
+            cursor.execute("PRAGMA query_only=ON")
         cursor.close()
 
     return engine

@@ -1,0 +1,114 @@
+"""One page, two answers: HTML from a template, or the same data as JSON when the client
+asks for ``application/json``. Pages are plain functions run in a worker thread with the
+viewer's session active; errors become 400/404 with a message, in the format asked for."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+
+from webviewer._errors import status_of
+from webviewer._json import jsonable
+from webviewer._viewer import Viewer, viewer_of
+
+log = logging.getLogger("webviewer")
+
+
+@dataclass
+class Page:
+    """What a page function returns.
+
+    Attributes
+    ----------
+    template
+        The template of the HTML answer (under ``webviewer/templates``).
+    data
+        The page's content: the JSON answer, and the template's ``data``.
+    title
+        The HTML title.
+    context
+        More template variables that are not part of the JSON answer (such as an inline SVG).
+    limits_hit
+        The limits this answer ran into, each named with what was left out.
+    """
+
+    template: str
+    data: dict[str, Any]
+    title: str = "awlineage"
+    context: dict[str, Any] = field(default_factory=dict)
+    limits_hit: list[str] = field(default_factory=list)
+
+
+PageFunction = Callable[[Request, Viewer], Page | Response]
+
+
+def wants_json(request: Request) -> bool:
+    """True when the client prefers JSON: ``Accept: application/json`` (before any HTML
+    type), or ``?format=json`` for a link."""
+    if request.query_params.get("format") == "json":
+        return True
+    accept = request.headers.get("accept", "")
+    for part in accept.split(","):
+        media = part.split(";")[0].strip().lower()
+        if media in ("text/html", "application/xhtml+xml"):
+            return False
+        if media == "application/json":
+            return True
+    return False
+
+
+def page(function: PageFunction) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint from a page function: run it in a worker thread with the session active,
+    answer HTML or JSON, and turn the errors users cause into 400/404 with a message."""
+
+    @functools.wraps(function)
+    async def endpoint(request: Request) -> Response:
+        viewer = viewer_of(request)
+        try:
+            result = await run_in_threadpool(_run, function, request, viewer)
+        except Exception as exc:  # every error gets an answer
+            return error_response(request, viewer, exc)
+        if isinstance(result, Response):
+            return result
+        return render(request, viewer, result)
+
+    return endpoint
+
+
+def _run(function: PageFunction, request: Request, viewer: Viewer) -> Page | Response:
+    with viewer.session.activate():
+        return function(request, viewer)
+
+
+def render(request: Request, viewer: Viewer, result: Page, status: int = 200) -> Response:
+    """The page as JSON or HTML."""
+    if wants_json(request):
+        body = jsonable(result.data)
+        if result.limits_hit:
+            body = {**body, "limits_hit": result.limits_hit}
+        return JSONResponse(body, status_code=status)
+    template = viewer.templates.get_template(result.template)
+    html = template.render(data=result.data, title=result.title, limits_hit=result.limits_hit,
+                           request_path=request.url.path, **result.context)
+    return HTMLResponse(html, status_code=status)
+
+
+def error_response(request: Request, viewer: Viewer, exc: Exception) -> Response:
+    """400/404 with the error's message, or 500 for an unexpected error (logged, with no
+    internals in the answer)."""
+    status = status_of(exc)
+    if status is None:
+        log.exception("unexpected error on %s", request.url.path)
+        status, message = 500, f"internal error ({type(exc).__name__}); see the server's log"
+    else:
+        message = getattr(exc, "message", None) or str(exc)
+    detail = getattr(exc, "detail", {}) or {}
+    data = {"error": message, "status": status, **detail}
+    return render(request, viewer, Page("error.html", data, title=f"{status}"), status)

@@ -1,0 +1,62 @@
+"""The viewer's state, shared by every request of one app: the read-only database, the
+session that pairs it with the data server, the limits and the templates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from starlette.requests import Request
+
+from awlineage import Database, Session
+from webviewer._limits import Limits
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+@dataclass
+class Viewer:
+    """What a page needs besides its request.
+
+    Attributes
+    ----------
+    database
+        The database, opened read-only: the database itself refuses writes.
+    session
+        The database paired with the data server the objects' files are on; active while a
+        page runs, so `select`, `get` and the lineage helpers use it.
+    limits
+        How much one request may ask for.
+    templates
+        The Jinja2 environment of the HTML pages (every value escaped).
+    """
+
+    database: Database
+    session: Session
+    limits: Limits
+    templates: jinja2.Environment
+
+    def close(self) -> None:
+        """Release the database's connections."""
+        self.session.close()
+
+
+def templates_environment() -> jinja2.Environment:
+    """The pages' templates, from the package, with autoescaping on for every template."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(PACKAGE_DIR / "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals["obj_url"] = lambda object_id: f"/obj/{int(object_id)}"
+    return env
+
+
+def viewer_of(request: Request) -> Viewer:
+    """The viewer of the app serving `request`."""
+    viewer: Any = request.app.state.viewer
+    return viewer

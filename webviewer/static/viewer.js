@@ -1,0 +1,2 @@
+// The viewer's own script: small progressive enhancements; every page works without it.
+"use strict";
