@@ -3,14 +3,18 @@ and the demo's folder (the pipeline run once per test session, in its own proces
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Page as BrowserPage
 from starlette.testclient import TestClient
 
 from awlineage import Database
 from tests.commands import run_awl
+from tests.webviewer.browser import CHROMIUM, CHROMIUM_ARGS, artefacts_dir, served
 from webviewer import Limits, create_app
 
 
@@ -57,3 +61,56 @@ def demo_client(demo_folder: Path) -> Iterator[TestClient]:
                      data_url=str(demo_folder / "awl-data"))
     with TestClient(app) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Debian's chromium, headless, driven by Playwright."""
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[BrowserPage]:
+    """A new browser page; the test fails if the Content-Security-Policy blocked anything or
+    a script failed on it. ``page.screenshot(path=shot("name"))`` saves an artefact."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    opened = context.new_page()
+    problems: list[str] = []
+    opened.on("console", lambda message: problems.append(message.text)
+              if message.type == "error" else None)
+    opened.on("pageerror", lambda error: problems.append(f"script error: {error}"))
+    yield opened
+    context.close()
+    assert not problems, f"the browser reported errors: {problems}"
+
+
+@pytest.fixture
+def shot(request: pytest.FixtureRequest) -> Callable[[str], str]:
+    """The path of a screenshot named after the test: ``page.screenshot(path=shot("x"))``."""
+    def _path(name: str) -> str:
+        return str(artefacts_dir() / f"{request.node.name}-{name}.png")
+    return _path
+
+
+@pytest.fixture(scope="session")
+def demo_url(demo_folder: Path) -> Iterator[str]:
+    """The demo's folder served by the viewer under uvicorn: its base URL."""
+    app = create_app(f"sqlite:///{demo_folder}/awlineage.db",
+                     data_url=str(demo_folder / "awl-data"))
+    with served(app) as url:
+        yield url
+
+
+@pytest.fixture
+def serve_viewer(db: Database, tmp_path: Path) -> Iterator[Callable[..., str]]:
+    """Serve a viewer on the test's database under uvicorn (after the test has stored its
+    objects): ``url = serve_viewer()``."""
+    with contextlib.ExitStack() as stack:
+        def _serve(limits: Limits | None = None) -> str:
+            app = create_app(db.url.render_as_string(hide_password=False), schema=db.schema,
+                             data_url=str(tmp_path / "awl-data"), limits=limits)
+            return stack.enter_context(served(app))
+        yield _serve

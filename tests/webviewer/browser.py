@@ -1,0 +1,63 @@
+"""A real browser for the viewer's tests: Debian's chromium driven by Playwright (its Python
+package, pointed at the system browser), against the viewer served by uvicorn on loopback.
+
+Screenshots go to ``test-artefacts/screenshots`` (or ``$AWL_TEST_ARTEFACTS/screenshots``).
+A page that the Content-Security-Policy blocked anything on fails its test."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import uvicorn
+from starlette.applications import Starlette
+
+from tests.commands import REPO
+
+CHROMIUM = os.environ.get("AWL_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+"""Headless chromium as root on a machine with no internet: no sandbox, and no background
+connections (each would be refused by the closed network)."""
+
+
+def artefacts_dir() -> Path:
+    """Where screenshots are saved."""
+    root = Path(os.environ.get("AWL_TEST_ARTEFACTS", REPO / "test-artefacts"))
+    folder = root / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def served(app: Starlette) -> Iterator[str]:
+    """Serve `app` with uvicorn on a free loopback port in a background thread; yields its
+    base URL."""
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, name=f"viewer-{port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError(f"the viewer did not start on port {port}")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
