@@ -68,5 +68,9 @@ class QuerySyntaxError(QueryError, SyntaxError):
     """A textual query does not parse; the message shows line, column and a caret."""
 
 
+class ReadOnlyDatabaseError(AwlError):
+    """A write (commit, delete) asked of a database opened read-only."""
+
+
 class ConfigurationError(AwlError):
     """A configuration value is missing or malformed."""

@@ -27,7 +27,7 @@ from awlineage.database._tables import (
     new_metadata,
 )
 from awlineage.database._upgrade import upgrade_class_names, upgrade_framework_tables
-from awlineage.errors import ConfigurationError, ObjectInUseError
+from awlineage.errors import ConfigurationError, ObjectInUseError, ReadOnlyDatabaseError
 from awlineage.persistence import (
     DBObject,
     Property,
@@ -101,6 +101,15 @@ class Database:
         upgrade_framework_tables(self.engine, self.framework)
         upgrade_class_names(self.engine, self.framework, self.dialect)
 
+    def _refuse_write_when_read_only(self, action: str, objects: Sequence[DBObject]) -> None:
+        if not self.read_only:
+            return
+        what = (f" {describe_class(type(objects[0]))} {objects[0].object_id}"
+                if objects else "")
+        raise ReadOnlyDatabaseError(
+            f"cannot {action}{what}: database "
+            f"{self.url.render_as_string(hide_password=True)} is open read-only")
+
     def _require_framework_tables(self, url: str) -> None:
         present = set(sa.inspect(self.engine).get_table_names(schema=self.schema))
         missing = [name for name in FRAMEWORK_TABLES if name not in present]
@@ -173,6 +182,7 @@ class Database:
     # -- store protocol -------------------------------------------------------------------
     def commit(self, objects: Sequence[DBObject]) -> None:
         """Write objects and the uncommitted objects they link to, in one transaction."""
+        self._refuse_write_when_read_only("commit", objects[:1])
         commit_objects(self, objects)
 
     def load_link(self, obj: DBObject, prop: Property) -> Any:
@@ -189,6 +199,7 @@ class Database:
 
     def delete(self, obj: DBObject) -> None:
         """Remove `obj`; refused with the names of the links when others link to it."""
+        self._refuse_write_when_read_only("delete", [obj])
         referrers = self.referrers(obj.object_id)
         if referrers:
             listed = ", ".join(f"{where} ({n})" for where, n in referrers.items())
