@@ -96,7 +96,8 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
                     "awl select --newest \"SourceList.filter == 'r' and SourceList.nsources > "
                     "50\"",
                     "awl make SourceList --dry-run",
-                    "awl demo --cosmic-ray-threshold 6   (remakes only what depends on it)"):
+                    "awl demo --cosmic-ray-threshold 6   (remakes only what depends on it)",
+                    f"awl serve   (then open http://127.0.0.1:8400/obj/{sources.object_id})"):
         say(f"  {command}")
     return 0 if not made.failures() else 1
 

@@ -149,3 +149,21 @@ def test_awl_serve_refuses_a_database_that_does_not_exist(tmp_path: Path) -> Non
     assert result.returncode == 2
     assert "no such file" in result.stderr
     assert not (tmp_path / "none.db").exists()
+
+
+def test_uvicorn_builds_the_app_from_the_environment(db: Database, tmp_path: Path) -> None:
+    Note(text="factory").commit()
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(REPO),
+           "AWL_DATABASE_URL": db.url.render_as_string(hide_password=False)}
+    if db.schema:
+        env["AWL_DATABASE_SCHEMA"] = db.schema
+    process = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory",
+                                "webviewer:create_app", "--port", str(port)], cwd=tmp_path,
+                               env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        body = json.loads(_wait_for(f"http://127.0.0.1:{port}/", process))
+        assert body["database"].startswith(db.url.get_backend_name())
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
