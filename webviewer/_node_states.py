@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 
-from awlineage import Database, select
+from awlineage import Database, DBObject, select
 from awlineage.errors import AwlError
 from awlineage.persistence import is_stand_in, qualified_name, short_name
 from awlineage.processing import OnePer, OnePerGroup, Planner, PlanNode, State, dependency_order
@@ -40,6 +40,8 @@ class ObjectState:
 
     state: str
     reasons: list[str] = field(default_factory=list)
+    unplanned: bool = False
+    """A target the plan does not hold (for a closer look at why)."""
 
 
 def is_target_class(cls: type) -> bool:
@@ -61,7 +63,38 @@ def object_states(db: Database, by_class: dict[str, list[int]], max_targets: int
     for name, ids in by_class.items():
         for oid in ids:
             states[oid] = _state(oid, name, classes[name], targets, planned, failures, newer)
+    unplanned = [oid for oid, s in states.items() if s.state == "unknown" and s.unplanned]
+    states.update(_superseded_sources(db, unplanned))
     return states, limits_hit
+
+
+def _superseded_sources(db: Database, ids: list[int]) -> dict[int, ObjectState]:
+    """Targets the processor does not plan because what they were made from has a newer
+    version (so it plans a new target from that one instead): red, saying so."""
+    if not ids:
+        return {}
+    objects = db.get_many(ids)
+    sources: dict[int, tuple[str, list[DBObject]]] = {}
+    for oid, obj in objects.items():
+        link = type(obj).targets.link  # type: ignore[attr-defined]
+        value = getattr(obj, link)
+        sources[oid] = (link, value if isinstance(value, list) else [value])
+    by_class: dict[str, list[int]] = {}
+    for _, members in sources.values():
+        for member in members:
+            if member is not None:
+                by_class.setdefault(qualified_name(type(member)), []).append(member.object_id)
+    newer = newer_versions(db, by_class)
+    found = {}
+    for oid, (link, members) in sources.items():
+        old = [m for m in members if m is not None and m.object_id in newer]
+        if old:
+            first = old[0]
+            version, newest = newer[first.object_id]
+            found[oid] = ObjectState("red", [
+                f"{link}: {type(first).__name__} {first.object_id} has newer version {version} "
+                f"({newest}); the processor makes a new {type(objects[oid]).__name__} from it"])
+    return found
 
 
 def _state(oid: int, name: str, cls: type | None, targets: dict[str, type],
@@ -83,7 +116,7 @@ def _state(oid: int, name: str, cls: type | None, targets: dict[str, type],
     node = planned.get(oid)
     if node is None:
         return ObjectState("unknown", ["the processor would not make this target now: no "
-                                       "source it is planned from matches it"])
+                                       "source it is planned from matches it"], unplanned=True)
     state = {State.GREEN: "green", State.RED: "red", State.ORANGE: "orange",
              State.BLOCKED: "blocked"}[node.state]
     return ObjectState(state, [str(r) for r in node.reasons])
