@@ -20,6 +20,12 @@ class Limits:
     """Objects one lineage walk visits before it stops and says the graph is partial."""
     max_depth: int = 50
     """The deepest lineage graph or diff a request may ask for."""
+    group_siblings: int = 3
+    """Same-class siblings drawn as one group node from this many on."""
+    staleness_targets: int = 5_000
+    """Targets the planner may read to colour a lineage graph; past it states are unknown."""
+    layout_seconds: float = 10.0
+    """Time Graphviz dot may take to lay out one graph."""
     preview_pixels: int = 1024
     """The longest side of a preview image, in pixels; larger images are binned down."""
     header_cards: int = 2_000

@@ -1,0 +1,205 @@
+"""The lineage graph a page draws: a bounded, grouped walk from one object, upstream (what it
+was made from) and downstream (what was made from it), one batched query per generation.
+
+Siblings of one class reached from one node through one attribute are a single group node
+(``12 x RawScienceFrame``) unless the request expands that group by its key; a group's
+neighbours are grouped in turn, so a survey's ancestry of thousands of objects stays a graph
+of a few dozen nodes. Edges point the way data flowed: from an input to what was made from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import sqlalchemy as sa
+
+from awlineage import Database, ProcessRun
+from awlineage.lineage import Edge, child_edges, parent_edges
+from awlineage.persistence import qualified_name, short_name
+
+OUTPUTS = f"{qualified_name(ProcessRun)}.outputs"
+"""The one link that points from a run to what it made (all others point to inputs)."""
+
+_ID_BATCH = 50_000
+
+
+@dataclass
+class GraphNode:
+    """One node of the drawn graph: a single object, or a group of same-class siblings.
+
+    Attributes
+    ----------
+    key
+        Stable name of the node: the object id, or ``g`` and a hash of the group's members
+        (what ``expand=`` takes).
+    object_ids
+        The objects it stands for (one, or the group's members in id order).
+    class_name
+        The qualified class name of its objects.
+    level
+        Hops from the root: negative upstream, positive downstream, 0 for the root.
+    """
+
+    key: str
+    object_ids: list[int]
+    class_name: str
+    level: int
+
+    @property
+    def is_group(self) -> bool:
+        """True for a node that stands for several objects."""
+        return len(self.object_ids) > 1
+
+    @property
+    def label(self) -> str:
+        """``RawScienceFrame 123`` or ``12 x RawScienceFrame``."""
+        name = short_name(self.class_name)
+        if self.is_group:
+            return f"{len(self.object_ids)} x {name}"
+        return f"{name} {self.object_ids[0]}"
+
+
+@dataclass
+class LineageGraph:
+    """The nodes and edges of a walk, and whether a limit cut it short."""
+
+    root: int
+    nodes: dict[str, GraphNode] = field(default_factory=dict)
+    edges: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    """(from key, to key) -> the attribute names of the links between them."""
+    partial: bool = False
+    limits_hit: list[str] = field(default_factory=list)
+    placed: dict[int, str] = field(default_factory=dict)
+    """Object id -> the key of the node that shows it."""
+
+    def add_edge(self, source: str, target: str, label: str) -> None:
+        """An edge in the direction data flowed (from input to product)."""
+        if source != target:
+            self.edges.setdefault((source, target), set()).add(label)
+
+
+@dataclass(frozen=True)
+class WalkLimits:
+    """How far one walk may go: `objects` visited, `nodes` drawn; siblings are grouped from
+    `group_from` of them on."""
+
+    objects: int
+    nodes: int
+    group_from: int
+
+
+def group_key(object_ids: Iterable[int]) -> str:
+    """The stable key of a group: a hash of its members' ids."""
+    text = ",".join(str(i) for i in sorted(object_ids))
+    return "g" + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def walk_lineage(db: Database, root: int, root_class: str, *, up: int, down: int,
+                 expand: frozenset[str], limits: WalkLimits) -> LineageGraph:
+    """The grouped lineage graph of object `root`, `up` generations of ancestors and `down`
+    of descendants; stops at `limits` with ``partial`` set and the limit named."""
+    graph = LineageGraph(root)
+    graph.nodes[str(root)] = GraphNode(str(root), [root], root_class, 0)
+    graph.placed[root] = str(root)
+    registry = db.registered_classes()
+    for steps, upstream in ((up, True), (down, False)):
+        frontier = [str(root)]
+        for level in range(1, steps + 1):
+            if not frontier or graph.partial:
+                break
+            frontier = _generation(db, graph, frontier, upstream, level, expand, limits,
+                                   registry)
+    return graph
+
+
+def _generation(db: Database, graph: LineageGraph, frontier: list[str], upstream: bool,
+                level: int, expand: frozenset[str], limits: WalkLimits,
+                registry: dict) -> list[str]:
+    """Place the next generation beyond `frontier`; return the keys of its new nodes."""
+    ids = [oid for key in frontier for oid in graph.nodes[key].object_ids]
+    read = parent_edges if upstream else child_edges
+    found = read(db, ids, registry)
+    neighbours: dict[str, list[tuple[str, int]]] = {}
+    for edge in found:
+        near, far = _ends(edge, upstream)
+        key = graph.placed.get(near)
+        if key is not None:
+            neighbours.setdefault(key, []).append((edge.name, far))
+    new_ids = {far for pairs in neighbours.values() for _, far in pairs} - graph.placed.keys()
+    classes = class_names(db, new_ids)
+    signed = -level if upstream else level
+    created: list[str] = []
+    for key in frontier:
+        groups: dict[tuple[str, str], dict[int, None]] = {}
+        for attribute, far in sorted(neighbours.get(key, ()), key=lambda p: (p[0], p[1])):
+            placed = graph.placed.get(far)
+            if placed is not None:
+                _link(graph, key, placed, attribute, upstream)
+            elif far in classes:
+                groups.setdefault((attribute, classes[far]), {})[far] = None
+        for (attribute, class_name), found_members in groups.items():
+            members = [m for m in found_members if m not in graph.placed]
+            for node in _nodes_for(members, class_name, signed, expand, limits.group_from):
+                if not _room(graph, node, limits):
+                    return created
+                graph.nodes[node.key] = node
+                for oid in node.object_ids:
+                    graph.placed[oid] = node.key
+                _link(graph, key, node.key, attribute, upstream)
+                created.append(node.key)
+    return created
+
+
+def _ends(edge: Edge, upstream: bool) -> tuple[int, int]:
+    """(the end already in the graph, the end beyond it) of an edge read from the graph."""
+    made_from, made = (edge.source, edge.target) if edge.attribute == OUTPUTS \
+        else (edge.target, edge.source)
+    return (made, made_from) if upstream else (made_from, made)
+
+
+def _link(graph: LineageGraph, near: str, far: str, attribute: str, upstream: bool) -> None:
+    if upstream:
+        graph.add_edge(far, near, attribute)
+    else:
+        graph.add_edge(near, far, attribute)
+
+
+def _nodes_for(members: list[int], class_name: str, level: int, expand: frozenset[str],
+               group_from: int) -> list[GraphNode]:
+    """One group node for `members`, or one node each when they are few or expanded."""
+    if len(members) >= group_from:
+        key = group_key(members)
+        if key not in expand:
+            return [GraphNode(key, sorted(members), class_name, level)]
+    return [GraphNode(str(m), [m], class_name, level) for m in members]
+
+
+def _room(graph: LineageGraph, node: GraphNode, limits: WalkLimits) -> bool:
+    """Whether `node` fits under the limits; if not, mark the graph partial, naming it."""
+    if len(graph.nodes) >= limits.nodes:
+        graph.partial = True
+        graph.limits_hit.append(f"graph_nodes: the graph stops at {limits.nodes} nodes; "
+                                "ask for less depth or a single direction")
+        return False
+    if len(graph.placed) + len(node.object_ids) > limits.objects:
+        graph.partial = True
+        graph.limits_hit.append(f"graph_objects: the walk stops at {limits.objects} objects; "
+                                "ask for less depth")
+        return False
+    return True
+
+
+def class_names(db: Database, ids: Iterable[int]) -> dict[int, str]:
+    """The qualified class name of each stored object among `ids` (one query per batch)."""
+    registry = db.framework["awl_object"]
+    wanted = list(ids)
+    found: dict[int, str] = {}
+    with db.engine.connect() as conn:
+        for start in range(0, len(wanted), _ID_BATCH):
+            chunk = wanted[start:start + _ID_BATCH]
+            rows = conn.execute(sa.select(registry.c.object_id, registry.c.class_name)
+                                .where(db.dialect.id_in(registry.c.object_id, chunk)))
+            found.update({oid: name for oid, name in rows})
+    return found
