@@ -93,7 +93,7 @@ def _versions_per_identity(db: Database, tables: list[sa.Table]) -> list[tuple[i
     parts = []
     for t in tables:
         key = sa.func.coalesce(t.c._identity, sa.cast(t.c.object_id, sa.Text))
-        parts.append(sa.select(sa.func.count().label("n")).group_by(key))
+        parts.append(sa.select(sa.func.count().label("n")).select_from(t).group_by(key))
     counts = (parts[0] if len(parts) == 1 else sa.union_all(*parts)).subquery("counts")
     query = sa.select(counts.c.n, sa.func.count()).group_by(counts.c.n).order_by(counts.c.n)
     with db.engine.connect() as conn:
