@@ -51,6 +51,12 @@ class ClassIndex:
         """Stored classes deriving from `name` directly."""
         return sorted(q for q, bases in self.bases.items() if name in bases)
 
+    def links(self, names: list[str] | tuple[str, ...]) -> list[dict[str, Any]]:
+        """Classes by name, each with its page when it has stored objects (a base such as
+        ``Process`` that only derived classes store has none)."""
+        return [{"name": n, "url": class_url(n) if n in self.records else None}
+                for n in names]
+
     def total(self, name: str) -> int:
         """Objects of `name` and of every class deriving from it."""
         return self.counts.get(name, 0) + sum(
@@ -68,7 +74,8 @@ class ClassIndex:
             "defined_in": origin_text(record.module), "module": record.module,
             "stand_in": self.is_stand_in(name),
             "objects": self.counts.get(name, 0), "objects_with_subclasses": self.total(name),
-            "bases": self.bases[name], "subclasses": self.subclasses(name),
+            "bases": self.links(self.bases[name]), "subclasses": self.links(
+                self.subclasses(name)),
         }
 
     def _direct_bases(self, name: str) -> list[str]:
@@ -131,7 +138,7 @@ def class_page(request: Request, viewer: Viewer) -> Page:
     data = {
         **index.summary(name),
         "identity": list(record.identity), "code_version": record.code_version,
-        "all_bases": list(record.bases), "properties": _properties(index, name),
+        "all_bases": index.links(record.bases), "properties": _properties(index, name),
         "search_url": class_search_url(name), "versions_url": class_versions_url(name),
     }
     return Page("class.html", data, title=short_name(name))

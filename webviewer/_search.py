@@ -107,6 +107,7 @@ def _page_url(text: str, number: int, per_page: int) -> str:
 def _row(row: FoldedRow, obj: DBObject) -> dict[str, Any]:
     return {
         **_version(row.newest), "class": row.newest.class_name,
+        "class_url": class_url(row.newest.class_name),
         "class_label": describe_class(type(obj)), "stand_in": is_stand_in(type(obj)),
         "attributes": _attributes(obj), "older_versions": row.older_count,
         "older": [_version(hit) for hit in row.older],

@@ -36,6 +36,19 @@ class RedPlate(Plate):
     partner = persistent("The blue plate of the same field", BluePlate, None)
 
 
+class Shape(DBObject):
+    """A base whose own objects are never stored."""
+
+    __namespace__ = "classtest"
+    area = persistent("Area", float, 0.0)
+
+
+class Square(Shape):
+    """Stored: its base is in the registry's record of it, but has no page."""
+
+    __namespace__ = "classtest"
+
+
 def _twin(namespace: str) -> type:
     """A class called Twin in `namespace`: two of them make the short name ambiguous."""
     return type("Twin", (DBObject,), {"__namespace__": namespace, "__module__": __name__,
@@ -48,7 +61,7 @@ TWINS = (_twin("classtest_one"), _twin("classtest_two"))
 def _store() -> None:
     blue = BluePlate(label="b1")
     commit([Plate(label="p1"), blue, BluePlate(label="b2"), BluePlate(label="b1"),
-            RedPlate(label="r1", partner=blue)])
+            RedPlate(label="r1", partner=blue), Square(area=4.0)])
 
 
 def test_the_class_list_counts_each_class_and_names_its_relatives(db: Database,
@@ -59,8 +72,12 @@ def test_the_class_list_counts_each_class_and_names_its_relatives(db: Database,
     plate, blue = classes["classtest.Plate"], classes["classtest.BluePlate"]
     assert (plate["objects"], plate["objects_with_subclasses"]) == (1, 5)
     assert (blue["objects"], blue["objects_with_subclasses"]) == (3, 3)
-    assert plate["subclasses"] == ["classtest.BluePlate", "classtest.RedPlate"]
-    assert blue["bases"] == ["classtest.Plate"] and blue["subclasses"] == []
+    assert [c["name"] for c in plate["subclasses"]] == ["classtest.BluePlate",
+                                                       "classtest.RedPlate"]
+    assert blue["bases"] == [{"name": "classtest.Plate", "url": "/class/classtest.Plate"}]
+    assert blue["subclasses"] == []
+    assert classes["classtest.Square"]["bases"] == [{"name": "classtest.Shape", "url": None}]
+    assert "classtest.Shape" not in classes
     assert not blue["stand_in"] and blue["defined_in"] == f"module {__name__}"
     html = client.get("/classes").text
     assert 'href="/class/classtest.RedPlate"' in html
