@@ -26,6 +26,9 @@ PAGE_MODULES = (
     "webviewer._lineage",
     "webviewer._diff",
     "webviewer._plan",
+    "webviewer._search",
+    "webviewer._classes",
+    "webviewer._versions",
 )
 """Modules with a ``routes`` list, in the order their routes are matched."""
 

@@ -34,3 +34,9 @@ class Limits:
     """Members of a link list shown on an object page (the rest are counted)."""
     query_text: int = 4_000
     """Characters of a query text."""
+    folded_versions: int = 20
+    """Older versions of one identity listed under a search result (the rest are counted)."""
+    versions: int = 1_000
+    """Versions of one identity in its versions table and chart (the newest are kept)."""
+    chart_buckets: int = 400
+    """Time buckets in a class's reprocessing chart (the newest are kept)."""
