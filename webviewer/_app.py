@@ -23,6 +23,8 @@ from webviewer._viewer import PACKAGE_DIR, Viewer, templates_environment, viewer
 
 PAGE_MODULES = (
     "webviewer._home",
+    "webviewer._datalink",
+    "webviewer._soda",
 )
 """Modules with a ``routes`` list, in the order their routes are matched."""
 

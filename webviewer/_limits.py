@@ -28,3 +28,11 @@ class Limits:
     """Members of a link list shown on an object page (the rest are counted)."""
     query_text: int = 4_000
     """Characters of a query text."""
+    cutout_images: int = 200
+    """Image arrays one SODA cutout request may cut (with LINEAGE, every ancestor counts)."""
+    cutout_pixels: int = 16_000_000
+    """Pixels of one cutout (its bounding box)."""
+    cutout_bytes: int = 512 * 2**20
+    """Bytes of all the cutouts of one request."""
+    datalink_ids: int = 100
+    """ID values one DataLink request may ask for; the rest are left out (an overflow INFO)."""
