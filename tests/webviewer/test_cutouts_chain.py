@@ -80,7 +80,7 @@ def test_a_pixel_box_is_cut_from_the_image_and_every_ancestor(chain) -> None:
 
 
 def test_a_sky_circle_places_the_cut_by_wcs_then_lineage(chain) -> None:
-    reduced, raw, flat, *_ = chain
+    reduced, *_ = chain
     hdul = cutouts(reduced, parse_circle("150.0 2.0 0.00015"), lineage=True)
     centre = WCS(hdul[1].header).world_to_pixel_values(150.0, 2.0)
     assert np.allclose(centre, (np.array(hdul[1].data.shape[::-1]) - 1) / 2, atol=0.5)
@@ -90,7 +90,7 @@ def test_a_sky_circle_places_the_cut_by_wcs_then_lineage(chain) -> None:
 
 
 def test_soda_serves_the_chain_from_a_read_only_viewer(chain, open_viewer, tmp_path) -> None:
-    reduced, raw, flat, raw_data, _ = chain
+    reduced, _, _, raw_data, _ = chain
     client = open_viewer(data_url=tmp_path / "data")
     answer = client.get("/soda/sync", params={"ID": reduced.object_id, "PIXEL": "1 12 1 10",
                                               "LINEAGE": "backward"})
