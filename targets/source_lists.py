@@ -87,3 +87,8 @@ class Source(DBObject):
     theta = persistent("Position angle [rad]", float, None)
     peak = persistent("Peak value [e-/s]", float, None)
     npix = persistent("Pixels above threshold", int, None)
+
+    def region_anchor(self) -> tuple[SourceList, list[list[int]], int]:
+        """What the source stands for in region lineage: its row of the source list's table
+        (so a dependency cutout follows it to every image that made it)."""
+        return self.sourcelist, [[self.number]], SOURCES_HDU

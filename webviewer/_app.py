@@ -29,6 +29,8 @@ PAGE_MODULES = (
     "webviewer._search",
     "webviewer._classes",
     "webviewer._versions",
+    "webviewer._datalink",
+    "webviewer._soda",
 )
 """Modules with a ``routes`` list, in the order their routes are matched."""
 

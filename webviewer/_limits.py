@@ -40,3 +40,11 @@ class Limits:
     """Versions of one identity in its versions table and chart (the newest are kept)."""
     chart_buckets: int = 400
     """Time buckets in a class's reprocessing chart (the newest are kept)."""
+    cutout_images: int = 200
+    """Image arrays one SODA cutout request may cut (with LINEAGE, every ancestor counts)."""
+    cutout_pixels: int = 16_000_000
+    """Pixels of one cutout (its bounding box)."""
+    cutout_bytes: int = 512 * 2**20
+    """Bytes of all the cutouts of one request."""
+    datalink_ids: int = 100
+    """ID values one DataLink request may ask for; the rest are left out (an overflow INFO)."""

@@ -1,0 +1,137 @@
+"""Cutting FITS images: the pixels a shape covers on an image (through its WCS), and the
+multi-extension FITS of a request's cutouts, each with its original header kept, the WCS
+moved with the cut (astropy's `Cutout2D`, SIP included) and provenance keywords.
+
+Only the cut pixels are read (``ImageHDU.section``), so a small cutout of a large image
+costs little."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from astropy.io import fits
+from astropy.nddata import Cutout2D
+from astropy.wcs import WCS, FITSFixedWarning
+
+from awlineage.cutouts._errors import CutoutUsageError
+from awlineage.cutouts._plan import CutoutLimits, PlannedCutout, whole_or_box
+from awlineage.cutouts._shapes import Shape, SkyShape
+from awlineage.persistence import DataObject, DBObject, qualified_name
+
+STRUCTURAL = ("SIMPLE", "XTENSION", "BITPIX", "NAXIS", "NAXIS1", "NAXIS2", "EXTEND",
+              "PCOUNT", "GCOUNT", "BZERO", "BSCALE", "BLANK", "EXTNAME", "EXTVER", "CHECKSUM",
+              "DATASUM")
+"""Keywords that describe the original file's layout, not its content: FITS writes them
+anew for the cutout."""
+
+
+def celestial_wcs(header: fits.Header) -> WCS | None:
+    """The header's WCS when it has celestial axes, else None (a bias, a flat)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FITSFixedWarning)
+        wcs = WCS(header)
+    return wcs if wcs.has_celestial else None
+
+
+def cells_on_image(image: DataObject, hdu: int | str, shape: Shape | None) -> np.ndarray:
+    """The (row, column) cells of `hdu` of `image` that `shape` covers (all without one)."""
+    with image.open_fits() as hdul:
+        if hdu not in hdul:
+            raise CutoutUsageError(f"{_name(image)} has no HDU {hdu!r}")
+        header = hdul[hdu].header
+        array_shape = tuple(hdul[hdu].shape)
+    if len(array_shape) != 2:
+        raise CutoutUsageError(f"HDU {hdu} of {_name(image)} is not a 2-d image "
+                               f"(shape {array_shape})")
+    if isinstance(shape, SkyShape):
+        wcs = celestial_wcs(header)
+        if wcs is None:
+            raise CutoutUsageError(f"{_name(image)} has no celestial WCS: ask with PIXEL "
+                                   "(or --pixels) instead of a sky region")
+        return shape.cells(wcs, array_shape)
+    return whole_or_box(shape, array_shape)
+
+
+def cutout_hdus(planned: list[PlannedCutout], asked: DBObject, request: str,
+                limits: CutoutLimits) -> fits.HDUList:
+    """The cutouts as one FITS file: a primary HDU describing the request, then one image
+    extension per array, images with a celestial WCS first (the science line), then those
+    without (calibrations), each group by hop count.
+
+    Raises
+    ------
+    CutoutUsageError
+        When the cutouts together would pass `limits.bytes`.
+    """
+    headers = []
+    total = 0
+    for p in planned:
+        with p.obj.open_fits() as hdul:
+            header = hdul[p.hdu].header.copy()
+        headers.append(header)
+        total += p.pixels() * abs(header.get("BITPIX", -32)) // 8
+    if total > limits.bytes:
+        raise CutoutUsageError(f"the {len(planned)} cutouts would take {total} bytes; the "
+                               f"limit is {limits.bytes} bytes per request")
+    wcses = [celestial_wcs(h) for h in headers]
+    order = sorted(range(len(planned)), key=lambda i: (
+        wcses[i] is None, planned[i].hops if planned[i].hops is not None else 1 << 30,
+        type(planned[i].obj).__name__, planned[i].obj.object_id, str(planned[i].hdu)))
+    primary = fits.PrimaryHDU()
+    primary.header["AWLOBJID"] = (asked.object_id, "object the cutouts were asked for")
+    primary.header["AWLCLASS"] = (type(asked).__name__, "its class")
+    primary.header["AWLREQ"] = (request[:60], "the request")
+    primary.header["AWLNCUT"] = (len(planned), "cutout extensions that follow")
+    hdus: list[fits.PrimaryHDU | fits.ImageHDU] = [primary]
+    versions: dict[str, int] = {}
+    for i in order:
+        name = type(planned[i].obj).__name__
+        versions[name] = versions.get(name, 0) + 1
+        hdus.append(_cut(planned[i], headers[i], versions[name]))
+    return fits.HDUList(hdus)
+
+
+def _cut(p: PlannedCutout, header: fits.Header, extver: int) -> fits.ImageHDU:
+    r0, r1, c0, c1 = p.box()
+    size = (r1 - r0 + 1, c1 - c0 + 1)
+    centre = (c0 + (size[1] - 1) / 2, r0 + (size[0] - 1) / 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FITSFixedWarning)
+        wcs = WCS(header) if celestial_wcs(header) is not None else None
+    # Not memory-mapped: astropy maps no scaled (BZERO) data, and a section reads only the
+    # rows it needs either way.
+    with p.obj.open_fits(memmap=False) as hdul:
+        cut = Cutout2D(hdul[p.hdu].section, centre, size, wcs=wcs, mode="strict", copy=True)
+    if cut.slices_original != (slice(r0, r1 + 1), slice(c0, c1 + 1)):
+        raise RuntimeError(f"Cutout2D cut {cut.slices_original}, not the bounding box "
+                           f"{(r0, r1, c0, c1)}")
+    kept = fits.Header([card for card in header.cards if card.keyword not in STRUCTURAL])
+    if cut.wcs is not None:
+        # Cutout2D moved the reference pixel (and the SIP reference with it); the rest of
+        # the original WCS keywords stay as they were.
+        for axis, value in enumerate(cut.wcs.wcs.crpix, start=1):
+            kept[f"CRPIX{axis}"] = value
+    kept["LTV1"] = (-c0, "original pixel = cutout pixel - LTV1")
+    kept["LTV2"] = (-r0, "original pixel = cutout pixel - LTV2")
+    kept["LTM1_1"] = 1.0
+    kept["LTM2_2"] = 1.0
+    obj = p.obj
+    kept["AWLOBJID"] = (obj.object_id, "object_id of the image cut")
+    kept["AWLCLASS"] = (qualified_name(type(obj)), "class of the image cut")
+    kept["AWLVERS"] = (getattr(obj, "version", None) or 0, "its version")
+    kept["AWLFILE"] = str(obj.filename)  # may be long: no comment, CONTINUE cards
+    kept["AWLHDU"] = (str(p.hdu), "original extension")
+    kept["AWLHOPS"] = (p.hops if p.hops is not None else -1, "processing steps from the object")
+    kept["AWLCELLS"] = (p.region.count(), "cells of the region lineage reached")
+    kept["AWLX0"] = (c0 + 1, "bounding box: first column (1-based)")
+    kept["AWLX1"] = (c1 + 1, "bounding box: last column (1-based)")
+    kept["AWLY0"] = (r0 + 1, "bounding box: first row (1-based)")
+    kept["AWLY1"] = (r1 + 1, "bounding box: last row (1-based)")
+    hdu = fits.ImageHDU(np.asarray(cut.data), header=kept, name=type(obj).__name__[:68])
+    hdu.header["EXTVER"] = extver
+    return hdu
+
+
+def _name(obj: DBObject) -> str:
+    return f"{type(obj).__name__} {obj.object_id}"

@@ -1,0 +1,55 @@
+"""`cutouts`: one request, from the object asked for to the FITS file of its cutouts."""
+
+from __future__ import annotations
+
+from astropy.io import fits
+
+from awlineage.cutouts._fits import cells_on_image, cutout_hdus
+from awlineage.cutouts._plan import CutoutLimits, plan_cutouts
+from awlineage.cutouts._shapes import Shape
+from awlineage.database import Database
+from awlineage.persistence import DBObject
+
+
+def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool = False,
+            limits: CutoutLimits | None = None, database: Database | None = None
+            ) -> fits.HDUList:
+    """The cutouts of `obj` as a multi-extension FITS file.
+
+    Parameters
+    ----------
+    obj
+        An image (a `DataObject` with a FITS file), or an object whose class has
+        ``region_anchor()`` (such as a source, which stands for its row of a source list).
+    shape
+        The region: a sky shape (degrees, ICRS) or a `PixelBox`; None for the whole image,
+        or for exactly the cells an anchored object stands for.
+    lineage
+        Also cut every ancestor image where region lineage places the region (always so for
+        an anchored object).
+    limits
+        How many images, pixels and bytes the request may take.
+
+    Returns
+    -------
+    astropy.io.fits.HDUList
+        A primary HDU describing the request, then one image extension per array cut.
+
+    Raises
+    ------
+    CutoutUsageError
+        Bad request, or a limit passed.
+    NoOverlapError
+        The region covers no pixel.
+
+    Examples
+    --------
+    >>> cutouts(source).writeto("star.fits")                     # doctest: +SKIP
+    >>> cutouts(coadd, parse_circle("150.02 2.21 0.002"), lineage=True)  # doctest: +SKIP
+    """
+    limits = limits or CutoutLimits()
+    planned = plan_cutouts(obj, shape, lineage, cells_on_image, limits, database)
+    request = f"{shape}" if shape is not None else "region of the object"
+    if lineage:
+        request += " LINEAGE=backward"
+    return cutout_hdus(planned, obj, request, limits)

@@ -1,0 +1,272 @@
+"""DataLink 1.1 ``{links}`` at ``/datalink/links?ID=<object_id>``: what one can get for an
+object, as a VOTable a VO client (pyvo, TOPCAT) reads.
+
+Rows: ``#this`` (the file, or the object's JSON for one without a file), ``#preview`` (a PNG),
+``#progenitor`` (each object it links to, pointing to that object's own links, so a client
+walks the lineage), ``#provenance`` (the process run that made it), ``#derivation`` (each
+object that links to it), ``#coderived`` (other outputs of its process run) and ``#cutout``
+(the SODA service of `webviewer._soda`, described in a service descriptor resource). An
+unknown id is a ``NotFoundFault`` row, a malformed one a ``UsageFault`` row.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from astropy.io.votable.tree import (
+    Field,
+    Group,
+    Info,
+    Param,
+    Resource,
+    TableElement,
+    Values,
+    VOTableFile,
+)
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from awlineage import DataObject, DBObject, get, get_dependencies, get_inverse_properties
+from awlineage.cutouts import anchor_of
+from awlineage.errors import ObjectNotFoundError
+from webviewer._errors import BadRequest
+from webviewer._params import parse_object_id
+from webviewer._viewer import Viewer, viewer_of
+
+log = logging.getLogger("webviewer")
+
+DATALINK_TYPE = "application/x-votable+xml;content=datalink"
+LINKS_STANDARD = "ivo://ivoa.net/std/DataLink#links-1.1"
+SODA_STANDARD = "ivo://ivoa.net/std/SODA#sync-1.0"
+SODA_SERVICE = "soda"
+"""XML ID of the SODA service descriptor, which #cutout rows name in service_def."""
+ID_FIELD = "ID"
+"""XML ID of the ID column, which the SODA descriptor's ID parameter refers to."""
+VOTABLE_FORMATS = ("", "votable", "application/x-votable+xml", "text/xml")
+COLUMNS = [  # name, datatype, ucd
+    ("ID", "char", "meta.id;meta.main"),
+    ("access_url", "char", "meta.ref.url"),
+    ("service_def", "char", "meta.ref"),
+    ("error_message", "char", "meta.code.error"),
+    ("description", "char", "meta.note"),
+    ("semantics", "char", "meta.code"),
+    ("content_type", "char", "meta.code.mime"),
+    ("content_length", "long", "phys.size;meta.file"),
+]
+
+
+@dataclass
+class Link:
+    """One row of the links table."""
+
+    id: str
+    semantics: str
+    access_url: str = ""
+    service_def: str = ""
+    error_message: str = ""
+    description: str = ""
+    content_type: str = ""
+    content_length: int | None = None
+
+
+async def links(request: Request) -> Response:
+    """``/datalink/links``: the links of each ``ID``, as a DataLink VOTable."""
+    viewer = viewer_of(request)
+    fmt = request.query_params.get("RESPONSEFORMAT", "").split(";")[0].strip().lower()
+    if fmt not in VOTABLE_FORMATS:
+        return _error_document(f"UsageFault: RESPONSEFORMAT {fmt!r} is not offered; the "
+                               "only format is VOTable")
+    ids = [v for k, v in request.query_params.multi_items() if k.upper() == "ID"]
+    overflow = len(ids) > viewer.limits.datalink_ids
+    ids = ids[:viewer.limits.datalink_ids]
+    base = str(request.base_url).rstrip("/")
+    try:
+        rows = await run_in_threadpool(_all_links, ids, viewer, base)
+    except Exception as exc:  # the whole request failed: a DALI error document
+        log.exception("unexpected error on %s", request.url.path)
+        return _error_document(f"DefaultFault: internal error ({type(exc).__name__}); see the "
+                               "server's log", status=500)
+    body = _votable(rows, base, overflow)
+    return Response(body, media_type=DATALINK_TYPE)
+
+
+def _all_links(ids: list[str], viewer: Viewer, base: str) -> list[Link]:
+    rows: list[Link] = []
+    with viewer.session.activate():
+        for text in ids:
+            rows.extend(_links_of(text, base))
+    return rows
+
+
+def _links_of(text: str, base: str) -> list[Link]:
+    try:
+        object_id = parse_object_id(text, "ID")
+        obj = get(object_id)
+    except BadRequest as exc:
+        return [Link(text, "#this", error_message=f"UsageFault: {exc.message}")]
+    except ObjectNotFoundError:
+        return [Link(text, "#this", error_message=f"NotFoundFault: no stored object has "
+                                                  f"object_id {text}")]
+    rows = _this(text, obj, base)
+    dependencies = get_dependencies(obj)
+    run = dependencies.pop("process_run", None)
+    for attribute, value in dependencies.items():
+        for target in value if isinstance(value, list) else [value]:
+            if isinstance(target, DBObject):
+                rows.append(_links_row(text, "#progenitor", target, base, f"{attribute}: "))
+    seen: set[int] = {obj.object_id}
+    for inverse in get_inverse_properties(obj):
+        user = inverse.obj
+        if user.object_id in seen or type(user).__name__ == "ProcessRun":
+            continue
+        seen.add(user.object_id)
+        rows.append(_links_row(text, "#derivation", user, base, f"uses it as "
+                                                               f"{inverse.attribute}: "))
+    if isinstance(run, DBObject):
+        rows.append(Link(text, "#provenance", access_url=f"{base}/run/{run.object_id}",
+                         description=f"the process run that made it ({run.object_id})",
+                         content_type="text/html"))
+        for other in getattr(run, "outputs", None) or []:  # not those made from it
+            if isinstance(other, DBObject) and other.object_id not in seen:
+                seen.add(other.object_id)
+                rows.append(_links_row(text, "#coderived", other, base, "made with it: "))
+    if _cuttable(obj):
+        rows.append(Link(text, "#cutout", service_def=SODA_SERVICE,
+                         description="cutouts through SODA: of this image, or with "
+                         "LINEAGE=backward (always for a source) of every image that made "
+                         "its pixels, placed by region lineage",
+                         content_type="application/fits"))
+    return rows
+
+
+def _this(text: str, obj: DBObject, base: str) -> list[Link]:
+    name = f"{type(obj).__name__} {obj.object_id}"
+    if isinstance(obj, DataObject) and obj.filename:
+        is_fits = str(obj.filename).lower().endswith((".fits", ".fit", ".fits.gz", ".fz"))
+        rows = [Link(text, "#this", access_url=f"{base}/obj/{obj.object_id}/file",
+                     description=f"the file of {name}: {obj.filename}",
+                     content_type="application/fits" if is_fits else
+                     "application/octet-stream",
+                     content_length=getattr(obj, "file_size", None))]
+        if is_fits:
+            rows.append(Link(text, "#preview",
+                             access_url=f"{base}/obj/{obj.object_id}/preview.png",
+                             description=f"a preview of {name}", content_type="image/png"))
+        return rows
+    return [Link(text, "#this", access_url=f"{base}/obj/{obj.object_id}?format=json",
+                 description=f"the properties of {name}", content_type="application/json")]
+
+
+def _links_row(text: str, semantics: str, target: DBObject, base: str, prefix: str) -> Link:
+    return Link(text, semantics,
+                access_url=f"{base}/datalink/links?ID={quote(str(target.object_id))}",
+                description=f"{prefix}{type(target).__name__} {target.object_id}",
+                content_type=DATALINK_TYPE)
+
+
+def _cuttable(obj: DBObject) -> bool:
+    """Whether SODA can cut the object: a FITS image, or an object anchored on cells."""
+    if anchor_of(obj) is not None:
+        return True
+    return isinstance(obj, DataObject) and str(obj.filename or "").lower().endswith(
+        (".fits", ".fit", ".fits.gz", ".fz"))
+
+
+def _votable(rows: list[Link], base: str, overflow: bool) -> bytes:
+    votable = VOTableFile()
+    results = Resource(type="results")
+    votable.resources.append(results)
+    results.infos.append(Info(name="standardID", value=LINKS_STANDARD))
+    if overflow:
+        results.infos.append(Info(name="QUERY_STATUS", value="OVERFLOW"))
+    table = TableElement(votable)
+    results.tables.append(table)
+    for name, datatype, ucd in COLUMNS:
+        table.fields.append(Field(votable, name=name, ID=name if name == ID_FIELD else None,
+                                  datatype=datatype, ucd=ucd, unit="byte" if
+                                  name == "content_length" else None,
+                                  arraysize="*" if datatype == "char" else None))
+    table.create_arrays(len(rows))
+    for i, row in enumerate(rows):
+        table.array[i] = (row.id, row.access_url, row.service_def, row.error_message,
+                          row.description, row.semantics, row.content_type,
+                          row.content_length if row.content_length is not None else 0)
+        for name in ("access_url", "service_def", "error_message", "description",
+                     "content_type"):
+            table.array.mask[i][name] = not getattr(row, name)
+        table.array.mask[i]["content_length"] = row.content_length is None
+    votable.resources.append(_soda_descriptor(votable, base))
+    out = io.BytesIO()
+    votable.to_xml(out, tabledata_format="tabledata")
+    # astropy writes an empty numeric array PARAM as zeros; DataLink wants value="" for a
+    # parameter the user fills in. The PARAMs are ours, so the substitution is exact.
+    return _EMPTY_ARRAY_VALUE.sub(r'\1value=""', out.getvalue().decode()).encode()
+
+
+_EMPTY_ARRAY_VALUE = re.compile(r'(<PARAM ID="(?:CIRCLE|PIXEL)"[^>]*?)value="[0 ]*"')
+
+
+def _soda_descriptor(votable: VOTableFile, base: str) -> Resource:
+    """The SODA service descriptor: where to call it and its input parameters."""
+    resource = Resource(type="meta", utype="adhoc:service", ID=SODA_SERVICE,
+                        name="dependency_cutouts")
+    resource.description = ("Cutouts of an object on every image that made it (seed 003, "
+                            "section 5.3.2), placed by region lineage")
+    resource.params.append(Param(votable, name="standardID", datatype="char", arraysize="*",
+                                 value=SODA_STANDARD))
+    resource.params.append(Param(votable, name="accessURL", datatype="char", arraysize="*",
+                                 ucd="meta.ref.url", value=f"{base}/soda/sync"))
+    resource.params.append(Param(votable, name="contentType", datatype="char", arraysize="*",
+                                 value="application/fits"))
+    group = Group(resource, name="inputParams")
+    resource.groups.append(group)
+    entries = [
+        Param(votable, name="ID", datatype="char", arraysize="*", value="", ref=ID_FIELD,
+              ucd="meta.id;meta.main"),
+        Param(votable, name="POS", datatype="char", arraysize="*", value="",
+              ucd="pos.outline;obs"),
+        Param(votable, name="CIRCLE", datatype="double", arraysize="3", xtype="circle",
+              unit="deg", value="", ucd="pos.outline;obs"),
+        Param(votable, name="POLYGON", datatype="double", arraysize="*", xtype="polygon",
+              unit="deg", value="", ucd="pos.outline;obs"),
+        Param(votable, name="PIXEL", datatype="long", arraysize="4", value="",
+              ucd="pos.cartesian;instr.pixel"),
+        Param(votable, name="LINEAGE", datatype="char", arraysize="*", value=""),
+    ]
+    descriptions = {
+        "ID": "The object to cut out (its object_id)",
+        "POS": "CIRCLE ra dec r, RANGE lon1 lon2 lat1 lat2 or POLYGON ra1 dec1 ... (deg, ICRS)",
+        "CIRCLE": "A circle to cut out: ra dec radius (deg, ICRS)",
+        "POLYGON": "A polygon to cut out: ra dec of three or more vertices (deg, ICRS)",
+        "PIXEL": "A pixel box x0 x1 y0 y1: 1-based, inclusive FITS pixels of the image (of "
+                 "the coadd for a source); works without a WCS",
+        "LINEAGE": "backward: also cut every ancestor image where region lineage places the "
+                   "region (always so for a source)",
+    }
+    for param in entries:
+        param.description = descriptions[param.name]
+        if param.name == "LINEAGE":
+            param.values = Values(votable, param)
+            param.values.options.extend([("backward", "backward"), ("none", "none")])
+        group.entries.append(param)
+    return resource
+
+
+def _error_document(message: str, status: int = 400) -> Response:
+    votable = VOTableFile()
+    resource = Resource(type="results")
+    votable.resources.append(resource)
+    resource.infos.append(Info(name="QUERY_STATUS", value="ERROR", content=message))
+    resource.infos.append(Info(name="standardID", value=LINKS_STANDARD))
+    out = io.BytesIO()
+    votable.to_xml(out)
+    return Response(out.getvalue(), status_code=status, media_type="application/x-votable+xml")
+
+
+routes = [Route("/datalink/links", links, methods=["GET", "POST"])]

@@ -1,0 +1,137 @@
+"""SODA 1.0 ``{sync}`` at ``/soda/sync`` (GET or POST): cutouts of one object as a
+multi-extension FITS file.
+
+Parameters: ``ID`` (an object id), one of ``POS`` (``CIRCLE ra dec r``, ``RANGE lon1 lon2
+lat1 lat2``, ``POLYGON ra1 dec1 ...``), ``CIRCLE``, ``POLYGON`` (degrees, ICRS) or ``PIXEL``
+(``x0 x1 y0 y1``: 1-based, inclusive FITS pixels of the image, or of a source's coadd), and
+``LINEAGE=backward`` to cut every ancestor image too, placed by region lineage (always so
+for a source). Errors are text: ``UsageError: ...`` (400; 404 for an unknown ID),
+``MultiValuedParamNotSupported: ...`` (400) or ``Error: ...`` (500); a region that covers no
+pixel is 204 with no body.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from urllib.parse import parse_qsl
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from awlineage import get
+from awlineage.cutouts import (
+    CutoutLimits,
+    CutoutUsageError,
+    NoOverlapError,
+    Shape,
+    cutouts,
+    parse_circle,
+    parse_pixel,
+    parse_polygon,
+    parse_pos,
+)
+from awlineage.errors import ObjectNotFoundError
+from webviewer._errors import BadRequest
+from webviewer._params import parse_object_id
+from webviewer._viewer import Viewer, viewer_of
+
+log = logging.getLogger("webviewer")
+
+REGION_PARAMETERS = {"POS": parse_pos, "CIRCLE": parse_circle, "POLYGON": parse_polygon,
+                     "PIXEL": parse_pixel}
+"""The region parameters, of which a request may give one."""
+FITS_TYPES = ("", "fits", "application/fits", "image/fits")
+"""RESPONSEFORMAT values answered: the only format is FITS."""
+MAX_PARAMETER = 10_000
+"""Characters of one parameter value (a polygon of several hundred vertices)."""
+
+
+class _MultiValued(Exception):
+    """A parameter was given more than once."""
+
+
+async def soda_sync(request: Request) -> Response:
+    """``/soda/sync``: the cutouts asked for, as ``application/fits``."""
+    viewer = viewer_of(request)
+    try:
+        params = await _parameters(request)
+        return await run_in_threadpool(_answer, params, viewer)
+    except _MultiValued as exc:
+        return _text(400, f"MultiValuedParamNotSupported: {exc}")
+    except (CutoutUsageError, BadRequest) as exc:
+        return _text(400, f"UsageError: {getattr(exc, 'message', None) or exc}")
+    except ObjectNotFoundError as exc:
+        return _text(404, f"UsageError: {exc}")
+    except NoOverlapError:
+        return Response(status_code=204)
+    except Exception as exc:  # every error gets an answer, none shows internals
+        log.exception("unexpected error on %s", request.url.path)
+        return _text(500, f"Error: internal error ({type(exc).__name__}); see the server's "
+                          "log")
+
+
+async def _parameters(request: Request) -> dict[str, str]:
+    """The request's parameters, names upper-cased (DALI names are case-insensitive), each
+    given once."""
+    items = list(request.query_params.multi_items())
+    if request.method == "POST":  # DALI posts application/x-www-form-urlencoded
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media not in ("", "application/x-www-form-urlencoded"):
+            raise CutoutUsageError(f"POST parameters as application/x-www-form-urlencoded, "
+                                   f"not {media}")
+        body = (await request.body()).decode("utf-8", errors="replace")
+        items.extend(parse_qsl(body, keep_blank_values=True))
+    params: dict[str, str] = {}
+    for name, value in items:
+        key = name.upper()
+        if key in params:
+            raise _MultiValued(f"parameter {key} was given more than once; this service "
+                               "takes one value of each")
+        if len(value) > MAX_PARAMETER:
+            raise CutoutUsageError(f"parameter {key} is {len(value)} characters long; the "
+                                   f"limit is {MAX_PARAMETER}")
+        params[key] = value
+    return params
+
+
+def _answer(params: dict[str, str], viewer: Viewer) -> Response:
+    if "ID" not in params or not params["ID"].strip():
+        raise CutoutUsageError("parameter ID is missing: give the object id to cut out")
+    object_id = parse_object_id(params["ID"], "ID")
+    fmt = params.get("RESPONSEFORMAT", "").split(";")[0].strip().lower()
+    if fmt not in FITS_TYPES:
+        raise CutoutUsageError(f"RESPONSEFORMAT {params['RESPONSEFORMAT']!r} is not offered: "
+                               "the only format is application/fits")
+    lineage = params.get("LINEAGE", "").strip().lower()
+    if lineage not in ("", "none", "backward"):
+        raise CutoutUsageError(f"LINEAGE must be backward or none, not {params['LINEAGE']!r}")
+    shape = _shape(params)
+    limits = viewer.limits
+    cutout_limits = CutoutLimits(images=limits.cutout_images, pixels=limits.cutout_pixels,
+                                 bytes=limits.cutout_bytes)
+    with viewer.session.activate():
+        obj = get(object_id)
+        hdul = cutouts(obj, shape, lineage=lineage == "backward", limits=cutout_limits)
+    body = io.BytesIO()
+    hdul.writeto(body)
+    return Response(body.getvalue(), media_type="application/fits", headers={
+        "Content-Disposition": f'attachment; filename="cutout-{object_id}.fits"'})
+
+
+def _shape(params: dict[str, str]) -> Shape | None:
+    given = [name for name in REGION_PARAMETERS if params.get(name, "").strip()]
+    if len(given) > 1:
+        raise CutoutUsageError(f"give one region, not {' and '.join(given)}")
+    if not given:
+        return None
+    return REGION_PARAMETERS[given[0]](params[given[0]])
+
+
+def _text(status: int, message: str) -> PlainTextResponse:
+    return PlainTextResponse(message + "\n", status_code=status)
+
+
+routes = [Route("/soda/sync", soda_sync, methods=["GET", "POST"])]
