@@ -23,6 +23,9 @@ from webviewer._viewer import PACKAGE_DIR, Viewer, templates_environment, viewer
 
 PAGE_MODULES = (
     "webviewer._home",
+    "webviewer._preview",
+    "webviewer._pixels",
+    "webviewer._sources",
 )
 """Modules with a ``routes`` list, in the order their routes are matched."""
 
