@@ -119,13 +119,13 @@ def _query(obj: DBObject, image: ImageHDU, box: tuple[int, int, int, int], direc
     names: list[int | str] = [image.index]
     if image.name and image.name != "PRIMARY":
         names.append(image.name)  # lineage may name the HDU rather than number it
-    message = ""
+    messages = []
     for name in names:
         try:
             return query(obj, cells, hdu=name)
         except RegionError as exc:
-            message = str(exc)
-    return message
+            messages.append(str(exc))
+    return messages[0]
 
 
 def _boxes(entry: ArrayLineage, cap: int) -> tuple[list[list[int]], int]:
@@ -163,7 +163,8 @@ def pixels(request: Request, viewer: Viewer) -> Page:
     oid = object_id(request)
     direction = choice_param(request, "direction", DIRECTIONS, "backward")
     obj = get(oid)
-    image = image_hdu(obj, hdu_param(request))
+    asked_hdu = hdu_param(request)
+    image = image_hdu(obj, asked_hdu)
     box = requested_box(request, image, limits.pixel_box_cells)
     data: dict[str, Any] = {
         "object_id": oid, "object": object_ref(obj), "hdu": image.index, "shape": list(image.shape),
@@ -203,7 +204,7 @@ def pixels(request: Request, viewer: Viewer) -> Page:
                 data["images"].append(item)
                 overlays.append(overlay)
     selection = [[box[0], box[1], box[2], box[3]]] if box else []
-    base = {"hdu": request.query_params.get("hdu") or None}
+    base = {"hdu": asked_hdu}
     here = dict(data["request"] or {}, **base)
     context = {
         "main": Overlay.of(image.shape, limits.preview_pixels, selection),

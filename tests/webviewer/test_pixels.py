@@ -164,6 +164,7 @@ def test_objects_without_an_image_are_404s(demo_client, demo_folder) -> None:
             answer = demo_client.get(f"/obj/{oid}/{path}", headers=JSON)
             assert answer.status_code == 404, (path, answer.text)
             assert says in answer.json()["error"]
+    assert demo_client.get("/obj/1/preview.png", headers=JSON).status_code == 404
 
 
 def test_a_source_list_links_each_source_to_the_pixels_of_its_box(demo_client,

@@ -11,6 +11,7 @@ import pytest
 from astropy.io import fits
 
 from awlineage import Database, DataObject, backward, persistent
+from awlineage.persistence import is_stand_in
 from awlineage.regions import capture_regions, elementwise, neighbourhood
 from awlineage.storage import forget_data_server, use_data_server
 from tests.webviewer.demo_objects import png_size
@@ -103,3 +104,44 @@ def test_previews_and_images_without_lineage_on_either_database(db: Database, fi
     assert plain.status_code == 200
     assert plain.json()["images"] == []
     assert "No region lineage" in plain.json()["message"]
+
+
+SCRIPT = """
+import numpy as np
+from astropy.io import fits
+from awlineage import DataObject, connect, persistent, use_data_server
+from awlineage.regions import capture_regions, crop
+
+connect()
+use_data_server("awl-data")
+
+class ScriptImage(DataObject):
+    label = persistent("What it is", str, "")
+
+data = np.arange(12 * 16, dtype=np.float32).reshape(12, 16)
+whole = ScriptImage(label="whole")
+whole.store(fits.HDUList([fits.PrimaryHDU(data)]))
+whole.commit()
+part = ScriptImage(label="part")
+with capture_regions(part) as cap:
+    cap.apply(crop(np.s_[2:10, 4:12]), [cap.array(whole, data=data)])
+part.store(fits.HDUList([fits.PrimaryHDU(data[2:10, 4:12])]))
+part.commit()
+print(whole.object_id, part.object_id)
+"""
+
+
+def test_images_of_a_class_only_a_script_defines(db: Database, tmp_path: Path,
+                                                 open_viewer) -> None:
+    from tests.persistence.test_namespaces import run_script
+
+    whole, part = map(int, run_script(db, tmp_path, "cutouts.py", SCRIPT).split()[-2:])
+    client = open_viewer()
+    assert is_stand_in(client.app.state.viewer.database.class_named("ScriptImage"))
+    body = client.get(f"/obj/{part}/pixels?x=0&y=0", headers=JSON).json()
+    (item,) = body["images"]
+    assert item["object"] == {"object_id": whole, "class": "ScriptImage",
+                              "url": f"/obj/{whole}"}
+    assert item["boxes"] == [[4, 2, 4, 2]]  # column 4, row 2 of the whole image
+    preview = client.get(item["preview_url"])
+    assert preview.status_code == 200 and png_size(preview.content) == (16, 12)
