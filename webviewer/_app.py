@@ -31,6 +31,9 @@ PAGE_MODULES = (
     "webviewer._versions",
     "webviewer._datalink",
     "webviewer._soda",
+    "webviewer._preview",
+    "webviewer._pixels",
+    "webviewer._sources",
 )
 """Modules with a ``routes`` list, in the order their routes are matched."""
 

@@ -28,6 +28,18 @@ class Limits:
     """Time Graphviz dot may take to lay out one graph."""
     preview_pixels: int = 1024
     """The longest side of a preview image, in pixels; larger images are binned down."""
+    thumbnail_pixels: int = 240
+    """The longest side of the thumbnails on the pixels page."""
+    preview_cache_bytes: int = 64 * 2**20
+    """Bytes of rendered previews kept in memory (least recently used dropped first)."""
+    pixel_box_cells: int = 1 << 20
+    """The most cells (width x height) a pixels query's box may cover."""
+    pixel_images: int = 100
+    """Images listed for one pixels query (the rest are counted)."""
+    region_boxes: int = 200
+    """Boxes of one image's region listed and drawn (the rest are counted)."""
+    source_rows: int = 200
+    """Rows listed per page of a source list's sources."""
     header_cards: int = 2_000
     """FITS header cards shown per HDU."""
     list_members: int = 200
