@@ -23,6 +23,11 @@ from webviewer._viewer import PACKAGE_DIR, Viewer, templates_environment, viewer
 
 PAGE_MODULES = (
     "webviewer._home",
+    "webviewer._object",
+    "webviewer._used_by",
+    "webviewer._download",
+    "webviewer._exports",
+    "webviewer._run",
 )
 """Modules with a ``routes`` list, in the order their routes are matched."""
 

@@ -28,3 +28,9 @@ class Limits:
     """Members of a link list shown on an object page (the rest are counted)."""
     query_text: int = 4_000
     """Characters of a query text."""
+    versions_listed: int = 20
+    """Other versions of an object's identity listed on its page (the rest are counted)."""
+    header_hdus: int = 50
+    """HDUs of a FITS file whose headers an object page shows."""
+    trace_calls: int = 2_000
+    """Calls of a process run's call trace shown on its page (the rest are counted)."""
