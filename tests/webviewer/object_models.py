@@ -12,14 +12,14 @@ from astropy.io import fits
 from awlineage import Database, DataObject, DBObject, Process, Session, persistent, traced
 
 
-class Part(DBObject):
+class Widget(DBObject):
     """A part of an assembly."""
 
     __namespace__ = "viewerobject"
     name = persistent("Name of the part", str, "")
 
 
-class Assembly(DBObject):
+class Gizmo(DBObject):
     """Parts put together; versioned by name."""
 
     __namespace__ = "viewerobject"
@@ -27,18 +27,18 @@ class Assembly(DBObject):
     name = persistent("Name of the assembly", str, "")
     note = persistent("A note", str, "")
     weight = persistent("Weight [kg]", float, None)
-    main = persistent("The main part", Part, None)
-    parts = persistent("Parts used", Part, [])
+    main = persistent("The main part", Widget, None)
+    parts = persistent("Parts used", Widget, [])
 
 
-class Exposure(DataObject):
+class ScanFile(DataObject):
     """A file with a label."""
 
     __namespace__ = "viewerobject"
     label = persistent("Label", str, "")
 
 
-class StackParameters(DBObject):
+class TallyParameters(DBObject):
     """Parameters of a stack."""
 
     __namespace__ = "viewerobject"
@@ -51,12 +51,12 @@ def add(values: list[float]) -> float:
     return sum(values)
 
 
-class Stack(Process):
+class Tally(Process):
     """The scaled sum of parts' name lengths: a process target with a call trace."""
 
     __namespace__ = "viewerobject"
-    parts = persistent("Parts summed", Part, [])
-    process_params = persistent("Parameters", StackParameters, None)
+    parts = persistent("Parts summed", Widget, [])
+    process_params = persistent("Parameters", TallyParameters, None)
     total = persistent("Scaled sum", float, None)
     fail = persistent("Raise in make", bool, False)
 
@@ -67,10 +67,10 @@ class Stack(Process):
         self.total = self.process_params.scale * add([float(len(p.name)) for p in self.parts])
 
 
-def assembly(parts: int, name: str = "frame", **values: object) -> Assembly:
+def gizmo(parts: int, name: str = "frame", **values: object) -> Gizmo:
     """A committed assembly of `parts` new parts."""
-    made = Assembly(name=name, parts=[Part(name=f"p{i}") for i in range(parts)],
-                    main=Part(name="main"), **values)
+    made = Gizmo(name=name, parts=[Widget(name=f"p{i}") for i in range(parts)],
+                    main=Widget(name="main"), **values)
     made.commit()
     return made
 
@@ -88,10 +88,10 @@ def fits_bytes(image: bool = True) -> bytes:
     return buffer.getvalue()
 
 
-def exposure(db: Database, data_dir: Path, content: bytes, label: str = "") -> Exposure:
+def scan_file(db: Database, data_dir: Path, content: bytes, label: str = "") -> ScanFile:
     """A committed exposure whose file, `content`, is on the data server `data_dir`."""
     with Session(db, str(data_dir)):
-        made = Exposure(label=label)
+        made = ScanFile(label=label)
         made.store(content, filename=f"exposure-{made.object_id}.fits")
         made.commit()
     return made

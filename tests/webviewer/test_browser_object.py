@@ -4,14 +4,14 @@ the page, and a run's call trace unfolds."""
 from __future__ import annotations
 
 from awlineage import Database, Session, select
-from tests.webviewer.object_models import Assembly, Part
+from tests.webviewer.object_models import Gizmo, Widget
 
 HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>']
 
 
 def test_hostile_attribute_values_stay_text_in_the_browser(db: Database, serve_viewer, page,
                                                            shot) -> None:
-    obj = Assembly(name=HOSTILE[0], note=HOSTILE[1], main=Part(name=HOSTILE[1]))
+    obj = Gizmo(name=HOSTILE[0], note=HOSTILE[1], main=Widget(name=HOSTILE[1]))
     obj.commit()
     url = serve_viewer()
     dialogs: list[str] = []
@@ -30,14 +30,14 @@ def test_hostile_attribute_values_stay_text_in_the_browser(db: Database, serve_v
 
 
 def test_used_by_loads_into_the_object_page(db: Database, serve_viewer, page) -> None:
-    part = Part(name="shared")
-    users = [Assembly(name=f"a{i}", parts=[part]) for i in range(3)]
+    part = Widget(name="shared")
+    users = [Gizmo(name=f"a{i}", parts=[part]) for i in range(3)]
     for user in users:
         user.commit()
     url = serve_viewer()
     page.goto(f"{url}/obj/{part.object_id}")
     page.click("#used-by-link")
-    group = page.locator('#used-by details[data-name="Assembly.parts"]')
+    group = page.locator('#used-by details[data-name="Gizmo.parts"]')
     group.locator("summary").click()
     links = group.locator("a")
     links.first.wait_for()
@@ -45,7 +45,7 @@ def test_used_by_loads_into_the_object_page(db: Database, serve_viewer, page) ->
     assert page.url.endswith(f"/obj/{part.object_id}")  # loaded into the page, not followed
     links.first.click()
     page.wait_for_url(f"**/obj/{users[0].object_id}")
-    assert page.inner_text("h1").startswith("Assembly")
+    assert page.inner_text("h1").startswith("Gizmo")
 
 
 def test_a_run_page_unfolds_its_call_trace(demo_url: str, demo_folder, page, shot) -> None:

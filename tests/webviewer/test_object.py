@@ -10,7 +10,7 @@ from pathlib import Path
 from awlineage import Database
 from awlineage.database import recorded_statements
 from tests.persistence.test_namespaces import run_script
-from tests.webviewer.object_models import Assembly, Part, assembly, exposure, fits_bytes
+from tests.webviewer.object_models import Gizmo, Widget, fits_bytes, gizmo, scan_file
 from webviewer import Limits
 
 JSON = {"accept": "application/json"}
@@ -18,8 +18,8 @@ HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>']
 
 
 def test_the_object_page_answers_the_object_as_json(db: Database, open_viewer) -> None:
-    first = assembly(2, weight=1.5)
-    second = assembly(3, note="again")
+    first = gizmo(2, weight=1.5)
+    second = gizmo(3, note="again")
     client = open_viewer()
     answer = client.get(f"/obj/{second.object_id}", headers=JSON).json()
     assert set(answer) == {"object_id", "class", "qualified_class", "class_description",
@@ -27,17 +27,17 @@ def test_the_object_page_answers_the_object_as_json(db: Database, open_viewer) -
                            "creation_date", "file", "attributes", "links", "link_lists",
                            "run", "header", "urls"}
     assert answer["object_id"] == second.object_id
-    assert answer["class"] == "Assembly"
-    assert answer["qualified_class"] == "viewerobject.Assembly"
+    assert answer["class"] == "Gizmo"
+    assert answer["qualified_class"] == "viewerobject.Gizmo"
     assert answer["stand_in"] is False
     assert answer["version"] == 2 and answer["versions_total"] == 2
     assert [(v["object_id"], v["version"], v["current"]) for v in answer["versions"]] == [
         (second.object_id, 2, True), (first.object_id, 1, False)]
     assert answer["attributes"] == {"name": "frame", "note": "again", "weight": None}
-    assert answer["links"]["main"] == {"object_id": second.main.object_id, "class": "Part",
+    assert answer["links"]["main"] == {"object_id": second.main.object_id, "class": "Widget",
                                        "url": f"/obj/{second.main.object_id}", "version": 1}
     parts = answer["link_lists"]["parts"]
-    assert parts["count"] == 3 and parts["type"] == "Part"
+    assert parts["count"] == 3 and parts["type"] == "Widget"
     assert [m["object_id"] for m in parts["members"]] == [p.object_id for p in second.parts]
     assert answer["file"] is None and answer["header"] is None and answer["run"] is None
     base = f"/obj/{second.object_id}"
@@ -49,14 +49,14 @@ def test_the_object_page_answers_the_object_as_json(db: Database, open_viewer) -
 
 def test_the_object_page_shows_the_object_with_links_as_links(db: Database,
                                                                open_viewer) -> None:
-    first = assembly(2, note="first")
-    second = assembly(2, note="second")
+    first = gizmo(2, note="first")
+    second = gizmo(2, note="second")
     html = open_viewer().get(f"/obj/{second.object_id}").text
-    assert f"<h1>Assembly <span class=\"oid\">{second.object_id}</span>" in html
+    assert f"<h1>Gizmo <span class=\"oid\">{second.object_id}</span>" in html
     assert "<td>2 of 2</td>" in html
     assert f'href="/obj/{first.object_id}">v1</a>' in html
-    assert f'href="/obj/{second.main.object_id}">Part {second.main.object_id}</a>' in html
-    assert "<code>parts</code>: 2 x Part" in html
+    assert f'href="/obj/{second.main.object_id}">Widget {second.main.object_id}</a>' in html
+    assert "<code>parts</code>: 2 x Widget" in html
     for path in ("lineage", "versions", "used-by", "prov.json", "openlineage.json"):
         assert f'href="/obj/{second.object_id}/{path}"' in html
     assert ">second<" in html
@@ -64,8 +64,8 @@ def test_the_object_page_shows_the_object_with_links_as_links(db: Database,
 
 def test_link_lists_and_versions_are_capped_and_counted(db: Database, open_viewer) -> None:
     for _ in range(3):
-        assembly(1)
-    big = assembly(10)
+        gizmo(1)
+    big = gizmo(10)
     client = open_viewer(limits=Limits(list_members=4, versions_listed=2))
     answer = client.get(f"/obj/{big.object_id}", headers=JSON).json()
     parts = answer["link_lists"]["parts"]
@@ -81,7 +81,7 @@ def test_link_lists_and_versions_are_capped_and_counted(db: Database, open_viewe
 
 
 def test_the_query_count_does_not_grow_with_list_members(db: Database, open_viewer) -> None:
-    small, large = assembly(5), assembly(50, name="large")
+    small, large = gizmo(5), gizmo(50, name="large")
     client = open_viewer()
     database = client.app.state.viewer.database
     counts = []
@@ -95,8 +95,8 @@ def test_the_query_count_does_not_grow_with_list_members(db: Database, open_view
 
 
 def test_used_by_lists_what_links_to_an_object(db: Database, open_viewer) -> None:
-    shared = Part(name="shared")
-    users = [Assembly(name=f"a{i}", parts=[shared, shared], main=shared if i == 0 else None)
+    shared = Widget(name="shared")
+    users = [Gizmo(name=f"a{i}", parts=[shared, shared], main=shared if i == 0 else None)
              for i in range(5)]
     for user in users:
         user.commit()
@@ -104,21 +104,21 @@ def test_used_by_lists_what_links_to_an_object(db: Database, open_viewer) -> Non
     answer = client.get(f"/obj/{shared.object_id}/used-by", headers=JSON).json()
     assert answer["object"]["object_id"] == shared.object_id
     assert answer["count"] == 6
-    by_parts = answer["used_by"]["Assembly.parts"]
+    by_parts = answer["used_by"]["Gizmo.parts"]
     assert by_parts["count"] == 5
     assert [m["object_id"] for m in by_parts["members"]] == [u.object_id for u in users[:3]]
-    assert [m["object_id"] for m in answer["used_by"]["Assembly.main"]["members"]] == [
+    assert [m["object_id"] for m in answer["used_by"]["Gizmo.main"]["members"]] == [
         users[0].object_id]
     assert answer["limits_hit"] == ["list_members: 3 of the 5 objects linking through "
-                                    "Assembly.parts are shown"]
+                                    "Gizmo.parts are shown"]
     html = client.get(f"/obj/{shared.object_id}/used-by").text
-    assert "<code>Assembly.parts</code>: 5" in html and "and 2 more not shown" in html
+    assert "<code>Gizmo.parts</code>: 5" in html and "and 2 more not shown" in html
     unused = client.get(f"/obj/{users[1].object_id}/used-by", headers=JSON).json()
     assert unused["count"] == 0 and unused["used_by"] == {}
 
 
 def test_bad_ids_are_400_and_unknown_ones_404(db: Database, open_viewer) -> None:
-    obj = assembly(1)
+    obj = gizmo(1)
     client = open_viewer()
     for suffix in ("", "/used-by", "/file", "/prov.json", "/openlineage.json"):
         bad = client.get(f"/obj/12x{suffix}", headers=JSON)
@@ -128,11 +128,11 @@ def test_bad_ids_are_400_and_unknown_ones_404(db: Database, open_viewer) -> None
         assert missing.status_code == 404, suffix
         assert "12" in missing.json()["error"]
     assert client.get(f"/obj/{obj.object_id}/file", headers=JSON).json()["error"] == (
-        f"object {obj.object_id} (Assembly) has no file")
+        f"object {obj.object_id} (Gizmo) has no file")
 
 
 def test_attribute_values_are_escaped(db: Database, open_viewer) -> None:
-    obj = Assembly(name=HOSTILE[0], note=HOSTILE[1], main=Part(name=HOSTILE[0]))
+    obj = Gizmo(name=HOSTILE[0], note=HOSTILE[1], main=Widget(name=HOSTILE[0]))
     obj.commit()
     client = open_viewer()
     html = client.get(f"/obj/{obj.object_id}").text
@@ -147,7 +147,7 @@ def test_attribute_values_are_escaped(db: Database, open_viewer) -> None:
 def test_a_fits_file_is_described_downloaded_and_previewed(db: Database, open_viewer,
                                                            tmp_path: Path) -> None:
     content = fits_bytes(image=True)
-    obj = exposure(db, tmp_path / "awl-data", content, label="sky")
+    obj = scan_file(db, tmp_path / "awl-data", content, label="sky")
     client = open_viewer()
     answer = client.get(f"/obj/{obj.object_id}", headers=JSON).json()
     digest = hashlib.sha256(content).hexdigest()
@@ -175,8 +175,8 @@ def test_a_fits_file_is_described_downloaded_and_previewed(db: Database, open_vi
 
 
 def test_only_image_data_gets_a_preview(db: Database, open_viewer, tmp_path: Path) -> None:
-    table = exposure(db, tmp_path / "awl-data", fits_bytes(image=False))
-    text = exposure(db, tmp_path / "awl-data", b"not FITS at all\n")
+    table = scan_file(db, tmp_path / "awl-data", fits_bytes(image=False))
+    text = scan_file(db, tmp_path / "awl-data", b"not FITS at all\n")
     client = open_viewer()
     table_answer = client.get(f"/obj/{table.object_id}", headers=JSON).json()
     assert [h["kind"] for h in table_answer["header"]] == ["image", "table"]
@@ -187,7 +187,7 @@ def test_only_image_data_gets_a_preview(db: Database, open_viewer, tmp_path: Pat
 
 
 def test_header_cards_are_capped(db: Database, open_viewer, tmp_path: Path) -> None:
-    obj = exposure(db, tmp_path / "awl-data", fits_bytes())
+    obj = scan_file(db, tmp_path / "awl-data", fits_bytes())
     answer = open_viewer(limits=Limits(header_cards=3)).get(f"/obj/{obj.object_id}",
                                                            headers=JSON).json()
     science = answer["header"][1]
@@ -198,7 +198,7 @@ def test_header_cards_are_capped(db: Database, open_viewer, tmp_path: Path) -> N
 
 def test_a_file_missing_from_the_data_server_is_named(db: Database, open_viewer,
                                                       tmp_path: Path) -> None:
-    obj = exposure(db, tmp_path / "stored-elsewhere", fits_bytes())
+    obj = scan_file(db, tmp_path / "stored-elsewhere", fits_bytes())
     client = open_viewer()
     answer = client.get(f"/obj/{obj.object_id}", headers=JSON).json()
     assert answer["file"]["problem"].startswith("the file could not be read")
@@ -208,14 +208,14 @@ def test_a_file_missing_from_the_data_server_is_named(db: Database, open_viewer,
 
 
 def test_ancestry_exports_are_downloads(db: Database, open_viewer) -> None:
-    obj = assembly(2)
+    obj = gizmo(2)
     client = open_viewer()
     prov = client.get(f"/obj/{obj.object_id}/prov.json?depth=1")
     assert prov.headers["content-disposition"].startswith(
-        f'attachment; filename="Assembly-{obj.object_id}.prov.json"')
+        f'attachment; filename="Gizmo-{obj.object_id}.prov.json"')
     entities = prov.json()["entity"]
-    assert f"awl:Assembly/{obj.object_id}" in entities
-    assert f"awl:Part/{obj.parts[0].object_id}" in entities
+    assert f"awl:Gizmo/{obj.object_id}" in entities
+    assert f"awl:Widget/{obj.parts[0].object_id}" in entities
     lineage = client.get(f"/obj/{obj.object_id}/openlineage.json")
     assert lineage.headers["content-disposition"].startswith("attachment;")
     assert lineage.json() == []  # no process run made it
@@ -264,9 +264,9 @@ def test_an_object_of_a_script_class_is_shown_as_a_stand_in(db: Database, open_v
 
 
 def test_the_object_page_of_a_run_links_to_the_run_page(db: Database, open_viewer) -> None:
-    from tests.webviewer.object_models import Stack
+    from tests.webviewer.object_models import Tally
 
-    stack = Stack(parts=[Part(name="ab")])
+    stack = Tally(parts=[Widget(name="ab")])
     stack.make()
     stack.commit()
     client = open_viewer()

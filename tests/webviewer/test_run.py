@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 
 from awlineage import Database, ProcessRun, select
-from tests.webviewer.object_models import Part, Stack, StackParameters, assembly
+from tests.webviewer.object_models import Tally, TallyParameters, Widget, gizmo
 from webviewer import Limits
 
 JSON = {"accept": "application/json"}
 
 
-def _made_stack(parts: int = 2) -> Stack:
-    stack = Stack(parts=[Part(name="x" * (i + 1)) for i in range(parts)],
-                  process_params=StackParameters(scale=3.0))
+def _made_stack(parts: int = 2) -> Tally:
+    stack = Tally(parts=[Widget(name="x" * (i + 1)) for i in range(parts)],
+                  process_params=TallyParameters(scale=3.0))
     stack.make()
     stack.commit()
     return stack
@@ -26,7 +26,7 @@ def test_the_run_page_answers_the_run_as_json(db: Database, open_viewer) -> None
     answer = open_viewer().get(f"/run/{run.object_id}", headers=JSON).json()
     assert answer["object_id"] == run.object_id and answer["class"] == "ProcessRun"
     assert answer["target"]["object_id"] == stack.object_id
-    assert answer["target_class"] == "Stack"
+    assert answer["target_class"] == "Tally"
     assert answer["status"] == "succeeded" and answer["error"] is None
     assert answer["who"] == {"user": run.user, "host": run.host, "pid": run.pid}
     assert answer["when"]["started"] == run.started.isoformat()
@@ -43,7 +43,7 @@ def test_the_run_page_answers_the_run_as_json(db: Database, open_viewer) -> None
     assert answer["outputs"]["count"] == 0 and answer["children"]["count"] == 0
     assert answer["parent_run"] is None
     make, = answer["calls"]
-    assert (make["owner"], make["method"]) == ("Stack", "make")
+    assert (make["owner"], make["method"]) == ("Tally", "make")
     assert [c["method"] for c in make["children"]] == ["add"]
     assert make["children"][0]["result"] == "3.0"  # 1 + 2, before the scale
     assert make["duration_text"].endswith("s")
@@ -54,9 +54,9 @@ def test_the_run_page_shows_the_run_and_its_call_tree(db: Database, open_viewer)
     stack = _made_stack()
     run = stack.process_run
     html = open_viewer().get(f"/run/{run.object_id}").text
-    assert f'<a class="objref" href="/obj/{stack.object_id}">Stack {stack.object_id}</a>' in html
+    assert f'<a class="objref" href="/obj/{stack.object_id}">Tally {stack.object_id}</a>' in html
     assert f"{run.user} on {run.host}, process {run.pid}" in html
-    assert '<code class="callname">Stack.make</code>' in html
+    assert '<code class="callname">Tally.make</code>' in html
     assert '<details class="call" data-index="0">' in html
     assert '<code class="callname">object_models.add</code>' in html
     assert "<th>scale</th><td>3.0</td>" in html
@@ -65,7 +65,7 @@ def test_the_run_page_shows_the_run_and_its_call_tree(db: Database, open_viewer)
 
 def test_a_failed_run_shows_its_error_and_traceback(db: Database, open_viewer) -> None:
     with pytest.raises(RuntimeError):
-        Stack(parts=[Part(name="a")], fail=True).make()
+        Tally(parts=[Widget(name="a")], fail=True).make()
     run, = select(ProcessRun.status == "failed")
     client = open_viewer()
     answer = client.get(f"/run/{run.object_id}", headers=JSON).json()
@@ -82,11 +82,11 @@ def test_a_failed_run_shows_its_error_and_traceback(db: Database, open_viewer) -
 
 def test_a_run_page_of_another_object_is_404_saying_what_it_is(db: Database,
                                                                open_viewer) -> None:
-    obj = assembly(1)
+    obj = gizmo(1)
     client = open_viewer()
     answer = client.get(f"/run/{obj.object_id}", headers=JSON)
     assert answer.status_code == 404
-    assert answer.json()["error"] == (f"object {obj.object_id} is a Assembly, not a process "
+    assert answer.json()["error"] == (f"object {obj.object_id} is a Gizmo, not a process "
                                       f"run; its page is /obj/{obj.object_id}")
     assert client.get("/run/77", headers=JSON).status_code == 404
     assert client.get("/run/-1", headers=JSON).status_code == 400
