@@ -34,6 +34,11 @@ PAGE_MODULES = (
     "webviewer._preview",
     "webviewer._pixels",
     "webviewer._sources",
+    "webviewer._object",
+    "webviewer._used_by",
+    "webviewer._download",
+    "webviewer._exports",
+    "webviewer._run",
 )
 """Modules with a ``routes`` list, in the order their routes are matched."""
 

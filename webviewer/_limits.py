@@ -60,3 +60,9 @@ class Limits:
     """Bytes of all the cutouts of one request."""
     datalink_ids: int = 100
     """ID values one DataLink request may ask for; the rest are left out (an overflow INFO)."""
+    versions_listed: int = 20
+    """Other versions of an object's identity listed on its page (the rest are counted)."""
+    header_hdus: int = 50
+    """HDUs of a FITS file whose headers an object page shows."""
+    trace_calls: int = 2_000
+    """Calls of a process run's call trace shown on its page (the rest are counted)."""
