@@ -53,6 +53,11 @@ class FitsHeaders:
         """True when some HDU is a 2-D image."""
         return any(h.is_image for h in self.hdus)
 
+    @property
+    def has_table(self) -> bool:
+        """True when some HDU is a table (a source list's rows, say)."""
+        return any(h.kind == "table" for h in self.hdus)
+
 
 def local_file(session: Session, obj: DataObject) -> Path:
     """The object's file on this machine: where a local data server keeps it, else the
