@@ -5,6 +5,7 @@ Read-only: the page plans, it never makes."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from starlette.requests import Request
@@ -13,7 +14,8 @@ from starlette.routing import Route
 from awlineage.errors import AwlError, QuerySyntaxError
 from awlineage.persistence import describe_class
 from awlineage.processing import Plan, Planner, PlanNode, State, render_causes, render_plan
-from webviewer._errors import BadRequest
+from webviewer._classes import ClassIndex
+from webviewer._errors import BadRequest, NotFound
 from webviewer._respond import Page, page
 from webviewer._viewer import Viewer
 
@@ -104,6 +106,10 @@ def _label(node: PlanNode) -> str:
 def plan_of(viewer: Viewer, class_name: str, where: str) -> tuple[type, Plan]:
     """The plan for the targets of `class_name` meeting `where`; 400 with the planner's
     message (and a caret for a bad condition)."""
+    # A class the database stores comes first (the viewer's process may know others of
+    # that short name); a target class with nothing stored yet is planned too.
+    with contextlib.suppress(NotFound):
+        class_name = ClassIndex(viewer.database).resolve(class_name)
     cls = viewer.database.class_named(class_name)
     try:
         return cls, Planner(viewer.database).plan(cls, where or None)
