@@ -7,12 +7,13 @@ HTML and as JSON (``Accept: application/json``). Prints p50/p95/max in ms, the S
 each answer ran (its ``Server-Timing`` header) and the goals of issue 13:
 
 1. the object page of an object with 1,000 dependencies (a link list of 1,000 plus 3 links)
-   and its lineage graph at depth 2 (goal: p95 under 100 ms for object pages);
+   (goal: p95 under 100 ms) and its lineage graph at depth 2 (the graphs' goal: under 1 s);
 2. the lineage graph of a leaf whose ancestry has 10,000 objects, a survey's shape: raw
    calibration frames -> masters; raw frames -> reduced -> regridded -> coadds -> source
    lists -> one catalogue (goal: p95 under 1 s);
 3. a search whose answer is 10,000 objects of one class, first page (goal: p95 under 100 ms);
-4. a pixel query on the coadd of ``awl demo --executor serial`` (run in a subfolder);
+4. a pixel query on the coadd of ``awl demo --executor serial`` (run in a subfolder; the
+   issue sets no goal);
 5. the query count beside a small twin of each (10 dependencies, 100 objects): a count that
    grows with the number of objects shown is a failure.
 
@@ -281,9 +282,9 @@ def build_all(sizes: Sizes) -> Built:
         Case(f"object page, {sizes.dependencies:,} dependencies", f"/obj/{big}", 100),
         Case(f"object page, {sizes.small_dependencies:,} dependencies", f"/obj/{small}", 100),
         Case(f"lineage depth 2, {sizes.dependencies:,} dependencies",
-             f"/obj/{big}/lineage?depth=2", 100),
+             f"/obj/{big}/lineage?depth=2", 1000),
         Case(f"lineage depth 2, {sizes.small_dependencies:,} dependencies",
-             f"/obj/{small}/lineage?depth=2", 100),
+             f"/obj/{small}/lineage?depth=2", 1000),
         Case(f"lineage depth {depth}, ancestry of {ancestry:,}",
              f"/obj/{leaf}/lineage?depth={depth}", 1000),
         Case(f"search, {sizes.search:,} results, page 1", f"/search?q={many}", 100),
@@ -313,7 +314,7 @@ def build_demo(folder: Path) -> tuple[str, Path, Case]:
             rows, cols = hdus[0].data.shape
     session.close()
     return url, data, Case(f"pixels, demo coadd {cols}x{rows}",
-                           f"/obj/{coadd.object_id}/pixels?x={cols // 2}&y={rows // 2}", 100,
+                           f"/obj/{coadd.object_id}/pixels?x={cols // 2}&y={rows // 2}", None,
                            server="demo")
 
 
