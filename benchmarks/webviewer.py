@@ -438,6 +438,12 @@ def _count_text(timing: Timing | None) -> str:
     return "-".join(str(n) for n in sorted({min(timing.queries), max(timing.queries)}))
 
 
+def _load() -> str:
+    """The machine's load: figures taken on a busy machine are not the viewer's alone."""
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} / {five:.1f} on {os.cpu_count()} CPUs"
+
+
 def report(case: Case, accept: str, timing: Timing) -> None:
     kind = "json" if accept == JSON else "html"
     label = f"  {case.name:42s} {kind:4s}"
@@ -459,13 +465,14 @@ def report(case: Case, accept: str, timing: Timing) -> None:
 def run_configuration(title: str, servers: dict[str, str], cases: list[Case],
                       pairs: list[tuple[str, str]], requests: int, clients: int) -> None:
     print(f"\n{title}: {requests} requests per case from {clients} client(s), "
-          f"keep-alive, after {WARM_UP} warm-up requests")
+          f"keep-alive, after {WARM_UP} warm-up requests ({_load()})")
     found: dict[tuple[str, str], Timing] = {}
     for case in cases:
         for accept in (HTML, JSON):
             timing = time_case(servers[case.server], case.path, accept, requests, clients)
             found[case.name, accept] = timing
             report(case, accept, timing)
+    print(f"  ({_load()})")
     print("  does the query count grow with the objects shown? (it must not)")
     for small, big in pairs:
         for accept in (HTML, JSON):
