@@ -61,7 +61,7 @@ from awlineage.persistence import set_current_store
 REPO = Path(__file__).resolve().parents[1]
 JSON = "application/json"
 HTML = "text/html"
-TIMING = re.compile(r'db;desc="(\d+) queries"')
+TIMING = re.compile(r'db;desc="(\d+) queries";dur=([\d.]+)')
 WARM_UP = 3
 
 
@@ -371,6 +371,7 @@ class Timing:
     message: str = ""
     seconds: list[float] = field(default_factory=list)
     queries: set[int] = field(default_factory=set)
+    db_ms: list[float] = field(default_factory=list)
 
     @property
     def served(self) -> bool:
@@ -381,9 +382,10 @@ class Timing:
             if len(self.seconds) > 1 else self.seconds[0]
 
 
-def _queries(response: httpx.Response) -> int | None:
+def _server_timing(response: httpx.Response) -> tuple[int, float] | None:
+    """The statements an answer ran and their time in ms, from its Server-Timing header."""
     match = TIMING.search(response.headers.get("server-timing", ""))
-    return int(match[1]) if match else None
+    return (int(match[1]), float(match[2])) if match else None
 
 
 def _message(client: httpx.Client, path: str) -> str:
@@ -417,9 +419,10 @@ def time_case(base: str, path: str, accept: str, requests: int, clients: int) ->
                     if response.status_code != 200:
                         timing.status = response.status_code
                     timing.seconds.append(elapsed)
-                    count_here = _queries(response)
-                    if count_here is not None:
-                        timing.queries.add(count_here)
+                    database = _server_timing(response)
+                    if database is not None:
+                        timing.queries.add(database[0])
+                        timing.db_ms.append(database[1])
 
     threads = [threading.Thread(target=one_client, args=(requests // clients,))
                for _ in range(clients)]
@@ -458,8 +461,9 @@ def report(case: Case, accept: str, timing: Timing) -> None:
     goal = "" if case.goal_ms is None else (
         f"goal p95 < {case.goal_ms:,.0f} ms: {'met' if p95 < case.goal_ms else 'MISSED'}")
     warn = "" if timing.status == 200 else f"  (some answers {timing.status})"
-    print(f"{label}  p50 {p50:8.1f}  p95 {p95:8.1f}  max {top:8.1f} ms  "
-          f"{_count_text(timing):>5s} queries  {goal}{warn}")
+    db = f"{statistics.median(timing.db_ms):6.1f}" if timing.db_ms else "     ?"
+    print(f"{label}  p50 {p50:7.1f}  p95 {p95:7.1f}  max {top:7.1f} ms  "
+          f"{_count_text(timing):>5s} queries, db p50 {db} ms  {goal}{warn}")
 
 
 def run_configuration(title: str, servers: dict[str, str], cases: list[Case],
