@@ -19,9 +19,9 @@ CASES = ("start page", "object page", "lineage depth 2", "lineage depth 10", "se
 def test_the_viewer_benchmark_runs_at_smoke_size(backend: str,
                                                  request: pytest.FixtureRequest) -> None:
     command = [sys.executable, str(REPO / "benchmarks" / "webviewer.py"), "--quick",
-               "--requests", "3", "--skip-demo"]
-    if backend == "postgresql":  # one worker configuration is enough on the second backend
-        command += ["--database", request.getfixturevalue("postgres_url"), "--skip-workers"]
+               "--requests", "3", "--skip-demo", "--skip-workers"]
+    if backend == "postgresql":
+        command += ["--database", request.getfixturevalue("postgres_url")]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300,
                             env={**os.environ, "PYTHONPATH": str(REPO)})
     assert result.returncode == 0, result.stderr[-3000:]
