@@ -17,6 +17,7 @@ from starlette.staticfiles import StaticFiles
 from awlineage import Database, Session, config
 from webviewer._errors import ViewerError
 from webviewer._limits import Limits
+from webviewer._querycount import ServerTiming
 from webviewer._respond import error_response
 from webviewer._security import SecurityHeaders
 from webviewer._viewer import PACKAGE_DIR, Viewer, templates_environment, viewer_of
@@ -80,6 +81,7 @@ def create_app(database: str | Database | None = None, *, data_url: str | None =
                     exception_handlers={HTTPException: _http_error})
     app.state.viewer = viewer
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(ServerTiming, engine=database.engine)
     return app
 
 

@@ -1,0 +1,36 @@
+"""benchmarks/webviewer.py still runs: its data builders, ``awl serve`` and its client, at a
+smoke size (no timing is checked; the figures are the benchmark's to print)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.commands import REPO
+
+CASES = ("start page", "object page", "lineage depth 2", "lineage depth 10", "search")
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_the_viewer_benchmark_runs_at_smoke_size(backend: str,
+                                                 request: pytest.FixtureRequest) -> None:
+    command = [sys.executable, str(REPO / "benchmarks" / "webviewer.py"), "--quick",
+               "--requests", "3", "--skip-demo", "--skip-workers"]
+    if backend == "postgresql":
+        command += ["--database", request.getfixturevalue("postgres_url")]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    for case in CASES:
+        reported = [line for line in lines if line.strip().startswith(case)]
+        assert reported, f"no line for {case!r} in:\n{result.stdout}"
+        for line in reported:
+            assert re.search(r"p95 +\d+\.\d|not served \(404", line), line
+    start = next(line for line in lines if line.strip().startswith("start page"))
+    assert re.search(r" 0 queries", start), start
+    assert "failed" not in result.stdout and "GROWS" not in result.stdout
