@@ -55,42 +55,67 @@ def folded_page(db: Database, query: Query, *, offset: int, limit: int,
     parts = []
     for ct in compiler.tables([query.cls]):
         table = ct.table
-        key = sa.func.coalesce(table.c._identity, sa.cast(table.c.object_id, sa.Text))
+        key = table.c._identity
         parts.append(sa.select(table.c.object_id, table.c.creation_date, table.c.version,
                                key.label("identity_key"),
                                sa.literal(qualified_name(ct.cls)).label("class_name"))
                      .join(matches, matches.c.object_id == table.c.object_id))
     if not parts:
         return FoldedPage([], 0, 0)
-    hits = (parts[0] if len(parts) == 1 else sa.union_all(*parts)).subquery("hits")
-    partition = [hits.c.class_name, hits.c.identity_key]
-    newest_first = [hits.c.version.desc(), hits.c.object_id.desc()]
-    ranked = sa.select(
-        hits.c.object_id, hits.c.class_name, hits.c.version, hits.c.creation_date,
-        sa.func.row_number().over(partition_by=partition, order_by=newest_first).label("rank"),
-        sa.func.count().over(partition_by=partition).label("versions"),
-        sa.func.first_value(hits.c.object_id).over(partition_by=partition,
-                                                   order_by=newest_first).label("head"),
-    ).subquery("ranked")
-    heads = (sa.select(ranked).where(ranked.c.rank == 1)
-             .order_by(ranked.c.creation_date.desc(), ranked.c.object_id.desc())
+    hits = (parts[0] if len(parts) == 1 else sa.union_all(*parts)).cte("hits")
+    # Only objects with an identity fold; each of the others is an identity of its own, so a
+    # class without identity (most catalogues) costs one ordered scan, not a window.
+    keyed = hits.c.identity_key.is_not(None)
+    groups = (sa.select(hits.c.class_name, hits.c.identity_key,
+                        sa.func.max(hits.c.version).label("top"),
+                        sa.func.count().label("versions"))
+              .where(keyed).group_by(hits.c.class_name, hits.c.identity_key)
+              .subquery("groups"))
+    same_identity = sa.and_(groups.c.class_name == hits.c.class_name,
+                            groups.c.identity_key == hits.c.identity_key)
+    heads = (sa.select(hits.c.object_id, hits.c.class_name, hits.c.version,
+                       hits.c.creation_date, hits.c.identity_key,
+                       sa.func.coalesce(groups.c.versions, 1).label("versions"))
+             .select_from(hits.outerjoin(groups, same_identity))
+             .where(sa.or_(~keyed, hits.c.version == groups.c.top))
+             .order_by(hits.c.creation_date.desc(), hits.c.object_id.desc())
              .limit(limit).offset(offset))
-    totals = sa.select(sa.func.coalesce(sa.func.sum(sa.case((ranked.c.rank == 1, 1),
-                                                            else_=0)), 0),
-                       sa.func.count())
+    identity_text = hits.c.class_name + sa.literal("|") + hits.c.identity_key
+    totals = sa.select(
+        sa.func.coalesce(sa.func.sum(sa.case((keyed, 0), else_=1)), 0)
+        + sa.func.count(sa.distinct(identity_text)),
+        sa.func.count())
     with db.engine.connect() as conn:
         identities, objects = conn.execute(totals).one()
-        rows = [FoldedRow(_hit(r), r.versions - 1) for r in conn.execute(heads)]
-        folded = [row.newest.object_id for row in rows if row.older_count]
+        found = list(conn.execute(heads))
+        rows = [FoldedRow(_hit(r), r.versions - 1) for r in found]
+        folded = [(r.class_name, r.identity_key, r.object_id) for r in found if r.versions > 1]
         if folded and older_shown > 0:
-            by_head = {row.newest.object_id: row for row in rows}
-            older = (sa.select(ranked)
-                     .where(ranked.c.head.in_(folded), ranked.c.rank > 1,
-                            ranked.c.rank <= older_shown + 1)
-                     .order_by(ranked.c.head, ranked.c.rank))
-            for r in conn.execute(older):
-                by_head[r.head].older.append(_hit(r))
+            _add_older(conn, hits, rows, folded, older_shown)
     return FoldedPage(rows, int(identities), int(objects))
+
+
+def _add_older(conn: sa.Connection, hits: sa.CTE, rows: list[FoldedRow],
+               folded: list[tuple[str, str, int]], older_shown: int) -> None:
+    """Up to `older_shown` older matching versions of each folded row, newest first, in one
+    statement over the folded identities alone."""
+    by_key = {(cls, key): row for row, (cls, key, _) in
+              zip([r for r in rows if r.older_count], folded, strict=True)}
+    heads = {head for _, _, head in folded}
+    wanted = sa.tuple_(hits.c.class_name, hits.c.identity_key).in_(
+        [(cls, key) for cls, key, _ in folded])
+    ranked = (sa.select(hits.c.object_id, hits.c.class_name, hits.c.version,
+                        hits.c.creation_date, hits.c.identity_key,
+                        sa.func.row_number().over(
+                            partition_by=[hits.c.class_name, hits.c.identity_key],
+                            order_by=[hits.c.version.desc(), hits.c.object_id.desc()])
+                        .label("rank"))
+              .where(wanted).subquery("ranked"))
+    older = (sa.select(ranked).where(ranked.c.rank > 1, ranked.c.rank <= older_shown + 1)
+             .order_by(ranked.c.class_name, ranked.c.identity_key, ranked.c.rank))
+    for r in conn.execute(older):
+        if r.object_id not in heads:
+            by_key[(r.class_name, r.identity_key)].older.append(_hit(r))
 
 
 def _hit(row: sa.Row) -> Hit:
