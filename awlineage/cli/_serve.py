@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import sys
 
 from awlineage import config
+from awlineage.errors import ConfigurationError
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -28,12 +30,31 @@ def _serve(args: argparse.Namespace) -> int:
         if schema:
             os.environ["AWL_DATABASE_SCHEMA"] = schema
         create_app(database_url, data_url=data_url, schema=schema)  # fail here, not in workers
-        uvicorn.run("webviewer:create_app", factory=True, host=args.host, port=args.port,
-                    workers=args.workers, log_level=args.log_level)
+        with _listening_socket(args.host, args.port) as sock:
+            uvicorn.run("webviewer:create_app", factory=True, fd=sock.fileno(),
+                        workers=args.workers, log_level=args.log_level)
         return 0
     app = create_app(database_url, data_url=data_url, schema=schema)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    """The socket the worker processes share, with Nagle's algorithm off. Uvicorn's own
+    socket for several workers leaves it on in the connections it accepts, which holds each
+    keep-alive answer back by some 40 ms (delayed ACKs); Linux copies the option from the
+    listening socket to every accepted one."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigurationError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
