@@ -58,5 +58,7 @@ class Limits:
     """Pixels of one cutout (its bounding box)."""
     cutout_bytes: int = 512 * 2**20
     """Bytes of all the cutouts of one request."""
+    cutout_cache: int = 1_000
+    """Image headers and WCSs (a few kB each) and request plans the cutout service keeps."""
     datalink_ids: int = 100
     """ID values one DataLink request may ask for; the rest are left out (an overflow INFO)."""

@@ -114,7 +114,8 @@ def _answer(params: dict[str, str], viewer: Viewer) -> Response:
                                  bytes=limits.cutout_bytes)
     with viewer.session.activate():
         obj = get(object_id)
-        hdul = cutouts(obj, shape, lineage=lineage == "backward", limits=cutout_limits)
+        hdul = cutouts(obj, shape, lineage=lineage == "backward", limits=cutout_limits,
+                       cache=viewer.cutout_cache)
     body = io.BytesIO()
     hdul.writeto(body)
     return Response(body.getvalue(), media_type="application/fits", headers={
