@@ -35,6 +35,7 @@ PAGE_MODULES = (
     "webviewer._preview",
     "webviewer._pixels",
     "webviewer._sources",
+    "webviewer._gallery",
 )
 """Modules with a ``routes`` list, in the order their routes are matched."""
 

@@ -36,6 +36,8 @@ class Limits:
     """The most cells (width x height) a pixels query's box may cover."""
     pixel_images: int = 100
     """Images listed for one pixels query (the rest are counted)."""
+    gallery_images: int = 100
+    """Images whose cutouts one gallery shows (the rest are counted)."""
     region_boxes: int = 200
     """Boxes of one image's region listed and drawn (the rest are counted)."""
     source_rows: int = 200

@@ -127,9 +127,12 @@ class CutoutCache:
                 self._infos.move_to_end(key)
                 return found
         with self.open(image) as hdul:
-            if hdu not in hdul:
+            try:  # `in` says yes to any number
+                chosen = hdul[hdu] if not isinstance(hdu, int) or hdu >= 0 else None
+            except (IndexError, KeyError):
+                chosen = None
+            if chosen is None:
                 raise CutoutUsageError(f"{_name(image)} has no HDU {hdu!r}")
-            chosen = hdul[hdu]
             header = chosen.header.copy()
             shape = tuple(int(n) for n in (chosen.shape or ()))
         found = ImageInfo(header, shape, celestial_wcs(header) if len(shape) == 2 else None)

@@ -83,18 +83,18 @@ def cutout_hdus(planned: list[PlannedCutout], asked: DBObject, request: str,
     return fits.HDUList(hdus)
 
 
-def cut_pixels(p: PlannedCutout, cache: CutoutCache | None = None,
-               box: tuple[int, int, int, int] | None = None) -> Cutout2D:
-    """The pixels of `box` ((row0, row1, column0, column1), 0-based inclusive; default the
-    region's bounding box) of `p`'s array, with its WCS moved to the cut; only those rows
-    are read. The box must lie inside the array."""
+def cut_pixels(image: DataObject, hdu: int | str, box: tuple[int, int, int, int],
+               cache: CutoutCache | None = None) -> Cutout2D:
+    """The pixels of `box` ((row0, row1, column0, column1), 0-based inclusive, inside the
+    array) of HDU `hdu` of `image`, with its WCS (if any) moved to the cut; only those rows
+    are read."""
     cache = cache or CutoutCache()
-    info = cache.info(p.obj, p.hdu)
-    r0, r1, c0, c1 = box or p.box()
+    info = cache.info(image, hdu)
+    r0, r1, c0, c1 = box
     size = (r1 - r0 + 1, c1 - c0 + 1)
     centre = (c0 + (size[1] - 1) / 2, r0 + (size[0] - 1) / 2)
-    with cache.open(p.obj) as hdul:
-        cut = Cutout2D(hdul[p.hdu].section, centre, size, wcs=info.wcs, mode="strict",
+    with cache.open(image) as hdul:
+        cut = Cutout2D(hdul[hdu].section, centre, size, wcs=info.wcs, mode="strict",
                        copy=True)
     if cut.slices_original != (slice(r0, r1 + 1), slice(c0, c1 + 1)):
         raise RuntimeError(f"Cutout2D cut {cut.slices_original}, not the box "
@@ -104,7 +104,7 @@ def cut_pixels(p: PlannedCutout, cache: CutoutCache | None = None,
 
 def _cut(p: PlannedCutout, cache: CutoutCache, extver: int) -> fits.ImageHDU:
     r0, r1, c0, c1 = p.box()
-    cut = cut_pixels(p, cache)
+    cut = cut_pixels(p.obj, p.hdu, (r0, r1, c0, c1), cache)
     header = cache.info(p.obj, p.hdu).header
     kept = fits.Header([card for card in header.cards if card.keyword not in STRUCTURAL])
     if cut.wcs is not None:
