@@ -2,10 +2,13 @@
 multi-extension FITS of a request's cutouts, each with its original header kept, the WCS
 moved with the cut (astropy's `Cutout2D`, SIP included) and provenance keywords.
 
-Only the cut pixels are read (``ImageHDU.section``), so a small cutout of a large image
-costs little; headers and WCSs come from a `CutoutCache`, read once per image."""
+Only the cut's rows are read (``ImageHDU.section``; only its pixels when the rows are
+large), so a small cutout of a large image costs little; headers and WCSs come from a
+`CutoutCache`, read once per image."""
 
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 from astropy.io import fits
@@ -22,6 +25,8 @@ STRUCTURAL = ("SIMPLE", "XTENSION", "BITPIX", "NAXIS", "NAXIS1", "NAXIS2", "EXTE
               "DATASUM")
 """Keywords that describe the original file's layout, not its content: FITS writes them
 anew for the cutout."""
+BAND_BYTES = 4 * 2**20
+"""A cut's whole rows are read at once up to this size; past it only the cut's pixels."""
 
 
 def cells_on_image(image: DataObject, hdu: int | str, shape: Shape | None,
@@ -87,18 +92,27 @@ def cut_pixels(image: DataObject, hdu: int | str, box: tuple[int, int, int, int]
                cache: CutoutCache | None = None) -> Cutout2D:
     """The pixels of `box` ((row0, row1, column0, column1), 0-based inclusive, inside the
     array) of HDU `hdu` of `image`, with its WCS (if any) moved to the cut; only those rows
-    are read."""
+    are read (only those pixels past `BAND_BYTES`)."""
     cache = cache or CutoutCache()
     info = cache.info(image, hdu)
     r0, r1, c0, c1 = box
     size = (r1 - r0 + 1, c1 - c0 + 1)
     centre = (c0 + (size[1] - 1) / 2, r0 + (size[0] - 1) / 2)
+    band = size[0] * info.shape[-1] * abs(info.header.get("BITPIX", -64)) // 8
     with cache.open(image) as hdul:
-        cut = Cutout2D(hdul[hdu].section, centre, size, wcs=info.wcs, mode="strict",
-                       copy=True)
+        # Whole rows in one read when they are few (a section reads row by row, which took
+        # most of a small cut's time), else only the cut's pixels.
+        section = hdul[hdu].section
+        pixels = np.asarray(section[r0:r1 + 1])[:, c0:c1 + 1].copy() if band <= BAND_BYTES \
+            else np.asarray(section[r0:r1 + 1, c0:c1 + 1])
+    # Cutout2D, on a stand-in of the array's shape that holds no memory, moves the WCS (SIP
+    # included) and checks the box; the pixels are those read.
+    stand_in = np.broadcast_to(np.zeros((), dtype=pixels.dtype), info.shape)
+    cut = Cutout2D(stand_in, centre, size, wcs=info.wcs, mode="strict", copy=False)
     if cut.slices_original != (slice(r0, r1 + 1), slice(c0, c1 + 1)):
         raise RuntimeError(f"Cutout2D cut {cut.slices_original}, not the box "
                            f"{(r0, r1, c0, c1)}")
+    cut.data = pixels
     return cut
 
 
@@ -106,7 +120,9 @@ def _cut(p: PlannedCutout, cache: CutoutCache, extver: int) -> fits.ImageHDU:
     r0, r1, c0, c1 = p.box()
     cut = cut_pixels(p.obj, p.hdu, (r0, r1, c0, c1), cache)
     header = cache.info(p.obj, p.hdu).header
-    kept = fits.Header([card for card in header.cards if card.keyword not in STRUCTURAL])
+    # Copies: the cached header's cards are shared by every request.
+    kept = fits.Header([copy.copy(card) for card in header.cards
+                        if card.keyword not in STRUCTURAL])
     if cut.wcs is not None:
         # Cutout2D moved the reference pixel (and the SIP reference with it); the rest of
         # the original WCS keywords stay as they were.
