@@ -42,7 +42,7 @@ from awlineage.cutouts import (
 )
 from awlineage.errors import AwlError
 from webviewer._errors import BadRequest, NotFound
-from webviewer._imagedata import ImageHDU, hdu_param, image_hdu
+from webviewer._imagedata import MAX_HDU, ImageHDU, hdu_param, image_hdu
 from webviewer._json import object_ref
 from webviewer._params import int_param, object_id
 from webviewer._pixels import Overlay, requested_box
@@ -151,6 +151,8 @@ def _plan(obj: DBObject, shape: PixelBox | None, hdu: int, cache: CutoutCache
         if "no region lineage" in str(exc):
             raise NotFound(str(exc)) from None
         raise BadRequest(str(exc)) from None
+    except OSError as exc:  # a stored file that is not FITS
+        raise NotFound(f"{_describe(obj)}: {exc}") from None
     if all(p.hops == 0 for p in planned):
         raise NotFound(f"no region lineage is recorded into HDU {hdu} of {_describe(obj)}: "
                        "no image made these pixels")
@@ -212,12 +214,12 @@ def gallery(request: Request, viewer: Viewer) -> Page:
                 context={"overlays": overlays}, limits_hit=limits_hit)
 
 
-def _cutout_box(request: Request, obj: DBObject, hdu: int, cache: CutoutCache) -> Box:
+def _cutout_box(request: Request, obj: DataObject, hdu: int, cache: CutoutCache) -> Box:
     try:
-        shape = cache.info(obj, hdu).shape  # type: ignore[arg-type]
+        shape = cache.info(obj, hdu).shape
     except CutoutUsageError as exc:
         raise BadRequest(f"parameter hdu: {exc}") from None
-    except AwlError as exc:
+    except (AwlError, OSError) as exc:  # no stored file, or not a FITS file
         raise NotFound(f"{_describe(obj)}: {exc}") from None
     if len(shape) != 2:
         raise BadRequest(f"parameter hdu: HDU {hdu} of {_describe(obj)} is not a 2-d image "
@@ -234,7 +236,7 @@ def cutout_png(request: Request, viewer: Viewer) -> Response:
     image HDU (0-based, inclusive), z-scaled, binned to at most `size` pixels on its longest
     side (default and limit `Limits.thumbnail_pixels`), row 0 at the bottom."""
     oid = object_id(request)
-    hdu = int_param(request, "hdu", 0, low=0, high=9_999)
+    hdu = int_param(request, "hdu", 0, low=0, high=MAX_HDU)
     size = int_param(request, "size", viewer.limits.thumbnail_pixels, low=MIN_SIZE,
                      high=viewer.limits.preview_pixels)
     obj = get(oid)
