@@ -15,6 +15,7 @@ from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 
 from awlineage import Database, Session, config
+from awlineage.cutouts import CutoutCache
 from webviewer._errors import ViewerError
 from webviewer._limits import Limits
 from webviewer._querycount import ServerTiming
@@ -40,6 +41,7 @@ PAGE_MODULES = (
     "webviewer._download",
     "webviewer._exports",
     "webviewer._run",
+    "webviewer._gallery",
 )
 """Modules with a ``routes`` list, in the order their routes are matched."""
 
@@ -69,8 +71,10 @@ def create_app(database: str | Database | None = None, *, data_url: str | None =
         database = Database(config.setting("database_url", database),
                             schema=config.setting("database_schema", schema), read_only=True)
     session = Session(database, config.setting("data_url", data_url))
-    viewer = Viewer(database=database, session=session, limits=limits or Limits(),
-                    templates=templates_environment())
+    limits = limits or Limits()
+    viewer = Viewer(database=database, session=session, limits=limits,
+                    templates=templates_environment(),
+                    cutout_cache=CutoutCache(limits.cutout_cache))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -36,6 +36,8 @@ class Limits:
     """The most cells (width x height) a pixels query's box may cover."""
     pixel_images: int = 100
     """Images listed for one pixels query (the rest are counted)."""
+    gallery_images: int = 100
+    """Images whose cutouts one gallery shows (the rest are counted)."""
     region_boxes: int = 200
     """Boxes of one image's region listed and drawn (the rest are counted)."""
     source_rows: int = 200
@@ -58,6 +60,8 @@ class Limits:
     """Pixels of one cutout (its bounding box)."""
     cutout_bytes: int = 512 * 2**20
     """Bytes of all the cutouts of one request."""
+    cutout_cache: int = 1_000
+    """Image headers and WCSs (a few kB each) and request plans the cutout service keeps."""
     datalink_ids: int = 100
     """ID values one DataLink request may ask for; the rest are left out (an overflow INFO)."""
     versions_listed: int = 20

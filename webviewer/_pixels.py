@@ -171,6 +171,8 @@ def pixels(request: Request, viewer: Viewer) -> Page:
         "request": None, "direction": direction, "images": [], "images_total": 0,
         "unreached": 0, "query": None, "message": None,
         "preview_url": preview_url(oid, image.index),
+        "gallery_url": None if box is None else f"/obj/{oid}/gallery?" + urlencode(
+            {"x0": box[0], "y0": box[1], "x1": box[2], "y1": box[3], "hdu": image.index}),
     }
     limits_hit: list[str] = []
     overlays: list[Overlay | None] = []

@@ -5,9 +5,9 @@ Parameters: ``ID`` (an object id), one of ``POS`` (``CIRCLE ra dec r``, ``RANGE 
 lat1 lat2``, ``POLYGON ra1 dec1 ...``), ``CIRCLE``, ``POLYGON`` (degrees, ICRS) or ``PIXEL``
 (``x0 x1 y0 y1``: 1-based, inclusive FITS pixels of the image, or of a source's coadd), and
 ``LINEAGE=backward`` to cut every ancestor image too, placed by region lineage (always so
-for a source). Errors are text: ``UsageError: ...`` (400; 404 for an unknown ID),
-``MultiValuedParamNotSupported: ...`` (400) or ``Error: ...`` (500); a region that covers no
-pixel is 204 with no body.
+for a source), and ``HDU`` (the extension of an image ID to start from; default 0). Errors
+are text: ``UsageError: ...`` (400; 404 for an unknown ID), ``MultiValuedParamNotSupported:
+...`` (400) or ``Error: ...`` (500); a region that covers no pixel is 204 with no body.
 """
 
 from __future__ import annotations
@@ -109,16 +109,27 @@ def _answer(params: dict[str, str], viewer: Viewer) -> Response:
     if lineage not in ("", "none", "backward"):
         raise CutoutUsageError(f"LINEAGE must be backward or none, not {params['LINEAGE']!r}")
     shape = _shape(params)
+    hdu = _hdu(params.get("HDU", "").strip())
     limits = viewer.limits
     cutout_limits = CutoutLimits(images=limits.cutout_images, pixels=limits.cutout_pixels,
                                  bytes=limits.cutout_bytes)
     with viewer.session.activate():
         obj = get(object_id)
-        hdul = cutouts(obj, shape, lineage=lineage == "backward", limits=cutout_limits)
+        hdul = cutouts(obj, shape, lineage=lineage == "backward", limits=cutout_limits,
+                       cache=viewer.cutout_cache, hdu=hdu)
     body = io.BytesIO()
     hdul.writeto(body)
     return Response(body.getvalue(), media_type="application/fits", headers={
         "Content-Disposition": f'attachment; filename="cutout-{object_id}.fits"'})
+
+
+def _hdu(text: str) -> int:
+    if text == "":
+        return 0
+    if not text.isdigit() or not text.isascii() or len(text) > 4:
+        raise CutoutUsageError(f"HDU must be an extension number from 0 to 9999, not "
+                               f"{text[:40]!r}")
+    return int(text)
 
 
 def _shape(params: dict[str, str]) -> Shape | None:

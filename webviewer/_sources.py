@@ -81,6 +81,12 @@ def _scalars(obj: DBObject) -> dict[str, Any]:
     return values
 
 
+def _gallery_url(obj: DBObject) -> str | None:
+    """The cutout gallery of an object that stands for cells (a source)."""
+    return f"/obj/{obj.object_id}/gallery" if callable(getattr(obj, "region_anchor", None)) \
+        else None
+
+
 def _image_hdu(obj: DBObject, array: str) -> int | None:
     name = array.removeprefix("hdu:")
     return int(name) if name.isdigit() else hdu_index(obj, name)
@@ -120,8 +126,8 @@ def sources(request: Request, viewer: Viewer) -> Page:
             boxes.append({"image": object_ref(image), "box": box, "cells": region.count(),
                           "pixels_url": f"/obj/{image.object_id}/pixels?{query}{hdu_part}"})
         listed.append({"row": row, "objects": [
-            {**object_ref(o), "attributes": _scalars(o)} for o in linked.get(row, [])],
-            "boxes": boxes})
+            {**object_ref(o), "attributes": _scalars(o), "gallery_url": _gallery_url(o)}
+            for o in linked.get(row, [])], "boxes": boxes})
     data = {
         "object_id": oid, "object": object_ref(obj), "array": record.output_array,
         "rows": rows, "page": number, "pages": pages, "first": first, "sources": listed,

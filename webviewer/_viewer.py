@@ -3,7 +3,7 @@ session that pairs it with the data server, the limits and the templates."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +11,7 @@ import jinja2
 from starlette.requests import Request
 
 from awlineage import Database, Session
+from awlineage.cutouts import CutoutCache
 from webviewer._limits import Limits
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -31,12 +32,15 @@ class Viewer:
         How much one request may ask for.
     templates
         The Jinja2 environment of the HTML pages (every value escaped).
+    cutout_cache
+        What the cutout service read of immutable objects: headers, WCSs, lineage (bounded).
     """
 
     database: Database
     session: Session
     limits: Limits
     templates: jinja2.Environment
+    cutout_cache: CutoutCache = field(default_factory=CutoutCache)
 
     def close(self) -> None:
         """Release the database's connections."""

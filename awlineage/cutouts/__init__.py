@@ -6,8 +6,9 @@ it, placed by region lineage rather than by WCS, so a bias or a flat is cut too.
 SODA service and ``awl cutout`` both call it.
 """
 
+from awlineage.cutouts._cache import CutoutCache, ImageInfo, celestial_wcs
 from awlineage.cutouts._errors import CutoutError, CutoutUsageError, NoOverlapError
-from awlineage.cutouts._fits import celestial_wcs, cells_on_image, cutout_hdus
+from awlineage.cutouts._fits import cells_on_image, cut_pixels, cutout_hdus, lineage_order
 from awlineage.cutouts._plan import CutoutLimits, PlannedCutout, anchor_of, plan_cutouts
 from awlineage.cutouts._request import cutouts
 from awlineage.cutouts._shapes import (
@@ -25,9 +26,11 @@ from awlineage.cutouts._shapes import (
 )
 
 __all__ = [
+    "CutoutCache",
     "CutoutError",
     "CutoutLimits",
     "CutoutUsageError",
+    "ImageInfo",
     "NoOverlapError",
     "PixelBox",
     "PlannedCutout",
@@ -39,8 +42,10 @@ __all__ = [
     "anchor_of",
     "celestial_wcs",
     "cells_on_image",
+    "cut_pixels",
     "cutout_hdus",
     "cutouts",
+    "lineage_order",
     "parse_circle",
     "parse_pixel",
     "parse_polygon",

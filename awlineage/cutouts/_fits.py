@@ -2,18 +2,19 @@
 multi-extension FITS of a request's cutouts, each with its original header kept, the WCS
 moved with the cut (astropy's `Cutout2D`, SIP included) and provenance keywords.
 
-Only the cut pixels are read (``ImageHDU.section``), so a small cutout of a large image
-costs little."""
+Only the cut's rows are read (``ImageHDU.section``; only its pixels when the rows are
+large), so a small cutout of a large image costs little; headers and WCSs come from a
+`CutoutCache`, read once per image."""
 
 from __future__ import annotations
 
-import warnings
+import copy
 
 import numpy as np
 from astropy.io import fits
 from astropy.nddata import Cutout2D
-from astropy.wcs import WCS, FITSFixedWarning
 
+from awlineage.cutouts._cache import CutoutCache
 from awlineage.cutouts._errors import CutoutUsageError
 from awlineage.cutouts._plan import CutoutLimits, PlannedCutout, whole_or_box
 from awlineage.cutouts._shapes import Shape, SkyShape
@@ -24,28 +25,20 @@ STRUCTURAL = ("SIMPLE", "XTENSION", "BITPIX", "NAXIS", "NAXIS1", "NAXIS2", "EXTE
               "DATASUM")
 """Keywords that describe the original file's layout, not its content: FITS writes them
 anew for the cutout."""
+BAND_BYTES = 4 * 2**20
+"""A cut's whole rows are read at once up to this size; past it only the cut's pixels."""
 
 
-def celestial_wcs(header: fits.Header) -> WCS | None:
-    """The header's WCS when it has celestial axes, else None (a bias, a flat)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FITSFixedWarning)
-        wcs = WCS(header)
-    return wcs if wcs.has_celestial else None
-
-
-def cells_on_image(image: DataObject, hdu: int | str, shape: Shape | None) -> np.ndarray:
+def cells_on_image(image: DataObject, hdu: int | str, shape: Shape | None,
+                   cache: CutoutCache | None = None) -> np.ndarray:
     """The (row, column) cells of `hdu` of `image` that `shape` covers (all without one)."""
-    with image.open_fits() as hdul:
-        if hdu not in hdul:
-            raise CutoutUsageError(f"{_name(image)} has no HDU {hdu!r}")
-        header = hdul[hdu].header
-        array_shape = tuple(hdul[hdu].shape)
+    info = (cache or CutoutCache()).info(image, hdu)
+    array_shape = info.shape
     if len(array_shape) != 2:
         raise CutoutUsageError(f"HDU {hdu} of {_name(image)} is not a 2-d image "
                                f"(shape {array_shape})")
     if isinstance(shape, SkyShape):
-        wcs = celestial_wcs(header)
+        wcs = info.wcs
         if wcs is None:
             raise CutoutUsageError(f"{_name(image)} has no celestial WCS: ask with PIXEL "
                                    "(or --pixels) instead of a sky region")
@@ -53,31 +46,34 @@ def cells_on_image(image: DataObject, hdu: int | str, shape: Shape | None) -> np
     return whole_or_box(shape, array_shape)
 
 
+def lineage_order(planned: list[PlannedCutout], cache: CutoutCache | None = None
+                  ) -> list[PlannedCutout]:
+    """`planned` in the order of the cutout file's extensions: images with a celestial WCS
+    first (the science line: coadd, regridded, reduced, raw), then those without
+    (calibrations), each group by hop count."""
+    cache = cache or CutoutCache()
+    sky = {id(p): cache.info(p.obj, p.hdu).wcs is not None for p in planned}
+    return sorted(planned, key=lambda p: (
+        not sky[id(p)], p.hops if p.hops is not None else 1 << 30, type(p.obj).__name__,
+        p.obj.object_id, str(p.hdu)))
+
+
 def cutout_hdus(planned: list[PlannedCutout], asked: DBObject, request: str,
-                limits: CutoutLimits) -> fits.HDUList:
+                limits: CutoutLimits, cache: CutoutCache | None = None) -> fits.HDUList:
     """The cutouts as one FITS file: a primary HDU describing the request, then one image
-    extension per array, images with a celestial WCS first (the science line), then those
-    without (calibrations), each group by hop count.
+    extension per array in `lineage_order`.
 
     Raises
     ------
     CutoutUsageError
         When the cutouts together would pass `limits.bytes`.
     """
-    headers = []
-    total = 0
-    for p in planned:
-        with p.obj.open_fits() as hdul:
-            header = hdul[p.hdu].header.copy()
-        headers.append(header)
-        total += p.pixels() * abs(header.get("BITPIX", -32)) // 8
+    cache = cache or CutoutCache()
+    total = sum(p.pixels() * abs(cache.info(p.obj, p.hdu).header.get("BITPIX", -32)) // 8
+                for p in planned)
     if total > limits.bytes:
         raise CutoutUsageError(f"the {len(planned)} cutouts would take {total} bytes; the "
                                f"limit is {limits.bytes} bytes per request")
-    wcses = [celestial_wcs(h) for h in headers]
-    order = sorted(range(len(planned)), key=lambda i: (
-        wcses[i] is None, planned[i].hops if planned[i].hops is not None else 1 << 30,
-        type(planned[i].obj).__name__, planned[i].obj.object_id, str(planned[i].hdu)))
     primary = fits.PrimaryHDU()
     primary.header["AWLOBJID"] = (asked.object_id, "object the cutouts were asked for")
     primary.header["AWLCLASS"] = (type(asked).__name__, "its class")
@@ -85,28 +81,48 @@ def cutout_hdus(planned: list[PlannedCutout], asked: DBObject, request: str,
     primary.header["AWLNCUT"] = (len(planned), "cutout extensions that follow")
     hdus: list[fits.PrimaryHDU | fits.ImageHDU] = [primary]
     versions: dict[str, int] = {}
-    for i in order:
-        name = type(planned[i].obj).__name__
+    for p in lineage_order(planned, cache):
+        name = type(p.obj).__name__
         versions[name] = versions.get(name, 0) + 1
-        hdus.append(_cut(planned[i], headers[i], versions[name]))
+        hdus.append(_cut(p, cache, versions[name]))
     return fits.HDUList(hdus)
 
 
-def _cut(p: PlannedCutout, header: fits.Header, extver: int) -> fits.ImageHDU:
-    r0, r1, c0, c1 = p.box()
+def cut_pixels(image: DataObject, hdu: int | str, box: tuple[int, int, int, int],
+               cache: CutoutCache | None = None) -> Cutout2D:
+    """The pixels of `box` ((row0, row1, column0, column1), 0-based inclusive, inside the
+    array) of HDU `hdu` of `image`, with its WCS (if any) moved to the cut; only those rows
+    are read (only those pixels past `BAND_BYTES`)."""
+    cache = cache or CutoutCache()
+    info = cache.info(image, hdu)
+    r0, r1, c0, c1 = box
     size = (r1 - r0 + 1, c1 - c0 + 1)
     centre = (c0 + (size[1] - 1) / 2, r0 + (size[0] - 1) / 2)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FITSFixedWarning)
-        wcs = WCS(header) if celestial_wcs(header) is not None else None
-    # Not memory-mapped: astropy maps no scaled (BZERO) data, and a section reads only the
-    # rows it needs either way.
-    with p.obj.open_fits(memmap=False) as hdul:
-        cut = Cutout2D(hdul[p.hdu].section, centre, size, wcs=wcs, mode="strict", copy=True)
+    band = size[0] * info.shape[-1] * abs(info.header.get("BITPIX", -64)) // 8
+    with cache.open(image) as hdul:
+        # Whole rows in one read when they are few (a section reads row by row, which took
+        # most of a small cut's time), else only the cut's pixels.
+        section = hdul[hdu].section
+        pixels = np.asarray(section[r0:r1 + 1])[:, c0:c1 + 1].copy() if band <= BAND_BYTES \
+            else np.asarray(section[r0:r1 + 1, c0:c1 + 1])
+    # Cutout2D, on a stand-in of the array's shape that holds no memory, moves the WCS (SIP
+    # included) and checks the box; the pixels are those read.
+    stand_in = np.broadcast_to(np.zeros((), dtype=pixels.dtype), info.shape)
+    cut = Cutout2D(stand_in, centre, size, wcs=info.wcs, mode="strict", copy=False)
     if cut.slices_original != (slice(r0, r1 + 1), slice(c0, c1 + 1)):
-        raise RuntimeError(f"Cutout2D cut {cut.slices_original}, not the bounding box "
+        raise RuntimeError(f"Cutout2D cut {cut.slices_original}, not the box "
                            f"{(r0, r1, c0, c1)}")
-    kept = fits.Header([card for card in header.cards if card.keyword not in STRUCTURAL])
+    cut.data = pixels
+    return cut
+
+
+def _cut(p: PlannedCutout, cache: CutoutCache, extver: int) -> fits.ImageHDU:
+    r0, r1, c0, c1 = p.box()
+    cut = cut_pixels(p.obj, p.hdu, (r0, r1, c0, c1), cache)
+    header = cache.info(p.obj, p.hdu).header
+    # Copies: the cached header's cards are shared by every request.
+    kept = fits.Header([copy.copy(card) for card in header.cards
+                        if card.keyword not in STRUCTURAL])
     if cut.wcs is not None:
         # Cutout2D moved the reference pixel (and the SIP reference with it); the rest of
         # the original WCS keywords stay as they were.

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from awlineage.cutouts._cache import CutoutCache
 from awlineage.cutouts._errors import CutoutUsageError, NoOverlapError
 from awlineage.cutouts._shapes import PixelBox, Shape
 from awlineage.database import Database, current_database
-from awlineage.lineage import parent_edges
 from awlineage.persistence import DataObject, DBObject
 from awlineage.regions import Region, RegionError, backward
 
@@ -69,15 +69,16 @@ def anchor_of(obj: DBObject) -> tuple[DBObject, Any, int | str] | None:
 
 
 def plan_cutouts(obj: DBObject, shape: Shape | None, lineage: bool, cells_of: ShapeOnImage,
-                 limits: CutoutLimits, database: Database | None = None
+                 limits: CutoutLimits, database: Database | None = None, *,
+                 hdu: int | str = 0, cache: CutoutCache | None = None
                  ) -> list[PlannedCutout]:
     """The arrays to cut for a request on `obj`, in no particular order yet.
 
-    An image is cut where `shape` covers it (all of it without a shape), and with `lineage`
-    its ancestors where region lineage places those pixels. Any other object is cut through
-    its `region_anchor`: the pixels of every ancestor image its cells depend on; a shape is
-    then placed on the first image reached (such as a source's coadd) and followed from
-    there.
+    An image is cut in its HDU `hdu` where `shape` covers it (all of it without a shape),
+    and with `lineage` its ancestors where region lineage places those pixels. Any other
+    object is cut through its `region_anchor`: the pixels of every ancestor image its cells
+    depend on; a shape is then placed on the first image reached (such as a source's coadd)
+    and followed from there.
 
     Raises
     ------
@@ -87,38 +88,48 @@ def plan_cutouts(obj: DBObject, shape: Shape | None, lineage: bool, cells_of: Sh
         When the region covers no pixel.
     """
     db = database or current_database()
+    cache = cache or CutoutCache()
+    # Sky shapes are not kept: their text rounds, and clients rarely ask for one twice.
+    key = (obj.object_id, str(shape) if shape is not None else None, lineage, hdu) \
+        if shape is None or isinstance(shape, PixelBox) else None
+    planned = cache.plan(key) if key is not None else None
+    if planned is None:
+        planned = _plan(obj, shape, lineage, cells_of, db, hdu, cache)
+        if key is not None:
+            cache.keep_plan(key, planned)
+    _check_limits(planned, limits)
+    return planned
+
+
+def _plan(obj: DBObject, shape: Shape | None, lineage: bool, cells_of: ShapeOnImage,
+          db: Database, hdu: int | str, cache: CutoutCache) -> list[PlannedCutout]:
     anchor = anchor_of(obj)
     if anchor is not None:
         owner, cells, hdu = anchor
         found = _backward(owner, cells, hdu, db, obj)
         if shape is not None:
-            first = _nearest(found, obj, db)
+            first = _nearest(found, obj, db, cache)
             if first is None:
                 raise NoOverlapError(f"{_name(obj)} reaches no image")
-            found = _start(first.obj, first.hdu, shape, True, cells_of, db)
+            found = _start(first.obj, first.hdu, shape, True, cells_of, db, cache)
     elif isinstance(obj, DataObject):
-        found = _start(obj, 0, shape, lineage, cells_of, db)
+        found = _start(obj, hdu, shape, lineage, cells_of, db, cache)
     else:
         raise CutoutUsageError(f"{_name(obj)} is not an image (a DataObject) and stands for "
                                "no cells of one (its class has no region_anchor)")
     if not found:
         raise NoOverlapError(f"the region of {_name(obj)} covers no pixel of any image")
-    hops = _hops(obj, [p.obj for p in found], db)
-    planned = [PlannedCutout(p.obj, p.hdu, p.region, hops.get(p.obj.object_id))
-               for p in found]
-    _check_limits(planned, limits)
-    return planned
+    hops = _hops(obj, [p.obj for p in found], db, cache)
+    return [PlannedCutout(p.obj, p.hdu, p.region, hops.get(p.obj.object_id)) for p in found]
 
 
 def _start(image: DataObject, hdu: int | str, shape: Shape | None, lineage: bool,
-           cells_of: ShapeOnImage, db: Database) -> list[PlannedCutout]:
+           cells_of: ShapeOnImage, db: Database, cache: CutoutCache) -> list[PlannedCutout]:
     cells = cells_of(image, hdu, shape)
     if len(cells) == 0:
         where = str(shape) if shape is not None else "the request"
         raise NoOverlapError(f"{where} covers no pixel of {_name(image)}")
-    with image.open_fits() as hdul:
-        array_shape = tuple(hdul[hdu].shape)
-    region = Region(array_shape, cells)
+    region = Region(cache.info(image, hdu).shape, cells)
     planned = [PlannedCutout(image, hdu, region, 0)]
     if lineage:
         planned.extend(_backward(image, region, hdu, db, image, required=False))
@@ -139,16 +150,17 @@ def _backward(owner: DBObject, cells: Any, hdu: int | str, db: Database, asked: 
             and not e.region.is_empty()]
 
 
-def _nearest(found: list[PlannedCutout], start: DBObject, db: Database
+def _nearest(found: list[PlannedCutout], start: DBObject, db: Database, cache: CutoutCache
              ) -> PlannedCutout | None:
     """The reached image fewest processing steps away (a source's coadd)."""
-    hops = _hops(start, [p.obj for p in found], db)
+    hops = _hops(start, [p.obj for p in found], db, cache)
     ranked = sorted((p for p in found if p.obj.object_id in hops),
                     key=lambda p: (hops[p.obj.object_id], p.hdu != 0))
     return ranked[0] if ranked else None
 
 
-def _hops(start: DBObject, objects: list[DBObject], db: Database) -> dict[int, int]:
+def _hops(start: DBObject, objects: list[DBObject], db: Database, cache: CutoutCache
+          ) -> dict[int, int]:
     """Processing steps from `start` to each of `objects`: the longest chain of links among
     them (and the anchor's owner), so a raw frame a regridded frame also links to still
     comes after the reduced frame; parameters and runs do not count."""
@@ -159,7 +171,7 @@ def _hops(start: DBObject, objects: list[DBObject], db: Database) -> dict[int, i
     frontier, seen = [start.object_id], {start.object_id}
     while frontier:
         following = []
-        for edge in parent_edges(db, frontier):
+        for edge in cache.parents(db, frontier):
             if edge.target in passable and edge.target != edge.source:
                 parents.setdefault(edge.source, set()).add(edge.target)
                 if edge.target not in seen:

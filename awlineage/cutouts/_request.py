@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+
 from astropy.io import fits
 
+from awlineage.cutouts._cache import CutoutCache
 from awlineage.cutouts._fits import cells_on_image, cutout_hdus
 from awlineage.cutouts._plan import CutoutLimits, plan_cutouts
 from awlineage.cutouts._shapes import Shape
@@ -12,8 +15,8 @@ from awlineage.persistence import DBObject
 
 
 def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool = False,
-            limits: CutoutLimits | None = None, database: Database | None = None
-            ) -> fits.HDUList:
+            limits: CutoutLimits | None = None, database: Database | None = None,
+            hdu: int | str = 0, cache: CutoutCache | None = None) -> fits.HDUList:
     """The cutouts of `obj` as a multi-extension FITS file.
 
     Parameters
@@ -29,6 +32,11 @@ def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool = False,
         an anchored object).
     limits
         How many images, pixels and bytes the request may take.
+    hdu
+        The HDU of an image `obj` to start from.
+    cache
+        Headers, WCSs and lineage already read (a server keeps one across requests); by default
+        this request's own.
 
     Returns
     -------
@@ -48,8 +56,10 @@ def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool = False,
     >>> cutouts(coadd, parse_circle("150.02 2.21 0.002"), lineage=True)  # doctest: +SKIP
     """
     limits = limits or CutoutLimits()
-    planned = plan_cutouts(obj, shape, lineage, cells_on_image, limits, database)
+    cache = cache or CutoutCache()
+    planned = plan_cutouts(obj, shape, lineage, functools.partial(cells_on_image, cache=cache),
+                           limits, database, hdu=hdu, cache=cache)
     request = f"{shape}" if shape is not None else "region of the object"
     if lineage:
         request += " LINEAGE=backward"
-    return cutout_hdus(planned, obj, request, limits)
+    return cutout_hdus(planned, obj, request, limits, cache)

@@ -1,0 +1,183 @@
+"""What a cutout server keeps between requests, since stored objects, their files and their
+lineage never change: each image's header, shape and WCS, the verified path of its file, the
+parent links of the objects walked, and the plans of recent requests (`CutoutCache`, bounded,
+least recently used dropped first).
+
+Measured reason (the demo's brightest star, 17 arrays, warm): each file was opened two or
+three times per request, its header parsed and its WCS built each time, and
+`DataObject.open_fits` hashes the whole file on every open to check it; with the lineage
+walked anew, a request took 0.3-0.4 s. A file is now verified once (by `open_fits`) and later
+opened straight from its path while its inode, size and modification time are the ones it
+had when it was checked, so a file replaced on disk is checked anew.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Hashable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from astropy.io import fits
+from astropy.wcs import WCS, FITSFixedWarning
+
+from awlineage.cutouts._errors import CutoutUsageError
+from awlineage.database import Database
+from awlineage.lineage import Edge, parent_edges
+from awlineage.persistence import DataObject
+
+PRODUCT_ATTRIBUTES = frozenset({"awlineage.ProcessRun.outputs"})
+"""The links `parent_edges` follows backwards: from a run to what it made."""
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    """One 2-d (or other) image array of a stored file, as its header describes it."""
+
+    header: fits.Header
+    """The HDU's header (shared: copy it before changing it)."""
+    shape: tuple[int, ...]
+    """The array's shape, numpy's order."""
+    wcs: WCS | None
+    """The header's full WCS when it has celestial axes, else None (a bias, a flat)."""
+
+
+def celestial_wcs(header: fits.Header) -> WCS | None:
+    """The header's WCS when it has celestial axes, else None (a bias, a flat)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FITSFixedWarning)
+        wcs = WCS(header)
+    return wcs if wcs.has_celestial else None
+
+
+_Signature = tuple[int, int, int]
+_FileKey = tuple[int, str]
+
+
+class CutoutCache:
+    """Headers, shapes and WCSs of stored images by (object id, content hash, HDU), the
+    verified local path of each file, request plans (at most `size` of each), and objects'
+    parent links (ten times as many). Safe across threads; one per server (the viewer) or
+    one per request (the default)."""
+
+    def __init__(self, size: int = 1_000) -> None:
+        self.size = size
+        self._infos: OrderedDict[tuple[int, str, int | str], ImageInfo] = OrderedDict()
+        self._paths: OrderedDict[_FileKey, tuple[Path, _Signature]] = OrderedDict()
+        self._parents: OrderedDict[int, list[Edge]] = OrderedDict()
+        self._plans: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def parents(self, db: Database, ids: list[int]) -> list[Edge]:
+        """`parent_edges` of `ids`, read once per object (an object's parents never
+        change)."""
+        found: list[Edge] = []
+        missing = []
+        with self._lock:
+            for oid in ids:
+                known = self._parents.get(oid)
+                if known is None:
+                    missing.append(oid)
+                else:
+                    self._parents.move_to_end(oid)
+                    found.extend(known)
+        if missing:
+            read = parent_edges(db, missing, db.registered_classes())
+            by_object: dict[int, list[Edge]] = {oid: [] for oid in missing}
+            for edge in read:
+                # A run's link to what it made leads from the object (its target) to the run.
+                made = edge.attribute in PRODUCT_ATTRIBUTES
+                by_object[edge.target if made else edge.source].append(edge)
+            with self._lock:
+                self._parents.update(by_object)
+                _trim(self._parents, self.size * 10)
+            found.extend(read)
+        return found
+
+    def plan(self, key: Hashable) -> Any:
+        """The plan kept under `key`, or None."""
+        with self._lock:
+            found = self._plans.get(key)
+            if found is not None:
+                self._plans.move_to_end(key)
+            return found
+
+    def keep_plan(self, key: Hashable, plan: Any) -> None:
+        """Keep `plan` under `key`."""
+        with self._lock:
+            self._plans[key] = plan
+            _trim(self._plans, self.size)
+
+    def info(self, image: DataObject, hdu: int | str) -> ImageInfo:
+        """Header, shape and WCS of `hdu` of `image` (read on first use).
+
+        Raises
+        ------
+        CutoutUsageError
+            When the file has no such HDU or it holds no array.
+        """
+        key = (image.object_id, str(image.content_hash), hdu)
+        with self._lock:
+            found = self._infos.get(key)
+            if found is not None:
+                self._infos.move_to_end(key)
+                return found
+        with self.open(image) as hdul:
+            try:  # `in` says yes to any number
+                chosen = hdul[hdu] if not isinstance(hdu, int) or hdu >= 0 else None
+            except (IndexError, KeyError):
+                chosen = None
+            if chosen is None:
+                raise CutoutUsageError(f"{_name(image)} has no HDU {hdu!r}")
+            header = chosen.header.copy()
+            shape = tuple(int(n) for n in (chosen.shape or ()))
+        found = ImageInfo(header, shape, celestial_wcs(header) if len(shape) == 2 else None)
+        with self._lock:
+            self._infos[key] = found
+            _trim(self._infos, self.size)
+        return found
+
+    def open(self, image: DataObject) -> Any:
+        """`image`'s file as an HDU list, not memory-mapped (astropy maps no scaled data, and
+        a section reads only the rows it needs either way): checked against its content hash
+        on first use, later opened from the same path while the file is unchanged."""
+        key = (image.object_id, str(image.content_hash))
+        with self._lock:
+            known = self._paths.get(key)
+        if known is not None:
+            path, signature = known
+            if _signature(path) == signature:
+                return fits.open(path, memmap=False, mode="readonly")
+        hdul = image.open_fits(memmap=False)
+        name = hdul.filename()
+        if name is not None:
+            path = Path(name)
+            # The check and this stat are a moment apart: files on a data server are written
+            # once, and a file replaced later has another signature and is checked anew.
+            signature = _signature(path)
+            if signature is not None:
+                with self._lock:
+                    self._paths[key] = (path, signature)
+                    _trim(self._paths, self.size)
+        return hdul
+
+
+def _signature(path: Path) -> _Signature | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def _trim(entries: OrderedDict[Any, Any], size: int) -> None:
+    while len(entries) > size:
+        entries.popitem(last=False)
+
+
+def _name(image: DataObject) -> str:
+    return f"{type(image).__name__} {image.object_id}"
