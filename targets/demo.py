@@ -99,6 +99,10 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
                     "awl demo --cosmic-ray-threshold 6   (remakes only what depends on it)",
                     f"awl serve   (then open http://127.0.0.1:8400/obj/{sources.object_id})"):
         say(f"  {command}")
+    if star is not None:
+        say(f"  awl cutout {star.object_id} -o star.fits   (the star out of every image "
+            "that made it)")
+        say(f"  the same in the viewer: http://127.0.0.1:8400/obj/{star.object_id}/gallery")
     return 0 if not made.failures() else 1
 
 

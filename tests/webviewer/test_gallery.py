@@ -275,3 +275,18 @@ def test_a_chain_gallery_cuts_an_extension_on_both_backends(chain, open_viewer,
     assert png.status_code == 200 and png_size(png.content) == (4 + 6 + 1, 10)  # the margin
     assert client.get(f"/obj/{raw.object_id}/gallery?x=1&y=1&hdu=1",
                       headers=JSON).status_code == 404
+
+
+def test_a_sources_object_page_links_to_its_gallery_and_an_image_page_does_not(
+        demo_folder, demo_client) -> None:
+    from targets.source_lists import Source
+
+    with demo_session(demo_folder):
+        star = select(Source.flags == 0).order_by(Source.flux.desc()).first()
+        coadd_id = star.sourcelist.coadd.object_id
+    urls = demo_client.get(f"/obj/{star.object_id}", headers={"accept": "application/json"}
+                           ).json()["urls"]
+    assert urls["gallery"] == f"/obj/{star.object_id}/gallery"
+    assert demo_client.get(urls["gallery"]).status_code == 200
+    image = demo_client.get(f"/obj/{coadd_id}", headers={"accept": "application/json"}).json()
+    assert "gallery" not in image["urls"]
