@@ -69,3 +69,33 @@ def test_a_run_page_unfolds_its_call_trace(demo_url: str, demo_folder, page, sho
     page.locator("section.header details.hdu").last.locator("summary").click()
     assert page.locator("section.header table.cards").last.is_visible()
     page.screenshot(path=shot("source-list"), full_page=True)
+
+
+def _no_injected_elements(page, dialogs: list[str]) -> None:
+    sources = page.eval_on_selector_all("script", "all => all.map(s => s.getAttribute('src'))")
+    assert all(src and src.startswith("/static/") for src in sources), sources
+    assert page.locator("img[onerror], [onerror], [onload]").count() == 0
+    assert page.locator("img[src='x']").count() == 0
+    assert dialogs == []
+
+
+def test_hostile_values_stay_text_on_search_error_and_diff_pages(db: Database, serve_viewer,
+                                                                 page) -> None:
+    a = Gizmo(name=HOSTILE[0], note="plain")
+    b = Gizmo(name="plain", note=HOSTILE[1])
+    a.commit()
+    b.commit()
+    url = serve_viewer()
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(f"{url}/search?q=Gizmo")
+    assert page.get_by_text(HOSTILE[0]).count() >= 1  # the attribute, shown as text
+    _no_injected_elements(page, dialogs)
+    page.goto(f"{url}/search?q=" + "Gizmo.name == '<script>alert(1)</script>' and")
+    assert page.locator("pre.caret").is_visible()  # a syntax error, echoed as text
+    _no_injected_elements(page, dialogs)
+    page.goto(f"{url}/search?q=" + '"><img src=x onerror=alert(1)>')
+    _no_injected_elements(page, dialogs)
+    page.goto(f"{url}/diff/{a.object_id}/{b.object_id}")
+    assert page.get_by_text(HOSTILE[1]).count() >= 1
+    _no_injected_elements(page, dialogs)
