@@ -116,8 +116,11 @@ def plan_of(viewer: Viewer, class_name: str, where: str) -> tuple[type, Plan]:
     except QuerySyntaxError as exc:
         message, _, caret = str(exc).partition("\n")
         raise BadRequest(f"parameter where: {message}", detail={"caret": caret}) from None
-    except AwlError as exc:
-        raise BadRequest(f"cannot plan {describe_class(cls)}: {exc}") from None
+    except AwlError as exc:  # the planner's own message names the class and the reason
+        message = str(exc)
+        if not message.startswith("cannot plan"):
+            message = f"cannot plan {describe_class(cls)}: {message}"
+        raise BadRequest(message) from None
 
 
 @page
