@@ -48,7 +48,8 @@ class ClassFinder:
     def class_named(self, name: str) -> type:
         """The class called `name`: a qualified name, or a short one that only one class
         (defined here or stored in the database) has; a class defined in the running script
-        wins over classes of that short name known only to the database.
+        wins over classes of that short name known only to the database. A database open
+        read-only takes a short name that one stored class has as that class.
 
         Raises
         ------
@@ -59,9 +60,11 @@ class ClassFinder:
         """
         if "." in name:
             return self._qualified(name)
+        stored = {q for q in self.db.registered_classes() if short_name(q) == name}
+        if self.db.read_only and len(stored) == 1:  # a reader can only mean what is stored
+            return self._qualified(stored.pop())
         here = classes_named(name)
-        candidates = {qualified_name(c) for c in here}
-        candidates.update(q for q in self.db.registered_classes() if short_name(q) == name)
+        candidates = {qualified_name(c) for c in here} | stored
         if len(candidates) == 1:
             return self._qualified(candidates.pop())
         scripts = [c for c in here if c.__module__ == "__main__"]

@@ -18,6 +18,8 @@ from awlineage import (
     persistent,
     select,
 )
+from awlineage.errors import AmbiguousClassError
+from awlineage.persistence import qualified_name
 
 
 class Plate(DBObject):
@@ -121,5 +123,22 @@ def test_code_with_properties_the_database_lacks_is_refused_by_name(db: Database
         with pytest.raises(SchemaConflictError,
                            match="properties the database has no columns for: emulsion"):
             reader.tables_for(newer_plate)
+    finally:
+        reader.close()
+
+
+def test_a_reader_takes_a_short_name_as_the_one_stored_class_of_that_name(
+        db: Database) -> None:
+    Plate(number=6).commit()
+    DBObjectMeta("Plate", (DBObject,), {  # known to this process, never stored
+        "__module__": __name__, "__namespace__": "elsewhere",
+        "number": persistent("Plate number", int, 0)})
+    with pytest.raises(AmbiguousClassError, match=r"elsewhere\.Plate.*readonly\.Plate"):
+        db.class_named("Plate")
+    reader = _reader(db)
+    try:
+        assert qualified_name(reader.class_named("Plate")) == "readonly.Plate"
+        with Session(reader):
+            assert [p.number for p in select("Plate.number == 6").all()] == [6]
     finally:
         reader.close()
