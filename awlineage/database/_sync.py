@@ -95,12 +95,7 @@ def sync_class(db: Database, cls: type) -> ClassTables:
     registry = db.framework["awl_class"]
     with db.engine.begin() as conn:
         db.dialect.begin_schema_change(conn)
-        row = conn.execute(
-            sa.select(registry)
-            .where(registry.c.class_name == qualified_name(cls))
-            .order_by(registry.c.class_version.desc())
-            .limit(1)
-        ).first()
+        row = _latest_record(conn, registry, cls)
         if row is None:
             _refuse_table_of_another_class(conn, registry, cls, wanted["table_name"])
             tables = build_class_tables(db.metadata, cls, db.dialect)
@@ -126,18 +121,23 @@ def sync_class(db: Database, cls: type) -> ClassTables:
     return tables
 
 
+def _latest_record(conn: sa.Connection, registry: sa.Table, cls: type) -> sa.Row | None:
+    """The registry's newest record of `cls`, or None."""
+    return conn.execute(
+        sa.select(registry)
+        .where(registry.c.class_name == qualified_name(cls))
+        .order_by(registry.c.class_version.desc())
+        .limit(1)
+    ).first()
+
+
 def recorded_tables(db: Database, cls: type) -> ClassTables:
     """The tables of `cls` as the registry recorded them, without writing anything (a
     read-only database). Refuses a class the database has not stored, or whose code has
     properties the database has no columns for."""
     registry = db.framework["awl_class"]
     with db.engine.connect() as conn:
-        row = conn.execute(
-            sa.select(registry)
-            .where(registry.c.class_name == qualified_name(cls))
-            .order_by(registry.c.class_version.desc())
-            .limit(1)
-        ).first()
+        row = _latest_record(conn, registry, cls)
     if row is None:
         raise UnknownClassError(f"class {qualified_name(cls)} has no objects in this "
                                 "database (it is not in its class registry)")
