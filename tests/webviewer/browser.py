@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import uvicorn
+from playwright.sync_api import Page
 from starlette.applications import Starlette
 
 from tests.commands import REPO
@@ -61,3 +62,12 @@ def served(app: Starlette) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+def until(page: Page, expression: str, timeout: float = 15.0) -> None:
+    """Poll `expression` in the page until it is true. Playwright's own wait_for_function
+    evaluates its condition with eval, which the viewer's Content-Security-Policy refuses."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"never true: {expression}"
+        time.sleep(0.05)

@@ -3,12 +3,12 @@ viewer's Content-Security-Policy, with its region outline drawn over it."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from awlineage import select
+from tests.webviewer.browser import until
 from tests.webviewer.demo_objects import demo_session
 
 ALL_LOADED = ("[...document.querySelectorAll('ol.gallery img')].every(i => i.complete && "
@@ -25,20 +25,11 @@ def star(demo_folder: Path) -> int:
         return found.object_id
 
 
-def _poll(page, expression: str, timeout: float = 15.0) -> None:
-    """Wait until `expression` is true in the page (Playwright's wait_for_function would
-    evaluate it with eval, which the CSP refuses)."""
-    deadline = time.monotonic() + timeout
-    while not page.evaluate(expression):
-        assert time.monotonic() < deadline, f"never true: {expression}"
-        time.sleep(0.05)
-
-
 def test_every_thumbnail_of_the_brightest_star_loads(demo_url, page, shot, star) -> None:
     answer = page.goto(f"{demo_url}/obj/{star}/gallery")
     assert answer is not None and answer.status == 200
     images = page.evaluate("fetch(location.href + '?format=json').then(r => r.json())")
-    _poll(page, ALL_LOADED)
+    until(page, ALL_LOADED)
     count = page.locator("ol.gallery li.cutout").count()
     assert count == len(images["images"]) > 10
     assert page.locator("ol.gallery li.cutout svg.overlay rect.region").count() >= count

@@ -3,20 +3,10 @@ progenitors' thumbnails show the regions found, drawn over them."""
 
 from __future__ import annotations
 
-import time
-
+from tests.webviewer.browser import until
 from tests.webviewer.demo_objects import coadd_and_star
 
 LOADED = "document.querySelector('#pick img').naturalWidth > 0"
-
-
-def _until(page, expression: str, timeout: float = 15.0) -> None:
-    """Poll `expression` in the page until it is true (Playwright's wait_for_function polls
-    with eval, which the viewer's Content-Security-Policy refuses)."""
-    deadline = time.monotonic() + timeout
-    while not page.evaluate(expression):
-        assert time.monotonic() < deadline, f"never true: {expression}"
-        time.sleep(0.05)
 
 
 def _on_preview(page, x: int, y: int, shape: tuple[int, int]) -> tuple[float, float]:
@@ -32,12 +22,12 @@ def test_a_click_on_the_coadd_shows_regions_on_its_progenitors(demo_folder, demo
                                                                 shot) -> None:
     coadd, x, y, shape = coadd_and_star(demo_folder)
     page.goto(f"{demo_url}/obj/{coadd}/pixels")
-    _until(page, LOADED)
+    until(page, LOADED)
     with page.expect_navigation():
         page.mouse.click(*_on_preview(page, x, y, shape))
     assert f"x={x}&y={y}" in page.url
     assert page.inner_text("h2") == f"Backward from pixel x={x}, y={y}"
-    _until(page, "[...document.querySelectorAll('li.reached')].filter(li => "
+    until(page, "[...document.querySelectorAll('li.reached')].filter(li => "
            "li.querySelector('svg.overlay rect.region') && "
            "li.querySelector('img').naturalWidth > 0).length >= 3")
     classes = set(page.locator("li.reached .about a:first-child").all_inner_texts())
@@ -48,7 +38,7 @@ def test_a_click_on_the_coadd_shows_regions_on_its_progenitors(demo_folder, demo
 def test_a_drag_on_the_coadd_traces_a_box(demo_folder, demo_url, page) -> None:
     coadd, x, y, shape = coadd_and_star(demo_folder)
     page.goto(f"{demo_url}/obj/{coadd}/pixels?direction=forward")
-    _until(page, LOADED)
+    until(page, LOADED)
     page.mouse.move(*_on_preview(page, x - 2, y - 1, shape))
     page.mouse.down()
     page.mouse.move(*_on_preview(page, x + 2, y + 1, shape), steps=4)

@@ -5,17 +5,9 @@ are linked to each other."""
 
 from __future__ import annotations
 
-import time
-
 from playwright.sync_api import Page
 
-
-def _until(page: Page, expression: str, timeout: float = 15.0) -> None:
-    """Poll `expression` (Playwright's wait_for_function uses eval, which the CSP forbids)."""
-    deadline = time.monotonic() + timeout
-    while not page.evaluate(expression):
-        assert time.monotonic() < deadline, f"never true: {expression}"
-        time.sleep(0.05)
+from tests.webviewer.browser import until
 
 
 def test_from_a_search_to_the_pixels_of_a_source_by_clicking(demo_url: str, page: Page,
@@ -34,14 +26,14 @@ def test_from_a_search_to_the_pixels_of_a_source_by_clicking(demo_url: str, page
     assert "/sources" in page.url
     with page.expect_navigation():
         page.locator("a[href*='/pixels?x0=']").first.click()
-    _until(page, "document.querySelectorAll('svg.overlay rect.region').length >= 3")
+    until(page, "document.querySelectorAll('svg.overlay rect.region').length >= 3")
     page.screenshot(path=shot("row-pixels"), full_page=True)
 
     page.goto(list_url)
     with page.expect_navigation():
         page.click("text=CoaddedRegriddedFrame")
     assert page.inner_text("h1").startswith("CoaddedRegriddedFrame")
-    _until(page, "[...document.images].some(i => i.src.endsWith('/preview.png') "
+    until(page, "[...document.images].some(i => i.src.endsWith('/preview.png') "
                  "&& i.naturalWidth > 0)")
     page.screenshot(path=shot("coadd"), full_page=True)
     with page.expect_navigation():
