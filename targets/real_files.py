@@ -1,0 +1,82 @@
+"""Real telescope images that astronomy packages ship in their test data, found where pip put
+them (nothing is downloaded): the pipeline is tested and measured on them beside the synthetic
+night.
+
+>>> sorted(REAL_FILES)[:2]
+['dss_m13', 'gmos_south']
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class RealFile:
+    """One real FITS file of an installed package.
+
+    Attributes
+    ----------
+    package, relative
+        The distribution's import name and the file's path inside it.
+    what
+        Instrument and what the file shows, for tables and messages.
+    science
+        Whether the file is a science frame the pipeline should turn into a source list (some
+        are kept for ingest and header tests only).
+    """
+
+    package: str
+    relative: str
+    what: str
+    science: bool = True
+
+    def path(self) -> Path:
+        """Where the file is.
+
+        Raises
+        ------
+        FileNotFoundError
+            When the package is not installed, or does not ship the file; naming both.
+        """
+        spec = importlib.util.find_spec(self.package)
+        if spec is None or spec.origin is None:
+            raise FileNotFoundError(f"{self.what}: package {self.package!r} is not installed "
+                                    "(pip install -e '.[test]')")
+        path = Path(spec.origin).parent / self.relative
+        if not path.is_file():
+            raise FileNotFoundError(f"{self.what}: {self.package} does not ship {self.relative}")
+        return path
+
+
+REAL_FILES: dict[str, RealFile] = {
+    "dss_m13": RealFile("astropy", "io/fits/hdu/compressed/tests/data/m13.fits",
+                        "DSS plate scan of M13, 300x300, plate solution beside a TAN WCS"),
+    "saao_overscan": RealFile("ccdproc", "tests/data/a8280271.fits",
+                              "SAAO 1.0m STE3 CCD, 520x536 raw with BIASSEC/TRIMSEC overscan"),
+    "ukidss_wfcam": RealFile("astroquery", "ukidss/tests/data/image.fits",
+                             "UKIRT WFCAM K band, 300x300 infrared, image in extension 1, ZPN"),
+    "hst_hdfs": RealFile("mpdaf", "data/obj/HST-HDFS.fits",
+                         "HST WFPC2 Hubble Deep Field South, 500x500, undersampled, DATA ext."),
+    "hst_a478": RealFile("mpdaf", "data/sdetect/a478hst-cutout.fits",
+                         "HST WFPC2 cutout of Abell 478, 600x600, SCI/WHT/CTX extensions"),
+    "lick_a370": RealFile("mpdaf", "data/obj/a370II.fits",
+                          "Lick focam I band of Abell 370, 1797x1909"),
+    "muse_white": RealFile("mpdaf", "data/obj/IMAGE-HDFS-1.34.fits",
+                           "VLT MUSE white-light image of the HDFS, 331x326, DATA/STAT/DQ"),
+    "gmos_south": RealFile("astroscrappy", "tests/data/gmos.fits",
+                           "Gemini-South GMOS, 150x200 SCI/VAR/SKYFIT extensions"),
+    "megaprime_ccd10": RealFile("astroquery", "cadc/tests/data/query_images.fits",
+                                "CFHT MegaPrime cutout of ccd10, 101x101, EXTNAME chip",
+                                science=False),
+    "wfpc2_four_chips": RealFile("astropy", "io/fits/tests/data/test0.fits",
+                                 "HST WFPC2, four 40x40 SCI chips in one file", science=False),
+    "sip_apogee": RealFile("ccdproc", "tests/data/sip-wcs.fit",
+                           "Apogee Alta 50x100 with a TAN-SIP WCS", science=False),
+}
+"""The real files, by a short name."""
+
+
+__all__ = ["REAL_FILES", "RealFile"]
