@@ -1,0 +1,189 @@
+"""Checking a pipeline's source list against sep run directly on the same frame: the reference
+catalogue (sep's background, detection and Kron photometry, nothing of the pipeline's), the
+matching of the two, and the honesty of flux errors measured with apertures on empty sky.
+
+Positions are 0-based pixel coordinates of the reference frame (x = column, y = row); the
+pipeline's sources are brought there through their RA/Dec and the frame's WCS, so that a wrong
+WCS in a product shows as an offset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sep
+from scipy.spatial import cKDTree
+
+REFERENCE_DTYPE = np.dtype([("x", "f8"), ("y", "f8"), ("flux", "f8"), ("flux_err", "f8"),
+                            ("snr", "f8"), ("peak_row", "i4"), ("peak_col", "i4"),
+                            ("flags", "i4")])
+"""One row per reference source: windowed centroid, Kron flux and its error, S/N, the
+brightest pixel's position and sep's flags."""
+
+
+def sep_reference(image: np.ndarray, gain: float | None = None, *, threshold: float = 1.5,
+                  min_area: int = 5, kron_factor: float = 2.5, min_radius: float = 1.75,
+                  background_box: int = 64) -> np.ndarray:
+    """The sources sep finds on `image` run directly, as SExtractor users run it: a 64-pixel
+    mesh background and its rms map, detection at `threshold` times the local rms, windowed
+    positions and Kron fluxes (PHOT_AUTOPARAMS 2.5, 3.5 pixels' minimum diameter).
+
+    Non-finite pixels are masked. `gain` (electrons per unit of `image`) adds the sources'
+    Poisson noise to the flux errors; None leaves the background noise alone (the S/N of
+    images in counts per second, whose gain is rarely in the header). Returns an array of
+    `REFERENCE_DTYPE`.
+    """
+    data = np.ascontiguousarray(image, dtype=np.float64)
+    mask = ~np.isfinite(data)
+    data[mask] = 0.0
+    box = min(background_box, *data.shape)
+    background = sep.Background(data, mask=mask, bw=box, bh=box)
+    data = data - background.back()
+    rms = np.ascontiguousarray(background.rms(), dtype=np.float64)
+    if sep.get_extract_pixstack() < data.size // 4:
+        sep.set_extract_pixstack(data.size // 4)
+    objects, segmentation = sep.extract(data, threshold, err=rms, mask=mask,
+                                        minarea=min_area, segmentation_map=True)
+    found = np.zeros(len(objects), REFERENCE_DTYPE)
+    if len(objects) == 0:
+        return found
+    x, y = objects["x"], objects["y"]
+    a = np.maximum(np.nan_to_num(objects["a"], nan=1.0), 0.1)
+    b = np.clip(np.nan_to_num(objects["b"], nan=1.0), 0.1, a)
+    theta = np.clip(np.nan_to_num(objects["theta"]), -np.pi / 2, np.pi / 2)
+    kron, kron_flags = sep.kron_radius(data, x, y, a, b, theta, 6.0, mask=mask)
+    kron = np.nan_to_num(kron, nan=0.0)
+    flux, flux_err, flags = sep.sum_ellipse(data, x, y, a, b, theta,
+                                            np.maximum(kron_factor * kron, 1e-3), err=rms,
+                                            gain=gain, mask=mask, subpix=1)
+    small = kron * np.sqrt(a * b) < min_radius
+    if small.any():
+        flux[small], flux_err[small], circle_flags = sep.sum_circle(
+            data, x[small], y[small], min_radius, err=rms, gain=gain, mask=mask, subpix=1)
+        flags[small] |= circle_flags
+    half_light, _ = sep.flux_radius(data, x, y, 6.0 * a, 0.5, normflux=flux, mask=mask,
+                                    subpix=5)
+    sigma = np.clip(2.0 / 2.35 * np.nan_to_num(half_light, nan=1.0), 0.5, None)
+    win_x, win_y, win_flags = sep.winpos(data, x, y, sigma, mask=mask)
+    good = (win_flags == 0) & np.isfinite(win_x) & (np.hypot(win_x - x, win_y - y) < 2.0)
+    found["x"], found["y"] = np.where(good, win_x, x), np.where(good, win_y, y)
+    found["flux"], found["flux_err"] = flux, flux_err
+    found["snr"] = np.where(flux_err > 0, flux / np.where(flux_err > 0, flux_err, 1.0), 0.0)
+    found["flags"] = objects["flag"] | kron_flags | flags
+    found["peak_row"], found["peak_col"] = _peaks(data, segmentation, len(objects))
+    return found
+
+
+def _peaks(data: np.ndarray, segmentation: np.ndarray, count: int
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column of the brightest pixel of each segment (labels 1..count)."""
+    labels = segmentation.reshape(-1)
+    inside = np.flatnonzero(labels)
+    order = inside[np.lexsort((data.reshape(-1)[inside], labels[inside]))]
+    last = np.r_[np.flatnonzero(np.diff(labels[order])), len(order) - 1]
+    best = np.zeros(count, np.int64)
+    best[labels[order[last]] - 1] = order[last]
+    return np.divmod(best, data.shape[1])
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How a pipeline's sources agree with the reference's bright ones.
+
+    Attributes
+    ----------
+    bright
+        Reference sources with S/N above the cut, unflagged and away from the edge.
+    matched
+        Of those, how many have a pipeline source within the match radius.
+    median_offset
+        Median distance of the matched pairs [pixel].
+    flux_ratio
+        Median of pipeline flux / reference flux over the matched pairs (both in the
+        reference frame's units).
+    """
+
+    bright: int
+    matched: int
+    median_offset: float
+    flux_ratio: float
+
+    @property
+    def matched_fraction(self) -> float:
+        """matched / bright (NaN when there is no bright reference source)."""
+        return self.matched / self.bright if self.bright else float("nan")
+
+
+def agreement(reference: np.ndarray, x: np.ndarray, y: np.ndarray, flux: np.ndarray,
+              *, min_snr: float = 20.0, radius: float = 1.5,
+              shape: tuple[int, int] | None = None, edge: float = 10.0) -> Agreement:
+    """Match the pipeline's sources (`x`, `y`, `flux` in the reference frame's pixels and
+    units) to the reference's bright sources (S/N > `min_snr`, no sep flags, at least `edge`
+    pixels inside a frame of `shape`), nearest neighbour within `radius` pixels."""
+    bright = (reference["snr"] > min_snr) & (reference["flags"] == 0)
+    if shape is not None:
+        rows, cols = shape
+        bright &= (reference["x"] >= edge) & (reference["x"] <= cols - 1 - edge) & \
+            (reference["y"] >= edge) & (reference["y"] <= rows - 1 - edge)
+    wanted = reference[bright]
+    finite = np.isfinite(x) & np.isfinite(y)
+    if len(wanted) == 0 or not finite.any():
+        return Agreement(len(wanted), 0, float("nan"), float("nan"))
+    tree = cKDTree(np.column_stack([x[finite], y[finite]]))
+    distance, index = tree.query(np.column_stack([wanted["x"], wanted["y"]]),
+                                 distance_upper_bound=radius)
+    hit = np.isfinite(distance)
+    ratio = flux[finite][index[hit]] / wanted["flux"][hit]
+    return Agreement(len(wanted), int(hit.sum()),
+                     float(np.median(distance[hit])) if hit.any() else float("nan"),
+                     float(np.median(ratio)) if hit.any() else float("nan"))
+
+
+def empty_aperture_noise(image: np.ndarray, weight: np.ndarray, radius: float,
+                         *, apertures: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """The measured and the predicted noise of a circular aperture of `radius` pixels on
+    empty sky.
+
+    Apertures are dropped at random where no pixel is masked (weight 0) or part of a source
+    (sep's segmentation, grown by the radius); measured = 1.4826 x the median absolute
+    deviation of their sums, predicted = the median over them of sqrt(sum of 1 / weight).
+
+    Raises
+    ------
+    ValueError
+        When fewer than 50 apertures fit on empty sky.
+    """
+    data = np.ascontiguousarray(image, dtype=np.float64)
+    good = np.isfinite(data) & (weight > 0)
+    data[~good] = 0.0
+    background = sep.Background(data, mask=~good, bw=64, bh=64)
+    data -= background.back()
+    _, segmentation = sep.extract(data, 1.5, err=background.rms(), mask=~good,
+                                  segmentation_map=True)
+    reach = int(np.ceil(radius))
+    busy = _grow(segmentation > 0, reach + 1) | _grow(~good, reach)
+    rng = np.random.default_rng(seed)
+    rows, cols = data.shape
+    margin = int(np.ceil(radius)) + 1
+    free = np.argwhere(~busy[margin:rows - margin, margin:cols - margin]) + margin
+    if len(free) < 50:
+        raise ValueError(f"empty-aperture noise: only {len(free)} free positions for "
+                         f"apertures of radius {radius}")
+    chosen = free[rng.choice(len(free), size=min(apertures, len(free)), replace=False)]
+    y, x = chosen[:, 0].astype(float), chosen[:, 1].astype(float)
+    sums, _, _ = sep.sum_circle(data, x, y, radius, subpix=1)
+    variance = np.where(good, 1.0 / np.where(good, weight, 1.0), 0.0)
+    predicted, _, _ = sep.sum_circle(np.ascontiguousarray(variance), x, y, radius, subpix=1)
+    measured = 1.4826 * np.median(np.abs(sums - np.median(sums)))
+    return float(measured), float(np.median(np.sqrt(predicted)))
+
+
+def _grow(mask: np.ndarray, pixels: int) -> np.ndarray:
+    from scipy.ndimage import binary_dilation
+
+    return binary_dilation(mask, iterations=max(pixels, 1))
+
+
+__all__ = ["REFERENCE_DTYPE", "Agreement", "agreement", "empty_aperture_noise",
+           "sep_reference"]
