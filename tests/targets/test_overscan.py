@@ -364,3 +364,46 @@ def test_without_a_master_bias_the_flat_and_science_frame_lose_the_pedestal(
     assert flat.bias is None and reduced.bias is None
     assert abs(flat.lamp_level - 5000.0) < 20.0  # not 5300: the pedestal went with the overscan
     assert abs(reduced.sky_level - 200.0) < 5.0
+
+
+# -- the framework-free chain ------------------------------------------------------------------
+
+def test_the_direct_chain_trims_masters_and_frames_and_regrids_with_the_trimmed_wcs(
+        chip_files) -> None:
+    from targets.direct import run_direct
+
+    run = run_direct([p for paths in chip_files.values() for p in paths])
+    (bias,), (flat,) = run.biases.values(), run.flats.values()
+    assert bias.data.shape == flat.data.shape == TRIMMED and abs(bias.level) < 1.0
+    reduced = run.reduced["sci.fits"]
+    assert reduced.data.shape == TRIMMED and reduced.applied[:2] == ("bias", "flat")
+    assert any("trimmed to [4:47,2:30]" in note for note in run.notes)
+    image = run.regridded["sci.fits"]
+    peak = np.unravel_index(np.argmax(image.data), image.data.shape)
+    ra, dec = image.wcs.pixel_to_world_values(peak[1], peak[0])
+    raw_wcs = WCS(fits.getheader(chip_files["science"][0]))
+    star_ra, star_dec = raw_wcs.pixel_to_world_values(STAR[1] + ORIGIN[1], STAR[0] + ORIGIN[0])
+    assert np.hypot((ra - star_ra) * np.cos(np.radians(dec)), dec - star_dec) * 3600 < 0.3
+
+
+def test_the_direct_chain_reduces_the_saao_frame_as_ccdproc_does() -> None:
+    """Overscan, trim and reduction of the real frame against ccdproc's overscan and trim, on
+    every pixel the reduction keeps (cosmic-ray pixels are replaced, and weighted 0)."""
+    ccdproc = pytest.importorskip("ccdproc")
+    from astropy.nddata import CCDData
+
+    from targets.direct import run_direct
+
+    path = REAL_FILES["saao_overscan"].path()
+    run = run_direct([path])
+    reduced = run.reduced[path.name]
+    ccd = CCDData.read(path, unit="adu")
+    theirs = ccdproc.trim_image(
+        ccdproc.subtract_overscan(ccd, fits_section=ccd.header["BIASSEC"], median=True,
+                                  overscan_axis=1),
+        fits_section=ccd.header["TRIMSEC"]).data
+    kept = reduced.weight > 0
+    assert reduced.data.shape == theirs.shape and kept.mean() > 0.99
+    noise = np.sqrt((5.0 / 1.9) ** 2 + np.clip(theirs, 0, None) / 1.9)  # RDNOISE, GAIN
+    assert float(np.max(np.abs(reduced.data - theirs)[kept] / noise[kept])) < 1e-3
+    assert "BIASSEC" not in reduced.header and reduced.header["TRIM"] == "[17:528,1:520]"
