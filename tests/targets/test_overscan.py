@@ -137,6 +137,19 @@ def test_the_trimmed_wcs_shows_each_pixel_where_the_raw_one_was() -> None:
         assert np.allclose(found, expected, rtol=0, atol=1e-9)
 
 
+def test_a_trimmed_sip_wcs_keeps_its_distortion_on_the_shifted_pixels() -> None:
+    path = REAL_FILES["sip_apogee"].path()
+    data, header = read_image(path)
+    frame = correct_frame(data, header, OverscanParameters(trimsec="[5:90,3:40]"))
+    raw_wcs = WCS(header)
+    assert raw_wcs.sip is not None and frame.data.shape == (38, 86)
+    rows, cols = np.indices(frame.data.shape)
+    expected = raw_wcs.all_pix2world(cols + 4, rows + 2, 0)
+    for wcs in (WCS(frame.header), frame.layout.trim_wcs(raw_wcs)):
+        assert wcs.sip is not None
+        assert np.allclose(wcs.all_pix2world(cols, rows, 0), expected, rtol=0, atol=1e-10)
+
+
 def test_an_overscan_below_the_data_gives_one_level() -> None:
     rng = np.random.default_rng(3)
     raw = np.full((20, 16), 250.0) + rng.normal(0, 1.0, (20, 16))
@@ -407,3 +420,17 @@ def test_the_direct_chain_reduces_the_saao_frame_as_ccdproc_does() -> None:
     noise = np.sqrt((5.0 / 1.9) ** 2 + np.clip(theirs, 0, None) / 1.9)  # RDNOISE, GAIN
     assert float(np.max(np.abs(reduced.data - theirs)[kept] / noise[kept])) < 1e-3
     assert "BIASSEC" not in reduced.header and reduced.header["TRIM"] == "[17:528,1:520]"
+
+
+def test_persistent_parameters_reach_the_overscan_step(db, data_server, chip_files) -> None:
+    from targets.pipeline import ReducedScienceFrame, ReducedScienceFrameParameters, ingest
+
+    ingest(chip_files["science"])
+    untrimmed = ReducedScienceFrameParameters(trim=False, overscan_statistic="clipped_mean")
+    report = TargetProcessor("serial", progress=False, parameters=(untrimmed,)).make(
+        ReducedScienceFrame)
+    assert not report.failures(), report.summary()
+    reduced = only(select(ReducedScienceFrame))
+    assert read_hdu(reduced)[0].shape == (ROWS, COLS) and reduced.trim_origin == [0, 0]
+    assert reduced.steps[0] == "overscan" and "trim" not in reduced.steps
+    assert reduced.process_params.overscan_statistic == "clipped_mean"
