@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 from astropy.io import fits
+from astropy.wcs import WCS
 
 from targets.calibration import (
     BiasParameters,
@@ -37,6 +38,7 @@ from targets.coadd import CoaddedImage, CoaddParameters, coadd
 from targets.extraction import Extraction, ExtractionParameters, extract_sources
 from targets.fitsio import read_image, write_image, write_table
 from targets.headers import FrameKind, HeaderValues, interpret_header
+from targets.overscan import CorrectedFrame, OverscanParameters, correct_frames
 from targets.reduction import ReducedImage, ReductionParameters, reduce_science
 from targets.regrid import RegriddedImage, RegridParameters, SkyGrid, grid_for_frames, regrid
 
@@ -47,6 +49,7 @@ STAGES = ("ingest", "bias", "flat", "reduce", "regrid", "coadd", "extract")
 class PipelineParameters:
     """The parameters of every stage, defaults throughout."""
 
+    overscan: OverscanParameters = field(default_factory=OverscanParameters)
     bias: BiasParameters = field(default_factory=BiasParameters)
     flat: FlatParameters = field(default_factory=FlatParameters)
     reduction: ReductionParameters = field(default_factory=ReductionParameters)
@@ -137,6 +140,8 @@ class _Chain:
         self.run = DirectRun({}, [], {}, {}, {}, {}, {}, {}, {}, [])
         self.by_kind: dict[FrameKind, list[RawFrame]] = defaultdict(list)
         self.pointings: dict[str, list[RawFrame]] = defaultdict(list)
+        self.wcs: dict[str, WCS | None] = {}
+        """The WCS of each reduced frame's pixels (the raw WCS shifted by the trim)."""
 
     def save(self, name: str, data: np.ndarray, header: fits.Header | None,
              **extensions: np.ndarray) -> None:
@@ -152,6 +157,11 @@ class _Chain:
     @property
     def science(self) -> list[RawFrame]:
         return self.by_kind[FrameKind.SCIENCE]
+
+    def corrected(self, members: list[RawFrame], what: str) -> list[CorrectedFrame]:
+        """Raw frames overscan-subtracted and trimmed, all the same way."""
+        return correct_frames([(*read_image(raw.path), raw.name) for raw in members],
+                              self.p.overscan, what)
 
     def bias_for(self, values: HeaderValues) -> MasterBias | None:
         if values.obs_date is None:
@@ -175,10 +185,11 @@ class _Chain:
                 run.notes.append(f"no master bias for chip {chip} night {start:%Y-%m-%d}: "
                                  f"{len(members)} raw bias frame(s)")
                 continue
-            master = make_master_bias([read_image(raw.path)[0] for raw in members], p.bias, chip)
+            frames = self.corrected(members, f"master bias of chip {chip}")
+            master = make_master_bias([frame.data for frame in frames], p.bias, chip)
             run.biases[(chip, start)] = master
             self.save(f"bias_{chip}_{start:%Y%m%d}.fits", master.data, calibration_header(
-                members[0].header, "MASTERBIAS", master.nframes,
+                frames[0].header, "MASTERBIAS", master.nframes,
                 p.bias.window(members[0].values.obs_date)))
 
     def flat(self) -> None:
@@ -193,12 +204,13 @@ class _Chain:
                                  f"{start:%Y-%m-%d}: {len(members)} raw flat(s)")
                 continue
             bias = self.bias_for(members[0].values)
-            master = make_master_flat([read_image(raw.path)[0] for raw in members],
+            frames = self.corrected(members, f"master flat of chip {chip} filter {filter_name}")
+            master = make_master_flat([frame.data for frame in frames],
                                       None if bias is None else bias.data, p.flat, chip,
                                       filter_name)
             run.flats[(chip, filter_name, start)] = master
             self.save(f"flat_{filter_name}_{chip}_{start:%Y%m%d}.fits", master.data,
-                      calibration_header(members[0].header, "MASTERFLAT", master.nframes,
+                      calibration_header(frames[0].header, "MASTERFLAT", master.nframes,
                                          p.flat.window(members[0].values.obs_date)),
                       BAD=master.bad)
 
@@ -206,14 +218,15 @@ class _Chain:
         for raw in self.science:
             values = raw.values
             bias, flat = self.bias_for(values), self.flat_for(values)
-            data, header = read_image(raw.path)
+            frame = self.corrected([raw], f"reduction of {raw.name}")[0]
             reduced = reduce_science(
-                data, bias=None if bias is None else bias.data,
+                frame.data, bias=None if bias is None else bias.data,
                 flat=None if flat is None else flat.data, gain=values.gain,
-                saturation=values.saturation, parameters=self.p.reduction, header=header,
-                name=raw.name)
+                saturation=values.saturation - frame.level, parameters=self.p.reduction,
+                header=frame.header, bad=frame.raw_trimmed >= values.saturation, name=raw.name)
             self.run.reduced[raw.name] = reduced
-            self.run.notes += [f"{raw.name}: {note}" for note in reduced.notes]
+            self.wcs[raw.name] = frame.layout.trim_wcs(values.wcs)
+            self.run.notes += [f"{raw.name}: {note}" for note in frame.notes + reduced.notes]
             self.save(f"reduced_{raw.name}", reduced.data, reduced.header,
                       WEIGHT=reduced.weight, MASK=reduced.mask)
 
@@ -225,13 +238,13 @@ class _Chain:
             else:
                 self.pointings[raw.values.object or raw.path.stem].append(raw)
         for pointing, members in sorted(self.pointings.items()):
-            grid = grid_for_frames([raw.values.wcs for raw in members],
+            grid = grid_for_frames([self.wcs[raw.name] for raw in members],
                                    [run.reduced[raw.name].data.shape for raw in members],
                                    self.p.regrid)
             run.grids[pointing] = grid
             for raw in members:
                 reduced = run.reduced[raw.name]
-                image = regrid(reduced.data, reduced.weight, raw.values.wcs, grid,
+                image = regrid(reduced.data, reduced.weight, self.wcs[raw.name], grid,
                                self.p.regrid, reduced.header, reduced.sky.level)
                 run.regridded[raw.name] = image
                 self.save(f"regridded_{raw.name}", image.data, image.header,

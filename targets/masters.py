@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from awlineage import DataObject, Needs, OnePerGroup, Process, closest, persistent
-from awlineage.regions import capture_regions, elementwise
+from awlineage.regions import ArrayRef, RegionCapture, capture_regions, elementwise
 from targets.calibration import (
     BiasParameters,
     FlatParameters,
@@ -19,8 +19,10 @@ from targets.calibration import (
     night_window,
 )
 from targets.images import read_hdu, store_image
+from targets.overscan import CorrectedFrame, OverscanParameters, correct_frames
 from targets.parameters import BiasFrameParameters, DomeFlatFrameParameters, stage_parameters
 from targets.raw_frames import RawBiasFrame, RawDomeFlatFrame, RawFrame
+from targets.region_operators import OverscanTrim
 
 VALIDITY = datetime.timedelta(days=1)
 """How far beyond its own night a master calibration may be used (either side)."""
@@ -63,6 +65,27 @@ def calibration_needed(cls: type, match: tuple[str, ...], date: str = "obs_date"
                  optional=True)
 
 
+def corrected_raws(raws: list[RawFrame], params: object, what: str) -> list[CorrectedFrame]:
+    """The raw frames' pixels overscan-subtracted and trimmed, all the same way, by the
+    overscan parameters of the persistent `params` (see `targets.overscan`)."""
+    frames = [(*read_hdu(raw), raw.original_name) for raw in raws]
+    return correct_frames(frames, stage_parameters(params, OverscanParameters), what)
+
+
+def trimmed_arrays(capture: RegionCapture, raws: list[RawFrame],
+                   corrected: list[CorrectedFrame]) -> list[ArrayRef]:
+    """The raw frames as region-lineage arrays of the trimmed pixels: each raw frame, passed
+    through its overscan subtraction and trim when it had one."""
+    arrays = []
+    for number, (raw, frame) in enumerate(zip(raws, corrected, strict=True)):
+        array = capture.array(raw, shape=frame.layout.shape)
+        if not frame.layout.is_identity:
+            array = capture.apply(OverscanTrim.for_layout(frame.layout), [array],
+                                  name=f"trimmed{number}", shape=frame.data.shape)
+        arrays.append(array)
+    return arrays
+
+
 class MasterCalibration(Process, DataObject):
     """What master calibrations share: the night they are made from and their validity."""
 
@@ -93,18 +116,17 @@ class BiasFrame(MasterCalibration):
 
     def make(self) -> None:
         raws = sorted(self.raw_frames, key=lambda r: (r.obs_date, r.original_name))
-        frames = [read_hdu(raw) for raw in raws]
-        master = make_master_bias([data for data, _ in frames],
+        frames = corrected_raws(raws, self.process_params, f"master bias of chip {self.chip}")
+        master = make_master_bias([frame.data for frame in frames],
                                   stage_parameters(self.process_params, BiasParameters),
                                   self.chip)
         self.level, self.read_noise = master.level, master.read_noise
         self.rejected, self.nframes = master.rejected_fraction, master.nframes
         window = BiasParameters().window(raws[0].obs_date)
-        store_image(self, master.data, calibration_header(frames[0][1], "MASTERBIAS",
+        store_image(self, master.data, calibration_header(frames[0].header, "MASTERBIAS",
                                                           master.nframes, window))
         with capture_regions(self) as capture:  # each pixel: the same pixel of every raw bias
-            shape = master.data.shape
-            capture.apply(elementwise(), [capture.array(r, shape=shape) for r in raws])
+            capture.apply(elementwise(), trimmed_arrays(capture, raws, frames))
 
 
 class DomeFlatFrame(MasterCalibration):
@@ -125,20 +147,20 @@ class DomeFlatFrame(MasterCalibration):
 
     def make(self) -> None:
         raws = sorted(self.raw_frames, key=lambda r: (r.obs_date, r.original_name))
-        frames = [read_hdu(raw) for raw in raws]
+        frames = corrected_raws(raws, self.process_params,
+                                f"master flat of chip {self.chip} filter {self.filter}")
         bias = None if self.bias is None else read_hdu(self.bias)[0]
-        master = make_master_flat([data for data, _ in frames], bias,
+        master = make_master_flat([frame.data for frame in frames], bias,
                                   stage_parameters(self.process_params, FlatParameters),
                                   self.chip, self.filter)
         self.nframes, self.lamp_level = master.nframes, master.level
         self.bad_fraction = float(np.mean(master.bad))
         window = FlatParameters().window(raws[0].obs_date)
-        store_image(self, master.data, calibration_header(frames[0][1], "MASTERFLAT",
+        store_image(self, master.data, calibration_header(frames[0].header, "MASTERFLAT",
                                                           master.nframes, window),
                     BAD=master.bad)
         with capture_regions(self) as capture:
-            shape = master.data.shape
-            inputs = [capture.array(r, shape=shape) for r in raws]
+            inputs = trimmed_arrays(capture, raws, frames)
             if self.bias is not None:
-                inputs.append(capture.array(self.bias, shape=shape))
+                inputs.append(capture.array(self.bias, shape=master.data.shape))
             capture.apply(elementwise(), inputs)

@@ -12,6 +12,7 @@ from awlineage import DBObject, persistent
 from targets.calibration import BiasParameters, FlatParameters
 from targets.coadd import CoaddParameters
 from targets.extraction import ExtractionParameters
+from targets.overscan import OverscanParameters
 from targets.reduction import ReductionParameters
 from targets.regrid import RegridParameters
 
@@ -37,6 +38,18 @@ class BiasFrameParameters(DBObject):
                             BiasParameters.sigma_clip)
     max_iterations = persistent("Clipping iterations", int, BiasParameters.max_iterations)
     min_frames = persistent("Fewest raw biases accepted", int, BiasParameters.min_frames)
+    overscan = persistent("Subtract the overscan (BIASSEC)", bool, OverscanParameters.overscan)
+    overscan_statistic = persistent("Overscan level per row: median or clipped_mean", str,
+                                    OverscanParameters.overscan_statistic)
+    overscan_clip_sigma = persistent("Clipping sigma of clipped_mean", float,
+                                     OverscanParameters.overscan_clip_sigma)
+    overscan_smooth = persistent("Rows in the running median of the overscan levels", int,
+                                 OverscanParameters.overscan_smooth)
+    trim = persistent("Cut the frame to TRIMSEC (else DATASEC)", bool, OverscanParameters.trim)
+    biassec = persistent("Overscan section instead of the header's; empty: BIASSEC", str,
+                         OverscanParameters.biassec)
+    trimsec = persistent("Data section instead of the header's; empty: TRIMSEC/DATASEC", str,
+                         OverscanParameters.trimsec)
 
 
 class DomeFlatFrameParameters(DBObject):
@@ -48,6 +61,18 @@ class DomeFlatFrameParameters(DBObject):
     min_frames = persistent("Fewest raw flats accepted", int, FlatParameters.min_frames)
     min_response = persistent("Pixels of a lower normalised response are bad", float,
                               FlatParameters.min_response)
+    overscan = persistent("Subtract the overscan (BIASSEC)", bool, OverscanParameters.overscan)
+    overscan_statistic = persistent("Overscan level per row: median or clipped_mean", str,
+                                    OverscanParameters.overscan_statistic)
+    overscan_clip_sigma = persistent("Clipping sigma of clipped_mean", float,
+                                     OverscanParameters.overscan_clip_sigma)
+    overscan_smooth = persistent("Rows in the running median of the overscan levels", int,
+                                 OverscanParameters.overscan_smooth)
+    trim = persistent("Cut the frame to TRIMSEC (else DATASEC)", bool, OverscanParameters.trim)
+    biassec = persistent("Overscan section instead of the header's; empty: BIASSEC", str,
+                         OverscanParameters.biassec)
+    trimsec = persistent("Data section instead of the header's; empty: TRIMSEC/DATASEC", str,
+                         OverscanParameters.trimsec)
 
 
 class ReducedScienceFrameParameters(DBObject):
@@ -72,6 +97,18 @@ class ReducedScienceFrameParameters(DBObject):
                               ReductionParameters.require_bias)
     require_flat = persistent("Refuse to reduce without a master flat", bool,
                               ReductionParameters.require_flat)
+    overscan = persistent("Subtract the overscan (BIASSEC)", bool, OverscanParameters.overscan)
+    overscan_statistic = persistent("Overscan level per row: median or clipped_mean", str,
+                                    OverscanParameters.overscan_statistic)
+    overscan_clip_sigma = persistent("Clipping sigma of clipped_mean", float,
+                                     OverscanParameters.overscan_clip_sigma)
+    overscan_smooth = persistent("Rows in the running median of the overscan levels", int,
+                                 OverscanParameters.overscan_smooth)
+    trim = persistent("Cut the frame to TRIMSEC (else DATASEC)", bool, OverscanParameters.trim)
+    biassec = persistent("Overscan section instead of the header's; empty: BIASSEC", str,
+                         OverscanParameters.biassec)
+    trimsec = persistent("Data section instead of the header's; empty: TRIMSEC/DATASEC", str,
+                         OverscanParameters.trimsec)
 
 
 class PointingGridParameters(DBObject):

@@ -1,5 +1,6 @@
-"""Region-lineage operators of the pipeline's own: a frame placed on a coadd's pixels, a pure
-translation whose lineage is computed from its offset (map mode: nothing is stored)."""
+"""Region-lineage operators of the pipeline's own, all in map mode (nothing is stored): a frame
+placed on a coadd's pixels (a translation), a frame resampled onto a sky grid, and a raw frame
+overscan-subtracted and trimmed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 from awlineage.regions import Boxes, Operator, Shapes
 
 if TYPE_CHECKING:
+    from targets.overscan import FrameLayout
     from targets.regrid import PixelTransform
 
 
@@ -108,6 +110,80 @@ class WcsResample(Operator):
         low, high = _image_bounds(boxes, in_wcs, out_wcs, 1.0, self.SAMPLES_PER_EDGE)
         return Boxes(np.floor(low).astype(np.int64) - 1,
                      np.ceil(high).astype(np.int64) + 1).clip(shapes.output)
+
+
+class OverscanTrim(Operator):
+    """A raw frame overscan-subtracted and trimmed (`targets.overscan.correct_frame`): output
+    pixel p is raw pixel p + `origin` minus the overscan level of its raw row (the overscan
+    pixels of that row, and of `reach` rows either side when the levels are smoothed) or of
+    the frame (the whole overscan section).
+
+    Parameters
+    ----------
+    origin
+        Raw (row, column) of the output's pixel (0, 0).
+    overscan
+        The overscan section as raw [first row, last row, first column, last column]
+        (inclusive), or None when no overscan is subtracted.
+    per_row
+        One level per row; otherwise one level for the frame.
+    reach
+        Rows either side whose overscan enters a row's level (half the smoothing window).
+    """
+
+    supported_modes = ("map",)
+
+    def __init__(self, origin: Sequence[int], overscan: Sequence[int] | None = None,
+                 per_row: bool = True, reach: int = 0) -> None:
+        super().__init__("overscan_trim", origin=[int(v) for v in origin],
+                         overscan=None if overscan is None else [int(v) for v in overscan],
+                         per_row=bool(per_row), reach=int(reach))
+        self._shift = np.asarray(self.params["origin"], dtype=np.int64)
+
+    @classmethod
+    def for_layout(cls, layout: FrameLayout) -> OverscanTrim:
+        """The operator of a `targets.overscan.FrameLayout`."""
+        section = layout.overscan
+        overscan = None if section is None else \
+            [section.row0, section.row1 - 1, section.col0, section.col1 - 1]
+        return cls(layout.origin, overscan, layout.per_row, layout.smooth // 2)
+
+    def _overscan(self) -> Boxes:
+        r0, r1, c0, c1 = self.params["overscan"]
+        return Boxes([[r0, c0]], [[r1, c1]])
+
+    def map_b(self, boxes: Boxes, i: int, shapes: Shapes) -> Boxes:
+        data = Boxes(boxes.lo + self._shift, boxes.hi + self._shift).clip(shapes.inputs[i])
+        if self.params["overscan"] is None or not len(boxes):
+            return data
+        overscan = self._overscan()
+        if not self.params["per_row"]:
+            return Boxes.concat([data, overscan], 2)
+        reach = self.params["reach"]
+        rows_lo = np.maximum(boxes.lo[:, 0] + self._shift[0] - reach, overscan.lo[0, 0])
+        rows_hi = np.minimum(boxes.hi[:, 0] + self._shift[0] + reach, overscan.hi[0, 0])
+        columns = np.ones(len(boxes), dtype=np.int64)
+        strips = Boxes(np.stack([rows_lo, columns * overscan.lo[0, 1]], axis=1),
+                       np.stack([rows_hi, columns * overscan.hi[0, 1]], axis=1)).nonempty()
+        return Boxes.concat([data, strips], 2)
+
+    def map_f(self, boxes: Boxes, i: int, shapes: Shapes) -> Boxes:
+        data = Boxes(boxes.lo - self._shift, boxes.hi - self._shift).clip(shapes.output)
+        if self.params["overscan"] is None or not len(boxes):
+            return data
+        overscan = self._overscan()
+        hit = Boxes(np.maximum(boxes.lo, overscan.lo), np.minimum(boxes.hi, overscan.hi)
+                    ).nonempty()
+        if not len(hit):
+            return data
+        if not self.params["per_row"]:
+            return Boxes.concat([data, Boxes.full(shapes.output)], 2)
+        reach, last_column = self.params["reach"], shapes.output[1] - 1
+        columns = np.ones(len(hit), dtype=np.int64)
+        rows = Boxes(np.stack([hit.lo[:, 0] - self._shift[0] - reach, columns * 0], axis=1),
+                     np.stack([hit.hi[:, 0] - self._shift[0] + reach, columns * last_column],
+                              axis=1)).clip(shapes.output)
+        return Boxes.concat([data, rows], 2)
 
 
 def _image_bounds(boxes: Boxes, from_wcs: object, to_wcs: object, widen: float,

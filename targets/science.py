@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 
 import numpy as np
+from astropy.wcs import WCS
 
 from awlineage import DataObject, Needs, OnePer, OnePerGroup, Process, persistent
 from awlineage.regions import (
@@ -19,7 +20,13 @@ from awlineage.regions import (
 from targets.coadd import CoaddParameters, coadd
 from targets.errors import GridError
 from targets.images import read_hdu, store_image
-from targets.masters import BiasFrame, DomeFlatFrame, calibration_needed
+from targets.masters import (
+    BiasFrame,
+    DomeFlatFrame,
+    calibration_needed,
+    corrected_raws,
+    trimmed_arrays,
+)
 from targets.parameters import (
     CoaddedRegriddedFrameParameters,
     PointingGridParameters,
@@ -72,23 +79,33 @@ class ReducedScienceFrame(ScienceProduct):
     steps = persistent("Steps applied: bias, flat, cosmic_rays", str, [])
     notes = persistent("Steps skipped and why", str, [])
     process_params = persistent("Processing parameters", ReducedScienceFrameParameters, None)
+    trim_origin = persistent("Raw (row, column) of the frame's pixel (0, 0) after trimming",
+                             int, [])
 
     def make(self) -> None:
-        data, header = read_hdu(self.raw)
+        name = self.raw.original_name
+        frame = corrected_raws([self.raw], self.process_params, f"reduction of {name}")[0]
         bias = None if self.bias is None else read_hdu(self.bias)[0]
         flat = None if self.flat is None else read_hdu(self.flat)[0]
         parameters = stage_parameters(self.process_params, ReductionParameters)
-        reduced = reduce_science(data, bias=bias, flat=flat, gain=self.raw.gain,
-                                 saturation=self.raw.saturation, parameters=parameters,
-                                 header=header, name=self.raw.original_name)
+        # saturation is a raw level: flag it on the raw pixels, and give LACosmic the level
+        # above the overscan
+        reduced = reduce_science(frame.data, bias=bias, flat=flat, gain=self.raw.gain,
+                                 saturation=self.raw.saturation - frame.level,
+                                 parameters=parameters, header=frame.header,
+                                 bad=frame.raw_trimmed >= self.raw.saturation, name=name)
         self.sky_level, self.sky_noise = reduced.sky.level, reduced.sky.noise
         self.cosmic_ray_pixels = int(reduced.cosmic_rays.sum())
-        self.steps, self.notes = list(reduced.applied), list(reduced.notes)
+        self.steps = [*(["overscan"] if frame.layout.overscan is not None else []),
+                      *(["trim"] if frame.layout.is_trimmed else []),
+                      *reduced.applied]
+        self.notes = [*frame.notes, *reduced.notes]
+        self.trim_origin = list(frame.layout.origin)
         store_image(self, reduced.data, reduced.header, WEIGHT=reduced.weight,
                     MASK=reduced.mask)
         with capture_regions(self) as capture:
-            shape = data.shape
-            image = capture.array(self.raw, shape=shape)
+            shape = frame.data.shape
+            image = trimmed_arrays(capture, [self.raw], [frame])[0]
             if self.bias is not None:  # pixel by pixel
                 image = capture.apply(elementwise(), [image, capture.array(self.bias,
                                                                            shape=shape)],
@@ -108,6 +125,17 @@ class ReducedScienceFrame(ScienceProduct):
 def _has_wcs(product: ReducedScienceFrame | RawScienceFrame) -> bool:
     raw = product if isinstance(product, RawScienceFrame) else product.raw
     return bool(raw.wcs_header)
+
+
+def reduced_wcs(reduced: ReducedScienceFrame, shape: tuple[int, ...]) -> WCS | None:
+    """The celestial WCS of a reduced frame's pixels: its raw frame's, shifted by the trim."""
+    wcs = reduced.raw.wcs
+    if wcs is None:
+        return None
+    row0, col0 = reduced.trim_origin or (0, 0)
+    if (row0, col0) == (0, 0) and tuple(shape) == reduced.raw.shape:
+        return wcs
+    return wcs.slice((slice(row0, row0 + shape[0]), slice(col0, col0 + shape[1])))
 
 
 class PointingGrid(Process):
@@ -159,7 +187,7 @@ class RegriddedFrame(ScienceProduct):
         data, header = read_hdu(self.reduced)
         weight = read_hdu(self.reduced, "WEIGHT")[0]
         parameters = stage_parameters(self.process_params, RegridParameters)
-        grid, wcs = self.grid.sky_grid(), self.raw.wcs
+        grid, wcs = self.grid.sky_grid(), reduced_wcs(self.reduced, data.shape)
         image = regrid(data, weight, wcs, grid, parameters, header, self.reduced.sky_level)
         self.origin_row, self.origin_col = image.origin
         self.scale = self.raw.gain / (self.raw.exptime or 1.0)
