@@ -189,6 +189,9 @@ class FrameLayout:
         Rows in the running median of the per-row levels.
     origin_from
         What the sections came from, for headers and notes.
+    ignored
+        Header sections left alone because they do not fit the frame (a cutout keeps the
+        sections of the chip it was cut from), one sentence each.
     """
 
     shape: tuple[int, int]
@@ -197,6 +200,7 @@ class FrameLayout:
     per_row: bool = True
     smooth: int = 1
     origin_from: tuple[str, ...] = field(default=())
+    ignored: tuple[str, ...] = field(default=())
 
     @property
     def origin(self) -> tuple[int, int]:
@@ -227,13 +231,16 @@ def frame_layout(header: fits.Header | None, shape: tuple[int, int],
     Raises
     ------
     SectionError
-        A section that cannot be read, lies outside the frame, overlaps the data kept, or a
-        per-row overscan that does not cover the rows kept; naming keyword, value and file.
+        A section that cannot be read, a parameter's section outside the frame, sections that
+        overlap the data kept, or a per-row overscan that does not cover the rows kept; naming
+        keyword, value and file. A header's section that reaches outside the frame describes
+        the chip a cutout was cut from: it is ignored, and said so in `ignored`.
     """
     parameters = parameters or OverscanParameters()
     header = header if header is not None else fits.Header()
     shape = (int(shape[0]), int(shape[1]))
     file_part = f" of {name}" if name else ""
+    ignored: list[str] = []
 
     def section(keywords: Sequence[str], parameter: str) -> tuple[Section | None, str]:
         value = getattr(parameters, parameter)
@@ -241,8 +248,12 @@ def frame_layout(header: fits.Header | None, shape: tuple[int, int],
             return parse_section(value, f"parameter {parameter}", shape), f"parameter {parameter}"
         for keyword in keywords:
             if keyword in header and str(header[keyword]).strip():
-                return (parse_section(header[keyword], f"{keyword}{file_part}", shape),
-                        f"{keyword}{file_part}")
+                found = parse_section(header[keyword], f"{keyword}{file_part}")
+                if found is not None and not found.within(shape):
+                    ignored.append(f"{keyword} = {header[keyword]!r} reaches outside the "
+                                   f"{shape[1]} x {shape[0]} image (a cutout?): ignored")
+                    continue
+                return found, f"{keyword}{file_part}"
         return None, ""
 
     overscan, overscan_from = section(("BIASSEC",), "biassec")
@@ -259,7 +270,7 @@ def frame_layout(header: fits.Header | None, shape: tuple[int, int],
     # a strip of columns beside the rows kept gives a level per row; anything else one level
     per_row = overscan is not None and overscan.row0 <= trim.row0 and overscan.row1 >= trim.row1
     return FrameLayout(shape, overscan, trim, per_row, parameters.overscan_smooth,
-                       tuple(f for f in (overscan_from, trim_from) if f))
+                       tuple(f for f in (overscan_from, trim_from) if f), tuple(ignored))
 
 
 def _overlap(a: Section, b: Section) -> bool:
@@ -304,7 +315,7 @@ class CorrectedFrame:
     @property
     def notes(self) -> list[str]:
         """What was done, for a frame's notes."""
-        notes = []
+        notes = list(self.layout.ignored)
         if self.layout.overscan is not None:
             how = "per row" if self.layout.per_row else "one level"
             notes.append(f"overscan {self.layout.overscan.iraf()} subtracted ({how}, median "

@@ -55,7 +55,6 @@ def test_sections_read_as_iraf_writes_them() -> None:
     ("[4-13,1:520]", "not a range"),
     ("4:13,1:520", "not an IRAF section"),
     ("[0:13,1:520]", "from 1"),
-    ("[4:13,1:521]", "outside the image"),
 ])
 def test_a_bad_section_names_keyword_value_and_file(value: str, words: str) -> None:
     header = fits.Header({"BIASSEC": value, "TRIMSEC": "[17:528,1:520]"})
@@ -63,6 +62,17 @@ def test_a_bad_section_names_keyword_value_and_file(value: str, words: str) -> N
         frame_layout(header, (520, 536), name="a8280271.fits")
     assert "BIASSEC" in str(caught.value) and "a8280271.fits" in str(caught.value)
     assert value in str(caught.value)
+
+
+def test_a_cutouts_sections_of_its_parent_chip_are_ignored_and_said_so() -> None:
+    # a 101 x 101 cutout of MegaPrime's ccd10 keeps DATASEC = '[33:2080,1:4612]' of the chip
+    header = fits.Header({"BIASSEC": "[4:13,1:521]", "DATASEC": "[33:2080,1:4612]"})
+    layout = frame_layout(header, (101, 101), name="cutout.fits")
+    assert layout.is_identity
+    assert len(layout.ignored) == 2
+    assert all("reaches outside" in note for note in layout.ignored)
+    with pytest.raises(SectionError, match=r"parameter biassec.*outside the image"):
+        frame_layout(header, (101, 101), OverscanParameters(biassec="[4:13,1:521]"))
 
 
 def test_a_bad_section_parameter_is_named() -> None:
