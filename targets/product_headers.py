@@ -25,8 +25,6 @@ from astropy.io import fits
 from astropy.time import Time, TimeDelta
 from astropy.utils.exceptions import AstropyWarning
 
-from targets.headers import EXPTIME_KEYWORDS
-
 STRUCTURAL = ("SIMPLE", "BITPIX", "NAXIS", "NAXIS1", "NAXIS2", "NAXIS3", "EXTEND", "BZERO",
               "BSCALE", "BLANK", "PCOUNT", "GCOUNT", "XTENSION", "EXTNAME", "EXTVER", "INHERIT")
 """Keywords astropy writes for the data it is given: never copied from an input."""
@@ -191,6 +189,9 @@ def product_header(header: fits.Header | None, updates: Mapping[str, object],
 
 def exposure_time(header: fits.Header) -> float | None:
     """Seconds of exposure from the first readable of the ingest's exposure keywords."""
+    # imported here: ingest (targets.headers) calls this module's WCS policy
+    from targets.headers import EXPTIME_KEYWORDS
+
     for key in EXPTIME_KEYWORDS:
         try:
             value = float(header[key])

@@ -256,3 +256,17 @@ def test_clean_cards_leaves_a_standard_header_as_it_was():
     _, raw = _real("saao_overscan")
     assert [c.image for c in clean_cards(raw).cards] == [c.image for c in raw.cards]
     assert interpret_header(clean_cards(raw)).exptime == interpret_header(raw).exptime
+
+
+def test_the_synthetic_nights_coadds_carry_their_frames_span(direct_run):
+    for (pointing, filter_name), image in direct_run.coadds.items():
+        frames = [raw for raw in direct_run.raws if raw.values.kind.value == "science"
+                  and (raw.values.object or raw.path.stem) == pointing
+                  and raw.values.filter == filter_name]
+        header = image.header
+        starts = [observation_start(raw.header) for raw in frames]
+        assert header["NCOMBINE"] == len(frames) == image.nframes
+        assert Time(header["DATE-BEG"]) == min(starts)
+        assert header["EXPTIME"] == pytest.approx(sum(raw.values.exptime for raw in frames))
+        assert header["FILTER"] == filter_name and header["OBJECT"] == pointing
+        assert not {"SATURATE", "SKYLEVEL", "CRMASKED", "DETECTOR"} & set(header)
