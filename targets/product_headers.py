@@ -203,11 +203,15 @@ def exposure_time(header: fits.Header) -> float | None:
 
 
 def observation_start(header: fits.Header) -> Time | None:
-    """Start of the exposure from DATE-OBS (joined with TIME-OBS or UT when it has no time)
-    or MJD-OBS; None when neither reads as a date."""
+    """Start of the exposure from DATE-OBS (ISO, or the old DD/MM/YY; joined with TIME-OBS
+    or UT when it has no time) or MJD-OBS; None when neither reads as a date."""
     date = header.get("DATE-OBS")
     if isinstance(date, str) and date.strip():
         text = date.strip()
+        old_form = re.fullmatch(r"(\d\d)/(\d\d)/(\d\d)", text)
+        if old_form:  # the FITS standard's form before 2000: DD/MM/YY of 19YY
+            day, month, year = old_form.groups()
+            text = f"19{year}-{month}-{day}"
         for key in ("TIME-OBS", "UT", "UTSTART", "UT-START"):
             if "T" not in text and isinstance(header.get(key), str):
                 text = f"{text}T{header[key].strip()}"
@@ -319,7 +323,7 @@ def _date_range(combined: fits.Header, headers: Sequence[fits.Header]) -> None:
         ends.append(start + TimeDelta(seconds, format="sec"))
     if len(starts) < len(headers):
         combined.add_comment(f"date range from {len(starts)} of {len(headers)} frames "
-                             "(the others state no date)")
+                             "(the rest state no readable date)")
     if not starts:
         return
     first, last = min(starts), max(ends)

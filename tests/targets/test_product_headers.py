@@ -5,19 +5,25 @@ their inputs as a set."""
 from __future__ import annotations
 
 import datetime
+import gzip
 import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+import sep
 from astropy.io import fits
 from astropy.time import Time, TimeDelta
 from astropy.wcs import WCS
 
+from awlineage import TargetProcessor, select
+from awlineage.storage import forget_data_server, use_data_server
 from targets.calibration import CalibrationWindow, calibration_header
 from targets.coadd import coadd
 from targets.fitsio import derived_header, read_image, write_image
 from targets.headers import CHIP_KEYWORDS, interpret_header
+from targets.images import read_hdu
+from targets.pipeline import Source, SourceList, ingest
 from targets.product_headers import (
     PER_FRAME,
     clean_cards,
@@ -270,3 +276,36 @@ def test_the_synthetic_nights_coadds_carry_their_frames_span(direct_run):
         assert header["EXPTIME"] == pytest.approx(sum(raw.values.exptime for raw in frames))
         assert header["FILTER"] == filter_name and header["OBJECT"] == pointing
         assert not {"SATURATE", "SKYLEVEL", "CRMASKED", "DETECTOR"} & set(header)
+
+
+@pytest.fixture
+def data_server(tmp_path: Path):
+    yield use_data_server(str(tmp_path / "data"))
+    forget_data_server()
+
+
+def test_the_pipeline_makes_a_source_list_of_the_plate_scan_at_its_modern_coordinates(
+        db, data_server, tmp_path):
+    """Ingest and make, through the framework: the reduction no longer stops at SKEW, and the
+    sources' RA/Dec are where the raw frame's CTYPE/CD WCS puts sep's own detections."""
+    raw_path = tmp_path / "dss.fits"
+    data, raw = _real(DSS_WITH_PLATE_SOLUTION)
+    raw_path.write_bytes(gzip.decompress(DSS_WITH_PLATE_SOLUTION.path().read_bytes()))
+    ingest([raw_path], kind="science")
+    report = TargetProcessor("serial", progress=False).make(SourceList)
+    assert not report.failures(), report.summary()
+    (sources,) = select(SourceList).all()
+    coadd_header = read_hdu(sources.coadd)[1]
+    assert competing_wcs_keywords(coadd_header) == []
+    assert not {"PLTRAH", "AMDX1", "CNPIX1", "PPO3", "XPIXELSZ", "PC001001"} & set(coadd_header)
+    assert Time(coadd_header["DATE-OBS"]).isot.startswith("1976-03-11T17:38")  # '11/03/76'
+    found = select(Source.sourcelist == sources).all()
+    assert len(found) >= 5
+    background = sep.Background(data.astype(np.float64))
+    stars = sep.extract(data.astype(np.float64) - background, 5.0, err=background.globalrms)
+    ra, dec = _modern_only(raw).pixel_to_world_values(stars["x"], stars["y"])
+    offsets = []
+    for source in found:
+        separation = np.hypot((ra - source.ra) * np.cos(np.radians(dec)), dec - source.dec)
+        offsets.append(separation.min() * 3600.0)
+    assert np.median(offsets) < 1.0  # arcsec; the pixels are 1.7" (the plate solution: 70"+)
