@@ -78,13 +78,13 @@ def clean_cards(header: fits.Header) -> fits.Header:
     astropy cannot fix (an illegal keyword name, for instance) is dropped. One HISTORY line
     names the cards fixed and another those dropped, so nothing goes silently.
     """
-    clean = fits.Header()
+    cards: list[fits.Card] = []
     fixed: list[str] = []
     dropped: list[str] = []
     for card in header.cards:
         try:
             _verified(card)
-            clean.append(card, bottom=True)
+            cards.append(card)
             continue
         except (fits.VerifyError, ValueError):
             pass
@@ -97,8 +97,9 @@ def clean_cards(header: fits.Header) -> fits.Header:
         except (fits.VerifyError, ValueError):
             dropped.append(card.keyword or card.image[:8].strip())
             continue
-        clean.append(repaired, bottom=True)
+        cards.append(repaired)
         fixed.append(repaired.keyword)
+    clean = fits.Header(cards).copy()  # appending one by one is quadratic in astropy
     if fixed:
         clean.add_history(f"awlineage: non-standard card(s) made standard: {', '.join(fixed)}")
     if dropped:
