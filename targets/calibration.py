@@ -15,6 +15,7 @@ from astropy.stats import SigmaClip
 
 from targets.errors import NoInputError
 from targets.fitsio import derived_header
+from targets.product_headers import combined_header
 
 
 @dataclass(frozen=True)
@@ -259,18 +260,30 @@ def make_master_flat(raws: Sequence[np.ndarray], bias: np.ndarray | None,
                       bias is not None)
 
 
-def calibration_header(template: fits.Header | None, image_type: str, nframes: int,
-                       window: CalibrationWindow) -> fits.Header:
-    """The header of a master calibration: a copy of one raw frame's header (instrument, chip,
-    filter...) with the image type, the number of frames combined and the validity range."""
-    return derived_header(template, {
+def calibration_header(template: fits.Header | Sequence[fits.Header] | None, image_type: str,
+                       nframes: int, window: CalibrationWindow) -> fits.Header:
+    """The header of a master calibration.
+
+    Given the headers of the raw frames combined, they are combined as
+    `targets.product_headers.combined_header` does (NCOMBINE, date range, per-frame keywords
+    such as EXPTIME, SATURATE, AIRMASS and the sections removed; the chip kept when all
+    frames share it); given one raw header, a copy of it. Then the image type, the number of
+    frames combined and the validity range. A master bias keeps GAIN (it is in ADU) when the
+    frames agree on it; a normalised master flat has no unit and drops GAIN.
+    """
+    updates = {
         "IMAGETYP": (image_type, "type of image"),
         "OBSTYPE": (image_type, "type of image"),
         "NCOMBINE": (nframes, "raw frames combined"),
         "VALSTART": (window.start.isoformat(), "UTC start of the validity range"),
         "VALEND": (window.end.isoformat(), "UTC end of the validity range (excluded)"),
         "BUNIT": "ADU" if image_type == "MASTERBIAS" else "",
-    }, f"awlineage calibration: {image_type} from {nframes} raw frames")
+    }
+    history = f"awlineage calibration: {image_type} from {nframes} raw frames"
+    if template is None or isinstance(template, fits.Header):
+        return derived_header(template, updates, history)
+    drop = () if image_type == "MASTERBIAS" else ("GAIN", "EGAIN", "CCDGAIN")
+    return combined_header(list(template), updates, history, exposure="drop", drop=drop)
 
 
 def _stack(raws: Sequence[np.ndarray], min_frames: int, what: str, where: str) -> np.ndarray:

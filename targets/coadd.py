@@ -11,7 +11,9 @@ from astropy.io import fits
 from astropy.wcs import WCS
 
 from targets.errors import GridError, NoInputError
-from targets.fitsio import derived_header, with_wcs
+from targets.fitsio import with_wcs
+from targets.headers import CHIP_KEYWORDS
+from targets.product_headers import combined_header
 from targets.regrid import RegriddedImage, SkyGrid
 
 
@@ -48,7 +50,9 @@ class CoaddedImage:
     nframes
         Frames stacked.
     header
-        The first frame's header, updated (None when the frames had none).
+        The frames' headers combined (`targets.product_headers.combined_header`: NCOMBINE,
+        date range, total EXPTIME, per-frame keywords removed) with the grid's WCS; None when
+        the frames had none.
     """
 
     data: np.ndarray
@@ -94,7 +98,7 @@ def coadd(images: Iterable[RegriddedImage], scales: Iterable[float] | None = Non
     scale_list = None if scales is None else list(scales)
     total = weights = count = None
     grid: SkyGrid | None = None
-    header = None
+    headers: list[fits.Header] = []
     used = 0
     for index, image in enumerate(images):
         scale = 1.0
@@ -109,7 +113,6 @@ def coadd(images: Iterable[RegriddedImage], scales: Iterable[float] | None = Non
             total = np.zeros(grid.shape, np.float64)
             weights = np.zeros(grid.shape, np.float64)
             count = np.zeros(grid.shape, np.int16)
-            header = image.header
         elif image.grid != grid:
             raise GridError(f"coadd: frame {index} is on grid {image.grid}, the first on {grid}")
         rows, cols = image.data.shape
@@ -119,6 +122,8 @@ def coadd(images: Iterable[RegriddedImage], scales: Iterable[float] | None = Non
         total[where] += weight * (image.data * scale)
         weights[where] += weight
         count[where] += image.weight > 0
+        if image.header is not None:
+            headers.append(image.header)
         used += 1
     if grid is None:
         raise NoInputError("coadd: no frames to stack")
@@ -132,12 +137,26 @@ def coadd(images: Iterable[RegriddedImage], scales: Iterable[float] | None = Non
         origin = (int(rows_used[0]), int(cols_used[0]))
         box = (slice(rows_used[0], rows_used[-1] + 1), slice(cols_used[0], cols_used[-1] + 1))
         mean, weights, count = mean[box], weights[box], count[box]
-    out_header = None if header is None else derived_header(
-        with_wcs(header, grid.wcs(origin)), {
-            "NCOMBINE": (used, "frames in the weighted mean"),
-            "GRIDROW0": (origin[0], "grid row of this image's row 0"),
-            "GRIDCOL0": (origin[1], "grid column of this image's column 0"),
-            **({"BUNIT": unit} if unit else {}),
-        }, "awlineage coadd: weighted mean of regridded frames")
+    out_header = None if not headers else _coadd_header(headers, grid.wcs(origin), origin, unit)
     return CoaddedImage(mean.astype(np.float32), weights.astype(np.float32), count, origin, grid,
                         used, out_header)
+
+
+def _coadd_header(headers: list[fits.Header], wcs: WCS, origin: tuple[int, int],
+                  unit: str | None) -> fits.Header:
+    """The frames' combined header on the grid's pixels. In a unit per second, EXPTIME is the
+    frames' total exposure time and GAIN (electrons per data unit) equals it: data x GAIN are
+    the electrons collected where every frame overlaps (COUNT says where they do)."""
+    per_second = bool(unit) and str(unit).replace(" ", "").endswith(("/s", "s-1", "s**-1"))
+    header = combined_header(headers, {
+        "NCOMBINE": (len(headers), "frames in the weighted mean"),
+        "GRIDROW0": (origin[0], "grid row of this image's row 0"),
+        "GRIDCOL0": (origin[1], "grid column of this image's column 0"),
+        **({"BUNIT": unit} if unit else {}),
+    }, "awlineage coadd: weighted mean of regridded frames", exposure="sum",
+        drop=(*CHIP_KEYWORDS, "GAIN", "EGAIN", "CCDGAIN"))
+    if per_second and "EXPTIME" in header:
+        header["GAIN"] = (header["EXPTIME"], "[electron per data unit] = EXPTIME (data in /s)")
+    elif not per_second:
+        header.remove("EXPTIME", ignore_missing=True)
+    return with_wcs(header, wcs)

@@ -5,7 +5,6 @@ atomically so a failure leaves nothing half-written."""
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 import warnings
 from collections.abc import Mapping
@@ -17,10 +16,7 @@ from astropy.utils.exceptions import AstropyWarning
 from astropy.wcs import WCS
 
 from targets.errors import NoInputError
-
-_WCS_KEY = re.compile(
-    r"^(WCSAXES|CTYPE\d|CUNIT\d|CRVAL\d|CRPIX\d|CDELT\d|CROTA\d|CD\d_\d|PC\d_\d|PV\d_\d+|"
-    r"PS\d_\d+|LONPOLE|LATPOLE|RADESYS|RADECSYS|EQUINOX|EPOCH|A_\w+|B_\w+|AP_\w+|BP_\w+)$")
+from targets.product_headers import PIXEL_FRAME, product_header, wcs_keywords
 
 
 def read_image(path: str | Path, hdu: int | str = 0) -> tuple[np.ndarray, fits.Header]:
@@ -84,11 +80,13 @@ def _write_atomically(path: Path, hdus: fits.HDUList) -> Path:
 
 
 def with_wcs(header: fits.Header, wcs: WCS | None) -> fits.Header:
-    """A copy of `header` whose WCS keywords are those of `wcs` (removed when None); every other
-    keyword is kept in place."""
+    """A copy of `header` on new pixels: every WCS form of the old pixel frame (modern,
+    alternate, distortions, CROTA, PC001001, a plate solution) and its sections (DATASEC...)
+    removed, the WCS keywords of `wcs` added (none when None); every other keyword is kept in
+    place."""
     updated = header.copy()
-    for key in [key for key in updated if _WCS_KEY.match(key)]:
-        del updated[key]
+    for key in [*wcs_keywords(updated), *PIXEL_FRAME]:
+        updated.remove(key, ignore_missing=True, remove_all=True)
     if wcs is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", AstropyWarning)
@@ -98,12 +96,8 @@ def with_wcs(header: fits.Header, wcs: WCS | None) -> fits.Header:
 
 def derived_header(header: fits.Header | None, updates: Mapping[str, object],
                    history: str) -> fits.Header:
-    """A copy of `header` (an empty header when None) with `updates` applied (values or
-    (value, comment) pairs) and one HISTORY line; structural keywords are left to astropy."""
-    derived = fits.Header() if header is None else header.copy()
-    for key in ("SIMPLE", "BITPIX", "NAXIS", "NAXIS1", "NAXIS2", "EXTEND", "BZERO", "BSCALE"):
-        derived.remove(key, ignore_missing=True)
-    for key, value in updates.items():
-        derived[key] = value
-    derived.add_history(history)
-    return derived
+    """A copy of `header` (an empty header when None) made a product's header by the policy of
+    `targets.product_headers.product_header`: non-standard cards fixed or dropped (and named),
+    competing WCS forms and structural or stale keywords removed, then `updates` applied
+    (values or (value, comment) pairs) and one HISTORY line added."""
+    return product_header(header, updates, history)

@@ -13,6 +13,7 @@ from awlineage.regions import capture_regions, payload_boxes
 from targets.extraction import ExtractionParameters, extract_sources, source_boxes
 from targets.images import read_hdu
 from targets.parameters import SourceListParameters, stage_parameters
+from targets.product_headers import IDENTIFYING
 from targets.science import CoaddedRegriddedFrame
 
 SOURCES_HDU = 1
@@ -59,9 +60,11 @@ class SourceList(Process, DataObject):
 
 
 def _list_header(coadd_header: fits.Header) -> fits.Header:
-    """The coadd's identifying keywords, kept on the source list's primary header."""
+    """The coadd's identifying keywords and the span of its frames (see
+    `targets.product_headers`), kept on the source list's primary header."""
     kept = fits.Header()
-    for keyword in ("OBJECT", "FILTER", "INSTRUME", "DATE-OBS", "BUNIT"):
+    for keyword in (*IDENTIFYING, "NCOMBINE", "EXPTIME", "DATE-OBS", "DATE-BEG", "DATE-END",
+                    "MJD-OBS"):
         if keyword in coadd_header:
             kept[keyword] = (coadd_header[keyword], coadd_header.comments[keyword])
     return kept

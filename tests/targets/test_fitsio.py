@@ -76,3 +76,18 @@ def test_derived_header_drops_the_raw_scaling_and_records_history():
     assert "BZERO" not in derived and "BITPIX" not in derived
     assert derived["OBJECT"] == "F1" and derived["NCOMBINE"] == 3
     assert "made by a test" in str(derived["HISTORY"])
+
+
+def test_a_new_wcs_replaces_every_form_of_the_old_pixel_frame():
+    header = fits.Header({"INSTRUME": "SYNCAM", "PLTRAH": 14, "AMDX1": 67.2, "CNPIX1": 8860,
+                          "PC001001": 0.99, "CROTA2": -1.5, "CTYPE1A": "RA---TAN",
+                          "A_ORDER": 2, "A_2_0": 1e-6, "DATASEC": "[1:10,1:10]",
+                          "LTV1": -4.0})
+    header.update(SkyGrid(10.0, 20.0, 0.3, 11, 11).wcs().to_header())
+    new = SkyGrid(30.0, -5.0, 0.2, 21, 21).wcs((2, 3))
+    updated = with_wcs(header, new)
+    gone = {"PLTRAH", "AMDX1", "CNPIX1", "PC001001", "CROTA2", "CTYPE1A", "A_ORDER", "A_2_0",
+            "DATASEC", "LTV1"}
+    assert not gone & set(updated)
+    assert updated["INSTRUME"] == "SYNCAM"
+    assert WCS(updated).wcs.crval == pytest.approx([30.0, -5.0])
