@@ -189,7 +189,7 @@ class _Chain:
             master = make_master_bias([frame.data for frame in frames], p.bias, chip)
             run.biases[(chip, start)] = master
             self.save(f"bias_{chip}_{start:%Y%m%d}.fits", master.data, calibration_header(
-                frames[0].header, "MASTERBIAS", master.nframes,
+                [f.header for f in frames], "MASTERBIAS", master.nframes,
                 p.bias.window(members[0].values.obs_date)))
 
     def flat(self) -> None:
@@ -209,9 +209,9 @@ class _Chain:
                                       None if bias is None else bias.data, p.flat, chip,
                                       filter_name)
             run.flats[(chip, filter_name, start)] = master
-            self.save(f"flat_{filter_name}_{chip}_{start:%Y%m%d}.fits", master.data,
-                      calibration_header(frames[0].header, "MASTERFLAT", master.nframes,
-                                         p.flat.window(members[0].values.obs_date)),
+            header = calibration_header([f.header for f in frames], "MASTERFLAT",
+                                        master.nframes, p.flat.window(members[0].values.obs_date))
+            self.save(f"flat_{filter_name}_{chip}_{start:%Y%m%d}.fits", master.data, header,
                       BAD=master.bad)
 
     def reduce(self) -> None:

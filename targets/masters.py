@@ -123,8 +123,9 @@ class BiasFrame(MasterCalibration):
         self.level, self.read_noise = master.level, master.read_noise
         self.rejected, self.nframes = master.rejected_fraction, master.nframes
         window = BiasParameters().window(raws[0].obs_date)
-        store_image(self, master.data, calibration_header(frames[0].header, "MASTERBIAS",
-                                                          master.nframes, window))
+        header = calibration_header([f.header for f in frames], "MASTERBIAS", master.nframes,
+                                    window)
+        store_image(self, master.data, header)
         with capture_regions(self) as capture:  # each pixel: the same pixel of every raw bias
             capture.apply(elementwise(), trimmed_arrays(capture, raws, frames))
 
@@ -156,9 +157,9 @@ class DomeFlatFrame(MasterCalibration):
         self.nframes, self.lamp_level = master.nframes, master.level
         self.bad_fraction = float(np.mean(master.bad))
         window = FlatParameters().window(raws[0].obs_date)
-        store_image(self, master.data, calibration_header(frames[0].header, "MASTERFLAT",
-                                                          master.nframes, window),
-                    BAD=master.bad)
+        header = calibration_header([f.header for f in frames], "MASTERFLAT", master.nframes,
+                                    window)
+        store_image(self, master.data, header, BAD=master.bad)
         with capture_regions(self) as capture:
             inputs = trimmed_arrays(capture, raws, frames)
             if self.bias is not None:

@@ -3,7 +3,7 @@ them (nothing is downloaded): the pipeline is tested and measured on them beside
 night.
 
 >>> sorted(REAL_FILES)[:2]
-['dss_m13', 'gmos_south']
+['dss_m13', 'dss_plate']
 """
 
 from __future__ import annotations
@@ -54,6 +54,9 @@ class RealFile:
 REAL_FILES: dict[str, RealFile] = {
     "dss_m13": RealFile("astropy", "io/fits/hdu/compressed/tests/data/m13.fits",
                         "DSS plate scan of M13, 300x300, plate solution beside a TAN WCS"),
+    "dss_plate": RealFile("astropy", "wcs/tests/data/dss.14.29.56-62.41.05.fits.gz",
+                          "DSS plate scan, 100x100: plate solution, SKEW, CROTA, CD and PC001001 "
+                          "beside CTYPE"),
     "saao_overscan": RealFile("ccdproc", "tests/data/a8280271.fits",
                               "SAAO 1.0m STE3 CCD, 520x536 raw with BIASSEC/TRIMSEC overscan"),
     "ukidss_wfcam": RealFile("astroquery", "ukidss/tests/data/image.fits",
@@ -73,6 +76,9 @@ REAL_FILES: dict[str, RealFile] = {
                                 science=False),
     "wfpc2_four_chips": RealFile("astropy", "io/fits/tests/data/test0.fits",
                                  "HST WFPC2, four 40x40 SCI chips in one file", science=False),
+    "muse_cube": RealFile("mpdaf", "data/sdetect/minicube.fits",
+                          "VLT MUSE 40x40 cube; its primary header has 1,309 ESO HIERARCH cards",
+                          science=False),
     "sip_apogee": RealFile("ccdproc", "tests/data/sip-wcs.fit",
                            "Apogee Alta 50x100 with a TAN-SIP WCS", science=False),
 }

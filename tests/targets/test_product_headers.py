@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime
 import gzip
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -36,9 +35,7 @@ from targets.real_files import REAL_FILES, RealFile
 from targets.reduction import ReductionParameters, reduce_science
 from targets.regrid import SkyGrid, regrid
 
-DSS_WITH_PLATE_SOLUTION = RealFile(
-    "astropy", "wcs/tests/data/dss.14.29.56-62.41.05.fits.gz",
-    "DSS plate scan, 100x100: plate solution, SKEW, CROTA, CD and PC001001 beside CTYPE")
+DSS_WITH_PLATE_SOLUTION = REAL_FILES["dss_plate"]
 """The DSS scan whose header has every competing WCS form (REAL_FILES' m13 has CTYPE, CDELT
 and CROTA1 only)."""
 
@@ -46,10 +43,7 @@ NO_COSMICS = ReductionParameters(detect_cosmic_rays=False)
 
 
 def _eso_primary() -> fits.Header:
-    spec = importlib.util.find_spec("mpdaf")
-    if spec is None or spec.origin is None:
-        pytest.skip("mpdaf is not installed (pip install -e '.[test]')")
-    return fits.getheader(Path(spec.origin).parent / "data/sdetect/minicube.fits")
+    return fits.getheader(REAL_FILES["muse_cube"].path())
 
 
 def _real(name: str | RealFile) -> tuple[np.ndarray, fits.Header]:
