@@ -107,7 +107,9 @@ def render_causes(plan: Plan) -> str:
     if blocked:
         lines.append("cannot be made:")
         for (name, general), (count, first) in blocked.items():
-            example = "" if first == general else \
+            if first.startswith(general):  # "general (what it is about)"
+                first = first[len(general):].strip(" ()")
+            example = "" if not first or first == general else \
                 (f" ({first})" if count == 1 else f" (the first: {first})")
             lines.append(f"{count:5d} {name}: {general}{example}")
     return "\n".join(lines)

@@ -171,6 +171,12 @@ def test_a_frame_without_calibrations_still_becomes_a_source_list(db, data_serve
     assert report.objects[0].nsources > 10
     demanding = serial(parameters=(ReducedScienceFrameParameters(require_bias=True),),
                        keep_going=True)
-    failed = demanding.make(SourceList)
-    (node, result), = failed.failures()
-    assert node.cls is ReducedScienceFrame and "bias" in result.error
+    refused = demanding.make(SourceList)  # blocked at plan time, not a failed make
+    assert not refused.failures() and refused.made == 0
+    (node,) = [n for n in refused.plan.nodes if n.cls is ReducedScienceFrame]
+    assert node.state is State.BLOCKED
+    assert [str(r) for r in node.reasons if r.kind == "blocked"] == [
+        f"no master bias covers raw frame {science[0].name} (chip {reduced.chip!r}, filter "
+        f"{reduced.filter!r}, taken {reduced.obs_date}), and the parameters require one "
+        "(require_bias=True)"]
+    assert refused.count("blocked") == 4  # the frame, regridded, coadd, source list
