@@ -22,9 +22,10 @@ SOURCE_DTYPE = np.dtype([
 ])
 """One row per source: windowed centroid (x = column, y = row), RA/Dec in degrees (NaN without
 a WCS), Kron flux and error in the image's units, sep's flags (detection, Kron and aperture
-flags OR-ed), the inclusive pixel box (xmin..xmax, ymin..ymax) of the pixels the detection,
-centroid and flux used, the shape (a, b in pixels, theta in radians), peak, pixel count, Kron
-radius and the local background."""
+flags OR-ed), the inclusive pixel box (xmin..xmax, ymin..ymax) covering every pixel the
+detection and sep's measurement read (the Kron ellipse of 6 a x 6 b, the half-light circle of
+6 a, the flux aperture, the centroid window of 4 sigma), the shape (a, b in pixels, theta in
+radians), peak, pixel count, Kron radius and the local background."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,55 @@ def extract_sources(data: np.ndarray, weight: np.ndarray | None, wcs: WCS | None
     return Extraction(sources, float(background.globalback), float(background.globalrms))
 
 
+KRON_REACH = 6.0
+"""sep reads the pixels of the ellipse of 6 a x 6 b for the Kron radius (SExtractor's), and
+the circle of radius 6 a for the half-light radius that sizes the centroid window."""
+WINPOS_NSIG = 4.0
+"""sep's windowed centroid sums within a circle of 4 sigma of the window (``WINPOS_NSIG`` in
+sep's aperture.c, as in SExtractor's winpos.h) around each position it tries."""
+SUBPIXEL_REACH = 0.7072
+"""How far beyond a circle sep's subpixel sampling reaches: pixels whose centres are within
+radius + 0.7072 (half a pixel's diagonal; sep's own margin) may have subpixels inside."""
+
+Extent = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""Inclusive pixel bounds per source: (xmin, xmax, ymin, ymax)."""
+
+
+def _circle_extent(x: np.ndarray, y: np.ndarray, radius: np.ndarray | float) -> Extent:
+    """The pixels whose centres are within `radius` of (x, y)."""
+    return (np.ceil(x - radius), np.floor(x + radius), np.ceil(y - radius),
+            np.floor(y + radius))
+
+
+def _ellipse_extent(x: np.ndarray, y: np.ndarray, semi_a: np.ndarray, semi_b: np.ndarray,
+                    theta: np.ndarray) -> Extent:
+    """The pixels whose centres are within the ellipse (semi-axes, angle from the x axis)."""
+    half_x = np.hypot(semi_a * np.cos(theta), semi_b * np.sin(theta))
+    half_y = np.hypot(semi_a * np.sin(theta), semi_b * np.cos(theta))
+    return (np.ceil(x - half_x), np.floor(x + half_x), np.ceil(y - half_y),
+            np.floor(y + half_y))
+
+
+def _union(first: Extent, second: Extent) -> Extent:
+    return (np.minimum(first[0], second[0]), np.maximum(first[1], second[1]),
+            np.minimum(first[2], second[2]), np.maximum(first[3], second[3]))
+
+
+def _read_extent(objects: np.ndarray, centre: tuple[np.ndarray, np.ndarray], a: np.ndarray,
+                 b: np.ndarray, theta: np.ndarray,
+                 aperture: tuple[np.ndarray, np.ndarray], min_radius: np.ndarray
+                 ) -> Extent:
+    """Every pixel the measurement at the detected position reads: the detection's pixels,
+    the Kron ellipse of 6 a x 6 b, the half-light circle of 6 a (subpixel sampled), the flux
+    aperture (sampled at pixel centres) and, for small sources, its circle."""
+    x, y = centre
+    box: Extent = (objects["xmin"], objects["xmax"], objects["ymin"], objects["ymax"])
+    box = _union(box, _ellipse_extent(x, y, KRON_REACH * a, KRON_REACH * b, theta))
+    box = _union(box, _circle_extent(x, y, KRON_REACH * a + SUBPIXEL_REACH))
+    box = _union(box, _ellipse_extent(x, y, aperture[0], aperture[1], theta))
+    return _union(box, _circle_extent(x, y, min_radius))
+
+
 def _measure(image: np.ndarray, noise: np.ndarray, mask: np.ndarray, objects: np.ndarray,
              back: np.ndarray, parameters: ExtractionParameters) -> np.ndarray:
     sources = np.zeros(len(objects), dtype=SOURCE_DTYPE)
@@ -154,20 +204,21 @@ def _measure(image: np.ndarray, noise: np.ndarray, mask: np.ndarray, objects: np
     b = np.clip(np.nan_to_num(objects["b"].astype(np.float64), nan=1.0), 0.1, a)
     theta = np.clip(np.nan_to_num(objects["theta"].astype(np.float64)), -np.pi / 2, np.pi / 2)
     flags = objects["flag"].astype(np.int32)
-    kron, kron_flags = sep.kron_radius(image, x, y, a, b, theta, 6.0, mask=mask)
+    kron, kron_flags = sep.kron_radius(image, x, y, a, b, theta, KRON_REACH, mask=mask)
     kron = np.nan_to_num(kron, nan=0.0)
     radius = parameters.kron_factor * kron
     flux, flux_err, aper_flags = sep.sum_ellipse(image, x, y, a, b, theta, np.maximum(radius, 1e-3),
                                                  err=noise, mask=mask, subpix=1)
-    flags |= kron_flags | aper_flags
     circle = kron * np.sqrt(a * b) < parameters.min_radius
+    semi_axes = (np.maximum(radius, 1e-3) * a, np.maximum(radius, 1e-3) * b)
+    flags |= kron_flags | aper_flags
     if np.any(circle):
         c_flux, c_err, c_flags = sep.sum_circle(image, x[circle], y[circle],
                                                 parameters.min_radius, err=noise, mask=mask,
                                                 subpix=1)
         flux[circle], flux_err[circle] = c_flux, c_err
         flags[circle] |= c_flags
-    half_light, _ = sep.flux_radius(image, x, y, 6.0 * a, 0.5, normflux=flux,
+    half_light, _ = sep.flux_radius(image, x, y, KRON_REACH * a, 0.5, normflux=flux,
                                     mask=mask, subpix=5)
     sig = 2.0 / 2.35 * np.nan_to_num(half_light, nan=1.0)
     sig = np.clip(sig, 0.5, None)
@@ -177,18 +228,20 @@ def _measure(image: np.ndarray, noise: np.ndarray, mask: np.ndarray, objects: np
     sources["y"] = np.where(good, win_y, y)
     sources["ra"] = sources["dec"] = np.nan
     sources["flux"], sources["flux_err"], sources["flags"] = flux, flux_err, flags
-    # extent of the elliptical (or circular) aperture, and of the centroid window (4 sigma)
-    semi_a = np.where(circle, parameters.min_radius, radius * a)
-    semi_b = np.where(circle, parameters.min_radius, radius * b)
-    half_x = np.hypot(semi_a * np.cos(theta), semi_b * np.sin(theta))
-    half_y = np.hypot(semi_a * np.sin(theta), semi_b * np.cos(theta))
-    half_x = np.maximum(half_x, 4.0 * sig)
-    half_y = np.maximum(half_y, 4.0 * sig)
     rows, cols = image.shape
-    sources["xmin"] = np.clip(np.minimum(objects["xmin"], np.floor(x - half_x)), 0, cols - 1)
-    sources["xmax"] = np.clip(np.maximum(objects["xmax"], np.ceil(x + half_x)), 0, cols - 1)
-    sources["ymin"] = np.clip(np.minimum(objects["ymin"], np.floor(y - half_y)), 0, rows - 1)
-    sources["ymax"] = np.clip(np.maximum(objects["ymax"], np.ceil(y + half_y)), 0, rows - 1)
+    # the payload box: every pixel read for the position, flux and radii (sep's reaches)
+    box = _read_extent(objects, (x, y), a, b, theta, semi_axes,
+                       np.where(circle, parameters.min_radius, 0.0))
+    # the centroid window where it starts, and where it ends widened by the distance moved:
+    # sep steps twice the offset of the weighted mean (WINPOS_FAC), so it may overshoot
+    window = WINPOS_NSIG * sig + SUBPIXEL_REACH
+    box = _union(box, _circle_extent(x, y, window))
+    moved = np.where(good, np.hypot(win_x - x, win_y - y), 0.0)
+    box = _union(box, _circle_extent(sources["x"], sources["y"], window + moved))
+    sources["xmin"] = np.clip(box[0], 0, cols - 1)
+    sources["xmax"] = np.clip(box[1], 0, cols - 1)
+    sources["ymin"] = np.clip(box[2], 0, rows - 1)
+    sources["ymax"] = np.clip(box[3], 0, rows - 1)
     sources["a"], sources["b"], sources["theta"] = objects["a"], objects["b"], theta
     sources["peak"], sources["npix"] = objects["peak"], objects["npix"]
     sources["kron_radius"] = kron

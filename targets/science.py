@@ -5,6 +5,7 @@ filter. Each make records region lineage with the ready-made operators."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 
 import numpy as np
 from astropy.wcs import WCS
@@ -62,6 +63,21 @@ class ScienceProduct(Process, DataObject):
     object_name = persistent("Field observed", str, "", index=True)
 
 
+def _calibration_required(step: str) -> Callable[[ReducedScienceFrame], str | None]:
+    """A ``blocked_when`` check: no master `step` could be had, and the parameters demand
+    one (``require_bias``, ``require_flat``)."""
+    def check(target: ReducedScienceFrame) -> str | None:
+        if getattr(target, step) is not None or \
+                not getattr(target.process_params, f"require_{step}"):
+            return None
+        raw = target.raw
+        return (f"no master {step} covers raw frame {raw.original_name} (chip {raw.chip!r}, "
+                f"filter {raw.filter!r}, taken {raw.obs_date}), and the parameters require "
+                f"one (require_{step}=True)")
+
+    return check
+
+
 class ReducedScienceFrame(ScienceProduct):
     """A raw science frame with the bias subtracted, divided by the flat, cosmic rays found
     (LACosmic) and masked; HDUs: the image, WEIGHT (inverse variance), MASK."""
@@ -70,6 +86,10 @@ class ReducedScienceFrame(ScienceProduct):
     targets = OnePer(RawScienceFrame, link="raw", copy=_FRAME_COPY)
     requires = {"bias": calibration_needed(BiasFrame, ("chip",)),
                 "flat": calibration_needed(DomeFlatFrame, ("chip", "filter"))}
+    blocked_when = {"no master bias, and the parameters require one":
+                    _calibration_required("bias"),
+                    "no master flat, and the parameters require one":
+                    _calibration_required("flat")}
 
     bias = persistent("Master bias subtracted (None: none could be had)", BiasFrame, None)
     flat = persistent("Master flat divided (None: none could be had)", DomeFlatFrame, None)
@@ -122,8 +142,7 @@ class ReducedScienceFrame(ScienceProduct):
             call.close()
 
 
-def _has_wcs(product: ReducedScienceFrame | RawScienceFrame) -> bool:
-    raw = product if isinstance(product, RawScienceFrame) else product.raw
+def _has_wcs(raw: RawScienceFrame) -> bool:
     return bool(raw.wcs_header)
 
 
@@ -136,6 +155,14 @@ def reduced_wcs(reduced: ReducedScienceFrame, shape: tuple[int, ...]) -> WCS | N
     if (row0, col0) == (0, 0) and tuple(shape) == reduced.raw.shape:
         return wcs
     return wcs.slice((slice(row0, row0 + shape[0]), slice(col0, col0 + shape[1])))
+
+
+def _without_wcs(target: RegriddedFrame) -> str | None:
+    """A ``blocked_when`` check: a frame without a WCS cannot be regridded."""
+    if _has_wcs(target.raw):
+        return None
+    return (f"raw frame {target.raw.original_name} has no WCS, so it cannot be put on a "
+            "sky grid")
 
 
 class PointingGrid(Process):
@@ -172,9 +199,9 @@ class RegriddedFrame(ScienceProduct):
     image (sky subtracted) and WEIGHT."""
 
     identity = ("raw",)
-    targets = OnePer(ReducedScienceFrame, link="reduced", copy=("raw", *_FRAME_COPY),
-                     where=_has_wcs)
+    targets = OnePer(ReducedScienceFrame, link="reduced", copy=("raw", *_FRAME_COPY))
     requires = {"grid": Needs(PointingGrid, match=("object_name",))}
+    blocked_when = {"the raw frame has no WCS": _without_wcs}
 
     reduced = persistent("The reduced frame resampled", ReducedScienceFrame, None)
     grid = persistent("The pointing's sky grid", PointingGrid, None)

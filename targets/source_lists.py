@@ -1,11 +1,14 @@
 """Source lists as process targets: sources found and measured with sep on a coadd, each a
 queryable `Source` (``select(Source.flux > 1000)``), with payload region lineage: a source's
-row depends on its pixel box in the coadd."""
+row depends on its pixel box in the coadd. The file's SOURCES table is an astropy `QTable`
+with units (``TUNITn``): `source_table` writes one, `read_sources` reads it back."""
 
 from __future__ import annotations
 
 import numpy as np
+from astropy import units as u
 from astropy.io import fits
+from astropy.table import QTable
 from astropy.wcs import WCS
 
 from awlineage import DataObject, DBObject, OnePer, Process, persistent
@@ -18,6 +21,109 @@ from targets.science import CoaddedRegriddedFrame
 
 SOURCES_HDU = 1
 """The FITS extension of a source list's table (rows in source `number` order)."""
+
+IMAGE_UNIT = "image"
+"""Stands in `COLUMN_UNITS` for the unit of the image searched (its BUNIT)."""
+COLUMN_UNITS: dict[str, str | None] = {
+    "x": "pix", "y": "pix", "ra": "deg", "dec": "deg",
+    "flux": IMAGE_UNIT, "flux_err": IMAGE_UNIT, "flags": None,
+    "xmin": "pix", "xmax": "pix", "ymin": "pix", "ymax": "pix",
+    "a": "pix", "b": "pix", "theta": "rad", "peak": IMAGE_UNIT, "npix": None,
+    "kron_radius": None, "background": IMAGE_UNIT,
+}
+"""The unit of each column of the SOURCES table (None: a count, flags, or the Kron radius,
+which is in units of the source's a and b)."""
+
+
+def _flux_unit(image_unit: str | u.UnitBase | None) -> u.UnitBase:
+    if not image_unit:
+        return u.dimensionless_unscaled
+    try:
+        return u.Unit(image_unit, parse_strict="raise")
+    except ValueError as error:
+        raise ValueError(f"source table: image unit {image_unit!r} is not a unit astropy "
+                         f"knows: {error}") from None
+
+
+def _column_unit(name: str, flux_unit: u.UnitBase) -> u.UnitBase | None:
+    unit = COLUMN_UNITS.get(name)
+    return None if unit is None else flux_unit if unit == IMAGE_UNIT else u.Unit(unit)
+
+
+def source_table(sources: np.ndarray, image_unit: str | u.UnitBase | None = None) -> QTable:
+    """The sources (`targets.extraction.SOURCE_DTYPE` rows) as a table with units, integer
+    columns kept integer; fluxes in `image_unit` (the image's BUNIT, e.g. ``electron/s``),
+    dimensionless when None.
+
+    Raises
+    ------
+    ValueError
+        An `image_unit` astropy cannot parse (naming it).
+    """
+    flux_unit = _flux_unit(image_unit)
+    table = QTable()
+    for name in sources.dtype.names:
+        unit, column = _column_unit(name, flux_unit), np.asarray(sources[name])
+        table[name] = column if unit is None else u.Quantity(column, unit, dtype=column.dtype)
+    return table
+
+
+def _unit_text(unit: u.UnitBase) -> str:
+    """A unit for TUNITn: the FITS standard's form, or astropy's own for units the standard
+    lacks (``electron / s``), which `read_sources` reads back."""
+    try:
+        return unit.to_string("fits")
+    except ValueError:
+        return unit.to_string()
+
+
+def sources_hdu(sources: np.ndarray, image_unit: str | u.UnitBase | None = None
+                ) -> fits.BinTableHDU:
+    """The SOURCES table extension: one row per source, TUNITn on every column with a unit.
+
+    Raises
+    ------
+    ValueError
+        An `image_unit` astropy cannot parse (naming it).
+    """
+    flux_unit = _flux_unit(image_unit)
+    hdu = fits.BinTableHDU(np.ascontiguousarray(sources), name="SOURCES")
+    for number, name in enumerate(sources.dtype.names, start=1):
+        unit = _column_unit(name, flux_unit)
+        if unit is not None and unit != u.dimensionless_unscaled:
+            hdu.header[f"TUNIT{number}"] = _unit_text(unit)
+    return hdu
+
+
+def read_sources(source_list: SourceList) -> QTable:
+    """The SOURCES table of a source list's file, each column with the unit it was written
+    with (``TUNITn``).
+
+    Raises
+    ------
+    ValueError
+        A TUNITn astropy cannot read, naming the file, column and unit.
+    """
+    with source_list.open_fits(memmap=False) as hdul:
+        hdu = hdul[SOURCES_HDU]
+        table = QTable()
+        for number, name in enumerate(hdu.columns.names, start=1):
+            column = np.array(hdu.data[name])
+            text = hdu.header.get(f"TUNIT{number}")
+            if not text:
+                table[name] = column
+                continue
+            try:
+                unit = u.Unit(text, format="fits")
+            except ValueError:
+                try:
+                    unit = u.Unit(text, parse_strict="raise")
+                except ValueError:
+                    raise ValueError(f"{source_list.filename}: SOURCES column {name!r} has "
+                                     f"TUNIT{number}={text!r}, not a unit astropy knows"
+                                     ) from None
+            table[name] = u.Quantity(column, unit, dtype=column.dtype)
+    return table
 
 
 class SourceList(Process, DataObject):
@@ -45,7 +151,7 @@ class SourceList(Process, DataObject):
         self.nsources = len(sources)
         self.background_level = extraction.background_level
         self.background_rms = extraction.background_rms
-        table = fits.BinTableHDU(sources, name="SOURCES")
+        table = sources_hdu(sources, header.get("BUNIT") or None)
         table.header["COADD"] = self.coadd.filename
         self.store(fits.HDUList([fits.PrimaryHDU(header=_list_header(header)), table]))
         for number, row in enumerate(sources):

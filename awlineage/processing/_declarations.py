@@ -2,8 +2,11 @@
 
 A Process class says where its targets come from (``targets = OnePer(RawScienceFrame, ...)``
 or ``OnePerGroup(...)``) and how each further dependency is chosen
-(``requires = {"bias": Needs(BiasFrame, match=("chip",), choose=closest("obs_date"))}``).
-The target processor reads these declarations; make() reads the links they fill in.
+(``requires = {"bias": Needs(BiasFrame, match=("chip",), choose=closest("obs_date"))}``),
+and when a would-be target cannot be made and why (``blocked_when = {"the raw frame has no
+WCS": no_wcs}``, see `Blocker`). The target processor reads these declarations; make() reads
+the links they fill in. A target that cannot be made is shown in the plan as blocked, with its
+reason, and so are the targets that need it: nothing vanishes silently.
 """
 
 from __future__ import annotations
@@ -54,12 +57,18 @@ class OnePerGroup:
         night from an observation date, say).
     where
         Only source objects for which ``where(source)`` is true are grouped.
+    partial
+        Whether a group is made from those of its members that can be made, the others left
+        out of it (and shown in the plan as blocked, with their reasons); with False a member
+        that cannot be made blocks the group. A group none of whose members can be made is
+        blocked either way.
     """
 
     source: type
     link: str
     by: Sequence[str | tuple[str, KeyFunction]] = ()
     where: Callable[[Any], bool] | None = None
+    partial: bool = True
 
     def key_functions(self) -> list[tuple[str, KeyFunction]]:
         """(target attribute, function of a member) for every grouping key."""
@@ -77,6 +86,27 @@ def _attribute_getter(name: str) -> KeyFunction:
         return getattr(obj, name)
 
     return get
+
+
+Blocker = Callable[[Any], "str | None"]
+"""Says why a would-be target cannot be made: ``check(target) -> reason or None``.
+
+A process class lists its blockers in ``blocked_when``, a mapping from the reason in general
+(``"the raw frame has no WCS"``: how summaries group and count blocked targets) to the check.
+The check is called on the new, uncommitted target once its source link, the links of its
+``requires`` and its ``process_params`` are filled in; it returns None when the target can be
+made, or a sentence saying why this one cannot, naming what it is made from (``"raw frame
+a.fits has no WCS, so it cannot be put on a sky grid"``). Such a target is planned as blocked
+with that reason, and the targets that need it are blocked in turn.
+
+Examples
+--------
+>>> def no_wcs(target):
+...     if not target.raw.wcs_header:
+...         return f"raw frame {target.raw.original_name} has no WCS"
+...     return None
+>>> blocked_when = {"the raw frame has no WCS": no_wcs}
+"""
 
 
 Chooser = Callable[[Any, list[Any]], Any]

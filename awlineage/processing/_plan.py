@@ -24,7 +24,8 @@ class State(enum.Enum):
     """A linked object of which a newer version exists (shown beside the target that is
     made again with the newer one)."""
     BLOCKED = "blocked"
-    """It cannot be made: a required dependency has no candidate."""
+    """It cannot be made: a required dependency has no candidate, a check of the class's
+    ``blocked_when`` says why not, or something it needs cannot be made."""
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,8 @@ class StaleReason:
     """Why a target will be made (or cannot be): a kind for programs, a sentence for people.
 
     Kinds: ``missing``, ``forced``, ``no-run``, ``code``, ``parameters``, ``superseded``,
-    ``better-match``, ``dependency``, ``members``, ``blocked``.
+    ``better-match``, ``dependency``, ``members``, ``blocked`` (it cannot be made itself),
+    ``blocked-by`` (something it needs cannot be made).
     """
 
     kind: str
@@ -40,6 +42,9 @@ class StaleReason:
     changed: tuple[str, ...] = ()
     """For ``code``: the pieces of the user's code (qualified names) that changed, appeared
     or went since the stored object was made; empty when that is not known."""
+    general: str = ""
+    """The reason without what it is about (``the raw frame has no WCS``), so that equal
+    causes group in summaries; empty when the message itself is general."""
 
     def __str__(self) -> str:
         return self.message
@@ -76,10 +81,14 @@ class PlanNode:
     candidate: DBObject | None = None
     """The new object the processor would make for this identity (for red nodes, `obj`)."""
     result_id: int | None = None
-    """The object_id the target has once the plan has run (or the existing one)."""
+    """The object_id the target has once the plan has run (or the existing one); None for a
+    blocked target (nothing is made)."""
+    left_out: list[PlanNode] = field(default_factory=list)
+    """Members of a group target that cannot be made, so it is made without them (they are
+    in the plan, blocked, with their reasons; not dependencies: nothing waits for them)."""
 
     def __post_init__(self) -> None:
-        if self.result_id is None and self.state is not State.RED:
+        if self.result_id is None and self.state not in (State.RED, State.BLOCKED):
             self.result_id = self.obj.object_id
 
     @property
@@ -147,6 +156,24 @@ class Plan:
                     found[key] = found.get(key, 0) + 1
         return found
 
+    def blocked_causes(self) -> dict[tuple[str, str], tuple[int, str]]:
+        """Why targets cannot be made: (class, reason in general) -> (how many targets, the
+        first one's reason); a target blocked only by what it needs counts under what that
+        is (``a RegriddedFrame it needs cannot be made``)."""
+        found: dict[tuple[str, str], tuple[int, str]] = {}
+        for node in self.nodes:
+            if node.state is not State.BLOCKED:
+                continue
+            own = [r for r in node.reasons if r.kind != "blocked-by"] or node.reasons
+            keys: dict[tuple[str, str], str] = {}
+            for reason in own:
+                keys.setdefault((node.cls.__name__, reason.general or reason.message),
+                                reason.message)
+            for key, message in keys.items():
+                count, first = found.get(key, (0, message))
+                found[key] = (count + 1, first)
+        return found
+
     def to_json(self) -> str:
         """The plan as JSON: every node with class, identity, state, reasons, dependencies."""
         index = {id(n): i for i, n in enumerate(self.nodes)}
@@ -157,14 +184,15 @@ class Plan:
                         | ({"changed": list(r.changed)} if r.changed else {})
                         for r in n.reasons],
             "dependencies": [index[id(d)] for d in n.dependency_nodes() if id(d) in index],
-        } for n in self.nodes], indent=1)
+        } | ({"left_out": [index[id(d)] for d in n.left_out if id(d) in index]}
+             if n.left_out else {}) for n in self.nodes], indent=1)
 
 
 def _generic(reason: StaleReason) -> str:
     """A reason without the identity of its target, so that equal causes group."""
     if reason.kind == "missing":
         return "not stored yet"
-    return reason.message
+    return reason.general or reason.message
 
 
 def short_id(object_id: int | None) -> str:

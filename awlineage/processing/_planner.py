@@ -11,7 +11,7 @@ from typing import Any
 from awlineage.database import Database, identity_key, prefetch
 from awlineage.errors import AwlError
 from awlineage.persistence import DBObject, Expression, is_stand_in, refuse_stand_in
-from awlineage.processing._declarations import Needs, OnePer, OnePerGroup
+from awlineage.processing._declarations import Blocker, Needs, OnePer, OnePerGroup
 from awlineage.processing._evaluate import matches
 from awlineage.processing._plan import (
     Plan,
@@ -49,6 +49,17 @@ def requirements(cls: type) -> dict[str, Needs]:
         if prop is None or not prop.kind.is_link or not isinstance(need, Needs):
             raise ProcessingError(f"{cls.__name__}.requires[{attribute!r}] must be a Needs(...) "
                                   f"for a link attribute of {cls.__name__}")
+    return found
+
+
+def blockers(cls: type) -> dict[str, Blocker]:
+    """The ``blocked_when`` declarations of a process class (reason in general -> check)."""
+    found = getattr(cls, "blocked_when", None) or {}
+    if not isinstance(found, dict) or not all(
+            isinstance(k, str) and k and callable(v) for k, v in found.items()):
+        raise ProcessingError(f"{cls.__name__}.blocked_when must map a reason in general "
+                              "(text) to a check(target) returning why a target cannot be "
+                              "made, or None")
     return found
 
 
@@ -141,11 +152,13 @@ class Planner:
         needs = requirements(cls)
         params = self.parameters_for(cls)
         expected = json.loads(parameter_values(params))
+        checks = blockers(cls)
         existing = self._existing(cls, [spec.link, *needs])
         nodes = []
-        for candidate, sources in self._candidates(cls, spec):
+        for candidate, sources, left_out in self._candidates(cls, spec):
             candidate.process_params = params
-            node = self._node(cls, candidate, sources, spec, needs, existing, expected)
+            node = self._node(cls, candidate, sources, spec, needs, existing, expected, checks,
+                              left_out)
             if force and node.state is not State.BLOCKED and node.state is not State.RED:
                 self._make_red(node, [StaleReason("forced", "forced by the user (upstream)")])
             nodes.append(node)
@@ -153,7 +166,8 @@ class Planner:
 
     def _node(self, cls: type, candidate: DBObject, sources: PlanNode | list[PlanNode],
               spec: OnePer | OnePerGroup, needs: dict[str, Needs],
-              existing: dict[str | None, DBObject], expected: dict[str, Any]) -> PlanNode:
+              existing: dict[str | None, DBObject], expected: dict[str, Any],
+              checks: dict[str, Blocker], left_out: list[PlanNode]) -> PlanNode:
         dependencies: dict[str, PlanNode | list[PlanNode] | None] = {spec.link: sources}
         blocked: list[StaleReason] = []
         for attribute, need in needs.items():
@@ -163,20 +177,24 @@ class Planner:
             if chosen is None and not need.optional:
                 wanted = ", ".join(f"{c}={getattr(candidate, t)!r}" for t, c in
                                    need.match_pairs())
-                blocked.append(StaleReason("blocked", f"{attribute}: no {need.cls.__name__} "
-                                                      f"can be found or made ({wanted})"))
-        for dependency in nodes_of(dependencies):
+                general = f"{attribute}: no {need.cls.__name__} can be found or made"
+                blocked.append(StaleReason("blocked", f"{general} ({wanted})",
+                                           general=general))
+        blocked = self._checked(cls, candidate, checks) + blocked
+        for dependency in [*nodes_of(dependencies), *([] if sources else left_out)]:
             if dependency.state is State.BLOCKED:
-                blocked.append(StaleReason("blocked", f"{describe(dependency)} cannot be made"))
+                blocked.append(StaleReason(
+                    "blocked-by", f"{describe(dependency)} cannot be made",
+                    general=f"a {dependency.cls.__name__} it needs cannot be made"))
         stored = existing.get(identity_key(candidate))
         if blocked:
             return PlanNode(cls, candidate, stored, State.BLOCKED, blocked, dependencies,
-                            candidate=candidate)
+                            candidate=candidate, left_out=left_out)
         if stored is None:
             reason = StaleReason("missing", f"no {cls.__name__} with {_identity(candidate)} "
                                             "is stored yet")
             return PlanNode(cls, candidate, None, State.RED, [reason], dependencies,
-                            candidate=candidate)
+                            candidate=candidate, left_out=left_out)
         superseded: dict[str, DBObject] = {}
         reasons = run_reasons(cls, stored, expected)
         if isinstance(spec, OnePer):
@@ -192,7 +210,23 @@ class Planner:
                                     superseded)
         state = State.RED if reasons else State.GREEN
         return PlanNode(cls, candidate if reasons else stored, stored, state, reasons,
-                        dependencies, superseded, candidate=candidate)
+                        dependencies, superseded, candidate=candidate, left_out=left_out)
+
+    @staticmethod
+    def _checked(cls: type, candidate: DBObject, checks: dict[str, Blocker]
+                 ) -> list[StaleReason]:
+        """The reasons the class's ``blocked_when`` checks give for `candidate`."""
+        found = []
+        for general, check in checks.items():
+            try:
+                why = check(candidate)
+            except Exception as error:
+                raise ProcessingError(f"{cls.__name__}.blocked_when[{general!r}] failed on "
+                                      f"{cls.__name__} ({_identity(candidate)}): "
+                                      f"{type(error).__name__}: {error}") from error
+            if why:
+                found.append(StaleReason("blocked", str(why), general=general))
+        return found
 
     @staticmethod
     def _make_red(node: PlanNode, reasons: list[StaleReason]) -> None:
@@ -204,20 +238,26 @@ class Planner:
 
     # -- candidates -----------------------------------------------------------------------
     def _candidates(self, cls: type, spec: OnePer | OnePerGroup
-                    ) -> list[tuple[DBObject, PlanNode | list[PlanNode]]]:
+                    ) -> list[tuple[DBObject, PlanNode | list[PlanNode], list[PlanNode]]]:
+        """(new target, its source node or member nodes, members left out) per target."""
         sources = self._pool(spec.source)
         if spec.where is not None:
             sources = [s for s in sources if spec.where(s.obj)]
         if isinstance(spec, OnePer):
             return [(cls(**{name: getattr(s.obj, name) for name in spec.copy},
-                         **{spec.link: s.obj}), s) for s in sources]
+                         **{spec.link: s.obj}), s, []) for s in sources]
         keys = spec.key_functions()
         groups: dict[tuple[Any, ...], list[PlanNode]] = {}
         for source in sources:
             groups.setdefault(tuple(f(source.obj) for _, f in keys), []).append(source)
-        return [(cls(**dict(zip((name for name, _ in keys), key, strict=True)),
-                     **{spec.link: [m.obj for m in members]}), members)
-                for key, members in groups.items()]
+        found = []
+        for key, members in groups.items():
+            left_out = [m for m in members if m.state is State.BLOCKED] if spec.partial else []
+            members = [m for m in members if m.state is not State.BLOCKED] if left_out \
+                else members
+            found.append((cls(**dict(zip((name for name, _ in keys), key, strict=True)),
+                              **{spec.link: [m.obj for m in members]}), members, left_out))
+        return found
 
     def _pool(self, cls: type) -> list[PlanNode]:
         """The nodes a dependency of class `cls` is chosen from: planned targets, or stored
@@ -302,5 +342,6 @@ def _reachable(selected: list[PlanNode]) -> list[PlanNode]:
                 continue
             seen.add(id(node))
             stack.append((node, True))
-            stack.extend((d, False) for d in node.dependency_nodes() if id(d) not in seen)
+            stack.extend((d, False) for d in [*node.dependency_nodes(), *node.left_out]
+                         if id(d) not in seen)
     return order

@@ -62,7 +62,8 @@ def _class_order(plan: Plan) -> list[str]:
     depth: dict[int, int] = {}
     level: dict[str, int] = {}
     for node in plan.nodes:  # dependencies come before dependants
-        depth[id(node)] = 1 + max((depth[id(d)] for d in node.dependency_nodes()
+        depth[id(node)] = 1 + max((depth[id(d)] for d in [*node.dependency_nodes(),
+                                                            *node.left_out]
                                    if id(d) in depth), default=0)
         if not node.stored:
             name = node.cls.__name__

@@ -76,6 +76,9 @@ def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None,
             children.extend((attr, m) for m in members)
             if value is None:
                 details.append(f"{attr}: none")
+        if node.left_out:
+            details.append(f"left out of it: {len(node.left_out)} that cannot be made")
+            children.extend(("left out", m) for m in node.left_out[:MAX_MEMBERS])
         entries = _group_siblings(children) if group else [(a, c, 1) for a, c in children]
         for text in details:
             lines.append(child_prefix + ("│   " if entries else "    ") + text)
@@ -90,9 +93,23 @@ def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None,
 
 
 def render_causes(plan: Plan) -> str:
-    """The root causes of the red targets, one line per class and reason, with counts."""
+    """The root causes of the red targets, one line per class and reason, with counts; then
+    why targets cannot be made, one line per class and reason in general, with counts and the
+    first target's own reason (a thousand frames without a WCS are one line)."""
     causes = plan.causes()
-    if not causes:
+    blocked = plan.blocked_causes()
+    if causes:
+        lines = [f"{count:5d} {name}: {reason}" for (name, reason), count in causes.items()]
+    elif blocked:
+        lines = ["nothing to make: every target that can be made is up to date"]
+    else:
         return "nothing to make: every target is up to date"
-    return "\n".join(f"{count:5d} {name}: {reason}"
-                     for (name, reason), count in causes.items())
+    if blocked:
+        lines.append("cannot be made:")
+        for (name, general), (count, first) in blocked.items():
+            if first.startswith(general):  # "general (what it is about)"
+                first = first[len(general):].strip(" ()")
+            example = "" if not first or first == general else \
+                (f" ({first})" if count == 1 else f" (the first: {first})")
+            lines.append(f"{count:5d} {name}: {general}{example}")
+    return "\n".join(lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import configparser
+import re
 import subprocess
 from pathlib import Path
 
@@ -85,3 +86,35 @@ def test_awl_make_finds_the_pipeline_after_ingest_in_a_fresh_folder(night, tmp_p
     assert plan.returncode == 0, plan.stderr
     assert plan.stdout.startswith("SourceList (object_name=")
     assert "[make]" in plan.stdout
+
+
+_WCS_KEYWORD = re.compile(r"^(WCSAXES|CTYPE\d|CRVAL\d|CRPIX\d|CDELT\d|CUNIT\d|CD\d_\d|PC\d_\d|"
+                          r"CROTA\d|PV\d_\d+|LONPOLE|LATPOLE|RADESYS|EQUINOX)$")
+
+
+def test_a_frame_without_a_wcs_is_blocked_with_its_reason_not_vanished(db, night,
+                                                                       tmp_path) -> None:
+    science = next(p for p in night.paths if p.name.startswith("sci_"))
+    stripped = tmp_path / f"nowcs_{science.name}"
+    with fits.open(science) as hdus:
+        for key in [k for k in hdus[0].header if _WCS_KEYWORD.match(k)]:
+            del hdus[0].header[key]
+        hdus.writeto(stripped)
+    assert awl("ingest", str(stripped), cwd=tmp_path, db=db).returncode == 0
+    reason = f"raw frame {stripped.name} has no WCS, so it cannot be put on a sky grid"
+    plan = awl("make", "SourceList", "--dry-run", "--colour", "never", cwd=tmp_path, db=db)
+    assert plan.returncode == 0, plan.stderr
+    assert "RegriddedFrame (raw=RawScienceFrame " in plan.stdout
+    assert f"because {reason}" in plan.stdout
+    assert "[cannot make]" in plan.stdout.splitlines()[0]  # the source list asked for
+    made = awl("make", "SourceList", "--executor", "serial", "--colour", "never",
+               cwd=tmp_path, db=db)
+    assert made.returncode == 1, made.stderr  # something asked for could not be made
+    why = made.stdout.split("cannot be made:\n")[1].split("\n\n")[0].splitlines()
+    assert f"    1 RegriddedFrame: the raw frame has no WCS ({reason})" in why
+    rows = {line.split()[0]: line.split()[1:] for line in made.stdout.splitlines()
+            if line.split()[:1] in (["ReducedScienceFrame"], ["RegriddedFrame"],
+                                    ["SourceList"], ["total"])}
+    assert rows["ReducedScienceFrame"] == ["1", "0", "0", "0", "0"]  # made; the rest blocked
+    assert rows["RegriddedFrame"][-1] == rows["SourceList"][-1] == "1"
+    assert "nothing to make: every target is up to date" not in made.stdout

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sep
+from astropy import units as u
 from astropy.stats import sigma_clipped_stats
 from astropy.wcs import WCS
 
@@ -31,6 +32,7 @@ from targets.pipeline import (
     SourceList,
     ingest,
 )
+from targets.source_lists import read_sources
 from tests.targets.truth import isolated, match_to_stars
 
 TRUNCATED = sep.OBJ_TRUNC | sep.APER_TRUNC  # cut by the coadd's edge: no fair position
@@ -169,8 +171,22 @@ def test_a_frame_without_calibrations_still_becomes_a_source_list(db, data_serve
     assert reduced.bias is None and reduced.flat is None and reduced.steps == ["cosmic_rays"]
     assert any("bias" in note for note in reduced.notes)
     assert report.objects[0].nsources > 10
+    table = read_sources(report.objects[0])  # a QTable with the units of TUNITn
+    assert len(table) == report.objects[0].nsources
+    assert table["x"].unit == u.pix and table["ra"].unit == u.deg
+    assert table["flux"].unit == u.electron / u.s and table["theta"].unit == u.rad
+    assert table["xmin"].dtype.kind == "i" and table["flags"].dtype.kind == "i"
+    stored = select(Source.sourcelist == report.objects[0]).order_by("number").all()
+    np.testing.assert_allclose(table["flux"].to_value(u.electron / u.s),
+                               [s.flux for s in stored])
     demanding = serial(parameters=(ReducedScienceFrameParameters(require_bias=True),),
                        keep_going=True)
-    failed = demanding.make(SourceList)
-    (node, result), = failed.failures()
-    assert node.cls is ReducedScienceFrame and "bias" in result.error
+    refused = demanding.make(SourceList)  # blocked at plan time, not a failed make
+    assert not refused.failures() and refused.made == 0
+    (node,) = [n for n in refused.plan.nodes if n.cls is ReducedScienceFrame]
+    assert node.state is State.BLOCKED
+    assert [str(r) for r in node.reasons if r.kind == "blocked"] == [
+        f"no master bias covers raw frame {science[0].name} (chip {reduced.chip!r}, filter "
+        f"{reduced.filter!r}, taken {reduced.obs_date}), and the parameters require one "
+        "(require_bias=True)"]
+    assert refused.count("blocked") == 4  # the frame, regridded, coadd, source list
