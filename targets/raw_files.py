@@ -26,6 +26,7 @@ from astropy.io import fits
 from astropy.utils.exceptions import AstropyWarning
 
 from dataserver import hash_file
+from targets.headers import FrameKind, HeaderValues, interpret_header
 
 COMPANION_EXTNAMES: dict[str, str] = {
     **dict.fromkeys(("WHT", "WEIGHT", "WGT", "IVAR", "INVVAR"), "a weight map"),
@@ -157,6 +158,36 @@ def read_raw_file(path: str | Path) -> RawFile:
             _check_pixels(where, hdu)
             raw.frames.append(RawImage(header, "" if whole else label, index, data))
     return raw
+
+
+def interpret_frames(raw: RawFile, kind: str | FrameKind | None = None) -> list[HeaderValues]:
+    """What the header of each frame of `raw` says (`targets.headers.interpret_header`), named
+    ``file[extension]`` in messages. Frames of one file whose chip would come from the primary
+    header alone (which names the camera, not the chip) are told apart by their extension.
+
+    Raises
+    ------
+    HeaderError
+        As `interpret_header`, naming file and extension.
+    """
+    shared = _shared_keywords(raw) if len(raw.frames) > 1 else set()
+    values = []
+    for frame in raw.frames:
+        name = f"{raw.path.name}[{frame.extension}]" if frame.extension else raw.path.name
+        frame_values = interpret_header(frame.header, kind, name)
+        if shared and frame_values.sources.get("chip") in {None, *shared}:
+            frame_values.defaults["chip"] = (f"no chip keyword of its own in {name}; using the "
+                                             "extension's name")
+            frame_values.chip = frame.extension
+        values.append(frame_values)
+    return values
+
+
+def _shared_keywords(raw: RawFile) -> set[str]:
+    """Keywords every frame's header has with the same value (the primary header's)."""
+    first, *others = [frame.header for frame in raw.frames]
+    return {keyword for keyword in first if keyword not in _COMMENTARY
+            and all(header.get(keyword) == first[keyword] for header in others)}
 
 
 def _candidates(path: Path, hdus: fits.HDUList, skipped: list[str]) -> list[tuple[int, str]]:

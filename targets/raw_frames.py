@@ -19,8 +19,8 @@ from astropy.wcs import WCS
 
 from awlineage import DataObject, commit, persistent, select
 from targets.errors import HeaderError
-from targets.headers import FrameKind, HeaderValues, interpret_header
-from targets.raw_files import RawFile, RawFileError, read_raw_file
+from targets.headers import FrameKind, HeaderValues, parse_kind
+from targets.raw_files import RawFile, RawFileError, interpret_frames, read_raw_file
 
 
 class RawFrame(DataObject):
@@ -154,8 +154,6 @@ def ingest(paths: Sequence[str | Path], kind: str | None = None) -> IngestReport
         When `kind` is not a known kind (nothing is read).
     """
     if kind is not None:
-        from targets.headers import parse_kind
-
         parse_kind(kind)
     report = IngestReport()
     prepared: list[_Prepared] = []
@@ -166,7 +164,7 @@ def ingest(paths: Sequence[str | Path], kind: str | None = None) -> IngestReport
             if raw.sha256 in seen or _ingested_before(raw.sha256):
                 report.already.append(path)
                 continue
-            values = [_interpret(raw, frame_index, kind) for frame_index in range(len(raw.frames))]
+            values = interpret_frames(raw, kind)
         except (RawFileError, HeaderError) as exc:
             report.refused.append((path, str(exc)))
             continue
@@ -190,25 +188,6 @@ def ingest(paths: Sequence[str | Path], kind: str | None = None) -> IngestReport
 
 def _ingested_before(sha256: str) -> bool:
     return select((RawFrame.source_hash == sha256) | (RawFrame.content_hash == sha256)).exists()
-
-
-def _interpret(raw: RawFile, index: int, kind: str | None) -> HeaderValues:
-    frame = raw.frames[index]
-    name = raw.path.name if not frame.extension else f"{raw.path.name}[{frame.extension}]"
-    values = interpret_header(frame.header, kind, name)
-    if len(raw.frames) > 1 and values.sources.get("chip") in {None, *_primary_keywords(raw)}:
-        # chip keywords of the primary header name the camera; its chips must differ
-        values.defaults["chip"] = (f"no chip keyword in extension {frame.extension} of "
-                                   f"{raw.path.name}; using the extension's name")
-        values.chip = frame.extension
-    return values
-
-
-def _primary_keywords(raw: RawFile) -> set[str]:
-    """Keywords the frames' headers share with the same value: those of the primary header."""
-    first, *others = [frame.header for frame in raw.frames]
-    return {keyword for keyword in first
-            if all(keyword in header and header[keyword] == first[keyword] for header in others)}
 
 
 def _frames_of(item: _Prepared, scratch: Path) -> list[RawFrame]:
