@@ -248,11 +248,10 @@ def _check_pixels(where: str, hdu: fits.PrimaryHDU | fits.ImageHDU) -> None:
 
 def _merged_header(primary: fits.Header, extension: fits.Header) -> fits.Header:
     """The extension's header over the primary's, as a primary header of its own."""
-    merged = fits.Header()
-    merged["SIMPLE"] = (True, "conforms to FITS standard")
-    for keyword in ("BITPIX", "NAXIS", "NAXIS1", "NAXIS2", "BZERO", "BSCALE", "BLANK"):
-        if keyword in extension:
-            merged.append(extension.cards[keyword])
+    cards = [fits.Card("SIMPLE", True, "conforms to FITS standard")]
+    cards.extend(extension.cards[keyword] for keyword in
+                 ("BITPIX", "NAXIS", "NAXIS1", "NAXIS2", "BZERO", "BSCALE", "BLANK")
+                 if keyword in extension)
     if extension.get("INHERIT", True) is not False:
         own_wcs = any(_WCS.match(keyword) for keyword in extension)
         for card in primary.cards:
@@ -263,11 +262,9 @@ def _merged_header(primary: fits.Header, extension: fits.Header) -> fits.Header:
                 continue  # one WCS, the extension's: never a mixture of two
             if keyword not in _COMMENTARY and keyword in extension:
                 continue
-            merged.append(card, bottom=True)
-    for card in extension.cards:
-        if not _STRUCTURAL.match(card.keyword):
-            merged.append(card, bottom=True)
-    return merged
+            cards.append(card)
+    cards.extend(card for card in extension.cards if not _STRUCTURAL.match(card.keyword))
+    return fits.Header(cards)
 
 
 def _data_bytes(stream, hdus: fits.HDUList, index: int) -> bytes:
