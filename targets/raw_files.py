@@ -143,6 +143,7 @@ def read_raw_file(path: str | Path) -> RawFile:
         raise RawFileError(f"{path} is not a FITS file ({' '.join(str(exc).split())})") \
             from None
     with hdus, path.open("rb") as stream:
+        _check_complete(path, hdus, size)
         candidates = _candidates(path, hdus, raw.skipped)
         for index, label in candidates:
             hdu = hdus[index]
@@ -188,6 +189,27 @@ def _shared_keywords(raw: RawFile) -> set[str]:
     first, *others = [frame.header for frame in raw.frames]
     return {keyword for keyword in first if keyword not in _COMMENTARY
             and all(header.get(keyword) == first[keyword] for header in others)}
+
+
+def _check_complete(path: Path, hdus: fits.HDUList, size: int) -> None:
+    """Refuse a file cut inside a header (astropy drops the HDU it cannot parse) or holding
+    fewer extensions than its primary header's NEXTEND."""
+    last = hdus.fileinfo(len(hdus) - 1)
+    end = last["datLoc"] + last["datSpan"]
+    if size > end and _tail(path, end).strip(b"\0 "):
+        raise RawFileError(f"{path}: the file is truncated or corrupt: {size - end} bytes after "
+                           f"its last complete HDU ({len(hdus) - 1}) are no FITS HDU")
+    expected = hdus[0].header.get("NEXTEND")
+    if isinstance(expected, int) and not isinstance(expected, bool) and \
+            len(hdus) - 1 < expected:
+        raise RawFileError(f"{path}: the file is truncated: NEXTEND = {expected} but it holds "
+                           f"{len(hdus) - 1} extension(s)")
+
+
+def _tail(path: Path, start: int) -> bytes:
+    with path.open("rb") as stream:
+        stream.seek(start)
+        return stream.read()
 
 
 def _candidates(path: Path, hdus: fits.HDUList, skipped: list[str]) -> list[tuple[int, str]]:

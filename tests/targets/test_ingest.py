@@ -201,6 +201,13 @@ def bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     truncated = tmp_path / "truncated.fits"
     truncated.write_bytes(real("wfpc2_four_chips").read_bytes()[:-3000])
     made["truncated"] = truncated, r"truncated\.fits\[SCI,4\]: the file is truncated"
+    mosaic = real("wfpc2_four_chips").read_bytes()
+    (tmp_path / "cut_header.fits").write_bytes(mosaic[:46080 + 400])  # inside SCI,4's header
+    made["cut in a header"] = tmp_path / "cut_header.fits", \
+        r"cut_header\.fits: the file is truncated or corrupt: 400 bytes after"
+    (tmp_path / "three.fits").write_bytes(mosaic[:46080])  # SCI,4 gone whole
+    made["extension missing"] = tmp_path / "three.fits", \
+        r"three\.fits: the file is truncated: NEXTEND = 4 but it holds 3"
     with fits.open(real("muse_white")) as muse:
         cube = np.stack([muse["DATA"].data] * 3)
         header = muse["DATA"].header
@@ -223,8 +230,9 @@ def bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     return made
 
 
-@pytest.mark.parametrize("what", ["not FITS", "truncated", "3-d cube", "0x0", "all NaN",
-                                  "no image", "no exposure"])
+@pytest.mark.parametrize("what", ["not FITS", "truncated", "cut in a header",
+                                  "extension missing", "3-d cube", "0x0", "all NaN", "no image",
+                                  "no exposure"])
 def test_bad_file_is_refused_by_name_and_the_good_ones_are_committed(db, data_dir, tmp_path,
                                                                    what):
     bad, message = bad_files(tmp_path)[what]
