@@ -266,6 +266,9 @@ def _check_pixels(where: str, hdu: fits.PrimaryHDU | fits.ImageHDU) -> None:
         raise RawFileError(f"{where}: the image has no pixels")
     if data.dtype.kind == "f" and not np.isfinite(data).any():
         raise RawFileError(f"{where}: every pixel is NaN or infinite")
+    blank = hdu.header.get("BLANK")
+    if data.dtype.kind in "iu" and isinstance(blank, int) and np.all(data == blank):
+        raise RawFileError(f"{where}: every pixel is BLANK = {blank} (undefined)")
 
 
 def _merged_header(primary: fits.Header, extension: fits.Header) -> fits.Header:

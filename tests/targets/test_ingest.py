@@ -216,10 +216,16 @@ def bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     made["3-d cube"] = tmp_path / "cube.fits", r"cube\.fits: no 2-d image .*3-d array"
     fits.PrimaryHDU(np.zeros((0, 0), np.int16)).writeto(tmp_path / "empty.fits")
     made["0x0"] = tmp_path / "empty.fits", r"empty\.fits\[PRIMARY\]: the image is 0x0"
-    with fits.open(real("hst_hdfs")) as hdfs:
-        hdfs["DATA"].data[:] = np.nan
-        hdfs.writeto(tmp_path / "nan.fits")
+    with fits.open(real("muse_white")) as muse:
+        muse["DATA"].data[:] = np.nan
+        muse["DATA"].data[0, :3] = [np.inf, -np.inf, np.nan]
+        muse.writeto(tmp_path / "nan.fits")
     made["all NaN"] = tmp_path / "nan.fits", r"nan\.fits\[DATA\]: every pixel is NaN"
+    with fits.open(real("megaprime_ccd10"), do_not_scale_image_data=True) as mega:
+        mega[0].data[:] = -32768
+        mega[0].header["BLANK"] = -32768
+        mega.writeto(tmp_path / "blank.fits")
+    made["all BLANK"] = tmp_path / "blank.fits", r"blank\.fits\[ccd10\]: every pixel is BLANK"
     fits.HDUList([fits.PrimaryHDU(), fits.BinTableHDU.from_columns(
         [fits.Column("flux", "E", array=np.ones(3))])]).writeto(tmp_path / "table.fits")
     made["no image"] = tmp_path / "table.fits", r"table\.fits: no 2-d image .*a table"
@@ -231,8 +237,8 @@ def bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
 
 
 @pytest.mark.parametrize("what", ["not FITS", "truncated", "cut in a header",
-                                  "extension missing", "3-d cube", "0x0", "all NaN", "no image",
-                                  "no exposure"])
+                                  "extension missing", "3-d cube", "0x0", "all NaN", "all BLANK",
+                                  "no image", "no exposure"])
 def test_bad_file_is_refused_by_name_and_the_good_ones_are_committed(db, data_dir, tmp_path,
                                                                    what):
     bad, message = bad_files(tmp_path)[what]
