@@ -164,7 +164,8 @@ def read_raw_file(path: str | Path) -> RawFile:
 def interpret_frames(raw: RawFile, kind: str | FrameKind | None = None) -> list[HeaderValues]:
     """What the header of each frame of `raw` says (`targets.headers.interpret_header`), named
     ``file[extension]`` in messages. Frames of one file whose chip would come from the primary
-    header alone (which names the camera, not the chip) are told apart by their extension.
+    header alone (which names the camera, not the chip) are told apart by their extension; a
+    science frame with no OBJECT takes the file's name as its pointing.
 
     Raises
     ------
@@ -176,6 +177,12 @@ def interpret_frames(raw: RawFile, kind: str | FrameKind | None = None) -> list[
     for frame in raw.frames:
         name = f"{raw.path.name}[{frame.extension}]" if frame.extension else raw.path.name
         frame_values = interpret_header(frame.header, kind, name)
+        if frame_values.kind is FrameKind.SCIENCE and "object" not in frame_values.sources:
+            # frames are grouped into pointings by OBJECT: one file, one pointing, and never
+            # the unrelated files that lack OBJECT too
+            frame_values.object = raw.path.stem
+            frame_values.defaults["object"] = (f"no OBJECT keyword in {name}; using the file's "
+                                               f"name {raw.path.stem!r} as the pointing")
         if shared and frame_values.sources.get("chip") in {None, *shared}:
             frame_values.defaults["chip"] = (f"no chip keyword of its own in {name}; using the "
                                              "extension's name")

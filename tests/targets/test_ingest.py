@@ -67,6 +67,8 @@ def test_each_chip_of_a_mosaic_is_a_frame_with_its_own_chip_and_wcs(db, data_dir
     with fits.open(path) as original:
         for number, frame in enumerate(frames, start=1):
             assert isinstance(frame, RawScienceFrame) and frame.original_name == path.name
+            assert frame.object_name == "test0"  # no OBJECT: the file is the pointing
+            assert any("as the pointing" in note for note in frame.defaults_used)
             assert (frame.filter, frame.exptime, frame.gain, frame.saturation) == \
                 ("F673N", 0.23, 7.0, 4095.0)
             assert frame.obs_date == datetime.datetime(1994, 5, 19, 15, 41, 16,
