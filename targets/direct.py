@@ -37,8 +37,9 @@ from targets.calibration import (
 from targets.coadd import CoaddedImage, CoaddParameters, coadd
 from targets.extraction import Extraction, ExtractionParameters, extract_sources
 from targets.fitsio import read_image, write_image, write_table
-from targets.headers import FrameKind, HeaderValues, interpret_header
+from targets.headers import FrameKind, HeaderValues
 from targets.overscan import CorrectedFrame, OverscanParameters, correct_frames
+from targets.raw_files import interpret_frames, read_raw_file
 from targets.reduction import ReducedImage, ReductionParameters, reduce_science
 from targets.regrid import RegriddedImage, RegridParameters, SkyGrid, grid_for_frames, regrid
 
@@ -93,13 +94,38 @@ class DirectRun:
         return sum(self.timings.values())
 
 
-def ingest(paths: Sequence[str | Path], kind: str | None = None) -> list[RawFrame]:
-    """Read the headers of raw FITS files and interpret them."""
+def ingest(paths: Sequence[str | Path], kind: str | None = None,
+           split_to: str | Path | None = None) -> list[RawFrame]:
+    """Check raw FITS files and interpret their headers: one frame per image extension
+    (`targets.raw_files`), as the framework's ingest makes them.
+
+    Parameters
+    ----------
+    paths
+        The files.
+    kind
+        ``bias``, ``domeflat`` or ``science`` for every frame, instead of the headers' word.
+    split_to
+        Where the frames of multi-extension files are written as single-HDU files (a
+        temporary directory when None; a single-image file is used where it is).
+
+    Raises
+    ------
+    RawFileError, HeaderError
+        For the first file that cannot be a frame, naming file and extension.
+    """
     frames = []
-    for path in paths:
-        path = Path(path)
-        header = fits.getheader(path)
-        frames.append(RawFrame(path, header, interpret_header(header, kind, path.name)))
+    for path in map(Path, paths):
+        raw = read_raw_file(path)
+        for image, values in zip(raw.frames, interpret_frames(raw, kind), strict=True):
+            if image.data is None:
+                frames.append(RawFrame(path, image.header, values))
+                continue
+            if split_to is None:
+                split_to = tempfile.mkdtemp(prefix="awl-direct-raw-")
+            label = "".join(c if c.isalnum() or c in "-_" else "_" for c in image.extension)
+            split = image.write(Path(split_to) / f"{path.stem}_{label}.fits")
+            frames.append(RawFrame(split, image.header, values))
     return frames
 
 
@@ -149,7 +175,11 @@ class _Chain:
             write_image(self.out / name, data, header or fits.Header(), extensions)
 
     def ingest(self, paths: Sequence[str | Path]) -> None:
-        self.run.raws = ingest(paths)
+        split_to = None
+        if self.out is not None:
+            split_to = self.out / "raw"
+            split_to.mkdir(parents=True, exist_ok=True)
+        self.run.raws = ingest(paths, split_to=split_to)
         for raw in self.run.raws:
             self.run.notes += raw.values.describe_defaults()
             self.by_kind[raw.values.kind].append(raw)

@@ -43,17 +43,34 @@ KIND_KEYWORDS = ("IMAGETYP", "OBSTYPE", "IMAGETYPE", "FRAMETYP", "EXPTYPE",
 _KIND_WORDS = {
     FrameKind.BIAS: {"bias", "zero", "bias frame", "zero frame", "master bias"},
     FrameKind.DOMEFLAT: {"flat", "domeflat", "dome flat", "flat dome", "flatfield", "flat field",
-                         "dflat", "lampflat", "lamp flat", "flat lamp", "flat frame"},
+                         "dflat", "lampflat", "lamp flat", "flat lamp", "flat frame",
+                         "dome lamp", "lamp dome", "dome", "intflat"},
+    # EXT: HST's word for an exposure of an external (astronomical) source; STD, SKY: ESO's
+    # DPR TYPE of standard-star and sky exposures, processed as science frames
     FrameKind.SCIENCE: {"object", "science", "sci", "light", "light frame", "obj", "target",
-                        "expose", "exposure"},
+                        "expose", "exposure", "ext", "std", "standard", "sky", "object sky"},
 }
 _WORD_TO_KIND = {word: kind for kind, words in _KIND_WORDS.items() for word in words}
 
 INSTRUMENT_KEYWORDS = ("INSTRUME",)
-CHIP_KEYWORDS = ("DETECTOR", "CHIPID", "CCDNAME", "CCD_ID", "EXTNAME", "HIERARCH ESO DET CHIP ID")
-FILTER_KEYWORDS = ("FILTER", "FILTER1", "FILTNAME", "FILTER2", "HIERARCH ESO INS FILT1 NAME")
+CHIP_KEYWORDS = ("EXTNAME", "CCDNAME", "CAMNUM", "DETECTOR", "CHIPID", "CCD_ID",
+                 "HIERARCH ESO DET CHIP ID")
+"""Where the chip is named, first found wins. EXTNAME counts only when it names a chip (``ccd10``),
+not the role of the data (``SCI``, ``DATA``); CAMNUM is WFCAM's detector number, ahead of its
+DETECTOR, which names the detector type."""
+GENERIC_EXTNAMES = frozenset({"PRIMARY", "SCI", "SCIENCE", "DATA", "IMAGE", "IMG", "IM", "FLUX",
+                              "COMPRESSED_IMAGE", "WSAIMAGE"})
+"""EXTNAMEs that say what an extension holds, not which chip it is."""
+FILTER_KEYWORDS = ("FILTER", "FILTNAME")
+"""Single keywords naming the filter in the beam."""
+FILTER_WHEELS = (("FILTNAM1", "FILTER1"), ("FILTNAM2", "FILTER2"), ("FILTER3",),
+                 ("HIERARCH ESO INS FILT1 NAME",), ("HIERARCH ESO INS FILT2 NAME",))
+"""One entry per filter wheel: its keywords, the first present wins (WFPC2 names its filters in
+FILTNAMn and numbers their positions in FILTERn)."""
+_OPEN_FILTER = re.compile(r"^(open|clear|empty|blank|none|free|no ?filter)[\w.\-]*$|^$")
+"""A wheel position with no filter: 'open', 'Clear', 'open2-8', 'CLEAR1L', 'empty', ''."""
 EXPTIME_KEYWORDS = ("EXPTIME", "EXPOSURE", "ITIME", "EXP_TIME")
-GAIN_KEYWORDS = ("GAIN", "EGAIN", "CCDGAIN", "HIERARCH ESO DET OUT1 GAIN")
+GAIN_KEYWORDS = ("GAIN", "EGAIN", "CCDGAIN", "ATODGAIN", "HIERARCH ESO DET OUT1 GAIN")
 READ_NOISE_KEYWORDS = ("RDNOISE", "READNOIS", "RON", "READNOISE", "HIERARCH ESO DET OUT1 RON")
 SATURATION_KEYWORDS = ("SATURATE", "SATLEVEL", "SATURATION")
 OBJECT_KEYWORDS = ("OBJECT",)
@@ -164,12 +181,10 @@ def interpret_header(
     values = HeaderValues(
         kind=frame_kind,
         instrument=reader.text("instrument", INSTRUMENT_KEYWORDS, "unknown"),
-        chip=reader.text("chip", CHIP_KEYWORDS, "unknown"),
-        filter=(reader.text("filter", FILTER_KEYWORDS, "unknown")
-                if frame_kind is not FrameKind.BIAS else
-                reader.text("filter", FILTER_KEYWORDS, "none", report=False)),
-        exptime=reader.number("exptime", EXPTIME_KEYWORDS,
-                              0.0 if frame_kind is FrameKind.BIAS else 1.0, minimum=0.0),
+        chip=_chip(reader),
+        filter=(_filter(reader, "unknown") if frame_kind is not FrameKind.BIAS else
+                _filter(reader, "none", report=False)),
+        exptime=_exposure_time(reader, frame_kind, filename),
         obs_date=_observation_date(reader),
         object=reader.text("object", OBJECT_KEYWORDS, "", report=science),
         gain=reader.number("gain", GAIN_KEYWORDS, 1.0, minimum=1e-6),
@@ -285,34 +300,121 @@ def _as_float(value: object) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def _chip(reader: _Reader) -> str:
+    extname = reader.header.get("EXTNAME")
+    keywords = CHIP_KEYWORDS
+    if not isinstance(extname, str) or extname.strip().upper() in GENERIC_EXTNAMES:
+        keywords = tuple(keyword for keyword in CHIP_KEYWORDS if keyword != "EXTNAME")
+    return reader.text("chip", keywords, "unknown")
+
+
+def _filter(reader: _Reader, default: str, report: bool = True) -> str:
+    """The filter in the beam: a single FILTER keyword naming one, else the filters of every
+    wheel that holds one, joined with '+' ('g+OG515'); wheels that are open ('open', 'clear',
+    0, '') are left out. Only when every wheel is open is the filter 'open' (or the word used)."""
+    header = reader.header
+    open_words = []
+    for keyword in FILTER_KEYWORDS:
+        value = header.get(keyword)
+        if isinstance(value, str) and value.strip():
+            if not _OPEN_FILTER.match(value.strip().lower()):
+                reader.sources["filter"] = keyword
+                return value.strip()
+            open_words.append(value.strip())
+    names, used = [], []
+    for wheel in FILTER_WHEELS:
+        keyword = next((keyword for keyword in wheel if keyword in header), None)
+        if keyword is None:
+            continue
+        value = header[keyword]
+        if isinstance(value, fits.card.Undefined) or value is None or isinstance(value, bool):
+            continue
+        text = str(value).strip()
+        if isinstance(value, int | float) and value == 0:
+            continue  # a wheel position 0 holds no filter
+        if _OPEN_FILTER.match(text.lower()):
+            if text:
+                open_words.append(text)
+            continue
+        if text not in names:
+            names.append(text)
+            used.append(keyword)
+    if names:
+        reader.sources["filter"] = "+".join(used)
+        return "+".join(names)
+    keywords = FILTER_KEYWORDS + tuple(keyword for wheel in FILTER_WHEELS for keyword in wheel)
+    if open_words or any(keyword in header for keyword in keywords):
+        reader.sources["filter"] = "open"
+        return open_words[0] if open_words else "open"
+    if report:
+        reader._missing("filter", keywords, [], f"using {default!r}")
+    return default
+
+
+def _exposure_time(reader: _Reader, kind: FrameKind, filename: str | None) -> float:
+    """The exposure time; a science frame of no (or negative) exposure time is refused, a
+    default is used only when no keyword holds a number."""
+    seconds = reader.optional_number("exptime", EXPTIME_KEYWORDS,
+                                     f"using {0.0 if kind is FrameKind.BIAS else 1.0!r}")
+    if seconds is None:
+        return 0.0 if kind is FrameKind.BIAS else 1.0
+    keyword = reader.sources["exptime"]
+    if seconds < 0 or (seconds == 0 and kind is FrameKind.SCIENCE):
+        where = f"{filename}: " if filename else ""
+        raise HeaderError(f"{where}{keyword} = {reader.header[keyword]!r}: a {kind} frame needs "
+                          "a positive exposure time; correct the header, or ingest the frame "
+                          "as another kind (awl ingest --type)")
+    return seconds
+
+
+_OLD_FITS_DATE = re.compile(r"^\s*(\d{1,2})/(\d{1,2})/(\d{2})\s*$")
+
+
+def _fits_date_text(value: object) -> str:
+    """A date value in the modern form: the FITS standard's old 'DD/MM/YY' (years 1900-1999)
+    is rewritten as 'YYYY-MM-DD'."""
+    text = str(value).strip()
+    old = _OLD_FITS_DATE.match(text)
+    if old:
+        day, month, year = old.groups()
+        return f"19{year}-{int(month):02d}-{int(day):02d}"
+    return text
+
+
 def _observation_date(reader: _Reader) -> datetime.datetime | None:
     header = reader.header
     tried = []
     date_obs = header.get("DATE-OBS")
     if date_obs not in (None, "") and not isinstance(date_obs, fits.card.Undefined):
-        text = str(date_obs).strip()
+        text, with_time = _fits_date_text(date_obs), ""
         for time_keyword in ("TIME-OBS", "UT", "UTSTART", "UT-START"):
             if "T" not in text and header.get(time_keyword):
                 text = f"{text}T{str(header[time_keyword]).strip()}"
+                with_time = f" with {time_keyword} = {header[time_keyword]!r}"
                 break
         date = _parse_time(text, "fits")
         if date is not None:
             reader.sources["obs_date"] = "DATE-OBS"
             return date
-        tried.append(f"DATE-OBS = {date_obs!r} is not a date")
-    mjd = _as_float(header.get("MJD-OBS"))
+        tried.append(f"DATE-OBS = {date_obs!r}{with_time} is unreadable (not a date)")
+    mjd_value = header.get("MJD-OBS")
+    mjd = _as_float(mjd_value)
     if mjd is not None:
         date = _parse_time(mjd, "mjd")
         if date is not None:
             reader.sources["obs_date"] = "MJD-OBS"
+            if tried:
+                reader.defaults["obs_date"] = f"{tried[0]}; using MJD-OBS"
             return date
+    if mjd_value not in (None, "") and not isinstance(mjd_value, fits.card.Undefined):
+        tried.append(f"MJD-OBS = {mjd_value!r} is unreadable (not a number of days)")
     date_written = header.get("DATE")
     if date_written:
-        date = _parse_time(str(date_written).strip(), "fits")
+        date = _parse_time(_fits_date_text(date_written), "fits")
         if date is not None:
             reader.sources["obs_date"] = "DATE"
-            reader.defaults["obs_date"] = ("no DATE-OBS or MJD-OBS; using DATE, the file's "
-                                           "writing date")
+            what = "; ".join(tried) if tried else "no DATE-OBS or MJD-OBS"
+            reader.defaults["obs_date"] = f"{what}; using DATE, the file's writing date"
             return date
     what = "; ".join(tried) if tried else "no DATE-OBS, MJD-OBS or DATE keyword"
     reader.defaults["obs_date"] = (f"{what}; the observation date is unknown, so no "
@@ -331,14 +433,15 @@ def _parse_time(value: object, form: str) -> datetime.datetime | None:
 
 
 def _default_saturation(header: fits.Header) -> float:
-    bitpix = header.get("BITPIX")
-    if bitpix == 16:
-        return 65535.0
-    if bitpix == 8:
-        return 255.0
-    if bitpix == 32:
-        return float(2**31 - 1)
-    return math.inf
+    """The largest value the image's integer pixels can hold, scaled by BSCALE and BZERO
+    (BITPIX=16 with BZERO=32768: 65535); infinite for floating-point pixels."""
+    largest = {8: 255, 16: 2**15 - 1, 32: 2**31 - 1, 64: 2**63 - 1}.get(header.get("BITPIX"))
+    if largest is None:
+        return math.inf
+    scale, zero = _as_float(header.get("BSCALE", 1.0)), _as_float(header.get("BZERO", 0.0))
+    if scale is None or zero is None or scale <= 0:
+        return float(largest)
+    return float(largest * scale + zero)
 
 
 def _shape(header: fits.Header) -> tuple[int, int] | None:

@@ -12,6 +12,7 @@ from targets.parameters import (
     SourceListParameters,
 )
 from targets.raw_frames import (
+    IngestRefusedError,
     RawBiasFrame,
     RawDomeFlatFrame,
     RawFrame,
@@ -38,6 +39,7 @@ __all__ = [
     "CoaddedRegriddedFrameParameters",
     "DomeFlatFrame",
     "DomeFlatFrameParameters",
+    "IngestRefusedError",
     "PointingGrid",
     "PointingGridParameters",
     "RawBiasFrame",

@@ -1,10 +1,15 @@
-"""Raw frames: the files a camera wrote, ingested with what their headers say (`awl ingest`).
-The kind of frame (bias, dome flat, science) comes from the header or is given; a missing
-keyword gets a stated default, recorded with the frame, never a crash."""
+"""Raw frames: the images a camera wrote, ingested with what their headers say (`awl ingest`).
+A multi-extension file gives one frame per image extension, each stored as a single-HDU file
+(`targets.raw_files`); a single-image file is its own frame. The kind of frame (bias, dome flat,
+science) comes from the header or is given; a missing keyword gets a stated default, recorded
+with the frame, never a crash. A file that cannot be a frame is refused and nothing of it is
+stored."""
 
 from __future__ import annotations
 
 import datetime
+import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,9 +18,9 @@ from astropy.io import fits
 from astropy.wcs import WCS
 
 from awlineage import DataObject, commit, persistent, select
-from dataserver import hash_file
 from targets.errors import HeaderError
-from targets.headers import FrameKind, HeaderValues, interpret_header
+from targets.headers import FrameKind, HeaderValues, parse_kind
+from targets.raw_files import RawFile, RawFileError, interpret_frames, read_raw_file
 
 
 class RawFrame(DataObject):
@@ -34,11 +39,17 @@ class RawFrame(DataObject):
     object_name = persistent("Field observed (OBJECT)", str, "", index=True)
     gain = persistent("Gain [e-/ADU]", float, 1.0)
     read_noise = persistent("Read noise [e-]; None: estimated from the pixels", float, None)
-    saturation = persistent("Saturation level [ADU]", float, 65535.0)
+    saturation = persistent("Saturation level [ADU]; the largest float when the pixels have "
+                            "no saturation level (floating-point pixels)", float, 65535.0)
     rows = persistent("NAXIS2", int, None)
     columns = persistent("NAXIS1", int, None)
     wcs_header = persistent("The celestial WCS as FITS header text; empty: none", str, "")
     defaults_used = persistent("Values not in the header, and what was used instead", str, [])
+    extension = persistent("Extension of the original file the frame came from (EXTNAME, "
+                           "EXTNAME,EXTVER or index); empty: the frame is the whole file",
+                           str, "")
+    source_hash = persistent("SHA-256 of the original file ingested (shared by the frames of "
+                             "a multi-extension file)", str, None, index=True)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -71,17 +82,32 @@ RAW_CLASSES: dict[FrameKind, type[RawFrame]] = {
 }
 
 
-def raw_frame(values: HeaderValues, path: Path) -> RawFrame:
-    """The (uncommitted) raw frame of a file whose header says `values`."""
+def raw_frame(values: HeaderValues, path: Path, original: Path | None = None,
+              extension: str = "", source_hash: str | None = None) -> RawFrame:
+    """The (uncommitted) raw frame whose header says `values`, to be stored from `path`.
+
+    Parameters
+    ----------
+    values
+        What the frame's header says.
+    path
+        The file to store: the original file, or the frame split out of it.
+    original, extension, source_hash
+        The file ingested (default `path`), the extension the frame came from, and the
+        original file's SHA-256.
+    """
     wcs_text = "" if values.wcs is None else \
         values.wcs.to_header(relax=True).tostring(sep="\n")
     rows, columns = values.shape if values.shape is not None else (None, None)
     return RAW_CLASSES[values.kind](
-        pathname=path, original_name=path.name, instrument=values.instrument,
+        pathname=path, original_name=(original or path).name, instrument=values.instrument,
         chip=values.chip, filter=values.filter, exptime=values.exptime,
         obs_date=values.obs_date, object_name=values.object, gain=values.gain,
-        read_noise=values.read_noise, saturation=values.saturation, rows=rows,
-        columns=columns, wcs_header=wcs_text, defaults_used=values.describe_defaults())
+        read_noise=values.read_noise,
+        # the database stores finite floats only: no level is the largest float
+        saturation=min(values.saturation, sys.float_info.max), rows=rows,
+        columns=columns, wcs_header=wcs_text, defaults_used=values.describe_defaults(),
+        extension=extension, source_hash=source_hash)
 
 
 @dataclass
@@ -93,44 +119,115 @@ class IngestReport:
     """Files whose content was ingested before (nothing new stored)."""
     defaults: list[str] = field(default_factory=list)
     """Sentences naming the header values that were defaults."""
+    skipped: list[str] = field(default_factory=list)
+    """Extensions that are not frames (weight maps, tables, ...), one sentence each."""
+    refused: list[tuple[Path, str]] = field(default_factory=list)
+    """Files refused, with the reason (naming file, extension, keyword); nothing of them is
+    stored."""
 
 
-def ingest(paths: Sequence[str | Path], kind: str | None = None) -> IngestReport:
-    """Store raw FITS files on the data server and commit a raw frame for each, in one
-    transaction (all or nothing).
+class IngestRefusedError(HeaderError):
+    """Some files of a batch were refused; the others were committed.
+
+    Attributes
+    ----------
+    report
+        What was ingested, skipped and refused (`IngestReport.refused` names each file and
+        why).
+    """
+
+    def __init__(self, report: IngestReport) -> None:
+        self.report = report
+        reasons = "; ".join(reason for _, reason in report.refused)
+        super().__init__(f"{len(report.refused)} file(s) refused, nothing of them stored "
+                         f"({len(report.ingested)} frame(s) of the other files committed): "
+                         f"{reasons}")
+
+
+@dataclass
+class _Prepared:
+    raw: RawFile
+    values: list[HeaderValues]
+
+
+def ingest(paths: Sequence[str | Path], kind: str | None = None, *,
+           refused: str = "raise") -> IngestReport:
+    """Store raw FITS files on the data server and commit a raw frame for each image in them.
+
+    Every file is read and checked before anything is stored: a file that is not FITS, is
+    truncated, holds no usable 2-d image, or whose header cannot be interpreted is refused
+    (listed in `IngestReport.refused`) and nothing of it is stored; the frames of the other
+    files are committed in one transaction. A file ingested before (same content) is counted
+    in `already`, as is a file given twice.
 
     Parameters
     ----------
     paths
         The files.
     kind
-        ``bias``, ``domeflat`` or ``science`` for every file, instead of the headers' word.
+        ``bias``, ``domeflat`` or ``science`` for every frame, instead of the headers' word.
+    refused
+        ``"raise"``: after committing the good files, raise `IngestRefusedError` when any file
+        was refused; ``"report"``: only list them in the report.
 
     Raises
     ------
-    HeaderError
-        A header naming a kind of frame the pipeline does not know (``IMAGETYP = 'DARK'``),
-        or a file that is not FITS; naming the file.
+    IngestRefusedError
+        Files were refused (the others are committed; the error carries the report).
+    ValueError
+        When `kind` or `refused` is not a known word (nothing is read).
     """
+    if refused not in ("raise", "report"):
+        raise ValueError(f"ingest: refused must be 'raise' or 'report', got {refused!r}")
+    if kind is not None:
+        parse_kind(kind)
     report = IngestReport()
+    prepared: list[_Prepared] = []
     seen: set[str] = set()
     for path in map(Path, paths):
-        if not path.is_file():
-            raise HeaderError(f"{path}: no such file")
         try:
-            header = fits.getheader(path)
-        except OSError as exc:
-            raise HeaderError(f"{path} is not a FITS file ({exc})") from None
-        values = interpret_header(header, kind, path.name)
-        _, digest = hash_file(path)
-        if digest in seen or select(RawFrame.content_hash == digest).exists():
-            report.already.append(path)
+            raw = read_raw_file(path)
+            if raw.sha256 in seen or _ingested_before(raw.sha256):
+                report.already.append(path)
+                continue
+            values = interpret_frames(raw, kind)
+        except (RawFileError, HeaderError) as exc:
+            report.refused.append((path, str(exc)))
             continue
-        seen.add(digest)
-        frame = raw_frame(values, path)
-        frame.store()
-        report.ingested.append(frame)
-        report.defaults.extend(values.describe_defaults())
-    if report.ingested:
-        commit(report.ingested)
+        seen.add(raw.sha256)
+        prepared.append(_Prepared(raw, values))
+    if prepared:
+        _store_and_commit(prepared, report)
+    if report.refused and refused == "raise":
+        raise IngestRefusedError(report)
     return report
+
+
+def _store_and_commit(prepared: list[_Prepared], report: IngestReport) -> None:
+    with tempfile.TemporaryDirectory(prefix="awl-ingest-") as scratch:
+        frames = []
+        for item in prepared:
+            frames.extend(_frames_of(item, Path(scratch)))
+            report.skipped.extend(f"{item.raw.path}: {note}" for note in item.raw.skipped)
+            report.defaults.extend(note for values in item.values
+                                   for note in values.describe_defaults())
+        for frame in frames:
+            frame.store()
+        commit(frames)
+    report.ingested.extend(frames)
+
+
+def _ingested_before(sha256: str) -> bool:
+    return select((RawFrame.source_hash == sha256) | (RawFrame.content_hash == sha256)).exists()
+
+
+def _frames_of(item: _Prepared, scratch: Path) -> list[RawFrame]:
+    raw = item.raw
+    if raw.whole:
+        return [raw_frame(item.values[0], raw.path, source_hash=raw.sha256)]
+    frames = []
+    for image, values in zip(raw.frames, item.values, strict=True):
+        label = "".join(c if c.isalnum() or c in "-_" else "_" for c in image.extension)
+        split = image.write(scratch / f"{raw.path.stem}_{label}.fits")
+        frames.append(raw_frame(values, split, raw.path, image.extension, raw.sha256))
+    return frames

@@ -1,4 +1,5 @@
-"""``awl ingest PATH...``: store raw FITS frames and record what their headers say."""
+"""``awl ingest PATH...``: store raw FITS frames (one per image extension) and record what their
+headers say; files that cannot be frames are refused, naming why, and nothing of them is stored."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from awlineage.errors import AwlError
 
 
 def _run(args: argparse.Namespace) -> int:
-    from targets.errors import HeaderError
     from targets.pipeline import ingest
 
     connect(args.database)
@@ -19,16 +19,24 @@ def _run(args: argparse.Namespace) -> int:
     for given in map(Path, args.paths):
         paths.extend(sorted(given.glob("*.fits")) if given.is_dir() else [given])
     try:
-        report = ingest(paths, args.type)
-    except (HeaderError, ValueError) as exc:
+        report = ingest(paths, args.type, refused="report")
+    except ValueError as exc:
         raise AwlError(f"nothing ingested: {exc}") from None
     for frame in report.ingested:
-        print(f"{frame.object_id}  {type(frame).__name__:16s} {frame.original_name}  "
+        where = f"[{frame.extension}]" if frame.extension else ""
+        print(f"{frame.object_id}  {type(frame).__name__:16s} {frame.original_name}{where}  "
               f"chip={frame.chip} filter={frame.filter} exptime={frame.exptime}")
     for note in report.defaults:
         print(f"default: {note}", file=sys.stderr)
+    for note in report.skipped:
+        print(f"skipped: {note}", file=sys.stderr)
     print(f"ingested {len(report.ingested)} frame(s); {len(report.already)} already ingested",
           file=sys.stderr)
+    if report.refused:
+        for _, reason in report.refused:
+            print(f"refused: {reason}", file=sys.stderr)
+        raise AwlError(f"{len(report.refused)} file(s) refused, nothing of them stored: "
+                       + ", ".join(str(path) for path, _ in report.refused))
     return 0
 
 

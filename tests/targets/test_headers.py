@@ -107,10 +107,28 @@ def test_file_date_is_a_stated_last_resort():
     assert values.obs_date.day == 15 and "writing date" in values.defaults["obs_date"]
 
 
-def test_garbled_date_is_reported_not_raised():
+def test_garbled_date_is_reported_as_unreadable_not_raised():
     values = interpret_header(fits.Header({"DATE-OBS": "yesterday"}))
     assert values.obs_date is None
-    assert "DATE-OBS = 'yesterday' is not a date" in values.defaults["obs_date"]
+    assert "DATE-OBS = 'yesterday' is unreadable" in values.defaults["obs_date"]
+    assert "no DATE-OBS" not in values.defaults["obs_date"]
+
+
+def test_garbled_date_is_named_when_the_file_date_is_used_instead():
+    values = interpret_header(fits.Header({"DATE-OBS": "32/13/88", "DATE": "1999-04-01"}))
+    assert values.obs_date == datetime.datetime(1999, 4, 1, tzinfo=datetime.UTC)
+    assert "DATE-OBS = '32/13/88' is unreadable" in values.defaults["obs_date"]
+    assert "using DATE" in values.defaults["obs_date"]
+
+
+@pytest.mark.parametrize(("cards", "date"), [
+    ({"DATE-OBS": "15/04/88"}, datetime.datetime(1988, 4, 15, tzinfo=datetime.UTC)),
+    ({"DATE-OBS": "19/05/94", "TIME-OBS": "15:41:16"},
+     datetime.datetime(1994, 5, 19, 15, 41, 16, tzinfo=datetime.UTC)),
+    ({"DATE": "01/04/99"}, datetime.datetime(1999, 4, 1, tzinfo=datetime.UTC)),
+])
+def test_old_fits_dates_day_month_year_are_read(cards, date):
+    assert interpret_header(fits.Header(cards)).obs_date == date
 
 
 def test_broken_wcs_does_not_stop_ingest():
@@ -133,9 +151,71 @@ def test_generated_frames_are_read_without_defaults(night):
             assert values.wcs.wcs.crval == pytest.approx(truth.wcs.wcs.crval)
 
 
-def test_saturation_defaults_to_the_integer_range_of_the_file():
-    values = interpret_header(fits.Header({"BITPIX": 16}))
-    assert values.saturation == 65535.0 and "saturation" in values.defaults
+@pytest.mark.parametrize(("cards", "saturation"), [
+    ({"BITPIX": 16, "BZERO": 32768}, 65535.0),
+    ({"BITPIX": 16}, 32767.0),
+    ({"BITPIX": 8}, 255.0),
+    ({"BITPIX": 32, "BSCALE": 0.5}, (2**31 - 1) * 0.5),
+    ({"BITPIX": -32}, float("inf")),
+])
+def test_saturation_defaults_to_the_integer_range_of_the_file(cards, saturation):
+    values = interpret_header(fits.Header(cards))
+    assert values.saturation == saturation and "saturation" in values.defaults
+
+
+@pytest.mark.parametrize(("cards", "name"), [
+    ({"FILTER1": "open", "FILTER2": "r'"}, "r'"),
+    ({"FILTER1": "Clear", "FILTER2": "OG515"}, "OG515"),
+    ({"FILTER1": "", "FILTER2": "i"}, "i"),
+    ({"FILTER1": "g", "FILTER2": "OG515"}, "g+OG515"),
+    ({"FILTER1": "GG455_G0329", "FILTER2": "open2-8"}, "GG455_G0329"),
+    ({"FILTNAM1": "", "FILTNAM2": "F606W", "FILTER1": 0, "FILTER2": 28}, "F606W"),
+    ({"FILTNAM1": "F814W", "FILTNAM2": "", "FILTER1": 38, "FILTER2": 0}, "F814W"),
+    ({"FILTER": "none", "FILTER1": "B"}, "B"),
+    ({"FILTER1": "open", "FILTER2": "clear"}, "open"),
+])
+def test_filter_is_the_one_in_the_beam_not_an_open_wheel(cards, name):
+    values = interpret_header(fits.Header({"IMAGETYP": "OBJECT", **cards}))
+    assert values.filter == name and "filter" not in values.defaults
+
+
+@pytest.mark.parametrize(("dpr_type", "kind"), [
+    ("DOME,LAMP", FrameKind.DOMEFLAT), ("FLAT,LAMP", FrameKind.DOMEFLAT),
+    ("FLAT,DOME", FrameKind.DOMEFLAT), ("BIAS", FrameKind.BIAS),
+    ("OBJECT", FrameKind.SCIENCE), ("STD", FrameKind.SCIENCE), ("SKY", FrameKind.SCIENCE),
+])
+def test_eso_dpr_type_names_the_kind(dpr_type, kind):
+    header = fits.Header()
+    header["HIERARCH ESO DPR TYPE"] = dpr_type
+    values = interpret_header(header)
+    assert values.kind is kind and values.sources["kind"] == "HIERARCH ESO DPR TYPE"
+
+
+@pytest.mark.parametrize("exptime", [0, 0.0, -5.0])
+def test_science_frame_without_exposure_time_is_refused_naming_file_and_keyword(exptime):
+    header = fits.Header({"IMAGETYP": "OBJECT", "EXPTIME": exptime})
+    with pytest.raises(HeaderError, match=r"night1\.fits: EXPTIME = .*positive exposure"):
+        interpret_header(header, filename="night1.fits")
+
+
+def test_bias_may_have_zero_exposure_time_but_not_a_negative_one():
+    assert interpret_header(fits.Header({"IMAGETYP": "BIAS", "EXPTIME": 0})).exptime == 0.0
+    with pytest.raises(HeaderError, match="EXPOSURE = -1"):
+        interpret_header(fits.Header({"IMAGETYP": "BIAS", "EXPOSURE": -1}))
+
+
+@pytest.mark.parametrize(("cards", "chip"), [
+    ({"EXTNAME": "ccd10", "CCDNAME": "8352-4-4", "DETECTOR": "MegaCam"}, "ccd10"),
+    ({"EXTNAME": "SCI", "DETECTOR": 3}, "3"),
+    ({"EXTNAME": "WSAIMAGE", "CAMNUM": 4, "DETECTOR": "RSC Hawaii 2"}, "4"),
+    ({"DETECTOR": "ccd1", "CHIPID": 1}, "ccd1"),
+])
+def test_chip_comes_from_a_specific_extname_before_detector_keywords(cards, chip):
+    assert interpret_header(fits.Header(cards)).chip == chip
+
+
+def test_hst_exposure_of_an_external_source_is_science():
+    assert interpret_header(fits.Header({"IMAGETYP": "EXT"})).kind is FrameKind.SCIENCE
 
 
 def test_eso_hierarch_keywords_are_understood():

@@ -1,0 +1,310 @@
+"""Raw FITS files as ingest takes them: each file checked (FITS, complete, holding a 2-d image with
+finite pixels) and split, as Astro-WISE did, into one frame per 2-d image extension. A frame's
+header is the primary header with the extension's cards over it (the INHERIT convention: the
+primary's cards are inherited unless the extension says ``INHERIT = F``; the structural keywords
+and, when the extension has its own, the WCS come from the extension alone); its pixels are the
+extension's bytes as written (BITPIX, BZERO and BSCALE kept). Companion extensions (weights,
+variances, quality and context maps) and tables are skipped and reported.
+
+Examples
+--------
+>>> from targets.real_files import REAL_FILES
+>>> raw = read_raw_file(REAL_FILES["hst_a478"].path())
+>>> [frame.extension for frame in raw.frames], raw.skipped[0]
+(['SCI'], 'extension 2 (WHT): a weight map, not a frame')
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from astropy.io import fits
+from astropy.utils.exceptions import AstropyWarning
+
+from dataserver import hash_file
+from targets.headers import FrameKind, HeaderValues, interpret_header
+
+COMPANION_EXTNAMES: dict[str, str] = {
+    **dict.fromkeys(("WHT", "WEIGHT", "WGT", "IVAR", "INVVAR"), "a weight map"),
+    **dict.fromkeys(("VAR", "VARIANCE", "STAT"), "a variance map"),
+    **dict.fromkeys(("ERR", "ERROR", "RMS", "SIGMA", "SIG", "NOISE", "UNC", "UNCERT"),
+                    "an uncertainty map"),
+    **dict.fromkeys(("DQ", "QUAL", "QUALITY", "MASK", "BPM", "BADPIX", "FLAGS", "DQF"),
+                    "a quality mask"),
+    **dict.fromkeys(("CTX", "CON", "CONTEXT", "EXP", "EXPMAP", "NCOMBINE"),
+                    "a context or exposure map"),
+    **dict.fromkeys(("SKYFIT", "SKY", "BKG", "BACKGROUND"), "a fitted sky"),
+}
+"""EXTNAMEs of extensions that describe a frame's pixels rather than being a frame, and what
+they are."""
+
+_STRUCTURAL = re.compile(r"^(SIMPLE|XTENSION|BITPIX|NAXIS\d*|EXTEND|PCOUNT|GCOUNT|BZERO|BSCALE|"
+                         r"BLANK|GROUPS|INHERIT|NEXTEND|CHECKSUM|DATASUM|END)$")
+"""Keywords that describe one HDU's layout (or its checksums): never inherited, and taken from
+the extension as written."""
+_PRIMARY_ONLY = re.compile(r"^(EXTNAME|EXTVER|EXTLEVEL)$")
+_WCS = re.compile(r"^(WCSAXES\w?|WCSNAME\w?|CTYPE\d\w?|CUNIT\d\w?|CRVAL\d\w?|CRPIX\d\w?|"
+                  r"CDELT\d\w?|CROTA\d|CD\d_\d\w?|PC\d_\d\w?|PV\d_\d+\w?|PS\d_\d+\w?|"
+                  r"LONPOLE\w?|LATPOLE\w?|RADESYS\w?|RADECSYS|EQUINOX\w?|EPOCH|"
+                  r"A_\w+|B_\w+|AP_\w+|BP_\w+|PC\d{3}\d{3}|CD\d{3}\d{3})$")
+_COMMENTARY = {"COMMENT", "HISTORY", ""}
+
+
+class RawFileError(ValueError):
+    """A file that cannot be a raw frame: not FITS, truncated, or holding no usable 2-d image.
+    The message names the file (and the extension)."""
+
+
+@dataclass
+class RawImage:
+    """One frame of a raw file.
+
+    Attributes
+    ----------
+    header
+        The frame's header: primary and extension merged, structural keywords of the image.
+    extension
+        The extension it came from (``SCI,2``, ``WSAIMAGE``, or its index); empty when the
+        frame is the whole file (a single-image file, image in the primary HDU).
+    index
+        The HDU's index in the file.
+    data
+        The image's bytes as written, padded to a FITS block; None for the whole file.
+    """
+
+    header: fits.Header
+    extension: str
+    index: int
+    data: bytes | None = None
+
+    def fits_bytes(self) -> bytes:
+        """The frame as a single-HDU FITS file (header and pixel bytes as written)."""
+        if self.data is None:
+            raise ValueError("the frame is the whole original file")
+        return self.header.tostring().encode("ascii") + self.data
+
+    def write(self, path: Path) -> Path:
+        """Write the frame as a single-HDU FITS file at `path`."""
+        path.write_bytes(self.fits_bytes())
+        return path
+
+
+@dataclass
+class RawFile:
+    """A checked raw file: its frames, what was skipped, and its content hash.
+
+    Attributes
+    ----------
+    path
+        The file.
+    sha256
+        Hexadecimal SHA-256 of its content.
+    frames
+        One per 2-d image (extension) that is a frame.
+    skipped
+        One sentence per extension that is not a frame (a weight map, a table, ...).
+    """
+
+    path: Path
+    sha256: str
+    frames: list[RawImage] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def whole(self) -> bool:
+        """Whether the file is its own single frame (stored as it is)."""
+        return len(self.frames) == 1 and self.frames[0].data is None
+
+
+def read_raw_file(path: str | Path) -> RawFile:
+    """Check a raw FITS file and split it into frames.
+
+    Raises
+    ------
+    RawFileError
+        The file is missing, not FITS, truncated, or holds no 2-d image; or one of its images
+        is 0x0 or has no finite pixel. Naming the file and extension.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise RawFileError(f"{path}: no such file")
+    size, sha256 = hash_file(path)
+    raw = RawFile(path, sha256)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", AstropyWarning)
+            hdus = fits.open(path, memmap=False, lazy_load_hdus=False,
+                             do_not_scale_image_data=True)
+    except Exception as exc:  # astropy raises OSError, ValueError, ... for a file that is not FITS
+        raise RawFileError(f"{path} is not a FITS file ({' '.join(str(exc).split())})") \
+            from None
+    with hdus, path.open("rb") as stream:
+        _check_complete(path, hdus, size)
+        candidates = _candidates(path, hdus, raw.skipped)
+        for index, label in candidates:
+            hdu = hdus[index]
+            where = f"{path}[{label or index}]"
+            end = hdus.fileinfo(index)["datLoc"] + hdu.size
+            if end > size:
+                raise RawFileError(f"{where}: the file is truncated ({size} bytes, the image "
+                                   f"needs {end})")
+            # before the pixels are read: astropy rewrites BITPIX and BZERO of scaled data
+            whole = index == 0 and len(candidates) == 1
+            header = hdu.header.copy() if whole else _merged_header(hdus[0].header, hdu.header)
+            data = None if whole else _data_bytes(stream, hdus, index)
+            _check_pixels(where, hdu)
+            raw.frames.append(RawImage(header, "" if whole else label, index, data))
+    return raw
+
+
+def interpret_frames(raw: RawFile, kind: str | FrameKind | None = None) -> list[HeaderValues]:
+    """What the header of each frame of `raw` says (`targets.headers.interpret_header`), named
+    ``file[extension]`` in messages. Frames of one file whose chip would come from the primary
+    header alone (which names the camera, not the chip) are told apart by their extension; a
+    science frame with no OBJECT takes the file's name as its pointing.
+
+    Raises
+    ------
+    HeaderError
+        As `interpret_header`, naming file and extension.
+    """
+    shared = _shared_keywords(raw) if len(raw.frames) > 1 else set()
+    values = []
+    for frame in raw.frames:
+        name = f"{raw.path.name}[{frame.extension}]" if frame.extension else raw.path.name
+        frame_values = interpret_header(frame.header, kind, name)
+        if frame_values.kind is FrameKind.SCIENCE and "object" not in frame_values.sources:
+            # frames are grouped into pointings by OBJECT: one file, one pointing, and never
+            # the unrelated files that lack OBJECT too
+            frame_values.object = raw.path.stem
+            frame_values.defaults["object"] = (f"no OBJECT keyword in {name}; using the file's "
+                                               f"name {raw.path.stem!r} as the pointing")
+        if shared and frame_values.sources.get("chip") in {None, *shared}:
+            frame_values.defaults["chip"] = (f"no chip keyword of its own in {name}; using the "
+                                             "extension's name")
+            frame_values.chip = frame.extension
+        values.append(frame_values)
+    return values
+
+
+def _shared_keywords(raw: RawFile) -> set[str]:
+    """Keywords every frame's header has with the same value (the primary header's)."""
+    first, *others = [frame.header for frame in raw.frames]
+    return {keyword for keyword in first if keyword not in _COMMENTARY
+            and all(header.get(keyword) == first[keyword] for header in others)}
+
+
+def _check_complete(path: Path, hdus: fits.HDUList, size: int) -> None:
+    """Refuse a file cut inside a header (astropy drops the HDU it cannot parse) or holding
+    fewer extensions than its primary header's NEXTEND."""
+    last = hdus.fileinfo(len(hdus) - 1)
+    end = last["datLoc"] + last["datSpan"]
+    if size > end and _tail(path, end).strip(b"\0 "):
+        raise RawFileError(f"{path}: the file is truncated or corrupt: {size - end} bytes after "
+                           f"its last complete HDU ({len(hdus) - 1}) are no FITS HDU")
+    expected = hdus[0].header.get("NEXTEND")
+    if isinstance(expected, int) and not isinstance(expected, bool) and \
+            len(hdus) - 1 < expected:
+        raise RawFileError(f"{path}: the file is truncated: NEXTEND = {expected} but it holds "
+                           f"{len(hdus) - 1} extension(s)")
+
+
+def _tail(path: Path, start: int) -> bytes:
+    with path.open("rb") as stream:
+        stream.seek(start)
+        return stream.read()
+
+
+def _candidates(path: Path, hdus: fits.HDUList, skipped: list[str]) -> list[tuple[int, str]]:
+    """(index, label) of the HDUs that are frames; the others described in `skipped`."""
+    names = [str(hdu.header.get("EXTNAME", "")).strip() for hdu in hdus]
+    candidates, problems = [], []
+    for index, hdu in enumerate(hdus):
+        name = names[index]
+        label = _label(index, hdu, names) if index else (name or "PRIMARY")
+        where = f"extension {index}" + (f" ({name})" if name else "")
+        if not isinstance(hdu, fits.PrimaryHDU | fits.ImageHDU | fits.CompImageHDU):
+            skipped.append(f"{where}: a table, not a frame")
+            continue
+        naxis = hdu.header.get("NAXIS", 0)
+        if index == 0 and naxis == 0:
+            continue  # the empty primary HDU of a multi-extension file
+        shape = tuple(hdu.header.get(f"NAXIS{axis}", 0) for axis in range(naxis, 0, -1))
+        if naxis != 2:
+            problems.append(f"{path}[{label}]: a {naxis}-d array {shape}, not a 2-d image")
+            continue
+        if name.upper() in COMPANION_EXTNAMES:
+            skipped.append(f"{where}: {COMPANION_EXTNAMES[name.upper()]}, not a frame")
+            continue
+        if 0 in shape:
+            raise RawFileError(f"{path}[{label}]: the image is {shape[0]}x{shape[1]} pixels")
+        candidates.append((index, label))
+    if not candidates:
+        what = "; ".join(problems + skipped) or "only an empty primary HDU"
+        raise RawFileError(f"{path}: no 2-d image to ingest ({what})")
+    skipped.extend(f"{problem}: skipped" for problem in problems)
+    return candidates
+
+
+def _label(index: int, hdu: fits.hdu.base.ExtensionHDU, names: list[str]) -> str:
+    """How an extension is named: EXTNAME, with EXTVER when several share the name; else its
+    index."""
+    name = names[index]
+    if not name:
+        return str(index)
+    if names.count(name) > 1:
+        return f"{name},{hdu.header.get('EXTVER', names[:index].count(name) + 1)}"
+    return name
+
+
+def _check_pixels(where: str, hdu: fits.PrimaryHDU | fits.ImageHDU) -> None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", AstropyWarning)
+            data = hdu.data
+    except Exception as exc:  # a short data block fails as ValueError, TypeError, OSError ...
+        raise RawFileError(f"{where}: the pixels cannot be read, the file may be truncated "
+                           f"({' '.join(str(exc).split())})") from None
+    if data is None or data.size == 0:
+        raise RawFileError(f"{where}: the image has no pixels")
+    if data.dtype.kind == "f" and not np.isfinite(data).any():
+        raise RawFileError(f"{where}: every pixel is NaN or infinite")
+    blank = hdu.header.get("BLANK")
+    if data.dtype.kind in "iu" and isinstance(blank, int) and np.all(data == blank):
+        raise RawFileError(f"{where}: every pixel is BLANK = {blank} (undefined)")
+
+
+def _merged_header(primary: fits.Header, extension: fits.Header) -> fits.Header:
+    """The extension's header over the primary's, as a primary header of its own."""
+    cards = [fits.Card("SIMPLE", True, "conforms to FITS standard")]
+    cards.extend(extension.cards[keyword] for keyword in
+                 ("BITPIX", "NAXIS", "NAXIS1", "NAXIS2", "BZERO", "BSCALE", "BLANK")
+                 if keyword in extension)
+    if extension.get("INHERIT", True) is not False:
+        own_wcs = any(_WCS.match(keyword) for keyword in extension)
+        for card in primary.cards:
+            keyword = card.keyword
+            if _STRUCTURAL.match(keyword) or _PRIMARY_ONLY.match(keyword):
+                continue
+            if own_wcs and _WCS.match(keyword):
+                continue  # one WCS, the extension's: never a mixture of two
+            if keyword not in _COMMENTARY and keyword in extension:
+                continue
+            cards.append(card)
+    cards.extend(card for card in extension.cards if not _STRUCTURAL.match(card.keyword))
+    return fits.Header(cards)
+
+
+def _data_bytes(stream, hdus: fits.HDUList, index: int) -> bytes:
+    """The HDU's data block as written in the file, padded to a whole FITS block."""
+    hdu = hdus[index]
+    if isinstance(hdu, fits.CompImageHDU):
+        raise RawFileError(f"{hdus.filename()}[{index}]: tile-compressed images cannot be split "
+                           "into frames; uncompress the file first (funpack)")
+    stream.seek(hdus.fileinfo(index)["datLoc"])
+    data = stream.read(hdu.size)
+    return data + b"\0" * (-len(data) % 2880)
