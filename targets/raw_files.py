@@ -16,8 +16,14 @@ Examples
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import re
+import shutil
+import tempfile
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -132,18 +138,52 @@ def read_raw_file(path: str | Path) -> RawFile:
     path = Path(path)
     if not path.is_file():
         raise RawFileError(f"{path}: no such file")
-    size, sha256 = hash_file(path)
+    _, sha256 = hash_file(path)
     raw = RawFile(path, sha256)
+    with _uncompressed(path) as readable:
+        _split(path, readable, raw)
+    return raw
+
+
+_OPENERS = {b"\x1f\x8b": gzip.open, b"BZ": bz2.open}
+"""Compressed FITS files astropy reads (gzip, bzip2), by their first bytes."""
+
+
+@contextmanager
+def _uncompressed(path: Path) -> Iterator[Path]:
+    """`path` itself, or a temporary uncompressed copy of a gzip or bzip2 file (the checks
+    below measure offsets in the FITS byte stream, not in the compressed file)."""
+    with path.open("rb") as stream:
+        magic = stream.read(2)
+    opener = _OPENERS.get(magic)
+    if opener is None:
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="awl-raw-") as scratch:
+        plain = Path(scratch) / path.name
+        try:
+            with opener(path, "rb") as source, plain.open("wb") as target:
+                shutil.copyfileobj(source, target)
+        except (OSError, EOFError) as exc:
+            raise RawFileError(f"{path}: the compressed file cannot be read "
+                               f"({' '.join(str(exc).split())})") from None
+        yield plain
+
+
+def _split(path: Path, readable: Path, raw: RawFile) -> None:
+    """Check the FITS file at `readable` (uncompressed) and append its frames to `raw`; errors
+    name `path`, the file as given."""
+    size = readable.stat().st_size
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", AstropyWarning)
-            hdus = fits.open(path, memmap=False, lazy_load_hdus=False,
+            hdus = fits.open(readable, memmap=False, lazy_load_hdus=False,
                              do_not_scale_image_data=True)
     except Exception as exc:  # astropy raises OSError, ValueError, ... for a file that is not FITS
         raise RawFileError(f"{path} is not a FITS file ({' '.join(str(exc).split())})") \
             from None
-    with hdus, path.open("rb") as stream:
-        _check_complete(path, hdus, size)
+    with hdus, readable.open("rb") as stream:
+        _check_complete(path, readable, hdus, size)
         candidates = _candidates(path, hdus, raw.skipped)
         for index, label in candidates:
             hdu = hdus[index]
@@ -158,7 +198,6 @@ def read_raw_file(path: str | Path) -> RawFile:
             data = None if whole else _data_bytes(stream, hdus, index)
             _check_pixels(where, hdu)
             raw.frames.append(RawImage(header, "" if whole else label, index, data))
-    return raw
 
 
 def interpret_frames(raw: RawFile, kind: str | FrameKind | None = None) -> list[HeaderValues]:
@@ -198,12 +237,12 @@ def _shared_keywords(raw: RawFile) -> set[str]:
             and all(header.get(keyword) == first[keyword] for header in others)}
 
 
-def _check_complete(path: Path, hdus: fits.HDUList, size: int) -> None:
+def _check_complete(path: Path, readable: Path, hdus: fits.HDUList, size: int) -> None:
     """Refuse a file cut inside a header (astropy drops the HDU it cannot parse) or holding
     fewer extensions than its primary header's NEXTEND."""
     last = hdus.fileinfo(len(hdus) - 1)
     end = last["datLoc"] + last["datSpan"]
-    if size > end and _tail(path, end).strip(b"\0 "):
+    if size > end and _tail(readable, end).strip(b"\0 "):
         raise RawFileError(f"{path}: the file is truncated or corrupt: {size - end} bytes after "
                            f"its last complete HDU ({len(hdus) - 1}) are no FITS HDU")
     expected = hdus[0].header.get("NEXTEND")
