@@ -49,11 +49,15 @@ class ReductionParameters:
     protect_stars
         Detect stars before LACosmic and keep their cores out of the cosmic-ray mask: on sharp or
         undersampled frames LACosmic's contrast test alone takes star cores for cosmic rays.
-    star_threshold, star_max_sharpness, star_core_radius
+    star_threshold, star_max_sharpness, star_min_roundness, star_core_radius
         A detection (sep, `star_threshold` times the local noise) is a star when its peak pixel
-        holds less than `star_max_sharpness` of the flux of the 3x3 pixels around it (a cosmic
-        ray puts most of its charge in one pixel; an undersampled star of 1.5 pixels FWHM about
-        a third); the pixels within `star_core_radius` of its peak are protected.
+        holds less than `star_max_sharpness` of the flux of the 3x3 pixels around it and each
+        of the four pixels beside the peak at least `star_min_roundness` of the brightest of
+        them. A cosmic ray puts most of its charge in one pixel, or along a track that leaves
+        some side of its peak empty (on the synthetic night 95% of cosmic rays have a
+        roundness below 0.01); an undersampled star of 1.2 to 1.4 pixels FWHM puts 0.3 to 0.6
+        of its 3x3 flux in its peak and light on every side (roundness 0.02 to 0.3). The pixels
+        within `star_core_radius` of a star's peak are protected.
     bright_peak_snr, star_peak_warning
         Stars whose peak is above `bright_peak_snr` times the local noise are counted as bright;
         when more than the fraction `star_peak_warning` of their peaks is masked anyway, the
@@ -74,7 +78,8 @@ class ReductionParameters:
     background_filter: int = 3
     protect_stars: bool = True
     star_threshold: float = 10.0
-    star_max_sharpness: float = 0.4
+    star_max_sharpness: float = 0.65
+    star_min_roundness: float = 0.04
     star_core_radius: float = 1.5
     bright_peak_snr: float = 20.0
     star_peak_warning: float = 0.1
@@ -278,7 +283,8 @@ _NOISE_FLOOR = 0.2
 def star_peaks(data: np.ndarray, background: BackgroundMap, bad: np.ndarray,
                parameters: ReductionParameters) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The peaks of the stars of a frame: sep detections above `star_threshold` times the
-    local noise whose peak pixel holds less than `star_max_sharpness` of the 3x3 flux around it.
+    local noise whose peak pixel holds less than `star_max_sharpness` of the 3x3 flux around it
+    and whose four side pixels all hold at least `star_min_roundness` of the brightest side.
 
     Returns
     -------
@@ -293,8 +299,12 @@ def star_peaks(data: np.ndarray, background: BackgroundMap, bad: np.ndarray,
     rows, cols = objects["ypeak"].astype(np.intp), objects["xpeak"].astype(np.intp)
     padded = np.pad(image, 1)
     around = sum(padded[rows + 1 + dr, cols + 1 + dc] for dr in (-1, 0, 1) for dc in (-1, 0, 1))
+    sides = np.stack([padded[rows + 1 + dr, cols + 1 + dc]
+                      for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))])
     peak = image[rows, cols]
-    star = (around > 0) & (peak < parameters.star_max_sharpness * around)
+    round_ = sides.min(axis=0) >= parameters.star_min_roundness * np.maximum(sides.max(axis=0),
+                                                                             1e-30)
+    star = (around > 0) & (peak < parameters.star_max_sharpness * around) & round_
     return rows[star], cols[star], (peak / noise[rows, cols])[star]
 
 

@@ -69,6 +69,8 @@ class ReducedScienceFrame(ScienceProduct):
     sky_level = persistent("Sky level [ADU]", float, None)
     sky_noise = persistent("Sky noise [ADU]", float, None)
     cosmic_ray_pixels = persistent("Pixels flagged as cosmic rays", int, None)
+    star_peaks = persistent("Bright star peaks found before cosmic-ray cleaning", int, None)
+    star_peaks_masked = persistent("Bright star peaks masked as cosmic rays", int, None)
     steps = persistent("Steps applied: bias, flat, cosmic_rays", str, [])
     notes = persistent("Steps skipped and why", str, [])
     process_params = persistent("Processing parameters", ReducedScienceFrameParameters, None)
@@ -83,6 +85,8 @@ class ReducedScienceFrame(ScienceProduct):
                                  header=header, name=self.raw.original_name)
         self.sky_level, self.sky_noise = reduced.sky.level, reduced.sky.noise
         self.cosmic_ray_pixels = int(reduced.cosmic_rays.sum())
+        self.star_peaks, self.star_peaks_masked = (reduced.star_peaks.count,
+                                                   reduced.star_peaks.masked)
         self.steps, self.notes = list(reduced.applied), list(reduced.notes)
         store_image(self, reduced.data, reduced.header, WEIGHT=reduced.weight,
                     MASK=reduced.mask)

@@ -128,3 +128,43 @@ def test_sources_on_the_hst_frame_match_sep_on_the_frame(hdfs_comparison):
     assert comparison.matched >= 0.75
     assert comparison.flux_ratio == pytest.approx(1.0, abs=0.05)
     assert comparison.error_over_scatter == pytest.approx(1.0, abs=0.2)
+
+
+def undersampled_field(sigma: float = 0.6, count: int = 60, seed: int = 4,
+                       shape: tuple[int, int] = (200, 200)):
+    """A star field sampled like HST's WFPC2 (Gaussian stars of `sigma` pixels), with photon
+    and read noise and no cosmic ray; returns the image and the stars' pixels (rows, cols)."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[:shape[0], :shape[1]]
+    sky = np.full(shape, 100.0)
+    rows, cols = rng.uniform(8, shape[0] - 8, count), rng.uniform(8, shape[1] - 8, count)
+    for row, col, flux in zip(rows, cols, 10 ** rng.uniform(3.3, 4.5, count), strict=True):
+        sky += flux / (2 * np.pi * sigma**2) * np.exp(-((x - col)**2 + (y - row)**2)
+                                                      / (2 * sigma**2))
+    image = rng.poisson(sky) + rng.normal(0, 5, shape)
+    return image.astype(np.float32), np.rint(rows).astype(int), np.rint(cols).astype(int)
+
+
+def test_undersampled_star_cores_survive_cosmic_ray_cleaning():
+    image, rows, cols = undersampled_field()
+    protected = reduce_science(image, gain=1.0)
+    assert (~protected.cosmic_rays[rows, cols]).mean() >= 0.8
+    assert not any("bright star peaks" in note for note in protected.notes)
+    # LACosmic alone takes these cores for cosmic rays: the protection is what saves them
+    bare = reduce_science(image, gain=1.0,
+                          parameters=ReductionParameters(protect_stars=False))
+    assert (~bare.cosmic_rays[rows, cols]).mean() < 0.5
+
+
+def test_masked_star_peaks_are_counted_and_the_notes_warn():
+    image, _, _ = undersampled_field()
+    reduced = reduce_science(image, gain=1.0, name="wfpc2.fits",
+                             parameters=ReductionParameters(protect_stars=False))
+    peaks = reduced.star_peaks
+    assert peaks.count > 20 and peaks.masked > 0.5 * peaks.count
+    assert reduced.header is None or reduced.header["STARMASK"] == peaks.masked
+    warning, = [note for note in reduced.notes if "bright star peaks" in note]
+    assert f"{peaks.masked} of {peaks.count}" in warning and "wfpc2.fits" in warning
+    quiet = reduce_science(image, gain=1.0, parameters=ReductionParameters(
+        protect_stars=False, star_peak_warning=1.0))
+    assert not any("bright star peaks" in note for note in quiet.notes)
