@@ -131,6 +131,8 @@ class Comparison:
     error_over_scatter: float
     peaks_surviving: int
     peaks: int
+    star_peaks_masked: int
+    star_peaks: int
     weight_over_pixel_noise: float
     pipeline_sources: int
 
@@ -139,15 +141,17 @@ class Comparison:
         return (f"{self.name:<16} {self.sep_bright:>6} {self.matched:>8.3f} "
                 f"{self.median_offset:>7.3f} {self.flux_ratio:>7.3f} "
                 f"{self.error_over_scatter:>7.2f} {self.peaks_surviving:>4}/{self.peaks:<4} "
+                f"{self.star_peaks_masked:>4}/{self.star_peaks:<4} "
                 f"{self.weight_over_pixel_noise:>6.2f} {self.pipeline_sources:>6}")
 
 
 HEADER = (f"{'file':<16} {'sep>20':>6} {'matched':>8} {'offset':>7} {'fluxrat':>7} "
-          f"{'err/sc':>7} {'peaks':>9} {'w/pix':>6} {'found':>6}")
+          f"{'err/sc':>7} {'peaks':>9} {'starmask':>9} {'w/pix':>6} {'found':>6}")
 
 
 def bright_peaks(found: SepSources, min_peak_snr: float = 50.0) -> np.ndarray:
-    """(row, col) of the peak pixel of sep's bright sources (peak over rms above the limit)."""
+    """(row, col) of the peak pixel of sep's sources whose peak is above `min_peak_snr` times
+    the local rms."""
     objects = found.objects
     rows, cols = objects["ypeak"].astype(int), objects["xpeak"].astype(int)
     bright = objects["peak"] > min_peak_snr * found.rms[rows, cols]
@@ -164,7 +168,8 @@ def compare(name: str, directory: Path,
     found = sep_on_frame(data)
     bright = found.snr > 20
     reduced = next(iter(run.reduced.values()))
-    peaks = bright_peaks(found)
+    peaks = np.stack([found.objects["ypeak"][bright], found.objects["xpeak"][bright]],
+                     axis=1).astype(int)
     surviving = int((~reduced.cosmic_rays[peaks[:, 0], peaks[:, 1]]).sum())
     weight_noise = float(np.median(1.0 / np.sqrt(reduced.weight[reduced.weight > 0])))
     ratio_pix = weight_noise / pixel_noise(reduced.data, reduced.mask)
@@ -207,4 +212,5 @@ def compare(name: str, directory: Path,
     error_ratio = empty_aperture_ratio(image, weight, radius) * factor
     return Comparison(name, int(bright.sum()), float(hit.mean()) if len(hit) else np.nan,
                       float(np.median(distance[hit])) if hit.any() else np.nan, flux_ratio,
-                      error_ratio, surviving, len(peaks), ratio_pix, len(sources)), run
+                      error_ratio, surviving, len(peaks), reduced.star_peaks.masked,
+                      reduced.star_peaks.count, ratio_pix, len(sources)), run
