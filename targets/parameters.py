@@ -109,6 +109,24 @@ class ReducedScienceFrameParameters(DBObject):
                          OverscanParameters.biassec)
     trimsec = persistent("Data section instead of the header's; empty: TRIMSEC/DATASEC", str,
                          OverscanParameters.trimsec)
+    background_box = persistent("Mesh of the local background and noise map [pixels]", int,
+                                ReductionParameters.background_box)
+    background_filter = persistent("Median filter of the background map [meshes]", int,
+                                   ReductionParameters.background_filter)
+    protect_stars = persistent("Keep the cores of detected stars out of the cosmic-ray mask",
+                               bool, ReductionParameters.protect_stars)
+    star_threshold = persistent("Star detection threshold [local noise]", float,
+                                ReductionParameters.star_threshold)
+    star_max_sharpness = persistent("Largest fraction of the 3x3 flux in a star's peak pixel",
+                                    float, ReductionParameters.star_max_sharpness)
+    star_min_roundness = persistent("Least light beside a star's peak, relative to the most",
+                                    float, ReductionParameters.star_min_roundness)
+    star_core_radius = persistent("Radius of a protected star core [pixels]", float,
+                                  ReductionParameters.star_core_radius)
+    bright_peak_snr = persistent("Peak over local noise of a bright star", float,
+                                 ReductionParameters.bright_peak_snr)
+    star_peak_warning = persistent("Fraction of bright star peaks masked above which the notes "
+                                   "warn", float, ReductionParameters.star_peak_warning)
 
 
 class PointingGridParameters(DBObject):
@@ -154,3 +172,5 @@ class SourceListParameters(DBObject):
     kron_factor = persistent("Kron aperture in Kron radii", float, ExtractionParameters.kron_factor)
     min_radius = persistent("Smallest aperture radius [pixels]", float,
                             ExtractionParameters.min_radius)
+    calibrate_errors = persistent("Scale flux errors by the empty-aperture noise correlation",
+                                  bool, ExtractionParameters.calibrate_errors)

@@ -1,7 +1,12 @@
 """Reduction of one raw science frame: bias subtraction, flat division, cosmic rays found with
-astroscrappy (the LACosmic algorithm, van Dokkum 2001) and masked, and an inverse-variance weight
-map that is zero on every masked pixel. A missing calibration is skipped and said so, unless the
-parameters demand it."""
+astroscrappy (the LACosmic algorithm, van Dokkum 2001) and masked while the cores of stars are
+protected, and an inverse-variance weight map from a local background and noise map (sep's
+`Background`), zero on every masked pixel. A missing calibration is skipped and said so, unless
+the parameters demand it.
+
+The weight comes from the local noise map, not from one sigma-clipped spread of the whole frame:
+on real frames that spread includes gradients and detector structure and was 2x to 6x the pixel
+noise (issue 15)."""
 
 from __future__ import annotations
 
@@ -10,7 +15,10 @@ from dataclasses import dataclass, field
 
 import astroscrappy
 import numpy as np
+import sep
+from astropy import units as u
 from astropy.io import fits
+from astropy.nddata import CCDData, InverseVariance
 from astropy.stats import sigma_clipped_stats
 
 from targets.errors import CalibrationMissingError
@@ -35,6 +43,25 @@ class ReductionParameters:
         Pixels whose flat-field response is below this are bad (weight 0).
     require_bias, require_flat
         Refuse to reduce without a master bias / flat instead of skipping that step.
+    background_box, background_filter
+        Mesh size (pixels) and median-filter size (meshes) of the local background and noise
+        map (sep.Background) the weight map and the cosmic-ray noise model come from.
+    protect_stars
+        Detect stars before LACosmic and keep their cores out of the cosmic-ray mask: on sharp or
+        undersampled frames LACosmic's contrast test alone takes star cores for cosmic rays.
+    star_threshold, star_max_sharpness, star_min_roundness, star_core_radius
+        A detection (sep, `star_threshold` times the local noise) is a star when its peak pixel
+        holds less than `star_max_sharpness` of the flux of the 3x3 pixels around it and each
+        of the four pixels beside the peak at least `star_min_roundness` of the brightest of
+        them. A cosmic ray puts most of its charge in one pixel, or along a track that leaves
+        some side of its peak empty (on the synthetic night 95% of cosmic rays have a
+        roundness below 0.01); an undersampled star of 1.2 to 1.4 pixels FWHM puts 0.3 to 0.6
+        of its 3x3 flux in its peak and light on every side (roundness 0.02 to 0.3). The pixels
+        within `star_core_radius` of a star's peak are protected.
+    bright_peak_snr, star_peak_warning
+        Stars whose peak is above `bright_peak_snr` times the local noise are counted as bright;
+        when more than the fraction `star_peak_warning` of their peaks is masked anyway, the
+        notes say so.
     """
 
     sigclip: float = 4.5
@@ -47,14 +74,59 @@ class ReductionParameters:
     min_flat: float = 0.5
     require_bias: bool = False
     require_flat: bool = False
+    background_box: int = 64
+    background_filter: int = 3
+    protect_stars: bool = True
+    star_threshold: float = 10.0
+    star_max_sharpness: float = 0.65
+    star_min_roundness: float = 0.04
+    star_core_radius: float = 1.5
+    bright_peak_snr: float = 20.0
+    star_peak_warning: float = 0.1
+
+    def __post_init__(self) -> None:
+        if self.background_box < 4 or self.background_filter < 1:
+            raise ValueError("ReductionParameters: background_box must be at least 4 and "
+                             "background_filter at least 1")
+        if not 0 < self.star_max_sharpness <= 1 or self.star_core_radius < 0:
+            raise ValueError("ReductionParameters: star_max_sharpness must be in (0, 1] and "
+                             "star_core_radius not negative")
 
 
 @dataclass(frozen=True)
 class SkyStatistics:
-    """Sigma-clipped sky level and pixel noise of an image, in its units."""
+    """Sky level and pixel noise of an image, in its units: the medians of the local maps when
+    they come from `background_map`."""
 
     level: float
     noise: float
+
+
+@dataclass(frozen=True)
+class BackgroundMap:
+    """The local sky level and pixel noise (standard deviation) of an image, pixel by pixel."""
+
+    level: np.ndarray
+    noise: np.ndarray
+
+    @property
+    def statistics(self) -> SkyStatistics:
+        """The medians of both maps."""
+        return SkyStatistics(float(np.median(self.level)), float(np.median(self.noise)))
+
+
+@dataclass(frozen=True)
+class StarPeaks:
+    """Bright star peaks of a frame and how many of them the cosmic-ray mask covers."""
+
+    rows: np.ndarray
+    cols: np.ndarray
+    masked: int
+
+    @property
+    def count(self) -> int:
+        """Number of bright star peaks."""
+        return len(self.rows)
 
 
 @dataclass
@@ -81,6 +153,12 @@ class ReducedImage:
         One sentence per step skipped and why.
     header
         The raw header, updated (None when no header was given).
+    noise
+        The local pixel noise map (ADU), whose inverse square is the weight where unmasked.
+    star_peaks
+        Bright star peaks and how many of them are masked as cosmic rays.
+    unit
+        The pixels' unit (the raw header's BUNIT when it names one, else ADU).
     """
 
     data: np.ndarray
@@ -91,11 +169,26 @@ class ReducedImage:
     applied: tuple[str, ...]
     notes: list[str] = field(default_factory=list)
     header: fits.Header | None = None
+    noise: np.ndarray | None = None
+    star_peaks: StarPeaks | None = None
+    unit: u.UnitBase = u.adu
 
     @property
     def mask(self) -> np.ndarray:
         """Every pixel with weight 0: bad or cosmic ray."""
         return self.bad | self.cosmic_rays
+
+    def to_ccddata(self) -> CCDData:
+        """The frame as astropy's CCDData: unit, inverse-variance uncertainty from the weight,
+        mask, header and its WCS (when the header has one)."""
+        from astropy.wcs import WCS
+
+        wcs = None
+        if self.header is not None and self.header.get("CTYPE1"):
+            wcs = WCS(self.header).celestial
+        return CCDData(self.data, unit=self.unit,
+                       uncertainty=InverseVariance(self.weight, unit=self.unit**-2),
+                       mask=self.mask, meta=self.header, wcs=wcs)
 
 
 def subtract_bias(raw: np.ndarray, bias: np.ndarray) -> np.ndarray:
@@ -148,6 +241,87 @@ def sky_statistics(data: np.ndarray, mask: np.ndarray | None = None) -> SkyStati
     return SkyStatistics(float(median), float(std))
 
 
+def background_map(data: np.ndarray, mask: np.ndarray | None = None, box: int = 64,
+                   filter_size: int = 3) -> BackgroundMap:
+    """Local sky level and pixel noise of an image: sep's Background (sigma-clipped mode and
+    standard deviation in meshes of `box` pixels, median-filtered over `filter_size` meshes,
+    interpolated with splines; the noise measured about that level map), which follows
+    gradients and detector structure that a single frame-wide spread would count as noise.
+
+    Raises
+    ------
+    ValueError
+        When no pixel is usable.
+    """
+    image = np.ascontiguousarray(data, dtype=np.float32)
+    unusable = ~np.isfinite(image)
+    if mask is not None:
+        unusable |= mask
+    if unusable.all():
+        raise ValueError("sky statistics: every pixel is masked or not finite")
+    image = np.where(unusable, 0.0, image).astype(np.float32)
+    box = max(4, min(box, *image.shape))
+    background = sep.Background(image, mask=unusable, bw=box, bh=box, fw=filter_size,
+                                fh=filter_size)
+    level = background.back()
+    # the spread is measured again about the level map: within a mesh a gradient of the sky
+    # would otherwise count as noise
+    residual = np.where(unusable, 0.0, image - level).astype(np.float32)
+    noise = sep.Background(residual, mask=unusable, bw=box, bh=box, fw=filter_size,
+                           fh=filter_size).rms()
+    # a mesh of nearly constant pixels (a saturated plate core, a blank edge) has almost no
+    # spread of its own; its weight would swamp every other pixel's in a regrid or a stack
+    floor = _NOISE_FLOOR * float(np.median(noise))
+    noise = np.maximum(noise, floor if floor > 0 else max(float(background.globalrms), 1e-30))
+    return BackgroundMap(level.astype(np.float32), noise.astype(np.float32))
+
+
+_NOISE_FLOOR = 0.2
+"""The local noise is at least this fraction of its median over the frame."""
+
+
+def star_peaks(data: np.ndarray, background: BackgroundMap, bad: np.ndarray,
+               parameters: ReductionParameters) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The peaks of the stars of a frame: sep detections above `star_threshold` times the
+    local noise whose peak pixel holds less than `star_max_sharpness` of the 3x3 flux around it
+    and whose four side pixels all hold at least `star_min_roundness` of the brightest side.
+
+    Returns
+    -------
+    tuple
+        Rows and columns of the peak pixels, and each peak's height over the local noise.
+    """
+    image = np.ascontiguousarray(np.where(bad, 0.0, data - background.level), dtype=np.float32)
+    noise = np.ascontiguousarray(background.noise, dtype=np.float32)
+    if sep.get_extract_pixstack() < image.size // 4:
+        sep.set_extract_pixstack(image.size // 4)
+    objects = sep.extract(image, parameters.star_threshold, err=noise, mask=bad, minarea=3)
+    rows, cols = objects["ypeak"].astype(np.intp), objects["xpeak"].astype(np.intp)
+    padded = np.pad(image, 1)
+    around = sum(padded[rows + 1 + dr, cols + 1 + dc] for dr in (-1, 0, 1) for dc in (-1, 0, 1))
+    sides = np.stack([padded[rows + 1 + dr, cols + 1 + dc]
+                      for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))])
+    peak = image[rows, cols]
+    round_ = sides.min(axis=0) >= parameters.star_min_roundness * np.maximum(sides.max(axis=0),
+                                                                             1e-30)
+    star = (around > 0) & (peak < parameters.star_max_sharpness * around) & round_
+    return rows[star], cols[star], (peak / noise[rows, cols])[star]
+
+
+def star_core_mask(shape: tuple[int, int], rows: np.ndarray, cols: np.ndarray,
+                   radius: float) -> np.ndarray:
+    """Pixels within `radius` of any of the given peaks."""
+    mask = np.zeros(shape, dtype=bool)
+    reach = math.floor(radius)
+    for dr in range(-reach, reach + 1):
+        for dc in range(-reach, reach + 1):
+            if dr * dr + dc * dc <= radius * radius:
+                r, c = rows + dr, cols + dc
+                inside = (r >= 0) & (r < shape[0]) & (c >= 0) & (c < shape[1])
+                mask[r[inside], c[inside]] = True
+    return mask
+
+
 def find_cosmic_rays(
     data: np.ndarray,
     bad: np.ndarray,
@@ -155,6 +329,8 @@ def find_cosmic_rays(
     gain: float,
     saturation: float,
     parameters: ReductionParameters,
+    background: BackgroundMap | None = None,
+    protected: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cosmic rays in a bias-subtracted, flat-fielded frame, with astroscrappy.
 
@@ -174,13 +350,22 @@ def find_cosmic_rays(
         Electrons per ADU.
     saturation
         Saturation level in the units of `data`.
+    background
+        The local sky level and noise; None: uniform, from `sky`.
+    protected
+        Pixels never flagged (star cores): LACosmic ignores them as it ignores `bad` ones.
 
     Returns
     -------
     tuple
         The cosmic-ray mask and the cleaned data (float32).
     """
-    variance = sky.noise**2 + np.clip(data - sky.level, 0.0, None) / gain
+    if background is None:
+        level, noise = np.float32(sky.level), np.float32(sky.noise)
+    else:
+        level, noise = background.level, background.noise
+    variance = noise**2 + np.clip(data - level, 0.0, None) / gain
+    ignored = bad if protected is None else bad | protected
     # astroscrappy's filters leave the outermost pixels untested; repeat the edge pixels outwards
     # so cosmic rays on the edge are found (a mirrored border would turn a star cut by the edge
     # into a sharp peak that is flagged)
@@ -191,7 +376,7 @@ def find_cosmic_rays(
 
     mask, cleaned = astroscrappy.detect_cosmics(
         padded(data, np.float32),
-        inmask=padded(bad, np.bool_),
+        inmask=padded(ignored, np.bool_),
         invar=padded(variance, np.float32),
         sigclip=parameters.sigclip,
         sigfrac=parameters.sigfrac,
@@ -203,7 +388,11 @@ def find_cosmic_rays(
         cleantype=parameters.cleantype,
     )
     inside = (slice(pad, pad + data.shape[0]), slice(pad, pad + data.shape[1]))
-    return mask[inside] & ~bad, cleaned[inside].astype(np.float32)
+    cleaned = cleaned[inside].astype(np.float32)
+    found = mask[inside] & ~ignored
+    if protected is not None:
+        cleaned[protected] = data[protected]
+    return found, cleaned
 
 
 _EDGE_PAD = 8
@@ -217,8 +406,9 @@ def cosmic_ray_reach(parameters: ReductionParameters) -> int:
     Laplacian and of the fine structure (3 + 3 pixels with the separable medians, 2 + 2
     without), two growths of the mask (2) and the 5x5 replacement of flagged pixels (2); the
     next iteration starts from the replaced image, so the reach adds up over `niter`. The
-    image-wide sky level and noise also enter, as two scalars, and are not counted here. Near
-    the frame's edge the neighbourhood is clipped to the frame.
+    local background and noise maps (meshes of `background_box` pixels) and the star cores
+    protected (sep detections) also enter, as smooth or rare terms, and are not counted here.
+    Near the frame's edge the neighbourhood is clipped to the frame.
     """
     per_iteration = 10 if parameters.separable_median else 8
     if not parameters.detect_cosmic_rays:
@@ -226,15 +416,33 @@ def cosmic_ray_reach(parameters: ReductionParameters) -> int:
     return per_iteration * max(parameters.niter, 1)
 
 
-def weight_map(flat: np.ndarray | None, mask: np.ndarray, sky_noise: float) -> np.ndarray:
-    """Inverse sky variance of a flat-fielded frame: flat**2 / sky_noise**2 (the raw sky noise is
-    nearly uniform and flat division scales it by 1/flat), 0 where `mask` is set."""
-    if not sky_noise > 0:
-        raise ValueError(f"weight map: the sky noise must be positive, got {sky_noise}")
-    response = np.ones(mask.shape, np.float32) if flat is None else flat.astype(np.float32)
-    weight = response**2 / np.float32(sky_noise**2)
-    weight[mask] = 0.0
+def weight_map(noise: np.ndarray | float, mask: np.ndarray) -> np.ndarray:
+    """Inverse sky variance 1 / noise**2 of a frame from its local noise map (already in the
+    units of the flat-fielded frame, so the flat's response is in it), 0 where `mask` is set.
+
+    Raises
+    ------
+    ValueError
+        When the noise is not positive on some unmasked pixel.
+    """
+    noise = np.broadcast_to(np.asarray(noise, dtype=np.float32), mask.shape)
+    if not np.all(noise[~mask] > 0):
+        raise ValueError("weight map: the sky noise must be positive on every unmasked pixel, "
+                         f"got a minimum of {float(np.min(noise[~mask]))}")
+    weight = np.zeros(mask.shape, np.float32)
+    weight[~mask] = 1.0 / noise[~mask].astype(np.float32) ** 2
     return weight
+
+
+def header_unit(header: fits.Header | None) -> u.UnitBase:
+    """The unit the raw header's BUNIT names (counts as ADU), ADU when it names none."""
+    word = "" if header is None else str(header.get("BUNIT", "")).strip()
+    if not word or word.lower() in ("adu", "counts", "count", "dn"):
+        return u.adu
+    try:
+        return u.Unit(word.lower().replace("counts", "count"), parse_strict="raise")
+    except ValueError:
+        return u.adu
 
 
 def reduce_science(
@@ -297,8 +505,8 @@ def reduce_science(
         applied.append("bias")
     else:
         data = raw.copy()
-        notes.append("no master bias: the bias was not subtracted (sky subtraction later "
-                     "removes its mean level)")
+        notes.append("no master bias: its pixel-to-pixel structure stays (the level goes with "
+                     "the overscan, if any, and the sky subtraction)")
     if flat is not None:
         data, low_response = divide_flat(data, flat, parameters.min_flat)
         unusable |= low_response
@@ -306,22 +514,36 @@ def reduce_science(
     else:
         notes.append("no master flat: the frame was not flat-fielded")
     data[unusable] = 0.0
-    sky = sky_statistics(data, unusable)
+    background = background_map(data, unusable, parameters.background_box,
+                                parameters.background_filter)
+    sky = background.statistics
+    rows, cols, height = star_peaks(data, background, unusable, parameters)
     cosmic = np.zeros(data.shape, dtype=bool)
     if parameters.detect_cosmic_rays:
+        protected = (star_core_mask(data.shape, rows, cols, parameters.star_core_radius)
+                     & ~unusable if parameters.protect_stars else None)
         cosmic, data = find_cosmic_rays(data, unusable, sky, gain, saturation - pedestal,
-                                        parameters)
+                                        parameters, background, protected)
         applied.append("cosmic_rays")
     else:
         notes.append("cosmic-ray detection switched off (detect_cosmic_rays=False)")
-    weight = weight_map(flat, unusable | cosmic, sky.noise)
+    bright = height > parameters.bright_peak_snr
+    peaks = StarPeaks(rows[bright], cols[bright], int(cosmic[rows[bright], cols[bright]].sum()))
+    if peaks.masked > parameters.star_peak_warning * peaks.count:
+        notes.append(f"cosmic-ray cleaning masked {peaks.masked} of {peaks.count} bright star "
+                     f"peaks{what} (more than star_peak_warning={parameters.star_peak_warning} "
+                     "of them): raise objlim or star_max_sharpness, or set protect_stars=True")
+    weight = weight_map(background.noise, unusable | cosmic)
+    unit = header_unit(header)
     reduced_header = None if header is None else derived_header(header, {
         "BIASCORR": ("bias" in applied, "master bias subtracted"),
         "FLATCORR": ("flat" in applied, "divided by the master flat"),
         "CRMASKED": (int(cosmic.sum()), "pixels masked as cosmic rays"),
-        "SKYLEVEL": (round(sky.level, 4), "[ADU] sigma-clipped sky level"),
-        "SKYNOISE": (round(sky.noise, 4), "[ADU] sigma-clipped sky noise"),
-        "BUNIT": "ADU",
+        "SKYLEVEL": (float(f"{sky.level:.6g}"), "median local sky level"),
+        "SKYNOISE": (float(f"{sky.noise:.6g}"), "median local pixel noise"),
+        "STARPEAK": (peaks.count, "bright star peaks"),
+        "STARMASK": (peaks.masked, "bright star peaks masked as cosmic rays"),
+        "BUNIT": unit.to_string() if unit != u.adu else "ADU",
     }, f"awlineage reduction: {', '.join(applied) or 'nothing applied'}")
     return ReducedImage(data, weight, cosmic, unusable, sky, tuple(applied), notes,
-                        reduced_header)
+                        reduced_header, background.noise, peaks, unit)

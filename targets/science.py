@@ -96,7 +96,9 @@ class ReducedScienceFrame(ScienceProduct):
     sky_level = persistent("Sky level [ADU]", float, None)
     sky_noise = persistent("Sky noise [ADU]", float, None)
     cosmic_ray_pixels = persistent("Pixels flagged as cosmic rays", int, None)
-    steps = persistent("Steps applied: bias, flat, cosmic_rays", str, [])
+    star_peaks = persistent("Bright star peaks found before cosmic-ray cleaning", int, None)
+    star_peaks_masked = persistent("Bright star peaks masked as cosmic rays", int, None)
+    steps = persistent("Steps applied: overscan, trim, bias, flat, cosmic_rays", str, [])
     notes = persistent("Steps skipped and why", str, [])
     process_params = persistent("Processing parameters", ReducedScienceFrameParameters, None)
     trim_origin = persistent("Raw (row, column) of the frame's pixel (0, 0) after trimming",
@@ -121,6 +123,8 @@ class ReducedScienceFrame(ScienceProduct):
                       *reduced.applied]
         self.notes = [*frame.notes, *reduced.notes]
         self.trim_origin = list(frame.layout.origin)
+        self.star_peaks, self.star_peaks_masked = (reduced.star_peaks.count,
+                                                   reduced.star_peaks.masked)
         store_image(self, reduced.data, reduced.header, WEIGHT=reduced.weight,
                     MASK=reduced.mask)
         with capture_regions(self) as capture:
