@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from astropy.coordinates import SkyCoord
 
 from awlineage import TargetProcessor, select
 from targets.compare import Agreement, agreement, empty_aperture_noise, sep_reference
@@ -68,7 +69,7 @@ def check_real_file(path: Path, *, executor: str = "serial", min_snr: float = 20
     check = FileCheck(path)
     check.failures = [f"{node.cls.__name__}: {result.error}"
                       for node, result in report.failures()]
-    check.blocked = sorted({reason.text for node in report.plan.nodes
+    check.blocked = sorted({reason.message for node in report.plan.nodes
                             if node.state.value == "blocked" for reason in node.reasons})
     for raw in science:
         for sources in _lists_of(raw):
@@ -89,7 +90,9 @@ def _compare(raw: RawScienceFrame, sources: SourceList, min_snr: float,
     found = select(Source.sourcelist == sources).all()
     ra = np.array([s.ra for s in found], float)
     dec = np.array([s.dec for s in found], float)
-    x, y = raw.wcs.world_to_pixel_values(ra, dec) if len(found) else (ra, dec)
+    # the sources' RA/Dec are ICRS (the grid's frame); the raw WCS may be in FK5
+    x, y = raw.wcs.world_to_pixel(SkyCoord(ra, dec, unit="deg", frame="icrs")) \
+        if len(found) else (ra, dec)
     frame = next(f for f in sources.coadd.regridded_frames if f.raw.object_id == raw.object_id)
     flux = np.array([s.flux for s in found], float) / frame.scale  # e-/s -> raw units
     coadd, weight = read_hdu(sources.coadd)[0], read_hdu(sources.coadd, "WEIGHT")[0]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from astropy.io import fits
 from astropy.wcs import WCS
-from astropy.wcs.utils import proj_plane_pixel_area, proj_plane_pixel_scales
+from astropy.wcs.utils import pixel_to_pixel, proj_plane_pixel_area, proj_plane_pixel_scales
 from reproject import reproject_interp
 
 from targets.errors import GridError
@@ -316,10 +316,11 @@ class PixelTransform:
         return self._map(np.asarray(rows, dtype=np.float64), np.asarray(cols, dtype=np.float64))
 
     def _map(self, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # through sky coordinates in their frames, as reproject does: a frame in FK5 (EQUINOX
+        # 2000 and no RADESYS) is 20 mas from the grid's ICRS, 0.4 pixel at HST's scale
         out_wcs, in_wcs = self._wcs()
-        ra, dec = out_wcs.pixel_to_world_values(cols, rows)
-        x, y = in_wcs.world_to_pixel_values(ra, dec)
-        return np.asarray(y), np.asarray(x)
+        x, y = pixel_to_pixel(out_wcs, in_wcs, cols, rows)
+        return np.asarray(y, dtype=np.float64), np.asarray(x, dtype=np.float64)
 
     def contributing_cells(self, rows: np.ndarray,
                            cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
