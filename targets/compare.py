@@ -140,19 +140,13 @@ def agreement(reference: np.ndarray, x: np.ndarray, y: np.ndarray, flux: np.ndar
                      float(np.median(ratio)) if hit.any() else float("nan"))
 
 
-def empty_aperture_noise(image: np.ndarray, weight: np.ndarray, radius: float,
-                         *, apertures: int = 2000, seed: int = 0) -> tuple[float, float]:
-    """The measured and the predicted noise of a circular aperture of `radius` pixels on
-    empty sky.
-
-    Apertures are dropped at random where no pixel is masked (weight 0) or part of a source
-    (sep's segmentation, grown by the radius); measured = 1.4826 x the median absolute
-    deviation of their sums, predicted = the median over them of sqrt(sum of 1 / weight).
-
-    Raises
-    ------
-    ValueError
-        When fewer than 50 apertures fit on empty sky.
+def empty_aperture_scatter(image: np.ndarray, weight: np.ndarray, radii: np.ndarray,
+                           *, apertures: int = 2000, seed: int = 0) -> np.ndarray:
+    """The measured noise of circular apertures of each of `radii` pixels on empty sky:
+    1.4826 x the median absolute deviation of the sums of apertures dropped at random where no
+    pixel is masked (weight 0) or part of a source (sep's segmentation at 1.5 sigma, grown by
+    the radius), after sep's background is subtracted. NaN for a radius that fewer than 30
+    apertures fit on empty sky (a crowded field).
     """
     data = np.ascontiguousarray(image, dtype=np.float64)
     good = np.isfinite(data) & (weight > 0)
@@ -161,22 +155,44 @@ def empty_aperture_noise(image: np.ndarray, weight: np.ndarray, radius: float,
     data -= background.back()
     _, segmentation = sep.extract(data, 1.5, err=background.rms(), mask=~good,
                                   segmentation_map=True)
-    reach = int(np.ceil(radius))
-    busy = _grow(segmentation > 0, reach + 1) | _grow(~good, reach)
     rng = np.random.default_rng(seed)
     rows, cols = data.shape
-    margin = int(np.ceil(radius)) + 1
-    free = np.argwhere(~busy[margin:rows - margin, margin:cols - margin]) + margin
-    if len(free) < 50:
-        raise ValueError(f"empty-aperture noise: only {len(free)} free positions for "
-                         f"apertures of radius {radius}")
-    chosen = free[rng.choice(len(free), size=min(apertures, len(free)), replace=False)]
-    y, x = chosen[:, 0].astype(float), chosen[:, 1].astype(float)
-    sums, _, _ = sep.sum_circle(data, x, y, radius, subpix=1)
-    variance = np.where(good, 1.0 / np.where(good, weight, 1.0), 0.0)
-    predicted, _, _ = sep.sum_circle(np.ascontiguousarray(variance), x, y, radius, subpix=1)
-    measured = 1.4826 * np.median(np.abs(sums - np.median(sums)))
-    return float(measured), float(np.median(np.sqrt(predicted)))
+    scatter = []
+    for radius in np.asarray(radii, dtype=float):
+        reach = int(np.ceil(radius))
+        busy = _grow(segmentation > 0, reach + 1) | _grow(~good, reach)
+        margin = reach + 1
+        free = np.argwhere(~busy[margin:rows - margin, margin:cols - margin]) + margin
+        if len(free) < 30:
+            scatter.append(np.nan)
+            continue
+        chosen = free[rng.choice(len(free), size=min(apertures, len(free)), replace=False)]
+        sums, _, _ = sep.sum_circle(data, chosen[:, 1].astype(float),
+                                    chosen[:, 0].astype(float), radius, subpix=5)
+        scatter.append(1.4826 * np.median(np.abs(sums - np.median(sums))))
+    return np.asarray(scatter)
+
+
+def error_honesty(flux_err: np.ndarray, radius: np.ndarray, image: np.ndarray,
+                  weight: np.ndarray, *, points: int = 6) -> float:
+    """Median over sources of their flux error over the scatter measured with empty-sky
+    apertures of their aperture's radius (interpolated between `points` radii): 1 is honest.
+    Give sources whose error is dominated by the sky (faint ones); sources whose aperture is
+    too large for the empty sky of the image are left out; NaN when none is left."""
+    usable = np.isfinite(flux_err) & np.isfinite(radius) & (radius > 0)
+    if not usable.any():
+        return float("nan")
+    radius = radius[usable]
+    grid = np.geomspace(radius.min(), max(radius.max(), radius.min() * 1.01), points)
+    scatter = empty_aperture_scatter(image, weight, grid)
+    measured = np.isfinite(scatter)
+    if not measured.any():
+        return float("nan")
+    inside = radius <= grid[measured].max()
+    if not inside.any():
+        return float("nan")
+    expected = np.interp(radius[inside], grid[measured], scatter[measured])
+    return float(np.median(flux_err[usable][inside] / expected))
 
 
 def _grow(mask: np.ndarray, pixels: int) -> np.ndarray:
@@ -185,5 +201,5 @@ def _grow(mask: np.ndarray, pixels: int) -> np.ndarray:
     return binary_dilation(mask, iterations=max(pixels, 1))
 
 
-__all__ = ["REFERENCE_DTYPE", "Agreement", "agreement", "empty_aperture_noise",
-           "sep_reference"]
+__all__ = ["REFERENCE_DTYPE", "Agreement", "agreement", "empty_aperture_scatter",
+           "error_honesty", "sep_reference"]

@@ -14,10 +14,13 @@ import numpy as np
 from astropy.coordinates import SkyCoord
 
 from awlineage import TargetProcessor, select
-from targets.compare import Agreement, agreement, empty_aperture_noise, sep_reference
+from targets.compare import Agreement, agreement, error_honesty, sep_reference
+from targets.extraction import ExtractionParameters
 from targets.images import read_hdu
+from targets.parameters import stage_parameters
 from targets.pipeline import ReducedScienceFrame, Source, SourceList, ingest
 from targets.raw_frames import RawScienceFrame
+from targets.source_lists import read_sources
 
 
 @dataclass
@@ -35,7 +38,8 @@ class FrameCheck:
     agreement
         Bright reference sources matched, offset, flux ratio.
     error_ratio
-        Predicted over measured noise of empty-sky apertures on the coadd (1 is honest).
+        The faint sources' flux errors over the measured scatter of empty-sky apertures of
+        their size on the coadd (1 is honest).
     peaks_kept
         Fraction of the bright reference sources' peak pixels unmasked in the reduced frame.
     """
@@ -60,8 +64,8 @@ class FileCheck:
     """Errors of makes that failed."""
 
 
-def check_real_file(path: Path, *, executor: str = "serial", min_snr: float = 20.0,
-                    aperture_radius: float = 3.0) -> FileCheck:
+def check_real_file(path: Path, *, executor: str = "serial", min_snr: float = 20.0
+                    ) -> FileCheck:
     """Ingest `path`, make every SourceList it leads to, and compare (see the module)."""
     ingested = ingest([path]).ingested
     science = [frame for frame in ingested if isinstance(frame, RawScienceFrame)]
@@ -73,7 +77,7 @@ def check_real_file(path: Path, *, executor: str = "serial", min_snr: float = 20
                             if node.state.value == "blocked" for reason in node.reasons})
     for raw in science:
         for sources in _lists_of(raw):
-            check.frames.append(_compare(raw, sources, min_snr, aperture_radius))
+            check.frames.append(_compare(raw, sources, min_snr))
     return check
 
 
@@ -83,8 +87,7 @@ def _lists_of(raw: RawScienceFrame) -> list[SourceList]:
                    for frame in sources.coadd.regridded_frames)]
 
 
-def _compare(raw: RawScienceFrame, sources: SourceList, min_snr: float,
-             radius: float) -> FrameCheck:
+def _compare(raw: RawScienceFrame, sources: SourceList, min_snr: float) -> FrameCheck:
     pixels = read_hdu(raw)[0]
     reference = sep_reference(pixels)
     found = select(Source.sourcelist == sources).all()
@@ -95,14 +98,26 @@ def _compare(raw: RawScienceFrame, sources: SourceList, min_snr: float,
         if len(found) else (ra, dec)
     frame = next(f for f in sources.coadd.regridded_frames if f.raw.object_id == raw.object_id)
     flux = np.array([s.flux for s in found], float) / frame.scale  # e-/s -> raw units
-    coadd, weight = read_hdu(sources.coadd)[0], read_hdu(sources.coadd, "WEIGHT")[0]
-    measured, predicted = empty_aperture_noise(coadd, weight, radius)
     return FrameCheck(
         frame=raw.original_name, sources=len(found), reference=len(reference),
         agreement=agreement(reference, np.asarray(x), np.asarray(y), flux, min_snr=min_snr,
                             shape=pixels.shape),
-        error_ratio=predicted / measured if measured > 0 else float("nan"),
+        error_ratio=_error_ratio(sources),
         peaks_kept=_peaks_kept(raw, reference, min_snr))
+
+
+def _error_ratio(sources: SourceList, max_snr: float = 10.0) -> float:
+    """The faint (sky-limited) unflagged sources' flux errors over the scatter of empty-sky
+    apertures of the same size on the coadd (`targets.compare.error_honesty`)."""
+    table = read_sources(sources)
+    flux, error = np.asarray(table["flux"].value), np.asarray(table["flux_err"].value)
+    parameters = stage_parameters(sources.process_params, ExtractionParameters)
+    radius = np.maximum(parameters.kron_factor * np.asarray(table["kron_radius"]) *
+                        np.sqrt(np.asarray(table["a"].value) * np.asarray(table["b"].value)),
+                        parameters.min_radius)
+    faint = (np.asarray(table["flags"]) == 0) & (error > 0) & (flux < max_snr * error)
+    coadd, weight = read_hdu(sources.coadd)[0], read_hdu(sources.coadd, "WEIGHT")[0]
+    return error_honesty(error[faint], radius[faint], coadd, weight)
 
 
 def _peaks_kept(raw: RawScienceFrame, reference: np.ndarray, min_snr: float) -> float:

@@ -5,6 +5,8 @@ with units (``TUNITn``): `source_table` writes one, `read_sources` reads it back
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from astropy import units as u
 from astropy.io import fits
@@ -156,7 +158,7 @@ class SourceList(Process, DataObject):
         self.store(fits.HDUList([fits.PrimaryHDU(header=_list_header(header)), table]))
         for number, row in enumerate(sources):
             Source(sourcelist=self, number=number, **{
-                name: row[name].item() for name in Source.MEASURED})
+                name: _measured(row[name].item()) for name in Source.MEASURED})
         with capture_regions(self) as capture:  # a row depends on its star's pixel box
             call = capture.operator(payload_boxes(), [capture.array(
                 self.coadd, shape=data.shape)], hdu=SOURCES_HDU, shape=(len(sources),))
@@ -174,6 +176,12 @@ def _list_header(coadd_header: fits.Header) -> fits.Header:
         if keyword in coadd_header:
             kept[keyword] = (coadd_header[keyword], coadd_header.comments[keyword])
     return kept
+
+
+def _measured(value: float | int) -> float | int | None:
+    """A measurement as a Source stores it: None where sep could not measure (NaN, as for a
+    source cut by the frame's edge whose aperture holds no pixel); the table keeps the NaN."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 class Source(DBObject):
