@@ -173,6 +173,39 @@ def empty_aperture_scatter(image: np.ndarray, weight: np.ndarray, radii: np.ndar
     return np.asarray(scatter)
 
 
+def empty_aperture_noise(image: np.ndarray, weight: np.ndarray, radius: float,
+                         *, apertures: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """The measured and the weight-predicted noise of circular apertures of `radius` pixels
+    on empty sky: measured as `empty_aperture_scatter`; predicted, the median over the same
+    kind of random empty positions of sqrt(sum of 1 / weight) in the aperture."""
+    measured = float(empty_aperture_scatter(image, weight, [radius], apertures=apertures,
+                                            seed=seed)[0])
+    good = np.isfinite(image) & (weight > 0)
+    variance = np.ascontiguousarray(np.where(good, 1.0 / np.where(good, weight, 1.0), 0.0))
+    reach = int(np.ceil(radius)) + 1
+    rows, cols = weight.shape
+    free = np.argwhere(~_grow(~good, reach)[reach:rows - reach, reach:cols - reach]) + reach
+    if len(free) == 0:
+        return measured, float("nan")
+    rng = np.random.default_rng(seed)
+    chosen = free[rng.choice(len(free), size=min(apertures, len(free)), replace=False)]
+    predicted, _, _ = sep.sum_circle(variance, chosen[:, 1].astype(float),
+                                     chosen[:, 0].astype(float), radius, subpix=5)
+    return measured, float(np.median(np.sqrt(predicted)))
+
+
+def pixel_noise(data: np.ndarray, mask: np.ndarray | None = None) -> float:
+    """Robust pixel-to-pixel noise of an image: 1.4826 x the median absolute deviation of the
+    differences of horizontal neighbours, over sqrt(2); gradients and sources barely enter.
+    Pairs with a masked or non-finite pixel are left out."""
+    difference = data[:, 1:] - data[:, :-1]
+    good = np.isfinite(difference)
+    if mask is not None:
+        good &= ~(mask[:, 1:] | mask[:, :-1])
+    values = difference[good]
+    return float(1.4826 * np.median(np.abs(values - np.median(values))) / np.sqrt(2.0))
+
+
 def error_honesty(flux_err: np.ndarray, radius: np.ndarray, image: np.ndarray,
                   weight: np.ndarray, *, points: int = 6) -> float:
     """Median over sources of their flux error over the scatter measured with empty-sky
@@ -201,5 +234,5 @@ def _grow(mask: np.ndarray, pixels: int) -> np.ndarray:
     return binary_dilation(mask, iterations=max(pixels, 1))
 
 
-__all__ = ["REFERENCE_DTYPE", "Agreement", "agreement", "empty_aperture_scatter",
-           "error_honesty", "sep_reference"]
+__all__ = ["REFERENCE_DTYPE", "Agreement", "agreement", "empty_aperture_noise",
+           "empty_aperture_scatter", "error_honesty", "pixel_noise", "sep_reference"]

@@ -73,8 +73,11 @@ def check_real_file(path: Path, *, executor: str = "serial", min_snr: float = 20
     check = FileCheck(path)
     check.failures = [f"{node.cls.__name__}: {result.error}"
                       for node, result in report.failures()]
-    check.blocked = sorted({reason.message for node in report.plan.nodes
-                            if node.state.value == "blocked" for reason in node.reasons})
+    reasons = [reason for node in report.plan.nodes if node.state.value == "blocked"
+               for reason in node.reasons]
+    # why a target cannot be made first, then what that blocks in turn
+    check.blocked = list(dict.fromkeys(reason.message for reason in sorted(
+        reasons, key=lambda reason: reason.kind != "blocked")))
     for raw in science:
         for sources in _lists_of(raw):
             check.frames.append(_compare(raw, sources, min_snr))
