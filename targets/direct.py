@@ -251,7 +251,7 @@ class _Chain:
             frame = self.corrected([raw], f"reduction of {raw.name}")[0]
             reduced = reduce_science(
                 frame.data, bias=None if bias is None else bias.data,
-                flat=None if flat is None else flat.data, gain=values.gain,
+                flat=None if flat is None else flat.data, gain=values.electrons_per_unit,
                 saturation=values.saturation - frame.level, parameters=self.p.reduction,
                 header=frame.header, bad=frame.raw_trimmed >= values.saturation, name=raw.name)
             self.run.reduced[raw.name] = reduced
@@ -291,7 +291,7 @@ class _Chain:
             for filter_name, group in sorted(by_filter.items()):
                 # electrons per second: frames of chips with different gains agree
                 image = coadd([run.regridded[raw.name] for raw in group],
-                              [raw.values.gain / (raw.values.exptime or 1.0) for raw in group],
+                              [raw.values.electrons_per_second for raw in group],
                               self.p.coadd, unit="electron/s")
                 run.coadds[(pointing, filter_name)] = image
                 self.save(f"coadd_{pointing}_{filter_name}.fits", image.data, image.header,

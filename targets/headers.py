@@ -100,6 +100,8 @@ class HeaderValues:
         The celestial WCS, or None.
     shape
         (rows, columns) from NAXIS2 and NAXIS1, or None.
+    unit
+        The pixels' unit as BUNIT writes it ('' when the header has none: ADU).
     defaults
         For each value that is a default: a sentence saying which keywords were missing or
         unreadable and what was used instead.
@@ -119,12 +121,47 @@ class HeaderValues:
     saturation: float
     wcs: WCS | None
     shape: tuple[int, int] | None
+    unit: str = ""
     defaults: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def electrons_per_unit(self) -> float:
+        """Electrons a pixel value of 1 stands for (see `electrons_per_unit`)."""
+        return electrons_per_unit(self.gain, self.exptime, self.unit)
+
+    @property
+    def electrons_per_second(self) -> float:
+        """Factor from a pixel value to electrons per second (see `electrons_per_second`)."""
+        return electrons_per_second(self.gain, self.exptime, self.unit)
 
     def describe_defaults(self) -> list[str]:
         """One sentence per default used, for the user."""
         return [f"{name}: {reason}" for name, reason in self.defaults.items()]
+
+
+_RATE = re.compile(r"(/\s*(s|sec|second)\b|\bs(ec)?\s*(\*\*|\^)?\s*-1\b|\bper\s+sec)")
+
+
+def is_rate(unit: str) -> bool:
+    """Whether a BUNIT names a rate: 'COUNTS/S', 'electron/s', 'DN s-1', 'e-/sec' ...
+
+    >>> is_rate("COUNTS/S"), is_rate("electron / s"), is_rate("ADU"), is_rate("")
+    (True, True, False, False)
+    """
+    return bool(_RATE.search(unit.strip().lower()))
+
+
+def electrons_per_unit(gain: float, exptime: float, unit: str) -> float:
+    """Electrons a pixel value of 1 stands for: the gain, times the exposure time when the
+    pixels are a rate (BUNIT counts/s: HST's calibrated frames), for Poisson noise."""
+    return gain * (exptime or 1.0) if is_rate(unit) else gain
+
+
+def electrons_per_second(gain: float, exptime: float, unit: str) -> float:
+    """Factor from a pixel value to electrons per second: gain / exposure time, or the gain
+    alone when the pixels are already a rate."""
+    return gain if is_rate(unit) else gain / (exptime or 1.0)
 
 
 def parse_kind(value: str | FrameKind) -> FrameKind:
@@ -194,6 +231,7 @@ def interpret_header(
                                  minimum=1e-6),
         wcs=_celestial_wcs(reader, report=science),
         shape=_shape(header),
+        unit=str(header.get("BUNIT", "") or "").strip(),
         defaults=reader.defaults,
         sources=reader.sources,
     )

@@ -19,7 +19,13 @@ from astropy.wcs import WCS
 
 from awlineage import DataObject, commit, persistent, select
 from targets.errors import HeaderError
-from targets.headers import FrameKind, HeaderValues, parse_kind
+from targets.headers import (
+    FrameKind,
+    HeaderValues,
+    electrons_per_second,
+    electrons_per_unit,
+    parse_kind,
+)
 from targets.raw_files import RawFile, RawFileError, interpret_frames, read_raw_file
 
 
@@ -50,11 +56,24 @@ class RawFrame(DataObject):
                            str, "")
     source_hash = persistent("SHA-256 of the original file ingested (shared by the frames of "
                              "a multi-extension file)", str, None, index=True)
+    unit = persistent("Unit of the pixels (BUNIT); empty: ADU", str, "")
 
     @property
     def shape(self) -> tuple[int, int]:
         """(rows, columns) of the image."""
         return self.rows, self.columns
+
+    @property
+    def electrons_per_unit(self) -> float:
+        """Electrons a pixel value of 1 stands for: the gain, times the exposure time when
+        the pixels are a rate (BUNIT counts/s: HST's calibrated frames)."""
+        return electrons_per_unit(self.gain, self.exptime, self.unit)
+
+    @property
+    def electrons_per_second(self) -> float:
+        """Factor from a pixel value to electrons per second: gain / exposure time, or the gain
+        alone when the pixels are already a rate."""
+        return electrons_per_second(self.gain, self.exptime, self.unit)
 
     @property
     def wcs(self) -> WCS | None:
@@ -107,7 +126,7 @@ def raw_frame(values: HeaderValues, path: Path, original: Path | None = None,
         # the database stores finite floats only: no level is the largest float
         saturation=min(values.saturation, sys.float_info.max), rows=rows,
         columns=columns, wcs_header=wcs_text, defaults_used=values.describe_defaults(),
-        extension=extension, source_hash=source_hash)
+        extension=extension, source_hash=source_hash, unit=values.unit)
 
 
 @dataclass

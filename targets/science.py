@@ -112,7 +112,8 @@ class ReducedScienceFrame(ScienceProduct):
         parameters = stage_parameters(self.process_params, ReductionParameters)
         # saturation is a raw level: flag it on the raw pixels, and give LACosmic the level
         # above the overscan
-        reduced = reduce_science(frame.data, bias=bias, flat=flat, gain=self.raw.gain,
+        reduced = reduce_science(frame.data, bias=bias, flat=flat,
+                                 gain=self.raw.electrons_per_unit,
                                  saturation=self.raw.saturation - frame.level,
                                  parameters=parameters, header=frame.header,
                                  bad=frame.raw_trimmed >= self.raw.saturation, name=name)
@@ -211,7 +212,8 @@ class RegriddedFrame(ScienceProduct):
     grid = persistent("The pointing's sky grid", PointingGrid, None)
     origin_row = persistent("Grid row of the image's row 0", int, None)
     origin_col = persistent("Grid column of the image's column 0", int, None)
-    scale = persistent("Factor to electrons per second (gain / exposure time)", float, None)
+    scale = persistent("Factor to electrons per second (gain / exposure time; the gain for "
+                       "pixels that are a rate)", float, None)
     process_params = persistent("Processing parameters", RegriddedFrameParameters, None)
 
     def make(self) -> None:
@@ -221,7 +223,7 @@ class RegriddedFrame(ScienceProduct):
         grid, wcs = self.grid.sky_grid(), reduced_wcs(self.reduced, data.shape)
         image = regrid(data, weight, wcs, grid, parameters, header, self.reduced.sky_level)
         self.origin_row, self.origin_col = image.origin
-        self.scale = self.raw.gain / (self.raw.exptime or 1.0)
+        self.scale = self.raw.electrons_per_second
         store_image(self, image.data, image.header, WEIGHT=image.weight)
         # lineage from the WCSs at query time (map mode): nothing stored, no capture cost
         transform = PixelTransform(wcs, data.shape, grid, image.origin, parameters.order)

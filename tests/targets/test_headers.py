@@ -226,3 +226,18 @@ def test_eso_hierarch_keywords_are_understood():
     values = interpret_header(header)
     assert (values.kind, values.chip, values.filter) == (FrameKind.DOMEFLAT, "CCD_51",
                                                          "R_SPECIAL")
+
+
+@pytest.mark.parametrize(("unit", "per_unit", "per_second"), [
+    ("COUNTS/S", 4200.0, 7.0), ("electron / s", 4200.0, 7.0), ("DN s-1", 4200.0, 7.0),
+    ("ADU", 7.0, 7.0 / 600.0), ("", 7.0, 7.0 / 600.0), ("COUNTS", 7.0, 7.0 / 600.0),
+])
+def test_pixels_that_are_a_rate_stand_for_gain_times_exposure_electrons(unit, per_unit,
+                                                                        per_second):
+    """HST's calibrated frames are counts per second: their Poisson noise and their scale to
+    electrons per second must not treat them as counts."""
+    values = interpret_header(fits.Header({"IMAGETYP": "object", "GAIN": 7.0, "EXPTIME": 600.0,
+                                           "BUNIT": unit}))
+    assert values.unit == unit
+    assert values.electrons_per_unit == pytest.approx(per_unit)
+    assert values.electrons_per_second == pytest.approx(per_second)
