@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import sep
 
+from targets.compare import sep_reference
 from targets.extraction import (
     ExtractionParameters,
     empty_aperture_factors,
@@ -156,3 +157,20 @@ def test_unusable_input_is_refused():
         extract_sources(np.ones((8, 8)), np.zeros((8, 8)))
     with pytest.raises(ValueError, match="differs from weight shape"):
         extract_sources(np.ones((8, 8)), np.ones((8, 9)))
+
+
+def test_reference_signal_to_noise_is_the_sources_own_light():
+    """The real-data check asks the pipeline for the sources sep finds with S/N > 20; a faint
+    source beside a bright star must not count as bright through the star's light in its Kron
+    aperture (on the MUSE white-light image such a source had S/N 327, 9 of its own)."""
+    shape = (128, 128)
+    alone, beside = [], []
+    for star_flux, found in ((0.0, alone), (20000.0, beside)):
+        image = render_stars(shape, np.array([60.0, 72.0]), np.array([64.0, 64.0]),
+                             np.array([star_flux, 150.0]), 1.5)
+        image += np.random.default_rng(7).normal(0.0, 1.0, shape)
+        reference = sep_reference(image)
+        nearest = np.argmin(np.hypot(reference["x"] - 72.0, reference["y"] - 64.0))
+        assert abs(reference["x"][nearest] - 72.0) < 1.0
+        found.append(reference["snr"][nearest])
+    assert beside[0] == pytest.approx(alone[0], rel=0.3)
