@@ -140,8 +140,10 @@ def test_image_without_wcs_gives_pixel_positions_only():
 
 
 def test_pure_noise_gives_almost_no_sources():
-    noise = np.random.default_rng(3).normal(0.0, 1.0, (200, 200))
-    assert extract_sources(noise, np.ones(noise.shape)).nsources <= 2
+    """At the 2.5 sigma threshold white noise gives about one detection per 12,000 pixels
+    (11 to 16 on 400 x 400 images, seeds 0-4); at 2.0 sigma it gives about 110."""
+    noise = np.random.default_rng(3).normal(0.0, 1.0, (400, 400))
+    assert extract_sources(noise, np.ones(noise.shape)).nsources < noise.size / 5000
 
 
 def test_masked_pixels_are_not_detected():
@@ -149,7 +151,10 @@ def test_masked_pixels_are_not_detected():
     image[30:33, 30:33] = 500.0
     weight = np.ones(image.shape)
     weight[30:33, 30:33] = 0.0
-    assert extract_sources(image, weight).nsources == 0
+    sources = extract_sources(image, weight).sources
+    # noise peaks elsewhere may be found (2.5 sigma: one per 12,000 pixels); none at the block
+    assert not (np.hypot(sources["x"] - 31.0, sources["y"] - 31.0) < 6.0).any()
+    assert len(sources) <= 2
 
 
 def test_unusable_input_is_refused():
