@@ -297,9 +297,20 @@ def test_the_pipeline_makes_a_source_list_of_the_plate_scan_at_its_modern_coordi
     assert len(found) >= 5
     background = sep.Background(data.astype(np.float64))
     stars = sep.extract(data.astype(np.float64) - background, 5.0, err=background.globalrms)
+    inside = (stars["x"] > 5) & (stars["x"] < data.shape[1] - 6) & (stars["y"] > 5) & \
+        (stars["y"] < data.shape[0] - 6)
+    stars = stars[inside & (stars["flag"] == 0)]  # alone and whole: positions to compare
     ra, dec = _modern_only(raw).pixel_to_world_values(stars["x"], stars["y"])
-    offsets = []
-    for source in found:
-        separation = np.hypot((ra - source.ra) * np.cos(np.radians(dec)), dec - source.dec)
+    source_ra = np.array([source.ra for source in found])
+    source_dec = np.array([source.dec for source in found])
+    offsets = []  # from each of sep's 5-sigma stars to the nearest source of the pipeline
+    for star_ra, star_dec in zip(ra, dec, strict=True):
+        separation = np.hypot((source_ra - star_ra) * np.cos(np.radians(star_dec)),
+                              source_dec - star_dec)
         offsets.append(separation.min() * 3600.0)
-    assert np.median(offsets) < 1.0  # arcsec; the pixels are 1.7" (the plate solution: 70"+)
+    # arcsec; the pixels are 1.7" (with the plate solution sources were 70"+ off): many of
+    # sep's stars have a source within 2" (blends deblend differently), under a pixel away
+    offsets = np.array(offsets)
+    close = offsets < 2.0
+    assert len(offsets) >= 5 and close.mean() > 0.4, offsets  # by chance: 2%
+    assert np.median(offsets[close]) < 0.5
