@@ -180,8 +180,10 @@ def _split(path: Path, readable: Path, raw: RawFile) -> None:
             hdus = fits.open(readable, memmap=False, lazy_load_hdus=False,
                              do_not_scale_image_data=True)
     except Exception as exc:  # astropy raises OSError, ValueError, ... for a file that is not FITS
-        raise RawFileError(f"{path} is not a FITS file ({' '.join(str(exc).split())})") \
-            from None
+        with readable.open("rb") as stream:
+            starts_as_fits = stream.read(9) == b"SIMPLE  ="
+        what = "is truncated or corrupt" if starts_as_fits else "is not a FITS file"
+        raise RawFileError(f"{path} {what} ({' '.join(str(exc).split())})") from None
     with hdus, readable.open("rb") as stream:
         _check_complete(path, readable, hdus, size)
         candidates = _candidates(path, hdus, raw.skipped)

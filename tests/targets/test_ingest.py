@@ -213,6 +213,9 @@ def bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     (tmp_path / "cut_header.fits").write_bytes(mosaic[:46080 + 400])  # inside SCI,4's header
     made["cut in a header"] = tmp_path / "cut_header.fits", \
         r"cut_header\.fits: the file is truncated or corrupt: 400 bytes after"
+    (tmp_path / "cut_primary.fits").write_bytes(mosaic[:1000])  # inside the primary header
+    made["cut in the primary header"] = tmp_path / "cut_primary.fits", \
+        r"cut_primary\.fits is truncated or corrupt"
     (tmp_path / "three.fits").write_bytes(mosaic[:46080])  # SCI,4 gone whole
     made["extension missing"] = tmp_path / "three.fits", \
         r"three\.fits: the file is truncated: NEXTEND = 4 but it holds 3"
@@ -245,6 +248,7 @@ def bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
 
 
 @pytest.mark.parametrize("what", ["not FITS", "truncated", "cut in a header",
+                                  "cut in the primary header",
                                   "extension missing", "3-d cube", "0x0", "all NaN", "all BLANK",
                                   "no image", "no exposure"])
 def test_bad_file_is_refused_by_name_and_the_good_ones_are_committed(db, data_dir, tmp_path,
