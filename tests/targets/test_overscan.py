@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
+import ccdproc
 import numpy as np
 import pytest
 from astropy.io import fits
@@ -211,7 +212,6 @@ def test_frames_combined_must_be_cut_the_same_way() -> None:
 # -- the real frame against ccdproc ---------------------------------------------------------
 
 def test_the_saao_frame_matches_ccdproc_overscan_and_trim() -> None:
-    ccdproc = pytest.importorskip("ccdproc")
     from astropy.nddata import CCDData
 
     path = REAL_FILES["saao_overscan"].path()
@@ -412,7 +412,6 @@ def test_the_direct_chain_trims_masters_and_frames_and_regrids_with_the_trimmed_
 def test_the_direct_chain_reduces_the_saao_frame_as_ccdproc_does() -> None:
     """Overscan, trim and reduction of the real frame against ccdproc's overscan and trim, on
     every pixel the reduction keeps (cosmic-ray pixels are replaced, and weighted 0)."""
-    ccdproc = pytest.importorskip("ccdproc")
     from astropy.nddata import CCDData
 
     from targets.direct import run_direct
