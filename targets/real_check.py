@@ -130,20 +130,12 @@ def _peaks_kept(raw: RawScienceFrame, reference: np.ndarray, min_snr: float) -> 
         return float("nan")
     mask = read_hdu(reduced, "MASK", np.uint8)[0].astype(bool)
     bright = reference[(reference["snr"] > min_snr) & (reference["flags"] == 0)]
-    row0, col0 = _trim_origin(reduced)
+    row0, col0 = reduced.trim_origin or (0, 0)  # raw (row, column) of reduced pixel (0, 0)
     rows, cols = bright["peak_row"] - row0, bright["peak_col"] - col0
     inside = (rows >= 0) & (rows < mask.shape[0]) & (cols >= 0) & (cols < mask.shape[1])
     if not inside.any():
         return float("nan")
     return float(np.mean(~mask[rows[inside], cols[inside]]))
-
-
-def _trim_origin(reduced: ReducedScienceFrame) -> tuple[int, int]:
-    """Raw (row, column) of the reduced frame's pixel (0, 0): where the trim began."""
-    origin = getattr(reduced, "trim_origin", None)
-    if origin:
-        return int(origin[0]), int(origin[1])
-    return 0, 0
 
 
 __all__ = ["FileCheck", "FrameCheck", "check_real_file"]

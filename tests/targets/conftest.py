@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from awlineage.storage import forget_data_server, use_data_server
 from targets.direct import DirectRun, run_direct
 from targets.sky import SkyParameters, WrittenNight, write_night
 
@@ -27,3 +28,10 @@ def direct_run(night: WrittenNight) -> DirectRun:
 def raw_by_name(night: WrittenNight) -> dict[str, Path]:
     """Raw file paths by file name."""
     return {path.name: path for path in night.paths}
+
+
+@pytest.fixture
+def data_server(tmp_path: Path):
+    """A data server in a folder of the test's own (the embedded default), forgotten after."""
+    yield use_data_server(str(tmp_path / "data"))
+    forget_data_server()

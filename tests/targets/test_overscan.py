@@ -16,7 +16,6 @@ from astropy.wcs import WCS
 
 from awlineage import TargetProcessor, backward, forward, select
 from awlineage.regions import Boxes, Shapes
-from awlineage.storage import forget_data_server, use_data_server
 from targets.fitsio import read_image
 from targets.images import read_hdu
 from targets.overscan import (
@@ -321,12 +320,6 @@ def chip_files(tmp_path: Path) -> dict[str, list[Path]]:
         "flat": [_write(raw, f"flat{i}.fits", "flat", 20 + i, 5000.0) for i in range(3)],
         "science": [_write(raw, "sci.fits", "object", 30, 200.0)],
     }
-
-
-@pytest.fixture
-def data_server(tmp_path: Path):
-    yield use_data_server(str(tmp_path / "data"))
-    forget_data_server()
 
 
 def test_masters_and_reduction_are_trimmed_and_lineage_follows_the_trim(

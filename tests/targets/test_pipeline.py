@@ -5,8 +5,6 @@ parameter remakes only what depends on it; a frame with no calibrations still gi
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import sep
@@ -16,7 +14,6 @@ from astropy.wcs import WCS
 
 from awlineage import TargetProcessor, backward, select
 from awlineage.processing import State
-from awlineage.storage import forget_data_server, use_data_server
 from targets.images import read_hdu
 from targets.pipeline import (
     BiasFrame,
@@ -36,12 +33,6 @@ from targets.source_lists import read_sources
 from tests.targets.truth import isolated, match_to_stars
 
 TRUNCATED = sep.OBJ_TRUNC | sep.APER_TRUNC  # cut by the coadd's edge: no fair position
-
-
-@pytest.fixture
-def data_server(tmp_path: Path):
-    yield use_data_server(str(tmp_path / "data"))
-    forget_data_server()
 
 
 def serial(**options) -> TargetProcessor:

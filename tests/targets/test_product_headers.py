@@ -16,7 +16,6 @@ from astropy.time import Time, TimeDelta
 from astropy.wcs import WCS
 
 from awlineage import TargetProcessor, select
-from awlineage.storage import forget_data_server, use_data_server
 from targets.calibration import CalibrationWindow, calibration_header
 from targets.coadd import coadd
 from targets.fitsio import derived_header, read_image, write_image
@@ -270,12 +269,6 @@ def test_the_synthetic_nights_coadds_carry_their_frames_span(direct_run):
         assert header["EXPTIME"] == pytest.approx(sum(raw.values.exptime for raw in frames))
         assert header["FILTER"] == filter_name and header["OBJECT"] == pointing
         assert not {"SATURATE", "SKYLEVEL", "CRMASKED", "DETECTOR"} & set(header)
-
-
-@pytest.fixture
-def data_server(tmp_path: Path):
-    yield use_data_server(str(tmp_path / "data"))
-    forget_data_server()
 
 
 def test_the_pipeline_makes_a_source_list_of_the_plate_scan_at_its_modern_coordinates(

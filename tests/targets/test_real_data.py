@@ -7,7 +7,6 @@ an overscan is reduced as ccdproc reduces it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import ccdproc
 import numpy as np
@@ -15,17 +14,10 @@ import pytest
 from astropy.io import fits
 
 from awlineage import TargetProcessor, select
-from awlineage.storage import forget_data_server, use_data_server
 from targets.images import read_hdu
 from targets.pipeline import ReducedScienceFrame, SourceList, ingest
 from targets.real_check import check_real_file
 from targets.real_files import REAL_FILES
-
-
-@pytest.fixture
-def data_server(tmp_path: Path):
-    yield use_data_server(str(tmp_path / "data"))
-    forget_data_server()
 
 
 @dataclass(frozen=True)

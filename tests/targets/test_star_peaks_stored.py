@@ -9,15 +9,8 @@ import pytest
 from astropy.io import fits
 
 from awlineage import TargetProcessor, select
-from awlineage.storage import forget_data_server, use_data_server
 from targets.pipeline import ReducedScienceFrame, ReducedScienceFrameParameters, ingest
 from tests.targets.test_noise import undersampled_field
-
-
-@pytest.fixture
-def data_server(tmp_path: Path):
-    yield use_data_server(str(tmp_path / "data"))
-    forget_data_server()
 
 
 def _write_frame(path: Path) -> Path:
