@@ -145,6 +145,26 @@ class Plan:
         """Counts of target nodes by state."""
         return {state.value: self.count(state) for state in State}
 
+    def class_counts(self) -> dict[str, dict[State, int]]:
+        """Class name -> how many of its target nodes are in each state, the classes in the
+        order of their depth in the graph (dependencies first)."""
+        depth: dict[int, int] = {}
+        level: dict[str, int] = {}
+        counts: dict[str, dict[State, int]] = {}
+        for node in self.nodes:  # dependencies come before dependants
+            depth[id(node)] = 1 + max((depth[id(d)] for d in [*node.dependency_nodes(),
+                                                                *node.left_out]
+                                       if id(d) in depth), default=0)
+            if not node.stored:
+                name = node.cls.__name__
+                level[name] = min(level.get(name, depth[id(node)]), depth[id(node)])
+                counts.setdefault(name, dict.fromkeys(State, 0))[node.state] += 1
+        return {name: counts[name] for name in sorted(level, key=lambda name: level[name])}
+
+    def selected_result_ids(self) -> list[int]:
+        """The object ids of the selected targets that have one (made or reused)."""
+        return [n.result_id for n in self.selected if n.result_id is not None]
+
     def causes(self) -> dict[tuple[str, str], int]:
         """Why the red targets will be made, at the root: (class, reason) -> how many targets,
         leaving out reasons that only point at a dependency being made."""

@@ -1,6 +1,10 @@
 """Planning by backward chaining: from the class asked for back to stored data, every Process
 class in between is planned in dependency order, each with a few batched queries (its sources,
-the newest stored version of every identity, their runs and links), never one per target."""
+the newest stored version of every identity, their runs and links), never one per target.
+
+A class whose targets are all up to date is planned on columns (`ColumnPlanner`): no object is
+built for it unless someone asks to see its nodes. Any other class is planned on objects, with
+the reasons for every target that is to be made or cannot be."""
 
 from __future__ import annotations
 
@@ -11,8 +15,12 @@ from typing import Any
 from awlineage.database import Database, identity_key, prefetch
 from awlineage.errors import AwlError
 from awlineage.persistence import DBObject, Expression, is_stand_in, refuse_stand_in
+from awlineage.processing._blocks import Block, ColumnBlock, NodeBlock
+from awlineage.processing._column_planner import ColumnPlanner, declared_by_name, read_columns
+from awlineage.processing._columns import newest_rows, stored_tables
 from awlineage.processing._declarations import Blocker, Needs, OnePer, OnePerGroup
 from awlineage.processing._evaluate import matches
+from awlineage.processing._lazy_plan import UpToDatePlan
 from awlineage.processing._plan import (
     Plan,
     PlanNode,
@@ -102,13 +110,19 @@ class Planner:
         The database holding stored data and earlier targets.
     parameters
         Parameters objects to use instead of the defaults in code, one per parameters class.
+    columnar
+        Plan classes whose targets are all up to date on columns (see the module); False
+        plans every class on objects (the same decisions, slower).
     """
 
-    def __init__(self, db: Database, parameters: Iterable[DBObject] = ()) -> None:
+    def __init__(self, db: Database, parameters: Iterable[DBObject] = (),
+                 columnar: bool = True) -> None:
         self.db = db
         self.parameters = {type(p): p for p in parameters}
-        self.nodes: dict[type, list[PlanNode]] = {}
-        self._stored: dict[type, list[PlanNode]] = {}
+        self.columnar = columnar
+        self.blocks: dict[type, Block] = {}
+        self._stored: dict[type, Block] = {}
+        self._reads: dict[type, set[str]] = {}
         self._indexes: dict[tuple[int, tuple[str, ...]], dict[tuple[Any, ...],
                                                              list[PlanNode]]] = {}
 
@@ -132,14 +146,40 @@ class Planner:
             from awlineage.query import parse_query
 
             where = parse_query(where, cls, self.db.class_named)
-        for current in dependency_order(cls):
-            if current not in self.nodes:
-                self.nodes[current] = self._plan_class(current, force_upstream)
-        selected = [n for n in self.nodes[cls] if matches(where, n.obj)]
+        order = dependency_order(cls)
+        for current in order:
+            for upstream, names in read_columns(current, declaration(current),
+                                                requirements(current)).items():
+                self._reads.setdefault(upstream, set()).update(names)
+        for current in order:
+            if current not in self.blocks:
+                self.blocks[current] = self._plan_block(current, force_upstream)
+        block = self.blocks[cls]
+        if where is None and not force and isinstance(block, ColumnBlock) and \
+                all(isinstance(self._block(c), ColumnBlock) for c in self._upstream(order)):
+            return UpToDatePlan(block, [self._block(c) for c in self._upstream(order)])
+        selected = [n for n in block.all_nodes() if matches(where, n.obj)]
         for node in selected:
             if force and node.state is not State.BLOCKED and node.state is not State.RED:
                 self._make_red(node, [StaleReason("forced", "forced by the user")])
-        return Plan(selected, _reachable(selected))
+        return Plan(selected, reachable(selected))
+
+    @property
+    def nodes(self) -> dict[type, list[PlanNode]]:
+        """Class -> the nodes of every target of it planned so far (built if need be)."""
+        return {cls: block.all_nodes() for cls, block in self.blocks.items()}
+
+    @staticmethod
+    def _upstream(order: list[type]) -> list[type]:
+        """Every class the classes of `order` are made from (stored ones included), in
+        dependency order, each once."""
+        found: list[type] = []
+        for cls in order:
+            for upstream in [declaration(cls).source,
+                             *(n.cls for n in requirements(cls).values()), cls]:
+                if upstream not in found:
+                    found.append(upstream)
+        return found
 
     def parameters_for(self, cls: type) -> DBObject:
         """The parameters object targets of `cls` are made with."""
@@ -147,6 +187,42 @@ class Planner:
         return self.parameters.get(wanted) or default_parameters(cls)  # type: ignore[arg-type]
 
     # -- one class ------------------------------------------------------------------------
+    def _plan_block(self, cls: type, force: bool) -> Block:
+        """The class on columns when it can be (see the module), else on objects."""
+        if self.columnar and not force:
+            spec, needs = declaration(cls), requirements(cls)
+            if declared_by_name(spec, needs, blockers(cls), cls.identity):  # type: ignore[attr-defined]
+                params = self.parameters_for(cls)
+                planner = ColumnPlanner(self.db, cls, spec, needs, params,
+                                        parameter_values(params),
+                                        cls.class_code_version(),  # type: ignore[attr-defined]
+                                        self._reads.get(cls, set()))
+                block = planner.plan(self._block(spec.source),
+                                     {name: self._block(need.cls)
+                                      for name, need in needs.items()})
+                if block is not None:
+                    return block
+        return NodeBlock(cls, self._plan_class(cls, force))
+
+    def _block(self, cls: type) -> Block:
+        """The block of a class: planned targets, or the stored objects of a class the
+        processor does not make (the newest versions)."""
+        if is_planned(cls):
+            return self.blocks[cls]
+        found = self._stored.get(cls)
+        if found is None:
+            if self.columnar and stored_tables(self.db, cls) is not None:
+                rows = newest_rows(self.db, cls, sorted(self._reads.get(cls, ())),
+                                   newest=bool(cls.identity))  # type: ignore[attr-defined]
+                found = ColumnBlock(self.db, cls, rows, stored=True)
+            else:
+                query = select(cls, database=self.db)
+                objects = (query.newest() if cls.identity else query).all()  # type: ignore[attr-defined]
+                found = NodeBlock(cls, [PlanNode(cls, o, o, State.GREEN, stored=True)
+                                        for o in objects], stored=True)
+            self._stored[cls] = found
+        return found
+
     def _plan_class(self, cls: type, force: bool) -> list[PlanNode]:
         spec = declaration(cls)
         needs = requirements(cls)
@@ -262,15 +338,7 @@ class Planner:
     def _pool(self, cls: type) -> list[PlanNode]:
         """The nodes a dependency of class `cls` is chosen from: planned targets, or stored
         objects (the newest versions) for classes the processor does not make."""
-        if is_planned(cls):
-            return self.nodes[cls]
-        found = self._stored.get(cls)
-        if found is None:
-            query = select(cls, database=self.db)
-            objects = (query.newest() if cls.identity else query).all()  # type: ignore[attr-defined]
-            found = self._stored[cls] = [PlanNode(cls, o, o, State.GREEN, stored=True)
-                                         for o in objects]
-        return found
+        return self._block(cls).all_nodes()
 
     def _existing(self, cls: type, links: list[str]) -> dict[str | None, DBObject]:
         """The newest stored version of every identity of `cls`, with its run and links
@@ -327,7 +395,7 @@ def describe(node: PlanNode) -> str:
     return f"{node.cls.__name__} ({_identity(node.obj)})"
 
 
-def _reachable(selected: list[PlanNode]) -> list[PlanNode]:
+def reachable(selected: list[PlanNode]) -> list[PlanNode]:
     """Every node reachable from `selected`, dependencies before dependants."""
     order: list[PlanNode] = []
     seen: set[int] = set()

@@ -225,7 +225,7 @@ class TargetProcessor:
         return newest if newest != planned_on else None
 
     def _load(self, plan: Plan) -> list[DBObject]:
-        ids = [n.result_id for n in plan.selected if n.result_id is not None]
+        ids = plan.selected_result_ids()
         found = self.db.get_many(ids) if ids else {}
         return [found[i] for i in ids if i in found]
 

@@ -57,24 +57,17 @@ class ProgressBar:
 _COLUMNS = ("made", "reused", "failed", "skipped", "blocked", "to make")
 
 
-def _class_order(plan: Plan) -> list[str]:
-    """Class names of the plan's targets, by their depth in the graph (dependencies first)."""
-    depth: dict[int, int] = {}
-    level: dict[str, int] = {}
-    for node in plan.nodes:  # dependencies come before dependants
-        depth[id(node)] = 1 + max((depth[id(d)] for d in [*node.dependency_nodes(),
-                                                            *node.left_out]
-                                   if id(d) in depth), default=0)
-        if not node.stored:
-            name = node.cls.__name__
-            level[name] = min(level.get(name, depth[id(node)]), depth[id(node)])
-    return sorted(level, key=lambda name: level[name])
-
-
 def summary_table(plan: Plan, outcome: Outcome | None) -> str:
     """Targets per class: made, reused, failed, skipped, blocked (stored data left out),
     dependencies first; before running (no `outcome`): reused and to make."""
-    rows = {name: dict.fromkeys(_COLUMNS, 0) for name in _class_order(plan)}
+    counts = plan.class_counts()
+    rows = {name: dict.fromkeys(_COLUMNS, 0) for name in counts}
+    if not any(by_state[State.RED] for by_state in counts.values()):
+        for name, by_state in counts.items():  # nothing was to be made: no node is needed
+            rows[name]["blocked"] = by_state[State.BLOCKED]
+            rows[name]["reused"] = sum(n for state, n in by_state.items()
+                                       if state not in (State.BLOCKED, State.RED))
+        return _table(rows, outcome)
     for node in plan.nodes:
         if node.stored:
             continue
@@ -88,6 +81,10 @@ def summary_table(plan: Plan, outcome: Outcome | None) -> str:
         else:
             status = outcome.status.get(id(node), SKIPPED)
             row[{MADE: "made", REUSED: "reused", FAILED: "failed"}.get(status, "skipped")] += 1
+    return _table(rows, outcome)
+
+
+def _table(rows: dict[str, dict[str, int]], outcome: Outcome | None) -> str:
     columns = ["reused", "to make", "blocked"] if outcome is None else \
         ["made", "reused", "failed", "skipped", "blocked"]
     width = max([len("class"), *map(len, rows)])

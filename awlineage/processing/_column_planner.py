@@ -1,0 +1,214 @@
+"""Planning a class on columns: when every target of a class is up to date, this finds out from
+ids, versions, code versions, parameter values and link ids read in bulk, with no object built.
+
+It answers only what it can answer exactly as the object planner would: the class declares its
+targets and dependencies by attribute names (no ``where``, grouping functions or
+``blocked_when`` checks, and dependencies chosen `newest`), and every target is stored, made
+by today's code with today's parameters, and links what would be chosen now. Otherwise it
+answers None and the object planner plans the class, with its reasons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from awlineage.database import Database
+from awlineage.persistence import DBObject, Kind
+from awlineage.processing._blocks import Block, ColumnBlock, Link
+from awlineage.processing._columns import identity_text, list_members, newest_rows
+from awlineage.processing._declarations import Needs, OnePer, OnePerGroup
+from awlineage.processing._plan import PlanNode
+
+
+def declared_by_name(spec: OnePer | OnePerGroup, needs: dict[str, Needs],
+                     checks: dict[str, Any], identity: Sequence[str]) -> bool:
+    """Whether a class's declarations can be checked on columns (see the module)."""
+    if spec.where is not None or checks:
+        return False
+    if isinstance(spec, OnePerGroup):
+        if not all(isinstance(key, str) for key in spec.by):
+            return False
+        known = set(spec.by)  # type: ignore[arg-type]
+    else:
+        known = {*spec.copy, spec.link}
+    if not set(identity) <= known or not all(is_column(spec.source, name) for name in
+                                             known - {spec.link}):
+        return False
+    for need in needs.values():
+        if need.where is not None or getattr(need.choose, "description", None) != "newest":
+            return False
+        if not all(target in known and is_column(need.cls, candidate)
+                   for target, candidate in need.match_pairs()):
+            return False
+    return True
+
+
+def is_column(cls: type, name: str) -> bool:
+    """Whether attribute `name` of `cls` is a column of its table (a value or a link)."""
+    prop = getattr(cls, "_properties", {}).get(name)
+    return prop is not None and not prop.builtin and prop.kind is not Kind.LINK_LIST and \
+        prop.kind is not Kind.DESCRIPTOR_LIST
+
+
+def read_columns(cls: type, spec: OnePer | OnePerGroup, needs: dict[str, Needs]
+                 ) -> dict[type, set[str]]:
+    """The attributes of each upstream class that planning `cls` reads."""
+    found: dict[type, set[str]] = {}
+    if isinstance(spec, OnePer):
+        found.setdefault(spec.source, set()).update(spec.copy)
+    else:
+        found.setdefault(spec.source, set()).update(k for k in spec.by if isinstance(k, str))
+    for need in needs.values():
+        found.setdefault(need.cls, set()).update(c for _, c in need.match_pairs())
+    return {cls: {n for n in names if is_column(cls, n)} for cls, names in found.items()}
+
+
+class ColumnPlanner:
+    """Plans one class on columns (`plan`), given the blocks of what it depends on."""
+
+    def __init__(self, db: Database, cls: type, spec: OnePer | OnePerGroup,
+                 needs: dict[str, Needs], params: DBObject, expected_parameters: str,
+                 code_version: str | None, read_later: set[str]) -> None:
+        self.db = db
+        self.cls = cls
+        self.spec = spec
+        self.needs = needs
+        self.params = params
+        self.expected_parameters = expected_parameters
+        self.code_version = code_version
+        self.read_later = read_later
+        """Attributes of this class that classes planned after it read."""
+
+    def plan(self, source: Block, pools: dict[str, Block]) -> ColumnBlock | None:
+        """The block of up-to-date targets, or None (see the module)."""
+        spec, needs = self.spec, self.needs
+        identity = tuple(self.cls.identity)  # type: ignore[attr-defined]
+        targets = self._targets(source)
+        if targets is None:
+            return None
+        keys, members = targets
+        wanted = [name for name in (spec.link if isinstance(spec, OnePer) else None, *needs,
+                                    *self.read_later) if name]
+        rows = newest_rows(self.db, self.cls, [*wanted, "_identity"], with_runs=True)
+        if len(rows) < len(members):
+            return None  # some target is not stored yet
+        by_identity = {text: i for i, text in enumerate(rows.values["_identity"])}
+        stored = np.full(len(members), -1, np.int64)
+        for t, values in enumerate(keys):
+            row = by_identity.get(identity_text([values[n] for n in identity]))
+            if row is None:
+                return None
+            stored[t] = row
+        if not self._runs_current(rows, stored):
+            return None
+        links: dict[str, Link] = {}
+        if isinstance(spec, OnePer):
+            index = np.arange(len(members), dtype=np.int64)
+            if not np.array_equal(_ids(rows.values[spec.link])[stored], source.ids[index]):
+                return None
+            links[spec.link] = Link(source, index=index)
+        else:
+            held = list_members(self.db, self.cls, spec.link)
+            for t, group in enumerate(members):
+                before = held.get(int(rows.object_id[stored[t]]), [])
+                if set(before) != {int(source.ids[m]) for m in group}:
+                    return None
+            links[spec.link] = Link(source, members=members)
+        for name, need in needs.items():
+            chosen = self._chosen(need, pools[name], keys)
+            if chosen is None:
+                return None
+            before = _ids(rows.values[name])[stored]
+            now = np.where(chosen >= 0, pools[name].ids[np.maximum(chosen, 0)], -1)
+            if (not need.optional and (chosen < 0).any()) or not np.array_equal(before, now):
+                return None
+            links[name] = Link(pools[name], index=chosen)
+        ordered = _reorder(rows, stored)
+        return ColumnBlock(self.db, self.cls, ordered, links=links, candidate=self._candidate)
+
+    def _targets(self, source: Block) -> tuple[list[dict[str, Any]], list[list[int]]] | None:
+        """Each target's known attribute values and the source positions it is made from;
+        None when a source is blocked or still to be made."""
+        spec = self.spec
+        if not source.settled():
+            return None
+        if isinstance(spec, OnePer):
+            columns = {name: source.column(name) for name in spec.copy}
+            ids = source.ids
+            keys = [{spec.link: int(ids[i]), **{n: c[i] for n, c in columns.items()}}
+                    for i in range(len(source))]
+            return keys, [[i] for i in range(len(source))]
+        names = list(spec.by)
+        columns = [source.column(name) for name in names]  # type: ignore[arg-type]
+        groups: dict[tuple[Any, ...], list[int]] = {}
+        for i in range(len(source)):
+            key = tuple(c[i] for c in columns)
+            found = groups.get(key)
+            if found is None:
+                groups[key] = [i]
+            else:
+                found.append(i)
+        keys = [dict(zip(names, key, strict=True)) for key in groups]  # type: ignore[arg-type]
+        return keys, list(groups.values())
+
+    def _runs_current(self, rows: Any, stored: np.ndarray) -> bool:
+        code, parameters = rows.run_code, rows.run_parameters
+        return all(code[r] == self.code_version and parameters[r] == self.expected_parameters
+                   for r in stored.tolist())
+
+    @staticmethod
+    def _chosen(need: Needs, pool: Block, keys: list[dict[str, Any]]) -> np.ndarray | None:
+        """The position in `pool` of the newest candidate of each target (-1: none); None
+        when a candidate still to be made would win."""
+        pairs = need.match_pairs()
+        columns = [pool.column(c) for _, c in pairs]
+        best: dict[tuple[Any, ...], int] = {}
+        for j in range(len(pool)):
+            if not pool.usable(j) or (pool.pending(j) and not need.on_the_fly):
+                continue
+            key = tuple(c[j] for c in columns)
+            current = best.get(key)
+            if current is None or pool.recency(j) > pool.recency(current):
+                best[key] = j
+        chosen = np.fromiter((best.get(tuple(k[t] for t, _ in pairs), -1) for k in keys),
+                             np.int64, len(keys))
+        if any(pool.pending(int(j)) for j in set(chosen.tolist()) if j >= 0):
+            return None
+        return chosen
+
+    def _candidate(self, stored: DBObject, dependencies: dict[str, Any]) -> DBObject:
+        """The new object the object planner would build for this target."""
+        spec = self.spec
+        source = dependencies[spec.link]
+        if isinstance(spec, OnePer):
+            values = {name: getattr(source.obj, name) for name in spec.copy}
+            candidate = self.cls(**values, **{spec.link: source.obj})
+        else:
+            values = {name: getattr(source[0].obj, name) for name in spec.by}  # type: ignore[union-attr]
+            candidate = self.cls(**values, **{spec.link: [m.obj for m in source]})
+        candidate.process_params = self.params
+        for name in self.needs:
+            chosen: PlanNode | None = dependencies[name]
+            setattr(candidate, name, None if chosen is None else chosen.obj)
+        return candidate
+
+
+def _ids(values: Sequence[Any]) -> np.ndarray:
+    """Link ids as an int64 array, -1 for none."""
+    return np.fromiter((-1 if v is None else v for v in values), np.int64, len(values))
+
+
+def _reorder(rows: Any, order: np.ndarray) -> Any:
+    """`rows` taken at positions `order` (one per target, in target order)."""
+    from awlineage.processing._columns import Rows
+
+    positions = order.tolist()
+    return Rows(rows.object_id[order], rows.version[order],
+                None if rows.created is None else [rows.created[p] for p in positions],
+                {name: [values[p] for p in positions] for name, values in rows.values.items()})
+
+
+Reader = Callable[[type], Block]
