@@ -18,7 +18,7 @@ import numpy as np
 from awlineage.database import Database
 from awlineage.persistence import DBObject, Kind
 from awlineage.processing._blocks import Block, ColumnBlock, Link
-from awlineage.processing._columns import identity_text, list_members, newest_rows
+from awlineage.processing._columns import Rows, identity_text, list_members, newest_rows
 from awlineage.processing._declarations import Needs, OnePer, OnePerGroup
 from awlineage.processing._plan import PlanNode
 
@@ -92,17 +92,12 @@ class ColumnPlanner:
         keys, members = targets
         wanted = [name for name in (spec.link if isinstance(spec, OnePer) else None, *needs,
                                     *self.read_later) if name]
-        rows = newest_rows(self.db, self.cls, [*wanted, "_identity"], with_runs=True)
+        rows = newest_rows(self.db, self.cls, [*wanted, *identity, "_identity"],
+                           run=(self.code_version, self.expected_parameters))
         if len(rows) < len(members):
             return None  # some target is not stored yet
-        by_identity = {text: i for i, text in enumerate(rows.values["_identity"])}
-        stored = np.full(len(members), -1, np.int64)
-        for t, values in enumerate(keys):
-            row = by_identity.get(identity_text([values[n] for n in identity]))
-            if row is None:
-                return None
-            stored[t] = row
-        if not self._runs_current(rows, stored):
+        stored = self._stored_rows(rows, keys, identity)
+        if stored is None or not rows.run_current[stored].all():  # type: ignore[index]
             return None
         links: dict[str, Link] = {}
         if isinstance(spec, OnePer):
@@ -111,11 +106,8 @@ class ColumnPlanner:
                 return None
             links[spec.link] = Link(source, index=index)
         else:
-            held = list_members(self.db, self.cls, spec.link)
-            for t, group in enumerate(members):
-                before = held.get(int(rows.object_id[stored[t]]), [])
-                if set(before) != {int(source.ids[m]) for m in group}:
-                    return None
+            if not self._same_members(rows.object_id[stored], source.ids, members):
+                return None
             links[spec.link] = Link(source, members=members)
         for name, need in needs.items():
             chosen = self._chosen(need, pools[name], keys)
@@ -154,10 +146,52 @@ class ColumnPlanner:
         keys = [dict(zip(names, key, strict=True)) for key in groups]  # type: ignore[arg-type]
         return keys, list(groups.values())
 
-    def _runs_current(self, rows: Any, stored: np.ndarray) -> bool:
-        code, parameters = rows.run_code, rows.run_parameters
-        return all(code[r] == self.code_version and parameters[r] == self.expected_parameters
-                   for r in stored.tolist())
+    def _stored_rows(self, rows: Rows, keys: list[dict[str, Any]], identity: Sequence[str]
+                     ) -> np.ndarray | None:
+        """The row of each target's stored version; None when one is missing.
+
+        Identities are matched on their columns when the values read for the targets are of
+        the same declared types as the stored ones (then equal values have equal identity
+        keys), else on the identity keys themselves."""
+        if self._same_types(identity):
+            columns = [rows.values[name] for name in identity]
+            if len(identity) == 1:
+                by_identity = {value: i for i, value in enumerate(columns[0])}
+                wanted = (values[identity[0]] for values in keys)
+            else:
+                by_identity = {key: i for i, key in enumerate(zip(*columns, strict=True))}
+                wanted = (tuple(values[n] for n in identity) for values in keys)
+        else:
+            by_identity = {text: i for i, text in enumerate(rows.values["_identity"])}
+            wanted = (identity_text([values[n] for n in identity]) for values in keys)
+        found = [by_identity.get(key, -1) for key in wanted]
+        stored = np.array(found, np.int64)
+        return None if (stored < 0).any() else stored
+
+    def _same_types(self, identity: Sequence[str]) -> bool:
+        """Whether each identity attribute is read from an attribute of the same type."""
+        props = self.cls._properties  # type: ignore[attr-defined]
+        source = self.spec.source._properties  # type: ignore[attr-defined]
+        for name in identity:
+            if isinstance(self.spec, OnePer) and name == self.spec.link:
+                continue
+            if source[name].type is not props[name].type or \
+                    source[name].type not in (str, int):
+                return False
+        return True
+
+    def _same_members(self, owners: np.ndarray, source_ids: np.ndarray,
+                      members: list[list[int]]) -> bool:
+        """Whether each stored group (`owners`, in target order) holds the same member ids
+        as the group would now."""
+        stored_owner, stored_member = list_members(self.db, self.cls, self.spec.link)
+        sizes = np.fromiter((len(m) for m in members), np.int64, len(members))
+        now_owner = np.repeat(owners, sizes)
+        now_member = source_ids[np.fromiter((i for m in members for i in m), np.int64,
+                                            int(sizes.sum()))]
+        wanted = np.isin(stored_owner, owners)
+        return _pairs(stored_owner[wanted], stored_member[wanted]) == \
+            _pairs(now_owner, now_member)
 
     @staticmethod
     def _chosen(need: Needs, pool: Block, keys: list[dict[str, Any]]) -> np.ndarray | None:
@@ -196,15 +230,19 @@ class ColumnPlanner:
         return candidate
 
 
+def _pairs(first: np.ndarray, second: np.ndarray) -> bytes:
+    """A set of (first, second) pairs in a form that compares equal for equal sets."""
+    pairs = np.unique(np.stack([first, second], axis=1), axis=0)
+    return pairs.tobytes()
+
+
 def _ids(values: Sequence[Any]) -> np.ndarray:
     """Link ids as an int64 array, -1 for none."""
     return np.fromiter((-1 if v is None else v for v in values), np.int64, len(values))
 
 
-def _reorder(rows: Any, order: np.ndarray) -> Any:
+def _reorder(rows: Rows, order: np.ndarray) -> Rows:
     """`rows` taken at positions `order` (one per target, in target order)."""
-    from awlineage.processing._columns import Rows
-
     positions = order.tolist()
     return Rows(rows.object_id[order], rows.version[order],
                 None if rows.created is None else [rows.created[p] for p in positions],

@@ -29,17 +29,16 @@ class Rows:
         Creation dates (timezone-aware datetimes); None until they are read.
     values
         Column name -> its values (a link column holds object ids or None).
-    run_code, run_parameters
-        Code version and parameter values (JSON text) of the run that made each row (None
-        where there is no run); empty unless asked for.
+    run_current
+        Whether the run that made each row used the code version and parameters asked for
+        (False where there is no run); None unless asked for.
     """
 
     object_id: np.ndarray
     version: np.ndarray
     created: list[Any] | None
     values: dict[str, list[Any]] = field(default_factory=dict)
-    run_code: list[str | None] = field(default_factory=list)
-    run_parameters: list[str | None] = field(default_factory=list)
+    run_current: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.object_id)
@@ -65,10 +64,11 @@ def stored_tables(db: Database, cls: type) -> list[type] | None:
 
 
 def newest_rows(db: Database, cls: type, columns: Sequence[str], *, newest: bool = True,
-                with_runs: bool = False) -> Rows:
+                run: tuple[str | None, str] | None = None) -> Rows:
     """The rows of exactly class `cls` (not its subclasses): with `newest`, only the newest
     version of each identity (classes without identity: every row). `columns` are attribute
-    names (a link gives the linked object's id)."""
+    names (a link gives the linked object's id). With `run` = (code version, parameter values
+    as JSON), whether each row's run used them is compared in the database."""
     dedupe = newest and bool(cls.identity)  # type: ignore[attr-defined]
     columns = list(dict.fromkeys([*columns, *(["_identity"] if dedupe else [])]))
     if qualified_name(cls) not in db.registered_classes():
@@ -77,28 +77,53 @@ def newest_rows(db: Database, cls: type, columns: Sequence[str], *, newest: bool
     selected: list[sa.ColumnElement] = [table.c.object_id, table.c.version,
                                         *(table.c[name] for name in columns)]
     source: sa.FromClause = table
-    if with_runs:
+    if run is not None:
         from awlineage.trace import ProcessRun
 
         if qualified_name(ProcessRun) in db.registered_classes():
             runs = db.tables_for(ProcessRun).table
             source = table.outerjoin(runs, runs.c.object_id == table.c.process_run)
-            selected += [runs.c.code_version, runs.c.parameters]
+            current = sa.and_(runs.c.object_id.is_not(None),
+                              runs.c.code_version.is_(None) if run[0] is None
+                              else runs.c.code_version == run[0],
+                              runs.c.parameters == run[1])
+            selected.append(sa.case((current, 1), else_=0))
         else:
-            selected += [sa.null(), sa.null()]
+            selected.append(sa.literal(0))
     # as select() orders: groups and ties agree
     query = sa.select(*selected).select_from(source).order_by(table.c.object_id)
     with db.engine.connect() as conn:
-        rows = conn.execute(query).all()
+        rows = fetch_tuples(conn, query)
     count = len(rows)
-    transposed = list(zip(*rows, strict=True)) if rows else [()] * (2 + len(columns) + 2)
+    transposed = list(zip(*rows, strict=True)) if rows else [()] * len(selected)
     found = Rows(np.fromiter(transposed[0], np.int64, count),
                  np.fromiter(transposed[1], np.int64, count), None,
                  {name: list(transposed[2 + i]) for i, name in enumerate(columns)})
-    if with_runs:
-        found.run_code = list(transposed[2 + len(columns)])
-        found.run_parameters = list(transposed[3 + len(columns)])
+    if run is not None:
+        found.run_current = np.fromiter(transposed[-1], np.int64, count).astype(bool)
     return _newest_only(found) if dedupe else found
+
+
+def fetch_tuples(conn: sa.Connection, query: sa.Select) -> list[tuple[Any, ...]]:
+    """The rows of `query` as plain tuples: straight from the database driver when no column
+    needs converting (ids, numbers, text) and the values compared are plain literals, which
+    is several times faster than result rows; through SQLAlchemy otherwise."""
+    dialect = conn.dialect
+    if not any(column.type.result_processor(dialect, None) is not None
+               for column in query.selected_columns):
+        try:
+            compiled = query.compile(dialect=dialect, compile_kwargs={"literal_binds": True})
+        except (sa.exc.CompileError, NotImplementedError):
+            compiled = None
+        if compiled is not None and not compiled.params:  # every value written into the text
+            text = str(compiled)
+            cursor = conn.connection.dbapi_connection.cursor()
+            try:
+                cursor.execute(text)
+                return cursor.fetchall()
+            finally:
+                cursor.close()
+    return [tuple(row) for row in conn.execute(query)]
 
 
 def _newest_only(rows: Rows) -> Rows:
@@ -120,8 +145,7 @@ def _newest_only(rows: Rows) -> Rows:
     positions = chosen.tolist()
     return Rows(rows.object_id[chosen], rows.version[chosen], None,
                 {name: [values[p] for p in positions] for name, values in rows.values.items()},
-                [rows.run_code[p] for p in positions] if rows.run_code else [],
-                [rows.run_parameters[p] for p in positions] if rows.run_parameters else [])
+                None if rows.run_current is None else rows.run_current[chosen])
 
 
 def column_values(db: Database, cls: type, name: str, object_ids: Sequence[int]) -> list[Any]:
@@ -137,23 +161,18 @@ def column_values(db: Database, cls: type, name: str, object_ids: Sequence[int])
     return [found[i] for i in object_ids]
 
 
-def list_members(db: Database, cls: type, attribute: str) -> dict[int, list[int]]:
-    """Owner object_id -> the ids its link list `attribute` holds, in order, for every stored
-    object of exactly class `cls`."""
+def list_members(db: Database, cls: type, attribute: str) -> tuple[np.ndarray, np.ndarray]:
+    """Every (owner, member) pair of link list `attribute` of the stored objects of exactly
+    class `cls`, as two int64 arrays."""
     if qualified_name(cls) not in db.registered_classes():
-        return {}
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     table = db.tables_for(cls).list_tables[attribute]
-    members: dict[int, list[int]] = {}
     with db.engine.connect() as conn:
-        rows = conn.execute(sa.select(table.c.object_id, table.c.target_id)
-                            .order_by(table.c.object_id, table.c.position))
-        for owner, target in rows:
-            found = members.get(owner)
-            if found is None:
-                members[owner] = [target]
-            else:
-                found.append(target)
-    return members
+        rows = fetch_tuples(conn, sa.select(table.c.object_id, table.c.target_id))
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    pairs = np.array(rows, np.int64)
+    return pairs[:, 0], pairs[:, 1]
 
 
 def identity_text(values: Sequence[Any]) -> str:
