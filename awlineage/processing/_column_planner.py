@@ -34,8 +34,9 @@ def declared_by_name(spec: OnePer | OnePerGroup, needs: dict[str, Needs],
         known = set(spec.by)  # type: ignore[arg-type]
     else:
         known = {*spec.copy, spec.link}
-    if not set(identity) <= known or not all(is_column(spec.source, name) for name in
-                                             known - {spec.link}):
+    if not identity or not set(identity) <= known:
+        return False
+    if not all(is_column(spec.source, name) for name in known - {spec.link}):
         return False
     for need in needs.values():
         if need.where is not None or getattr(need.choose, "description", None) != "newest":
@@ -121,50 +122,53 @@ class ColumnPlanner:
         ordered = _reorder(rows, stored)
         return ColumnBlock(self.db, self.cls, ordered, links=links, candidate=self._candidate)
 
-    def _targets(self, source: Block) -> tuple[list[dict[str, Any]], list[list[int]]] | None:
-        """Each target's known attribute values and the source positions it is made from;
-        None when a source is blocked or still to be made."""
+    def _targets(self, source: Block) -> tuple[dict[str, Sequence[Any]], list[list[int]]] | None:
+        """The targets' known attribute values, as columns (one value per target), and the
+        source positions each is made from; None when a source is blocked or still to be
+        made."""
         spec = self.spec
         if not source.settled():
             return None
         if isinstance(spec, OnePer):
-            columns = {name: source.column(name) for name in spec.copy}
-            ids = source.ids
-            keys = [{spec.link: int(ids[i]), **{n: c[i] for n, c in columns.items()}}
-                    for i in range(len(source))]
+            keys = {name: source.column(name) for name in spec.copy}
+            keys[spec.link] = source.ids.tolist()
             return keys, [[i] for i in range(len(source))]
         names = list(spec.by)
         columns = [source.column(name) for name in names]  # type: ignore[arg-type]
-        groups: dict[tuple[Any, ...], list[int]] = {}
-        for i in range(len(source)):
-            key = tuple(c[i] for c in columns)
+        groups: dict[Any, list[int]] = {}
+        for i, key in enumerate(columns[0] if len(columns) == 1 else zip(*columns, strict=True)):
             found = groups.get(key)
             if found is None:
                 groups[key] = [i]
             else:
                 found.append(i)
-        keys = [dict(zip(names, key, strict=True)) for key in groups]  # type: ignore[arg-type]
-        return keys, list(groups.values())
+        if len(columns) == 1:
+            return {names[0]: list(groups)}, list(groups.values())  # type: ignore[dict-item]
+        values = list(zip(*groups, strict=True)) if groups else [()] * len(names)
+        return dict(zip(names, values, strict=True)), list(groups.values())  # type: ignore[arg-type]
 
-    def _stored_rows(self, rows: Rows, keys: list[dict[str, Any]], identity: Sequence[str]
+    def _stored_rows(self, rows: Rows, keys: dict[str, Sequence[Any]], identity: Sequence[str]
                      ) -> np.ndarray | None:
         """The row of each target's stored version; None when one is missing.
 
         Identities are matched on their columns when the values read for the targets are of
         the same declared types as the stored ones (then equal values have equal identity
         keys), else on the identity keys themselves."""
+        wanted: Any
         if self._same_types(identity):
             columns = [rows.values[name] for name in identity]
             if len(identity) == 1:
                 by_identity = {value: i for i, value in enumerate(columns[0])}
-                wanted = (values[identity[0]] for values in keys)
+                wanted = keys[identity[0]]
             else:
                 by_identity = {key: i for i, key in enumerate(zip(*columns, strict=True))}
-                wanted = (tuple(values[n] for n in identity) for values in keys)
+                wanted = zip(*(keys[n] for n in identity), strict=True)
         else:
             by_identity = {text: i for i, text in enumerate(rows.values["_identity"])}
-            wanted = (identity_text([values[n] for n in identity]) for values in keys)
-        found = [by_identity.get(key, -1) for key in wanted]
+            wanted = (identity_text(values)
+                      for values in zip(*(keys[n] for n in identity), strict=True))
+        get = by_identity.get
+        found = [get(key, -1) for key in wanted]
         stored = np.array(found, np.int64)
         return None if (stored < 0).any() else stored
 
@@ -185,16 +189,17 @@ class ColumnPlanner:
         """Whether each stored group (`owners`, in target order) holds the same member ids
         as the group would now."""
         stored_owner, stored_member = list_members(self.db, self.cls, self.spec.link)
-        sizes = np.fromiter((len(m) for m in members), np.int64, len(members))
+        sizes = np.fromiter(map(len, members), np.int64, len(members))
         now_owner = np.repeat(owners, sizes)
         now_member = source_ids[np.fromiter((i for m in members for i in m), np.int64,
                                             int(sizes.sum()))]
         wanted = np.isin(stored_owner, owners)
-        return _pairs(stored_owner[wanted], stored_member[wanted]) == \
-            _pairs(now_owner, now_member)
+        return np.array_equal(_pair_set(stored_owner[wanted], stored_member[wanted]),
+                              _pair_set(now_owner, now_member))
 
     @staticmethod
-    def _chosen(need: Needs, pool: Block, keys: list[dict[str, Any]]) -> np.ndarray | None:
+    def _chosen(need: Needs, pool: Block, keys: dict[str, Sequence[Any]]
+                ) -> np.ndarray | None:
         """The position in `pool` of the newest candidate of each target (-1: none); None
         when a candidate still to be made would win."""
         pairs = need.match_pairs()
@@ -207,8 +212,9 @@ class ColumnPlanner:
             current = best.get(key)
             if current is None or pool.recency(j) > pool.recency(current):
                 best[key] = j
-        chosen = np.fromiter((best.get(tuple(k[t] for t, _ in pairs), -1) for k in keys),
-                             np.int64, len(keys))
+        get = best.get
+        wanted = zip(*(keys[t] for t, _ in pairs), strict=True)
+        chosen = np.array([get(key, -1) for key in wanted], np.int64)
         if any(pool.pending(int(j)) for j in set(chosen.tolist()) if j >= 0):
             return None
         return chosen
@@ -230,10 +236,13 @@ class ColumnPlanner:
         return candidate
 
 
-def _pairs(first: np.ndarray, second: np.ndarray) -> bytes:
-    """A set of (first, second) pairs in a form that compares equal for equal sets."""
-    pairs = np.unique(np.stack([first, second], axis=1), axis=0)
-    return pairs.tobytes()
+def _pair_set(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The set of (first, second) pairs as a sorted (n, 2) array without repeats."""
+    order = np.lexsort((second, first))
+    pairs = np.stack([first[order], second[order]], axis=1)
+    if len(pairs) > 1:
+        pairs = pairs[np.r_[True, (np.diff(pairs, axis=0) != 0).any(axis=1)]]
+    return pairs
 
 
 def _ids(values: Sequence[Any]) -> np.ndarray:

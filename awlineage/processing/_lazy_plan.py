@@ -81,5 +81,11 @@ class UpToDatePlan(Plan):
                 int(reached.sum())
         return counts
 
+    def selected_count(self) -> int:
+        return len(self.block)
+
+    def first_selected(self, count: int) -> list[PlanNode]:
+        return self.block.nodes(range(min(count, len(self.block))))
+
     def selected_result_ids(self) -> list[int]:
         return self.block.ids.tolist()

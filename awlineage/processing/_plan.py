@@ -161,6 +161,14 @@ class Plan:
                 counts.setdefault(name, dict.fromkeys(State, 0))[node.state] += 1
         return {name: counts[name] for name in sorted(level, key=lambda name: level[name])}
 
+    def selected_count(self) -> int:
+        """How many targets were asked for."""
+        return len(self.selected)
+
+    def first_selected(self, count: int) -> list[PlanNode]:
+        """The first `count` nodes of the targets asked for."""
+        return self.selected[:count]
+
     def selected_result_ids(self) -> list[int]:
         """The object ids of the selected targets that have one (made or reused)."""
         return [n.result_id for n in self.selected if n.result_id is not None]

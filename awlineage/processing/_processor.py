@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TextIO
 
 import sqlalchemy as sa
@@ -31,8 +32,15 @@ class ProcessingReport:
     plan: Plan
     outcome: Outcome | None
     """None for a dry run."""
-    objects: list[DBObject]
-    """The targets asked for, as they are now (made, or reused)."""
+    database: Database
+
+    @cached_property
+    def objects(self) -> list[DBObject]:
+        """The targets asked for, as they are now (made, or reused): loaded when first
+        asked for."""
+        ids = self.plan.selected_result_ids()
+        found = self.database.get_many(ids) if ids else {}
+        return [found[i] for i in ids if i in found]
 
     def count(self, status: str) -> int:
         """How many targets ended `status` (``made``, ``reused``, ``failed``, ``skipped``,
@@ -66,9 +74,10 @@ class ProcessingReport:
         """The table of targets per class and what happened to them."""
         return summary_table(self.plan, self.outcome)
 
-    def tree(self, colour: bool = False) -> str:
-        """The plan's coloured tree with reasons."""
-        return render_plan(self.plan, colour=colour)
+    def tree(self, colour: bool = False, max_roots: int | None = None) -> str:
+        """The plan's coloured tree with reasons (of the first `max_roots` targets asked for,
+        if given)."""
+        return render_plan(self.plan, colour=colour, max_roots=max_roots)
 
 
 class TargetProcessor:
@@ -141,7 +150,7 @@ class TargetProcessor:
         if not dry_run:
             clear_leftover_claims(self.db, self.claim_timeout)
         if dry_run or not plan.red():
-            return ProcessingReport(plan, None if dry_run else Outcome(), self._load(plan))
+            return ProcessingReport(plan, None if dry_run else Outcome(), self.db)
         self._commit_parameters(plan)
         executor = self._executor(plan)
         claims = Claims(self.db, self.claim_timeout)
@@ -159,7 +168,7 @@ class TargetProcessor:
                 bar.close()
             if isinstance(self.executor, str):
                 executor.close()
-        return ProcessingReport(plan, outcome, self._load(plan))
+        return ProcessingReport(plan, outcome, self.db)
 
     def settings(self, plan: Plan) -> Settings:
         """Where the tasks of `plan` find the database and data server."""
@@ -224,20 +233,19 @@ class TargetProcessor:
         planned_on = None if node.existing is None else node.existing.object_id
         return newest if newest != planned_on else None
 
-    def _load(self, plan: Plan) -> list[DBObject]:
-        ids = plan.selected_result_ids()
-        found = self.db.get_many(ids) if ids else {}
-        return [found[i] for i in ids if i in found]
-
 
 def _claim_key(node: PlanNode) -> str:
     return f"{qualified_name(node.cls)}:{identity_key(node.obj)}"[:1000]
 
 
+MAX_ROOTS_SHOWN = 25
+"""``awl make`` draws the trees of this many targets asked for; the summary counts them all."""
+
+
 def print_report(report: ProcessingReport, out: TextIO = sys.stdout, colour: bool = False
                  ) -> None:
     """The tree, the summary table and the errors of failed makes, as ``awl make`` prints."""
-    print(report.tree(colour), file=out)
+    print(report.tree(colour, max_roots=MAX_ROOTS_SHOWN), file=out)
     print(f"\nwhy:\n{render_causes(report.plan)}\n", file=out)
     print(report.summary(), file=out)
     for node, result in report.failures():

@@ -38,11 +38,13 @@ def _group_siblings(children: list[tuple[str, PlanNode]]
 
 
 def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None,
-                group: bool = False) -> str:
+                group: bool = False, max_roots: int | None = None) -> str:
     """The plan as an indented tree; a node shown before is referred to, not repeated.
 
     With `group`, dependencies of one attribute that share class and state are one line
     (``regridded_frames: 6 x RegriddedFrame [make], the first: ...``), the first expanded.
+    With `max_roots`, the trees of the first so many targets asked for are drawn and the others
+    counted: the nodes of the rest are never built.
     """
     lines: list[str] = []
     shown: set[int] = set()
@@ -87,8 +89,12 @@ def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None,
         for i, (attr, child, count) in enumerate(entries):
             walk(child, child_prefix, attr, i == len(entries) - 1, depth + 1, count)
 
-    for root in plan.selected:
+    total = plan.selected_count()
+    for root in plan.first_selected(total if max_roots is None else max_roots):
         walk(root, "", "", True, 0)
+    if max_roots is not None and total > max_roots:
+        lines.append(f"... and {total - max_roots:,} more targets asked for (the summary "
+                     "below counts them all)")
     return "\n".join(lines)
 
 
