@@ -5,6 +5,7 @@ from awlineage.database._commit import find_or_commit, identity_key
 from awlineage.database._database import Database, RegisteredClass, connect, current_database
 from awlineage.database._ddl import DIALECTS, framework_ddl
 from awlineage.database._load import RowReader, load_class_rows, load_objects, prefetch
+from awlineage.database._rows import row_batches
 from awlineage.database._statements import recorded_statements
 from awlineage.database._tables import ClassTables, list_table_name, new_metadata
 
@@ -25,4 +26,5 @@ __all__ = [
     "new_metadata",
     "prefetch",
     "recorded_statements",
+    "row_batches",
 ]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from awlineage.database._rows import row_batches
 from awlineage.errors import ObjectNotFoundError
 from awlineage.persistence import DBObject, Kind, Property, frozen_list, link_key
 
@@ -44,28 +45,57 @@ class RowReader:
         self.lists = [(i, props[c]) for i, c in enumerate(columns)
                       if c in props and props[c].kind is Kind.DESCRIPTOR_LIST]
 
+    def _known(self, obj: Any) -> bool:
+        # an object read as a stand-in is read again once its real class is defined
+        return obj is not None and (obj.__class__ is self.cls
+                                    or "_stand_in" not in obj.__class__.__dict__)
+
     def __call__(self, row: Sequence[Any]) -> DBObject:
-        refs = self.db.identity_map.refs
-        oid = row[0]
-        ref = refs.get(oid)
+        ref = self.db.identity_map.refs.get(row[0])
         if ref is not None:
             obj = ref()
-            # an object read as a stand-in is read again once its real class is defined
-            if obj is not None and (obj.__class__ is self.cls
-                                    or "_stand_in" not in obj.__class__.__dict__):
+            if self._known(obj):
                 return obj
-        obj = self.cls.__new__(self.cls)
-        for i, prop in self.lists:
-            value = row[i]
-            if value is not None:
-                value._prop = prop
-                value._owner = self.name
-        state = dict(zip(self.keys, row, strict=False))  # union rows end with _class
-        state["_committed"] = True
-        state["_store"] = self.db
-        obj.__dict__ = state
-        refs[oid] = weakref.ref(obj)  # the caller sweeps the map once per batch
-        return obj
+        return self.read([row])[0]
+
+    def read(self, rows: Sequence[Sequence[Any]]) -> list[DBObject]:
+        """The objects of `rows`, in order: the live object of a row's id where there is
+        one, else a new object (remembered in the identity map)."""
+        refs = self.db.identity_map.refs
+        cls = self.cls
+        new = cls.__new__
+        keys = self.keys
+        lists = self.lists
+        name = self.name
+        bookkeeping = {"_committed": True, "_store": self.db}
+        set_state = _SET_STATE
+        ref_to = weakref.ref
+        found = []
+        for row in rows:
+            oid = row[0]
+            ref = refs.get(oid)
+            if ref is not None:
+                obj = ref()
+                if self._known(obj):
+                    found.append(obj)
+                    continue
+            obj = new(cls)
+            for i, prop in lists:
+                value = row[i]
+                if value is not None:
+                    value._prop = prop
+                    value._owner = name
+            state = dict(zip(keys, row, strict=False))  # union rows end with _class
+            state.update(bookkeeping)
+            set_state(obj, state)
+            refs[oid] = ref_to(obj)  # the caller sweeps the map once per batch
+            found.append(obj)
+        return found
+
+
+_SET_STATE = DBObject.__dict__["__dict__"].__set__
+"""Sets an object's whole state, past DBObject.__setattr__ (which guards attributes, not
+bookkeeping)."""
 
 
 def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DBObject]:
@@ -76,10 +106,9 @@ def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DB
     found: dict[int, DBObject] = {}
     with db.engine.connect() as conn:
         for chunk in _chunks(list(ids)):
-            rows = conn.execute(sa.select(ct.table).where(
-                db.dialect.id_in(ct.table.c.object_id, chunk))).all()
-            for row in rows:
-                found[row[0]] = reader(row)
+            statement = sa.select(ct.table).where(db.dialect.id_in(ct.table.c.object_id, chunk))
+            for rows in row_batches(conn, statement, _CHUNK):
+                found.update(zip((row[0] for row in rows), reader.read(rows), strict=True))
     db.identity_map.maybe_sweep()
     return found
 

@@ -1,0 +1,71 @@
+"""Reading many rows fast: plain tuples straight from the driver's cursor, converted by the
+column types' own result processors, a batch at a time.
+
+SQLAlchemy builds a `Row` per result row in pure Python (no compiled extensions here), which
+costs as much as building the object itself; objects are built from positions, so a tuple is
+all they need. The values are the ones SQLAlchemy would give: each column's conversion is the
+one its type hands SQLAlchemy (`TypeEngine.result_processor`), applied a column at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import sqlalchemy as sa
+
+Processor = Callable[[Any], Any]
+
+
+def _processors(conn: sa.Connection, statement: sa.Select, description: Any
+                ) -> list[tuple[int, Processor]]:
+    """(position, conversion) of every column whose driver value needs converting."""
+    dialect = conn.dialect
+    columns = list(statement.selected_columns)
+    if len(columns) != len(description):
+        raise RuntimeError(f"the driver returned {len(description)} columns for a statement "
+                           f"of {len(columns)}")
+    found = []
+    for i, (column, described) in enumerate(zip(columns, description, strict=True)):
+        process = column.type.dialect_impl(dialect).result_processor(dialect, described[1])
+        if process is not None:
+            found.append((i, process))
+    return found
+
+
+def row_batches(conn: sa.Connection, statement: sa.Select, size: int,
+                stream: bool = False) -> Iterator[list[tuple[Any, ...]]]:
+    """The rows of `statement`, as lists of at most `size` converted tuples.
+
+    With `stream` the database keeps the result and hands it over a batch at a time (a
+    server-side cursor on PostgreSQL; SQLite always steps through its result), so memory
+    does not grow with the result; without it the driver receives the whole result first,
+    which costs PostgreSQL less per row.
+    """
+    if stream:
+        conn = conn.execution_options(stream_results=True, max_row_buffer=size)
+    result = conn.execute(statement)
+    try:
+        cursor = result.cursor
+        processors = _processors(conn, statement, cursor.description)
+        # A streaming result may already hold a first row (SQLAlchemy reads one to learn the
+        # columns); fetchone hands that over, converted, and leaves the cursor to us.
+        first = result.fetchone()
+        if first is None:
+            return
+        pending: list[tuple[Any, ...]] = [tuple(first)]
+        while True:
+            rows = cursor.fetchmany(size - len(pending)) if size > len(pending) else []
+            if processors and rows:
+                columns = list(zip(*rows, strict=True))
+                for i, process in processors:
+                    columns[i] = tuple(map(process, columns[i]))
+                rows = list(zip(*columns, strict=True))
+            if pending:
+                rows = pending + rows
+                pending = []
+            if not rows:
+                return
+            yield rows
+    finally:
+        result.close()
