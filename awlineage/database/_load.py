@@ -3,8 +3,11 @@ load on first touch, and prefetch loads a link for many objects in one query."""
 
 from __future__ import annotations
 
+import operator
 import weakref
+from collections import deque
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -51,48 +54,54 @@ class RowReader:
                                     or "_stand_in" not in obj.__class__.__dict__)
 
     def __call__(self, row: Sequence[Any]) -> DBObject:
-        ref = self.db.identity_map.refs.get(row[0])
-        if ref is not None:
-            obj = ref()
-            if self._known(obj):
-                return obj
         return self.read([row])[0]
 
     def read(self, rows: Sequence[Sequence[Any]]) -> list[DBObject]:
         """The objects of `rows`, in order: the live object of a row's id where there is
         one, else a new object (remembered in the identity map)."""
+        count = len(rows)
         refs = self.db.identity_map.refs
+        held = list(map(refs.get, map(_FIRST, rows)))
+        if held.count(None) == count:
+            return self._build(rows)
+        found = [None if ref is None else ref() for ref in held]
         cls = self.cls
-        new = cls.__new__
-        keys = self.keys
-        lists = self.lists
-        name = self.name
-        bookkeeping = {"_committed": True, "_store": self.db}
-        set_state = _SET_STATE
-        ref_to = weakref.ref
-        found = []
-        for row in rows:
-            oid = row[0]
-            ref = refs.get(oid)
-            if ref is not None:
-                obj = ref()
-                if self._known(obj):
-                    found.append(obj)
-                    continue
-            obj = new(cls)
-            for i, prop in lists:
+        missing = [i for i, obj in enumerate(found)
+                   if obj is None or (obj.__class__ is not cls and not self._known(obj))]
+        if len(missing) == count:
+            return self._build(rows)
+        for i, obj in zip(missing, self._build([rows[i] for i in missing]), strict=True):
+            found[i] = obj
+        return found  # type: ignore[return-value]
+
+    def _build(self, rows: Sequence[Sequence[Any]]) -> list[DBObject]:
+        """New objects of `rows`, remembered in the identity map; one C-level pass per step
+        rather than a Python loop per row: materialising is the cost of large queries."""
+        if not rows:
+            return []
+        for i, prop in self.lists:
+            for row in rows:
                 value = row[i]
                 if value is not None:
                     value._prop = prop
-                    value._owner = name
-            state = dict(zip(keys, row, strict=False))  # union rows end with _class
-            state.update(bookkeeping)
-            set_state(obj, state)
-            refs[oid] = ref_to(obj)  # the caller sweeps the map once per batch
-            found.append(obj)
-        return found
+                    value._owner = self.name
+        cls = self.cls
+        objects = list(map(cls.__new__, repeat(cls, len(rows))))
+        width = len(self.keys)
+        if len(rows[0]) != width:  # union rows end with _class
+            rows = list(map(operator.itemgetter(slice(0, width)), rows))
+        # the state: the row's values under their keys, then the bookkeeping
+        tail = (True, self.db)
+        states = map(dict, map(zip, repeat([*self.keys, "_committed", "_store"]),
+                               map(operator.add, map(tuple, rows), repeat(tail))))
+        deque(map(_SET_STATE, objects, states), maxlen=0)
+        # the caller sweeps the map once per batch
+        self.db.identity_map.refs.update(zip(map(_FIRST, rows), map(weakref.ref, objects),
+                                             strict=True))
+        return objects
 
 
+_FIRST = operator.itemgetter(0)
 _SET_STATE = DBObject.__dict__["__dict__"].__set__
 """Sets an object's whole state, past DBObject.__setattr__ (which guards attributes, not
 bookkeeping)."""

@@ -4,21 +4,23 @@ column types' own result processors, a batch at a time.
 SQLAlchemy builds a `Row` per result row in pure Python (no compiled extensions here), which
 costs as much as building the object itself; objects are built from positions, so a tuple is
 all they need. The values are the ones SQLAlchemy would give: each column's conversion is the
-one its type hands SQLAlchemy (`TypeEngine.result_processor`), applied a column at a time.
+one its type hands SQLAlchemy (`TypeEngine.result_processor`), applied a column at a time; a
+type may offer a `column_result_processor(dialect)` that converts a whole column at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 
 Processor = Callable[[Any], Any]
+ColumnProcessor = Callable[[Sequence[Any]], Sequence[Any]]
 
 
 def _processors(conn: sa.Connection, statement: sa.Select, description: Any
-                ) -> list[tuple[int, Processor]]:
+                ) -> list[tuple[int, ColumnProcessor]]:
     """(position, conversion) of every column whose driver value needs converting."""
     dialect = conn.dialect
     columns = list(statement.selected_columns)
@@ -27,10 +29,22 @@ def _processors(conn: sa.Connection, statement: sa.Select, description: Any
                            f"of {len(columns)}")
     found = []
     for i, (column, described) in enumerate(zip(columns, description, strict=True)):
-        process = column.type.dialect_impl(dialect).result_processor(dialect, described[1])
+        impl = column.type.dialect_impl(dialect)
+        whole = getattr(impl, "column_result_processor", None)
+        if whole is not None:
+            found.append((i, whole(dialect)))
+            continue
+        process = impl.result_processor(dialect, described[1])
         if process is not None:
-            found.append((i, process))
+            found.append((i, _per_value(process)))
     return found
+
+
+def _per_value(process: Processor) -> ColumnProcessor:
+    def column(values: Sequence[Any]) -> Sequence[Any]:
+        return tuple(map(process, values))
+
+    return column
 
 
 def row_batches(conn: sa.Connection, statement: sa.Select, size: int,
@@ -59,7 +73,7 @@ def row_batches(conn: sa.Connection, statement: sa.Select, size: int,
             if processors and rows:
                 columns = list(zip(*rows, strict=True))
                 for i, process in processors:
-                    columns[i] = tuple(map(process, columns[i]))
+                    columns[i] = process(columns[i])
                 rows = list(zip(*columns, strict=True))
             if pending:
                 rows = pending + rows

@@ -207,8 +207,9 @@ class Query:
         readers: dict[str, RowReader] = {}
         with db.engine.connect() as conn:
             with self._refusals():
+                stream = self._yield_per is not None
                 batches = row_batches(conn, statement, self._yield_per or BATCH_SIZE,
-                                      stream=self._yield_per is not None)
+                                      stream=stream)
                 rows = next(batches, None)  # runs the statement
             try:
                 while rows is not None:
@@ -218,11 +219,13 @@ class Query:
                             _prefetch_path(db, batch, path)  # type: ignore[arg-type]
                     else:
                         batch = self._materialise(db, rows, columns, readers)
+                    ids = [row[0] for row in rows] if stream else ()
                     del rows
                     if observers:
                         notify_read(batch)
                     yield from batch
                     del batch  # what the caller dropped is freed before the next batch
+                    db.identity_map.forget_dropped(ids)
                     db.identity_map.maybe_sweep()
                     rows = next(batches, None)
             finally:
