@@ -197,6 +197,18 @@ class Query:
 
     # -- running --------------------------------------------------------------------------
     def __iter__(self) -> Iterator[DBObject]:
+        batches = self._batches()
+        try:
+            batch = next(batches, None)
+            while batch is not None:
+                yield from batch
+                del batch  # not held while the next batch is read
+                batch = next(batches, None)
+        finally:
+            batches.close()
+
+    def _batches(self) -> Iterator[list[DBObject]]:
+        """The matching objects, a batch at a time."""
         db = self.database()
         compiler = Compiler(db)
         with self._refusals():
@@ -223,7 +235,7 @@ class Query:
                     del rows
                     if observers:
                         notify_read(batch)
-                    yield from batch
+                    yield batch
                     del batch  # what the caller dropped is freed before the next batch
                     db.identity_map.forget_dropped(ids)
                     db.identity_map.maybe_sweep()
@@ -264,7 +276,10 @@ class Query:
 
     def all(self) -> list[DBObject]:
         """Every matching object, as a list."""
-        return [obj for obj in self]  # not list(self): that would run a COUNT for len()
+        found: list[DBObject] = []  # not list(self): that would run a COUNT for len()
+        for batch in self._batches():
+            found.extend(batch)
+        return found
 
     def count(self) -> int:
         """How many objects match (after limit and offset)."""
