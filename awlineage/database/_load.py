@@ -65,6 +65,8 @@ class RowReader:
         if held.count(None) == count:
             return self._build(rows)
         found = [None if ref is None else ref() for ref in held]
+        if found.count(None) == count:  # every id seen before has been let go since
+            return self._build(rows)
         cls = self.cls
         missing = [i for i, obj in enumerate(found)
                    if obj is None or (obj.__class__ is not cls and not self._known(obj))]
@@ -73,6 +75,34 @@ class RowReader:
         for i, obj in zip(missing, self._build([rows[i] for i in missing]), strict=True):
             found[i] = obj
         return found  # type: ignore[return-value]
+
+    def read_columns(self, columns: Sequence[Sequence[Any]]) -> list[DBObject]:
+        """`read` of rows given as their columns (`column_batches`)."""
+        ids = columns[0]
+        count = len(ids)
+        refs = self.db.identity_map.refs
+        held = list(map(refs.get, ids))
+        if held.count(None) == count or \
+                [None if ref is None else ref() for ref in held].count(None) == count:
+            return self._build_columns(columns)
+        return self.read(list(zip(*columns, strict=True)))
+
+    def _build_columns(self, columns: Sequence[Sequence[Any]]) -> list[DBObject]:
+        """New objects of rows given as their columns, remembered in the identity map."""
+        for i, prop in self.lists:
+            for value in columns[i]:
+                if value is not None:
+                    value._prop = prop
+                    value._owner = self.name
+        cls = self.cls
+        objects = list(map(cls.__new__, repeat(cls, len(columns[0]))))
+        width = len(self.keys)
+        states = map(dict, map(zip, repeat([*self.keys, "_committed", "_store"]),
+                               zip(*columns[:width], repeat(True), repeat(self.db))))
+        deque(map(_SET_STATE, objects, states), maxlen=0)
+        self.db.identity_map.refs.update(zip(columns[0], map(weakref.ref, objects),
+                                             strict=True))
+        return objects
 
     def _build(self, rows: Sequence[Sequence[Any]]) -> list[DBObject]:
         """New objects of `rows`, remembered in the identity map; one C-level pass per step

@@ -11,6 +11,7 @@ type may offer a `column_result_processor(dialect)` that converts a whole column
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from typing import Any
 
 import sqlalchemy as sa
@@ -47,9 +48,10 @@ def _per_value(process: Processor) -> ColumnProcessor:
     return column
 
 
-def row_batches(conn: sa.Connection, statement: sa.Select, size: int,
-                stream: bool = False) -> Iterator[list[tuple[Any, ...]]]:
-    """The rows of `statement`, as lists of at most `size` converted tuples.
+def column_batches(conn: sa.Connection, statement: sa.Select, size: int,
+                   stream: bool = False) -> Iterator[list[Sequence[Any]]]:
+    """The rows of `statement` a batch of at most `size` at a time, each batch as its
+    converted columns (objects are built from columns without rebuilding rows).
 
     With `stream` the database keeps the result and hands it over a batch at a time (a
     server-side cursor on PostgreSQL; SQLite always steps through its result), so memory
@@ -67,19 +69,32 @@ def row_batches(conn: sa.Connection, statement: sa.Select, size: int,
         first = result.fetchone()
         if first is None:
             return
-        pending: list[tuple[Any, ...]] = [tuple(first)]
+        head: tuple[Any, ...] | None = tuple(first)
         while True:
-            rows = cursor.fetchmany(size - len(pending)) if size > len(pending) else []
-            if processors and rows:
-                columns = list(zip(*rows, strict=True))
+            wanted = size if head is None else size - 1
+            rows = cursor.fetchmany(wanted) if wanted else []
+            if rows:
+                columns: list[Sequence[Any]] = list(zip(*rows, strict=True))
+                del rows
                 for i, process in processors:
                     columns[i] = process(columns[i])
-                rows = list(zip(*columns, strict=True))
-            if pending:
-                rows = pending + rows
-                pending = []
-            if not rows:
+                if head is not None:
+                    columns = [[value, *column]
+                               for value, column in zip(head, columns, strict=True)]
+            elif head is not None:
+                columns = [[value] for value in head]
+            else:
                 return
-            yield rows
+            head = None
+            yield columns
     finally:
         result.close()
+
+
+def row_batches(conn: sa.Connection, statement: sa.Select, size: int,
+                stream: bool = False) -> Iterator[list[tuple[Any, ...]]]:
+    """The rows of `statement`, as lists of at most `size` converted tuples (see
+    `column_batches`)."""
+    with closing(column_batches(conn, statement, size, stream)) as batches:
+        for columns in batches:
+            yield list(zip(*columns, strict=True))

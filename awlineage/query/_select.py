@@ -12,10 +12,10 @@ from awlineage.database import (
     ClassTables,
     Database,
     RowReader,
+    column_batches,
     current_database,
     load_class_rows,
     prefetch,
-    row_batches,
 )
 from awlineage.errors import QueryError
 from awlineage.persistence import (
@@ -212,34 +212,35 @@ class Query:
         db = self.database()
         compiler = Compiler(db)
         with self._refusals():
-            statement, columns = self.statement(compiler)
+            statement, names = self.statement(compiler)
         classes = compiler.concrete_classes([self.cls])
-        single = RowReader(db, db.tables_for(classes[0]), columns) if len(classes) == 1 \
+        single = RowReader(db, db.tables_for(classes[0]), names) if len(classes) == 1 \
             else None
         readers: dict[str, RowReader] = {}
         with db.engine.connect() as conn:
             with self._refusals():
                 stream = self._yield_per is not None
-                batches = row_batches(conn, statement, self._yield_per or BATCH_SIZE,
-                                      stream=stream)
-                rows = next(batches, None)  # runs the statement
+                batches = column_batches(conn, statement, self._yield_per or BATCH_SIZE,
+                                         stream=stream)
+                columns = next(batches, None)  # runs the statement
             try:
-                while rows is not None:
+                while columns is not None:
                     if single is not None:
-                        batch = single.read(rows)
+                        batch = single.read_columns(columns)
                         for path in self._prefetch:
                             _prefetch_path(db, batch, path)  # type: ignore[arg-type]
                     else:
-                        batch = self._materialise(db, rows, columns, readers)
-                    ids = [row[0] for row in rows] if stream else ()
-                    del rows
+                        batch = self._materialise(db, list(zip(*columns, strict=True)),
+                                                  names, readers)
+                    ids = columns[0] if stream else ()
+                    del columns
                     if observers:
                         notify_read(batch)
                     yield batch
                     del batch  # what the caller dropped is freed before the next batch
                     db.identity_map.forget_dropped(ids)
                     db.identity_map.maybe_sweep()
-                    rows = next(batches, None)
+                    columns = next(batches, None)
             finally:
                 batches.close()
 
