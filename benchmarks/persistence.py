@@ -11,15 +11,23 @@ same database in the same run, and their ratio (awlineage time / Core time; lowe
 awlineage returns objects in object_id (creation) order unless asked otherwise, so the Core
 queries order by object_id too: the same rows in the same order.
 
+With ``--stream N`` it instead commits N objects and iterates all of them with
+``select(...).yield_per(1000)``, keeping none, and prints objects per second and the peak
+memory: Python's (tracemalloc) and the process's resident high-water mark, which also counts
+the database driver's buffers.
+
 Usage: python benchmarks/persistence.py [--objects N] [--repeat R] [--postgres URL]
+       python benchmarks/persistence.py --stream 1000000
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import gc
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 
 import sqlalchemy as sa
@@ -183,13 +191,86 @@ def run_backend(label: str, url: str, schema: str | None, n: int, repeat: int) -
     set_current_store(None)
 
 
+def _resident_peak_kib() -> int | None:
+    """The process's resident high-water mark in KiB (Linux), None elsewhere."""
+    try:
+        with open("/proc/self/status") as status:
+            return next((int(line.split()[1]) for line in status
+                         if line.startswith("VmHWM:")), None)
+    except OSError:
+        return None
+
+
+def _reset_resident_peak() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w") as clear:
+            clear.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def run_stream(label: str, url: str, schema: str | None, n: int, batch: int = 1000) -> None:
+    """Commit `n` objects, then stream them all with yield_per(batch), keeping none."""
+    db = connect(url, schema=schema)
+    mids = [BenchMid(top=BenchTop(name=f"top{i}")) for i in range(10)]
+    commit(mids)
+    start = time.perf_counter()
+    chunk = 100_000
+    for first in range(0, n, chunk):
+        commit([BenchSmall(group=i % 10, flux=i * 0.5, label=f"s{i}", mid=mids[i % 10])
+                for i in range(first, min(first + chunk, n))])
+    committed = time.perf_counter() - start
+
+    def stream() -> int:
+        seen = 0
+        total = 0.0
+        for obj in select(BenchSmall, database=db).yield_per(batch):
+            total += obj.flux
+            seen += 1
+        return seen
+
+    db.identity_map.sweep()
+    gc.collect()
+    resettable = _reset_resident_peak()
+    resident_before = _resident_peak_kib()
+    start = time.perf_counter()
+    seen = stream()
+    elapsed = time.perf_counter() - start
+    resident_after = _resident_peak_kib()
+    assert seen == n, f"streamed {seen} of {n} objects"
+    resident = (f"{(resident_after - resident_before) / 1024:.1f} MiB"
+                if resettable and resident_before is not None and resident_after is not None
+                else "n/a")
+    tracemalloc.start()  # a second pass: tracing every allocation slows it many times over
+    stream()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"\n{label}: {n:,} objects committed in {committed:.1f} s; streamed with "
+          f"yield_per({batch}) in {elapsed:.1f} s = {n / elapsed:,.0f} objects/s; "
+          f"resident high-water growth {resident}; peak Python memory "
+          f"{peak / 2**20:.1f} MiB (tracemalloc, second pass); the identity map holds "
+          f"{len(db.identity_map.refs):,} ids afterwards")
+    db.close()
+    set_current_store(None)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--objects", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
+    parser.add_argument("--stream", type=int, metavar="N",
+                        help="stream N objects with yield_per instead (memory and speed)")
     args = parser.parse_args()
+    if args.stream:
+        with tempfile.TemporaryDirectory() as tmp:
+            run_stream("SQLite", f"sqlite:///{tmp}/bench.db", None, args.stream)
+        if not args.skip_postgres:
+            with postgres_schema(args.postgres) as schema:
+                run_stream("PostgreSQL", args.postgres, schema, args.stream)
+        return
     print(f"awlineage persistence benchmark: {args.objects:,} objects, best of "
           f"{args.repeat} for (a), best of {args.repeat + 2} for (b) and (c); "
           "ratio = awlineage time / Core time")

@@ -5,6 +5,7 @@ from awlineage.database._commit import find_or_commit, identity_key
 from awlineage.database._database import Database, RegisteredClass, connect, current_database
 from awlineage.database._ddl import DIALECTS, framework_ddl
 from awlineage.database._load import RowReader, load_class_rows, load_objects, prefetch
+from awlineage.database._rows import column_batches, row_batches
 from awlineage.database._statements import recorded_statements
 from awlineage.database._tables import ClassTables, list_table_name, new_metadata
 
@@ -14,6 +15,7 @@ __all__ = [
     "Database",
     "RegisteredClass",
     "RowReader",
+    "column_batches",
     "connect",
     "current_database",
     "find_or_commit",
@@ -25,4 +27,5 @@ __all__ = [
     "new_metadata",
     "prefetch",
     "recorded_statements",
+    "row_batches",
 ]

@@ -133,6 +133,11 @@ def _write(db: Database, pending: list[DBObject], lock: str | None = None,
     by_class: dict[type, list[DBObject]] = {}
     for obj in pending:
         by_class.setdefault(type(obj), []).append(obj)
+    for objs in by_class.values():
+        # Rows go in in object_id (creation) order, the order queries read them in: the
+        # table's row order then follows its primary key (and the closure walk, last
+        # found first, would otherwise reverse a list of new objects).
+        objs.sort(key=_object_id)
     tables = {cls: db.tables_for(cls) for cls in by_class}
     keys = {id(obj): identity_key(obj) for obj in pending}
     exclusive, shared = _version_locks(db, tables, by_class, keys)
@@ -157,6 +162,10 @@ def _write(db: Database, pending: list[DBObject], lock: str | None = None,
         state["_store"] = db
         db.identity_map[state["object_id"]] = obj
     return None
+
+
+def _object_id(obj: DBObject) -> int:
+    return obj.__dict__["object_id"]
 
 
 def _lock_prefix(db: Database) -> str:

@@ -8,7 +8,7 @@ dominate the cost of materialising large query results.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 _MIN_SWEEP = 10_000
@@ -42,6 +42,15 @@ class IdentityMap:
         """Forget ids whose objects are gone."""
         self.refs = {oid: ref for oid, ref in self.refs.items() if ref() is not None}
         self._sweep_at = max(2 * len(self.refs), _MIN_SWEEP)
+
+    def forget_dropped(self, object_ids: Iterable[int]) -> None:
+        """Forget those of these ids whose objects are gone: a stream forgets each batch
+        the caller has let go, so the map does not grow with the stream."""
+        refs = self.refs
+        for oid in object_ids:
+            ref = refs.get(oid)
+            if ref is not None and ref() is None:
+                del refs[oid]
 
     def __contains__(self, object_id: object) -> bool:
         ref = self.refs.get(object_id)  # type: ignore[arg-type]

@@ -3,12 +3,16 @@ load on first touch, and prefetch loads a link for many objects in one query."""
 
 from __future__ import annotations
 
+import operator
 import weakref
+from collections import deque
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from awlineage.database._rows import row_batches
 from awlineage.errors import ObjectNotFoundError
 from awlineage.persistence import DBObject, Kind, Property, frozen_list, link_key
 
@@ -44,28 +48,93 @@ class RowReader:
         self.lists = [(i, props[c]) for i, c in enumerate(columns)
                       if c in props and props[c].kind is Kind.DESCRIPTOR_LIST]
 
+    def _known(self, obj: Any) -> bool:
+        # an object read as a stand-in is read again once its real class is defined
+        return obj is not None and (obj.__class__ is self.cls
+                                    or "_stand_in" not in obj.__class__.__dict__)
+
     def __call__(self, row: Sequence[Any]) -> DBObject:
+        return self.read([row])[0]
+
+    def read(self, rows: Sequence[Sequence[Any]]) -> list[DBObject]:
+        """The objects of `rows`, in order: the live object of a row's id where there is
+        one, else a new object (remembered in the identity map)."""
+        count = len(rows)
         refs = self.db.identity_map.refs
-        oid = row[0]
-        ref = refs.get(oid)
-        if ref is not None:
-            obj = ref()
-            # an object read as a stand-in is read again once its real class is defined
-            if obj is not None and (obj.__class__ is self.cls
-                                    or "_stand_in" not in obj.__class__.__dict__):
-                return obj
-        obj = self.cls.__new__(self.cls)
+        held = list(map(refs.get, map(_FIRST, rows)))
+        if held.count(None) == count:
+            return self._build(rows)
+        found = [None if ref is None else ref() for ref in held]
+        if found.count(None) == count:  # every id seen before has been let go since
+            return self._build(rows)
+        cls = self.cls
+        missing = [i for i, obj in enumerate(found)
+                   if obj is None or (obj.__class__ is not cls and not self._known(obj))]
+        if len(missing) == count:
+            return self._build(rows)
+        for i, obj in zip(missing, self._build([rows[i] for i in missing]), strict=True):
+            found[i] = obj
+        return found  # type: ignore[return-value]
+
+    def read_columns(self, columns: Sequence[Sequence[Any]]) -> list[DBObject]:
+        """`read` of rows given as their columns (`column_batches`)."""
+        ids = columns[0]
+        count = len(ids)
+        refs = self.db.identity_map.refs
+        held = list(map(refs.get, ids))
+        if held.count(None) == count or \
+                [None if ref is None else ref() for ref in held].count(None) == count:
+            return self._build_columns(columns)
+        return self.read(list(zip(*columns, strict=True)))
+
+    def _build_columns(self, columns: Sequence[Sequence[Any]]) -> list[DBObject]:
+        """New objects of rows given as their columns, remembered in the identity map."""
         for i, prop in self.lists:
-            value = row[i]
-            if value is not None:
-                value._prop = prop
-                value._owner = self.name
-        state = dict(zip(self.keys, row, strict=False))  # union rows end with _class
-        state["_committed"] = True
-        state["_store"] = self.db
-        obj.__dict__ = state
-        refs[oid] = weakref.ref(obj)  # the caller sweeps the map once per batch
-        return obj
+            for value in columns[i]:
+                if value is not None:
+                    value._prop = prop
+                    value._owner = self.name
+        cls = self.cls
+        objects = list(map(cls.__new__, repeat(cls, len(columns[0]))))
+        width = len(self.keys)
+        states = map(dict, map(zip, repeat([*self.keys, "_committed", "_store"]),
+                               zip(*columns[:width], repeat(True), repeat(self.db))))
+        deque(map(_SET_STATE, objects, states), maxlen=0)
+        self.db.identity_map.refs.update(zip(columns[0], map(weakref.ref, objects),
+                                             strict=True))
+        return objects
+
+    def _build(self, rows: Sequence[Sequence[Any]]) -> list[DBObject]:
+        """New objects of `rows`, remembered in the identity map; one C-level pass per step
+        rather than a Python loop per row: materialising is the cost of large queries."""
+        if not rows:
+            return []
+        for i, prop in self.lists:
+            for row in rows:
+                value = row[i]
+                if value is not None:
+                    value._prop = prop
+                    value._owner = self.name
+        cls = self.cls
+        objects = list(map(cls.__new__, repeat(cls, len(rows))))
+        width = len(self.keys)
+        if len(rows[0]) != width:  # union rows end with _class
+            rows = list(map(operator.itemgetter(slice(0, width)), rows))
+        # the state: the row's values under their keys, then the bookkeeping
+        tail = (True, self.db)
+        states = map(dict, map(zip, repeat([*self.keys, "_committed", "_store"]),
+                               map(operator.add, map(tuple, rows), repeat(tail))))
+        deque(map(_SET_STATE, objects, states), maxlen=0)
+        # the caller sweeps the map once per batch
+        self.db.identity_map.refs.update(zip(map(_FIRST, rows), map(weakref.ref, objects),
+                                             strict=True))
+        return objects
+
+
+_FIRST = operator.itemgetter(0)
+_SET_STATE = DBObject.__dict__["__dict__"].__set__
+"""Sets an object's whole state, past DBObject.__setattr__ (which guards attributes, not
+bookkeeping)."""
 
 
 def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DBObject]:
@@ -76,10 +145,9 @@ def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DB
     found: dict[int, DBObject] = {}
     with db.engine.connect() as conn:
         for chunk in _chunks(list(ids)):
-            rows = conn.execute(sa.select(ct.table).where(
-                db.dialect.id_in(ct.table.c.object_id, chunk))).all()
-            for row in rows:
-                found[row[0]] = reader(row)
+            statement = sa.select(ct.table).where(db.dialect.id_in(ct.table.c.object_id, chunk))
+            for rows in row_batches(conn, statement, _CHUNK):
+                found.update(zip((row[0] for row in rows), reader.read(rows), strict=True))
     db.identity_map.maybe_sweep()
     return found
 

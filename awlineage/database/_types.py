@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime
 import json
+import operator
+from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -32,6 +34,28 @@ def _sqlite_result(value: str | None) -> datetime.datetime | None:
     return None if value is None else _to_utc(datetime.datetime.fromisoformat(value))
 
 
+_tzinfo = operator.attrgetter("tzinfo")
+
+
+def _utc_column(values: Sequence[datetime.datetime | None]) -> Sequence[Any]:
+    """`_to_utc` of every value, the common case (all UTC already) without a call each."""
+    try:
+        if set(map(_tzinfo, values)) <= {UTC}:
+            return values
+    except AttributeError:  # a NULL among them
+        pass
+    return [_to_utc(v) for v in values]
+
+
+def _sqlite_column(values: Sequence[str | None]) -> Sequence[Any]:
+    """`_sqlite_result` of every value, parsed in one C loop when none is NULL."""
+    try:
+        parsed = list(map(datetime.datetime.fromisoformat, values))
+    except TypeError:  # a NULL among them
+        return [_sqlite_result(v) for v in values]
+    return _utc_column(parsed)
+
+
 class UTCDateTime(sa.types.TypeDecorator):
     """A datetime stored as UTC and always read back timezone-aware (UTC).
 
@@ -50,6 +74,10 @@ class UTCDateTime(sa.types.TypeDecorator):
 
     def result_processor(self, dialect: sa.Dialect, coltype: Any) -> Any:
         return _sqlite_result if dialect.name == "sqlite" else _to_utc
+
+    def column_result_processor(self, dialect: sa.Dialect) -> Any:
+        """`result_processor` for a whole column of values at once (see `row_batches`)."""
+        return _sqlite_column if dialect.name == "sqlite" else _utc_column
 
 
 def list_to_json(values: list[Any]) -> list[Any]:
