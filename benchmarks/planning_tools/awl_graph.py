@@ -95,15 +95,16 @@ def plan(url: str, schema: str | None, repeat: int) -> dict[str, float]:
     if red:
         raise SystemExit(f"{red} targets are not up to date")
     del made
-    best = float("inf")
+    best, best_cpu = float("inf"), float("inf")
     for _ in range(repeat):
         db.identity_map.clear()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         processor.plan(BenchGroup)
         best = min(best, time.perf_counter() - start)
+        best_cpu = min(best_cpu, time.process_time() - start_cpu)
     db.close()
-    return {"seconds": best, "first_seconds": first_seconds, "targets": targets,
-            "queries": queries}
+    return {"seconds": best, "cpu_seconds": best_cpu, "first_seconds": first_seconds,
+            "targets": targets, "queries": queries}
 
 
 def main() -> None:

@@ -17,6 +17,8 @@ class ChildRun:
     """What one child process did: wall time, peak resident memory, exit status, output."""
 
     seconds: float
+    cpu_seconds: float
+    """User and system CPU time of the child (and of the children it waited for)."""
     peak_mib: float
     returncode: int
     stdout: str
@@ -63,8 +65,8 @@ def run_child(command: list[str], *, env: dict[str, str] | None = None,
             result = json.loads(lines[-1])
         except json.JSONDecodeError:
             result = {}
-    return ChildRun(seconds, usage.ru_maxrss / 1024, proc.returncode, stdout, stderr,
-                    timed_out, result)
+    return ChildRun(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+                    proc.returncode, stdout, stderr, timed_out, result)
 
 
 def report(**figures: object) -> None:

@@ -71,18 +71,22 @@ class Table:
     def __init__(self) -> None:
         self.seconds: dict[tuple[str, int], float] = {}
         print(f"  | {'targets':>9} | {'tool':30} | {'seconds':>8} | {'us/target':>9} | "
-              f"{'peak MiB':>8} | notes", flush=True)
-        print(f"  |{'-' * 11}|{'-' * 32}|{'-' * 10}|{'-' * 11}|{'-' * 10}|------", flush=True)
+              f"{'CPU s':>7} | {'peak MiB':>8} | notes", flush=True)
+        print(f"  |{'-' * 11}|{'-' * 32}|{'-' * 10}|{'-' * 11}|{'-' * 9}|{'-' * 10}|------",
+              flush=True)
 
-    def row(self, tool: str, targets: int, seconds: float, peak_mib: float,
-            notes: str = "") -> None:
+    def row(self, tool: str, targets: int, seconds: float, cpu_seconds: float,
+            peak_mib: float, notes: str = "") -> None:
+        """One measured row: wall seconds (what the ratios use), the CPU seconds of the tool's
+        own process (less disturbed by other work on the machine), peak memory."""
         self.seconds[(tool, targets)] = seconds
         print(f"  | {targets:>9,} | {LABELS[tool]:30} | {seconds:8.2f} | "
-              f"{seconds / targets * 1e6:9.1f} | {peak_mib:8.0f} | {notes}", flush=True)
+              f"{seconds / targets * 1e6:9.1f} | {cpu_seconds:7.2f} | {peak_mib:8.0f} | "
+              f"{notes}", flush=True)
 
     def over(self, tool: str, targets: int, limit: float) -> None:
         print(f"  | {targets:>9,} | {LABELS[tool]:30} | {'> ' + str(int(limit)):>8} | "
-              f"{'':9} | {'':8} | stopped after {limit:.0f} s; skipped at larger sizes",
+              f"{'':9} | {'':7} | {'':8} | stopped after {limit:.0f} s; skipped at larger sizes",
               flush=True)
 
 
@@ -123,7 +127,8 @@ def _awlineage(kind: str, tools: list[str], frames: int, table: Table, *, postgr
                 _failed(f"planning on {kind}", run)
             else:
                 found = run.result
-                table.row(f"plan-{kind}", found["targets"], found["seconds"], run.peak_mib,
+                table.row(f"plan-{kind}", found["targets"], found["seconds"],
+                          found["cpu_seconds"], run.peak_mib,
                           f"best of {repeat} after a first of {found['first_seconds']:.2f} s; "
                           f"{found['queries']} queries")
         if f"make-{kind}" in tools:
@@ -138,7 +143,7 @@ def _awlineage(kind: str, tools: list[str], frames: int, table: Table, *, postgr
                 _failed(f"awl make --dry-run on {kind}", run)
             else:
                 lines = len(run.stdout.splitlines())
-                table.row(f"make-{kind}", targets, run.seconds, run.peak_mib,
+                table.row(f"make-{kind}", targets, run.seconds, run.cpu_seconds, run.peak_mib,
                           f"whole command (start-up, imports, plan, {lines:,} lines printed)")
 
 
@@ -178,13 +183,15 @@ def _file_tools(tools: list[str], frames: int, table: Table, *, limit: float,
             if "Nothing to be done" not in run.stdout + run.stderr:
                 print("  snakemake found work to do: the file graph is not up to date",
                       flush=True)
-            table.row(tool, targets, run.seconds, run.peak_mib, "whole command")
+            table.row(tool, targets, run.seconds, run.cpu_seconds, run.peak_mib,
+                      "whole command")
         elif tool == "luigi-full":
-            table.row(tool, targets, run.result["seconds"], run.peak_mib,
+            table.row(tool, targets, run.result["seconds"], run.result["cpu_seconds"],
+                      run.peak_mib,
                       f"{run.result['checked']:,} complete() calls, raw files included")
         else:
-            table.row(tool, targets, run.result["seconds"], run.peak_mib,
-                      f"checks only the {run.result['targets']:,} groups")
+            table.row(tool, targets, run.result["seconds"], run.result["cpu_seconds"],
+                      run.peak_mib, f"checks only the {run.result['targets']:,} groups")
 
 
 def _ratios(table: Table, targets: int) -> None:
@@ -215,6 +222,10 @@ def planning_table(sizes: list[int], tools: list[str], *, postgres: str, limit: 
         tmp = Path(scratch)
         for size in sorted(sizes):
             frames = frames_for(size)
+            load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+            print(f"  ({targets_of(frames):,} targets; load average {load} on "
+                  f"{os.cpu_count()} CPUs: other work on the machine slows every row)",
+                  flush=True)
             times = repeat if repeat is not None else 3 if size <= 10_000 else \
                 2 if size <= 100_000 else 1
             for kind in ("sqlite", "postgres"):
