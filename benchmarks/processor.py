@@ -79,7 +79,8 @@ def main() -> None:
                         help="seconds after which Snakemake or Luigi is stopped and skipped at "
                         "larger sizes")
     parser.add_argument("--repeat", type=int, help="timed plans per size after the first "
-                        "(default 3 up to 10k targets, 2 up to 100k, else 1)")
+                        "(default 3 up to 10k targets, 2 up to 100k, else 1; with 0 the "
+                        "first, counted plan is the one timed)")
     parser.add_argument("--batch", type=int, default=20_000,
                         help="frames per commit batch when building the stored graph")
     parser.add_argument("--snakemake", help="the snakemake executable (default: on the PATH)")

@@ -129,8 +129,9 @@ def _awlineage(kind: str, tools: list[str], frames: int, table: Table, *, postgr
                 found = run.result
                 table.row(f"plan-{kind}", found["targets"], found["seconds"],
                           found["cpu_seconds"], run.peak_mib,
-                          f"best of {repeat} after a first of {found['first_seconds']:.2f} s; "
-                          f"{found['queries']} queries")
+                          (f"best of {repeat} after a first of {found['first_seconds']:.2f} s"
+                           if repeat else "a single plan, its queries counted")
+                          + f"; {found['queries']} queries")
         if f"make-{kind}" in tools:
             # awl finds BenchGroup by --import processor_models (MODELS is on PYTHONPATH); the
             # database comes from AWL_DATABASE_URL / AWL_DATABASE_SCHEMA as a user would set it
