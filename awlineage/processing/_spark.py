@@ -253,25 +253,26 @@ class SparkExecutor:
         `TaskResult` as soon as its task has ended."""
         check_cluster_settings(self.master, settings)
         futures: list[concurrent.futures.Future[TaskResult]] = []
+        group = f"awl-{id(self):x}-{next(self._numbers)}"
         with self._lock:
+            self._groups.add(group)
             for spec in specs:
                 future: concurrent.futures.Future[TaskResult] = concurrent.futures.Future()
                 self._pending[spec.object_id] = future
                 futures.append(future)
-        self._jobs.submit(self._run, list(specs), settings)
+        self._jobs.submit(self._run, group, list(specs), settings)
         return futures
 
-    def _run(self, specs: list[TaskSpec], settings: Settings) -> None:
-        context, channel = self._started.result()
-        group = f"awl-{id(self):x}-{next(self._numbers)}"
-        with self._lock:
-            self._groups.add(group)
+    def _run(self, group: str, specs: list[TaskSpec], settings: Settings) -> None:
         try:
+            context, channel = self._started.result()
+            if group in self._cancelled:  # before it started
+                raise RuntimeError("cancelled")
             context.setJobGroup(group, f"awlineage: {len(specs)} target(s)")
             job = context.parallelize(specs, partitions_for(len(specs), self.cores))
             results = job.mapPartitions(functools.partial(_run_partition, settings, channel))
             self._heard(results.collect())
-        except Exception as exc:  # the job failed: every target it has not reported failed
+        except Exception as exc:  # Spark or the job failed: so did every target not heard of
             if group in self._cancelled:
                 status, error = CANCELLED, "cancelled after a failure"
             else:

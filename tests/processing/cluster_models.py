@@ -1,12 +1,16 @@
 """Process targets for the Spark cluster test (a module of its own, so that the cluster's
-workers import it): one with a file, and a cheap one that records which executor made it."""
+workers import it): one with a file, a cheap one that records which executor made it, and
+one whose make waits for a file to appear."""
 
 from __future__ import annotations
 
 import os
+import time
 
 from awlineage import DataObject, DBObject, OnePer, Process, persistent
 from tests.processing.models import RawSci
+
+GATE_TIMEOUT = 120.0
 
 
 class RawSciProduct(Process, DataObject):
@@ -32,3 +36,19 @@ class CheapProduct(Process):
 
     def make(self) -> None:
         self.executor_dir = os.getcwd()
+
+
+class Gate(DBObject):
+    flag = persistent("A file whose existence lets the make end; empty: no wait", str, "")
+
+
+class GatedProduct(Process):
+    targets = OnePer(Gate, link="gate")
+    gate = persistent("Gate", Gate, None)
+
+    def make(self) -> None:
+        deadline = time.monotonic() + GATE_TIMEOUT
+        while self.gate.flag and not os.path.exists(self.gate.flag):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.gate.flag} did not appear")
+            time.sleep(0.05)

@@ -1,14 +1,18 @@
-"""Spark in batches: a batch of ready targets is one job; the Python workers are reused with
-their sessions; a failure without keep-going cancels what has not ended; Spark can start in
-the background while the driver plans."""
+"""Spark in batches: a batch of ready targets is one job, whose targets' results come back
+as their tasks end; the Python workers are reused with their sessions; a failure without
+keep-going cancels what has not ended; Spark can start in the background while the driver
+plans."""
 
 from __future__ import annotations
 
 import os
 
-from awlineage import ProcessRun, TargetProcessor, select
+from awlineage import ProcessRun, TargetProcessor, commit, select
 from awlineage.processing import SparkExecutor
+from awlineage.processing._scheduler import _link_ids
 from awlineage.processing._spark import PARTITIONS_PER_CORE, partitions_for
+from awlineage.processing._task import MADE, spec_for
+from tests.processing.cluster_models import GATE_TIMEOUT
 from tests.processing.models import Stack
 from tests.processing.test_failures import add_bad_frame
 from tests.processing.test_spark import spark  # noqa: F401  (the shared local[2] executor)
@@ -45,3 +49,22 @@ def test_spark_started_in_the_background_makes_the_same_targets(db, night) -> No
     finally:
         executor.close()
     assert executor.started and report.made == 10 and select(Stack).count() == 3
+
+
+def test_a_target_s_result_comes_back_before_the_rest_of_its_batch_ends(
+        db, spark, tmp_path) -> None:  # noqa: F811
+    from tests.processing.cluster_models import Gate, GatedProduct
+
+    flag = tmp_path / "open"
+    commit([Gate(flag=""), Gate(flag=str(flag))])
+    processor = TargetProcessor(spark, progress=False)
+    plan = processor.plan(GatedProduct)
+    processor._commit_parameters(plan)  # as make() does before submitting
+    nodes = sorted(plan.red(), key=lambda n: bool(n.obj.gate.flag))
+    specs = [spec_for(n.obj, _link_ids(n, {})) for n in nodes]
+    free, gated = spark.submit_batch(specs, processor.settings(plan))
+    first = free.result(timeout=GATE_TIMEOUT)
+    assert first.status == MADE, first.traceback
+    assert not gated.done()  # the batch's job is still running: it waits for the flag
+    flag.touch()
+    assert gated.result(timeout=GATE_TIMEOUT).status == MADE
