@@ -1,5 +1,5 @@
 """Executors run the tasks the scheduler submits: `SerialExecutor` in this process, one at a
-time (for debugging); `SparkExecutor` as Spark tasks, as many at once as Spark has cores."""
+time (for debugging); `SparkExecutor` as Spark tasks, a batch of ready targets per Spark job."""
 
 from __future__ import annotations
 
@@ -10,13 +10,16 @@ from awlineage.processing._task import Settings, TaskResult, TaskSpec, make_targ
 
 
 class Executor(Protocol):
-    """Runs one task per call of `submit`; `capacity` of them at once."""
+    """Runs the tasks of a batch per call of `submit_batch`; `capacity` targets may be
+    submitted and not finished at once; `cores` of them run at the same time."""
 
     capacity: int
+    cores: int
     name: str
 
-    def submit(self, spec: TaskSpec, settings: Settings) -> concurrent.futures.Future:
-        """Start making the target of `spec`; the future gives its `TaskResult`."""
+    def submit_batch(self, specs: list[TaskSpec], settings: Settings
+                     ) -> list[concurrent.futures.Future]:
+        """Start making the targets of `specs`; a future per target gives its `TaskResult`."""
 
     def close(self) -> None:
         """Release what the executor started."""
@@ -33,6 +36,7 @@ class SerialExecutor:
     """
 
     capacity = 1
+    cores = 1
     name = "serial"
 
     def __init__(self, session: Any) -> None:
@@ -43,6 +47,11 @@ class SerialExecutor:
         future: concurrent.futures.Future[TaskResult] = concurrent.futures.Future()
         future.set_result(make_target(spec, self.session))
         return future
+
+    def submit_batch(self, specs: list[TaskSpec], settings: Settings
+                     ) -> list[concurrent.futures.Future]:
+        """Make the targets now, in order, and return finished futures."""
+        return [self.submit(spec, settings) for spec in specs]
 
     def close(self) -> None:
         """Nothing to release."""

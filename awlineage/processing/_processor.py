@@ -146,13 +146,14 @@ class TargetProcessor:
 
     def _make(self, cls: type, where: Expression | str | None, force: bool,
               force_upstream: bool, dry_run: bool) -> ProcessingReport:
+        starting = None if dry_run else self._start_spark(cls)
         plan = self.plan(cls, where, force=force, force_upstream=force_upstream)
         if not dry_run:
             clear_leftover_claims(self.db, self.claim_timeout)
         if dry_run or not plan.red():
             return ProcessingReport(plan, None if dry_run else Outcome(), self.db)
         self._commit_parameters(plan)
-        executor = self._executor(plan)
+        executor = self._executor(plan, starting)
         claims = Claims(self.db, self.claim_timeout)
         bar = self._progress_bar(len(plan.red()))
         scheduler = Scheduler(
@@ -176,7 +177,15 @@ class TargetProcessor:
         return Settings(self.db.url.render_as_string(hide_password=False), self.db.schema,
                         self.session.data_url, roots)
 
-    def _executor(self, plan: Plan) -> Executor:
+    def _start_spark(self, cls: type) -> SparkExecutor | None:
+        """Start Spark in the background, while the plan is made, when it will be needed
+        (it is left running if nothing turns out to be red, as after a make)."""
+        if self.executor != "spark" or cls.__module__ == "__main__":
+            return None
+        return SparkExecutor(self.spark_master, python_path=module_roots([cls]),
+                             background=True)
+
+    def _executor(self, plan: Plan, starting: SparkExecutor | None = None) -> Executor:
         if not isinstance(self.executor, str):
             return self.executor
         if self.executor == "serial":
@@ -189,6 +198,8 @@ class TargetProcessor:
                     f"{', '.join(scripted)} defined in the script itself cannot be loaded by "
                     "Spark's workers: define process targets in a module and import it, or "
                     "use the serial executor")
+            if starting is not None:  # the tasks put the classes' roots on their module path
+                return starting
             return SparkExecutor(self.spark_master, python_path=module_roots(classes))
         raise ValueError(f"unknown executor {self.executor!r}: use 'spark' or 'serial'")
 

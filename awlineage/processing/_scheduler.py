@@ -1,10 +1,14 @@
 """Running a plan: every red node is submitted as soon as its own dependencies are made (no
-waiting for a whole level); a failure skips what depends on it, and, with keep-going,
-independent branches go on."""
+waiting for a whole level), in batches (one Spark job each) that grow while the executor is
+kept busy; a failure skips what depends on it, and, with keep-going, independent branches go
+on."""
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
+import functools
+import queue
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,7 +16,16 @@ from dataclasses import dataclass, field
 from awlineage.persistence import DBObject, Kind
 from awlineage.processing._executors import Executor
 from awlineage.processing._plan import Plan, PlanNode, State
-from awlineage.processing._task import FAILED, MADE, REUSED, Settings, TaskResult, spec_for
+from awlineage.processing._task import (
+    CANCELLED,
+    FAILED,
+    MADE,
+    REUSED,
+    Settings,
+    TaskResult,
+    TaskSpec,
+    spec_for,
+)
 
 SKIPPED = "skipped"
 
@@ -68,53 +81,78 @@ class Scheduler:
             waiting_on[id(node)] = len(deps)
             for dep in deps:
                 dependents.setdefault(id(dep), []).append(node)
-        ready = [n for n in red if waiting_on[id(n)] == 0]
-        running: dict[concurrent.futures.Future, PlanNode] = {}
+        ready = collections.deque(n for n in red if waiting_on[id(n)] == 0)
+        done: queue.SimpleQueue[tuple[PlanNode, concurrent.futures.Future]] = \
+            queue.SimpleQueue()
+        batches = _Batches(self.executor)
+        running = 0
         stopping = False
         self.on_event(outcome, 0)
         while ready or running:
-            held = []
-            while ready and len(running) < self.executor.capacity and not stopping:
-                node = ready.pop(0)
-                claimed = self.claim(node)
-                if claimed is False:
-                    held.append(node)
+            held: list[PlanNode] = []
+            while ready and not stopping and batches.wanted(len(ready), running):
+                batch = []
+                while ready and len(batch) < batches.size(running):
+                    node = ready.popleft()
+                    claimed = self.claim(node)
+                    if claimed is False:
+                        held.append(node)
+                    elif claimed is not True:  # another processor made it meanwhile
+                        node.result_id = int(claimed)
+                        self._finish(node, REUSED, None, outcome, dependents, waiting_on,
+                                     ready)
+                    else:
+                        batch.append(node)
+                if not batch:
                     continue
-                if claimed is not True:  # another processor made it meanwhile
-                    node.result_id = int(claimed)
-                    self._finish(node, REUSED, None, outcome, dependents, waiting_on, ready)
-                    continue
-                spec = spec_for(node.obj, _link_ids(node, owner))
-                running[self.executor.submit(spec, self.settings)] = node
-            ready[:0] = held
-            self.on_event(outcome, len(running))
+                specs = [spec_for(n.obj, _link_ids(n, owner)) for n in batch]
+                for node, future in zip(batch, self._submit(specs), strict=True):
+                    future.add_done_callback(functools.partial(_report, done, node))
+                running += len(batch)
+                batches.submitted()
+            ready.extendleft(reversed(held))
+            self.on_event(outcome, running)
             if not running:
                 if stopping or not ready:
                     break
                 time.sleep(0.2)  # everything ready is claimed elsewhere: look again soon
                 continue
-            finished, _ = concurrent.futures.wait(
-                running, timeout=0.5 if held else None,
-                return_when=concurrent.futures.FIRST_COMPLETED)
-            for future in finished:
-                node = running.pop(future)
+            try:
+                finished = [done.get(timeout=0.5 if held else None)]
+            except queue.Empty:
+                continue
+            while not done.empty():  # everything that ended meanwhile, in one go
+                finished.append(done.get())
+            for node, future in finished:
+                running -= 1
                 result: TaskResult = future.result()
                 self.release(node)
+                if result.status == CANCELLED:
+                    continue  # skipped, as everything else not started after a failure
                 if result.status in (MADE, REUSED):
                     node.result_id = result.object_id
-                elif not self.keep_going:
+                elif not self.keep_going and not stopping:
                     stopping = True
+                    cancel = getattr(self.executor, "cancel", None)
+                    if cancel is not None and running:
+                        cancel()
                 self._finish(node, result.status, result, outcome, dependents, waiting_on,
                              ready)
-            self.on_event(outcome, len(running))
+            self.on_event(outcome, running)
         for node in red:
             outcome.status.setdefault(id(node), SKIPPED)
         self.on_event(outcome, 0)
         return outcome
 
+    def _submit(self, specs: list[TaskSpec]) -> list[concurrent.futures.Future]:
+        submit_batch = getattr(self.executor, "submit_batch", None)
+        if submit_batch is not None:
+            return submit_batch(specs, self.settings)
+        return [self.executor.submit(spec, self.settings) for spec in specs]
+
     def _finish(self, node: PlanNode, status: str, result: TaskResult | None, outcome: Outcome,
                 dependents: dict[int, list[PlanNode]], waiting_on: dict[int, int],
-                ready: list[PlanNode]) -> None:
+                ready: collections.deque[PlanNode]) -> None:
         outcome.status[id(node)] = status
         if result is not None:
             outcome.results[id(node)] = result
@@ -155,3 +193,35 @@ def _link_ids(node: PlanNode, owner: dict[int, PlanNode]) -> dict[str, int | lis
         elif prop.kind is Kind.LINK_LIST:
             ids[name] = [resolve(v) for v in node.obj.__dict__.get(name, [])]
     return ids
+
+
+def _report(done: queue.SimpleQueue, node: PlanNode, future: concurrent.futures.Future) -> None:
+    done.put((node, future))
+
+
+class _Batches:
+    """When to submit ready nodes and how many at once.
+
+    A job costs the driver tens of milliseconds, so ready nodes are held back while the
+    executor has enough to do (at least two targets per core submitted and not finished)
+    and too few are ready to fill a batch; the batch size starts at one per core, so the
+    cores start at once, and doubles with each batch, up to the executor's capacity."""
+
+    def __init__(self, executor: Executor) -> None:
+        self.capacity = max(1, executor.capacity)
+        self.cores = max(1, getattr(executor, "cores", self.capacity))
+        self.next_size = self.cores
+
+    def wanted(self, ready: int, running: int) -> bool:
+        """Whether to submit a batch now, with `ready` nodes ready and `running` in flight."""
+        if running >= self.capacity:
+            return False
+        return running < 2 * self.cores or ready >= self.size(running)
+
+    def size(self, running: int) -> int:
+        """The most nodes the next batch takes."""
+        return max(1, min(self.next_size, self.capacity - running))
+
+    def submitted(self) -> None:
+        """A batch went out: the next may be twice as big."""
+        self.next_size = min(2 * self.next_size, self.capacity)

@@ -1,9 +1,15 @@
-"""`SparkExecutor`: each target is one Spark task, submitted from a thread of the driver as
-soon as its dependencies are made, so up to `defaultParallelism` targets are made at once.
+"""`SparkExecutor`: ready targets go to Spark in batches, one job per batch with one partition
+per target (a few per partition in big batches), as soon as they are ready; each target's
+result comes back to the driver when its task ends, so its dependants can be submitted before
+the rest of its batch is done.
 
-The task gets plain data (a `TaskSpec` and `Settings`); it opens its own database engine and
-data server client in the worker. Local mode (``local[*]``) is started here by default; with a
-cluster master the configuration must name PostgreSQL and a shared data server.
+Tasks get plain data (`TaskSpec`s and `Settings`); a Python worker opens its database engine
+and data server client once per `Settings` and keeps them, with the imported classes, for the
+tasks after (workers are reused). Results travel twice: through an accumulator, which Spark
+merges in the driver as each task succeeds (the early word), and as the job's collected value
+(the final word, also for a job that fails). The `SparkContext` may start in the background
+(`background=True`) while the driver plans. Local mode (``local[*]``) is started here by
+default; with a cluster master the configuration must name PostgreSQL and a shared data server.
 """
 
 from __future__ import annotations
@@ -11,22 +17,30 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import functools
+import itertools
 import os
 import sys
 import threading
-from collections.abc import Iterator
+import traceback
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from awlineage.errors import ConfigurationError
-from awlineage.processing._task import Settings, TaskResult, TaskSpec, run_task
+from awlineage.processing._task import CANCELLED, FAILED, Settings, TaskResult, TaskSpec, run_task
 
 DEFAULT_MASTER = "local[*]"
 LOG_CONFIG = Path(__file__).with_name("log4j2-quiet.properties")
 FORWARDED_ENVIRONMENT = ("AWL_", "AWS_")
 """Environment variables the executors get from the driver (credentials of the data server)."""
-QUEUED_PER_CORE = 2
-"""Jobs in flight per core: one running, one queued behind it."""
+QUEUED_PER_CORE = 256
+"""Targets submitted and not finished, per core: enough for a few big batches queued behind
+the running ones, few enough that claims are not taken long before their target starts."""
+PARTITIONS_PER_CORE = 64
+"""The most partitions a core gets from one batch (bigger batches put several targets in a
+partition)."""
+JOB_THREADS = 32
+"""Driver threads that wait for Spark jobs (one per job in flight)."""
 JVM_NOISE = ("Using incubator modules", "Setting default log level",
              "To adjust logging level use sc.setLogLevel", "FutureWarning")
 """Lines the JVM (and the Python workers it starts) write to stderr that say nothing to a
@@ -85,12 +99,53 @@ def check_cluster_settings(master: str, settings: Settings) -> None:
             "(AWL_DATA_URL=s3://... or http://...) for a cluster, or a local[*] master")
 
 
-def _task(settings: Settings, spec: TaskSpec) -> TaskResult:
-    return run_task(spec, settings)
+class _ResultChannel:
+    """The accumulator parameter that carries `TaskResult`s from tasks to the driver.
+
+    In a task it collects the results of the partition; Spark ships them when the task
+    succeeds, and in the driver, where it has a `listener`, it hands them on at once and
+    keeps nothing (a long run would otherwise hold every result twice)."""
+
+    def __init__(self, listener: Callable[[list[TaskResult]], None] | None = None) -> None:
+        self.listener = listener
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        return (_ResultChannel, ())  # tasks get a channel without the driver's listener
+
+    def zero(self, value: list[TaskResult]) -> list[TaskResult]:
+        """An empty list of results."""
+        return []
+
+    def addInPlace(self, value: list[TaskResult],
+                   term: list[TaskResult]) -> list[TaskResult]:
+        """In a task, add `term` to the results; in the driver, pass it to the listener."""
+        if self.listener is not None:
+            self.listener(term)
+            return value
+        value.extend(term)
+        return value
+
+
+def _run_partition(settings: Settings, channel: Any,
+                   specs: Iterator[TaskSpec]) -> list[TaskResult]:
+    """Make the targets of one partition, one after the other, in this worker's session."""
+    results = []
+    for spec in specs:
+        result = run_task(spec, settings)
+        channel.add([result])
+        results.append(result)
+    return results
+
+
+def partitions_for(targets: int, cores: int) -> int:
+    """How many partitions a batch of `targets` gets: one per target, unless that would give
+    a core more than `PARTITIONS_PER_CORE` of them; the last partition to finish then keeps
+    a core alone for at most about 1/`PARTITIONS_PER_CORE` of the batch's time."""
+    return max(1, min(targets, cores * PARTITIONS_PER_CORE))
 
 
 class SparkExecutor:
-    """Makes targets as Spark tasks.
+    """Makes targets as Spark tasks, a batch of ready targets per Spark job.
 
     Parameters
     ----------
@@ -100,23 +155,44 @@ class SparkExecutor:
         Directories the workers need on their module path (where the target classes live).
     conf
         Further Spark settings.
+    background
+        Start the `SparkContext` in a thread of its own and return at once; the first use
+        of `context`, `cores` or `capacity` (or a submission) waits for it.
     """
 
     name = "spark"
 
     def __init__(self, master: str | None = None, python_path: tuple[str, ...] = (),
-                 conf: dict[str, str] | None = None) -> None:
-        from pyspark import SparkConf, SparkContext
-
+                 conf: dict[str, str] | None = None, background: bool = False) -> None:
         self.master = master or DEFAULT_MASTER
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         paths = [p for p in (*python_path, *os.environ.get("PYTHONPATH", "").split(os.pathsep))
                  if p]
         os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        settings = self._configuration(conf or {})
+        self._pending: dict[int, concurrent.futures.Future[TaskResult]] = {}
+        self._lock = threading.Lock()
+        self._groups: set[str] = set()
+        self._cancelled: set[str] = set()
+        self._numbers = itertools.count()
+        self._jobs = concurrent.futures.ThreadPoolExecutor(JOB_THREADS,
+                                                           thread_name_prefix="awl-spark")
+        self._started: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        if background:
+            threading.Thread(target=self._start, args=(settings,), name="awl-spark-start",
+                             daemon=True).start()
+        else:
+            self._start(settings)
+            self._started.result()
+
+    def _configuration(self, conf: dict[str, str]) -> Any:
+        from pyspark import SparkConf
+
         quiet = f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"
         spark_conf = (SparkConf().setMaster(self.master).setAppName("awlineage")
                       .set("spark.ui.enabled", "false")
                       .set("spark.ui.showConsoleProgress", "false")
+                      .set("spark.python.worker.reuse", "true")
                       .set("spark.driver.extraJavaOptions", quiet)
                       .set("spark.executor.extraJavaOptions", quiet)
                       .set("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
@@ -128,38 +204,112 @@ class SparkExecutor:
         for key, value in os.environ.items():
             if key.startswith(FORWARDED_ENVIRONMENT):  # data-server credentials and settings
                 spark_conf.set(f"spark.executorEnv.{key}", value)
-        for key, value in (conf or {}).items():
+        for key, value in conf.items():
             spark_conf.set(key, value)
-        active = SparkContext._active_spark_context
-        if active is not None and active.master != self.master:
-            active.stop()
-        with _filtered_stderr():
-            self.context = SparkContext.getOrCreate(spark_conf)
-        self.context.setLogLevel("ERROR")
-        self.cores = max(1, self.context.defaultParallelism)
-        # one job queued behind each running one: a core that frees up starts the next task
-        # at once, instead of waiting for the driver to launch a job (tens of milliseconds)
-        self.capacity = QUEUED_PER_CORE * self.cores
-        self._pool = concurrent.futures.ThreadPoolExecutor(self.capacity,
-                                                           thread_name_prefix="awl-spark")
+        return spark_conf
+
+    def _start(self, spark_conf: Any) -> None:
+        from pyspark import SparkContext
+
+        try:
+            active = SparkContext._active_spark_context
+            if active is not None and active.master != self.master:
+                active.stop()
+            with _filtered_stderr():
+                context = SparkContext.getOrCreate(spark_conf)
+            context.setLogLevel("ERROR")
+            channel = context.accumulator([], _ResultChannel(self._heard))
+            self._started.set_result((context, channel))
+        except BaseException as exc:  # the waiting caller gets it
+            self._started.set_exception(exc)
+
+    @property
+    def context(self) -> Any:
+        """The `SparkContext` (waits for it to start)."""
+        return self._started.result()[0]
+
+    @property
+    def cores(self) -> int:
+        """Spark's default parallelism (waits for Spark to start)."""
+        return max(1, self.context.defaultParallelism)
+
+    @property
+    def capacity(self) -> int:
+        """How many targets may be submitted and not finished: a few batches queued."""
+        return QUEUED_PER_CORE * self.cores
+
+    @property
+    def started(self) -> bool:
+        """Whether the `SparkContext` has started (or failed to)."""
+        return self._started.done()
 
     def submit(self, spec: TaskSpec, settings: Settings) -> concurrent.futures.Future:
-        """Run the task as a one-partition Spark job from a driver thread."""
-        check_cluster_settings(self.master, settings)
-        return self._pool.submit(self._run, spec, settings)
+        """Make one target (a batch of one)."""
+        return self.submit_batch([spec], settings)[0]
 
-    def _run(self, spec: TaskSpec, settings: Settings) -> TaskResult:
-        job = self.context.parallelize([spec], 1).map(functools.partial(_task, settings))
-        return job.collect()[0]
+    def submit_batch(self, specs: list[TaskSpec], settings: Settings
+                     ) -> list[concurrent.futures.Future]:
+        """Make the targets of `specs` in one Spark job; a future per target gives its
+        `TaskResult` as soon as its task has ended."""
+        check_cluster_settings(self.master, settings)
+        futures: list[concurrent.futures.Future[TaskResult]] = []
+        group = f"awl-{id(self):x}-{next(self._numbers)}"
+        with self._lock:
+            self._groups.add(group)
+            for spec in specs:
+                future: concurrent.futures.Future[TaskResult] = concurrent.futures.Future()
+                self._pending[spec.object_id] = future
+                futures.append(future)
+        self._jobs.submit(self._run, group, list(specs), settings)
+        return futures
+
+    def _run(self, group: str, specs: list[TaskSpec], settings: Settings) -> None:
+        try:
+            context, channel = self._started.result()
+            if group in self._cancelled:  # before it started
+                raise RuntimeError("cancelled")
+            context.setJobGroup(group, f"awlineage: {len(specs)} target(s)")
+            job = context.parallelize(specs, partitions_for(len(specs), self.cores))
+            results = job.mapPartitions(functools.partial(_run_partition, settings, channel))
+            self._heard(results.collect())
+        except Exception as exc:  # Spark or the job failed: so did every target not heard of
+            if group in self._cancelled:
+                status, error = CANCELLED, "cancelled after a failure"
+            else:
+                status, error = FAILED, f"Spark job failed: {type(exc).__name__}: {exc}"
+            self._heard([TaskResult(spec.object_id, status, 0.0, os.getpid(), error[:4000],
+                                    traceback.format_exc()) for spec in specs])
+        finally:
+            with self._lock:
+                self._groups.discard(group)
+                self._cancelled.discard(group)
+
+    def cancel(self) -> None:
+        """Cancel the jobs in flight: targets whose task has not ended come back
+        ``cancelled`` (a target whose task had started may have been made all the same)."""
+        with self._lock:
+            groups = set(self._groups)
+            self._cancelled |= groups
+        for group in groups:
+            self.context.cancelJobGroup(group)
+
+    def _heard(self, results: list[TaskResult]) -> None:
+        """Resolve the futures of `results`; a target heard of before keeps its first word."""
+        with self._lock:
+            futures = [(self._pending.pop(r.object_id, None), r) for r in results]
+        for future, result in futures:
+            if future is not None and not future.done():
+                future.set_result(result)
 
     def close(self, stop: bool = False) -> None:
         """Wait for running tasks; stop Spark too when `stop`."""
-        self._pool.shutdown(wait=True)
+        self._jobs.shutdown(wait=True)
         if stop:
             self.context.stop()
 
     def __repr__(self) -> str:
-        return f"SparkExecutor({self.master!r}, cores={self.cores})"
+        cores = self.cores if self.started else "starting"
+        return f"SparkExecutor({self.master!r}, cores={cores})"
 
 
 def module_roots(classes: list[Any]) -> tuple[str, ...]:

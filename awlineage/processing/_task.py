@@ -16,6 +16,8 @@ from awlineage.errors import DuplicateObjectError
 from awlineage.persistence import DBObject, DBObjectMeta, Kind, qualified_name
 
 MADE, REUSED, FAILED = "made", "reused", "failed"
+CANCELLED = "cancelled"
+"""A task the executor cancelled before it ended (after another target failed)."""
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,16 @@
-"""A process target with a file, for the Spark cluster test (a module of its own, so that
-the cluster's workers import it)."""
+"""Process targets for the Spark cluster test (a module of its own, so that the cluster's
+workers import it): one with a file, a cheap one that records which executor made it, and
+one whose make waits for a file to appear."""
 
 from __future__ import annotations
 
-from awlineage import DataObject, OnePer, Process, persistent
+import os
+import time
+
+from awlineage import DataObject, DBObject, OnePer, Process, persistent
 from tests.processing.models import RawSci
+
+GATE_TIMEOUT = 120.0
 
 
 class RawSciProduct(Process, DataObject):
@@ -14,3 +20,35 @@ class RawSciProduct(Process, DataObject):
 
     def make(self) -> None:
         self.store(f"{self.chip} {self.raw.counts}\n".encode())
+
+
+class WorkOrder(DBObject):
+    number = persistent("Number of the order", int, 0)
+
+
+class CheapProduct(Process):
+    targets = OnePer(WorkOrder, link="order", copy=("number",))
+    order = persistent("Work order", WorkOrder, None)
+    number = persistent("Number of the order", int, 0)
+    executor_dir = persistent("Working directory of the Spark executor that made it (a "
+                              "standalone worker runs each executor in a folder of its own)",
+                              str, "")
+
+    def make(self) -> None:
+        self.executor_dir = os.getcwd()
+
+
+class Gate(DBObject):
+    flag = persistent("A file whose existence lets the make end; empty: no wait", str, "")
+
+
+class GatedProduct(Process):
+    targets = OnePer(Gate, link="gate")
+    gate = persistent("Gate", Gate, None)
+
+    def make(self) -> None:
+        deadline = time.monotonic() + GATE_TIMEOUT
+        while self.gate.flag and not os.path.exists(self.gate.flag):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.gate.flag} did not appear")
+            time.sleep(0.05)
