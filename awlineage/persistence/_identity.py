@@ -1,14 +1,19 @@
 """Object identifiers: 63-bit integers, unique, time-ordered and never reused.
 
-Layout: 41 bits of milliseconds since 2020-01-01 UTC, 12 bits chosen at random per process
-(and again after a fork), 10 bits of sequence. Uniqueness is also enforced by the database's
-primary key on ``awl_object``, so a collision fails a commit instead of reusing an id.
+Layout: 41 bits of milliseconds since 2020-01-01 UTC, 12 bits of node per process (and again
+after a fork), 10 bits of sequence. The node is the process id plus a number drawn from the
+host name, so processes alive together on one host share it only when their ids are 4096
+apart (random bits were shared by 2 of 4 racing writers about once in 700 races, and two
+objects then got one id); across hosts it is as good as random. Uniqueness is also enforced
+by the database's primary key on ``awl_object``, so a collision fails a commit instead of
+reusing an id.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
-import secrets
+import socket
 import threading
 import time
 
@@ -18,13 +23,16 @@ _SEQ_BITS = 10
 _SEQ_MASK = (1 << _SEQ_BITS) - 1
 
 
+_HOST_SALT = int.from_bytes(hashlib.sha256(socket.gethostname().encode()).digest()[:4], "big")
+
+
 class _Generator:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._reset()
 
     def _reset(self) -> None:
-        self._node = secrets.randbits(_NODE_BITS)
+        self._node = (os.getpid() + _HOST_SALT) & ((1 << _NODE_BITS) - 1)
         self._last_ms = 0
         self._seq = 0
 

@@ -13,8 +13,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from awlineage.database import Database
-from awlineage.persistence import DBObject, qualified_name
-from awlineage.persistence._values import datetime_to_text
+from awlineage.persistence import DBObject, datetime_to_text, qualified_name
 
 
 @dataclass
@@ -157,7 +156,7 @@ def column_values(db: Database, cls: type, name: str, object_ids: Sequence[int])
         for start in range(0, len(object_ids), 50_000):
             chunk = object_ids[start:start + 50_000]
             found.update(conn.execute(sa.select(table.c.object_id, table.c[name]).where(
-                db.dialect.id_in(table.c.object_id, chunk))).tuples().all())
+                db.dialect.id_in(table.c.object_id, chunk))).all())
     return [found[i] for i in object_ids]
 
 
