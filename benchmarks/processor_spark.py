@@ -38,13 +38,11 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE / "spark_targets"))
 sys.path.insert(0, str(ROOT))
 
+from benchmark_support import POSTGRES_URL, postgres_schema  # noqa: E402
 from processor_models import BenchBusy, BenchWork  # noqa: E402  (imported as itself, for Spark)
 
 from awlineage import TargetProcessor, commit, connect  # noqa: E402
 from awlineage.persistence import set_current_store  # noqa: E402
-
-POSTGRES_URL = os.environ.get("AWL_TEST_POSTGRES_URL",
-                              "postgresql+psycopg://awl:awl@127.0.0.1:5432/awl_test")
 
 
 def _child_environment() -> dict[str, str]:
@@ -159,30 +157,13 @@ def _s3_bucket(data_url: str | None) -> Iterator[str]:
         server.stop()
 
 
-@contextlib.contextmanager
-def _postgres_schema(url: str) -> Iterator[str]:
-    import sqlalchemy as sa
-
-    schema = f"bench_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(url)
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield schema
-    finally:
-        set_current_store(None)
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
-
-
 def cluster_figures(master: str, targets: int, postgres: str, data_url: str | None) -> None:
     """Print how many cheap targets per second per core the cluster at `master` makes."""
     from awlineage.processing import SparkExecutor
     from awlineage.storage import forget_data_server, use_data_server
 
     cluster = _loopback_cluster() if master == "start" else contextlib.nullcontext(master)
-    with cluster as url, _s3_bucket(data_url) as bucket, _postgres_schema(postgres) as schema:
+    with cluster as url, _s3_bucket(data_url) as bucket, postgres_schema(postgres) as schema:
         connect(postgres, schema=schema)
         use_data_server(bucket)
         commit([BenchWork(seconds=0.0) for _ in range(targets)])
@@ -199,6 +180,7 @@ def cluster_figures(master: str, targets: int, postgres: str, data_url: str | No
         finally:
             executor.close(stop=True)
             forget_data_server()
+            set_current_store(None)  # before the schema is dropped
         print(f"cluster {url}: {cores} cores, start-up {startup:.1f} s; {report.made} cheap "
               f"targets in {elapsed:.1f} s: {report.made / elapsed / cores:.1f} targets per "
               f"second per core")
