@@ -1,7 +1,7 @@
 """Databases: engines from URLs (SQLite by default, PostgreSQL through psycopg 3), the
 framework's tables, schema sync of persistent classes, and reading and writing objects."""
 
-from awlineage.database._commit import find_or_commit, identity_key
+from awlineage.database._commit import find_or_commit, identity_key, identity_key_of
 from awlineage.database._database import Database, RegisteredClass, connect, current_database
 from awlineage.database._ddl import DIALECTS, framework_ddl
 from awlineage.database._load import RowReader, load_class_rows, load_objects, prefetch
@@ -21,6 +21,7 @@ __all__ = [
     "find_or_commit",
     "framework_ddl",
     "identity_key",
+    "identity_key_of",
     "list_table_name",
     "load_class_rows",
     "load_objects",

@@ -66,17 +66,15 @@ def identity_key(obj: DBObject) -> str | None:
     if not names:
         return None
     state = obj.__dict__
-    values: list[Any] = []
-    for name in names:
-        value = state.get(name)
-        if isinstance(value, DBObject):
-            value = value.object_id
-        elif link_key(name) in state:
-            value = state[link_key(name)]
-        elif hasattr(value, "tzinfo"):
-            value = datetime_to_text(value)
-        values.append(value)
-    return json.dumps(values)
+    return identity_key_of([state[link_key(name)] if link_key(name) in state
+                            else state.get(name) for name in names])
+
+
+def identity_key_of(values: Sequence[Any]) -> str:
+    """The identity key of the identity attribute values `values` (links as objects or as
+    their ids): what `identity_key` gives an object holding them."""
+    return json.dumps([v.object_id if isinstance(v, DBObject) else
+                       datetime_to_text(v) if hasattr(v, "tzinfo") else v for v in values])
 
 
 def _link_id(state: dict[str, Any], name: str) -> int | None:

@@ -16,10 +16,10 @@ import numpy as np
 from awlineage.database import Database
 from awlineage.persistence import DBObject
 from awlineage.processing._columns import Rows, column_values
+from awlineage.processing._declarations import recency
 from awlineage.processing._plan import PlanNode, State
 
 Recency = tuple[int, int, datetime.datetime]
-_EARLIEST = datetime.datetime.min.replace(tzinfo=datetime.UTC)
 
 
 class Block:
@@ -93,9 +93,7 @@ class NodeBlock(Block):
         return found
 
     def recency(self, i: int) -> Recency:
-        state = self._nodes[i].obj.__dict__
-        made = 0 if state.get("_committed") else 1
-        return made, state.get("version") or 0, state.get("creation_date") or _EARLIEST
+        return recency(self._nodes[i].obj)
 
     def nodes(self, indices: Sequence[int]) -> list[PlanNode]:
         return [self._nodes[i] for i in indices]

@@ -10,15 +10,15 @@ answers None and the object planner plans the class, with its reasons.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from awlineage.database import Database
+from awlineage.database import Database, identity_key_of
 from awlineage.persistence import DBObject, Kind
 from awlineage.processing._blocks import Block, ColumnBlock, Link
-from awlineage.processing._columns import Rows, identity_text, list_members, newest_rows
+from awlineage.processing._columns import Rows, list_members, newest_rows
 from awlineage.processing._declarations import Needs, OnePer, OnePerGroup
 from awlineage.processing._plan import PlanNode
 
@@ -54,9 +54,9 @@ def is_column(cls: type, name: str) -> bool:
         prop.kind is not Kind.DESCRIPTOR_LIST
 
 
-def read_columns(cls: type, spec: OnePer | OnePerGroup, needs: dict[str, Needs]
-                 ) -> dict[type, set[str]]:
-    """The attributes of each upstream class that planning `cls` reads."""
+def attributes_read(spec: OnePer | OnePerGroup, needs: dict[str, Needs]
+                    ) -> dict[type, set[str]]:
+    """The attributes of each upstream class that planning a class so declared reads."""
     found: dict[type, set[str]] = {}
     if isinstance(spec, OnePer):
         found.setdefault(spec.source, set()).update(spec.copy)
@@ -119,7 +119,7 @@ class ColumnPlanner:
             if (not need.optional and (chosen < 0).any()) or not np.array_equal(before, now):
                 return None
             links[name] = Link(pools[name], index=chosen)
-        ordered = _reorder(rows, stored)
+        ordered = rows.take(stored)
         return ColumnBlock(self.db, self.cls, ordered, links=links, candidate=self._candidate)
 
     def _targets(self, source: Block) -> tuple[dict[str, Sequence[Any]], list[list[int]]] | None:
@@ -165,7 +165,7 @@ class ColumnPlanner:
                 wanted = zip(*(keys[n] for n in identity), strict=True)
         else:
             by_identity = {text: i for i, text in enumerate(rows.values["_identity"])}
-            wanted = (identity_text(values)
+            wanted = (identity_key_of(values)
                       for values in zip(*(keys[n] for n in identity), strict=True))
         get = by_identity.get
         found = [get(key, -1) for key in wanted]
@@ -248,14 +248,3 @@ def _pair_set(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 def _ids(values: Sequence[Any]) -> np.ndarray:
     """Link ids as an int64 array, -1 for none."""
     return np.fromiter((-1 if v is None else v for v in values), np.int64, len(values))
-
-
-def _reorder(rows: Rows, order: np.ndarray) -> Rows:
-    """`rows` taken at positions `order` (one per target, in target order)."""
-    positions = order.tolist()
-    return Rows(rows.object_id[order], rows.version[order],
-                None if rows.created is None else [rows.created[p] for p in positions],
-                {name: [values[p] for p in positions] for name, values in rows.values.items()})
-
-
-Reader = Callable[[type], Block]

@@ -4,7 +4,6 @@ members of link lists. No Python object is built for a row."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,8 +11,8 @@ from typing import Any
 import numpy as np
 import sqlalchemy as sa
 
-from awlineage.database import Database
-from awlineage.persistence import DBObject, datetime_to_text, qualified_name
+from awlineage.database import Database, column_batches
+from awlineage.persistence import qualified_name
 
 
 @dataclass
@@ -41,6 +40,14 @@ class Rows:
 
     def __len__(self) -> int:
         return len(self.object_id)
+
+    def take(self, positions: np.ndarray) -> Rows:
+        """The rows at `positions` (int64), in that order."""
+        at = positions.tolist()
+        return Rows(self.object_id[positions], self.version[positions],
+                    None if self.created is None else [self.created[p] for p in at],
+                    {name: [values[p] for p in at] for name, values in self.values.items()},
+                    None if self.run_current is None else self.run_current[positions])
 
 
 def no_rows(columns: Sequence[str]) -> Rows:
@@ -91,38 +98,27 @@ def newest_rows(db: Database, cls: type, columns: Sequence[str], *, newest: bool
             selected.append(sa.literal(0))
     # as select() orders: groups and ties agree
     query = sa.select(*selected).select_from(source).order_by(table.c.object_id)
-    with db.engine.connect() as conn:
-        rows = fetch_tuples(conn, query)
-    count = len(rows)
-    transposed = list(zip(*rows, strict=True)) if rows else [()] * len(selected)
-    found = Rows(np.fromiter(transposed[0], np.int64, count),
-                 np.fromiter(transposed[1], np.int64, count), None,
-                 {name: list(transposed[2 + i]) for i, name in enumerate(columns)})
+    read = read_columns(db, query)
+    found = Rows(np.array(read[0], np.int64), np.array(read[1], np.int64), None,
+                 {name: read[2 + i] for i, name in enumerate(columns)})
     if run is not None:
-        found.run_current = np.fromiter(transposed[-1], np.int64, count).astype(bool)
+        found.run_current = np.array(read[-1], np.int64).astype(bool)
     return _newest_only(found) if dedupe else found
 
 
-def fetch_tuples(conn: sa.Connection, query: sa.Select) -> list[tuple[Any, ...]]:
-    """The rows of `query` as plain tuples: straight from the database driver when no column
-    needs converting (ids, numbers, text) and the values compared are plain literals, which
-    is several times faster than result rows; through SQLAlchemy otherwise."""
-    dialect = conn.dialect
-    if not any(column.type.result_processor(dialect, None) is not None
-               for column in query.selected_columns):
-        try:
-            compiled = query.compile(dialect=dialect, compile_kwargs={"literal_binds": True})
-        except (sa.exc.CompileError, NotImplementedError):
-            compiled = None
-        if compiled is not None and not compiled.params:  # every value written into the text
-            text = str(compiled)
-            cursor = conn.connection.dbapi_connection.cursor()
-            try:
-                cursor.execute(text)
-                return cursor.fetchall()
-            finally:
-                cursor.close()
-    return [tuple(row) for row in conn.execute(query)]
+def read_columns(db: Database, query: sa.Select) -> list[list[Any]]:
+    """The result of `query` as one list per column (`awlineage.database.column_batches`:
+    tuples from the driver, converted by the column types, no result row built)."""
+    columns: list[list[Any]] = [[] for _ in query.selected_columns]
+    with db.engine.connect() as conn:
+        for batch in column_batches(conn, query, _BATCH):
+            for column, values in zip(columns, batch, strict=True):
+                column.extend(values)
+    return columns
+
+
+_BATCH = 100_000
+"""Rows handed over by the driver at a time."""
 
 
 def _newest_only(rows: Rows) -> Rows:
@@ -140,23 +136,16 @@ def _newest_only(rows: Rows) -> Rows:
             keep.append(i)
         elif key not in best or versions[i] > versions[best[key]]:
             best[key] = i
-    chosen = np.array(sorted([*keep, *best.values()]), np.int64)
-    positions = chosen.tolist()
-    return Rows(rows.object_id[chosen], rows.version[chosen], None,
-                {name: [values[p] for p in positions] for name, values in rows.values.items()},
-                None if rows.run_current is None else rows.run_current[chosen])
+    return rows.take(np.array(sorted([*keep, *best.values()]), np.int64))
 
 
 def column_values(db: Database, cls: type, name: str, object_ids: Sequence[int]) -> list[Any]:
     """The values of column `name` of the objects `object_ids` of exactly class `cls`, in that
     order."""
     table = db.tables_for(cls).table
-    found: dict[int, Any] = {}
-    with db.engine.connect() as conn:
-        for start in range(0, len(object_ids), 50_000):
-            chunk = object_ids[start:start + 50_000]
-            found.update(conn.execute(sa.select(table.c.object_id, table.c[name]).where(
-                db.dialect.id_in(table.c.object_id, chunk))).all())
+    ids, values = read_columns(db, sa.select(table.c.object_id, table.c[name]).where(
+        db.dialect.id_in(table.c.object_id, object_ids)))  # one parameter, however many ids
+    found = dict(zip(ids, values, strict=True))
     return [found[i] for i in object_ids]
 
 
@@ -166,16 +155,5 @@ def list_members(db: Database, cls: type, attribute: str) -> tuple[np.ndarray, n
     if qualified_name(cls) not in db.registered_classes():
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     table = db.tables_for(cls).list_tables[attribute]
-    with db.engine.connect() as conn:
-        rows = fetch_tuples(conn, sa.select(table.c.object_id, table.c.target_id))
-    if not rows:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    pairs = np.array(rows, np.int64)
-    return pairs[:, 0], pairs[:, 1]
-
-
-def identity_text(values: Sequence[Any]) -> str:
-    """The identity key of a target whose identity attributes have `values` (links as ids),
-    as `awlineage.database.identity_key` writes it."""
-    return json.dumps([v.object_id if isinstance(v, DBObject) else
-                       datetime_to_text(v) if hasattr(v, "tzinfo") else v for v in values])
+    owners, members = read_columns(db, sa.select(table.c.object_id, table.c.target_id))
+    return np.array(owners, np.int64), np.array(members, np.int64)

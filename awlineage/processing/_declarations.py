@@ -117,13 +117,14 @@ def newest() -> Chooser:
     """The candidate made last: highest version, then latest creation (a candidate not yet
     made counts as newest of all)."""
     def choose(target: Any, candidates: list[Any]) -> Any:
-        return max(candidates, key=_recency)
+        return max(candidates, key=recency)
 
     choose.description = "newest"  # type: ignore[attr-defined]
     return choose
 
 
-def _recency(candidate: Any) -> tuple[int, int, datetime.datetime]:
+def recency(candidate: Any) -> tuple[int, int, datetime.datetime]:
+    """What `newest()` ranks candidates by: (not yet made, version, creation date)."""
     state = candidate.__dict__
     made = 0 if state.get("_committed") else 1
     created = state.get("creation_date") or datetime.datetime.min.replace(tzinfo=datetime.UTC)
@@ -150,7 +151,7 @@ def closest(target_attribute: str, candidate_attribute: str | None = None,
         if not scored:
             return None
         best = min(d for d, _ in scored)
-        return max((c for d, c in scored if d == best), key=_recency)
+        return max((c for d, c in scored if d == best), key=recency)
 
     choose.description = f"closest in {target_attribute}"  # type: ignore[attr-defined]
     return choose

@@ -15,8 +15,8 @@ from typing import Any
 from awlineage.database import Database, identity_key, prefetch
 from awlineage.errors import AwlError
 from awlineage.persistence import DBObject, Expression, is_stand_in, refuse_stand_in
-from awlineage.processing._blocks import Block, ColumnBlock, NodeBlock
-from awlineage.processing._column_planner import ColumnPlanner, declared_by_name, read_columns
+from awlineage.processing._blocks import Block, ColumnBlock, NodeBlock, comparable
+from awlineage.processing._column_planner import ColumnPlanner, attributes_read, declared_by_name
 from awlineage.processing._columns import newest_rows, stored_tables
 from awlineage.processing._declarations import Blocker, Needs, OnePer, OnePerGroup
 from awlineage.processing._evaluate import matches
@@ -148,16 +148,17 @@ class Planner:
             where = parse_query(where, cls, self.db.class_named)
         order = dependency_order(cls)
         for current in order:
-            for upstream, names in read_columns(current, declaration(current),
-                                                requirements(current)).items():
+            for upstream, names in attributes_read(declaration(current),
+                                                   requirements(current)).items():
                 self._reads.setdefault(upstream, set()).update(names)
         for current in order:
             if current not in self.blocks:
                 self.blocks[current] = self._plan_block(current, force_upstream)
         block = self.blocks[cls]
-        if where is None and not force and isinstance(block, ColumnBlock) and \
-                all(isinstance(self._block(c), ColumnBlock) for c in self._upstream(order)):
-            return UpToDatePlan(block, [self._block(c) for c in self._upstream(order)])
+        if where is None and not force and isinstance(block, ColumnBlock):
+            blocks = [self._block(c) for c in self._upstream(order)]
+            if all(isinstance(b, ColumnBlock) for b in blocks):
+                return UpToDatePlan(block, blocks)
         selected = [n for n in block.all_nodes() if matches(where, n.obj)]
         for node in selected:
             if force and node.state is not State.BLOCKED and node.state is not State.RED:
@@ -359,9 +360,9 @@ class Planner:
                     continue
                 if not need.on_the_fly and node.state is State.RED and not node.stored:
                     continue
-                key = tuple(_comparable(getattr(node.obj, c)) for _, c in pairs)
+                key = tuple(comparable(getattr(node.obj, c)) for _, c in pairs)
                 index.setdefault(key, []).append(node)
-        bucket = index.get(tuple(_comparable(getattr(target, t)) for t, _ in pairs), [])
+        bucket = index.get(tuple(comparable(getattr(target, t)) for t, _ in pairs), [])
         if need.where is not None:
             bucket = [n for n in bucket if need.where(target, n.obj)]
         if not bucket:
@@ -369,10 +370,6 @@ class Planner:
         by_object = {id(n.obj): n for n in bucket}
         winner = need.choose(target, [n.obj for n in bucket])
         return None if winner is None else by_object[id(winner)]
-
-
-def _comparable(value: Any) -> Any:
-    return value.object_id if isinstance(value, DBObject) else value
 
 
 def _identity(obj: DBObject) -> str:

@@ -23,7 +23,6 @@ from awlineage.processing._task import (
     REUSED,
     Settings,
     TaskResult,
-    TaskSpec,
     spec_for,
 )
 
@@ -106,7 +105,8 @@ class Scheduler:
                 if not batch:
                     continue
                 specs = [spec_for(n.obj, _link_ids(n, owner)) for n in batch]
-                for node, future in zip(batch, self._submit(specs), strict=True):
+                futures = self.executor.submit_batch(specs, self.settings)
+                for node, future in zip(batch, futures, strict=True):
                     future.add_done_callback(functools.partial(_report, done, node))
                 running += len(batch)
                 batches.submitted()
@@ -143,12 +143,6 @@ class Scheduler:
             outcome.status.setdefault(id(node), SKIPPED)
         self.on_event(outcome, 0)
         return outcome
-
-    def _submit(self, specs: list[TaskSpec]) -> list[concurrent.futures.Future]:
-        submit_batch = getattr(self.executor, "submit_batch", None)
-        if submit_batch is not None:
-            return submit_batch(specs, self.settings)
-        return [self.executor.submit(spec, self.settings) for spec in specs]
 
     def _finish(self, node: PlanNode, status: str, result: TaskResult | None, outcome: Outcome,
                 dependents: dict[int, list[PlanNode]], waiting_on: dict[int, int],
@@ -209,7 +203,7 @@ class _Batches:
 
     def __init__(self, executor: Executor) -> None:
         self.capacity = max(1, executor.capacity)
-        self.cores = max(1, getattr(executor, "cores", self.capacity))
+        self.cores = max(1, executor.cores)
         self.next_size = self.cores
 
     def wanted(self, ready: int, running: int) -> bool:

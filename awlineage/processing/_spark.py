@@ -243,10 +243,6 @@ class SparkExecutor:
         """Whether the `SparkContext` has started (or failed to)."""
         return self._started.done()
 
-    def submit(self, spec: TaskSpec, settings: Settings) -> concurrent.futures.Future:
-        """Make one target (a batch of one)."""
-        return self.submit_batch([spec], settings)[0]
-
     def submit_batch(self, specs: list[TaskSpec], settings: Settings
                      ) -> list[concurrent.futures.Future]:
         """Make the targets of `specs` in one Spark job; a future per target gives its
