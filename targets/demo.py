@@ -50,6 +50,11 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
     say(f"database {db.url.render_as_string(hide_password=True)}, data server {server.url}, "
         f"executor {executor}")
 
+    parameters = () if cosmic_ray_threshold is None else \
+        (ReducedScienceFrameParameters(sigclip=cosmic_ray_threshold),)
+    processor = TargetProcessor(executor, database=db, parameters=parameters)
+    processor.start(SourceList)  # Spark starts while the night is ingested and planned
+
     say.title(f"1. A {size} synthetic night, ingested")
     with tempfile.TemporaryDirectory(prefix="awl-demo-") as scratch:
         night = write_night(SkyParameters.preset(size, seed=SEED), Path(scratch))
@@ -58,9 +63,6 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
         f"{len(night.truth.chips)} chips in {len(night.truth.parameters.filters)} filters): "
         f"{len(report.ingested)} ingested now, {len(report.already)} ingested before")
 
-    parameters = () if cosmic_ray_threshold is None else \
-        (ReducedScienceFrameParameters(sigclip=cosmic_ray_threshold),)
-    processor = TargetProcessor(executor, database=db, parameters=parameters)
     plan = processor.plan(SourceList)
     say.title("2. The plan for every SourceList (green: reuse, red: make, and why)")
     first = type(plan)(plan.selected[:1], plan.nodes)

@@ -128,6 +128,7 @@ class TargetProcessor:
         self.keep_going = keep_going
         self.progress = progress
         self.claim_timeout = claim_timeout
+        self._starting: SparkExecutor | None = None
 
     # -- planning -------------------------------------------------------------------------
     def plan(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
@@ -144,9 +145,20 @@ class TargetProcessor:
         with self.session:
             return self._make(cls, where, force, force_upstream, dry_run)
 
+    def start(self, cls: type) -> None:
+        """Start the executor now, for a `make` of `cls` to come: Spark starts in the
+        background and its workers import `cls`'s module and connect, while this process
+        goes on (ingests, plans); the make uses that executor. Nothing to do for the serial
+        executor or one given ready-made."""
+        if self._starting is None:
+            self._starting = self._start_spark(cls)
+
     def _make(self, cls: type, where: Expression | str | None, force: bool,
               force_upstream: bool, dry_run: bool) -> ProcessingReport:
-        starting = None if dry_run else self._start_spark(cls)
+        starting = None
+        if not dry_run:
+            starting = self._starting or self._start_spark(cls)
+            self._starting = None
         plan = self.plan(cls, where, force=force, force_upstream=force_upstream)
         if not dry_run:
             clear_leftover_claims(self.db, self.claim_timeout)
@@ -179,11 +191,16 @@ class TargetProcessor:
 
     def _start_spark(self, cls: type) -> SparkExecutor | None:
         """Start Spark in the background, while the plan is made, when it will be needed
-        (it is left running if nothing turns out to be red, as after a make)."""
+        (it is left running if nothing turns out to be red, as after a make), and have its
+        workers import `cls`'s module and connect as soon as it is up."""
         if self.executor != "spark" or cls.__module__ == "__main__":
             return None
-        return SparkExecutor(self.spark_master, python_path=module_roots([cls]),
-                             background=True)
+        roots = module_roots([cls])
+        executor = SparkExecutor(self.spark_master, python_path=roots, background=True)
+        executor.warm_up(Settings(self.db.url.render_as_string(hide_password=False),
+                                  self.db.schema, self.session.data_url, roots),
+                         (cls.__module__,))
+        return executor
 
     def _executor(self, plan: Plan, starting: SparkExecutor | None = None) -> Executor:
         if not isinstance(self.executor, str):

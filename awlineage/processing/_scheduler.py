@@ -123,6 +123,7 @@ class Scheduler:
                 continue
             while not done.empty():  # everything that ended meanwhile, in one go
                 finished.append(done.get())
+            batches.finished()
             for node, future in finished:
                 running -= 1
                 result: TaskResult = future.result()
@@ -198,19 +199,24 @@ class _Batches:
 
     A job costs the driver tens of milliseconds, so ready nodes are held back while the
     executor has enough to do (at least two targets per core submitted and not finished)
-    and too few are ready to fill a batch; the batch size starts at one per core, so the
-    cores start at once, and doubles with each batch, up to the executor's capacity."""
+    and too few are ready to fill a batch. The batch size starts at one per core, so the
+    cores start at once, and doubles with each batch, up to the executor's capacity; but
+    until the first results are back only two targets per core go out, so that the executor
+    knows how long targets take before it packs them into partitions."""
 
     def __init__(self, executor: Executor) -> None:
         self.capacity = max(1, executor.capacity)
         self.cores = max(1, executor.cores)
         self.next_size = self.cores
+        self.heard = False
 
     def wanted(self, ready: int, running: int) -> bool:
         """Whether to submit a batch now, with `ready` nodes ready and `running` in flight."""
         if running >= self.capacity:
             return False
-        return running < 2 * self.cores or ready >= self.size(running)
+        if running < 2 * self.cores:
+            return True
+        return self.heard and ready >= self.size(running)
 
     def size(self, running: int) -> int:
         """The most nodes the next batch takes."""
@@ -219,3 +225,7 @@ class _Batches:
     def submitted(self) -> None:
         """A batch went out: the next may be twice as big."""
         self.next_size = min(2 * self.next_size, self.capacity)
+
+    def finished(self) -> None:
+        """Results came back."""
+        self.heard = True

@@ -1,7 +1,8 @@
-"""`SparkExecutor`: ready targets go to Spark in batches, one job per batch with one partition
-per target (a few per partition in big batches), as soon as they are ready; each target's
-result comes back to the driver when its task ends, so its dependants can be submitted before
-the rest of its batch is done.
+"""`SparkExecutor`: ready targets go to Spark in batches, one job per batch, as soon as they
+are ready; a target of a class not seen yet gets a partition of its own, targets whose duration
+is known are packed a few to a partition (`awlineage.processing._packing`); each partition's
+results come back to the driver when its task ends, so dependants can be submitted before the
+rest of the batch is done.
 
 Tasks get plain data (`TaskSpec`s and `Settings`); a Python worker opens its database engine
 and data server client once per `Settings` and keeps them, with the imported classes, for the
@@ -27,7 +28,17 @@ from pathlib import Path
 from typing import Any
 
 from awlineage.errors import ConfigurationError
-from awlineage.processing._task import CANCELLED, FAILED, Settings, TaskResult, TaskSpec, run_task
+from awlineage.processing._packing import Durations, pack
+from awlineage.processing._task import (
+    CANCELLED,
+    FAILED,
+    MADE,
+    Settings,
+    TaskResult,
+    TaskSpec,
+    prepare_worker,
+    run_task,
+)
 
 DEFAULT_MASTER = "local[*]"
 LOG_CONFIG = Path(__file__).with_name("log4j2-quiet.properties")
@@ -36,9 +47,6 @@ FORWARDED_ENVIRONMENT = ("AWL_", "AWS_")
 QUEUED_PER_CORE = 256
 """Targets submitted and not finished, per core: enough for a few big batches queued behind
 the running ones, few enough that claims are not taken long before their target starts."""
-PARTITIONS_PER_CORE = 64
-"""The most partitions a core gets from one batch (bigger batches put several targets in a
-partition)."""
 JOB_THREADS = 32
 """Driver threads that wait for Spark jobs (one per job in flight)."""
 JVM_NOISE = ("Using incubator modules", "Setting default log level",
@@ -127,21 +135,22 @@ class _ResultChannel:
 
 
 def _run_partition(settings: Settings, channel: Any,
-                   specs: Iterator[TaskSpec]) -> list[TaskResult]:
-    """Make the targets of one partition, one after the other, in this worker's session."""
+                   packed: Iterator[list[TaskSpec]]) -> list[TaskResult]:
+    """Make the targets of one partition (a list of specs per element), one after the
+    other, in this worker's session."""
     results = []
-    for spec in specs:
-        result = run_task(spec, settings)
-        channel.add([result])
-        results.append(result)
+    for specs in packed:
+        for spec in specs:
+            results.append(run_task(spec, settings))
+    channel.add(results)
     return results
 
 
-def partitions_for(targets: int, cores: int) -> int:
-    """How many partitions a batch of `targets` gets: one per target, unless that would give
-    a core more than `PARTITIONS_PER_CORE` of them; the last partition to finish then keeps
-    a core alone for at most about 1/`PARTITIONS_PER_CORE` of the batch's time."""
-    return max(1, min(targets, cores * PARTITIONS_PER_CORE))
+def _warm(settings: Settings, modules: tuple[str, ...], _: Iterator[Any]) -> list[int]:
+    """Import `modules` and open the session of `settings` in this worker, so that its first
+    target does not wait for them."""
+    prepare_worker(settings, modules)
+    return [os.getpid()]
 
 
 class SparkExecutor:
@@ -170,7 +179,8 @@ class SparkExecutor:
                  if p]
         os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
         settings = self._configuration(conf or {})
-        self._pending: dict[int, concurrent.futures.Future[TaskResult]] = {}
+        self._pending: dict[int, tuple[concurrent.futures.Future[TaskResult], str]] = {}
+        self.durations = Durations()
         self._lock = threading.Lock()
         self._groups: set[str] = set()
         self._cancelled: set[str] = set()
@@ -254,7 +264,7 @@ class SparkExecutor:
             self._groups.add(group)
             for spec in specs:
                 future: concurrent.futures.Future[TaskResult] = concurrent.futures.Future()
-                self._pending[spec.object_id] = future
+                self._pending[spec.object_id] = (future, spec.class_name)
                 futures.append(future)
         self._jobs.submit(self._run, group, list(specs), settings)
         return futures
@@ -265,7 +275,8 @@ class SparkExecutor:
             if group in self._cancelled:  # before it started
                 raise RuntimeError("cancelled")
             context.setJobGroup(group, f"awlineage: {len(specs)} target(s)")
-            job = context.parallelize(specs, partitions_for(len(specs), self.cores))
+            packed = pack(specs, lambda spec: self.durations.mean(spec.class_name), self.cores)
+            job = context.parallelize(packed, len(packed))  # one element per partition
             results = job.mapPartitions(functools.partial(_run_partition, settings, channel))
             self._heard(results.collect())
         except Exception as exc:  # Spark or the job failed: so did every target not heard of
@@ -290,12 +301,33 @@ class SparkExecutor:
             self.context.cancelJobGroup(group)
 
     def _heard(self, results: list[TaskResult]) -> None:
-        """Resolve the futures of `results`; a target heard of before keeps its first word."""
+        """Resolve the futures of `results`, learning how long each class's targets take; a
+        target heard of before keeps its first word."""
         with self._lock:
-            futures = [(self._pending.pop(r.object_id, None), r) for r in results]
-        for future, result in futures:
-            if future is not None and not future.done():
+            pending = [(self._pending.pop(r.object_id, None), r) for r in results]
+        for entry, result in pending:
+            if entry is None:
+                continue
+            future, class_name = entry
+            if result.status == MADE:
+                self.durations.record(class_name, result.seconds)
+            if not future.done():
                 future.set_result(result)
+
+    def warm_up(self, settings: Settings, modules: tuple[str, ...]
+                ) -> concurrent.futures.Future[list[int]]:
+        """Have each core's Python worker import `modules` and open its session now (after
+        Spark has started, without waiting for it), so that the first targets do not pay
+        for that; targets submitted meanwhile queue behind this job. The future gives the
+        workers' process ids (or the error: the targets' own tasks will report it too)."""
+        def run() -> list[int]:
+            context, _ = self._started.result()
+            cores = self.cores
+            context.setJobGroup(f"awl-warm-{id(self):x}", "awlineage: warming workers")
+            return context.parallelize(range(cores), cores).mapPartitions(
+                functools.partial(_warm, settings, modules)).collect()
+
+        return self._jobs.submit(run)
 
     def close(self, stop: bool = False) -> None:
         """Wait for running tasks; stop Spark too when `stop`."""

@@ -126,23 +126,41 @@ def _make_in_session(spec: TaskSpec, db: Any) -> None:
     db.commit([target])
 
 
-_task_sessions: dict[Settings, Any] = {}
+_task_sessions: dict[tuple[str, str | None, str], Any] = {}
 
 
-def run_task(spec: TaskSpec, settings: Settings) -> TaskResult:
-    """Make one target in a worker process, in a session (opened once per process and
-    settings) on the database and data server named by `settings`; the worker's own
-    defaults are left alone."""
+def _worker_session(settings: Settings) -> Any:
+    """This worker's session on the database and data server named by `settings` (opened
+    once per process for each database and data server), with the directories of
+    `settings.python_path` on the module path."""
     import sys
 
     for entry in settings.python_path:
         if entry not in sys.path:
             sys.path.append(entry)
-    session = _task_sessions.get(settings)
+    key = (settings.database_url, settings.database_schema, settings.data_url)
+    session = _task_sessions.get(key)
     if session is None:
         from awlineage.storage import Session
 
         session = Session(settings.database_url, settings.data_url,
                           schema=settings.database_schema)
-        _task_sessions[settings] = session
-    return make_target(spec, session)
+        _task_sessions[key] = session
+    return session
+
+
+def prepare_worker(settings: Settings, modules: tuple[str, ...] = ()) -> None:
+    """Open this worker's session for `settings` and import `modules` (those of the
+    classes to make), before any target asks for them."""
+    session = _worker_session(settings)
+    for module in modules:
+        importlib.import_module(module)
+    with session.database.engine.connect():  # the engine's first connection
+        pass
+    session.data_server  # noqa: B018  (opened on first use: now)
+
+
+def run_task(spec: TaskSpec, settings: Settings) -> TaskResult:
+    """Make one target in a worker process, in this worker's session on the database and
+    data server named by `settings`; the worker's own defaults are left alone."""
+    return make_target(spec, _worker_session(settings))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 from awlineage import DataObject, DBObject, OnePer, Process, persistent
 from tests.processing.models import RawSci
@@ -52,3 +53,14 @@ class GatedProduct(Process):
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{self.gate.flag} did not appear")
             time.sleep(0.05)
+
+
+def worker_state(settings: Any, module: str, _partition: Any) -> list[tuple[int, bool, bool]]:
+    """Run in a Spark worker: its process id, whether it has imported `module`, and whether
+    it holds a session on the database and data server of `settings`."""
+    import sys
+
+    from awlineage.processing._task import _task_sessions
+
+    key = (settings.database_url, settings.database_schema, settings.data_url)
+    return [(os.getpid(), module in sys.modules, key in _task_sessions)]

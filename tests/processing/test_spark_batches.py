@@ -5,23 +5,21 @@ plans."""
 
 from __future__ import annotations
 
+import collections
+import functools
 import os
 
+import pytest
+
 from awlineage import ProcessRun, TargetProcessor, commit, select
+from awlineage.persistence import qualified_name
 from awlineage.processing import SparkExecutor
 from awlineage.processing._scheduler import _link_ids
-from awlineage.processing._spark import PARTITIONS_PER_CORE, partitions_for
 from awlineage.processing._task import MADE, spec_for
-from tests.processing.cluster_models import GATE_TIMEOUT
+from tests.processing.cluster_models import GATE_TIMEOUT, worker_state
 from tests.processing.models import Stack
 from tests.processing.test_failures import add_bad_frame
 from tests.processing.test_spark import spark  # noqa: F401  (the shared local[2] executor)
-
-
-def test_a_batch_has_a_partition_per_target_until_a_core_would_get_too_many() -> None:
-    assert partitions_for(1, 2) == 1
-    assert partitions_for(200, 2) == min(200, 2 * PARTITIONS_PER_CORE)
-    assert partitions_for(10_000, 4) == 4 * PARTITIONS_PER_CORE
 
 
 def test_the_workers_are_reused_for_every_target(db, night, spark) -> None:  # noqa: F811
@@ -30,6 +28,36 @@ def test_the_workers_are_reused_for_every_target(db, night, spark) -> None:  # n
     pids = {r.pid for r in select(ProcessRun)}
     assert os.getpid() not in pids
     assert len(pids) <= spark.cores  # one Python worker per core, kept between tasks
+
+
+def test_the_executor_learns_how_long_each_class_s_targets_take(db, night, spark) -> None:  # noqa: F811
+    processor = TargetProcessor(spark, progress=False)
+    names = {qualified_name(node.cls) for node in processor.plan(Stack).red()}
+    before = {name: spark.durations.count(name) for name in names}
+    report = processor.make(Stack)
+    made = collections.Counter(qualified_name(node.cls) for node in report.plan.red())
+    for name in names:
+        assert spark.durations.count(name) == before[name] + made[name]
+        assert spark.durations.mean(name) > 0
+    assert spark.durations.mean("no.such.Class") is None
+
+
+def test_warming_up_imports_the_classes_and_opens_a_session_in_the_workers(
+        db, night, spark) -> None:  # noqa: F811
+    processor = TargetProcessor(spark, progress=False)
+    settings = processor.settings(processor.plan(Stack))
+    pids = spark.warm_up(settings, (Stack.__module__,)).result(timeout=GATE_TIMEOUT)
+    assert pids and os.getpid() not in pids
+    states = spark.context.parallelize(range(spark.cores), spark.cores).mapPartitions(
+        functools.partial(worker_state, settings, Stack.__module__)).collect()
+    assert all(imported and opened for _, imported, opened in states)
+
+
+def test_a_failed_warm_up_says_why(db, night, spark) -> None:  # noqa: F811
+    processor = TargetProcessor(spark, progress=False)
+    settings = processor.settings(processor.plan(Stack))
+    with pytest.raises(Exception, match="no_such_module_here"):
+        spark.warm_up(settings, ("no_such_module_here",)).result(timeout=GATE_TIMEOUT)
 
 
 def test_without_keep_going_a_failure_on_spark_skips_what_has_not_ended(
