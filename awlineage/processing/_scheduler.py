@@ -81,6 +81,7 @@ class Scheduler:
             for dep in deps:
                 dependents.setdefault(id(dep), []).append(node)
         ready = collections.deque(n for n in red if waiting_on[id(n)] == 0)
+        self._blocked = len(red) - len(ready)  # nodes that may become ready later
         done: queue.SimpleQueue[tuple[PlanNode, concurrent.futures.Future]] = \
             queue.SimpleQueue()
         batches = _Batches(self.executor)
@@ -89,7 +90,8 @@ class Scheduler:
         self.on_event(outcome, 0)
         while ready or running:
             held: list[PlanNode] = []
-            while ready and not stopping and batches.wanted(len(ready), running):
+            while ready and not stopping and batches.wanted(len(ready), running,
+                                                            more_coming=self._blocked > 0):
                 batch = []
                 while ready and len(batch) < batches.size(running):
                     node = ready.popleft()
@@ -158,6 +160,7 @@ class Scheduler:
             waiting_on[id(dependent)] -= 1
             if waiting_on[id(dependent)] == 0 and id(dependent) not in outcome.status:
                 ready.append(dependent)
+                self._blocked -= 1
 
     def _skip(self, node: PlanNode, outcome: Outcome,
               dependents: dict[int, list[PlanNode]]) -> None:
@@ -166,6 +169,7 @@ class Scheduler:
             dependent = stack.pop()
             if id(dependent) not in outcome.status:
                 outcome.status[id(dependent)] = SKIPPED
+                self._blocked -= 1
                 stack.extend(dependents.get(id(dependent), ()))
 
 
@@ -202,7 +206,8 @@ class _Batches:
     and too few are ready to fill a batch. The batch size starts at one per core, so the
     cores start at once, and doubles with each batch, up to the executor's capacity; but
     until the first results are back only two targets per core go out, so that the executor
-    knows how long targets take before it packs them into partitions."""
+    knows how long targets take before it packs them into partitions. Once no node can
+    become ready any more (every one left is ready), what is ready goes at once."""
 
     def __init__(self, executor: Executor) -> None:
         self.capacity = max(1, executor.capacity)
@@ -210,13 +215,15 @@ class _Batches:
         self.next_size = self.cores
         self.heard = False
 
-    def wanted(self, ready: int, running: int) -> bool:
-        """Whether to submit a batch now, with `ready` nodes ready and `running` in flight."""
+    def wanted(self, ready: int, running: int, more_coming: bool = True) -> bool:
+        """Whether to submit a batch now, with `ready` nodes ready, `running` in flight, and
+        (`more_coming`) nodes that may become ready later: if none may, waiting for a bigger
+        batch is pointless."""
         if running >= self.capacity:
             return False
         if running < 2 * self.cores:
             return True
-        return self.heard and ready >= self.size(running)
+        return self.heard and (ready >= self.size(running) or not more_coming)
 
     def size(self, running: int) -> int:
         """The most nodes the next batch takes."""
