@@ -18,7 +18,7 @@ import numpy as np
 from awlineage.database import Database, identity_key_of
 from awlineage.persistence import DBObject, Kind
 from awlineage.processing._blocks import Block, ColumnBlock, Link
-from awlineage.processing._columns import Rows, list_members, newest_rows
+from awlineage.processing._columns import Rows, cycles_uncollected, list_members, newest_rows
 from awlineage.processing._declarations import Needs, OnePer, OnePerGroup
 from awlineage.processing._plan import PlanNode
 
@@ -85,6 +85,10 @@ class ColumnPlanner:
 
     def plan(self, source: Block, pools: dict[str, Block]) -> ColumnBlock | None:
         """The block of up-to-date targets, or None (see the module)."""
+        with cycles_uncollected():  # it builds millions of small containers, no cycles
+            return self._plan(source, pools)
+
+    def _plan(self, source: Block, pools: dict[str, Block]) -> ColumnBlock | None:
         spec, needs = self.spec, self.needs
         identity = tuple(self.cls.identity)  # type: ignore[attr-defined]
         targets = self._targets(source)
