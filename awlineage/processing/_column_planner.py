@@ -11,6 +11,7 @@ answers None and the object planner plans the class, with its reasons.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -97,8 +98,11 @@ class ColumnPlanner:
         keys, members = targets
         wanted = [name for name in (spec.link if isinstance(spec, OnePer) else None, *needs,
                                     *self.read_later) if name]
-        rows = newest_rows(self.db, self.cls, [*wanted, *identity, "_identity"],
-                           run=(self.code_version, self.expected_parameters))
+        # _identity only when identities are matched on it; in any order, since the rows are
+        # taken in the targets' order below
+        keys_read = [] if self._same_types(identity) else ["_identity"]
+        rows = newest_rows(self.db, self.cls, [*wanted, *identity, *keys_read],
+                           run=(self.code_version, self.expected_parameters), ordered=False)
         if len(rows) < len(members):
             return None  # some target is not stored yet
         stored = self._stored_rows(rows, keys, identity)
@@ -171,6 +175,8 @@ class ColumnPlanner:
             by_identity = {text: i for i, text in enumerate(rows.values["_identity"])}
             wanted = (identity_key_of(values)
                       for values in zip(*(keys[n] for n in identity), strict=True))
+        if len(by_identity) < len(rows):
+            return None  # newest versions that share an identity: let the object planner say
         get = by_identity.get
         found = [get(key, -1) for key in wanted]
         stored = np.array(found, np.int64)
@@ -195,7 +201,7 @@ class ColumnPlanner:
         stored_owner, stored_member = list_members(self.db, self.cls, self.spec.link)
         sizes = np.fromiter(map(len, members), np.int64, len(members))
         now_owner = np.repeat(owners, sizes)
-        now_member = source_ids[np.fromiter((i for m in members for i in m), np.int64,
+        now_member = source_ids[np.fromiter(chain.from_iterable(members), np.int64,
                                             int(sizes.sum()))]
         wanted = np.isin(stored_owner, owners)
         return np.array_equal(_pair_set(stored_owner[wanted], stored_member[wanted]),
@@ -251,4 +257,6 @@ def _pair_set(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 def _ids(values: Sequence[Any]) -> np.ndarray:
     """Link ids as an int64 array, -1 for none."""
+    if None not in values:  # the usual case, converted in C
+        return np.array(values, np.int64)
     return np.fromiter((-1 if v is None else v for v in values), np.int64, len(values))
