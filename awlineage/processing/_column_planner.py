@@ -161,11 +161,14 @@ class ColumnPlanner:
 
         Identities are matched on their columns when the values read for the targets are of
         the same declared types as the stored ones (then equal values have equal identity
-        keys), else on the identity keys themselves."""
+        keys; integers are matched by sorting), else on the identity keys themselves."""
         wanted: Any
         if self._same_types(identity):
             columns = [rows.values[name] for name in identity]
             if len(identity) == 1:
+                stored_ints, wanted_ints = _ints(columns[0]), _ints(keys[identity[0]])
+                if stored_ints is not None and wanted_ints is not None:
+                    return _int_positions(stored_ints, wanted_ints)
                 by_identity = {value: i for i, value in enumerate(columns[0])}
                 wanted = keys[identity[0]]
             else:
@@ -253,6 +256,31 @@ def _pair_set(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     if len(pairs) > 1:
         pairs = pairs[np.r_[True, (np.diff(pairs, axis=0) != 0).any(axis=1)]]
     return pairs
+
+
+def _ints(values: Sequence[Any]) -> np.ndarray | None:
+    """`values` as an int64 array when they are all integers (as equal as they are in a dict:
+    True is 1), else None."""
+    if len(values) and not isinstance(values[0], int):
+        return None  # text, say: not worth converting to find out
+    found = np.array(values) if len(values) else np.zeros(0, np.int64)
+    return found.astype(np.int64) if found.dtype.kind in "ib" and found.ndim == 1 else None
+
+
+def _int_positions(stored: np.ndarray, wanted: np.ndarray) -> np.ndarray | None:
+    """The position in `stored` of each value of `wanted`, found by sorting rather than
+    through a dict of a million entries; None when a value is missing or repeats in
+    `stored` (as `_stored_rows` answers)."""
+    order = np.argsort(stored, kind="stable")
+    ordered = stored[order]
+    if len(ordered) > 1 and (ordered[1:] == ordered[:-1]).any():
+        return None
+    if not len(wanted):
+        return np.zeros(0, np.int64)
+    if not len(ordered):
+        return None
+    at = np.minimum(np.searchsorted(ordered, wanted), len(ordered) - 1)
+    return None if (ordered[at] != wanted).any() else order[at]
 
 
 def _ids(values: Sequence[Any]) -> np.ndarray:
