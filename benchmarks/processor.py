@@ -14,7 +14,11 @@
    overhead.
 
 Usage: python benchmarks/processor.py [--sizes 10000,100000,1000000] [--tools plan-sqlite,...]
-       [--limit 600] [--skip-postgres] [--skip-spark]
+       [--limit 600] [--skip-postgres] [--skip-spark] [--keep-postgres PREFIX]
+With ``--keep-postgres PREFIX`` the PostgreSQL graph of F frames is built once into schema
+``PREFIX_F`` and left there; later runs with the same PREFIX reuse it (a schema without every
+group of the graph is emptied and built again). Drop such schemas by hand when done
+(``DROP SCHEMA PREFIX_F CASCADE``).
 Snakemake runs from ``--snakemake`` (default: ``snakemake`` on the PATH); it pins SQLAlchemy
 below 2.1, so give it a virtual environment of its own.
 """
@@ -90,6 +94,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=0.5)
     parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
+    parser.add_argument("--keep-postgres", metavar="PREFIX",
+                        help="keep the PostgreSQL graphs in schemas PREFIX_<frames> and reuse "
+                        "them in later runs (building 1M targets takes minutes)")
     parser.add_argument("--skip-spark", action="store_true")
     args = parser.parse_args()
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
@@ -102,7 +109,7 @@ def main() -> None:
     print("1. planning an up-to-date graph")
     planning_table([int(s) for s in args.sizes.split(",")], tools, postgres=args.postgres,
                    limit=args.limit, repeat=args.repeat, batch=args.batch,
-                   snakemake=args.snakemake, workdir=args.workdir)
+                   snakemake=args.snakemake, workdir=args.workdir, keep=args.keep_postgres)
     if not args.skip_spark:
         print("2. independent CPU-bound targets, Spark local[2] against serial")
         spark_speedup(args.tasks, args.seconds)

@@ -11,6 +11,7 @@ answers None and the object planner plans the class, with its reasons.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from awlineage.database import Database, identity_key_of
 from awlineage.persistence import DBObject, Kind
 from awlineage.processing._blocks import Block, ColumnBlock, Link
-from awlineage.processing._columns import Rows, list_members, newest_rows
+from awlineage.processing._columns import Rows, cycles_uncollected, list_members, newest_rows
 from awlineage.processing._declarations import Needs, OnePer, OnePerGroup
 from awlineage.processing._plan import PlanNode
 
@@ -85,6 +86,10 @@ class ColumnPlanner:
 
     def plan(self, source: Block, pools: dict[str, Block]) -> ColumnBlock | None:
         """The block of up-to-date targets, or None (see the module)."""
+        with cycles_uncollected():  # it builds millions of small containers, no cycles
+            return self._plan(source, pools)
+
+    def _plan(self, source: Block, pools: dict[str, Block]) -> ColumnBlock | None:
         spec, needs = self.spec, self.needs
         identity = tuple(self.cls.identity)  # type: ignore[attr-defined]
         targets = self._targets(source)
@@ -93,8 +98,11 @@ class ColumnPlanner:
         keys, members = targets
         wanted = [name for name in (spec.link if isinstance(spec, OnePer) else None, *needs,
                                     *self.read_later) if name]
-        rows = newest_rows(self.db, self.cls, [*wanted, *identity, "_identity"],
-                           run=(self.code_version, self.expected_parameters))
+        # _identity only when identities are matched on it; in any order, since the rows are
+        # taken in the targets' order below
+        keys_read = [] if self._same_types(identity) else ["_identity"]
+        rows = newest_rows(self.db, self.cls, [*wanted, *identity, *keys_read],
+                           run=(self.code_version, self.expected_parameters), ordered=False)
         if len(rows) < len(members):
             return None  # some target is not stored yet
         stored = self._stored_rows(rows, keys, identity)
@@ -153,11 +161,14 @@ class ColumnPlanner:
 
         Identities are matched on their columns when the values read for the targets are of
         the same declared types as the stored ones (then equal values have equal identity
-        keys), else on the identity keys themselves."""
+        keys; integers are matched by sorting), else on the identity keys themselves."""
         wanted: Any
         if self._same_types(identity):
             columns = [rows.values[name] for name in identity]
             if len(identity) == 1:
+                stored_ints, wanted_ints = _ints(columns[0]), _ints(keys[identity[0]])
+                if stored_ints is not None and wanted_ints is not None:
+                    return _int_positions(stored_ints, wanted_ints)
                 by_identity = {value: i for i, value in enumerate(columns[0])}
                 wanted = keys[identity[0]]
             else:
@@ -167,6 +178,8 @@ class ColumnPlanner:
             by_identity = {text: i for i, text in enumerate(rows.values["_identity"])}
             wanted = (identity_key_of(values)
                       for values in zip(*(keys[n] for n in identity), strict=True))
+        if len(by_identity) < len(rows):
+            return None  # newest versions that share an identity: let the object planner say
         get = by_identity.get
         found = [get(key, -1) for key in wanted]
         stored = np.array(found, np.int64)
@@ -191,7 +204,7 @@ class ColumnPlanner:
         stored_owner, stored_member = list_members(self.db, self.cls, self.spec.link)
         sizes = np.fromiter(map(len, members), np.int64, len(members))
         now_owner = np.repeat(owners, sizes)
-        now_member = source_ids[np.fromiter((i for m in members for i in m), np.int64,
+        now_member = source_ids[np.fromiter(chain.from_iterable(members), np.int64,
                                             int(sizes.sum()))]
         wanted = np.isin(stored_owner, owners)
         return np.array_equal(_pair_set(stored_owner[wanted], stored_member[wanted]),
@@ -245,6 +258,33 @@ def _pair_set(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return pairs
 
 
+def _ints(values: Sequence[Any]) -> np.ndarray | None:
+    """`values` as an int64 array when they are all integers (as equal as they are in a dict:
+    True is 1), else None."""
+    if len(values) and not isinstance(values[0], int):
+        return None  # text, say: not worth converting to find out
+    found = np.array(values) if len(values) else np.zeros(0, np.int64)
+    return found.astype(np.int64) if found.dtype.kind in "ib" and found.ndim == 1 else None
+
+
+def _int_positions(stored: np.ndarray, wanted: np.ndarray) -> np.ndarray | None:
+    """The position in `stored` of each value of `wanted`, found by sorting rather than
+    through a dict of a million entries; None when a value is missing or repeats in
+    `stored` (as `_stored_rows` answers)."""
+    order = np.argsort(stored, kind="stable")
+    ordered = stored[order]
+    if len(ordered) > 1 and (ordered[1:] == ordered[:-1]).any():
+        return None
+    if not len(wanted):
+        return np.zeros(0, np.int64)
+    if not len(ordered):
+        return None
+    at = np.minimum(np.searchsorted(ordered, wanted), len(ordered) - 1)
+    return None if (ordered[at] != wanted).any() else order[at]
+
+
 def _ids(values: Sequence[Any]) -> np.ndarray:
     """Link ids as an int64 array, -1 for none."""
+    if None not in values:  # the usual case, converted in C
+        return np.array(values, np.int64)
     return np.fromiter((-1 if v is None else v for v in values), np.int64, len(values))

@@ -4,7 +4,9 @@ members of link lists. No Python object is built for a row."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,13 +72,15 @@ def stored_tables(db: Database, cls: type) -> list[type] | None:
 
 
 def newest_rows(db: Database, cls: type, columns: Sequence[str], *, newest: bool = True,
-                run: tuple[str | None, str] | None = None) -> Rows:
+                run: tuple[str | None, str] | None = None, ordered: bool = True) -> Rows:
     """The rows of exactly class `cls` (not its subclasses): with `newest`, only the newest
     version of each identity (classes without identity: every row). `columns` are attribute
     names (a link gives the linked object's id). With `run` = (code version, parameter values
-    as JSON), whether each row's run used them is compared in the database."""
+    as JSON), whether each row's run used them is compared in the database. With `ordered`
+    they come in `select()`'s order (by object id); without it, in whatever order the database
+    finds cheapest (it then need not sort a million rows joined to their runs)."""
     dedupe = newest and bool(cls.identity)  # type: ignore[attr-defined]
-    columns = list(dict.fromkeys([*columns, *(["_identity"] if dedupe else [])]))
+    columns = list(dict.fromkeys(columns))
     if qualified_name(cls) not in db.registered_classes():
         return no_rows(columns)
     table = db.tables_for(cls).table
@@ -88,7 +92,10 @@ def newest_rows(db: Database, cls: type, columns: Sequence[str], *, newest: bool
 
         if qualified_name(ProcessRun) in db.registered_classes():
             runs = db.tables_for(ProcessRun).table
-            source = table.outerjoin(runs, runs.c.object_id == table.c.process_run)
+            # only the runs of this class (by their indexed target class), not every run of
+            # every class: a row whose run names another class counts as not current
+            source = table.outerjoin(runs, sa.and_(runs.c.object_id == table.c.process_run,
+                                                   runs.c.target_class == cls.__name__))
             current = sa.and_(runs.c.object_id.is_not(None),
                               runs.c.code_version.is_(None) if run[0] is None
                               else runs.c.code_version == run[0],
@@ -96,21 +103,63 @@ def newest_rows(db: Database, cls: type, columns: Sequence[str], *, newest: bool
             selected.append(sa.case((current, 1), else_=0))
         else:
             selected.append(sa.literal(0))
-    # as select() orders: groups and ties agree
-    query = sa.select(*selected).select_from(source).order_by(table.c.object_id)
+    query = sa.select(*selected).select_from(source)
+    if ordered:  # as select() orders: groups and ties agree
+        query = query.order_by(table.c.object_id)
     read = read_columns(db, query)
     found = Rows(np.array(read[0], np.int64), np.array(read[1], np.int64), None,
                  {name: read[2 + i] for i, name in enumerate(columns)})
     if run is not None:
         found.run_current = np.array(read[-1], np.int64).astype(bool)
-    return _newest_only(found) if dedupe else found
+    return _newest_only(db, table, found) if dedupe else found
+
+
+def _newest_only(db: Database, table: sa.Table, rows: Rows) -> Rows:
+    """The rows of the highest version of each identity (and those without identity).
+
+    (identity, version) is unique in every class table, so when every row is a first version
+    no identity repeats and every row is kept, with no identity read at all (the usual case).
+    Otherwise only the identities that have a later version are read, and the rows of those
+    that are not their identity's highest version dropped: in Python, since SQL's NOT EXISTS
+    per row costs three times the read on SQLite."""
+    if not (rows.version > 1).any():
+        return rows
+    query = sa.select(table.c.object_id, table.c._identity, table.c.version).where(
+        table.c._identity.in_(sa.select(table.c._identity).where(table.c.version > 1)))
+    ids, identities, versions = read_columns(db, query)
+    highest: dict[str, int] = {}
+    for key, version in zip(identities, versions, strict=True):
+        if version > highest.get(key, 0):
+            highest[key] = version
+    older = np.array([i for i, key, version in zip(ids, identities, versions, strict=True)
+                      if version < highest[key]], np.int64)
+    if not len(older):
+        return rows
+    return rows.take(np.flatnonzero(~np.isin(rows.object_id, older)))
+
+
+@contextmanager
+def cycles_uncollected() -> Iterator[None]:
+    """Python's cycle collector paused inside the block (and left as it was after).
+
+    Reading a million rows allocates millions of tuples, and the collector, triggered every
+    few hundred allocations, walks every live container again and again while the heap
+    grows: at a million targets that was 4.5 of 8.9 CPU seconds of a plan. Rows and columns
+    hold no reference cycles, so nothing is left for the collector to find."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def read_columns(db: Database, query: sa.Select) -> list[list[Any]]:
     """The result of `query` as one list per column (`awlineage.database.column_batches`:
     tuples from the driver, converted by the column types, no result row built)."""
     columns: list[list[Any]] = [[] for _ in query.selected_columns]
-    with db.engine.connect() as conn:
+    with db.engine.connect() as conn, cycles_uncollected():
         for batch in column_batches(conn, query, _BATCH):
             for column, values in zip(columns, batch, strict=True):
                 column.extend(values)
@@ -119,24 +168,6 @@ def read_columns(db: Database, query: sa.Select) -> list[list[Any]]:
 
 _BATCH = 100_000
 """Rows handed over by the driver at a time."""
-
-
-def _newest_only(rows: Rows) -> Rows:
-    """The rows of the highest version of each identity (and those without identity): in
-    Python, since the usual case (one version of everything) is then one set() away, where
-    SQL's NOT EXISTS per row costs three times the read on SQLite."""
-    identities = rows.values["_identity"]
-    if len(set(identities)) == len(identities) and None not in identities:
-        return rows
-    best: dict[str, int] = {}
-    keep = []
-    versions = rows.version.tolist()
-    for i, key in enumerate(identities):
-        if key is None:
-            keep.append(i)
-        elif key not in best or versions[i] > versions[best[key]]:
-            best[key] = i
-    return rows.take(np.array(sorted([*keep, *best.values()]), np.int64))
 
 
 def column_values(db: Database, cls: type, name: str, object_ids: Sequence[int]) -> list[Any]:

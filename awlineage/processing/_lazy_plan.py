@@ -5,6 +5,7 @@ someone asks for them."""
 from __future__ import annotations
 
 from functools import cached_property
+from itertools import chain, compress
 
 import numpy as np
 
@@ -51,9 +52,8 @@ class UpToDatePlan(Plan):
                     index = link.index[mask]
                     upstream[index[index >= 0]] = True
                 else:
-                    for members in (m for m, keep in zip(link.members, mask, strict=True)
-                                    if keep):  # type: ignore[arg-type]
-                        upstream[members] = True
+                    kept = compress(link.members, mask)  # type: ignore[arg-type]
+                    upstream[np.fromiter(chain.from_iterable(kept), np.int64)] = True
         return reached
 
     def red(self) -> list[PlanNode]:

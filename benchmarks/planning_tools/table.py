@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from planning_tools.child import ChildRun, run_child
-from planning_tools.shape import frames_for, targets_of
+from planning_tools.shape import GROUP, frames_for, targets_of
 
 BENCHMARKS = Path(__file__).resolve().parent.parent
 REPO = BENCHMARKS.parent
@@ -91,35 +91,75 @@ class Table:
 
 
 @contextmanager
-def _database(kind: str, postgres: str, tmp: Path) -> Iterator[tuple[str, str | None]]:
+def _database(kind: str, postgres: str, tmp: Path, keep: str | None, frames: int
+              ) -> Iterator[tuple[str, str | None, bool]]:
+    """(URL, schema, whether the graph is built there already) of a database for a graph of
+    `frames` frames: SQLite in `tmp`, a throw-away PostgreSQL schema, or with `keep` the kept
+    PostgreSQL schema ``{keep}_{frames}`` (built the first time, reused after)."""
     if kind == "sqlite":
         path = tmp / "plan.db"
         path.unlink(missing_ok=True)
-        yield f"sqlite:///{path}", None
+        yield f"sqlite:///{path}", None, False
         path.unlink(missing_ok=True)
+    elif keep:
+        schema = f"{keep}_{frames}"
+        yield postgres, schema, _kept_schema(postgres, schema, frames)
     else:
         from benchmark_support import postgres_schema
 
         with postgres_schema(postgres) as schema:
-            yield postgres, schema
+            yield postgres, schema, False
+
+
+def _kept_schema(url: str, schema: str, frames: int) -> bool:
+    """Whether `schema` holds a whole graph of `frames` frames (every group stored: the build
+    commits them last); if not, it is emptied (created if need be) for a build."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url)
+    try:
+        with engine.begin() as conn:
+            exists = conn.execute(sa.text(
+                "SELECT 1 FROM information_schema.tables WHERE table_schema = :schema AND "
+                "table_name = 'processor_models_benchgroup'"), {"schema": schema}).scalar()
+            if exists and conn.exec_driver_sql(
+                    f'SELECT count(*) FROM "{schema}".processor_models_benchgroup'
+                    ).scalar() == frames // GROUP:
+                return True
+            conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+        return False
+    finally:
+        engine.dispose()
+
+
+def _build(kind: str, url: str, schema_args: list[str], frames: int, batch: int) -> bool:
+    """Build the stored graph of `frames` frames in a child process; False if that failed."""
+    targets = targets_of(frames)
+    build = run_child(_python("planning_tools.awl_graph", "build", url, "--frames",
+                              str(frames), "--batch", str(batch), *schema_args),
+                      env=child_env(), cwd=BENCHMARKS)
+    if build.returncode:
+        _failed(f"building the {kind} graph", build)
+        return False
+    spent = build.result
+    print(f"  (built {targets:,} targets on {kind} in {build.seconds:.1f} s, "
+          f"{build.seconds / targets * 1e6:.0f} us per target: make() {spent['make']:.1f} s, "
+          f"commit {spent['commit']:.1f} s, the rest start-up and creating objects; peak "
+          f"{build.peak_mib:.0f} MiB; batches of {batch:,} frames)", flush=True)
+    return True
 
 
 def _awlineage(kind: str, tools: list[str], frames: int, table: Table, *, postgres: str,
-               repeat: int, batch: int, tmp: Path) -> None:
+               repeat: int, batch: int, tmp: Path, keep: str | None) -> None:
     targets = targets_of(frames)
-    with _database(kind, postgres, tmp) as (url, schema):
+    with _database(kind, postgres, tmp, keep, frames) as (url, schema, built):
         schema_args = ["--schema", schema] if schema else []
-        build = run_child(_python("planning_tools.awl_graph", "build", url, "--frames",
-                                  str(frames), "--batch", str(batch), *schema_args),
-                          env=child_env(), cwd=BENCHMARKS)
-        if build.returncode:
-            _failed(f"building the {kind} graph", build)
+        if built:
+            print(f"  (reusing the {targets:,} targets kept in PostgreSQL schema {schema})",
+                  flush=True)
+        elif not _build(kind, url, schema_args, frames, batch):
             return
-        spent = build.result
-        print(f"  (built {targets:,} targets on {kind} in {build.seconds:.1f} s, "
-              f"{build.seconds / targets * 1e6:.0f} us per target: make() {spent['make']:.1f} s, "
-              f"commit {spent['commit']:.1f} s, the rest start-up and creating objects; peak "
-              f"{build.peak_mib:.0f} MiB; batches of {batch:,} frames)", flush=True)
         if f"plan-{kind}" in tools:
             run = run_child(_python("planning_tools.awl_graph", "plan", url, "--repeat",
                                     str(repeat), *schema_args), env=child_env(), cwd=BENCHMARKS)
@@ -214,9 +254,10 @@ def _ratios(table: Table, targets: int) -> None:
 
 def planning_table(sizes: list[int], tools: list[str], *, postgres: str, limit: float,
                    repeat: int | None, batch: int, snakemake: str | None,
-                   workdir: str | None) -> None:
+                   workdir: str | None, keep: str | None = None) -> None:
     """Print the planning table for graphs of about `sizes` targets, for `tools`; Snakemake
-    and Luigi stop after `limit` seconds and are then skipped at larger sizes."""
+    and Luigi stop after `limit` seconds and are then skipped at larger sizes; with `keep`,
+    the PostgreSQL graphs stay in schemas named after it and are reused by later runs."""
     table = Table()
     skipped: set[str] = set()
     with tempfile.TemporaryDirectory() as scratch:
@@ -232,7 +273,7 @@ def planning_table(sizes: list[int], tools: list[str], *, postgres: str, limit: 
             for kind in ("sqlite", "postgres"):
                 if {f"plan-{kind}", f"make-{kind}"} & set(tools):
                     _awlineage(kind, tools, frames, table, postgres=postgres, repeat=times,
-                               batch=batch, tmp=tmp)
+                               batch=batch, tmp=tmp, keep=keep)
             wanted = [t for t in TOOLS[4:] if t in tools and t not in skipped]
             for tool in sorted(set(TOOLS[4:]) & set(tools) & skipped):
                 print(f"  ({LABELS[tool]} skipped at {targets_of(frames):,} targets: it took "

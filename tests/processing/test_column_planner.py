@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from awlineage import TargetProcessor, commit
 from awlineage.processing import State
+from awlineage.processing._column_planner import _int_positions
 from awlineage.processing._lazy_plan import UpToDatePlan
 from awlineage.processing._planner import Planner
 from awlineage.processing._progress import summary_table
@@ -150,3 +152,13 @@ def test_every_kind_of_change_is_seen_by_both_planners_alike(db, monkeypatch) ->
     assert "superseded" in made_again_because(offset)
     commit([ColRawFrame(chip="c2", field="f1", counts=9.0)])
     assert made_again_because(offset) == {"missing", "members"}
+
+
+def test_integer_identities_are_matched_as_a_dict_would_match_them() -> None:
+    stored = np.array([30, 10, 20], np.int64)
+    assert _int_positions(stored, np.array([10, 30, 20, 10], np.int64)).tolist() == [1, 0, 2, 1]
+    assert _int_positions(stored, np.array([10, 15], np.int64)) is None  # not stored
+    assert _int_positions(stored, np.array([40], np.int64)) is None  # beyond every stored one
+    assert _int_positions(np.array([10, 10], np.int64), np.array([10], np.int64)) is None
+    assert _int_positions(np.zeros(0, np.int64), np.array([1], np.int64)) is None
+    assert _int_positions(np.zeros(0, np.int64), np.zeros(0, np.int64)).tolist() == []
