@@ -8,7 +8,7 @@ import operator
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from itertools import repeat, starmap
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -48,7 +48,7 @@ class RowReader:
         # descriptor lists arrive frozen (JSONList); they learn their attribute here
         self.lists = [(i, props[c]) for i, c in enumerate(columns)
                       if c in props and props[c].kind is Kind.DESCRIPTOR_LIST]
-        self._state = state_builder(self.keys, db)
+        self._states = states_builder(self.keys, db)
 
     def _known(self, obj: Any) -> bool:
         # an object read as a stand-in is read again once its real class is defined
@@ -80,81 +80,78 @@ class RowReader:
 
     def read_columns(self, columns: Sequence[Sequence[Any]]) -> list[DBObject]:
         """`read` of rows given as their columns (`column_batches`)."""
-        ids = columns[0]
         # the ids this session has seen: when none of their objects is alive (a result
         # read again after the caller dropped it), every object is new
-        held = list(filter(None, map(self.db.identity_map.refs.get, ids)))
-        if not held or list(map(_CALL, held)).count(None) == len(held):
+        held = filter(None, map(self.db.identity_map.refs.get, columns[0]))
+        if not any(map(_IS_NOT_NONE, map(_CALL, held))):
             return self._build_columns(columns)
         return self.read(list(zip(*columns, strict=True)))
 
     def _build_columns(self, columns: Sequence[Sequence[Any]]) -> list[DBObject]:
         """New objects of rows given as their columns, remembered in the identity map."""
-        for i, prop in self.lists:
-            for value in columns[i]:
-                if value is not None:
-                    value._prop = prop
-                    value._owner = self.name
-        cls = self.cls
-        objects = list(map(cls.__new__, repeat(cls, len(columns[0]))))
-        deque(map(_SET_STATE, objects, map(self._state, *columns[:len(self.keys)])),
-              maxlen=0)
-        self.db.identity_map.refs.update(zip(columns[0], map(weakref.ref, objects),
-                                             strict=True))
-        return objects
+        return self._new_objects(columns[0], zip(*columns[:len(self.keys)], strict=True))
 
     def _build(self, rows: Sequence[Sequence[Any]]) -> list[DBObject]:
-        """New objects of `rows`, remembered in the identity map; one C-level pass per step
-        rather than a Python loop per row: materialising is the cost of large queries."""
+        """New objects of `rows`, remembered in the identity map."""
         if not rows:
             return []
-        for i, prop in self.lists:
-            for row in rows:
-                value = row[i]
-                if value is not None:
-                    value._prop = prop
-                    value._owner = self.name
-        cls = self.cls
-        objects = list(map(cls.__new__, repeat(cls, len(rows))))
         width = len(self.keys)
         if len(rows[0]) != width:  # union rows end with _class
             rows = list(map(operator.itemgetter(slice(0, width)), rows))
-        deque(map(_SET_STATE, objects, starmap(self._state, rows)), maxlen=0)
-        # the caller sweeps the map once per batch
-        self.db.identity_map.refs.update(zip(map(_FIRST, rows), map(weakref.ref, objects),
-                                             strict=True))
+        return self._new_objects(list(map(_FIRST, rows)), rows)
+
+    def _new_objects(self, ids: Sequence[int], rows: Iterable[Sequence[Any]]
+                     ) -> list[DBObject]:
+        """New objects of `rows` (of the ids `ids`), remembered in the identity map; one
+        C-level pass per step rather than Python per object where it can: materialising is
+        the cost of large queries. The caller sweeps the map once per batch."""
+        states = self._states(rows)
+        for i, prop in self.lists:  # descriptor lists arrive frozen; they learn their owner
+            key = self.keys[i]
+            for state in states:
+                value = state[key]
+                if value is not None:
+                    value._prop = prop
+                    value._owner = self.name
+        cls = self.cls
+        objects = list(map(cls.__new__, repeat(cls, len(states))))
+        deque(map(_SET_STATE, objects, states), maxlen=0)
+        self.db.identity_map.refs.update(zip(ids, map(weakref.ref, objects), strict=True))
         return objects
 
 
 _FIRST = operator.itemgetter(0)
 _CALL = operator.call  # a weak reference's object, or None once it is gone
+_IS_NOT_NONE = functools.partial(operator.is_not, None)
 
 
-def state_builder(keys: Sequence[str], store: Any) -> Callable[..., dict[str, Any]]:
-    """A function of one row's values (as arguments, in the order of `keys`) returning a
-    committed object's state: the values under their keys, then the bookkeeping (`store`
-    as the object's store).
+def states_builder(keys: Sequence[str], store: Any
+                   ) -> Callable[[Iterable[Sequence[Any]]], list[dict[str, Any]]]:
+    """A function of rows (each the values of `keys`, in order) returning committed objects'
+    states: each row's values under their keys, then the bookkeeping (`store` as the
+    objects' store).
 
-    Generated as one dict display with constant keys: that builds a state about twice as
-    fast as ``dict(zip(keys, row))``, and building states is most of the cost of reading
-    many objects (measured with benchmarks/persistence.py).
+    Generated as a list comprehension over a dict display with constant keys: that builds
+    states about twice as fast as ``map(dict, map(zip, repeat(keys), rows))``, and building
+    states is most of the cost of reading many objects (benchmarks/persistence.py).
     """
-    return _state_factory(tuple(keys))(store)
+    return _states_factory(tuple(keys))(store)
 
 
 @functools.lru_cache(maxsize=1024)
-def _state_factory(keys: tuple[str, ...]) -> Callable[[Any], Callable[..., dict[str, Any]]]:
-    """The generated factory of `state_builder`, compiled once per list of keys. The keys
-    enter the source only as string literals (their ``repr``), the values as positional
-    parameters ``v0, v1, ...``."""
-    params = [f"v{i}" for i in range(len(keys))]
-    items = [f"{key!r}: {param}" for key, param in zip(keys, params, strict=True)]
+def _states_factory(keys: tuple[str, ...]
+                    ) -> Callable[[Any], Callable[[Iterable[Sequence[Any]]], list[Any]]]:
+    """The generated factory of `states_builder`, compiled once per list of keys. The keys
+    enter the source only as string literals (their ``repr``), the values as local names
+    ``v0, v1, ...``."""
+    names = [f"v{i}" for i in range(len(keys))]
+    items = [f"{key!r}: {name}" for key, name in zip(keys, names, strict=True)]
     items += ["'_committed': True", "'_store': store"]
-    signature = ", ".join([*params, "/"]) if params else ""
+    unpack = f"({', '.join(names)},)" if names else "()"
     source = (f"def factory(store):\n"
-              f"    def state({signature}):\n"
-              f"        return {{{', '.join(items)}}}\n"
-              f"    return state\n")
+              f"    def states(rows):\n"
+              f"        return [{{{', '.join(items)}}} for {unpack} in rows]\n"
+              f"    return states\n")
     namespace: dict[str, Any] = {}
     exec(source, namespace)
     return namespace["factory"]
