@@ -171,7 +171,7 @@ def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DB
     with db.engine.connect() as conn:
         for chunk in _chunks(list(ids)):
             statement = sa.select(ct.table).where(db.dialect.id_in(ct.table.c.object_id, chunk))
-            for rows in row_batches(conn, statement, _CHUNK):
+            for rows in row_batches(db.dialect.fast_reads(conn), statement, _CHUNK):
                 found.update(zip((row[0] for row in rows), reader.read(rows), strict=True))
     db.identity_map.maybe_sweep()
     return found

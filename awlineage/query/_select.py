@@ -220,8 +220,8 @@ class Query:
             readers: dict[str, RowReader] = {}
             with self._refusals():
                 stream = self._yield_per is not None
-                batches = column_batches(conn, statement, self._yield_per or BATCH_SIZE,
-                                         stream=stream)
+                batches = column_batches(db.dialect.fast_reads(conn), statement,
+                                         self._yield_per or BATCH_SIZE, stream=stream)
                 columns = next(batches, None)  # runs the statement
             try:
                 while columns is not None:
