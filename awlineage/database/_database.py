@@ -144,8 +144,10 @@ class Database:
                     self._synced[cls] = tables
         return tables
 
-    def registered_classes(self) -> dict[str, RegisteredClass]:
-        """The latest registry entry of every class stored in this database."""
+    def registered_classes(self, conn: sa.Connection | None = None
+                           ) -> dict[str, RegisteredClass]:
+        """The latest registry entry of every class stored in this database, read on `conn`
+        when given (a query reads the registry and its objects on one connection)."""
         registry = self.framework["awl_class"]
         latest = (sa.select(registry.c.class_name,
                             sa.func.max(registry.c.class_version).label("v"))
@@ -153,7 +155,10 @@ class Database:
         query = sa.select(registry).join(
             latest, (registry.c.class_name == latest.c.class_name)
             & (registry.c.class_version == latest.c.v))
-        with self.engine.connect() as conn:
+        if conn is None:
+            with self.engine.connect() as own:
+                rows = own.execute(query).all()
+        else:
             rows = conn.execute(query).all()
         return {
             r.class_name: RecordedClass(r.class_name, r.module, r.table_name,

@@ -3,10 +3,11 @@ load on first touch, and prefetch loads a link for many objects in one query."""
 
 from __future__ import annotations
 
+import functools
 import operator
 import weakref
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,7 @@ class RowReader:
         # descriptor lists arrive frozen (JSONList); they learn their attribute here
         self.lists = [(i, props[c]) for i, c in enumerate(columns)
                       if c in props and props[c].kind is Kind.DESCRIPTOR_LIST]
+        self._states = states_builder(self.keys, db)
 
     def _known(self, obj: Any) -> bool:
         # an object read as a stand-in is read again once its real class is defined
@@ -78,60 +80,83 @@ class RowReader:
 
     def read_columns(self, columns: Sequence[Sequence[Any]]) -> list[DBObject]:
         """`read` of rows given as their columns (`column_batches`)."""
-        ids = columns[0]
-        count = len(ids)
-        refs = self.db.identity_map.refs
-        held = list(map(refs.get, ids))
-        if held.count(None) == count or \
-                [None if ref is None else ref() for ref in held].count(None) == count:
+        # the ids this session has seen: when none of their objects is alive (a result
+        # read again after the caller dropped it), every object is new
+        held = filter(None, map(self.db.identity_map.refs.get, columns[0]))
+        if not any(map(_IS_NOT_NONE, map(_CALL, held))):
             return self._build_columns(columns)
         return self.read(list(zip(*columns, strict=True)))
 
     def _build_columns(self, columns: Sequence[Sequence[Any]]) -> list[DBObject]:
         """New objects of rows given as their columns, remembered in the identity map."""
-        for i, prop in self.lists:
-            for value in columns[i]:
-                if value is not None:
-                    value._prop = prop
-                    value._owner = self.name
-        cls = self.cls
-        objects = list(map(cls.__new__, repeat(cls, len(columns[0]))))
-        width = len(self.keys)
-        states = map(dict, map(zip, repeat([*self.keys, "_committed", "_store"]),
-                               zip(*columns[:width], repeat(True), repeat(self.db))))
-        deque(map(_SET_STATE, objects, states), maxlen=0)
-        self.db.identity_map.refs.update(zip(columns[0], map(weakref.ref, objects),
-                                             strict=True))
-        return objects
+        return self._new_objects(columns[0], zip(*columns[:len(self.keys)], strict=True))
 
     def _build(self, rows: Sequence[Sequence[Any]]) -> list[DBObject]:
-        """New objects of `rows`, remembered in the identity map; one C-level pass per step
-        rather than a Python loop per row: materialising is the cost of large queries."""
+        """New objects of `rows`, remembered in the identity map."""
         if not rows:
             return []
-        for i, prop in self.lists:
-            for row in rows:
-                value = row[i]
-                if value is not None:
-                    value._prop = prop
-                    value._owner = self.name
-        cls = self.cls
-        objects = list(map(cls.__new__, repeat(cls, len(rows))))
         width = len(self.keys)
         if len(rows[0]) != width:  # union rows end with _class
             rows = list(map(operator.itemgetter(slice(0, width)), rows))
-        # the state: the row's values under their keys, then the bookkeeping
-        tail = (True, self.db)
-        states = map(dict, map(zip, repeat([*self.keys, "_committed", "_store"]),
-                               map(operator.add, map(tuple, rows), repeat(tail))))
+        return self._new_objects(list(map(_FIRST, rows)), rows)
+
+    def _new_objects(self, ids: Sequence[int], rows: Iterable[Sequence[Any]]
+                     ) -> list[DBObject]:
+        """New objects of `rows` (of the ids `ids`), remembered in the identity map; one
+        C-level pass per step rather than Python per object where it can: materialising is
+        the cost of large queries. The caller sweeps the map once per batch."""
+        states = self._states(rows)
+        for i, prop in self.lists:  # descriptor lists arrive frozen; they learn their owner
+            key = self.keys[i]
+            for state in states:
+                value = state[key]
+                if value is not None:
+                    value._prop = prop
+                    value._owner = self.name
+        cls = self.cls
+        objects = list(map(cls.__new__, repeat(cls, len(states))))
         deque(map(_SET_STATE, objects, states), maxlen=0)
-        # the caller sweeps the map once per batch
-        self.db.identity_map.refs.update(zip(map(_FIRST, rows), map(weakref.ref, objects),
-                                             strict=True))
+        self.db.identity_map.refs.update(zip(ids, map(weakref.ref, objects), strict=True))
         return objects
 
 
 _FIRST = operator.itemgetter(0)
+_CALL = operator.call  # a weak reference's object, or None once it is gone
+_IS_NOT_NONE = functools.partial(operator.is_not, None)
+
+
+def states_builder(keys: Sequence[str], store: Any
+                   ) -> Callable[[Iterable[Sequence[Any]]], list[dict[str, Any]]]:
+    """A function of rows (each the values of `keys`, in order) returning committed objects'
+    states: each row's values under their keys, then the bookkeeping (`store` as the
+    objects' store).
+
+    Generated as a list comprehension over a dict display with constant keys: that builds
+    states about twice as fast as ``map(dict, map(zip, repeat(keys), rows))``, and building
+    states is most of the cost of reading many objects (benchmarks/persistence.py).
+    """
+    return _states_factory(tuple(keys))(store)
+
+
+@functools.lru_cache(maxsize=1024)
+def _states_factory(keys: tuple[str, ...]
+                    ) -> Callable[[Any], Callable[[Iterable[Sequence[Any]]], list[Any]]]:
+    """The generated factory of `states_builder`, compiled once per list of keys. The keys
+    enter the source only as string literals (their ``repr``), the values as local names
+    ``v0, v1, ...``."""
+    names = [f"v{i}" for i in range(len(keys))]
+    items = [f"{key!r}: {name}" for key, name in zip(keys, names, strict=True)]
+    items += ["'_committed': True", "'_store': store"]
+    unpack = f"({', '.join(names)},)" if names else "()"
+    source = (f"def factory(store):\n"
+              f"    def states(rows):\n"
+              f"        return [{{{', '.join(items)}}} for {unpack} in rows]\n"
+              f"    return states\n")
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)
+    return namespace["factory"]
+
+
 _SET_STATE = DBObject.__dict__["__dict__"].__set__
 """Sets an object's whole state, past DBObject.__setattr__ (which guards attributes, not
 bookkeeping)."""
@@ -146,7 +171,7 @@ def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DB
     with db.engine.connect() as conn:
         for chunk in _chunks(list(ids)):
             statement = sa.select(ct.table).where(db.dialect.id_in(ct.table.c.object_id, chunk))
-            for rows in row_batches(conn, statement, _CHUNK):
+            for rows in row_batches(db.dialect.fast_reads(conn), statement, _CHUNK):
                 found.update(zip((row[0] for row in rows), reader.read(rows), strict=True))
     db.identity_map.maybe_sweep()
     return found

@@ -59,11 +59,13 @@ _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 
 
 class Compiler:
-    """Compiles expressions against one database's registered classes."""
+    """Compiles expressions against one database's registered classes; with `conn`, reads
+    the registry (and the ids of long paths) on that connection rather than one of its own."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, conn: sa.Connection | None = None) -> None:
         self.db = db
-        self.registry: dict[str, RegisteredClass] = db.registered_classes()
+        self.conn = conn
+        self.registry: dict[str, RegisteredClass] = db.registered_classes(conn)
         # One WITH entry (or list of ids) per (condition, path step), shared by every table
         # of a union.
         self._steps: dict[tuple[int, int], sa.CTE | list[int]] = {}
@@ -145,6 +147,8 @@ class Compiler:
         return self._member(ct, steps[0].prop, source)
 
     def _run(self, ids: sa.Select) -> list[int]:
+        if self.conn is not None:
+            return list(self.conn.execute(ids).scalars())
         with self.db.engine.connect() as conn:
             return list(conn.execute(ids).scalars())
 

@@ -210,18 +210,18 @@ class Query:
     def _batches(self) -> Iterator[list[DBObject]]:
         """The matching objects, a batch at a time."""
         db = self.database()
-        compiler = Compiler(db)
-        with self._refusals():
-            statement, names = self.statement(compiler)
-        classes = compiler.concrete_classes([self.cls])
-        single = RowReader(db, db.tables_for(classes[0]), names) if len(classes) == 1 \
-            else None
-        readers: dict[str, RowReader] = {}
-        with db.engine.connect() as conn:
+        with db.engine.connect() as conn:  # one connection for the registry and the rows
+            compiler = Compiler(db, conn)
+            with self._refusals():
+                statement, names = self.statement(compiler)
+            classes = compiler.concrete_classes([self.cls])
+            single = RowReader(db, db.tables_for(classes[0]), names) if len(classes) == 1 \
+                else None
+            readers: dict[str, RowReader] = {}
             with self._refusals():
                 stream = self._yield_per is not None
-                batches = column_batches(conn, statement, self._yield_per or BATCH_SIZE,
-                                         stream=stream)
+                batches = column_batches(db.dialect.fast_reads(conn), statement,
+                                         self._yield_per or BATCH_SIZE, stream=stream)
                 columns = next(batches, None)  # runs the statement
             try:
                 while columns is not None:
@@ -285,10 +285,9 @@ class Query:
     def count(self) -> int:
         """How many objects match (after limit and offset)."""
         db = self.database()
-        with self._refusals():
-            statement, _ = self.statement(Compiler(db))
-            with db.engine.connect() as conn:
-                return conn.execute(
+        with self._refusals(), db.engine.connect() as conn:
+            statement, _ = self.statement(Compiler(db, conn))
+            return conn.execute(
                     sa.select(sa.func.count()).select_from(statement.order_by(None).subquery())
                 ).scalar_one()
 
