@@ -58,6 +58,11 @@ class ProcessingReport:
         return self.count(MADE)
 
     @property
+    def made_locally(self) -> int:
+        """How many of them were made in this process while Spark was starting."""
+        return self.outcome.local if self.outcome else 0
+
+    @property
     def reused(self) -> int:
         """How many targets were reused."""
         return self.count("reused")
@@ -172,7 +177,8 @@ class TargetProcessor:
             executor, self.settings(plan), keep_going=self.keep_going,
             claim=lambda node: self._claim(claims, node),
             release=lambda node: claims.release(_claim_key(node)),
-            on_event=bar.update if bar else None)
+            on_event=bar.update if bar else None,
+            local=SerialExecutor(self.session) if isinstance(executor, SparkExecutor) else None)
         try:
             outcome = scheduler.run(plan)
         finally:
@@ -196,7 +202,8 @@ class TargetProcessor:
         if self.executor != "spark" or cls.__module__ == "__main__":
             return None
         roots = module_roots([cls])
-        executor = SparkExecutor(self.spark_master, python_path=roots, background=True)
+        executor = SparkExecutor(self.spark_master, python_path=roots, background=True,
+                                 preload=(cls.__module__,))
         executor.warm_up(Settings(self.db.url.render_as_string(hide_password=False),
                                   self.db.schema, self.session.data_url, roots),
                          (cls.__module__,))
@@ -276,6 +283,9 @@ def print_report(report: ProcessingReport, out: TextIO = sys.stdout, colour: boo
     print(report.tree(colour, max_roots=MAX_ROOTS_SHOWN), file=out)
     print(f"\nwhy:\n{render_causes(report.plan)}\n", file=out)
     print(report.summary(), file=out)
+    if report.made_locally:
+        print(f"({report.made_locally} made in this process while Spark was starting)",
+              file=out)
     for node, result in report.failures():
         print(f"\nfailed: {node.cls.__name__} ({node.identity_text()}): {result.error}",
               file=out)

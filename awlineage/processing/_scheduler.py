@@ -1,7 +1,8 @@
 """Running a plan: every red node is submitted as soon as its own dependencies are made (no
 waiting for a whole level), in batches (one Spark job each) that grow while the executor is
 kept busy; a failure skips what depends on it, and, with keep-going, independent branches go
-on."""
+on. While the executor is not ready yet (Spark starting), a local executor makes ready
+targets one at a time in this process, so that nobody waits for Spark to start."""
 
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ class Outcome:
     """id(node) -> made, reused, failed or skipped."""
     results: dict[int, TaskResult] = field(default_factory=dict)
     """id(node) -> the task's result (made, reused or failed nodes)."""
+    local: int = 0
+    """How many targets the local executor made while the executor was not ready."""
 
     def count(self, status: str) -> int:
         """How many nodes ended with `status`."""
@@ -55,13 +58,18 @@ class Scheduler:
         Called once a node is finished.
     on_event
         Called after every change, with the outcome so far and the running count.
+    local
+        Makes ready targets in this process, one at a time, while `executor` says it is
+        not ``ready`` (Spark starting and warming its workers).
     """
 
     def __init__(self, executor: Executor, settings: Settings, keep_going: bool = False,
                  claim: Callable[[PlanNode], bool | int] | None = None,
                  release: Callable[[PlanNode], None] | None = None,
-                 on_event: Callable[[Outcome, int], None] | None = None) -> None:
+                 on_event: Callable[[Outcome, int], None] | None = None,
+                 local: Executor | None = None) -> None:
         self.executor = executor
+        self.local = local
         self.settings = settings
         self.keep_going = keep_going
         self.claim = claim or (lambda node: True)
@@ -84,11 +92,19 @@ class Scheduler:
         self._blocked = len(red) - len(ready)  # nodes that may become ready later
         done: queue.SimpleQueue[tuple[PlanNode, concurrent.futures.Future]] = \
             queue.SimpleQueue()
-        batches = _Batches(self.executor)
+        batches: _Batches | None = None  # asks the executor its cores: once it is ready
         running = 0
         stopping = False
         self.on_event(outcome, 0)
         while ready or running:
+            if stopping and not running:
+                break
+            if ready and not stopping and self._not_ready():
+                stopping = self._make_locally(ready, outcome, dependents, waiting_on, owner)
+                self.on_event(outcome, running)
+                continue
+            if batches is None:
+                batches = _Batches(self.executor)
             held: list[PlanNode] = []
             while ready and not stopping and batches.wanted(len(ready), running,
                                                             more_coming=self._blocked > 0):
@@ -146,6 +162,36 @@ class Scheduler:
             outcome.status.setdefault(id(node), SKIPPED)
         self.on_event(outcome, 0)
         return outcome
+
+    def _not_ready(self) -> bool:
+        return self.local is not None and not getattr(self.executor, "ready", True)
+
+    def _make_locally(self, ready: collections.deque[PlanNode], outcome: Outcome,
+                      dependents: dict[int, list[PlanNode]], waiting_on: dict[int, int],
+                      owner: dict[int, PlanNode]) -> bool:
+        """Make the first ready node with the local executor; True when that failed and
+        the run should stop (without keep-going)."""
+        assert self.local is not None
+        node = ready.popleft()
+        claimed = self.claim(node)
+        if claimed is False:  # another processor makes it: look again soon
+            ready.append(node)
+            time.sleep(0.2)
+            return False
+        if claimed is not True:  # another processor made it meanwhile
+            node.result_id = int(claimed)
+            self._finish(node, REUSED, None, outcome, dependents, waiting_on, ready)
+            return False
+        spec = spec_for(node.obj, _link_ids(node, owner))
+        try:
+            result: TaskResult = self.local.submit_batch([spec], self.settings)[0].result()
+        finally:
+            self.release(node)
+        outcome.local += 1
+        if result.status in (MADE, REUSED):
+            node.result_id = result.object_id
+        self._finish(node, result.status, result, outcome, dependents, waiting_on, ready)
+        return result.status == FAILED and not self.keep_going
 
     def _finish(self, node: PlanNode, status: str, result: TaskResult | None, outcome: Outcome,
                 dependents: dict[int, list[PlanNode]], waiting_on: dict[int, int],

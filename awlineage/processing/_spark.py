@@ -49,6 +49,13 @@ QUEUED_PER_CORE = 256
 the running ones, few enough that claims are not taken long before their target starts."""
 JOB_THREADS = 32
 """Driver threads that wait for Spark jobs (one per job in flight)."""
+PRELOAD_VARIABLE = "AWL_SPARK_PRELOAD"
+"""The environment variable naming the modules `awlineage.processing._spark_daemon` imports
+before it forks the workers (read there by name: running it must not import this module)."""
+DRIVER_JIT = "-XX:TieredStopAtLevel=1"
+"""The driver's JVM compiles with the quick compiler only: it schedules tasks and moves bytes
+to the Python workers, and the optimising compiler's threads cost it twice the CPU (0.7
+against 1.5 s per 100 tasks, measured), taken from the workers on a small machine."""
 JVM_NOISE = ("Using incubator modules", "Setting default log level",
              "To adjust logging level use sc.setLogLevel", "FutureWarning")
 """Lines the JVM (and the Python workers it starts) write to stderr that say nothing to a
@@ -167,18 +174,22 @@ class SparkExecutor:
     background
         Start the `SparkContext` in a thread of its own and return at once; the first use
         of `context`, `cores` or `capacity` (or a submission) waits for it.
+    preload
+        Modules the Python daemon imports before it forks the workers
+        (`awlineage.processing._spark_daemon`): the modules of the classes to make.
     """
 
     name = "spark"
 
     def __init__(self, master: str | None = None, python_path: tuple[str, ...] = (),
-                 conf: dict[str, str] | None = None, background: bool = False) -> None:
+                 conf: dict[str, str] | None = None, background: bool = False,
+                 preload: tuple[str, ...] = ()) -> None:
         self.master = master or DEFAULT_MASTER
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         paths = [p for p in (*python_path, *os.environ.get("PYTHONPATH", "").split(os.pathsep))
                  if p]
         os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
-        settings = self._configuration(conf or {})
+        settings = self._configuration(conf or {}, preload)
         self._pending: dict[int, tuple[concurrent.futures.Future[TaskResult], str]] = {}
         self.durations = Durations()
         self._lock = threading.Lock()
@@ -188,6 +199,7 @@ class SparkExecutor:
         self._jobs = concurrent.futures.ThreadPoolExecutor(JOB_THREADS,
                                                            thread_name_prefix="awl-spark")
         self._started: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._warming: concurrent.futures.Future[list[int]] | None = None
         if background:
             threading.Thread(target=self._start, args=(settings,), name="awl-spark-start",
                              daemon=True).start()
@@ -195,7 +207,7 @@ class SparkExecutor:
             self._start(settings)
             self._started.result()
 
-    def _configuration(self, conf: dict[str, str]) -> Any:
+    def _configuration(self, conf: dict[str, str], preload: tuple[str, ...]) -> Any:
         from pyspark import SparkConf
 
         quiet = f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"
@@ -203,10 +215,12 @@ class SparkExecutor:
                       .set("spark.ui.enabled", "false")
                       .set("spark.ui.showConsoleProgress", "false")
                       .set("spark.python.worker.reuse", "true")
-                      .set("spark.driver.extraJavaOptions", quiet)
+                      .set("spark.driver.extraJavaOptions", f"{quiet} {DRIVER_JIT}")
                       .set("spark.executor.extraJavaOptions", quiet)
                       .set("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
-                      .set("spark.executorEnv.PYSPARK_PYTHON", sys.executable))
+                      .set("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
+                      .set("spark.python.daemon.module", "awlineage.processing._spark_daemon")
+                      .set(f"spark.executorEnv.{PRELOAD_VARIABLE}", ",".join(preload)))
         if self.master.startswith("local"):
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
             spark_conf.set("spark.driver.host", "127.0.0.1")
@@ -249,6 +263,12 @@ class SparkExecutor:
         return QUEUED_PER_CORE * self.cores
 
     @property
+    def ready(self) -> bool:
+        """Whether a target submitted now would start at once: Spark has started (or failed
+        to) and the workers' warm-up, if any, has ended."""
+        return self._started.done() and (self._warming is None or self._warming.done())
+
+    @property
     def started(self) -> bool:
         """Whether the `SparkContext` has started (or failed to)."""
         return self._started.done()
@@ -272,6 +292,8 @@ class SparkExecutor:
     def _run(self, group: str, specs: list[TaskSpec], settings: Settings) -> None:
         try:
             context, channel = self._started.result()
+            if self._warming is not None:  # its job first, so that it warms the workers
+                concurrent.futures.wait([self._warming])
             if group in self._cancelled:  # before it started
                 raise RuntimeError("cancelled")
             context.setJobGroup(group, f"awlineage: {len(specs)} target(s)")
@@ -316,21 +338,46 @@ class SparkExecutor:
 
     def warm_up(self, settings: Settings, modules: tuple[str, ...]
                 ) -> concurrent.futures.Future[list[int]]:
-        """Have each core's Python worker import `modules` and open its session now (after
-        Spark has started, without waiting for it), so that the first targets do not pay
-        for that; targets submitted meanwhile queue behind this job. The future gives the
-        workers' process ids (or the error: the targets' own tasks will report it too)."""
-        def run() -> list[int]:
-            context, _ = self._started.result()
-            cores = self.cores
-            context.setJobGroup(f"awl-warm-{id(self):x}", "awlineage: warming workers")
-            return context.parallelize(range(cores), cores).mapPartitions(
-                functools.partial(_warm, settings, modules)).collect()
+        """Have each core's Python worker import `modules` and open its session as soon as
+        Spark has started (this returns at once), so that the first targets do not pay for
+        that; targets submitted meanwhile wait for this job to end (they would have imported
+        the same). The future gives the workers' process ids (or the error: the targets' own
+        tasks will report it too); `close` cancels a warm-up not ended."""
+        warming: concurrent.futures.Future[list[int]] = concurrent.futures.Future()
+        self._warming = warming
 
-        return self._jobs.submit(run)
+        def run() -> None:
+            if not warming.set_running_or_notify_cancel():
+                return
+            try:
+                context, _ = self._started.result()
+                cores = self.cores
+                context.setJobGroup(self._warm_group, "awlineage: warming workers")
+                warming.set_result(context.parallelize(range(cores), cores).mapPartitions(
+                    functools.partial(_warm, settings, modules)).collect())
+            except BaseException as exc:  # the future carries it
+                warming.set_exception(exc)
+
+        def submit(_: object) -> None:
+            try:
+                self._jobs.submit(run)
+            except RuntimeError:  # closed before Spark was up
+                warming.cancel()
+
+        self._started.add_done_callback(submit)
+        return warming
+
+    @property
+    def _warm_group(self) -> str:
+        return f"awl-warm-{id(self):x}"
 
     def close(self, stop: bool = False) -> None:
-        """Wait for running tasks; stop Spark too when `stop`."""
+        """Wait for running tasks (a warm-up still running is cancelled); stop Spark too
+        when `stop`."""
+        warming = self._warming
+        if warming is not None and not warming.cancel() and not warming.done() \
+                and self._started.done() and self._started.exception() is None:
+            self.context.cancelJobGroup(self._warm_group)
         self._jobs.shutdown(wait=True)
         if stop:
             self.context.stop()

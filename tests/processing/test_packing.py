@@ -43,11 +43,11 @@ def test_known_targets_are_packed_to_about_the_partition_time(seconds: list,
 
 
 def test_cheap_targets_share_partitions_and_long_ones_do_not() -> None:
-    cheap = pack(list(range(1000)), lambda i: 0.01, 2)
-    assert len(cheap) == 6 and max(map(len, cheap)) - min(map(len, cheap)) <= 1
-    long = pack(list(range(10)), lambda i: 3.0, 2)
+    cheap = pack(list(range(1000)), lambda i: PARTITION_SECONDS / 100, 2)
+    assert [len(p) for p in cheap] == [100] * 10
+    long = pack(list(range(10)), lambda i: 1.5 * PARTITION_SECONDS, 2)
     assert [len(p) for p in long] == [1] * 10
-    unknown_first = pack(list(range(6)), lambda i: None if i < 2 else 0.5, 2)
+    unknown_first = pack(list(range(6)), lambda i: None if i < 2 else PARTITION_SECONDS / 8, 2)
     assert [len(p) for p in unknown_first] == [1, 1, 2, 2]
 
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import collections
 import functools
+import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -96,3 +99,30 @@ def test_a_target_s_result_comes_back_before_the_rest_of_its_batch_ends(
     assert not gated.done()  # the batch's job is still running: it waits for the flag
     flag.touch()
     assert gated.result(timeout=GATE_TIMEOUT).status == MADE
+
+
+MAKE_WHILE_STARTING = """
+import json, os, sys
+from awlineage import TargetProcessor, connect
+from awlineage.processing import SparkExecutor
+from tests.processing.models import Stack
+
+connect(sys.argv[1], schema=sys.argv[2] or None)
+executor = SparkExecutor("local[2]", python_path=(os.getcwd(),), background=True)
+report = TargetProcessor(executor, progress=False).make(Stack)
+print(json.dumps({"made": report.made, "locally": report.made_locally, "pid": os.getpid(),
+                  "ready": executor.ready}))
+"""
+
+
+def test_while_spark_starts_the_targets_are_made_in_this_process(db, night) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", MAKE_WHILE_STARTING, db.url.render_as_string(hide_password=False),
+         db.schema or ""], capture_output=True, text=True, timeout=300, cwd=os.getcwd(),
+        env=dict(os.environ, PYTHONPATH=os.getcwd()))
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    runs = select(ProcessRun).all()
+    assert said["made"] == 10 and len(runs) == 10 and select(Stack).count() == 3
+    assert said["locally"] >= 1  # the JVM takes seconds to start; the first targets did not wait
+    assert sum(run.pid == said["pid"] for run in runs) == said["locally"]
