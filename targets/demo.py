@@ -78,9 +78,12 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
     say(made.summary())
     say(f"{made.made} target(s) made, {made.reused} reused, in "
         f"{time.perf_counter() - started:.1f} s")
-    if made.made_locally:
-        say(f"({made.made_locally} made in this process while Spark was starting; Spark "
-            "makes the rest once its workers are up)")
+    if made.made_locally == made.made:
+        say("(all made in this process while Spark was starting: on a night this small, "
+            "Spark's workers were not up before the end)")
+    elif made.made_locally:
+        say(f"({made.made_locally} made in this process while Spark was starting, the rest "
+            "on Spark)")
     for node, result in made.failures():
         say(f"failed: {node.cls.__name__} ({node.identity_text()}): {result.error}")
     lists = sorted(made.objects, key=lambda s: s.filter)

@@ -11,7 +11,9 @@ durations) as soon as possible."""
 
 from __future__ import annotations
 
+import collections
 import math
+import statistics
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -80,25 +82,32 @@ def _at_most(partitions: list[list[Item]], limit: int) -> list[list[Item]]:
 
 
 class Durations:
-    """The mean time a made target of each class took, as results come in (thread-safe)."""
+    """How long a made target of each class takes: the median of the last `SAMPLES` made
+    (a worker's first target, which may import modules, does not skew it), thread-safe."""
+
+    SAMPLES = 64
 
     def __init__(self) -> None:
-        self._sums: dict[str, tuple[float, int]] = {}
+        self._samples: dict[str, collections.deque[float]] = {}
+        self._counts: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
 
     def record(self, class_name: str, seconds: float) -> None:
         """One target of `class_name` was made in `seconds`."""
         with self._lock:
-            total, count = self._sums.get(class_name, (0.0, 0))
-            self._sums[class_name] = (total + seconds, count + 1)
+            samples = self._samples.setdefault(class_name,
+                                               collections.deque(maxlen=self.SAMPLES))
+            samples.append(seconds)
+            self._counts[class_name] += 1
 
     def count(self, class_name: str) -> int:
         """How many made targets of `class_name` have been recorded."""
         with self._lock:
-            return self._sums.get(class_name, (0.0, 0))[1]
+            return self._counts[class_name]
 
-    def mean(self, class_name: str) -> float | None:
-        """The mean duration of `class_name`'s targets, None while none has been made."""
+    def typical(self, class_name: str) -> float | None:
+        """The median duration of `class_name`'s recent targets, None while none has been
+        made."""
         with self._lock:
-            total, count = self._sums.get(class_name, (0.0, 0))
-        return total / count if count else None
+            samples = list(self._samples.get(class_name, ()))
+        return statistics.median(samples) if samples else None

@@ -225,7 +225,8 @@ class SparkExecutor:
                       .set("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
                       .set("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
                       .set("spark.python.daemon.module", "awlineage.processing._spark_daemon")
-                      .set(f"spark.executorEnv.{PRELOAD_VARIABLE}", ",".join(preload)))
+                      .set(f"spark.executorEnv.{PRELOAD_VARIABLE}",
+                           ",".join(("awlineage.processing._task", *preload))))
         if self.master.startswith("local"):
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
             spark_conf.set("spark.driver.host", "127.0.0.1")
@@ -304,7 +305,7 @@ class SparkExecutor:
             if group in self._cancelled:  # before it started
                 raise RuntimeError("cancelled")
             context.setJobGroup(group, f"awlineage: {len(specs)} target(s)")
-            packed = pack(specs, lambda spec: self.durations.mean(spec.class_name), self.cores)
+            packed = pack(specs, lambda spec: self.durations.typical(spec.class_name), self.cores)
             job = context.parallelize(packed, len(packed))  # one element per partition
             results = job.mapPartitions(functools.partial(_run_partition, settings, channel))
             self._heard(results.collect())

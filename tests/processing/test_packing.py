@@ -51,11 +51,14 @@ def test_cheap_targets_share_partitions_and_long_ones_do_not() -> None:
     assert [len(p) for p in unknown_first] == [1, 1, 2, 2]
 
 
-def test_durations_are_means_per_class() -> None:
+def test_a_class_s_typical_duration_is_the_median_of_its_recent_targets() -> None:
     durations = Durations()
-    assert durations.mean("A") is None and durations.count("A") == 0
-    for seconds in (1.0, 2.0, 6.0):
+    assert durations.typical("A") is None and durations.count("A") == 0
+    for seconds in (9.0, 1.0, 2.0):  # a first target that imported modules
         durations.record("A", seconds)
     durations.record("B", 0.5)
-    assert durations.mean("A") == 3.0 and durations.count("A") == 3
-    assert durations.mean("B") == 0.5
+    assert durations.typical("A") == 2.0 and durations.count("A") == 3
+    assert durations.typical("B") == 0.5
+    for _ in range(Durations.SAMPLES):
+        durations.record("A", 4.0)
+    assert durations.typical("A") == 4.0 and durations.count("A") == 3 + Durations.SAMPLES

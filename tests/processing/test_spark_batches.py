@@ -41,8 +41,8 @@ def test_the_executor_learns_how_long_each_class_s_targets_take(db, night, spark
     made = collections.Counter(qualified_name(node.cls) for node in report.plan.red())
     for name in names:
         assert spark.durations.count(name) == before[name] + made[name]
-        assert spark.durations.mean(name) > 0
-    assert spark.durations.mean("no.such.Class") is None
+        assert spark.durations.typical(name) > 0
+    assert spark.durations.typical("no.such.Class") is None
 
 
 def test_warming_up_imports_the_classes_and_opens_a_session_in_the_workers(
