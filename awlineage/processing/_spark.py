@@ -9,7 +9,8 @@ and data server client once per `Settings` and keeps them, with the imported cla
 tasks after (workers are reused). Results travel twice: through an accumulator, which Spark
 merges in the driver as each task succeeds (the early word), and as the job's collected value
 (the final word, also for a job that fails). The `SparkContext` may start in the background
-(`background=True`) while the driver plans. Local mode (``local[*]``) is started here by
+(`background=True`) while the driver plans; it counts as started once a Python worker per
+core is up. Local mode (``local[*]``) is started here by
 default; with a cluster master the configuration must name PostgreSQL and a shared data server.
 """
 
@@ -158,6 +159,12 @@ def _run_partition(settings: Settings, channel: Any,
     return results
 
 
+def _spawned(_: Iterator[Any]) -> list[int]:
+    """Nothing: run once per core as Spark starts, so that the Python daemon (which imports
+    the preloaded modules) and a worker per core exist before the first target."""
+    return [os.getpid()]
+
+
 def _warm(settings: Settings, modules: tuple[str, ...], _: Iterator[Any]) -> list[int]:
     """Import `modules` and open the session of `settings` in this worker, so that its first
     target does not wait for them."""
@@ -251,6 +258,8 @@ class SparkExecutor:
                 context = SparkContext.getOrCreate(spark_conf)
             context.setLogLevel("ERROR")
             channel = context.accumulator([], _ResultChannel(self._heard))
+            cores = max(1, context.defaultParallelism)  # a worker per core, forked now
+            context.parallelize(range(cores), cores).mapPartitions(_spawned).collect()
             self._started.set_result((context, channel))
         except BaseException as exc:  # the waiting caller gets it
             self._started.set_exception(exc)
