@@ -39,7 +39,8 @@ class Outcome:
     results: dict[int, TaskResult] = field(default_factory=dict)
     """id(node) -> the task's result (made, reused or failed nodes)."""
     local: int = 0
-    """How many targets the local executor made while the executor was not ready."""
+    """How many of the made targets the local executor made while the executor was not
+    ready."""
 
     def count(self, status: str) -> int:
         """How many nodes ended with `status`."""
@@ -187,7 +188,7 @@ class Scheduler:
             result: TaskResult = self.local.submit_batch([spec], self.settings)[0].result()
         finally:
             self.release(node)
-        outcome.local += 1
+        outcome.local += result.status == MADE
         if result.status in (MADE, REUSED):
             node.result_id = result.object_id
         self._finish(node, result.status, result, outcome, dependents, waiting_on, ready)
