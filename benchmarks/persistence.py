@@ -25,16 +25,21 @@ from __future__ import annotations
 import argparse
 import datetime
 import gc
+import sys
 import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 
 import sqlalchemy as sa
 from benchmark_support import POSTGRES_URL, postgres_schema
 
 from awlineage import DBObject, commit, connect, persistent, select
 from awlineage.persistence import new_object_id, set_current_store
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for tests/
+from tests.memory import reset_resident_peak, resident_peak_kib
 
 
 class BenchTop(DBObject):
@@ -191,25 +196,6 @@ def run_backend(label: str, url: str, schema: str | None, n: int, repeat: int) -
     set_current_store(None)
 
 
-def _resident_peak_kib() -> int | None:
-    """The process's resident high-water mark in KiB (Linux), None elsewhere."""
-    try:
-        with open("/proc/self/status") as status:
-            return next((int(line.split()[1]) for line in status
-                         if line.startswith("VmHWM:")), None)
-    except OSError:
-        return None
-
-
-def _reset_resident_peak() -> bool:
-    try:
-        with open("/proc/self/clear_refs", "w") as clear:
-            clear.write("5")
-    except OSError:
-        return False
-    return True
-
-
 def run_stream(label: str, url: str, schema: str | None, n: int, batch: int = 1000) -> None:
     """Commit `n` objects, then stream them all with yield_per(batch), keeping none."""
     db = connect(url, schema=schema)
@@ -232,12 +218,12 @@ def run_stream(label: str, url: str, schema: str | None, n: int, batch: int = 10
 
     db.identity_map.sweep()
     gc.collect()
-    resettable = _reset_resident_peak()
-    resident_before = _resident_peak_kib()
+    resettable = reset_resident_peak()
+    resident_before = resident_peak_kib()
     start = time.perf_counter()
     seen = stream()
     elapsed = time.perf_counter() - start
-    resident_after = _resident_peak_kib()
+    resident_after = resident_peak_kib()
     assert seen == n, f"streamed {seen} of {n} objects"
     resident = (f"{(resident_after - resident_before) / 1024:.1f} MiB"
                 if resettable and resident_before is not None and resident_after is not None

@@ -9,6 +9,7 @@ import tracemalloc
 import pytest
 
 from awlineage import DBObject, QueryError, commit, persistent, select
+from tests.memory import reset_resident_peak, resident_peak_kib
 
 
 class StreamedField(DBObject):
@@ -33,35 +34,13 @@ def _add_sources(count: int, parent: StreamedField, start: int = 0) -> None:
                            parent=parent) for i in range(count)])
 
 
-def _vm_hwm_kib() -> int | None:
-    """The process's resident high-water mark (Linux), which counts the driver's C memory
-    that tracemalloc does not see; None where it cannot be read."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def _reset_hwm() -> bool:
-    try:
-        with open("/proc/self/clear_refs", "w") as clear:
-            clear.write("5")
-    except OSError:
-        return False
-    return True
-
-
 def _stream_peaks(db) -> tuple[int, int | None, int]:
     """(tracemalloc peak in bytes, resident high-water growth in KiB or None, objects seen)
     while streaming every StreamedSource and dropping each one."""
     gc.collect()
     db.identity_map.sweep()
-    resettable = _reset_hwm()
-    before = _vm_hwm_kib()
+    resettable = reset_resident_peak()
+    before = resident_peak_kib()
     tracemalloc.start()
     try:
         seen = 0
@@ -72,7 +51,7 @@ def _stream_peaks(db) -> tuple[int, int | None, int]:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    after = _vm_hwm_kib()
+    after = resident_peak_kib()
     growth = after - before if resettable and before is not None and after is not None \
         else None
     assert total == pytest.approx(sum(range(seen)))
