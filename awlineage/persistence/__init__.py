@@ -42,6 +42,7 @@ from awlineage.persistence._observe import (
     remove_observer,
 )
 from awlineage.persistence._properties import Kind, Property, PropertyInfo, persistent
+from awlineage.persistence._sky_predicates import SkyPredicate, TimePredicate
 from awlineage.persistence._standin import (
     RecordedClass,
     StandInMeta,
@@ -93,9 +94,11 @@ __all__ = [
     "PropertyInfo",
     "RecordedClass",
     "SessionStores",
+    "SkyPredicate",
     "StandInMeta",
     "Step",
     "StoredFile",
+    "TimePredicate",
     "activate_session",
     "active_session",
     "add_observer",
