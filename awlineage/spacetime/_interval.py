@@ -113,6 +113,9 @@ class Interval:
     def __hash__(self) -> int:
         return hash((self.start, self.end))
 
+    def __str__(self) -> str:
+        return self.to_text()
+
     def __repr__(self) -> str:
         def text(value: datetime.datetime | None) -> str:
             return "None" if value is None else repr(value.isoformat())

@@ -77,3 +77,6 @@ class SkyPosition:
 
     def __repr__(self) -> str:
         return f"SkyPosition({self.ra!r}, {self.dec!r})"
+
+    def __str__(self) -> str:
+        return f"POINT({self.ra!r}, {self.dec!r})"

@@ -64,6 +64,9 @@ class SkyRegion(ABC):
     def query_text(self) -> str:
         """The region in the textual query language."""
 
+    def __str__(self) -> str:
+        return self.query_text()
+
 
 class Circle(SkyRegion):
     """All positions within `radius` of `center` (a cap).
