@@ -158,18 +158,32 @@ class DataObject(DBObject):
 
     # -- reading --------------------------------------------------------------------------
     def retrieve(self) -> Path:
-        """A local copy of the file, from the cache, verified against `content_hash`.
+        """The file on this machine, verified against `file_size` and `content_hash`.
+
+        When the data server is a local directory, the file is read where it lies (no copy):
+        its size is checked on every call, and its SHA-256 the first time this process reads
+        it in its present state (size, mtime_ns, ctime_ns, inode); a file changed or
+        truncated on disk behind the database's back is found at the next call. Other data
+        servers (S3, HTTP) fetch a copy into the local cache (``AWL_CACHE_DIR``), hashed as
+        it arrives and again on each later use. Either way the path must not be modified.
 
         Raises
         ------
         DataObjectError
             If the object has no stored file.
         dataserver.CorruptFileError
-            If the data server's copy does not have the recorded SHA-256 (naming the file
-            and both hashes).
+            If the file does not have the recorded size or SHA-256 (naming this object, the
+            file, where it lies, and what was expected and found).
         """
         self._require_file()
-        return current_files().retrieve(self.filename, self.content_hash)
+        try:
+            return current_files().retrieve(self.filename, self.content_hash,
+                                            size=self.file_size)
+        except AwlError as error:
+            named = self._naming_self(error)
+            if named is error:
+                raise
+            raise named from None
 
     def open(self) -> BinaryIO:
         """Stream the file from the data server. Reading it to the end checks it against
@@ -190,6 +204,15 @@ class DataObject(DBObject):
         kwargs.setdefault("memmap", True)
         kwargs.setdefault("mode", "readonly")
         return fits.open(path, **kwargs)
+
+    def _naming_self(self, error: AwlError) -> AwlError:
+        """A corrupt-file error (`dataserver.CorruptFileError`, recognised by its fields, as
+        the object model does not import the storage layer) again, naming this object."""
+        fields = ("name", "expected", "actual", "where")
+        if not all(hasattr(error, field) for field in fields):
+            return error
+        owner = f"{error.where} (the file of {type(self).__name__} {self.object_id})"
+        return type(error)(error.name, error.expected, error.actual, owner)
 
     def _require_file(self) -> None:
         if not self.filename or self.content_hash is None:

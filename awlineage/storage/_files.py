@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from awlineage.storage._defaults import default_data_server, file_cache
+from awlineage.storage._verified import verified_files
 
 _READ_BUFFER = 1024 * 1024
 
@@ -51,8 +52,13 @@ class DataServerFiles:
         """Make the files stored so far durable."""
         self.server.sync()
 
-    def retrieve(self, name: str, sha256: str) -> Path:
-        """A local copy from the file cache, checked against `sha256`."""
+    def retrieve(self, name: str, sha256: str, *, size: int | None = None) -> Path:
+        """The file on this machine, checked against `sha256` (and `size`, when given):
+        where it lies when the data server is a local directory (see `local_path`), else a
+        copy from the file cache, hashed as it is fetched and again on each later use."""
+        local = self.local_path(name, sha256, size=size)
+        if local is not None:
+            return local
         return file_cache().fetch(self.server, name, sha256)
 
     def open(self, name: str, sha256: str) -> BinaryIO:
@@ -63,18 +69,23 @@ class DataServerFiles:
         reader = VerifyingReader(self.server.open(name), name, sha256)
         return io.BufferedReader(reader, _READ_BUFFER)  # type: ignore[return-value]
 
-    def local_path(self, name: str, sha256: str) -> Path | None:
-        """Where the file lies when the data server is a local directory (checked against
-        `sha256` first), else None."""
-        from dataserver import CorruptFileError, hash_file
+    def local_path(self, name: str, sha256: str, *, size: int | None = None) -> Path | None:
+        """Where the file lies when the data server is a local directory, else None.
 
+        Verified in place (`awlineage.storage._verified`): its size is compared with `size`
+        on every call, before anything is read; its SHA-256 with `sha256` the first time
+        this process sees the file in its present state (size, mtime_ns, ctime_ns, inode),
+        and again whenever that state changes.
+
+        Raises
+        ------
+        dataserver.CorruptFileError
+            If the size or the content differs (naming the file and where it lies).
+        """
         local = self.server.local_path(name)
         if local is None:
             return None
-        _, actual = hash_file(local)
-        if actual != sha256.lower():
-            raise CorruptFileError(name, sha256.lower(), actual)
-        return local
+        return verified_files.check(name, local, sha256.lower(), size)
 
 
 class DefaultFiles(DataServerFiles):
