@@ -82,10 +82,15 @@ class DataServerFiles:
         dataserver.CorruptFileError
             If the size or the content differs (naming the file and where it lies).
         """
-        local = self.server.local_path(name)
+        server = self.server
+        sha256 = sha256.lower()
+        known = verified_files.remembered(server.url, name, sha256, size)
+        if known is not None:
+            return known
+        local = server.local_path(name)
         if local is None:
             return None
-        return verified_files.check(name, local, sha256.lower(), size)
+        return verified_files.check(server.url, name, local, sha256, size)
 
 
 class DefaultFiles(DataServerFiles):

@@ -2,10 +2,11 @@
 SHA-256 once per file state.
 
 A file is hashed the first time this process reads it; the result is remembered keyed by the
-file's path and expected hash, together with what ``stat`` says of it (size, mtime_ns,
-ctime_ns, inode and device). A later read whose ``stat`` matches skips the hash; any change
-to the file (written, truncated, replaced, even with its mtime set back, since ctime cannot be
-set) makes it hash again. Hashing the whole file on every read costs as much as the copy it
+data server, the file's name and its expected hash, together with its path and what ``stat``
+says of it (size, mtime_ns, ctime_ns, inode and device). A later read whose ``stat`` matches
+skips the hash (and the data server's walk of the path); any change to the file (written,
+truncated, replaced, even with its mtime set back, since ctime cannot be set) makes it hash
+again. Hashing the whole file on every read costs as much as the copy it
 replaces; the size alone misses a change that keeps the size.
 """
 
@@ -31,18 +32,44 @@ class VerifiedFiles:
 
     def __init__(self, max_remembered: int = MAX_REMEMBERED) -> None:
         self.max_remembered = max_remembered
-        self._states: dict[tuple[str, str], _State] = {}
+        self._states: dict[tuple[str, str, str], tuple[Path, _State]] = {}
         self._lock = threading.Lock()
 
-    def check(self, name: str, path: Path, sha256: str, size: int | None = None) -> Path:
-        """`path`, once its size is `size` (when given) and its content has `sha256`.
+    def remembered(self, where: str, name: str, sha256: str,
+                   size: int | None = None) -> Path | None:
+        """The path of file `name` of the data server `where` if it was verified against
+        `sha256` and is still in the state it had then (one ``stat``), else None.
+
+        The inode and device in the state make it the very file that was verified, so the
+        data server's check that the name leads to a file inside its directory need not be
+        made again.
+        """
+        with self._lock:
+            known = self._states.get((where, name, sha256))
+        if known is None:
+            return None
+        path, state = known
+        try:
+            now = _state(os.stat(path))
+        except OSError:
+            return None
+        if now != state or (size is not None and now[0] != size):
+            return None
+        return path
+
+    def check(self, where: str, name: str, path: Path, sha256: str,
+              size: int | None = None) -> Path:
+        """`path`, once its size is `size` (when given) and its content has `sha256`;
+        remembered with the file's state.
 
         Parameters
         ----------
+        where
+            The data server's URL.
         name
-            The file's name on the data server, for errors.
+            The file's name there, for errors.
         path
-            Where it lies.
+            Where it lies (as the data server resolved it).
         sha256
             The SHA-256 it must have (lower case).
         size
@@ -56,32 +83,30 @@ class VerifiedFiles:
         """
         from dataserver import CorruptFileError
 
-        key = (str(path), sha256)
+        key = (where, name, sha256)
         with open(path, "rb") as stream:
             before = os.fstat(stream.fileno())
             if size is not None and before.st_size != size:
+                self.forget(key)
                 raise CorruptFileError(
                     name, sha256, f"{before.st_size} bytes where {size} were stored (not "
                     "hashed)", where=f"data server at {path}")
-            state = _state(before)
-            with self._lock:
-                if self._states.get(key) == state:
-                    return path
             actual = hashlib.file_digest(stream, "sha256").hexdigest()
             after = os.fstat(stream.fileno())
         if actual != sha256:
             self.forget(key)
             raise CorruptFileError(name, sha256, actual, where=f"data server at {path}")
+        state = _state(before)
         if _state(after) == state:  # not written while it was read
             with self._lock:
                 self._states.pop(key, None)
-                self._states[key] = state
+                self._states[key] = (path, state)
                 while len(self._states) > self.max_remembered:
                     del self._states[next(iter(self._states))]
         return path
 
-    def forget(self, key: tuple[str, str] | None = None) -> None:
-        """Forget one verified state (`key` is (path, sha256)), or all."""
+    def forget(self, key: tuple[str, str, str] | None = None) -> None:
+        """Forget one verified file (`key` is (server URL, name, sha256)), or all."""
         with self._lock:
             if key is None:
                 self._states.clear()
