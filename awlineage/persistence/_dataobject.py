@@ -37,7 +37,10 @@ class DataObject(DBObject):
     >>> obj = DataObject(pathname="myfile.fits")        # doctest: +SKIP
     >>> obj.store(); obj.commit()                       # doctest: +SKIP
     >>> select(DataObject.filename.like("myfile.fits%"))[0].retrieve()  # doctest: +SKIP
-    PosixPath('/home/me/.cache/awlineage/3f/3f2a...-myfile.fits')
+    PosixPath('/home/me/awl-data/myfile.fits')
+
+    From a local data server the file is read where it lies; from S3 or HTTP, a copy in the
+    cache (``~/.cache/awlineage/3f/3f2a...-myfile.fits``).
     """
 
     filename = persistent("Unique name of the file on the data server", str, "", index=True)
@@ -193,14 +196,11 @@ class DataObject(DBObject):
 
     def open_fits(self, **kwargs: Any) -> Any:
         """The file as an astropy ``HDUList``, memory-mapped read-only: where it lies when
-        the data server is a local directory, else from the cache. The content is checked
-        against `content_hash` first."""
+        the data server is a local directory, else from the cache; verified as `retrieve`
+        verifies it."""
         from astropy.io import fits
 
-        self._require_file()
-        path = current_files().local_path(self.filename, self.content_hash)
-        if path is None:
-            path = self.retrieve()
+        path = self.retrieve()
         kwargs.setdefault("memmap", True)
         kwargs.setdefault("mode", "readonly")
         return fits.open(path, **kwargs)
