@@ -114,3 +114,17 @@ def test_s3_and_http_servers_still_fetch_a_verified_copy_into_the_cache(db, remo
         obj.retrieve()
     assert f"DataObject {obj.object_id}" in str(raised.value)
     assert repr(obj.filename) in str(raised.value)
+
+
+def test_a_file_replaced_by_another_of_the_same_size_and_mtime_is_found(db, data_server,
+                                                                          tmp_path):
+    storage = data_server(str(tmp_path / "data"))
+    obj = _stored(b"original bytes")
+    path = obj.retrieve()
+    before = path.stat()
+    other = tmp_path / "other"
+    other.write_bytes(b"replaced bytes")
+    os.utime(other, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(other, storage.local_path(obj.filename))  # a new inode under the same name
+    with pytest.raises(CorruptFileError, match=f"DataObject {obj.object_id}"):
+        obj.retrieve()
