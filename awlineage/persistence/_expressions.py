@@ -313,8 +313,9 @@ class Path:
 
     def in_(self, values: Any) -> In:
         """True when the attribute equals one of `values` (a list, tuple or set); a `range`
-        of ints is kept as its ends and stride (see `awlineage.persistence._ranges`)."""
-        if isinstance(values, range):
+        longer than `MAX_IN_VALUES` is kept as its ends and stride (compiled to BETWEEN, see
+        `awlineage.persistence._ranges`), a shorter one is listed."""
+        if isinstance(values, range) and len(values) > MAX_IN_VALUES:
             from awlineage.persistence._ranges import from_python_range
 
             return from_python_range(self, values)  # type: ignore[return-value]
