@@ -21,6 +21,7 @@ from awlineage.errors import (
     QuerySyntaxError,
     ReadOnlyDatabaseError,
     SchemaConflictError,
+    SkyRegionError,
     UnknownAttributeError,
     UnknownClassError,
 )
@@ -63,6 +64,15 @@ from awlineage.regions import (
     capture_regions,
     forward,
 )
+from awlineage.spacetime import (
+    Box,
+    Circle,
+    Footprint,
+    Interval,
+    Polygon,
+    SkyRegion,
+    footprint_from_wcs,
+)
 from awlineage.storage import Session, current_session, use_data_server
 from awlineage.trace import (
     Process,
@@ -94,7 +104,9 @@ def get(object_id: int) -> DBObject:
 
 __all__ = [
     "AwlError",
+    "Box",
     "Boxes",
+    "Circle",
     "ConfigurationError",
     "DBObject",
     "DBObjectMeta",
@@ -102,7 +114,9 @@ __all__ = [
     "DataObjectError",
     "Database",
     "DuplicateObjectError",
+    "Footprint",
     "ImmutableObjectError",
+    "Interval",
     "Needs",
     "NotConnectedError",
     "ObjectInUseError",
@@ -112,6 +126,7 @@ __all__ = [
     "Operator",
     "PersistentTypeError",
     "PersistentValueError",
+    "Polygon",
     "Process",
     "ProcessParameters",
     "ProcessRun",
@@ -126,6 +141,8 @@ __all__ = [
     "RegionTable",
     "SchemaConflictError",
     "Session",
+    "SkyRegion",
+    "SkyRegionError",
     "TargetProcessor",
     "UnknownAttributeError",
     "UnknownClassError",
@@ -140,6 +157,7 @@ __all__ = [
     "current_session",
     "descendants",
     "diff",
+    "footprint_from_wcs",
     "forward",
     "get",
     "get_dependencies",

@@ -64,6 +64,11 @@ class QueryError(AwlError):
     """A query cannot be built or run."""
 
 
+class SkyRegionError(AwlError, ValueError):
+    """A sky region, footprint, position or time interval that is not valid: a polygon that
+    is not convex, a radius that is not an angle, an interval that ends before it starts."""
+
+
 class QuerySyntaxError(QueryError, SyntaxError):
     """A textual query does not parse; the message shows line, column and a caret."""
 

@@ -23,14 +23,24 @@ from awlineage.persistence import (
     qualified_name,
     short_name,
 )
+from awlineage.spacetime import Footprint, Interval, skycoord_type
 
 if TYPE_CHECKING:
     from awlineage.database._database import Database
 
 BASIC_TYPES: dict[str, type] = {
     "int": int, "float": float, "str": str, "bool": bool, "datetime": datetime.datetime,
-    "bytes": bytes,
+    "bytes": bytes, "Footprint": Footprint, "Interval": Interval,
 }
+"""Recorded type names of descriptors (SkyCoord is added when first needed: astropy is
+imported only then)."""
+
+
+def descriptor_type(name: str) -> type:
+    """The descriptor type recorded as `name`."""
+    if name == "SkyCoord":
+        return skycoord_type()
+    return BASIC_TYPES[name]
 
 _failed_imports: set[str] = set()
 _import_lock = threading.Lock()
@@ -132,7 +142,7 @@ class ClassFinder:
         if kind == "self-link":
             return persistent(doc)
         if kind in ("descriptor", "descriptor list"):
-            value_type = BASIC_TYPES[spec["type"]]
+            value_type = descriptor_type(spec["type"])
             default = decode_default(spec.get("default", [] if kind != "descriptor" else None))
             return persistent(doc, value_type, default, index=bool(spec.get("index")))
         target = self._for_reference(spec["type"], records, building)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from awlineage.database._index_tables import index_rows
 from awlineage.errors import AwlError, DuplicateObjectError
 from awlineage.persistence import (
     DBObject,
@@ -268,6 +269,12 @@ def _insert(conn: sa.Connection, db: Database, tables: dict[type, ClassTables],
         for name, out in list_rows.items():
             if out:
                 conn.execute(ct.list_tables[name].insert(), out)
+        for name, table in ct.index_tables.items():
+            indexed = index_rows(cls._properties[name],  # type: ignore[attr-defined]
+                                 [row["object_id"] for row in rows],
+                                 [row[name] for row in rows])
+            if indexed:
+                conn.execute(table.insert(), indexed)
 
 
 def _explain_failure(db: Database, pending: list[DBObject], exc: sa.exc.IntegrityError) -> None:

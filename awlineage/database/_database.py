@@ -216,7 +216,7 @@ class Database:
         oid = obj.object_id
         try:
             with self.engine.begin() as conn:
-                for table in ct.list_tables.values():
+                for table in ct.side_tables:
                     conn.execute(table.delete().where(table.c.object_id == oid))
                 conn.execute(ct.table.delete().where(ct.table.c.object_id == oid))
                 registry = self.framework["awl_object"]

@@ -99,7 +99,7 @@ def sync_class(db: Database, cls: type) -> ClassTables:
         if row is None:
             _refuse_table_of_another_class(conn, registry, cls, wanted["table_name"])
             tables = build_class_tables(db.metadata, cls, db.dialect)
-            for table in (tables.table, *tables.list_tables.values()):
+            for table in (tables.table, *tables.side_tables):
                 table.create(conn, checkfirst=True)
             _record(conn, registry, cls, wanted, 1)
             return tables
@@ -195,6 +195,8 @@ def _add_property(db: Database, conn: sa.Connection, cls: type, tables: ClassTab
     if prop.kind is Kind.LINK_LIST:
         tables.list_tables[name].create(conn, checkfirst=True)
         return
+    if name in tables.index_tables:
+        tables.index_tables[name].create(conn, checkfirst=True)
     if name in {c["name"] for c in sa.inspect(conn).get_columns(tables.table.name)}:
         return  # a column left by an earlier definition that dropped this property
     column = property_column(prop, db.dialect)

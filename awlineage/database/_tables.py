@@ -8,7 +8,8 @@ from types import ModuleType
 
 import sqlalchemy as sa
 
-from awlineage.database._types import SCALAR_TYPES, UTCDateTime
+from awlineage.database._index_tables import index_table, indexed_kind
+from awlineage.database._types import UTCDateTime, scalar_type
 from awlineage.persistence import Kind, Property
 
 NAMING_CONVENTION = {
@@ -71,6 +72,7 @@ class ClassTables:
     cls: type
     table: sa.Table
     list_tables: dict[str, sa.Table] = field(default_factory=dict)
+    index_tables: dict[str, sa.Table] = field(default_factory=dict)
     values: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
 
@@ -78,6 +80,11 @@ class ClassTables:
     def link_lists(self) -> list[str]:
         """Names of the link-list properties."""
         return list(self.list_tables)
+
+    @property
+    def side_tables(self) -> list[sa.Table]:
+        """The link-list tables and the sky and time index tables (rows per object)."""
+        return [*self.list_tables.values(), *self.index_tables.values()]
 
 
 def list_table_name(table_name: str, attribute: str) -> str:
@@ -88,7 +95,7 @@ def list_table_name(table_name: str, attribute: str) -> str:
 def _column(prop: Property, dialect: ModuleType) -> sa.Column:
     kind = prop.kind
     if kind is Kind.DESCRIPTOR:
-        return sa.Column(prop.name, SCALAR_TYPES[prop.type], nullable=True, index=prop.index,
+        return sa.Column(prop.name, scalar_type(prop.type), nullable=True, index=prop.index,
                          comment=prop.doc[:200] or None)
     if kind is Kind.DESCRIPTOR_LIST:
         return sa.Column(prop.name, dialect.list_type(prop.type), nullable=True,
@@ -129,6 +136,9 @@ def build_class_tables(metadata: sa.MetaData, cls: type, dialect: ModuleType,
             column.index = True
         columns.append(column)
         (result.links if prop.kind.is_link else result.values).append(prop.name)
+        if prop.kind is Kind.DESCRIPTOR and indexed_kind(prop) is not None:
+            result.index_tables[prop.name] = index_table(
+                metadata, list_table_name(name, prop.name), prop)
     columns.append(sa.UniqueConstraint("_identity", "version"))
     result.table = sa.Table(name, metadata, *columns)
     return result

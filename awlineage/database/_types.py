@@ -16,6 +16,7 @@ from awlineage.persistence import (
     datetime_to_text,
     text_to_datetime,
 )
+from awlineage.spacetime import Footprint, Interval, SkyPosition, is_skycoord_type
 
 
 def _to_utc(value: datetime.datetime | None) -> datetime.datetime | None:
@@ -123,6 +124,49 @@ class JSONList(sa.types.TypeDecorator):
         return FrozenList(data)
 
 
+class _TextForm(sa.types.TypeDecorator):
+    """A sky or time value kept as its text form (`to_text`/`from_text` of `value_class`);
+    queries use the side table that the commit fills beside it (`index_table`)."""
+
+    impl = sa.Text
+    cache_ok = True
+    value_class: Any = None
+
+    def process_bind_param(self, value: Any, dialect: sa.Dialect) -> Any:
+        return None if value is None else value.to_text()
+
+    def process_result_value(self, value: Any, dialect: sa.Dialect) -> Any:
+        return None if value is None else self.value_class.from_text(value)
+
+
+class PositionText(_TextForm):
+    """A sky position: ``"ra dec"`` in ICRS degrees."""
+
+    cache_ok = True
+    value_class = SkyPosition
+
+
+class FootprintText(_TextForm):
+    """A footprint: its vertices as JSON."""
+
+    cache_ok = True
+    value_class = Footprint
+
+
+class IntervalText(_TextForm):
+    """A time interval: ``"start/end"`` in ISO 8601 UTC."""
+
+    cache_ok = True
+    value_class = Interval
+
+
+def scalar_type(value_type: type) -> sa.types.TypeEngine:
+    """The column type of a descriptor of `value_type`."""
+    if is_skycoord_type(value_type):
+        return PositionText()
+    return SCALAR_TYPES[value_type]
+
+
 SCALAR_TYPES: dict[type, sa.types.TypeEngine] = {
     int: sa.BigInteger(),
     float: sa.Float(precision=53),
@@ -130,4 +174,6 @@ SCALAR_TYPES: dict[type, sa.types.TypeEngine] = {
     bool: sa.Boolean(),
     datetime.datetime: UTCDateTime(),
     bytes: sa.LargeBinary(),
+    Footprint: FootprintText(),
+    Interval: IntervalText(),
 }

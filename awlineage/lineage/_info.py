@@ -9,6 +9,7 @@ from typing import Any
 
 from awlineage.database import Database, current_database, prefetch
 from awlineage.persistence import DBObject, Kind, describe_class
+from awlineage.spacetime import Interval, SkyPosition, SkyRegion
 
 MAX_LIST_MEMBERS = 20
 
@@ -88,7 +89,8 @@ def format_value(value: Any) -> str:
         return value.isoformat()
     if isinstance(value, bytes):
         return f"<{len(value)} bytes>"
-    text = repr(value)
+    # positions, footprints and intervals in the query language's own form
+    text = str(value) if isinstance(value, SkyPosition | SkyRegion | Interval) else repr(value)
     return text if len(text) <= 120 else text[:117] + "..."
 
 

@@ -50,7 +50,11 @@ from awlineage.persistence._observe import (
     remove_observer,
 )
 from awlineage.persistence._properties import Kind, Property, PropertyInfo, persistent
+<<<<<<< HEAD
 from awlineage.persistence._ranges import InRange, in_range
+=======
+from awlineage.persistence._sky_predicates import SkyPredicate, TimePredicate
+>>>>>>> main
 from awlineage.persistence._standin import (
     RecordedClass,
     StandInMeta,
@@ -108,10 +112,15 @@ __all__ = [
     "PropertyInfo",
     "RecordedClass",
     "SessionStores",
+    "SkyPredicate",
     "StandInMeta",
     "Step",
     "StoredFile",
+<<<<<<< HEAD
     "Term",
+=======
+    "TimePredicate",
+>>>>>>> main
     "activate_session",
     "active_session",
     "add_observer",

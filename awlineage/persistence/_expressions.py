@@ -203,6 +203,10 @@ class Path:
 
     def _check_value(self, value: Any, op: str) -> Any:
         kind = self._element_kind()
+        if value is not None and kind is Kind.DESCRIPTOR and self.index is None:
+            from awlineage.persistence import _sky_predicates as sky
+
+            sky.refuse_comparison(self, op)
         if value is None:
             if op not in ("==", "!="):
                 raise QueryError(f"{self} {op} None: only == None and != None are allowed")
@@ -329,8 +333,13 @@ class Path:
             checked.append(self.check_value(value, "=="))
         return In(self, tuple(checked))
 
-    def contains(self, value: Any) -> Contains:
-        """A descriptor list holds `value`, or a link list holds the object `value`."""
+    def contains(self, value: Any) -> Expression:
+        """A descriptor list holds `value`, a link list holds the object `value`, a footprint
+        holds a position, or an interval holds a time or an interval."""
+        from awlineage.persistence import _sky_predicates as sky
+
+        if sky.value_kind(self) in ("footprint", "interval"):
+            return sky.contains(self, value)
         kind = self.last.kind
         if (kind is Kind.DESCRIPTOR_LIST and self.index is None) or kind is Kind.LINK_LIST:
             try:
@@ -341,6 +350,20 @@ class Path:
                 raise PersistentValueError(f"{self} contains {brief(value)}: {exc}") from None
             return Contains(self, _storable(member, str(self)))
         raise QueryError(f"{self}.contains(): only lists have members")
+
+    def within(self, region: Any) -> Expression:
+        """A position inside a sky region (`Circle`, `Polygon`, `Box`), or a datetime inside
+        an `Interval`."""
+        from awlineage.persistence import _sky_predicates as sky
+
+        return sky.within(self, region)
+
+    def overlaps(self, other: Any) -> Expression:
+        """A footprint sharing sky with a region, or an interval sharing time with an
+        `Interval` (on a position or a datetime: the same as `within`)."""
+        from awlineage.persistence import _sky_predicates as sky
+
+        return sky.overlaps(self, other)
 
     def asc(self) -> Ordering:
         """Ascending order on this attribute."""

@@ -15,14 +15,16 @@ from awlineage.errors import (
 from awlineage.persistence._lists import open_list
 from awlineage.persistence._observe import notify_read, observers
 from awlineage.persistence._values import (
-    DESCRIPTOR_TYPES,
     INT64_MAX,
     INT64_MIN,
     LIST_ELEMENT_TYPES,
+    SKY_AND_TIME_TYPES,
     checker_for,
     element_checker_for,
+    is_descriptor_type,
     storable_text,
 )
+from awlineage.spacetime import is_skycoord_type
 
 if TYPE_CHECKING:
     from awlineage.persistence._object import DBObject
@@ -78,6 +80,8 @@ class Property:
         self.builtin = builtin
         self.name = ""
         self.owner: type[DBObject] | None = None
+        # A position is held as a SkyPosition and read as a SkyCoord.
+        self.is_position = kind is Kind.DESCRIPTOR and is_skycoord_type(value_type)
         self.__doc__ = doc
 
     # -- class creation -------------------------------------------------------------------
@@ -175,6 +179,8 @@ class Property:
                 raise AttributeError(self.name) from None
         if observers and self.kind is not _DESCRIPTOR and self.kind is not _DESCRIPTOR_LIST:
             notify_read(value if isinstance(value, list) else [value])
+        if self.is_position and value is not None:
+            return value.coord()
         return value
 
     def __set__(self, obj: DBObject, value: Any) -> None:
@@ -254,10 +260,11 @@ def persistent(doc: str, value_type: Any = _UNSET, default: Any = _UNSET, *,
             raise PropertyDefinitionError("persistent(): a link default must be None")
         return Property(doc, value_type, [] if is_list else None,
                         kind=Kind.LINK_LIST if is_list else Kind.LINK, index=index)
-    if value_type not in DESCRIPTOR_TYPES:
+    if not is_descriptor_type(value_type):
         raise PropertyDefinitionError(
             f"persistent(): type {value_type!r} is neither a basic type "
-            "(int, float, str, bool, datetime, bytes) nor a DBObject subclass"
+            f"(int, float, str, bool, datetime, bytes), a sky or time type "
+            f"({SKY_AND_TIME_TYPES}) nor a DBObject subclass"
         )
     if is_list:
         if value_type not in LIST_ELEMENT_TYPES:

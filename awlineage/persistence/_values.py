@@ -9,7 +9,15 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from awlineage.errors import PersistentTypeError, PersistentValueError
+from awlineage.errors import PersistentTypeError, PersistentValueError, SkyRegionError
+from awlineage.spacetime import (
+    Footprint,
+    Interval,
+    Polygon,
+    SkyPosition,
+    footprint_cells,
+    is_skycoord_type,
+)
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -111,6 +119,39 @@ def _check_bytes(value: Any, where: str) -> bytes:
     return bytes(value)
 
 
+def _check_position(value: Any, where: str) -> SkyPosition:
+    if isinstance(value, SkyPosition):
+        return value
+    if not (hasattr(value, "frame") or isinstance(value, tuple | list)):
+        raise PersistentTypeError(f"{where} expects a SkyCoord (or an (ra, dec) pair in ICRS "
+                                  f"degrees), got {_type_name(value)} {value!r}")
+    return SkyPosition.of(value, where)
+
+
+def _check_footprint(value: Any, where: str) -> Footprint:
+    if not isinstance(value, Polygon):
+        raise PersistentTypeError(f"{where} expects a Footprint (or a Polygon), got "
+                                  f"{_type_name(value)} {value!r}")
+    footprint = value if isinstance(value, Footprint) else Footprint.from_polygon(value)
+    try:
+        footprint_cells(footprint, where)  # refuses one too large to index, before commit
+    except SkyRegionError as exc:
+        raise PersistentValueError(str(exc)) from None
+    return footprint
+
+
+def _check_interval(value: Any, where: str) -> Interval:
+    if isinstance(value, Interval):
+        return value
+    if isinstance(value, tuple | list) and len(value) == 2:
+        try:
+            return Interval(*value)
+        except SkyRegionError as exc:
+            raise PersistentValueError(f"{where}: {exc}") from None
+    raise PersistentTypeError(f"{where} expects an Interval (or a (start, end) pair), got "
+                              f"{_type_name(value)} {value!r}")
+
+
 _CHECKERS: dict[type, Callable[[Any, str], Any]] = {
     int: _check_int,
     float: _check_float,
@@ -118,11 +159,26 @@ _CHECKERS: dict[type, Callable[[Any, str], Any]] = {
     bool: _check_bool,
     datetime.datetime: _check_datetime,
     bytes: _check_bytes,
+    Footprint: _check_footprint,
+    Interval: _check_interval,
 }
+
+SKY_AND_TIME_TYPES = "SkyCoord, Footprint, Interval"
+"""The descriptor types beyond the basic ones, for messages."""
+
+
+def is_descriptor_type(value_type: Any) -> bool:
+    """Whether a descriptor may have `value_type`: a basic type, SkyCoord, Footprint or
+    Interval."""
+    return value_type in DESCRIPTOR_TYPES or value_type in (Footprint, Interval) or \
+        is_skycoord_type(value_type)
 
 
 def checker_for(value_type: type) -> Callable[[Any, str], Any]:
     """Return the function that checks and normalises values of a descriptor type."""
+    checker = _CHECKERS.get(value_type)
+    if checker is None and is_skycoord_type(value_type):
+        return _check_position
     return _CHECKERS[value_type]
 
 

@@ -35,11 +35,14 @@ from awlineage.persistence import (
     Or,
     Path,
     Property,
+    SkyPredicate,
+    TimePredicate,
     brief,
     datetime_to_text,
     qualified_name,
 )
 from awlineage.query._arithmetic_sql import comparison_sql, range_sql
+from awlineage.query._spacetime import spacetime_leaf
 
 Leaf = Callable[[ClassTables, Property, int | None], sa.ColumnElement]
 
@@ -113,6 +116,8 @@ class Compiler:
             leaf = _arithmetic_leaf(self, expression)
         elif isinstance(expression, InRange):
             leaf = _range_leaf(self, expression)
+        elif isinstance(expression, SkyPredicate | TimePredicate):
+            leaf = spacetime_leaf(self, expression)
         else:
             raise QueryError(f"cannot compile {type(expression).__name__} "
                              f"{brief(expression)}")
@@ -152,6 +157,19 @@ class Compiler:
                     self._steps[(key, i)] = ids.cte(f"step_{len(self._steps) + 1}")
             source = self._steps[(key, 1)]
         return self._member(ct, steps[0].prop, source)
+
+    def run_rows(self, statement: sa.Select) -> list[tuple[Any, ...]]:
+        """The rows of `statement`, read now (on the compiler's connection when it has one):
+        for conditions decided in Python, such as exact footprint tests."""
+        if self.conn is not None:
+            return [tuple(row) for row in self.conn.execute(statement)]
+        with self.db.engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(statement)]
+
+    def bind_ids(self, column: sa.ColumnElement, ids: list[int]) -> sa.ColumnElement:
+        """``column`` in `ids`, bound as one parameter."""
+        self._bound += 1
+        return self.db.dialect.id_in(column, ids, key=f"awl_step_{self._bound}")
 
     def _run(self, ids: sa.Select) -> list[int]:
         if self.conn is not None:

@@ -260,9 +260,11 @@ def _expression(draw: st.DrawFn, objects: list[DBObject], depth: int = 0) -> Cal
         many = draw(st.lists(VALUES, max_size=4))
 
         def build() -> Any:
-            path = cls
-            for name in names:
-                path = getattr(path, name)
+            path = getattr(cls, names[0])
+            for name in names[1:]:
+                # attribute(), not getattr: a link path's attribute may share its name with a
+                # method of paths (CameraFrame.overlaps.overlaps)
+                path = path.attribute(name)
             if index is not None:
                 path = path[index]
             if op == "like":

@@ -1,0 +1,77 @@
+"""Footprints: the patch of sky an image covers, as a stored property type."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from awlineage.errors import SkyRegionError
+from awlineage.spacetime._regions import Polygon
+
+
+class Footprint(Polygon):
+    """The sky an image covers: a convex polygon (see `Polygon`) that a persistent class may
+    hold as a property, ``persistent("Sky covered", Footprint, None)``.
+
+    Stored as its vertices (ICRS degrees) and indexed by the HEALPix cells it touches, so
+    that ``Frame.footprint.contains(position)`` and ``Frame.footprint.overlaps(region)``
+    pre-select frames with a B-tree and then test them exactly.
+    """
+
+    __slots__ = ()
+
+    def to_text(self) -> str:
+        """The stored form: a JSON list of [ra, dec] vertices in degrees."""
+        return json.dumps([list(v) for v in self.vertices])
+
+    @classmethod
+    def from_text(cls, text: str) -> Footprint:
+        """The inverse of `to_text`."""
+        try:
+            vertices = json.loads(text)
+        except ValueError as exc:
+            raise SkyRegionError(f"stored footprint is not valid JSON: {exc}") from None
+        return cls([tuple(v) for v in vertices])
+
+    @classmethod
+    def from_polygon(cls, polygon: Polygon) -> Footprint:
+        """The footprint with `polygon`'s vertices."""
+        return cls(list(polygon.vertices))
+
+
+def footprint_from_wcs(wcs: Any, shape: tuple[int, ...]) -> Footprint:
+    """The footprint of an image of `shape` (rows, columns, as numpy gives it) under the
+    celestial WCS `wcs` (an astropy ``WCS``): its four outer pixel corners joined by great
+    circles.
+
+    The pixel grid's straight edges are great circles under a TAN projection, so the polygon
+    is exact there; with distortion terms (SIP) it is the polygon through the true corners.
+
+    Raises
+    ------
+    SkyRegionError
+        When the WCS is not celestial, the shape is not 2-D with rows and columns, or a
+        corner has no position on the sky.
+    """
+    if len(shape) != 2 or min(shape) < 1:
+        raise SkyRegionError(f"footprint_from_wcs: shape {tuple(shape)} is not (rows, columns)"
+                             " of a 2-D image")
+    celestial = getattr(wcs, "celestial", None)
+    if celestial is None or not getattr(wcs, "has_celestial", False) or celestial.naxis != 2:
+        raise SkyRegionError("footprint_from_wcs: the WCS has no celestial (RA/Dec) axes")
+    rows, columns = shape
+    x = np.array([-0.5, columns - 0.5, columns - 0.5, -0.5])
+    y = np.array([-0.5, -0.5, rows - 0.5, rows - 0.5])
+    try:
+        corners = celestial.pixel_to_world(x, y)  # in the WCS's own frame
+        icrs = corners.icrs
+    except Exception as exc:  # wcslib reports invalid pixels in several ways
+        raise SkyRegionError(f"footprint_from_wcs: corners have no sky position: {exc}"
+                             ) from None
+    ra, dec = np.asarray(icrs.ra.deg, dtype=float), np.asarray(icrs.dec.deg, dtype=float)
+    if not (np.all(np.isfinite(ra)) and np.all(np.isfinite(dec))):
+        raise SkyRegionError("footprint_from_wcs: a corner of the image has no sky position "
+                             "under this WCS")
+    return Footprint(list(zip(ra.tolist(), dec.tolist(), strict=True)))

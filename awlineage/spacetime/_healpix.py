@@ -1,0 +1,113 @@
+"""HEALPix cells (nested scheme) that let plain B-tree indexes pre-select sky matches.
+
+Positions are stored with their cell at `POSITION_ORDER` (29, the finest: 0.4 mas), so a
+region becomes a short list of cell ranges (``cell >= lo and cell < hi``), each one index
+range scan. Footprints are stored as every cell of `FOOTPRINT_ORDER` (10, 3.4 arcmin) they
+touch, one row each in a side table, so "contains this position" is one equality lookup and
+"overlaps this region" a few range scans. Both pre-selections are supersets; the exact tests
+(`awlineage.spacetime._regions`) decide.
+
+The cells come from cdshealpix (the CDS's Rust HEALPix library): it covers cones and
+polygons with multi-order cells and never leaves out a cell the shape touches, which
+astropy-healpix (cones only) does not offer; mocpy is built on it and adds MOC objects that a
+list of ranges does not need.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from awlineage.errors import SkyRegionError
+from awlineage.spacetime._regions import Circle, Polygon, SkyRegion
+
+POSITION_ORDER = 29
+"""HEALPix order of the cells stored with positions."""
+FOOTPRINT_ORDER = 10
+"""HEALPix order of the cells stored for footprints."""
+MAX_FOOTPRINT_CELLS = 200_000
+"""Most cells one footprint may touch (about 650 square degrees)."""
+_CELLS_ACROSS = 4
+"""A region is covered with cells about this many times smaller than its size."""
+_CELL_DEGREES = math.degrees(math.sqrt(4 * math.pi / 12))  # order 0: 58.6 deg
+
+
+def _quantities(ra: np.ndarray, dec: np.ndarray) -> tuple[object, object]:
+    import astropy.units as u
+    from astropy.coordinates import Latitude, Longitude
+
+    return Longitude(ra, unit=u.deg), Latitude(dec, unit=u.deg)
+
+
+def position_cells(ra: np.ndarray, dec: np.ndarray, order: int = POSITION_ORDER
+                   ) -> np.ndarray:
+    """The nested cells (int64) at `order` of positions given in degrees."""
+    from cdshealpix import nested
+
+    if len(ra) == 0:
+        return np.zeros(0, dtype=np.int64)
+    lon, lat = _quantities(np.asarray(ra, dtype=float), np.asarray(dec, dtype=float))
+    return nested.lonlat_to_healpix(lon, lat, order).astype(np.int64)
+
+
+def coverage_order(region: SkyRegion, order: int) -> int:
+    """The order at which to cover `region`: cells about a quarter of its size, at most
+    `order`."""
+    size = max(region.bounding_radius(), 1e-9)
+    wanted = math.floor(math.log2(_CELL_DEGREES / size)) + int(math.log2(_CELLS_ACROSS))
+    return max(0, min(order, wanted))
+
+
+def region_cells(region: SkyRegion, depth: int, flat: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(cells, their orders) covering `region` at orders up to `depth` (all at `depth` when
+    `flat`); a superset of the region."""
+    import astropy.units as u
+    from cdshealpix import nested
+
+    if isinstance(region, Circle):
+        if region.radius >= 90.0 and not flat:  # cdshealpix caps cones; take the sky
+            return np.arange(12, dtype=np.int64), np.zeros(12, dtype=np.int64)
+        lon, lat = _quantities(np.array(region.ra), np.array(region.dec))
+        radius = max(region.radius, 1e-9) * u.deg
+        cells, orders, _ = nested.cone_search(lon, lat, radius, depth, flat=flat)
+    elif isinstance(region, Polygon):
+        ra = np.array([v[0] for v in region.vertices])
+        dec = np.array([v[1] for v in region.vertices])
+        lon, lat = _quantities(ra, dec)
+        cells, orders, _ = nested.polygon_search(lon, lat, depth, flat=flat)
+    else:
+        raise SkyRegionError(f"no HEALPix coverage for {type(region).__name__}")
+    return np.asarray(cells, dtype=np.int64), np.asarray(orders, dtype=np.int64)
+
+
+def region_ranges(region: SkyRegion, order: int) -> list[tuple[int, int]]:
+    """Half-open ranges [lo, hi) of cells at `order` that cover `region` (a superset), merged
+    where they touch."""
+    cells, orders = region_cells(region, coverage_order(region, order))
+    shift = 2 * (order - orders)
+    starts = np.left_shift(cells, shift)
+    ends = np.left_shift(cells + 1, shift)
+    ranges: list[tuple[int, int]] = []
+    for lo, hi in sorted(zip(starts.tolist(), ends.tolist(), strict=True)):
+        if ranges and lo <= ranges[-1][1]:
+            ranges[-1] = (ranges[-1][0], max(ranges[-1][1], hi))
+        else:
+            ranges.append((lo, hi))
+    return ranges
+
+
+def footprint_cells(footprint: Polygon, what: str = "footprint") -> np.ndarray:
+    """Every cell at `FOOTPRINT_ORDER` that `footprint` touches.
+
+    Raises
+    ------
+    SkyRegionError
+        When it touches more than `MAX_FOOTPRINT_CELLS`.
+    """
+    if footprint.area() > MAX_FOOTPRINT_CELLS * 41252.96 / (12 * 4 ** FOOTPRINT_ORDER):
+        raise SkyRegionError(f"{what}: {footprint.area():.0f} square degrees is too large a "
+                             f"footprint; the limit is {MAX_FOOTPRINT_CELLS:,} HEALPix cells")
+    cells, _ = region_cells(footprint, FOOTPRINT_ORDER, flat=True)
+    return np.unique(cells)

@@ -1,0 +1,220 @@
+"""Sky and time predicates on both databases: the B-tree pre-selection (HEALPix cells, start
+and end columns) followed by the exact test must select exactly what the exact tests say of
+every object, read back from the database, in the expression API and in text."""
+
+from __future__ import annotations
+
+import datetime
+
+import astropy.units as u
+import numpy as np
+import pytest
+from astropy.coordinates import SkyCoord
+
+from awlineage import (
+    Box,
+    Circle,
+    Interval,
+    PersistentTypeError,
+    PersistentValueError,
+    Polygon,
+    QueryError,
+    commit,
+    select,
+)
+from tests.persistence.sky_models import SkyDetection, SkyField
+from tests.spacetime.independent import separation_deg
+
+RA0, DEC0 = 150.1, 2.2
+UTC = datetime.UTC
+
+
+@pytest.fixture
+def sky(db):
+    """60 fields (boxes of random size and place, some without a footprint) and 1,500
+    detections (some without a position) near (RA0, DEC0)."""
+    rng = np.random.default_rng(17)
+    fields = []
+    for i in range(60):
+        centre = (RA0 + rng.normal(0, 0.6), DEC0 + rng.normal(0, 0.6))
+        start = datetime.datetime(2024, 1, 1, tzinfo=UTC) + datetime.timedelta(
+            hours=float(rng.uniform(0, 24 * 20)))
+        length = datetime.timedelta(hours=float(rng.uniform(1, 72)))
+        fields.append(SkyField(
+            name=f"f{i}",
+            footprint=None if i % 13 == 0 else Box(centre, rng.uniform(0.05, 0.6),
+                                                    rng.uniform(0.05, 0.6)),
+            validity=None if i % 11 == 0 else Interval(start if i % 7 else None,
+                                                       start + length),
+            taken=start))
+    ra = RA0 + rng.normal(0, 0.5, 1500)
+    dec = DEC0 + rng.normal(0, 0.5, 1500)
+    detections = [SkyDetection(number=i, field=fields[i % 60],
+                               position=None if i % 97 == 0 else SkyCoord(r, d, unit="deg"))
+                  for i, (r, d) in enumerate(zip(ra, dec, strict=True))]
+    commit([*fields, *detections])
+    db.identity_map.clear()
+    return select(SkyField).all(), select(SkyDetection).all()
+
+
+def numbers(query) -> list[int]:
+    return sorted(d.number for d in query)
+
+
+def names(query) -> list[str]:
+    return sorted(f.name for f in query)
+
+
+REGIONS = [
+    Circle(SkyCoord(RA0, DEC0, unit="deg"), 5 * u.arcmin),
+    Circle((RA0 + 0.4, DEC0 - 0.3), 0.25 * u.deg),
+    Circle((RA0, DEC0), 2),
+    Box((RA0 - 0.2, DEC0 + 0.1), 20 * u.arcmin, 0.3),
+    Polygon([(RA0, DEC0), (RA0 + 0.5, DEC0 + 0.1), (RA0 + 0.3, DEC0 + 0.6)]),
+    Polygon(SkyCoord([RA0 - 1, RA0 - 0.9, RA0 - 0.95], [DEC0, DEC0, DEC0 + 0.1], unit="deg")),
+]
+
+
+@pytest.mark.parametrize("region", REGIONS, ids=lambda r: type(r).__name__)
+def test_positions_within_a_region_are_exactly_those_inside(sky, region) -> None:
+    _, detections = sky
+    expected = sorted(d.number for d in detections
+                      if d.position is not None and region.contains(d.position))
+    assert expected or isinstance(region, Polygon)
+    assert numbers(select(SkyDetection.position.within(region))) == expected
+    # The same region from the text form.
+    assert numbers(select(f"SkyDetection.position within {region.query_text()}")) == expected
+    # Negation: everything else, including the objects without a position.
+    assert numbers(select(~SkyDetection.position.within(region))) == sorted(
+        set(range(1500)) - set(expected))
+
+
+def test_a_cone_agrees_with_astropy_separations(sky) -> None:
+    _, detections = sky
+    with_position = [d for d in detections if d.position is not None]
+    ra = np.array([d.position.ra.deg for d in with_position])
+    dec = np.array([d.position.dec.deg for d in with_position])
+    separation = separation_deg(RA0, DEC0, ra, dec)
+    radius = 0.2
+    assert np.all(np.abs(separation - radius) > 1e-9)
+    expected = sorted(d.number for d, s in zip(with_position, separation, strict=True)
+                      if s <= radius)
+    assert numbers(select(SkyDetection.position.within(
+        Circle(SkyCoord(RA0 * u.deg, DEC0 * u.deg), 12 * u.arcmin)))) == expected
+    assert numbers(select(f"position within CIRCLE({RA0}, {DEC0}, 720arcsec)",
+                          SkyDetection)) == expected
+
+
+@pytest.mark.parametrize("region", REGIONS, ids=lambda r: type(r).__name__)
+def test_footprints_overlapping_a_region_are_exactly_those_the_exact_test_finds(sky, region
+                                                                              ) -> None:
+    fields, _ = sky
+    expected = sorted(f.name for f in fields
+                      if f.footprint is not None and f.footprint.overlaps(region))
+    assert names(select(SkyField.footprint.overlaps(region))) == expected
+    assert names(select(f"SkyField.footprint overlaps {region.query_text()}")) == expected
+
+
+def test_footprints_containing_a_position(sky) -> None:
+    fields, detections = sky
+    for detection in detections[:40]:
+        if detection.position is None:
+            continue
+        expected = sorted(f.name for f in fields
+                          if f.footprint is not None and f.footprint.contains(detection.position))
+        assert names(select(SkyField.footprint.contains(detection.position))) == expected
+        ra, dec = detection.position.ra.deg, detection.position.dec.deg
+        assert names(select(f"footprint contains POINT({ra!r}, {dec!r})", SkyField)) == \
+            expected
+
+
+def test_a_link_path_ends_in_a_footprint(sky) -> None:
+    fields, detections = sky
+    point = SkyCoord(RA0, DEC0, unit="deg")
+    covering = {f.object_id for f in fields
+                if f.footprint is not None and f.footprint.contains(point)}
+    assert covering
+    expected = sorted(d.number for d in detections if d.field.object_id in covering)
+    assert numbers(select(SkyDetection.field.footprint.contains(point))) == expected
+    combined = select(SkyDetection.field.footprint.contains(point)
+                      & SkyDetection.position.within(Circle(point, 0.3)))
+    assert numbers(combined) == sorted(
+        d.number for d in detections if d.field.object_id in covering
+        and d.position is not None and Circle(point, 0.3).contains(d.position))
+
+
+def test_intervals_overlap_and_contain_as_their_python_tests_say(sky) -> None:
+    fields, _ = sky
+    probes = [Interval("2024-01-05", "2024-01-06"), Interval(None, "2024-01-02"),
+              Interval("2024-01-15T06:30", None)]
+    for probe in probes:
+        expected = sorted(f.name for f in fields
+                          if f.validity is not None and f.validity.overlaps(probe))
+        assert names(select(SkyField.validity.overlaps(probe))) == expected
+        assert names(select(f"validity overlaps {probe.query_text()}", SkyField)) == expected
+        inside = sorted(f.name for f in fields
+                        if f.validity is not None and f.validity.contains(probe))
+        assert names(select(SkyField.validity.contains(probe))) == inside
+    for moment in ("2024-01-03T00:00", "2024-01-10T12:00:00+01:00"):
+        when = datetime.datetime.fromisoformat(moment)
+        when = when if when.tzinfo else when.replace(tzinfo=UTC)
+        expected = sorted(f.name for f in fields
+                          if f.validity is not None and f.validity.contains(when))
+        assert expected
+        assert names(select(SkyField.validity.contains(when))) == expected
+        assert names(select(f"SkyField.validity contains T'{moment}'")) == expected
+        taken = sorted(f.name for f in fields if f.taken is not None
+                       and Interval(when, when + datetime.timedelta(days=3)).contains(f.taken))
+        assert names(select(SkyField.taken.within(
+            Interval(when, when + datetime.timedelta(days=3))))) == taken
+
+
+def test_values_read_back_as_they_were_given(db) -> None:
+    footprint = Box((10.0, -45.0), 0.1, 0.2)
+    field = SkyField(name="x", footprint=footprint,
+                     validity=("2024-03-01T00:00:00+00:00", None))
+    detection = SkyDetection(number=1, field=field,
+                             position=SkyCoord(45.0, 30.0, unit="deg", frame="galactic"))
+    commit([field, detection])
+    db.identity_map.clear()
+    again = select(SkyDetection).first()
+    assert isinstance(again.position, SkyCoord)
+    assert again.position.separation(SkyCoord(45.0, 30.0, unit="deg", frame="galactic")
+                                     ).arcsec < 1e-6
+    assert list(again.field.footprint.vertices) == list(footprint.vertices)
+    assert again.field.validity == Interval("2024-03-01", None)
+    # == None and != None still work; other comparisons point at the predicates.
+    assert select(SkyDetection.position != None).count() == 1  # noqa: E711
+    with pytest.raises(QueryError, match="within"):
+        select(SkyDetection.position == SkyCoord(1, 2, unit="deg"))
+
+
+def test_bad_values_and_predicates_name_what_is_wrong(db) -> None:
+    with pytest.raises(PersistentTypeError, match="SkyDetection.position expects a SkyCoord"):
+        SkyDetection(position="150 2")
+    with pytest.raises(PersistentValueError, match="beyond the poles"):
+        SkyDetection(position=(150.0, 100.0))
+    with pytest.raises(PersistentValueError, match="too large a footprint"):
+        SkyField(footprint=Box((0, 0), 60, 60))
+    with pytest.raises(PersistentValueError, match="before it starts"):
+        SkyField(validity=("2024-01-02", "2024-01-01"))
+    with pytest.raises(QueryError, match="SkyField.name.within.*applies to positions"):
+        SkyField.name.within(Circle((0, 0), 1))
+    with pytest.raises(QueryError, match="takes a sky region"):
+        SkyDetection.position.within((1, 2))
+    with pytest.raises(QueryError, match="use SkyField.footprint.overlaps"):
+        SkyField.footprint.contains(Circle((0, 0), 1))
+
+
+def test_deleting_an_object_removes_its_index_rows(db) -> None:
+    import sqlalchemy as sa
+
+    field = SkyField(name="gone", footprint=Box((1.0, 1.0), 0.1, 0.1),
+                     validity=Interval("2024-01-01", "2024-01-02"))
+    field.commit()
+    assert select(SkyField.footprint.contains((1.0, 1.0))).count() == 1
+    db.delete(field)
+    tables = db.tables_for(SkyField)
+    with db.engine.connect() as conn:
+        for table in tables.index_tables.values():
+            assert conn.execute(sa.select(sa.func.count()).select_from(table)).scalar() == 0
