@@ -50,11 +50,8 @@ from awlineage.persistence._observe import (
     remove_observer,
 )
 from awlineage.persistence._properties import Kind, Property, PropertyInfo, persistent
-<<<<<<< HEAD
 from awlineage.persistence._ranges import InRange, in_range
-=======
 from awlineage.persistence._sky_predicates import SkyPredicate, TimePredicate
->>>>>>> main
 from awlineage.persistence._standin import (
     RecordedClass,
     StandInMeta,
@@ -116,11 +113,8 @@ __all__ = [
     "StandInMeta",
     "Step",
     "StoredFile",
-<<<<<<< HEAD
     "Term",
-=======
     "TimePredicate",
->>>>>>> main
     "activate_session",
     "active_session",
     "add_observer",

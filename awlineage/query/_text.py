@@ -21,6 +21,7 @@ from awlineage.errors import (
     AwlError,
     QueryError,
     QuerySyntaxError,
+    SkyRegionError,
     UnknownAttributeError,
     UnknownClassError,
 )
@@ -40,6 +41,7 @@ from awlineage.persistence import (
 from awlineage.persistence._arithmetic import as_term
 from awlineage.persistence._arithmetic import compare as arithmetic_compare
 from awlineage.query._shape import MAX_TEXT_NESTING
+from awlineage.spacetime import Box, Circle, Interval, Polygon, as_radec
 
 MAX_TEXT_CHARS = 100_000
 """Longest textual query."""
@@ -64,7 +66,9 @@ _READABLE = {
     "LPAR": "'('", "RPAR": "')'", "_AND": "and", "_OR": "or", "_NOT": "not", "_LIKE": "like",
     "_IN": "in", "_CONTAINS": "contains", "DOT": "'.'", "LSQB": "'['", "RSQB": "']'",
     "COMMA": "','", "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'",
-    "COLON": "':'", "__ANON_0": "'..'",
+    "COLON": "':'", "__ANON_0": "'..'", "_WITHIN": "within", "_OVERLAPS": "overlaps",
+    "_POINT": "POINT(...)", "_CIRCLE": "CIRCLE(...)", "_BOX": "BOX(...)",
+    "_POLYGON": "POLYGON(...)", "TIME": "a time T'...'", "ANGLE": "an angle",
 }
 
 
@@ -123,6 +127,20 @@ class _Range:
     first: _Operand
     last: _Operand
     step: _Operand | None
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A POINT (an (ra, dec) pair in degrees), a sky region or a time interval written in
+    the text, and the token it starts at."""
+
+    kind: str  # "point", "region" or "interval"
+    value: Any
+    token: Token
+
+
+_ANGLE = re.compile(r"([0-9.eE+-]+)\s*(deg|arcmin|arcsec|mas)$")
+_DEGREES_PER = {"deg": 1.0, "arcmin": 1 / 60, "arcsec": 1 / 3600, "mas": 1 / 3_600_000}
 
 
 @v_args(inline=True)
@@ -224,6 +242,18 @@ class _Builder(Transformer):
 
     def none(self, token: Token) -> _Operand:
         return _Operand(None, token, literal=True)
+
+    def time(self, token: Token) -> _Operand:
+        try:
+            return _Operand(_parse_datetime(str(token)[2:-1].strip()), token, literal=True)
+        except ValueError as exc:
+            self._fail(token, f"not a valid date or time: {exc}")
+            raise
+
+    def angle(self, token: Token) -> _Operand:
+        match = _ANGLE.match(self._number(token))
+        assert match is not None  # the grammar's ANGLE has this form
+        return _Operand(float(match[1]) * _DEGREES_PER[match[2]], token, literal=True)
 
     def bind(self, token: Token) -> _Operand:
         name = str(token)[1:]
@@ -334,7 +364,66 @@ class _Builder(Transformer):
                 self._fail(item.first.token, str(exc), type(exc))
         return parts[0] if len(parts) == 1 else Or(tuple(parts))
 
-    def contains(self, where: _Operand, value: _Operand) -> Expression:
+    # -- sky and time -------------------------------------------------------------------
+    def _coordinate(self, operand: _Operand) -> float:
+        value = operand.value
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self._fail(operand.token, f"expected a number of degrees, got {brief(value)}")
+        return float(value)
+
+    def _region(self, first: _Operand, build: Any) -> _Shape:
+        try:
+            return _Shape("region", build(), first.token)
+        except SkyRegionError as exc:
+            self._fail(first.token, str(exc), SkyRegionError)
+            raise
+
+    def point(self, ra: _Operand, dec: _Operand) -> _Shape:
+        position = (self._coordinate(ra), self._coordinate(dec))
+        try:
+            as_radec(position, "POINT")
+        except SkyRegionError as exc:
+            self._fail(ra.token, str(exc), SkyRegionError)
+        return _Shape("point", position, ra.token)
+
+    def circle(self, ra: _Operand, dec: _Operand, radius: _Operand) -> _Shape:
+        centre = (self._coordinate(ra), self._coordinate(dec))
+        return self._region(ra, lambda: Circle(centre, radius.value))
+
+    def box(self, ra: _Operand, dec: _Operand, width: _Operand, height: _Operand) -> _Shape:
+        centre = (self._coordinate(ra), self._coordinate(dec))
+        return self._region(ra, lambda: Box(centre, width.value, height.value))
+
+    def polygon(self, *coordinates: _Operand) -> _Shape:
+        numbers = [self._coordinate(c) for c in coordinates]
+        if len(numbers) % 2:
+            self._fail(coordinates[-1].token, f"POLYGON takes pairs of ra, dec; got "
+                       f"{len(numbers)} numbers")
+        pairs = list(zip(numbers[::2], numbers[1::2], strict=True))
+        return self._region(coordinates[0], lambda: Polygon(pairs))
+
+    def interval(self, start: _Operand, end: _Operand) -> _Shape:
+        try:
+            return _Shape("interval", Interval(start.value, end.value), start.token)
+        except SkyRegionError as exc:
+            self._fail(start.token, str(exc), SkyRegionError)
+            raise
+
+    def within(self, where: _Operand, shape: _Shape) -> Expression:
+        if shape.kind == "point":
+            self._fail(shape.token, "a position is within a region, not a POINT; use "
+                       "CIRCLE(ra, dec, radius)")
+        return self._build(where, lambda p: p.within(shape.value))
+
+    def overlaps(self, where: _Operand, shape: _Shape) -> Expression:
+        if shape.kind == "point":  # the Butler's "region OVERLAPS POINT(ra, dec)"
+            return self._build(where, lambda p: p.contains(shape.value))
+        return self._build(where, lambda p: p.overlaps(shape.value))
+
+    def contains(self, where: _Operand, value: _Operand | _Shape) -> Expression:
+        if isinstance(value, _Shape) and value.kind == "region":
+            self._fail(value.token, "contains takes a POINT, a time or an interval; use "
+                       "overlaps for a region")
         return self._build(where, lambda p: p.contains(value.value))
 
     def negation(self, part: Expression) -> Expression:
