@@ -415,8 +415,10 @@ class _Builder(Transformer):
                        "CIRCLE(ra, dec, radius)")
         return self._build(where, lambda p: p.within(shape.value))
 
-    def overlaps(self, where: _Operand, shape: _Shape) -> Expression:
-        if shape.kind == "point":  # the Butler's "region OVERLAPS POINT(ra, dec)"
+    def overlaps(self, where: _Operand, shape: _Operand | _Shape) -> Expression:
+        # The Butler's "region OVERLAPS POINT(ra, dec)" and "timespan OVERLAPS T'...'": the
+        # region or interval contains the point or time.
+        if isinstance(shape, _Operand) or shape.kind == "point":
             return self._build(where, lambda p: p.contains(shape.value))
         return self._build(where, lambda p: p.overlaps(shape.value))
 

@@ -45,6 +45,8 @@ def test_regions_points_and_times_parse_to_the_predicates() -> None:
     assert isinstance(butler, SkyPredicate) and butler.op == "contains"
     timed = parse_query("SkyField.validity overlaps (T'2024-01-03T02:00', None)")
     assert isinstance(timed, TimePredicate) and timed.value == Interval("2024-01-03T02:00", None)
+    butler_time = parse_query("SkyField.validity OVERLAPS T'2024-01-03T02:00'")
+    assert isinstance(butler_time, TimePredicate) and butler_time.op == "contains"
     moment = parse_query("SkyField.validity contains 2024-01-03T02:00Z")
     assert moment.value == datetime.datetime(2024, 1, 3, 2, tzinfo=datetime.UTC)
     taken = parse_query("SkyField.taken overlaps (2024-01-01, 2024-01-02)")
