@@ -23,7 +23,7 @@ from awlineage import (
     select,
 )
 from awlineage.spacetime import unit_vectors
-from tests.persistence.sky_models import SkyDetection, SkyField
+from tests.persistence.sky_models import SkyDetection, SkyField, SkyTile
 from tests.spacetime.independent import separation_deg
 
 RA0, DEC0 = 150.1, 2.2
@@ -234,3 +234,12 @@ def test_deleting_an_object_removes_its_index_rows(db) -> None:
     with db.engine.connect() as conn:
         for table in tables.index_tables.values():
             assert conn.execute(sa.select(sa.func.count()).select_from(table)).scalar() == 0
+
+
+def test_a_footprint_may_be_part_of_an_identity(db) -> None:
+    patch = Box((5.0, 5.0), 0.2, 0.2)
+    first, second = SkyTile(name="a", footprint=patch), SkyTile(name="b", footprint=patch)
+    first.commit()
+    second.commit()
+    assert (first.version, second.version) == (1, 2)
+    assert [t.name for t in select(SkyTile.footprint.contains((5.0, 5.0))).newest()] == ["b"]
