@@ -243,3 +243,17 @@ def test_a_footprint_may_be_part_of_an_identity(db) -> None:
     second.commit()
     assert (first.version, second.version) == (1, 2)
     assert [t.name for t in select(SkyTile.footprint.contains((5.0, 5.0))).newest()] == ["b"]
+
+
+@pytest.mark.parametrize("ra0, dec0", [(0.0, 0.0), (10.0, 89.95), (200.0, -89.99)])
+def test_regions_across_ra_zero_and_the_poles(db, ra0, dec0) -> None:
+    rng = np.random.default_rng(int(ra0))
+    ra = (ra0 + rng.normal(0, 0.2, 400)) % 360
+    dec = np.clip(dec0 + rng.normal(0, 0.2, 400), -90, 90)
+    commit([SkyDetection(number=i, position=(float(r), float(d)))
+            for i, (r, d) in enumerate(zip(ra, dec, strict=True))])
+    numbers_placed = np.arange(400)
+    for region in (Circle((ra0, dec0), 0.15), Box((ra0, dec0), 0.3, 0.2)):
+        expected = inside(region, numbers_placed, np.stack([ra, dec], axis=1))
+        assert expected
+        assert numbers(select(SkyDetection.position.within(region))) == expected
