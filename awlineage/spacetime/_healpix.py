@@ -111,3 +111,4 @@ def footprint_cells(footprint: Polygon, what: str = "footprint") -> np.ndarray:
                              f"footprint; the limit is {MAX_FOOTPRINT_CELLS:,} HEALPix cells")
     cells, _ = region_cells(footprint, FOOTPRINT_ORDER, flat=True)
     return np.unique(cells)
+
