@@ -75,7 +75,9 @@ def identity_key_of(values: Sequence[Any]) -> str:
     """The identity key of the identity attribute values `values` (links as objects or as
     their ids): what `identity_key` gives an object holding them."""
     return json.dumps([v.object_id if isinstance(v, DBObject) else
-                       datetime_to_text(v) if hasattr(v, "tzinfo") else v for v in values])
+                       datetime_to_text(v) if hasattr(v, "tzinfo") else
+                       v.to_text() if hasattr(v, "to_text") else v  # sky and time values
+                       for v in values])
 
 
 def _link_id(state: dict[str, Any], name: str) -> int | None:

@@ -24,7 +24,6 @@ from awlineage.persistence import Property
 from awlineage.spacetime import (
     Footprint,
     Interval,
-    footprint_cells,
     is_skycoord_type,
     position_cells,
     unit_vectors,
@@ -91,8 +90,8 @@ def index_rows(prop: Property, owners: Sequence[int], values: Sequence[Any]
         return [{"object_id": o, "cell": c, "x": x, "y": y, "z": z}
                 for (o, _), c, (x, y, z) in zip(present, cells, vectors, strict=True)]
     if kind == "footprint":
-        return [{"object_id": o, "cell": int(c)}
-                for o, v in present for c in footprint_cells(v, prop.qualified_name)]
+        return [{"object_id": o, "cell": c}
+                for o, v in present for c in v.cells(prop.qualified_name).tolist()]
     rows = []
     for o, v in present:
         start, end = v.bounds

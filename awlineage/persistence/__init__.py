@@ -2,6 +2,14 @@
 query expressions a class stands for. Knows nothing of SQL; a database implements
 `ObjectStore`."""
 
+from awlineage.persistence._arithmetic import (
+    ArithmeticComparison,
+    Attribute,
+    Negation,
+    Number,
+    Operation,
+    Term,
+)
 from awlineage.persistence._dataobject import DataObject, DataObjectError
 from awlineage.persistence._expressions import (
     And,
@@ -42,6 +50,7 @@ from awlineage.persistence._observe import (
     remove_observer,
 )
 from awlineage.persistence._properties import Kind, Property, PropertyInfo, persistent
+from awlineage.persistence._ranges import InRange, in_range
 from awlineage.persistence._sky_predicates import SkyPredicate, TimePredicate
 from awlineage.persistence._standin import (
     RecordedClass,
@@ -71,6 +80,8 @@ from awlineage.persistence._values import UTC, datetime_to_text, text_to_datetim
 __all__ = [
     "UTC",
     "And",
+    "ArithmeticComparison",
+    "Attribute",
     "Comparison",
     "Contains",
     "DBObject",
@@ -81,11 +92,15 @@ __all__ = [
     "FileStore",
     "FrozenList",
     "In",
+    "InRange",
     "Kind",
     "Like",
+    "Negation",
     "Not",
+    "Number",
     "ObjectObserver",
     "ObjectStore",
+    "Operation",
     "Or",
     "Ordering",
     "Path",
@@ -98,6 +113,7 @@ __all__ = [
     "StandInMeta",
     "Step",
     "StoredFile",
+    "Term",
     "TimePredicate",
     "activate_session",
     "active_session",
@@ -116,6 +132,7 @@ __all__ = [
     "find_property",
     "frozen_list",
     "get_persistent_properties",
+    "in_range",
     "is_stand_in",
     "link_key",
     "namespace_of_module",

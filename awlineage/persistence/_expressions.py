@@ -228,9 +228,13 @@ class Path:
         )
 
     def _compare(self, op: str, value: Any) -> Comparison:
-        if isinstance(value, Path | Expression):
-            raise QueryError(f"comparing two attributes ({self} {op} {value!r}) is not "
-                             "supported")
+        from awlineage.persistence._arithmetic import Term, compare
+
+        if isinstance(value, Path | Term):
+            return compare(self, op, value)  # type: ignore[return-value]
+        if isinstance(value, Expression):
+            raise QueryError(f"comparing an attribute with a condition ({self} {op} "
+                             f"{value!r}) is not supported")
         return Comparison(self, op, self.check_value(value, op))
 
     def __eq__(self, value: Any) -> Comparison:  # type: ignore[override]
@@ -256,6 +260,41 @@ class Path:
 
     __rand__ = __or__ = __ror__ = __and__
 
+    # -- arithmetic: terms and their comparisons live in _arithmetic ----------------------
+    def _arithmetic(self, op: str, other: Any, reflected: bool = False) -> Any:
+        from awlineage.persistence._arithmetic import combine
+
+        return combine(self, op, other, reflected)
+
+    def __add__(self, other: Any) -> Any:
+        return self._arithmetic("+", other)
+
+    def __radd__(self, other: Any) -> Any:
+        return self._arithmetic("+", other, True)
+
+    def __sub__(self, other: Any) -> Any:
+        return self._arithmetic("-", other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return self._arithmetic("-", other, True)
+
+    def __mul__(self, other: Any) -> Any:
+        return self._arithmetic("*", other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return self._arithmetic("*", other, True)
+
+    def __truediv__(self, other: Any) -> Any:
+        return self._arithmetic("/", other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return self._arithmetic("/", other, True)
+
+    def __neg__(self) -> Any:
+        from awlineage.persistence._arithmetic import attribute
+
+        return -attribute(self, "-")
+
     def like(self, pattern: str) -> Like:
         """SQL LIKE on a string attribute (``%`` any run, ``_`` one character)."""
         if self._element_kind() is not Kind.DESCRIPTOR or self.last.type is not str:
@@ -277,7 +316,13 @@ class Path:
         return Like(self, pattern)
 
     def in_(self, values: Any) -> In:
-        """True when the attribute equals one of `values` (a list, tuple or set)."""
+        """True when the attribute equals one of `values` (a list, tuple or set); a `range`
+        longer than `MAX_IN_VALUES` is kept as its ends and stride (compiled to BETWEEN, see
+        `awlineage.persistence._ranges`), a shorter one is listed."""
+        if isinstance(values, range) and len(values) > MAX_IN_VALUES:
+            from awlineage.persistence._ranges import from_python_range
+
+            return from_python_range(self, values)  # type: ignore[return-value]
         if isinstance(values, str | bytes) or not hasattr(values, "__iter__"):
             raise QueryError(f"{self}.in_() takes a list of values, got {brief(values)}")
         checked = []

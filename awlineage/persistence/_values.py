@@ -15,7 +15,6 @@ from awlineage.spacetime import (
     Interval,
     Polygon,
     SkyPosition,
-    footprint_cells,
     is_skycoord_type,
 )
 
@@ -134,7 +133,7 @@ def _check_footprint(value: Any, where: str) -> Footprint:
                                   f"{_type_name(value)} {value!r}")
     footprint = value if isinstance(value, Footprint) else Footprint.from_polygon(value)
     try:
-        footprint_cells(footprint, where)  # refuses one too large to index, before commit
+        footprint.cells(where)  # refuses one too large to index, before commit (and is kept)
     except SkyRegionError as exc:
         raise PersistentValueError(str(exc)) from None
     return footprint

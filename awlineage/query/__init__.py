@@ -3,6 +3,9 @@ compiled to SQL with bound parameters."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from awlineage.database import Database, current_database
 from awlineage.errors import QueryError
 from awlineage.persistence import DBObject, Expression, brief, root_class
@@ -12,7 +15,7 @@ from awlineage.query._text import parse_query, point_at
 
 
 def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None = None, *,
-           database: Database | None = None) -> Query:
+           database: Database | None = None, bind: Mapping[str, Any] | None = None) -> Query:
     """Objects that meet a condition, of a class and its subclasses.
 
     Parameters
@@ -26,6 +29,9 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
         The class to select from; needed for text with bare attribute names.
     database
         The database to query; the connected one by default.
+    bind
+        Values of the ``:name`` placeholders of a textual query (``select("X.n = :d",
+        bind={"d": 5})``); every placeholder needs one, and every one must be used.
 
     Returns
     -------
@@ -35,13 +41,25 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
     Examples
     --------
     >>> select((RawFrame.exptime > 10) & (RawFrame.instrument.name == "WFI"))  # doctest: +SKIP
+    >>> select((RawFrame.exptime * 2.0 > 60) & RawFrame.nexp.in_(range(0, 10, 2)))  # doctest: +SKIP
+    >>> select("exptime * 2.0 > :t and detector in (0..9:2, 20)", RawFrame,
+    ...        bind={"t": 60})  # doctest: +SKIP
+
+    Arithmetic (``+ - * /``, unary minus) works on int and float attributes in both forms;
+    int op int is int (division truncates toward zero as in SQL), a float anywhere makes it
+    float; division by zero, or an int beyond 64 bits, makes the comparison not hold. Text
+    ranges ``a..b`` and ``a..b:stride`` include both ends; ``Path.in_(range(...))`` is the
+    same. See `parse_query` for the whole textual language.
     """
     if cls is not None and not (isinstance(cls, type) and issubclass(cls, DBObject)):
         raise QueryError(f"select(..., cls): cls must be a persistent class, got {brief(cls)}")
     if isinstance(what, type) and issubclass(what, DBObject):
         return Query(what, None, database=database)
     if isinstance(what, str):
-        what = parse_query(what, cls, (database or current_database()).class_named)
+        what = parse_query(what, cls, (database or current_database()).class_named, bind=bind)
+    elif bind is not None:
+        raise QueryError("select(..., bind=...): bound values are for textual queries; an "
+                         "expression takes Python values directly")
     if not isinstance(what, Expression):
         raise QueryError(f"select() takes an expression, a query string or a class, "
                          f"got {type(what).__name__}")

@@ -22,11 +22,13 @@ from awlineage.database import ClassTables, Database, RegisteredClass
 from awlineage.errors import QueryError
 from awlineage.persistence import (
     And,
+    ArithmeticComparison,
     Comparison,
     Contains,
     DBObject,
     Expression,
     In,
+    InRange,
     Kind,
     Like,
     Not,
@@ -39,6 +41,7 @@ from awlineage.persistence import (
     datetime_to_text,
     qualified_name,
 )
+from awlineage.query._arithmetic_sql import comparison_sql, range_sql
 from awlineage.query._spacetime import spacetime_leaf
 
 Leaf = Callable[[ClassTables, Property, int | None], sa.ColumnElement]
@@ -109,6 +112,10 @@ class Compiler:
             leaf = _in_leaf(self, expression)
         elif isinstance(expression, Contains):
             leaf = _contains_leaf(self, expression)
+        elif isinstance(expression, ArithmeticComparison):
+            leaf = _arithmetic_leaf(self, expression)
+        elif isinstance(expression, InRange):
+            leaf = _range_leaf(self, expression)
         elif isinstance(expression, SkyPredicate | TimePredicate):
             leaf = spacetime_leaf(self, expression)
         else:
@@ -275,5 +282,27 @@ def _contains_leaf(compiler: Compiler, expression: Contains) -> Leaf:
             )
         return compiler.db.dialect.list_contains(ct.table.c[prop.name], expression.value,
                                                  prop.type)
+
+    return leaf
+
+
+def _arithmetic_leaf(compiler: Compiler, expression: ArithmeticComparison) -> Leaf:
+    # Every attribute of the comparison ends on the same table (same root, same links:
+    # `_arithmetic.compare` checks it), so the leaf reads them all on the rows of `ct`.
+    def leaf(ct: ClassTables, prop: Property, index: int | None) -> sa.ColumnElement:
+        columns: dict[int, sa.ColumnElement] = {}
+        for attribute in expression.attributes():
+            last = attribute.path.last
+            if last.name not in ct.table.c:  # a subclass without the attribute: missing
+                return sa.false()
+            columns[id(attribute)] = _column(compiler, ct, last, attribute.path.index)
+        return comparison_sql(expression, compiler.db.dialect.NAME == "postgresql", columns)
+
+    return leaf
+
+
+def _range_leaf(compiler: Compiler, expression: InRange) -> Leaf:
+    def leaf(ct: ClassTables, prop: Property, index: int | None) -> sa.ColumnElement:
+        return range_sql(expression, _column(compiler, ct, prop, index))
 
     return leaf

@@ -11,7 +11,8 @@ them into a balanced tree. All of this is done without recursion, so any input g
 from __future__ import annotations
 
 from awlineage.errors import QueryError
-from awlineage.persistence import And, Expression, In, Not, Or
+from awlineage.persistence import And, ArithmeticComparison, Expression, In, InRange, Not, Or
+from awlineage.persistence._arithmetic import numbers
 
 MAX_NESTING = 20
 """Deepest alternation of ``and``, ``or`` and ``not`` in a query's normal form."""
@@ -19,6 +20,17 @@ MAX_TEXT_NESTING = 200
 """Deepest nesting of a textual query as written (before the normal form)."""
 MAX_VALUES = 10_000
 """Most values one query may bind (each comparison one, each ``in`` list its length)."""
+
+
+def _values_bound(leaf: Expression) -> int:
+    """How many values a comparison binds (a range its two ends and stride)."""
+    if isinstance(leaf, In):
+        return len(leaf.values)
+    if isinstance(leaf, ArithmeticComparison):
+        return max(len(numbers(leaf)), 1)
+    if isinstance(leaf, InRange):
+        return 3
+    return 1
 
 
 def normal_form(expression: Expression) -> Expression:
@@ -50,7 +62,7 @@ def normal_form(expression: Expression) -> Expression:
                 stack.extend([(node, negated, True), (node.part, not negated, False)])
             continue
         if not isinstance(node, And | Or):
-            values += len(node.values) if isinstance(node, In) else 1
+            values += _values_bound(node)
             if values > MAX_VALUES:
                 raise QueryError(f"query binds more than {MAX_VALUES:,} values; the limit is "
                                  f"{MAX_VALUES:,}")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path as FilePath
 from typing import Any
 
@@ -20,6 +21,7 @@ from awlineage.errors import (
     AwlError,
     QueryError,
     QuerySyntaxError,
+    SkyRegionError,
     UnknownAttributeError,
     UnknownClassError,
 )
@@ -27,12 +29,19 @@ from awlineage.persistence import (
     And,
     Expression,
     Not,
+    Operation,
     Or,
     Path,
+    Term,
+    brief,
     class_by_name,
     find_property,
+    in_range,
 )
+from awlineage.persistence._arithmetic import as_term
+from awlineage.persistence._arithmetic import compare as arithmetic_compare
 from awlineage.query._shape import MAX_TEXT_NESTING
+from awlineage.spacetime import Box, Circle, Interval, Polygon, as_radec
 
 MAX_TEXT_CHARS = 100_000
 """Longest textual query."""
@@ -51,11 +60,15 @@ _PARSER = Lark(
 _ESCAPE = re.compile(r"\\(.)")
 _READABLE = {
     "DATETIME": "a date", "SQ_STRING": "a string", "DQ_STRING": "a string",
-    "SIGNED_FLOAT": "a number", "SIGNED_INT": "a number", "_TRUE": "true", "_FALSE": "false",
-    "_NONE": "None", "NAME": "a name", "COMPARATOR": "a comparison (== != < <= > >=)",
+    "FLOAT": "a number", "INT": "a number", "SIGNED_INT": "a number", "TRUE": "true",
+    "FALSE": "false", "NONE": "None", "NAME": "a name", "BIND": "a :parameter",
+    "COMPARATOR": "a comparison (== != < <= > >=)",
     "LPAR": "'('", "RPAR": "')'", "_AND": "and", "_OR": "or", "_NOT": "not", "_LIKE": "like",
     "_IN": "in", "_CONTAINS": "contains", "DOT": "'.'", "LSQB": "'['", "RSQB": "']'",
-    "COMMA": "','",
+    "COMMA": "','", "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'",
+    "COLON": "':'", "__ANON_0": "'..'", "_WITHIN": "within", "_OVERLAPS": "overlaps",
+    "_POINT": "POINT(...)", "_CIRCLE": "CIRCLE(...)", "_BOX": "BOX(...)",
+    "_POLYGON": "POLYGON(...)", "TIME": "a time T'...'", "ANGLE": "an angle",
 }
 
 
@@ -95,13 +108,51 @@ def _parse_datetime(text: str) -> datetime.datetime:
     return value
 
 
+_FLIPPED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+@dataclass(frozen=True)
+class _Operand:
+    """A parsed operand and the token it starts at."""
+
+    value: Any  # a Path, a Term, or a value written in the text (or bound to a :name)
+    token: Token
+    literal: bool = False
+
+
+@dataclass(frozen=True)
+class _Range:
+    """``first..last:step`` in an in list, before it is checked against the attribute."""
+
+    first: _Operand
+    last: _Operand
+    step: _Operand | None
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A POINT (an (ra, dec) pair in degrees), a sky region or a time interval written in
+    the text, and the token it starts at."""
+
+    kind: str  # "point", "region" or "interval"
+    value: Any
+    token: Token
+
+
+_ANGLE = re.compile(r"([0-9.eE+-]+)\s*(deg|arcmin|arcsec|mas)$")
+_DEGREES_PER = {"deg": 1.0, "arcmin": 1 / 60, "arcsec": 1 / 3600, "mas": 1 / 3_600_000}
+
+
 @v_args(inline=True)
 class _Builder(Transformer):
-    def __init__(self, text: str, cls: type | None, classes: ClassLookup) -> None:
+    def __init__(self, text: str, cls: type | None, classes: ClassLookup,
+                 bind: Mapping[str, Any]) -> None:
         super().__init__()
         self.text = text
         self.cls = cls
         self.classes = classes
+        self.bind_values = bind
+        self.used: set[str] = set()
 
     def _fail(self, token: Token, message: str, error: type[AwlError] = QueryError) -> None:
         raise error(point_at(self.text, token.line or 1, token.column or 1, message))
@@ -116,7 +167,7 @@ class _Builder(Transformer):
     def index(self, number: Token) -> int:
         return int(self._number(number))
 
-    def path(self, *parts: Any) -> tuple[Path, Token]:
+    def path(self, *parts: Any) -> _Operand:
         names = [p for p in parts if isinstance(p, Token)]
         index = next((p for p in parts if isinstance(p, int) and not isinstance(p, Token)),
                      None)
@@ -137,7 +188,7 @@ class _Builder(Transformer):
                 path = path[index]
             except QueryError as exc:
                 self._fail(names[-1], str(exc))
-        return path, names[0]
+        return _Operand(path, names[0])
 
     def _root(self, names: list[Token]) -> tuple[type, list[Token]]:
         first = str(names[0])
@@ -164,55 +215,218 @@ class _Builder(Transformer):
         raise AssertionError  # unreachable
 
     # -- values ---------------------------------------------------------------------------
-    def integer(self, token: Token) -> int:
-        return int(self._number(token))
+    # Every operand is an _Operand: a literal value, an attribute path or an arithmetic term,
+    # with the token it starts at (for the caret of an error).
+    def integer(self, token: Token) -> _Operand:
+        return _Operand(int(self._number(token)), token, literal=True)
 
-    def float(self, token: Token) -> float:
-        return float(self._number(token))
+    def float(self, token: Token) -> _Operand:
+        return _Operand(float(self._number(token)), token, literal=True)
 
-    def datetime(self, token: Token) -> datetime.datetime:
+    def datetime(self, token: Token) -> _Operand:
         try:
-            return _parse_datetime(str(token))
+            return _Operand(_parse_datetime(str(token)), token, literal=True)
         except ValueError as exc:
             self._fail(token, f"not a valid date or time: {exc}")
             raise
 
-    def string(self, token: Token) -> str:
-        return _ESCAPE.sub(lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), str(token)[1:-1])
+    def string(self, token: Token) -> _Operand:
+        text = _ESCAPE.sub(lambda m: {"n": "\n", "t": "\t"}.get(m[1], m[1]), str(token)[1:-1])
+        return _Operand(text, token, literal=True)
 
-    def true(self) -> bool:
-        return True
+    def true(self, token: Token) -> _Operand:
+        return _Operand(True, token, literal=True)
 
-    def false(self) -> bool:
-        return False
+    def false(self, token: Token) -> _Operand:
+        return _Operand(False, token, literal=True)
 
-    def none(self) -> None:
-        return None
+    def none(self, token: Token) -> _Operand:
+        return _Operand(None, token, literal=True)
 
-    # -- conditions -----------------------------------------------------------------------
-    def _build(self, where: tuple[Path, Token], build: Any) -> Expression:
-        path, token = where
+    def time(self, token: Token) -> _Operand:
         try:
-            return build(path)
-        except AwlError as exc:
-            self._fail(token, str(exc), type(exc))
+            return _Operand(_parse_datetime(str(token)[2:-1].strip()), token, literal=True)
+        except ValueError as exc:
+            self._fail(token, f"not a valid date or time: {exc}")
             raise
 
-    def compare(self, where: tuple[Path, Token], op: Token, value: Any) -> Expression:
+    def angle(self, token: Token) -> _Operand:
+        match = _ANGLE.match(self._number(token))
+        assert match is not None  # the grammar's ANGLE has this form
+        return _Operand(float(match[1]) * _DEGREES_PER[match[2]], token, literal=True)
+
+    def bind(self, token: Token) -> _Operand:
+        name = str(token)[1:]
+        if name not in self.bind_values:
+            known = f" (bound: {', '.join(sorted(self.bind_values))})" if self.bind_values \
+                else " (no values are bound: pass bind={...})"
+            self._fail(token, f"no value bound to :{name}{known}")
+        self.used.add(name)
+        return _Operand(self.bind_values[name], token, literal=True)
+
+    # -- arithmetic -----------------------------------------------------------------------
+    def _term(self, operand: _Operand, op: str) -> Term:
+        try:
+            return as_term(operand.value, op)
+        except AwlError as exc:
+            self._fail(operand.token, str(exc), type(exc))
+            raise
+
+    def _arithmetic(self, left: _Operand, op: str, right: _Operand) -> _Operand:
+        first = self._term(left, op)
+        second = self._term(right, op)
+        try:
+            return _Operand(Operation(first, op, second), left.token)
+        except AwlError as exc:
+            self._fail(left.token, str(exc), type(exc))
+            raise
+
+    def add(self, left: _Operand, right: _Operand) -> _Operand:
+        return self._arithmetic(left, "+", right)
+
+    def subtract(self, left: _Operand, right: _Operand) -> _Operand:
+        return self._arithmetic(left, "-", right)
+
+    def multiply(self, left: _Operand, right: _Operand) -> _Operand:
+        return self._arithmetic(left, "*", right)
+
+    def divide(self, left: _Operand, right: _Operand) -> _Operand:
+        return self._arithmetic(left, "/", right)
+
+    def minus(self, operand: _Operand) -> _Operand:
+        value = operand.value
+        if operand.literal and isinstance(value, int | float) and not isinstance(value, bool):
+            return _Operand(-value, operand.token, literal=True)
+        try:
+            return _Operand(-self._term(operand, "-"), operand.token)
+        except AwlError as exc:
+            self._fail(operand.token, str(exc), type(exc))
+            raise
+
+    def plus(self, operand: _Operand) -> _Operand:
+        self._term(operand, "+")
+        return operand
+
+    # -- conditions -----------------------------------------------------------------------
+    def _build(self, where: _Operand, build: Any) -> Expression:
+        try:
+            return build(where.value)
+        except AwlError as exc:
+            self._fail(where.token, str(exc), type(exc))
+            raise
+
+    def compare(self, left: _Operand, op: Token, right: _Operand) -> Expression:
         operator = "==" if str(op) == "=" else str(op)
-        return self._build(where, lambda p: p._compare(operator, value))
+        if left.literal and isinstance(right.value, Path):  # 5 < X.n reads X.n > 5
+            left, right, operator = right, left, _FLIPPED[operator]
+        if isinstance(left.value, Path) and right.literal:
+            return self._build(left, lambda p: p._compare(operator, right.value))
+        if left.literal and right.literal:
+            self._fail(left.token, f"{brief(left.value)} {operator} {brief(right.value)} "
+                       "compares no attribute")
+        first = self._term(left, operator)
+        second = self._term(right, operator)
+        where = left if not left.literal else right
+        return self._build(where, lambda _: arithmetic_compare(first, operator, second))
 
-    def like(self, where: tuple[Path, Token], pattern: str) -> Expression:
-        return self._build(where, lambda p: p.like(pattern))
+    def like(self, where: _Operand, pattern: _Operand) -> Expression:
+        return self._build(where, lambda p: p.like(pattern.value))
 
-    def not_like(self, where: tuple[Path, Token], pattern: str) -> Expression:
+    def not_like(self, where: _Operand, pattern: _Operand) -> Expression:
         return Not(self.like(where, pattern))
 
-    def in_list(self, where: tuple[Path, Token], *values: Any) -> Expression:
-        return self._build(where, lambda p: p.in_(values))
+    def range(self, first: _Operand, last: _Operand, step: _Operand | None = None
+              ) -> _Range:
+        return _Range(first, last, step)
 
-    def contains(self, where: tuple[Path, Token], value: Any) -> Expression:
-        return self._build(where, lambda p: p.contains(value))
+    def in_list(self, where: _Operand, *items: Any) -> Expression:
+        values: list[Any] = []
+        ranges: list[Any] = []
+        for item in items:
+            if isinstance(item, _Range) or isinstance(item.value, range):
+                ranges.append(item)
+            elif isinstance(item.value, list | tuple | set | frozenset):  # a bound list
+                values.extend(item.value)
+            else:
+                values.append(item.value)
+        parts: list[Expression] = []
+        if values or not ranges:
+            parts.append(self._build(where, lambda p: p.in_(values)))
+        for item in ranges:
+            if isinstance(item, _Operand):
+                parts.append(self._build(where, lambda p, r=item.value: p.in_(r)))
+                continue
+            bounds = (item.first.value, item.last.value,
+                      1 if item.step is None else item.step.value)
+            try:
+                parts.append(in_range(where.value, *bounds))
+            except AwlError as exc:
+                self._fail(item.first.token, str(exc), type(exc))
+        return parts[0] if len(parts) == 1 else Or(tuple(parts))
+
+    # -- sky and time -------------------------------------------------------------------
+    def _coordinate(self, operand: _Operand) -> float:
+        value = operand.value
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self._fail(operand.token, f"expected a number of degrees, got {brief(value)}")
+        return float(value)
+
+    def _region(self, first: _Operand, build: Any) -> _Shape:
+        try:
+            return _Shape("region", build(), first.token)
+        except SkyRegionError as exc:
+            self._fail(first.token, str(exc), SkyRegionError)
+            raise
+
+    def point(self, ra: _Operand, dec: _Operand) -> _Shape:
+        position = (self._coordinate(ra), self._coordinate(dec))
+        try:
+            as_radec(position, "POINT")
+        except SkyRegionError as exc:
+            self._fail(ra.token, str(exc), SkyRegionError)
+        return _Shape("point", position, ra.token)
+
+    def circle(self, ra: _Operand, dec: _Operand, radius: _Operand) -> _Shape:
+        centre = (self._coordinate(ra), self._coordinate(dec))
+        return self._region(ra, lambda: Circle(centre, radius.value))
+
+    def box(self, ra: _Operand, dec: _Operand, width: _Operand, height: _Operand) -> _Shape:
+        centre = (self._coordinate(ra), self._coordinate(dec))
+        return self._region(ra, lambda: Box(centre, width.value, height.value))
+
+    def polygon(self, *coordinates: _Operand) -> _Shape:
+        numbers = [self._coordinate(c) for c in coordinates]
+        if len(numbers) % 2:
+            self._fail(coordinates[-1].token, f"POLYGON takes pairs of ra, dec; got "
+                       f"{len(numbers)} numbers")
+        pairs = list(zip(numbers[::2], numbers[1::2], strict=True))
+        return self._region(coordinates[0], lambda: Polygon(pairs))
+
+    def interval(self, start: _Operand, end: _Operand) -> _Shape:
+        try:
+            return _Shape("interval", Interval(start.value, end.value), start.token)
+        except SkyRegionError as exc:
+            self._fail(start.token, str(exc), SkyRegionError)
+            raise
+
+    def within(self, where: _Operand, shape: _Shape) -> Expression:
+        if shape.kind == "point":
+            self._fail(shape.token, "a position is within a region, not a POINT; use "
+                       "CIRCLE(ra, dec, radius)")
+        return self._build(where, lambda p: p.within(shape.value))
+
+    def overlaps(self, where: _Operand, shape: _Operand | _Shape) -> Expression:
+        # The Butler's "region OVERLAPS POINT(ra, dec)" and "timespan OVERLAPS T'...'": the
+        # region or interval contains the point or time.
+        if isinstance(shape, _Operand) or shape.kind == "point":
+            return self._build(where, lambda p: p.contains(shape.value))
+        return self._build(where, lambda p: p.overlaps(shape.value))
+
+    def contains(self, where: _Operand, value: _Operand | _Shape) -> Expression:
+        if isinstance(value, _Shape) and value.kind == "region":
+            self._fail(value.token, "contains takes a POINT, a time or an interval; use "
+                       "overlaps for a region")
+        return self._build(where, lambda p: p.contains(value.value))
 
     def negation(self, part: Expression) -> Expression:
         return Not(part)
@@ -225,7 +439,8 @@ class _Builder(Transformer):
 
 
 def parse_query(text: str, cls: type | None = None,
-                classes: ClassLookup | None = None) -> Expression:
+                classes: ClassLookup | None = None, *,
+                bind: Mapping[str, Any] | None = None) -> Expression:
     """Parse a textual query into an expression tree.
 
     Parameters
@@ -238,6 +453,22 @@ def parse_query(text: str, cls: type | None = None,
         Finds a class by qualified (``targets.RawFrame``) or short name; by default among
         the classes defined in this process (`select` passes its database's `class_named`,
         which knows the stored classes too).
+    bind
+        Values for the ``:name`` placeholders of the text: ``parse_query("X.n = :d",
+        bind={"d": 5})``. A placeholder may stand for any value (checked against its
+        attribute as a written one is), also inside ``in`` lists (a bound list or `range`
+        there is spread out) and ranges (``n in (:lo..:hi)``, stride ``(0..9::step)``).
+
+    The language: comparisons ``== = != < <= > >=``, ``like``, ``not like``, ``in (...)``,
+    ``contains``, joined with ``and``/``or``/``not`` and parentheses. Numbers, ``'strings'``,
+    dates (``2024-01-03T02:00``), ``true``/``false``/``none``. Arithmetic ``+ - * /`` with
+    unary minus and parentheses on int and float attributes (list elements ``x[2]`` and link
+    paths too, one object per comparison): ``exptime * 2.0 > 60``, ``a - b < 0.5``; int op
+    int is int (division truncates toward zero), anything with a float is float, division by
+    zero or an int result beyond 64 bits makes the comparison not hold (see
+    `awlineage.persistence._arithmetic`). Ranges in ``in`` lists include both ends, as in the
+    Butler: ``detector in (0..9)``, ``(0..9:2)`` with a stride, mixed with values
+    ``(1, 5..7)``; they compile to BETWEEN, never to a list.
 
     Raises
     ------
@@ -248,6 +479,10 @@ def parse_query(text: str, cls: type | None = None,
         or has a number longer than `MAX_NUMBER_CHARS`.
     UnknownAttributeError, QueryError
         Naming the class or attribute, with its position, when a name is not known.
+    QueryError
+        With its position for a ``:name`` no value is bound to; naming them for bound values
+        the text does not use; for arithmetic on a str, bool, date or link attribute (naming
+        class, attribute and operator).
     """
     if not isinstance(text, str):
         raise QueryError(f"a textual query is a str, got {type(text).__name__}")
@@ -264,10 +499,19 @@ def parse_query(text: str, cls: type | None = None,
     depth = _depth(tree)
     if depth > MAX_TEXT_NESTING:
         raise QueryError(f"query nests {depth} levels deep; the limit is {MAX_TEXT_NESTING}")
+    bind = {} if bind is None else bind
+    if not isinstance(bind, Mapping) or not all(isinstance(k, str) for k in bind):
+        raise QueryError(f"bind= takes a mapping from names to values, got {brief(bind)}")
+    builder = _Builder(text, cls, classes or class_by_name, bind)
     try:
-        return _Builder(text, cls, classes or class_by_name).transform(tree)
+        expression = builder.transform(tree)
     except VisitError as exc:
         raise exc.orig_exc from None
+    unused = sorted(set(bind) - builder.used)
+    if unused:
+        raise QueryError(f"bound value{'s' if len(unused) > 1 else ''} not used in the query: "
+                         f"{', '.join(':' + name for name in unused)}")
+    return expression
 
 
 def _depth(tree: Tree) -> int:

@@ -20,7 +20,7 @@ class Footprint(Polygon):
     pre-select frames with a B-tree and then test them exactly.
     """
 
-    __slots__ = ()
+    __slots__ = ("_cells",)
 
     def to_text(self) -> str:
         """The stored form: a JSON list of [ra, dec] vertices in degrees."""
@@ -33,7 +33,17 @@ class Footprint(Polygon):
             vertices = json.loads(text)
         except ValueError as exc:
             raise SkyRegionError(f"stored footprint is not valid JSON: {exc}") from None
-        return cls([tuple(v) for v in vertices])
+        return cls.from_checked([tuple(v) for v in vertices])  # type: ignore[return-value]
+
+    def cells(self, what: str = "footprint") -> Any:
+        """The HEALPix cells at `FOOTPRINT_ORDER` it touches, computed once (`what` names
+        the footprint in the error for one too large to index)."""
+        cells = getattr(self, "_cells", None)
+        if cells is None:
+            from awlineage.spacetime._healpix import footprint_cells
+
+            cells = self._cells = footprint_cells(self, what)
+        return cells
 
     @classmethod
     def from_polygon(cls, polygon: Polygon) -> Footprint:

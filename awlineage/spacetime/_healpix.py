@@ -16,6 +16,7 @@ list of ranges does not need.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -33,22 +34,25 @@ _CELLS_ACROSS = 4
 _CELL_DEGREES = math.degrees(math.sqrt(4 * math.pi / 12))  # order 0: 58.6 deg
 
 
-def _quantities(ra: np.ndarray, dec: np.ndarray) -> tuple[object, object]:
-    import astropy.units as u
-    from astropy.coordinates import Latitude, Longitude
+def _rust() -> Any:
+    """cdshealpix's compiled functions, called with radians directly: its Python wrappers
+    build astropy Longitude and Latitude objects first, which costs ten times the search for
+    one footprint. Values passed are in range (ra in [0, 360), dec within the poles)."""
+    from cdshealpix import cdshealpix
 
-    return Longitude(ra, unit=u.deg), Latitude(dec, unit=u.deg)
+    return cdshealpix
 
 
 def position_cells(ra: np.ndarray, dec: np.ndarray, order: int = POSITION_ORDER
                    ) -> np.ndarray:
     """The nested cells (int64) at `order` of positions given in degrees."""
-    from cdshealpix import nested
-
-    if len(ra) == 0:
-        return np.zeros(0, dtype=np.int64)
-    lon, lat = _quantities(np.asarray(ra, dtype=float), np.asarray(dec, dtype=float))
-    return nested.lonlat_to_healpix(lon, lat, order).astype(np.int64)
+    lon = np.radians(np.asarray(ra, dtype=np.float64)).ravel()
+    lat = np.radians(np.asarray(dec, dtype=np.float64)).ravel()
+    cells = np.empty(lon.shape, dtype=np.uint64)
+    offsets = np.empty(lon.shape, dtype=np.float64)
+    depth = np.full(lon.shape, order, dtype=np.uint8)
+    _rust().lonlat_to_healpix(depth, lon, lat, cells, offsets, offsets.copy(), np.uint16(1))
+    return cells.astype(np.int64)
 
 
 def coverage_order(region: SkyRegion, order: int) -> int:
@@ -63,20 +67,19 @@ def region_cells(region: SkyRegion, depth: int, flat: bool = False
                  ) -> tuple[np.ndarray, np.ndarray]:
     """(cells, their orders) covering `region` at orders up to `depth` (all at `depth` when
     `flat`); a superset of the region."""
-    import astropy.units as u
-    from cdshealpix import nested
-
+    rust = _rust()
     if isinstance(region, Circle):
         if region.radius >= 90.0 and not flat:  # cdshealpix caps cones; take the sky
             return np.arange(12, dtype=np.int64), np.zeros(12, dtype=np.int64)
-        lon, lat = _quantities(np.array(region.ra), np.array(region.dec))
-        radius = max(region.radius, 1e-9) * u.deg
-        cells, orders, _ = nested.cone_search(lon, lat, radius, depth, flat=flat)
+        radius = math.radians(max(region.radius, 1e-9))
+        cells, orders, _ = rust.cone_search(np.uint8(depth), np.uint8(2),
+                                            np.float64(math.radians(region.ra)),
+                                            np.float64(math.radians(region.dec)),
+                                            np.float64(radius), bool(flat))
     elif isinstance(region, Polygon):
-        ra = np.array([v[0] for v in region.vertices])
-        dec = np.array([v[1] for v in region.vertices])
-        lon, lat = _quantities(ra, dec)
-        cells, orders, _ = nested.polygon_search(lon, lat, depth, flat=flat)
+        lon = np.radians(np.array([v[0] for v in region.vertices], dtype=np.float64))
+        lat = np.radians(np.array([v[1] for v in region.vertices], dtype=np.float64))
+        cells, orders, _ = rust.polygon_search(np.uint8(depth), lon, lat, bool(flat))
     else:
         raise SkyRegionError(f"no HEALPix coverage for {type(region).__name__}")
     return np.asarray(cells, dtype=np.int64), np.asarray(orders, dtype=np.int64)
@@ -111,3 +114,4 @@ def footprint_cells(footprint: Polygon, what: str = "footprint") -> np.ndarray:
                              f"footprint; the limit is {MAX_FOOTPRINT_CELLS:,} HEALPix cells")
     cells, _ = region_cells(footprint, FOOTPRINT_ORDER, flat=True)
     return np.unique(cells)
+

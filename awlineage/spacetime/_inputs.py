@@ -40,11 +40,16 @@ def as_radec(value: Any, what: str) -> tuple[float, float]:
     if hasattr(value, "icrs") and hasattr(value, "frame"):  # a SkyCoord or a frame
         if not value.isscalar:
             raise SkyRegionError(f"{what}: expected one position, got {value.shape} of them")
+        frame = getattr(value, "frame", value)
         try:
-            icrs = value.icrs
+            icrs = frame if frame.name == "icrs" else value.icrs
         except Exception as exc:  # astropy raises several types for frames it cannot map
             raise SkyRegionError(f"{what}: cannot convert {_brief(value)} to ICRS: {exc}"
                                  ) from None
+        data = getattr(icrs, "frame", icrs).data
+        if hasattr(data, "lon") and hasattr(data, "lat"):  # spherical: read as it is held
+            return check_radec(float(data.lon.to_value("deg")), float(data.lat.to_value("deg")),
+                               what)
         return check_radec(float(icrs.ra.deg), float(icrs.dec.deg), what)
     if isinstance(value, tuple | list) and len(value) == 2:
         return check_radec(value[0], value[1], what)

@@ -141,7 +141,7 @@ class Polygon(SkyRegion):
         Naming the fault: too few vertices, two equal neighbours, not convex, too large.
     """
 
-    __slots__ = ("_centre", "_normals", "_vectors", "vertices")
+    __slots__ = ("_geometry", "vertices")
 
     def __init__(self, vertices: Any) -> None:
         what = type(self).__name__
@@ -167,9 +167,39 @@ class Polygon(SkyRegion):
             normals = _edge_normals(vectors, what)
         _check_convex(vectors, normals, centre, what)
         self.vertices: tuple[tuple[float, float], ...] = tuple(points)
-        self._vectors = vectors
-        self._normals = normals
-        self._centre = centre
+        self._geometry: tuple[list[Vector], list[Vector], Vector] | None = \
+            (vectors, normals, centre)
+
+    @classmethod
+    def from_checked(cls, vertices: list[tuple[float, float]]) -> Polygon:
+        """A polygon of vertices that a `Polygon` already checked and ordered (as stored):
+        no checks, and its geometry is computed when first needed."""
+        polygon = cls.__new__(cls)
+        polygon.vertices = tuple(vertices)
+        polygon._geometry = None
+        return polygon
+
+    def _parts(self) -> tuple[list[Vector], list[Vector], Vector]:
+        geometry = self._geometry
+        if geometry is None:
+            vectors = [unit_vector(ra, dec) for ra, dec in self.vertices]
+            total = (sum(v[0] for v in vectors), sum(v[1] for v in vectors),
+                     sum(v[2] for v in vectors))
+            geometry = self._geometry = (vectors, _edge_normals(vectors, type(self).__name__),
+                                         normalised(total))
+        return geometry
+
+    @property
+    def _vectors(self) -> list[Vector]:
+        return self._parts()[0]
+
+    @property
+    def _normals(self) -> list[Vector]:
+        return self._parts()[1]
+
+    @property
+    def _centre(self) -> Vector:
+        return self._parts()[2]
 
     # -- geometry ------------------------------------------------------------------------
     @property

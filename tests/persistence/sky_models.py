@@ -20,3 +20,9 @@ class SkyDetection(DBObject):
     number = persistent("Row in the catalogue", int, 0)
     position = persistent("Sky position", SkyCoord, None)
     field = persistent("The field it was found in", SkyField, None)
+
+
+class SkyTile(SkyField):
+    """A field whose footprint is part of its identity: versions per patch of sky."""
+
+    identity = ("footprint",)
