@@ -56,15 +56,16 @@ class FileStore(Protocol):
     def sync(self) -> None:
         """Make the files stored so far durable."""
 
-    def retrieve(self, name: str, sha256: str) -> Path:
-        """A local copy of file `name`, checked against `sha256`."""
+    def retrieve(self, name: str, sha256: str, *, size: int | None = None) -> Path:
+        """File `name` on this machine (in place when the storage is a local directory, else
+        a cached copy), checked against `sha256` and, when given, `size`."""
 
     def open(self, name: str, sha256: str) -> BinaryIO:
         """A stream of file `name` that checks `sha256` when read to the end."""
 
-    def local_path(self, name: str, sha256: str) -> Path | None:
-        """Where file `name` lies on this machine, checked against `sha256`; None when the
-        storage is not a local directory."""
+    def local_path(self, name: str, sha256: str, *, size: int | None = None) -> Path | None:
+        """Where file `name` lies on this machine, checked against `sha256` (and `size`);
+        None when the storage is not a local directory."""
 
 
 class SessionStores(Protocol):
