@@ -11,7 +11,7 @@ from awlineage.errors import QueryError
 from awlineage.persistence import DBObject, Expression, brief, root_class
 from awlineage.query._compile import Compiler
 from awlineage.query._select import Query
-from awlineage.query._text import parse_query, point_at
+from awlineage.query._text import parse_query, parse_value, point_at
 
 
 def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None = None, *,
@@ -71,4 +71,4 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
     return Query(root, what, database=database)
 
 
-__all__ = ["Compiler", "Query", "parse_query", "point_at", "select"]
+__all__ = ["Compiler", "Query", "parse_query", "parse_value", "point_at", "select"]
