@@ -199,7 +199,7 @@ def _check_size(term: Term) -> None:
 def number(value: Any, where: str) -> Number:
     """`value` as a `Number`, or an error: only finite ints (64-bit) and floats compute."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise QueryError(f"{where}: arithmetic takes numbers, got {brief(value)}")
+        raise QueryError(f"{where} takes numbers, got {brief(value)}")
     if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
         raise QueryError(f"{where}: {brief(value)} is outside the 64-bit integer range")
     if isinstance(value, float) and not math.isfinite(value):
