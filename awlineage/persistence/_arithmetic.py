@@ -11,6 +11,9 @@ types them: int op int is int, anything with a float is float. The rules every d
   ``n``, a missing value makes ``!=`` hold and every other comparison not hold;
 - an int term compared with a float is compared as a float.
 
+Float results beyond about 1e308 or below about 1e-308 (not zero) are the one known difference:
+PostgreSQL refuses the query (a `QueryError` naming it), SQLite computes infinity or zero.
+
 One comparison reads attributes of one object: every attribute in it starts at the same class
 and follows the same links (``X.inst.gain * X.inst.bias``, not ``X.gain * X.inst.bias``).
 """
