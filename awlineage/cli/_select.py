@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from awlineage.cli._common import find_class, names_in_query, prepare, print_objects
 from awlineage.database import connect
+from awlineage.errors import AwlError
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -15,7 +17,7 @@ def _run(args: argparse.Namespace) -> int:
     db = connect(args.database)
     prepare(db, args.imports, [*([args.cls] if args.cls else []), *names_in_query(args.query)])
     cls = find_class(db, args.cls) if args.cls else None
-    query = select(args.query, cls)
+    query = select(args.query, cls, bind=_bindings(args.bind) if args.bind else None)
     if args.newest:
         query = query.newest()
     if args.count:
@@ -27,6 +29,25 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bindings(pairs: list[str]) -> dict[str, Any]:
+    """``name=value`` pairs as a bind mapping, each value read as a query literal."""
+    from awlineage.query import parse_value
+
+    bound: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        name = name.strip().removeprefix(":")
+        if not sep or not name.isidentifier():
+            raise AwlError(f"--bind {pair!r}: write name=value, e.g. --bind d=5")
+        if name in bound:
+            raise AwlError(f"--bind: {name!r} is bound twice")
+        try:
+            bound[name] = parse_value(text)
+        except AwlError as exc:
+            raise type(exc)(f"--bind {name}: {exc}") from None
+    return bound
+
+
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``select`` to the ``awl`` parser."""
     sel = commands.add_parser("select", help="run a textual query and list the objects")
@@ -36,6 +57,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     sel.add_argument("--count", action="store_true", help="print only how many match")
     sel.add_argument("--newest", action="store_true", help="only the newest version of each "
                      "identity (no object of which a newer version is stored)")
+    sel.add_argument("--bind", action="append", default=[], metavar="NAME=VALUE",
+                     help="value of the placeholder :NAME in the query (repeatable), written "
+                     "as in a query: 5, -2.5, 'WFI' (quote it for the shell), 2024-01-03, "
+                     "true, false, none; e.g. select 'X.n in (:lo..:hi)' --bind lo=0 "
+                     "--bind hi=9")
     sel.add_argument("--import", dest="imports", action="append", default=[],
                      help="module defining persistent classes (repeatable)")
     sel.set_defaults(run=_run, read_only=True)

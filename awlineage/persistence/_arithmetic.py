@@ -6,10 +6,13 @@ types them: int op int is int, anything with a float is float. The rules every d
 
 - int / int is integer division truncated toward zero (what SQL does: ``-7 / 2`` is ``-3``,
   not Python's ``-7 // 2 == -4``);
-- dividing by zero gives a missing value, so the comparison does not hold (``not`` of it
-  does), as does a missing attribute;
-- an int result (also an intermediate one) outside the 64-bit range is missing likewise;
+- dividing by zero gives a missing value, and so does a missing attribute and an int result
+  (also an intermediate one) outside the 64-bit range; as for ``X.n != 5`` on a missing
+  ``n``, a missing value makes ``!=`` hold and every other comparison not hold;
 - an int term compared with a float is compared as a float.
+
+Float results beyond about 1e308 or below about 1e-308 (not zero) are the one known difference:
+PostgreSQL refuses the query (a `QueryError` naming it), SQLite computes infinity or zero.
 
 One comparison reads attributes of one object: every attribute in it starts at the same class
 and follows the same links (``X.inst.gain * X.inst.bias``, not ``X.gain * X.inst.bias``).
@@ -199,7 +202,7 @@ def _check_size(term: Term) -> None:
 def number(value: Any, where: str) -> Number:
     """`value` as a `Number`, or an error: only finite ints (64-bit) and floats compute."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise QueryError(f"{where}: arithmetic takes numbers, got {brief(value)}")
+        raise QueryError(f"{where} takes numbers, got {brief(value)}")
     if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
         raise QueryError(f"{where}: {brief(value)} is outside the 64-bit integer range")
     if isinstance(value, float) and not math.isfinite(value):
@@ -342,11 +345,11 @@ def evaluate_term(term: Term, values: dict[int, Any]) -> int | float | None:
 
 def evaluate(comparison: ArithmeticComparison, values: dict[int, Any]) -> bool:
     """True when the comparison holds for the attribute values in `values` (see
-    `evaluate_term`); a missing value makes it false."""
+    `evaluate_term`); a missing value makes ``!=`` true and the other comparisons false."""
     left = evaluate_term(comparison.left, values)
     right = evaluate_term(comparison.right, values)
     if left is None or right is None:
-        return False
+        return comparison.op == "!="
     if comparison.type is float:
         left, right = float(left), float(right)
     return {"==": left == right, "!=": left != right, "<": left < right,

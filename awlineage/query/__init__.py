@@ -11,7 +11,7 @@ from awlineage.errors import QueryError
 from awlineage.persistence import DBObject, Expression, brief, root_class
 from awlineage.query._compile import Compiler
 from awlineage.query._select import Query
-from awlineage.query._text import parse_query, point_at
+from awlineage.query._text import parse_query, parse_value, point_at
 
 
 def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None = None, *,
@@ -41,8 +41,8 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
     Examples
     --------
     >>> select((RawFrame.exptime > 10) & (RawFrame.instrument.name == "WFI"))  # doctest: +SKIP
-    >>> select((RawFrame.exptime * 2.0 > 60) & RawFrame.nexp.in_(range(0, 10, 2)))  # doctest: +SKIP
-    >>> select("exptime * 2.0 > :t and detector in (0..9:2, 20)", RawFrame,
+    >>> select((Raw.exptime * 2.0 > 60) & Raw.detector.in_(range(0, 10, 2)))  # doctest: +SKIP
+    >>> select("exptime * 2.0 > :t and detector in (0..9:2, 20)", Raw,
     ...        bind={"t": 60})  # doctest: +SKIP
 
     Arithmetic (``+ - * /``, unary minus) works on int and float attributes in both forms;
@@ -71,4 +71,4 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
     return Query(root, what, database=database)
 
 
-__all__ = ["Compiler", "Query", "parse_query", "point_at", "select"]
+__all__ = ["Compiler", "Query", "parse_query", "parse_value", "point_at", "select"]

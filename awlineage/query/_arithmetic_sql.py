@@ -4,7 +4,7 @@ The rules are those of `awlineage.persistence._arithmetic` (its `evaluate` is th
 specification). What each database needs to follow them:
 
 - division by zero: the divisor goes through ``NULLIF(divisor, 0)`` (PostgreSQL would raise,
-  SQLite gives NULL), so the comparison does not hold;
+  SQLite gives NULL): a missing value, as for a NULL attribute;
 - int / int: both truncate toward zero; PostgreSQL computes int terms as ``numeric`` (``div``
   for division) so that nothing overflows mid-way, and every int result outside 64 bits is
   made NULL at once (``least``/``greatest``/``nullif``: one copy of the term, no CASE);
@@ -108,13 +108,17 @@ class TermCompiler:
 
 def comparison_sql(comparison: ArithmeticComparison, postgresql: bool,
                    columns: dict[int, sa.ColumnElement]) -> sa.ColumnElement:
-    """The SQL condition of `comparison`; NULL (not holding) when a value is missing."""
+    """The SQL condition of `comparison`; when a value is missing, true for ``!=`` and NULL
+    (not holding) for the others."""
     terms = TermCompiler(postgresql, columns)
     if comparison.type is float:
         left, right = terms.as_float(comparison.left), terms.as_float(comparison.right)
     else:
         left, right = terms.ended(comparison.left), terms.ended(comparison.right)
-    return left.op(_SQL_COMPARATORS[comparison.op], is_comparison=True)(right)
+    condition = left.op(_SQL_COMPARATORS[comparison.op], is_comparison=True)(right)
+    if comparison.op == "!=":  # a missing value is "not equal", as for X.n != 5
+        return sa.func.coalesce(condition, sa.true())
+    return condition
 
 
 def range_sql(expression: InRange, column: sa.ColumnElement) -> sa.ColumnElement:

@@ -38,7 +38,7 @@ from awlineage.persistence import (
     find_property,
     in_range,
 )
-from awlineage.persistence._arithmetic import as_term
+from awlineage.persistence._arithmetic import INT64_MAX, as_term
 from awlineage.persistence._arithmetic import compare as arithmetic_compare
 from awlineage.query._shape import MAX_TEXT_NESTING
 from awlineage.spacetime import Box, Circle, Interval, Polygon, as_radec
@@ -56,6 +56,7 @@ _PARSER = Lark(
     (FilePath(__file__).parent / "grammar.lark").read_text(),
     parser="lalr",
     propagate_positions=True,
+    start=["start", "value"],
 )
 _ESCAPE = re.compile(r"\\(.)")
 _READABLE = {
@@ -295,7 +296,8 @@ class _Builder(Transformer):
 
     def minus(self, operand: _Operand) -> _Operand:
         value = operand.value
-        if operand.literal and isinstance(value, int | float) and not isinstance(value, bool):
+        if operand.literal and isinstance(value, int | float) and not isinstance(value, bool) \
+                and -value <= INT64_MAX:  # -(-2**63) is computed, and so is missing
             return _Operand(-value, operand.token, literal=True)
         try:
             return _Operand(-self._term(operand, "-"), operand.token)
@@ -490,7 +492,7 @@ def parse_query(text: str, cls: type | None = None,
         raise QueryError(f"query has {len(text):,} characters; the limit is "
                          f"{MAX_TEXT_CHARS:,}")
     try:
-        tree = _PARSER.parse(text)
+        tree = _PARSER.parse(text, start="start")
     except UnexpectedInput as exc:
         raise QuerySyntaxError(
             point_at(text, exc.line if exc.line > 0 else 1,
@@ -512,6 +514,35 @@ def parse_query(text: str, cls: type | None = None,
         raise QueryError(f"bound value{'s' if len(unused) > 1 else ''} not used in the query: "
                          f"{', '.join(':' + name for name in unused)}")
     return expression
+
+
+def parse_value(text: str) -> Any:
+    """One value written as in a textual query: ``5``, ``-2.5``, ``'WFI'``, ``2024-01-03``,
+    ``true``, ``false``, ``none`` (what ``awl select --bind name=value`` takes).
+
+    Raises
+    ------
+    QuerySyntaxError
+        With a caret, when `text` is not one value.
+    """
+    if len(text) > MAX_TEXT_CHARS:
+        raise QueryError(f"value has {len(text):,} characters; the limit is "
+                         f"{MAX_TEXT_CHARS:,}")
+    try:
+        tree = _PARSER.parse(text, start="value")
+    except UnexpectedInput as exc:
+        found = _describe(exc, text).split(";")[0]
+        raise QuerySyntaxError(
+            point_at(text, exc.line if exc.line > 0 else 1,
+                     exc.column if exc.column > 0 else len(text) + 1,
+                     f"{found}; expected one value: a number, a 'string', a date, true, "
+                     "false or none")
+        ) from None
+    try:
+        operand = _Builder(text, None, class_by_name, {}).transform(tree)
+    except VisitError as exc:
+        raise exc.orig_exc from None
+    return operand.value
 
 
 def _depth(tree: Tree) -> int:
