@@ -10,6 +10,7 @@ from awlineage.persistence._arithmetic import (
     Operation,
     Term,
 )
+from awlineage.persistence._arithmetic import evaluate as evaluate_arithmetic
 from awlineage.persistence._dataobject import DataObject, DataObjectError
 from awlineage.persistence._expressions import (
     And,
@@ -129,6 +130,7 @@ __all__ = [
     "datetime_to_text",
     "default_store",
     "describe_class",
+    "evaluate_arithmetic",
     "find_property",
     "frozen_list",
     "get_persistent_properties",

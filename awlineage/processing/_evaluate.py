@@ -9,14 +9,19 @@ from typing import Any
 from awlineage.errors import QueryError
 from awlineage.persistence import (
     And,
+    ArithmeticComparison,
     Comparison,
     Contains,
     Expression,
     In,
+    InRange,
     Like,
     Not,
     Or,
     Path,
+    SkyPredicate,
+    TimePredicate,
+    evaluate_arithmetic,
 )
 
 _MISSING = object()
@@ -92,4 +97,39 @@ def matches(expression: Expression | None, obj: Any) -> bool:
             if any(_compare("==", member, wanted) for member in members):
                 return True
         return False
+    if isinstance(expression, InRange):
+        return any(v in expression for v in _value(obj, expression.path))
+    if isinstance(expression, ArithmeticComparison):
+        return _arithmetic(expression, obj)
+    if isinstance(expression, SkyPredicate | TimePredicate):
+        return any(v is not None and _holds(expression, v)
+                   for v in _value(obj, expression.path))
     raise QueryError(f"cannot evaluate {expression!r} on objects in memory")
+
+
+def _arithmetic(expression: ArithmeticComparison, obj: Any) -> bool:
+    """An arithmetic comparison on each object its attributes reach (they follow the same
+    links, so their values pair up in order)."""
+    attributes = expression.attributes()
+    columns = [_value(obj, attribute.path) for attribute in attributes]
+    return any(
+        evaluate_arithmetic(expression, {id(a): v for a, v in zip(attributes, row, strict=True)})
+        for row in zip(*columns, strict=False))
+
+
+def _holds(expression: SkyPredicate | TimePredicate, value: Any) -> bool:
+    """A sky or time predicate on one value, by the exact tests the database's answers are
+    checked against."""
+    if isinstance(expression, TimePredicate):
+        target = expression.value
+        if expression.op == "within":  # a datetime in an interval
+            return target.contains(value)  # type: ignore[union-attr]
+        if expression.op == "overlaps":
+            return value.overlaps(target)
+        return value.contains(target)
+    region = expression.region
+    if expression.op == "within":  # a position in a region
+        return region.contains(value)  # type: ignore[union-attr]
+    if expression.op == "contains":  # a footprint holds a position
+        return value.contains((region.ra, region.dec))  # type: ignore[union-attr]
+    return value.overlaps(region)
