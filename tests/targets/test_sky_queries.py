@@ -30,6 +30,13 @@ from targets.pipeline import (
     ingest,
 )
 from targets.real_files import REAL_FILES
+from tests.targets.test_overscan import (
+    ORIGIN,
+    OVERSCAN_COLUMNS,
+    ROWS,
+    TRIMMED,
+    synthetic_chip,
+)
 
 EDGE = 1e-3
 """Pixels this close to a frame's edge are left out: which side of it they fall is rounding."""
@@ -169,3 +176,29 @@ def test_a_wcs_that_gives_no_footprint_does_not_stop_ingest(db, data_server,
     assert any("footprint" in note for note in report.defaults)
     assert not select(RawScienceFrame.footprint.contains((150.0, 2.0))).exists()
 
+
+
+def test_a_reduced_frame_covers_only_its_trimmed_pixels(db, data_server, tmp_path: Path
+                                                        ) -> None:
+    raw_pixels, header, _, _ = synthetic_chip(3, signal_level=200.0, wcs=True)
+    header.update({"DATE-OBS": "2024-01-03T02:00:00", "EXPTIME": 10.0})
+    path = tmp_path / "overscan.fits"
+    fits.PrimaryHDU(raw_pixels, header).writeto(path)
+    raw = ingest([path], kind="science").ingested[0]
+    report = TargetProcessor("serial", progress=False).make(ReducedScienceFrame)
+    assert report.made == 1 and not report.failures(), report.summary()
+    reduced = select(ReducedScienceFrame).first()
+    assert reduced.trim_origin == list(ORIGIN)
+    row = ROWS // 2
+    cut = [raw.wcs.pixel_to_world(column, row)  # raw pixels only: prescan and overscan
+           for column in (ORIGIN[1] - 2, OVERSCAN_COLUMNS[3])]
+    kept = [raw.wcs.pixel_to_world(column, row)  # the first and last columns kept
+            for column in (ORIGIN[1], ORIGIN[1] + TRIMMED[1] - 1)]
+    for position in cut:
+        assert pixel_area_holds(raw, position) and not pixel_area_holds(reduced, position)
+        assert ids(select(RawScienceFrame.footprint.contains(position))) == {raw.object_id}
+        assert not select(ReducedScienceFrame.footprint.contains(position)).exists()
+    for position in kept:
+        assert pixel_area_holds(reduced, position)
+        assert ids(select(ReducedScienceFrame.footprint.contains(position))) == \
+            {reduced.object_id}
