@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from awlineage import DataObject, Needs, OnePerGroup, Process, closest, persistent
+from awlineage import DataObject, Interval, Needs, OnePerGroup, Process, closest, persistent
 from awlineage.regions import ArrayRef, RegionCapture, capture_regions, elementwise
 from targets.calibration import (
     BiasParameters,
@@ -33,26 +33,21 @@ def night_of(frame: RawFrame) -> datetime.datetime | None:
     return None if frame.obs_date is None else night_window(frame.obs_date).start
 
 
-def valid_from(frame: RawFrame) -> datetime.datetime | None:
-    """First observation date a master made from the frame's night is used for."""
+def validity_of(frame: RawFrame) -> Interval | None:
+    """The observation dates a master made from the frame's night is used for: its night,
+    widened by `VALIDITY` on each side (half-open); None without a date."""
     night = night_of(frame)
-    return None if night is None else night - VALIDITY
-
-
-def valid_until(frame: RawFrame) -> datetime.datetime | None:
-    """End (exclusive) of the observation dates a master of the frame's night is used for."""
-    night = night_of(frame)
-    return None if night is None else night + datetime.timedelta(days=1) + VALIDITY
+    return None if night is None else \
+        Interval(night - VALIDITY, night + datetime.timedelta(days=1) + VALIDITY)
 
 
 def covering(date_attribute: str) -> Callable[[object, object], bool]:
-    """A condition: the calibration's validity range covers the target's `date_attribute`."""
+    """A condition: the calibration's validity interval contains the target's
+    `date_attribute` (the same test as ``Cls.validity.contains(date)`` in a query)."""
     def covers(target: object, calibration: object) -> bool:
         date = getattr(target, date_attribute)
-        start = getattr(calibration, "valid_from", None)
-        end = getattr(calibration, "valid_until", None)
-        return date is not None and start is not None and end is not None and \
-            start <= date < end
+        validity = getattr(calibration, "validity", None)
+        return date is not None and validity is not None and validity.contains(date)
 
     return covers
 
@@ -94,12 +89,11 @@ class MasterCalibration(Process, DataObject):
 
     chip = persistent("CCD", str, "", index=True)
     night = persistent("Start of the night of the raw frames, UTC", datetime.datetime, None)
-    valid_from = persistent("Used for frames taken from, UTC", datetime.datetime, None)
-    valid_until = persistent("Used for frames taken before, UTC", datetime.datetime, None)
+    validity = persistent("Used for frames taken in this interval, UTC", Interval, None)
     nframes = persistent("Raw frames combined", int, None)
 
 
-_NIGHT_KEYS = (("night", night_of), ("valid_from", valid_from), ("valid_until", valid_until))
+_NIGHT_KEYS = (("night", night_of), ("validity", validity_of))
 
 
 class BiasFrame(MasterCalibration):

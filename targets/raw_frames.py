@@ -17,8 +17,9 @@ from pathlib import Path
 from astropy.io import fits
 from astropy.wcs import WCS
 
-from awlineage import DataObject, commit, persistent, select
+from awlineage import DataObject, Footprint, commit, persistent, select
 from targets.errors import HeaderError
+from targets.footprints import set_footprint
 from targets.headers import (
     FrameKind,
     HeaderValues,
@@ -50,6 +51,8 @@ class RawFrame(DataObject):
     rows = persistent("NAXIS2", int, None)
     columns = persistent("NAXIS1", int, None)
     wcs_header = persistent("The celestial WCS as FITS header text; empty: none", str, "")
+    footprint = persistent("Sky covered by the pixels (from the WCS); None: no usable WCS",
+                           Footprint, None)
     defaults_used = persistent("Values not in the header, and what was used instead", str, [])
     extension = persistent("Extension of the original file the frame came from (EXTNAME, "
                            "EXTNAME,EXTVER or index); empty: the frame is the whole file",
@@ -118,7 +121,7 @@ def raw_frame(values: HeaderValues, path: Path, original: Path | None = None,
     wcs_text = "" if values.wcs is None else \
         values.wcs.to_header(relax=True).tostring(sep="\n")
     rows, columns = values.shape if values.shape is not None else (None, None)
-    return RAW_CLASSES[values.kind](
+    frame = RAW_CLASSES[values.kind](
         pathname=path, original_name=(original or path).name, instrument=values.instrument,
         chip=values.chip, filter=values.filter, exptime=values.exptime,
         obs_date=values.obs_date, object_name=values.object, gain=values.gain,
@@ -127,6 +130,11 @@ def raw_frame(values: HeaderValues, path: Path, original: Path | None = None,
         saturation=min(values.saturation, sys.float_info.max), rows=rows,
         columns=columns, wcs_header=wcs_text, defaults_used=values.describe_defaults(),
         extension=extension, source_hash=source_hash, unit=values.unit)
+    problem = set_footprint(frame, values.wcs, values.shape)
+    if problem is not None:  # the WCS stays for what it can do; the report says why
+        values.defaults["footprint"] = f"{problem}; the frame is not found by sky queries"
+        frame.defaults_used = values.describe_defaults()
+    return frame
 
 
 @dataclass

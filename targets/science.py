@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 from astropy.wcs import WCS
 
-from awlineage import DataObject, Needs, OnePer, OnePerGroup, Process, persistent
+from awlineage import DataObject, Footprint, Needs, OnePer, OnePerGroup, Process, persistent
 from awlineage.regions import (
     capture_regions,
     elementwise,
@@ -20,6 +20,7 @@ from awlineage.regions import (
 )
 from targets.coadd import CoaddParameters, coadd
 from targets.errors import GridError
+from targets.footprints import set_footprint
 from targets.images import read_hdu, store_image
 from targets.masters import (
     BiasFrame,
@@ -61,6 +62,8 @@ class ScienceProduct(Process, DataObject):
     filter = persistent("Filter", str, "", index=True)
     obs_date = persistent("Start of the exposure, UTC", datetime.datetime, None)
     object_name = persistent("Field observed", str, "", index=True)
+    footprint = persistent("Sky covered by the product's pixels (from their WCS); None: no "
+                           "WCS", Footprint, None)
 
 
 def _calibration_required(step: str) -> Callable[[ReducedScienceFrame], str | None]:
@@ -126,6 +129,8 @@ class ReducedScienceFrame(ScienceProduct):
         self.trim_origin = list(frame.layout.origin)
         self.star_peaks, self.star_peaks_masked = (reduced.star_peaks.count,
                                                    reduced.star_peaks.masked)
+        problem = set_footprint(self, reduced_wcs(self, reduced.data.shape), reduced.data.shape)
+        self.notes = [*self.notes, *([problem] if problem else [])]
         store_image(self, reduced.data, reduced.header, WEIGHT=reduced.weight,
                     MASK=reduced.mask)
         with capture_regions(self) as capture:
@@ -224,6 +229,7 @@ class RegriddedFrame(ScienceProduct):
         image = regrid(data, weight, wcs, grid, parameters, header, self.reduced.sky_level)
         self.origin_row, self.origin_col = image.origin
         self.scale = self.raw.electrons_per_second
+        set_footprint(self, image.wcs, image.data.shape)  # a TAN grid: always one
         store_image(self, image.data, image.header, WEIGHT=image.weight)
         # lineage from the WCSs at query time (map mode): nothing stored, no capture cost
         transform = PixelTransform(wcs, data.shape, grid, image.origin, parameters.order)
@@ -247,6 +253,8 @@ class CoaddedRegriddedFrame(Process, DataObject):
     nframes = persistent("Frames stacked", int, None)
     origin_row = persistent("Grid row of the image's row 0", int, None)
     origin_col = persistent("Grid column of the image's column 0", int, None)
+    footprint = persistent("Sky covered by the coadd's pixels (the grid's WCS)", Footprint,
+                           None)
     process_params = persistent("Processing parameters", CoaddedRegriddedFrameParameters, None)
 
     def make(self) -> None:
@@ -264,6 +272,7 @@ class CoaddedRegriddedFrame(Process, DataObject):
                        unit="electron/s")
         self.nframes = result.nframes
         self.origin_row, self.origin_col = result.origin
+        set_footprint(self, result.wcs, result.data.shape)  # a TAN grid: always one
         store_image(self, result.data, result.header, WEIGHT=result.weight, COUNT=result.count)
         self._record_regions(frames, images, result.data.shape)
 

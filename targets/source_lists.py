@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 from astropy import units as u
+from astropy.coordinates import SkyCoord
 from astropy.io import fits
 from astropy.table import QTable
 from astropy.wcs import WCS
@@ -157,8 +158,11 @@ class SourceList(Process, DataObject):
         table.header["COADD"] = self.coadd.filename
         self.store(fits.HDUList([fits.PrimaryHDU(header=_list_header(header)), table]))
         for number, row in enumerate(sources):
-            Source(sourcelist=self, number=number, **{
-                name: _measured(row[name].item()) for name in Source.MEASURED})
+            measured = {name: _measured(row[name].item()) for name in Source.MEASURED}
+            # an (ra, dec) pair in ICRS degrees: no SkyCoord built per source
+            position = None if measured["ra"] is None or measured["dec"] is None else \
+                (measured["ra"], measured["dec"])
+            Source(sourcelist=self, number=number, position=position, **measured)
         with capture_regions(self) as capture:  # a row depends on its star's pixel box
             call = capture.operator(payload_boxes(), [capture.array(
                 self.coadd, shape=data.shape)], hdu=SOURCES_HDU, shape=(len(sources),))
@@ -196,6 +200,8 @@ class Source(DBObject):
     y = persistent("Row in the coadd [pixel, 0-based]", float, None)
     ra = persistent("Right ascension (ICRS) [deg]", float, None, index=True)
     dec = persistent("Declination (ICRS) [deg]", float, None, index=True)
+    position = persistent("Position (ICRS), as ra and dec; for sky queries: "
+                          "Source.position.within(Circle(...))", SkyCoord, None)
     flux = persistent("Kron flux [e-/s]", float, None, index=True)
     flux_err = persistent("Error of the flux [e-/s]", float, None)
     flags = persistent("sep's extraction flags, OR-ed", int, 0)

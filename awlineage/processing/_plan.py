@@ -33,8 +33,9 @@ class StaleReason:
     """Why a target will be made (or cannot be): a kind for programs, a sentence for people.
 
     Kinds: ``missing``, ``forced``, ``no-run``, ``code``, ``parameters``, ``superseded``,
-    ``better-match``, ``dependency``, ``members``, ``blocked`` (it cannot be made itself),
-    ``blocked-by`` (something it needs cannot be made).
+    ``better-match``, ``dependency``, ``members``, ``grouping`` (a grouping key's value
+    differs from the stored one's), ``blocked`` (it cannot be made itself), ``blocked-by``
+    (something it needs cannot be made).
     """
 
     kind: str

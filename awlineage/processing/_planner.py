@@ -29,7 +29,12 @@ from awlineage.processing._plan import (
     nodes_of,
     short_id,
 )
-from awlineage.processing._staleness import link_reasons, member_reasons, run_reasons
+from awlineage.processing._staleness import (
+    key_reasons,
+    link_reasons,
+    member_reasons,
+    run_reasons,
+)
 from awlineage.query import select
 from awlineage.trace import Process, default_parameters, parameter_values
 
@@ -280,6 +285,8 @@ class Planner:
         else:
             reasons += member_reasons(spec.link, getattr(stored, spec.link),
                                       sources)  # type: ignore[arg-type]
+            reasons += key_reasons([name for name, _ in spec.key_functions()
+                                    if name not in cls.identity], stored, candidate)  # type: ignore[attr-defined]
         for attribute, need in needs.items():
             chooser = getattr(need.choose, "description", None)
             reasons += link_reasons(attribute, getattr(stored, attribute),

@@ -3,6 +3,7 @@ with against what the processor would use now, and says so in a sentence."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from awlineage.database import identity_key
@@ -101,3 +102,21 @@ def member_reasons(attribute: str, old: list[DBObject], nodes: list[PlanNode]
             "dependency", f"{attribute}: {len(remade)} of {len(nodes)} "
                           f"{remade[0].cls.__name__} will be made again"))
     return reasons
+
+
+def key_reasons(names: Iterable[str], stored: DBObject, candidate: DBObject
+                ) -> list[StaleReason]:
+    """The grouping keys (not the identity) that the existing target holds other values of
+    than its group gives now: a key function changed (a validity range widened), or the
+    target was stored before the key existed (None then)."""
+    reasons = []
+    for name in names:
+        before, after = getattr(stored, name), getattr(candidate, name)
+        if before != after:
+            reasons.append(StaleReason("grouping", f"{name} {_shown(before)} -> "
+                                                   f"{_shown(after)}"))
+    return reasons
+
+
+def _shown(value: Any) -> str:
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)

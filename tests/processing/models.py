@@ -9,6 +9,7 @@ import time
 
 from awlineage import (
     DBObject,
+    Interval,
     Needs,
     OnePer,
     OnePerGroup,
@@ -49,6 +50,34 @@ class MasterCal(Process):
     night = persistent("Night, UTC", datetime.datetime, None)
     level = persistent("Mean level [ADU]", float, None)
     process_params = persistent("Parameters", CalParameters, None)
+
+    def make(self) -> None:
+        self.level = sum(r.level for r in self.raws) / len(self.raws)
+
+
+VALIDITY = datetime.timedelta(days=1)
+"""How long beyond its night a `WindowedCal` is valid (either side)."""
+
+
+def validity_of(raw: DBObject) -> Interval:
+    """The night of a frame, widened by `VALIDITY` on each side."""
+    night = night_of(raw)
+    return Interval(night - VALIDITY, night + datetime.timedelta(days=1) + VALIDITY)
+
+
+class WindowedCal(Process):
+    """A master calibration with a validity interval: a grouping key that is not part of its
+    identity (chip, night)."""
+
+    identity = ("chip", "night")
+    targets = OnePerGroup(RawCal, link="raws",
+                          by=("chip", ("night", night_of), ("validity", validity_of)))
+
+    raws = persistent("Raw calibrations combined", RawCal, [])
+    chip = persistent("CCD name", str, "")
+    night = persistent("Night, UTC", datetime.datetime, None)
+    validity = persistent("Used for frames taken in this interval", Interval, None)
+    level = persistent("Mean level [ADU]", float, None)
 
     def make(self) -> None:
         self.level = sum(r.level for r in self.raws) / len(self.raws)

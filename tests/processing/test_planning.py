@@ -3,10 +3,13 @@ The serial executor makes what the plans say."""
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from awlineage import ProcessRun, TargetProcessor, select
 from awlineage.processing import ProcessingError, State
+from tests.processing import models
 from tests.processing.models import (
     CalibParameters,
     Calibrated,
@@ -15,6 +18,7 @@ from tests.processing.models import (
     RawSci,
     Stack,
     StrictCalibrated,
+    WindowedCal,
     utc,
 )
 
@@ -196,3 +200,21 @@ def test_the_plan_names_its_root_causes_once_per_class_and_reason(db, night, ser
     doubled = TargetProcessor("serial", progress=False, parameters=(CalibParameters(scale=2.0),))
     assert render_causes(doubled.plan(Stack)) == "    5 Calibrated: scale 1.0 -> 2.0"
     assert render_causes(serial.plan(Stack)) == "nothing to make: every target is up to date"
+
+
+def test_a_changed_grouping_key_outside_the_identity_remakes_the_group(db, night, serial,
+                                                                      monkeypatch) -> None:
+    serial.make(WindowedCal)
+    assert serial.plan(WindowedCal).red() == []
+    monkeypatch.setattr(models, "VALIDITY", models.VALIDITY * 2)  # a key function changed
+    plan = serial.plan(WindowedCal)
+    assert plan.count(State.RED) == 3 and plan.count(State.GREEN) == 0
+    assert {r.kind for n in plan.red() for r in n.reasons} == {"grouping"}
+    assert ("validity Interval('2024-02-29T00:00:00+00:00', '2024-03-03T00:00:00+00:00') -> "
+            "Interval('2024-02-28T00:00:00+00:00', '2024-03-04T00:00:00+00:00')"
+            ) in reasons(plan, WindowedCal)
+    assert serial.make(WindowedCal).made == 3
+    newest = select(WindowedCal).newest().all()
+    assert len(newest) == 3 and all(
+        w.validity.end - w.validity.start == datetime.timedelta(days=5) for w in newest)
+    assert serial.plan(WindowedCal).red() == []
