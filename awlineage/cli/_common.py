@@ -23,6 +23,7 @@ from awlineage.errors import (
     UnknownClassError,
 )
 from awlineage.persistence import DBObject, describe_class
+from awlineage.spacetime import Interval, SkyPosition, SkyRegion
 
 TARGETS_GROUP = "awlineage.targets"
 """Entry-point group under which a package names the modules of its process targets, e.g.
@@ -195,7 +196,8 @@ def format_value(value: object, width: int = 100) -> str:
         return value.isoformat()
     if isinstance(value, bytes):
         return f"<{len(value)} bytes>"
-    text = repr(value)
+    # positions, footprints and intervals as the query language writes them
+    text = str(value) if isinstance(value, SkyPosition | SkyRegion | Interval) else repr(value)
     return text if len(text) <= width else text[:width - 3] + "..."
 
 

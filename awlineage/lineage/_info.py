@@ -90,6 +90,8 @@ def format_value(value: Any) -> str:
     if isinstance(value, bytes):
         return f"<{len(value)} bytes>"
     # positions, footprints and intervals in the query language's own form
+    if hasattr(value, "icrs") and hasattr(value, "frame") and getattr(value, "isscalar", False):
+        value = SkyPosition.of(value, "value")  # a SkyCoord as a position reads
     text = str(value) if isinstance(value, SkyPosition | SkyRegion | Interval) else repr(value)
     return text if len(text) <= 120 else text[:117] + "..."
 

@@ -76,7 +76,8 @@ class SkyPosition:
         return hash((self.ra, self.dec))
 
     def __repr__(self) -> str:
-        return f"SkyPosition({self.ra!r}, {self.dec!r})"
+        # What the attribute reads as (an ICRS SkyCoord), written as the call that makes it.
+        return f"SkyCoord({self.ra!r}, {self.dec!r}, unit='deg')"
 
     def __str__(self) -> str:
         return f"POINT({self.ra!r}, {self.dec!r})"
