@@ -385,7 +385,7 @@ class AwlSide:
         """As in a process that has read none of the files: no verified hashes remembered,
         an empty cache."""
         with contextlib.suppress(ImportError):  # awlineage before files were read in place
-            from awlineage.storage._verified import verified_files
+            from awlineage.storage import verified_files
 
             verified_files.forget()
         shutil.rmtree(self.cache, ignore_errors=True)

@@ -3,14 +3,19 @@ query expressions a class stands for. Knows nothing of SQL; a database implement
 `ObjectStore`."""
 
 from awlineage.persistence._arithmetic import (
+    INT64_MAX,
+    INT64_MIN,
     ArithmeticComparison,
     Attribute,
     Negation,
     Number,
     Operation,
     Term,
+    as_term,
 )
+from awlineage.persistence._arithmetic import compare as arithmetic_compare
 from awlineage.persistence._arithmetic import evaluate as evaluate_arithmetic
+from awlineage.persistence._arithmetic import numbers as arithmetic_numbers
 from awlineage.persistence._dataobject import DataObject, DataObjectError
 from awlineage.persistence._expressions import (
     And,
@@ -79,6 +84,8 @@ from awlineage.persistence._store import (
 from awlineage.persistence._values import UTC, datetime_to_text, text_to_datetime
 
 __all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
     "UTC",
     "And",
     "ArithmeticComparison",
@@ -120,6 +127,9 @@ __all__ = [
     "active_session",
     "add_observer",
     "ambiguity_message",
+    "arithmetic_compare",
+    "arithmetic_numbers",
+    "as_term",
     "brief",
     "build_stand_in",
     "class_by_name",

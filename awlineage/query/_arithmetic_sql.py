@@ -21,6 +21,8 @@ import sqlalchemy as sa
 
 from awlineage.database import ClassTables
 from awlineage.persistence import (
+    INT64_MAX,
+    INT64_MIN,
     ArithmeticComparison,
     Attribute,
     InRange,
@@ -30,7 +32,6 @@ from awlineage.persistence import (
     Property,
     Term,
 )
-from awlineage.persistence._arithmetic import INT64_MAX, INT64_MIN
 
 _FLOAT = sa.Float(precision=53)
 _SQL_COMPARATORS = {"==": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}

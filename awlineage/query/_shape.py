@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from awlineage.errors import QueryError
 from awlineage.persistence import And, ArithmeticComparison, Expression, In, InRange, Not, Or
-from awlineage.persistence._arithmetic import numbers
+from awlineage.persistence import arithmetic_numbers as numbers
 
 MAX_NESTING = 20
 """Deepest alternation of ``and``, ``or`` and ``not`` in a query's normal form."""

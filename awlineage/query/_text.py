@@ -26,6 +26,7 @@ from awlineage.errors import (
     UnknownClassError,
 )
 from awlineage.persistence import (
+    INT64_MAX,
     And,
     Expression,
     Not,
@@ -33,13 +34,13 @@ from awlineage.persistence import (
     Or,
     Path,
     Term,
+    arithmetic_compare,
+    as_term,
     brief,
     class_by_name,
     find_property,
     in_range,
 )
-from awlineage.persistence._arithmetic import INT64_MAX, as_term
-from awlineage.persistence._arithmetic import compare as arithmetic_compare
 from awlineage.query._shape import MAX_TEXT_NESTING
 from awlineage.spacetime import Box, Circle, Interval, Polygon, as_radec
 

@@ -21,6 +21,7 @@ from awlineage.storage._references import (
     referenced_filenames,
 )
 from awlineage.storage._session import Activation, Session, current_data_server, current_session
+from awlineage.storage._verified import verified_files
 
 set_default_files(DefaultFiles())
 
@@ -42,4 +43,5 @@ __all__ = [
     "referenced_among",
     "referenced_filenames",
     "use_data_server",
+    "verified_files",
 ]
