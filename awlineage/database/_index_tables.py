@@ -22,23 +22,15 @@ import sqlalchemy as sa
 from awlineage.database._types import UTCDateTime
 from awlineage.persistence import Property
 from awlineage.spacetime import (
-    Footprint,
-    Interval,
-    is_skycoord_type,
     position_cells,
     unit_vectors,
+    value_kind_of,
 )
 
 
 def indexed_kind(prop: Property) -> str | None:
     """"position", "footprint" or "interval" for a property with a side table, else None."""
-    if is_skycoord_type(prop.type):
-        return "position"
-    if prop.type is Footprint:
-        return "footprint"
-    if prop.type is Interval:
-        return "interval"
-    return None
+    return value_kind_of(prop.type)
 
 
 def index_table(metadata: sa.MetaData, name: str, prop: Property) -> sa.Table:

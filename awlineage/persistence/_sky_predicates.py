@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any
 from awlineage.errors import QueryError, SkyRegionError
 from awlineage.persistence._properties import Kind
 from awlineage.spacetime import (
-    Footprint,
     Interval,
     SkyPosition,
     SkyRegion,
-    is_skycoord_type,
+    value_kind_of,
 )
 
 if TYPE_CHECKING:
@@ -64,12 +63,9 @@ def value_kind(path: Path) -> str | None:
     prop = path.last
     if prop.kind is not Kind.DESCRIPTOR or path.index is not None:
         return None
-    if is_skycoord_type(prop.type):
-        return "position"
-    if prop.type is Footprint:
-        return "footprint"
-    if prop.type is Interval:
-        return "interval"
+    kind = value_kind_of(prop.type)
+    if kind is not None:
+        return kind
     if prop.type is datetime.datetime:
         return "datetime"
     return None
@@ -83,15 +79,14 @@ def _region(path: Path, op: str, region: Any) -> SkyRegion:
 
 
 def _interval(path: Path, op: str, value: Any) -> Interval:
-    if isinstance(value, Interval):
-        return value
-    if isinstance(value, tuple | list) and len(value) == 2:
-        try:
-            return Interval(*value)
-        except SkyRegionError as exc:
-            raise QueryError(f"{path}.{op}(): {exc}") from None
-    raise QueryError(f"{path}.{op}() takes an Interval (or a (start, end) pair), got "
-                     f"{type(value).__name__} {value!r:.60}")
+    try:
+        interval = Interval.of(value)
+    except SkyRegionError as exc:
+        raise QueryError(f"{path}.{op}(): {exc}") from None
+    if interval is None:
+        raise QueryError(f"{path}.{op}() takes an Interval (or a (start, end) pair), got "
+                         f"{type(value).__name__} {value!r:.60}")
+    return interval
 
 
 def _moment(path: Path, op: str, value: Any) -> datetime.datetime:

@@ -140,15 +140,14 @@ def _check_footprint(value: Any, where: str) -> Footprint:
 
 
 def _check_interval(value: Any, where: str) -> Interval:
-    if isinstance(value, Interval):
-        return value
-    if isinstance(value, tuple | list) and len(value) == 2:
-        try:
-            return Interval(*value)
-        except SkyRegionError as exc:
-            raise PersistentValueError(f"{where}: {exc}") from None
-    raise PersistentTypeError(f"{where} expects an Interval (or a (start, end) pair), got "
-                              f"{_type_name(value)} {value!r}")
+    try:
+        interval = Interval.of(value)
+    except SkyRegionError as exc:
+        raise PersistentValueError(f"{where}: {exc}") from None
+    if interval is None:
+        raise PersistentTypeError(f"{where} expects an Interval (or a (start, end) pair), got "
+                                  f"{_type_name(value)} {value!r}")
+    return interval
 
 
 _CHECKERS: dict[type, Callable[[Any, str], Any]] = {

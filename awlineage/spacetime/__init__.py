@@ -20,6 +20,7 @@ from awlineage.spacetime._position import (
     SkyPosition,
     is_skycoord_type,
     skycoord_type,
+    value_kind_of,
 )
 from awlineage.spacetime._regions import Box, Circle, Polygon, SkyRegion
 from awlineage.spacetime._vectors import chord_squared, unit_vector, unit_vectors
@@ -29,5 +30,5 @@ __all__ = [
     "Circle", "Footprint", "Interval", "Polygon", "SkyPosition", "SkyRegion", "as_degrees",
     "as_radec", "as_utc", "chord_squared", "footprint_cells", "footprint_from_wcs",
     "is_skycoord_type", "position_cells", "region_ranges", "skycoord_type", "unit_vector",
-    "unit_vectors",
+    "unit_vectors", "value_kind_of",
 ]

@@ -62,6 +62,22 @@ class Interval:
             raise SkyRegionError(f"Interval: ends ({self.end.isoformat()}) at or before it "
                                  f"starts ({self.start.isoformat()})")
 
+    @classmethod
+    def of(cls, value: Any) -> Interval | None:
+        """`value` as an interval: an Interval as it is, a (start, end) pair made one; None for
+        anything else (the caller names what it expected).
+
+        Raises
+        ------
+        SkyRegionError
+            For a pair that makes no interval (see the class).
+        """
+        if isinstance(value, Interval):
+            return value
+        if isinstance(value, tuple | list) and len(value) == 2:
+            return cls(*value)
+        return None
+
     @property
     def bounds(self) -> tuple[datetime.datetime, datetime.datetime]:
         """(start, end) with `EARLIEST`/`LATEST` for unbounded ends, as the database has them."""

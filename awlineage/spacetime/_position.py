@@ -19,6 +19,21 @@ def is_skycoord_type(value_type: Any) -> bool:
         value_type.__module__.startswith("astropy.coordinates")
 
 
+def value_kind_of(value_type: Any) -> str | None:
+    """"position", "footprint" or "interval" for the sky and time property types, else
+    None."""
+    from awlineage.spacetime._footprint import Footprint
+    from awlineage.spacetime._interval import Interval
+
+    if is_skycoord_type(value_type):
+        return "position"
+    if value_type is Footprint:
+        return "footprint"
+    if value_type is Interval:
+        return "interval"
+    return None
+
+
 def skycoord_type() -> type:
     """astropy's SkyCoord class."""
     from astropy.coordinates import SkyCoord
