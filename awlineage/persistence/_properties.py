@@ -80,8 +80,6 @@ class Property:
         self.builtin = builtin
         self.name = ""
         self.owner: type[DBObject] | None = None
-        # A position is held as a SkyPosition and read as a SkyCoord.
-        self.is_position = kind is Kind.DESCRIPTOR and is_skycoord_type(value_type)
         self.__doc__ = doc
 
     # -- class creation -------------------------------------------------------------------
@@ -179,8 +177,6 @@ class Property:
                 raise AttributeError(self.name) from None
         if observers and self.kind is not _DESCRIPTOR and self.kind is not _DESCRIPTOR_LIST:
             notify_read(value if isinstance(value, list) else [value])
-        if self.is_position and value is not None:
-            return value.coord()
         return value
 
     def __set__(self, obj: DBObject, value: Any) -> None:
@@ -283,7 +279,21 @@ def persistent(doc: str, value_type: Any = _UNSET, default: Any = _UNSET, *,
             default = checker_for(value_type)(default, "default")
         except (PersistentTypeError, PersistentValueError) as exc:
             raise PropertyDefinitionError(f"persistent(): {exc}") from None
+    if is_skycoord_type(value_type):
+        return PositionProperty(doc, value_type, default, kind=Kind.DESCRIPTOR, index=index)
     return Property(doc, value_type, default, kind=Kind.DESCRIPTOR, index=index)
+
+
+class PositionProperty(Property):
+    """A SkyCoord descriptor: held as a `SkyPosition` (cheap to load by the thousand), read
+    as an ICRS SkyCoord built on first reading. A class of its own, so that reading every
+    other property costs what it did."""
+
+    def __get__(self, obj: DBObject | None, cls: type | None = None) -> Any:
+        value = super().__get__(obj, cls)
+        if obj is None or value is None:
+            return value
+        return value.coord()
 
 
 @dataclass(frozen=True)

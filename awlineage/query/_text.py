@@ -103,6 +103,14 @@ def _describe(error: UnexpectedInput, text: str) -> str:
     return f"syntax error: unexpected {found}{hint}"
 
 
+def _syntax_error(text: str, error: UnexpectedInput, message: str) -> QuerySyntaxError:
+    """`message` with the place in `text` where the parser stopped (the end when it ran
+    out of input)."""
+    return QuerySyntaxError(point_at(text, error.line if error.line > 0 else 1,
+                                     error.column if error.column > 0 else len(text) + 1,
+                                     message))
+
+
 def _parse_datetime(text: str) -> datetime.datetime:
     value = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
     if value.tzinfo is None:
@@ -495,10 +503,7 @@ def parse_query(text: str, cls: type | None = None,
     try:
         tree = _PARSER.parse(text, start="start")
     except UnexpectedInput as exc:
-        raise QuerySyntaxError(
-            point_at(text, exc.line if exc.line > 0 else 1,
-                     exc.column if exc.column > 0 else len(text) + 1, _describe(exc, text))
-        ) from None
+        raise _syntax_error(text, exc, _describe(exc, text)) from None
     depth = _depth(tree)
     if depth > MAX_TEXT_NESTING:
         raise QueryError(f"query nests {depth} levels deep; the limit is {MAX_TEXT_NESTING}")
@@ -533,12 +538,8 @@ def parse_value(text: str) -> Any:
         tree = _PARSER.parse(text, start="value")
     except UnexpectedInput as exc:
         found = _describe(exc, text).split(";")[0]
-        raise QuerySyntaxError(
-            point_at(text, exc.line if exc.line > 0 else 1,
-                     exc.column if exc.column > 0 else len(text) + 1,
-                     f"{found}; expected one value: a number, a 'string', a date, true, "
-                     "false or none")
-        ) from None
+        raise _syntax_error(text, exc, f"{found}; expected one value: a number, a 'string', "
+                            "a date, true, false or none") from None
     try:
         operand = _Builder(text, None, class_by_name, {}).transform(tree)
     except VisitError as exc:
