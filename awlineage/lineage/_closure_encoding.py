@@ -1,0 +1,392 @@
+"""Interval encoding of a DAG's transitive closure (seed 002, Heinis and Alonso): every node,
+or every copy of a node the transformation duplicated, gets an interval [left, right], and a
+is an ancestor of b exactly when an interval of a strictly contains an interval of b.
+
+The seed labels a poset of dimension 2 from two linear extensions L1, L2 (interval of x:
+position of x in L1, position of x' in L1 + reversed L2); a part that is not of dimension 2 is
+turned into a forest by duplicating nodes reached along several paths (its algorithm 3), and a
+forest has dimension 2. Of the seed's steps this module does: the independent subgraphs of the
+incomparability graph, found without building that graph (a series cut in a topological order,
+and weakly connected components, both on reachability bitsets; recursively, so series-parallel
+shapes are never duplicated); the dimension-2 test of a part, done by building a candidate
+realizer (two LIFO topological orders, children in opposite orders) and counting, per node,
+the nodes it dominates against its reachability (equal counts prove the realizer, since both
+orders extend the partial order); duplication of what fails. Not done: the transitive
+orientation of the incomparability graph (so a dimension-2 part the candidate misses is
+duplicated), and the single-entry/single-exit subgraph search inside a failing part.
+Before all this, transitive edges are dropped (same closure, fewer paths to duplicate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+LABEL_GAP = 1 << 10  # spacing of labels, so appended sinks can be fitted in between
+
+
+class ClosureTooLargeError(ValueError):
+    """The tree transformation of a part would make more labels than allowed."""
+
+
+class CycleError(ValueError):
+    """The graph given to the encoding has a cycle, so it has no transitive-closure order."""
+
+
+@dataclass(frozen=True)
+class Label:
+    """One interval of `node` (a node has several when it was duplicated). `anc_from` and
+    `desc_until` bound the `left` of the intervals containing and contained in this one, so
+    each query scans one bounded range of `left`."""
+
+    node: Hashable
+    left: int
+    right: int
+    anc_from: int
+    desc_until: int
+
+    def contains(self, other: Label) -> bool:
+        """Whether this interval strictly contains `other` (this node is an ancestor)."""
+        return self.left < other.left and other.right < self.right
+
+
+@dataclass
+class EncodingStats:
+    """How the encoding was made: the parts the decomposition found and how each was
+    labelled."""
+
+    nodes: int = 0
+    edges: int = 0
+    reduced_edges: int = 0
+    series_parts: int = 0
+    parallel_parts: int = 0
+    dimension2_parts: int = 0
+    duplicated_parts: int = 0
+    duplicated_nodes: int = 0
+
+
+@dataclass(frozen=True)
+class ClosureEncoding:
+    """The labels of a DAG and how they were made; answers the three closure queries in
+    memory (the database tables answer them in SQL)."""
+
+    labels: tuple[Label, ...]
+    stats: EncodingStats
+    by_node: dict[Hashable, tuple[Label, ...]] = field(repr=False)
+
+    def ancestors(self, node: Hashable) -> set[Hashable]:
+        """Every node with a path to `node`, `node` excluded."""
+        mine = self.by_node[node]
+        return {lab.node for lab in self.labels if any(lab.contains(m) for m in mine)}
+
+    def descendants(self, node: Hashable) -> set[Hashable]:
+        """Every node `node` has a path to, `node` excluded."""
+        mine = self.by_node[node]
+        return {lab.node for lab in self.labels if any(m.contains(lab) for m in mine)}
+
+    def is_ancestor(self, ancestor: Hashable, node: Hashable) -> bool:
+        """Whether there is a path from `ancestor` to `node` (of length at least one)."""
+        return any(a.contains(b) for a in self.by_node[ancestor] for b in self.by_node[node])
+
+
+def encode(edges: Iterable[tuple[Hashable, Hashable]], nodes: Iterable[Hashable] = (), *,
+           gap: int = LABEL_GAP, max_labels: int | None = None) -> ClosureEncoding:
+    """The interval encoding of the DAG with parent -> child `edges` (and lone `nodes`).
+
+    Raises
+    ------
+    CycleError
+        If the edges make a cycle.
+    ClosureTooLargeError
+        If duplication would make more than `max_labels` labels.
+    """
+    graph = _Graph(edges, nodes)
+    stats = EncodingStats(nodes=len(graph.ids), edges=graph.edge_count,
+                          reduced_edges=sum(len(c) for c in graph.children))
+    budget = _Budget(max_labels)
+    points = _Encoder(graph, stats, budget).encode(list(range(len(graph.ids))))
+    total = len(points)
+    lefts = [(x + 1) * gap for _, x, _ in points]
+    rights = [(2 * total - y) * gap for _, _, y in points]
+    anc_from, desc_until = _range_bounds(points, lefts)
+    labels = tuple(Label(graph.ids[v], lefts[i], rights[i], anc_from[i], desc_until[i])
+                   for i, (v, _, _) in enumerate(points))
+    by_node: dict[Hashable, list[Label]] = {}
+    for lab in labels:
+        by_node.setdefault(lab.node, []).append(lab)
+    stats.duplicated_nodes = total - len(graph.ids)
+    return ClosureEncoding(labels, stats, {k: tuple(v) for k, v in by_node.items()})
+
+
+class _Graph:
+    """Nodes numbered in a topological order, transitive edges dropped, reachability as
+    Python integers used as bitsets (bit i: node i is reachable)."""
+
+    def __init__(self, edges: Iterable[tuple[Hashable, Hashable]], nodes: Iterable[Hashable]):
+        index: dict[Hashable, int] = {}
+        ids: list[Hashable] = []
+
+        def number(n: Hashable) -> int:
+            if n not in index:
+                index[n] = len(ids)
+                ids.append(n)
+            return index[n]
+
+        for n in nodes:
+            number(n)
+        raw: set[tuple[int, int]] = {(number(a), number(b)) for a, b in edges}
+        self.edge_count = len(raw)
+        order = _topological(len(ids), raw, ids)
+        position = {v: i for i, v in enumerate(order)}
+        self.ids = [ids[v] for v in order]
+        children: list[list[int]] = [[] for _ in order]
+        for a, b in sorted(raw):
+            children[position[a]].append(position[b])
+        self.reach = [0] * len(order)
+        self.children: list[list[int]] = [[] for _ in order]
+        for v in range(len(order) - 1, -1, -1):
+            below = 0
+            for c in children[v]:
+                below |= self.reach[c]
+            self.children[v] = [c for c in children[v] if not below >> c & 1]
+            for c in self.children[v]:
+                below |= 1 << c
+            self.reach[v] = below
+        self.parents: list[list[int]] = [[] for _ in order]
+        for v, kids in enumerate(self.children):
+            for c in kids:
+                self.parents[c].append(v)
+
+
+def _topological(count: int, edges: set[tuple[int, int]], ids: Sequence[Hashable]) -> list[int]:
+    indegree = [0] * count
+    out: list[list[int]] = [[] for _ in range(count)]
+    for a, b in sorted(edges):
+        out[a].append(b)
+        indegree[b] += 1
+    ready = [v for v in range(count) if indegree[v] == 0]
+    order: list[int] = []
+    while ready:
+        v = ready.pop()
+        order.append(v)
+        for c in out[v]:
+            indegree[c] -= 1
+            if indegree[c] == 0:
+                ready.append(c)
+    if len(order) < count:
+        stuck = sorted((ids[v] for v in range(count) if indegree[v]), key=repr)[:5]
+        raise CycleError(f"the lineage graph has a cycle through {stuck}")
+    return order
+
+
+@dataclass
+class _Budget:
+    limit: int | None
+    used: int = 0
+
+    def spend(self, count: int) -> None:
+        self.used += count
+        if self.limit is not None and self.used > self.limit:
+            raise ClosureTooLargeError(
+                f"the tree transformation needs more than {self.limit} labels")
+
+
+Point = tuple[int, int, int]  # node number, rank in L1, rank in L2
+
+
+class _Encoder:
+    def __init__(self, graph: _Graph, stats: EncodingStats, budget: _Budget) -> None:
+        self.graph = graph
+        self.stats = stats
+        self.budget = budget
+
+    def encode(self, part: list[int]) -> list[Point]:
+        """Points of `part` (node numbers in topological order, convex in the DAG)."""
+        if len(part) == 1:
+            self.budget.spend(1)
+            return [(part[0], 0, 0)]
+        components = self._components(part)
+        if len(components) > 1:
+            self.stats.parallel_parts += len(components)
+            encoded = [self.encode(c) for c in components]
+            return _combine(encoded, reverse_second=True)
+        chunks = self._series(part)
+        if len(chunks) > 1:
+            self.stats.series_parts += len(chunks)
+            return _combine([self.encode(c) for c in chunks], reverse_second=False)
+        points = self._candidate(part)
+        if self._verified(part, points):
+            self.stats.dimension2_parts += 1
+            self.budget.spend(len(points))
+            return points
+        self.stats.duplicated_parts += 1
+        return self._unfold(part)
+
+    def _components(self, part: list[int]) -> list[list[int]]:
+        members = set(part)
+        root = {v: v for v in part}
+
+        def find(v: int) -> int:
+            while root[v] != v:
+                root[v] = root[root[v]]
+                v = root[v]
+            return v
+
+        for v in part:
+            for c in self.graph.children[v]:
+                if c in members:
+                    root[find(c)] = find(v)
+        groups: dict[int, list[int]] = {}
+        for v in part:
+            groups.setdefault(find(v), []).append(v)
+        return list(groups.values())
+
+    def _series(self, part: list[int]) -> list[list[int]]:
+        """Split where every node before reaches every node after (an ordinal sum): the
+        components of the incomparability graph that the seed treats independently."""
+        later = 0
+        for v in part:
+            later |= 1 << v
+        chunks: list[list[int]] = []
+        current: list[int] = []
+        common = -1
+        for v in part[:-1]:
+            current.append(v)
+            later &= ~(1 << v)
+            common &= self.graph.reach[v]
+            if later & ~common == 0:
+                chunks.append(current)
+                current, common = [], -1
+        current.append(part[-1])
+        chunks.append(current)
+        return chunks
+
+    def _candidate(self, part: list[int]) -> list[Point]:
+        members = set(part)
+        first = self._lifo_order(part, members, reverse=False)
+        second = self._lifo_order(part, members, reverse=True)
+        rank2 = {v: i for i, v in enumerate(second)}
+        return [(v, i, rank2[v]) for i, v in enumerate(first)]
+
+    def _lifo_order(self, part: list[int], members: set[int], *, reverse: bool) -> list[int]:
+        pending = {v: sum(p in members for p in self.graph.parents[v]) for v in part}
+        ready = [v for v in part if pending[v] == 0]
+        if not reverse:
+            ready.reverse()
+        order: list[int] = []
+        while ready:
+            v = ready.pop()
+            order.append(v)
+            kids = [c for c in self.graph.children[v] if c in members]
+            for c in (kids if reverse else reversed(kids)):
+                pending[c] -= 1
+                if pending[c] == 0:
+                    ready.append(c)
+        return order
+
+    def _verified(self, part: list[int], points: list[Point]) -> bool:
+        mask = 0
+        for v in part:
+            mask |= 1 << v
+        dominated = _dominated_counts(points)
+        return all(dominated[i] == (self.graph.reach[v] & mask).bit_count()
+                   for i, (v, _, _) in enumerate(points))
+
+    def _unfold(self, part: list[int]) -> list[Point]:
+        """The seed's tree transformation: a node reached along k paths becomes k copies,
+        each with a copy of everything below it; preorder ranks, children in one order for
+        L1 and in the opposite order for L2, realize the resulting forest."""
+        members = set(part)
+        kids = {v: [c for c in self.graph.children[v] if c in members] for v in part}
+        roots = [v for v in part if not any(p in members for p in self.graph.parents[v])]
+        copies: dict[tuple[int, int], int] = {}  # (parent copy, node) -> copy number
+        first: list[int] = []
+        stack = [(r, -1) for r in reversed(roots)]
+        while stack:
+            v, parent = stack.pop()
+            copies[parent, v] = len(first)
+            self.budget.spend(1)
+            stack.extend((c, len(first)) for c in reversed(kids[v]))
+            first.append(v)
+        rank2 = [0] * len(first)
+        stack = [(r, -1) for r in roots]
+        walked = 0
+        while stack:
+            v, parent = stack.pop()
+            copy = copies[parent, v]
+            rank2[copy] = walked
+            walked += 1
+            stack.extend((c, copy) for c in kids[v])
+        return [(v, i, rank2[i]) for i, v in enumerate(first)]
+
+
+def _combine(parts: list[list[Point]], *, reverse_second: bool) -> list[Point]:
+    """Series composition (both orders concatenated) or parallel composition (the second
+    order concatenated in reverse), each a realizer of the composed poset."""
+    out: list[Point] = []
+    sizes = [len(p) for p in parts]
+    order2 = list(range(len(parts)))
+    if reverse_second:
+        order2.reverse()
+    running = 0
+    offset_of = [0] * len(parts)
+    for k in order2:
+        offset_of[k] = running
+        running += sizes[k]
+    first = 0
+    for k, points in enumerate(parts):
+        out.extend((v, x + first, y + offset_of[k]) for v, x, y in points)
+        first += sizes[k]
+    return out
+
+
+class _Fenwick:
+    def __init__(self, size: int, empty: int, pick: Callable[[int, int], int]) -> None:
+        self.tree = [empty] * (size + 1)
+        self.empty = empty
+        self.pick = pick
+
+    def put(self, index: int, value: int) -> None:
+        i = index + 1
+        while i < len(self.tree):
+            self.tree[i] = self.pick(self.tree[i], value)
+            i += i & -i
+
+    def prefix(self, index: int) -> int:
+        """Combined value over positions 0 .. index - 1."""
+        result, i = self.empty, index
+        while i > 0:
+            result = self.pick(result, self.tree[i])
+            i -= i & -i
+        return result
+
+
+def _dominated_counts(points: list[Point]) -> list[int]:
+    size = len(points)
+    tree = _Fenwick(size, 0, lambda a, b: a + b)
+    counts = [0] * size
+    for i in sorted(range(size), key=lambda i: -points[i][1]):
+        y = points[i][2]
+        counts[i] = tree.prefix(size - 1 - y)  # points already in have larger x; want larger y
+        tree.put(size - 1 - y, 1)
+    return counts
+
+
+def _range_bounds(points: list[Point], lefts: list[int]) -> tuple[list[int], list[int]]:
+    """Per point, the smallest left of a containing interval and the largest left of a
+    contained one (its own left when there is none)."""
+    size = len(points)
+    by_x = sorted(range(size), key=lambda i: points[i][1])
+    low = _Fenwick(size, 1 << 62, min)
+    anc_from = list(lefts)
+    for i in by_x:
+        y = points[i][2]
+        anc_from[i] = min(lefts[i], low.prefix(y))
+        low.put(y, lefts[i])
+    high = _Fenwick(size, -1, max)
+    desc_until = list(lefts)
+    for i in reversed(by_x):
+        y = points[i][2]
+        desc_until[i] = max(lefts[i], high.prefix(size - 1 - y))
+        high.put(size - 1 - y, lefts[i])
+    return anc_from, desc_until
