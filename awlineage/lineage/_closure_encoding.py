@@ -201,19 +201,45 @@ class _Encoder:
         self.budget = budget
 
     def encode(self, part: list[int]) -> list[Point]:
-        """Points of `part` (node numbers in topological order, convex in the DAG)."""
+        """Points of `part` (node numbers in topological order, convex in the DAG). The
+        decomposition nests as deep as the graph, so it runs on a stack of its own."""
+        results: dict[int, list[Point]] = {}
+        tasks: list[tuple[int, list[int], list[int], bool]] = [(0, part, [], False)]
+        slots = 1
+        while tasks:
+            slot, members, children, parallel = tasks.pop()
+            if children:
+                results[slot] = _combine([results.pop(c) for c in children],
+                                         reverse_second=parallel)
+                continue
+            pieces, parallel = self._split(members)
+            if pieces is None:
+                results[slot] = self._encode_prime(members)
+                continue
+            numbers = list(range(slots, slots + len(pieces)))
+            slots += len(pieces)
+            tasks.append((slot, members, numbers, parallel))
+            tasks.extend((n, piece, [], False) for n, piece in zip(numbers, pieces))
+        return results[0]
+
+    def _split(self, part: list[int]) -> tuple[list[list[int]] | None, bool]:
+        """The parallel parts of `part`, else its series parts, else None (prime)."""
         if len(part) == 1:
-            self.budget.spend(1)
-            return [(part[0], 0, 0)]
+            return None, False
         components = self._components(part)
         if len(components) > 1:
             self.stats.parallel_parts += len(components)
-            encoded = [self.encode(c) for c in components]
-            return _combine(encoded, reverse_second=True)
+            return components, True
         chunks = self._series(part)
         if len(chunks) > 1:
             self.stats.series_parts += len(chunks)
-            return _combine([self.encode(c) for c in chunks], reverse_second=False)
+            return chunks, False
+        return None, False
+
+    def _encode_prime(self, part: list[int]) -> list[Point]:
+        if len(part) == 1:
+            self.budget.spend(1)
+            return [(part[0], 0, 0)]
         points = self._candidate(part)
         if self._verified(part, points):
             self.stats.dimension2_parts += 1
