@@ -219,7 +219,7 @@ class _Encoder:
             numbers = list(range(slots, slots + len(pieces)))
             slots += len(pieces)
             tasks.append((slot, members, numbers, parallel))
-            tasks.extend((n, piece, [], False) for n, piece in zip(numbers, pieces))
+            tasks.extend((n, piece, [], False) for n, piece in zip(numbers, pieces, strict=True))
         return results[0]
 
     def _split(self, part: list[int]) -> tuple[list[list[int]] | None, bool]:
@@ -240,13 +240,21 @@ class _Encoder:
         if len(part) == 1:
             self.budget.spend(1)
             return [(part[0], 0, 0)]
-        points = self._candidate(part)
-        if self._verified(part, points):
-            self.stats.dimension2_parts += 1
-            self.budget.spend(len(points))
-            return points
+        members = set(part)
+        down = {v: [c for c in self.graph.children[v] if c in members] for v in part}
+        up = {v: [p for p in self.graph.parents[v] if p in members] for v in part}
+        # candidates for a realizer, from the sources down and from the sinks up
+        for kids, parents, flip in ((down, up, False), (up, down, True)):
+            points = self._candidate(part, kids, parents, flip=flip)
+            if self._verified(part, points):
+                self.stats.dimension2_parts += 1
+                self.budget.spend(len(points))
+                return points
         self.stats.duplicated_parts += 1
-        return self._unfold(part)
+        # a forest of copies from the sources down or from the sinks up, the smaller
+        if _copies(part, up) <= _copies(list(reversed(part)), down):
+            return self._unfold(part, down, up, flip=False)
+        return self._unfold(list(reversed(part)), up, down, flip=True)
 
     def _components(self, part: list[int]) -> list[list[int]]:
         members = set(part)
@@ -287,28 +295,12 @@ class _Encoder:
         chunks.append(current)
         return chunks
 
-    def _candidate(self, part: list[int]) -> list[Point]:
-        members = set(part)
-        first = self._lifo_order(part, members, reverse=False)
-        second = self._lifo_order(part, members, reverse=True)
-        rank2 = {v: i for i, v in enumerate(second)}
-        return [(v, i, rank2[v]) for i, v in enumerate(first)]
-
-    def _lifo_order(self, part: list[int], members: set[int], *, reverse: bool) -> list[int]:
-        pending = {v: sum(p in members for p in self.graph.parents[v]) for v in part}
-        ready = [v for v in part if pending[v] == 0]
-        if not reverse:
-            ready.reverse()
-        order: list[int] = []
-        while ready:
-            v = ready.pop()
-            order.append(v)
-            kids = [c for c in self.graph.children[v] if c in members]
-            for c in (kids if reverse else reversed(kids)):
-                pending[c] -= 1
-                if pending[c] == 0:
-                    ready.append(c)
-        return order
+    def _candidate(self, part: list[int], kids: dict[int, list[int]],
+                   parents: dict[int, list[int]], *, flip: bool) -> list[Point]:
+        order = list(reversed(part)) if flip else part
+        first = _lifo_order(order, kids, parents, reverse=False)
+        second = _lifo_order(order, kids, parents, reverse=True)
+        return _flipped(_points(first, second), flip)
 
     def _verified(self, part: list[int], points: list[Point]) -> bool:
         mask = 0
@@ -318,13 +310,13 @@ class _Encoder:
         return all(dominated[i] == (self.graph.reach[v] & mask).bit_count()
                    for i, (v, _, _) in enumerate(points))
 
-    def _unfold(self, part: list[int]) -> list[Point]:
+    def _unfold(self, part: list[int], kids: dict[int, list[int]],
+                parents: dict[int, list[int]], *, flip: bool) -> list[Point]:
         """The seed's tree transformation: a node reached along k paths becomes k copies,
         each with a copy of everything below it; preorder ranks, children in one order for
-        L1 and in the opposite order for L2, realize the resulting forest."""
-        members = set(part)
-        kids = {v: [c for c in self.graph.children[v] if c in members] for v in part}
-        roots = [v for v in part if not any(p in members for p in self.graph.parents[v])]
+        L1 and in the opposite order for L2, realize the resulting forest. With `flip`, the
+        same on the reversed graph (copies of everything above), ranks then reversed."""
+        roots = [v for v in part if not parents[v]]
         copies: dict[tuple[int, int], int] = {}  # (parent copy, node) -> copy number
         first: list[int] = []
         stack = [(r, -1) for r in reversed(roots)]
@@ -343,7 +335,48 @@ class _Encoder:
             rank2[copy] = walked
             walked += 1
             stack.extend((c, copy) for c in kids[v])
-        return [(v, i, rank2[i]) for i, v in enumerate(first)]
+        return _flipped([(v, i, rank2[i]) for i, v in enumerate(first)], flip)
+
+
+def _lifo_order(part: list[int], kids: dict[int, list[int]], parents: dict[int, list[int]],
+                *, reverse: bool) -> list[int]:
+    """A linear extension: ready nodes taken last-in first-out, children pushed in their
+    order or (`reverse`) the opposite one, so a tree gives its two preorders."""
+    pending = {v: len(parents[v]) for v in part}
+    ready = [v for v in part if pending[v] == 0]
+    if not reverse:
+        ready.reverse()
+    order: list[int] = []
+    while ready:
+        v = ready.pop()
+        order.append(v)
+        for c in (kids[v] if reverse else reversed(kids[v])):
+            pending[c] -= 1
+            if pending[c] == 0:
+                ready.append(c)
+    return order
+
+
+def _points(first: list[int], second: list[int]) -> list[Point]:
+    rank2 = {v: i for i, v in enumerate(second)}
+    return [(v, i, rank2[v]) for i, v in enumerate(first)]
+
+
+def _flipped(points: list[Point], flip: bool) -> list[Point]:
+    """Points realizing the reversed order turned into points realizing the order."""
+    if not flip:
+        return points
+    last = len(points) - 1
+    return [(v, last - x, last - y) for v, x, y in points]
+
+
+def _copies(order: list[int], parents: dict[int, list[int]]) -> int:
+    """How many copies the tree transformation makes: the paths from the roots to each
+    node (`order` topological for `parents`)."""
+    paths: dict[int, int] = {}
+    for v in order:
+        paths[v] = sum(paths[p] for p in parents[v]) or 1
+    return sum(paths.values())
 
 
 def _combine(parts: list[list[Point]], *, reverse_second: bool) -> list[Point]:
