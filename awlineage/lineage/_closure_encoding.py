@@ -8,10 +8,12 @@ turned into a forest by duplicating nodes reached along several paths (its algor
 forest has dimension 2. Of the seed's steps this module does: the independent subgraphs of the
 incomparability graph, found without building that graph (a series cut in a topological order,
 and weakly connected components, both on reachability bitsets; recursively, so series-parallel
-shapes are never duplicated); the dimension-2 test of a part, done by building a candidate
-realizer (two LIFO topological orders, children in opposite orders) and counting, per node,
-the nodes it dominates against its reachability (equal counts prove the realizer, since both
-orders extend the partial order); duplication of what fails. Not done: the transitive
+shapes are never duplicated); the dimension-2 test of a part, done by building candidate
+realizers (a first linear extension, the other taking unordered pairs the opposite way, which
+is the realizer's other order whenever the first belongs to one) and counting, per node, the
+nodes it dominates against its reachability (equal counts prove the realizer, since both
+orders extend the partial order); duplication of what fails, from the sources down or from the
+sinks up, whichever makes fewer copies. Not done: the transitive
 orientation of the incomparability graph (so a dimension-2 part the candidate misses is
 duplicated), and the single-entry/single-exit subgraph search inside a failing part.
 Before all this, transitive edges are dropped (same closure, fewer paths to duplicate).
@@ -19,6 +21,7 @@ Before all this, transitive edges are dropped (same closure, fewer paths to dupl
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -245,11 +248,15 @@ class _Encoder:
         up = {v: [p for p in self.graph.parents[v] if p in members] for v in part}
         # candidates for a realizer, from the sources down and from the sinks up
         for kids, parents, flip in ((down, up, False), (up, down, True)):
-            points = self._candidate(part, kids, parents, flip=flip)
-            if self._verified(part, points):
-                self.stats.dimension2_parts += 1
-                self.budget.spend(len(points))
-                return points
+            order = list(reversed(part)) if flip else part
+            for first in (_lifo_order(order, kids, parents, reverse=False),
+                          _lifo_order(order, kids, parents, reverse=True), order):
+                second = _opposite(first, kids, parents)
+                points = _flipped(_points(first, second), flip)
+                if self._verified(part, points):
+                    self.stats.dimension2_parts += 1
+                    self.budget.spend(len(points))
+                    return points
         self.stats.duplicated_parts += 1
         # a forest of copies from the sources down or from the sinks up, the smaller
         if _copies(part, up) <= _copies(list(reversed(part)), down):
@@ -294,13 +301,6 @@ class _Encoder:
         current.append(part[-1])
         chunks.append(current)
         return chunks
-
-    def _candidate(self, part: list[int], kids: dict[int, list[int]],
-                   parents: dict[int, list[int]], *, flip: bool) -> list[Point]:
-        order = list(reversed(part)) if flip else part
-        first = _lifo_order(order, kids, parents, reverse=False)
-        second = _lifo_order(order, kids, parents, reverse=True)
-        return _flipped(_points(first, second), flip)
 
     def _verified(self, part: list[int], points: list[Point]) -> bool:
         mask = 0
@@ -354,6 +354,26 @@ def _lifo_order(part: list[int], kids: dict[int, list[int]], parents: dict[int, 
             pending[c] -= 1
             if pending[c] == 0:
                 ready.append(c)
+    return order
+
+
+def _opposite(first: list[int], kids: dict[int, list[int]],
+              parents: dict[int, list[int]]) -> list[int]:
+    """The linear extension ordering every pair left unordered by the graph opposite to
+    `first` (ready nodes taken latest in `first` first): if `first` belongs to a realizer of
+    dimension 2, this is the other order of it."""
+    position = {v: i for i, v in enumerate(first)}
+    pending = {v: len(parents[v]) for v in first}
+    ready = [-position[v] for v in first if pending[v] == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        v = first[-heapq.heappop(ready)]
+        order.append(v)
+        for c in kids[v]:
+            pending[c] -= 1
+            if pending[c] == 0:
+                heapq.heappush(ready, -position[c])
     return order
 
 

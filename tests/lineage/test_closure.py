@@ -82,17 +82,24 @@ def test_tree_shapes_are_not_duplicated():
         assert len(encode_closure(edges).labels) == len({n for e in edges for n in e})
 
 
+def test_dimension_two_part_is_labelled_without_copies():
+    # the N (a < c > b < d) is neither series nor parallel, yet of dimension 2
+    encoding = encode_closure([("a", "c"), ("b", "c"), ("b", "d")])
+    assert len(encoding.labels) == 4
+    assert encoding.stats.dimension2_parts == 1
+
+
 def test_cycle_is_refused_naming_its_nodes():
     with pytest.raises(CycleError, match=r"cycle through \[1, 2, 3\]"):
         encode_closure([(1, 2), (2, 3), (3, 1)])
 
 
 def test_duplication_beyond_the_budget_is_refused():
-    # a ladder of crossing pairs: not series-parallel, and its paths double at every rung
-    edges = [(2 * i + a, 2 * i + 2 + b) for i in range(12) for a in (0, 1) for b in (0, 1)
-             if (a, b) != (1, 1)]
-    with pytest.raises(ClosureTooLargeError, match="more than 100 labels"):
-        encode_closure(edges, max_labels=100)
+    # the standard example S_4 (a_i below b_j for i != j) has dimension 4: it must be copied
+    edges = [(f"a{i}", f"b{j}") for i in range(4) for j in range(4) if i != j]
+    assert len(encode_closure(edges).labels) > 8
+    with pytest.raises(ClosureTooLargeError, match="more than 8 labels"):
+        encode_closure(edges, max_labels=8)
 
 
 @settings(max_examples=12, deadline=None,
