@@ -13,7 +13,9 @@ realizers (a first linear extension, the other taking unordered pairs the opposi
 is the realizer's other order whenever the first belongs to one) and counting, per node, the
 nodes it dominates against its reachability (equal counts prove the realizer, since both
 orders extend the partial order); duplication of what fails, from the sources down or from the
-sinks up, whichever makes fewer copies. Not done: the transitive
+sinks up, whichever makes fewer copies; before that, a failing part's sinks and sources are
+split into one copy per edge (nothing to copy along with them) and the result decomposed
+again. Not done: the transitive
 orientation of the incomparability graph (so a dimension-2 part the candidate misses is
 duplicated), and the single-entry/single-exit subgraph search inside a failing part.
 Before all this, transitive edges are dropped (same closure, fewer paths to duplicate).
@@ -64,6 +66,7 @@ class EncodingStats:
     series_parts: int = 0
     parallel_parts: int = 0
     dimension2_parts: int = 0
+    split_parts: int = 0
     duplicated_parts: int = 0
     duplicated_nodes: int = 0
 
@@ -195,13 +198,16 @@ class _Budget:
 
 
 Point = tuple[int, int, int]  # node number, rank in L1, rank in L2
+_MAX_END_SPLITS = 8  # rounds of splitting a prime part's ends before duplicating
 
 
 class _Encoder:
-    def __init__(self, graph: _Graph, stats: EncodingStats, budget: _Budget) -> None:
+    def __init__(self, graph: _Graph, stats: EncodingStats, budget: _Budget,
+                 depth: int = 0) -> None:
         self.graph = graph
         self.stats = stats
         self.budget = budget
+        self.depth = depth
 
     def encode(self, part: list[int]) -> list[Point]:
         """Points of `part` (node numbers in topological order, convex in the DAG). The
@@ -257,6 +263,14 @@ class _Encoder:
                     self.stats.dimension2_parts += 1
                     self.budget.spend(len(points))
                     return points
+        if self.depth < _MAX_END_SPLITS:
+            split = _split_ends(part, down, up)
+            if split is not None:
+                self.stats.split_parts += 1
+                graph = _Graph(split, ())
+                inner = _Encoder(graph, self.stats, self.budget, self.depth + 1)
+                return [(graph.ids[v][0], x, y)
+                        for v, x, y in inner.encode(list(range(len(graph.ids))))]
         self.stats.duplicated_parts += 1
         # a forest of copies from the sources down or from the sinks up, the smaller
         if _copies(part, up) <= _copies(list(reversed(part)), down):
@@ -355,6 +369,21 @@ def _lifo_order(part: list[int], kids: dict[int, list[int]], parents: dict[int, 
             if pending[c] == 0:
                 ready.append(c)
     return order
+
+
+def _split_ends(part: list[int], down: dict[int, list[int]],
+                up: dict[int, list[int]]) -> list[tuple[tuple[int, int], tuple[int, int]]] | None:
+    """The edges of `part` with each sink split into one copy per parent and each source into
+    one copy per child (None if there is none to split): a copy of a sink has nothing below it
+    in the part to copy along, so this costs one label per edge, and it often leaves parts the
+    decomposition can label without further copies. Keys are (node number, the neighbour the
+    copy keeps, or -1)."""
+    sinks = {v for v in part if not down[v] and len(up[v]) > 1}
+    sources = {v for v in part if not up[v] and len(down[v]) > 1}
+    if not sinks and not sources:
+        return None
+    return [((a, b if a in sources else -1), (b, a if b in sinks else -1))
+            for a in part for b in down[a]]
 
 
 def _opposite(first: list[int], kids: dict[int, list[int]],

@@ -89,6 +89,18 @@ def test_dimension_two_part_is_labelled_without_copies():
     assert encoding.stats.dimension2_parts == 1
 
 
+def test_shared_calibrations_are_split_not_duplicated():
+    # reduced frames made from their own raw and a shared bias and flat: of dimension above 2,
+    # made encodable by one copy of each reduced frame per input, without copying subtrees
+    edges = [(f"bias_raw{i}", "bias") for i in range(3)] + [("flat_raw", "flat")]
+    for i in range(3):
+        edges += [(f"raw{i}", f"red{i}"), ("bias", f"red{i}"), ("flat", f"red{i}")]
+    encoding = encode_closure(edges)
+    assert encoding.stats.split_parts >= 1 and encoding.stats.duplicated_parts == 0
+    nodes = {n for edge in edges for n in edge}
+    assert len(encoding.labels) <= len(nodes) + 3 * 2  # each reduced frame: two more copies
+
+
 def test_cycle_is_refused_naming_its_nodes():
     with pytest.raises(CycleError, match=r"cycle through \[1, 2, 3\]"):
         encode_closure([(1, 2), (2, 3), (3, 1)])
