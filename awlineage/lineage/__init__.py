@@ -3,6 +3,20 @@ ancestors and descendants, the info tree, diffs of two lineages, and PROV and Op
 exports."""
 
 from awlineage.lineage._ancestry import Ancestry, ancestry
+from awlineage.lineage._closure_encoding import (
+    ClosureEncoding,
+    ClosureTooLargeError,
+    CycleError,
+    EncodingStats,
+    Label,
+)
+from awlineage.lineage._closure_encoding import encode as encode_closure
+from awlineage.lineage._closure_tables import (
+    build_closure_index,
+    closure_ancestors,
+    closure_descendants,
+    closure_is_ancestor,
+)
 from awlineage.lineage._dependencies import (
     InverseLink,
     get_dependencies,
@@ -24,16 +38,26 @@ from awlineage.lineage._walk import (
 
 __all__ = [
     "Ancestry",
+    "ClosureEncoding",
+    "ClosureTooLargeError",
+    "CycleError",
     "Difference",
     "Edge",
+    "EncodingStats",
     "InfoNode",
     "InverseLink",
+    "Label",
     "LineageDiff",
     "ancestors",
     "ancestry",
+    "build_closure_index",
     "child_edges",
+    "closure_ancestors",
+    "closure_descendants",
+    "closure_is_ancestor",
     "descendants",
     "diff",
+    "encode_closure",
     "get_dependencies",
     "get_inverse_properties",
     "get_onthefly_dependencies",
