@@ -23,6 +23,25 @@ CREATE TABLE awl_class (
 	CONSTRAINT pk_awl_class PRIMARY KEY (class_name, class_version)
 );
 
+CREATE TABLE awl_closure_label (
+	left_end BYTEA NOT NULL,
+	right_end BYTEA NOT NULL,
+	node_id BIGINT NOT NULL,
+	anc_from BYTEA NOT NULL,
+	desc_until BYTEA NOT NULL,
+	CONSTRAINT pk_awl_closure_label PRIMARY KEY (left_end),
+	CONSTRAINT uq_awl_closure_label_right_end UNIQUE (right_end)
+);
+CREATE INDEX ix_awl_closure_label_node_id ON awl_closure_label (node_id);
+CREATE INDEX ix_awl_closure_label_range ON awl_closure_label (left_end, right_end, node_id);
+
+CREATE TABLE awl_closure_state (
+	name VARCHAR(40) NOT NULL,
+	built TIMESTAMP WITH TIME ZONE NOT NULL,
+	rebuilds INTEGER NOT NULL,
+	CONSTRAINT pk_awl_closure_state PRIMARY KEY (name)
+);
+
 CREATE TABLE awl_object (
 	object_id BIGINT NOT NULL,
 	class_name VARCHAR(200) NOT NULL,

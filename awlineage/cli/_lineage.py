@@ -1,5 +1,5 @@
-"""``awl info | trace | diff | ancestors | descendants | export``: lineage from the command
-line. IDs are object_ids or a unique prefix of one (like git's short hashes); one that is not
+"""``awl info | trace | diff | ancestors | descendants | export | lineage``: lineage from the
+command line. IDs are object_ids or a unique prefix of one (like git's short hashes); one that is not
 stored, or a prefix of several, is an error naming it (exit status 2)."""
 
 from __future__ import annotations
@@ -107,6 +107,52 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reindex(args: argparse.Namespace) -> int:
+    from awlineage.lineage import drop_closure_index, reindex_closure
+
+    db = connect(args.database)
+    prepare(db, args.imports)
+    if args.drop:
+        dropped = drop_closure_index(db)
+        print(f"closure index off ({dropped} labels deleted); lineage queries walk the links")
+        return 0
+    encoding = reindex_closure(db, max_labels=args.max_labels)
+    stats = encoding.stats
+    print(f"closure index built: {stats.nodes} objects, {stats.edges} edges, "
+          f"{len(encoding.labels)} labels ({len(encoding.labels) / max(stats.edges, 1):.2f} "
+          f"per edge; {stats.duplicated_nodes} copies); commits now keep it up to date")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from awlineage.lineage import check_closure_index
+
+    db = connect(args.database)
+    prepare(db, args.imports)
+    result = check_closure_index(db)
+    print(result)
+    return 0 if result.ok or not result.present else 1
+
+
+def _add_index_commands(commands: argparse._SubParsersAction) -> None:
+    lineage = commands.add_parser("lineage", help="the lineage graph's closure index "
+                                  "(reindex, check)")
+    actions = lineage.add_subparsers(dest="action", required=True, metavar="ACTION")
+    reindex = actions.add_parser("reindex", help="build (or rebuild) the transitive-closure "
+                                 "index of every stored object; commits then keep it up to date")
+    reindex.add_argument("--max-labels", type=int, default=None,
+                         help="refuse an encoding of more intervals than this")
+    reindex.add_argument("--drop", action="store_true",
+                         help="turn the index off and delete it instead")
+    reindex.set_defaults(run=_reindex)
+    check = actions.add_parser("check", help="verify the index against the links (exit "
+                               "status 1 if it disagrees)")
+    check.set_defaults(run=_check, read_only=True)
+    for parser in (reindex, check):
+        parser.add_argument("--import", dest="imports", action="append", default=[],
+                            help="module defining persistent classes (repeatable)")
+
+
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add the lineage commands to the ``awl`` parser."""
     from awlineage.lineage import ancestors, descendants
@@ -143,3 +189,4 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     export = command("export", "an object's ancestry as PROV-JSON or OpenLineage events",
                      _export, None)
     export.add_argument("--output", "-o", help="write to this file instead of stdout")
+    _add_index_commands(commands)

@@ -1,7 +1,14 @@
 """Databases: engines from URLs (SQLite by default, PostgreSQL through psycopg 3), the
 framework's tables, schema sync of persistent classes, and reading and writing objects."""
 
-from awlineage.database._commit import find_or_commit, identity_key, identity_key_of
+from awlineage.database._commit import (
+    WriteHook,
+    add_write_hook,
+    find_or_commit,
+    identity_key,
+    identity_key_of,
+    take_lock,
+)
 from awlineage.database._database import Database, RegisteredClass, connect, current_database
 from awlineage.database._ddl import DIALECTS, framework_ddl
 from awlineage.database._load import RowReader, load_class_rows, load_objects, prefetch
@@ -15,6 +22,8 @@ __all__ = [
     "Database",
     "RegisteredClass",
     "RowReader",
+    "WriteHook",
+    "add_write_hook",
     "column_batches",
     "connect",
     "current_database",
@@ -29,4 +38,5 @@ __all__ = [
     "prefetch",
     "recorded_statements",
     "row_batches",
+    "take_lock",
 ]

@@ -36,6 +36,25 @@ _LOCKED_IDENTITIES = 64
 
 _Versions = dict[int, tuple[int, str | None]]
 _Lookup = Callable[[sa.Connection], "int | None"]
+WriteHook = Callable[[sa.Connection, "Database", list[DBObject]], None]
+"""Called in a commit's transaction after its rows are in: (connection, database, objects)."""
+_WRITE_HOOKS: list[WriteHook] = []
+
+
+def _write_hooks() -> list[WriteHook]:
+    # The lineage package registers its hook when imported; a program that imported only
+    # the database layer must not write objects its closure index misses.
+    import awlineage.lineage  # noqa: F401
+
+    return _WRITE_HOOKS
+
+
+def add_write_hook(hook: WriteHook) -> None:
+    """Run `hook` inside every commit's transaction, after the objects' rows are written and
+    before it commits: what it writes commits or rolls back with them (the lineage package
+    keeps its closure index up to date this way). Adding a hook twice adds it once."""
+    if hook not in _WRITE_HOOKS:
+        _WRITE_HOOKS.append(hook)
 
 
 def uncommitted_closure(objects: Iterable[DBObject]) -> list[DBObject]:
@@ -152,6 +171,8 @@ def _write(db: Database, pending: list[DBObject], lock: str | None = None,
                 return found
             versions = _assign_versions(conn, tables, by_class, keys)
             _insert(conn, db, tables, by_class, versions)
+            for hook in _write_hooks():
+                hook(conn, db, pending)
     except sa.exc.IntegrityError as exc:
         _explain_failure(db, pending, exc)
     for obj in pending:
@@ -167,6 +188,12 @@ def _write(db: Database, pending: list[DBObject], lock: str | None = None,
 
 def _object_id(obj: DBObject) -> int:
     return obj.__dict__["object_id"]
+
+
+def take_lock(conn: sa.Connection, db: Database, name: str) -> None:
+    """Hold the database-wide lock `name` alone until `conn`'s write transaction ends (a
+    PostgreSQL advisory lock; SQLite's write transaction is already alone)."""
+    db.dialect.begin_write_lock(conn, f"{_lock_prefix(db)}{name}")
 
 
 def _lock_prefix(db: Database) -> str:

@@ -21,6 +21,7 @@ from awlineage.database._load import load_link, load_objects
 from awlineage.database._sync import recorded_tables, sync_class
 from awlineage.database._tables import (
     FRAMEWORK_TABLES,
+    REQUIRED_TABLES,
     ClassTables,
     build_class_tables,
     list_table_name,
@@ -112,7 +113,7 @@ class Database:
 
     def _require_framework_tables(self, url: str) -> None:
         present = set(sa.inspect(self.engine).get_table_names(schema=self.schema))
-        missing = [name for name in FRAMEWORK_TABLES if name not in present]
+        missing = [name for name in REQUIRED_TABLES if name not in present]
         if missing:
             raise ConfigurationError(
                 f"database {url!r} holds no awlineage objects (no table {missing[0]}); a "
@@ -221,6 +222,10 @@ class Database:
                 conn.execute(ct.table.delete().where(ct.table.c.object_id == oid))
                 registry = self.framework["awl_object"]
                 conn.execute(registry.delete().where(registry.c.object_id == oid))
+                # a sink's intervals in the lineage closure index (the bounds of those that
+                # contained them stay valid: a bound may exceed what is left)
+                labels = self.framework["awl_closure_label"]
+                conn.execute(labels.delete().where(labels.c.node_id == oid))
         except sa.exc.IntegrityError as exc:
             raise ObjectInUseError(
                 f"{type(obj).__name__} {oid} cannot be deleted: another object now links to it"

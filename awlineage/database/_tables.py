@@ -20,7 +20,10 @@ NAMING_CONVENTION = {
 }
 
 BUILTIN_COLUMNS = ("object_id", "creation_date", "version", "_identity")
-FRAMEWORK_TABLES = ("awl_object", "awl_class", "awl_claim")
+FRAMEWORK_TABLES = ("awl_object", "awl_class", "awl_claim", "awl_closure_label",
+                    "awl_closure_state")
+REQUIRED_TABLES = ("awl_object", "awl_class", "awl_claim")
+"""The tables every database that holds objects has (older ones lack the closure index's)."""
 
 
 def new_metadata() -> sa.MetaData:
@@ -62,7 +65,37 @@ def framework_tables(metadata: sa.MetaData) -> dict[str, sa.Table]:
         sa.Column("heartbeat", UTCDateTime, nullable=False,
                   comment="Renewed while it is made; an old one is taken over"),
     )
+    closure_index_tables(metadata)
     return {name: metadata.tables[name] for name in FRAMEWORK_TABLES}
+
+
+def closure_index_tables(metadata: sa.MetaData) -> None:
+    """The lineage graph's transitive-closure index (awlineage.lineage): one row per interval
+    of the interval encoding, and one row saying the index is on. Interval ends are byte keys
+    (base-256 fractions) so that nodes made later fit between any two."""
+    sa.Table(
+        "awl_closure_label", metadata,
+        sa.Column("left_end", sa.LargeBinary, primary_key=True,
+                  comment="Start of the interval; unique over the whole index"),
+        sa.Column("right_end", sa.LargeBinary, nullable=False, unique=True,
+                  comment="End of the interval: a contains b iff a.left < b.left and "
+                          "b.right < a.right, and then a's object is an ancestor of b's"),
+        sa.Column("node_id", sa.BigInteger, nullable=False, index=True,
+                  comment="The object (several rows when the encoding copied it)"),
+        sa.Column("anc_from", sa.LargeBinary, nullable=False,
+                  comment="Smallest left_end of an interval containing this one"),
+        sa.Column("desc_until", sa.LargeBinary, nullable=False,
+                  comment="Largest left_end of an interval inside this one"),
+        sa.Index("ix_awl_closure_label_range", "left_end", "right_end", "node_id"),
+    )
+    sa.Table(
+        "awl_closure_state", metadata,
+        sa.Column("name", sa.String(40), primary_key=True,
+                  comment="'index': the closure index is on and kept up to date by commits"),
+        sa.Column("built", UTCDateTime, nullable=False, comment="When it was last rebuilt"),
+        sa.Column("rebuilds", sa.Integer, nullable=False,
+                  comment="Rebuilds since then that commits needed (a node not placeable)"),
+    )
 
 
 @dataclass

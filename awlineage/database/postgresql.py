@@ -85,6 +85,11 @@ def begin_write(conn: sa.Connection, exclusive: Iterable[str] = (),
         conn.execute(sa.text(f"SELECT {function}(:n)"), {"n": number})
 
 
+def begin_write_lock(conn: sa.Connection, name: str) -> None:
+    """Take the advisory lock `name` alone, inside a write transaction begun already."""
+    conn.execute(sa.text("SELECT pg_advisory_xact_lock(:n)"), {"n": lock_number(name)})
+
+
 def list_type(element_type: type) -> sa.types.TypeEngine:
     """Column type of a descriptor list."""
     return JSONList(element_type, storage=pg.JSONB())

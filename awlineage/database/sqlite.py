@@ -58,6 +58,11 @@ def begin_write(conn: sa.Connection, exclusive: Iterable[str] = (),
     conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+def begin_write_lock(conn: sa.Connection, name: str) -> None:
+    """Nothing to take: a write transaction (BEGIN IMMEDIATE) already excludes every other
+    writer."""
+
+
 def list_type(element_type: type) -> sa.types.TypeEngine:
     """Column type of a descriptor list."""
     return JSONList(element_type)

@@ -3,6 +3,8 @@ ancestors and descendants, the info tree, diffs of two lineages, and PROV and Op
 exports."""
 
 from awlineage.lineage._ancestry import Ancestry, ancestry
+from awlineage.lineage._closure_build import drop_closure_index, reindex_closure
+from awlineage.lineage._closure_check import ClosureCheck, check_closure_index
 from awlineage.lineage._closure_encoding import (
     ClosureEncoding,
     ClosureTooLargeError,
@@ -12,11 +14,12 @@ from awlineage.lineage._closure_encoding import (
 )
 from awlineage.lineage._closure_encoding import encode as encode_closure
 from awlineage.lineage._closure_tables import (
-    build_closure_index,
     closure_ancestors,
     closure_descendants,
+    closure_index_present,
     closure_is_ancestor,
 )
+from awlineage.lineage._closure_upkeep import MAX_COPIES, keep_closure_index
 from awlineage.lineage._dependencies import (
     InverseLink,
     get_dependencies,
@@ -37,7 +40,9 @@ from awlineage.lineage._walk import (
 )
 
 __all__ = [
+    "MAX_COPIES",
     "Ancestry",
+    "ClosureCheck",
     "ClosureEncoding",
     "ClosureTooLargeError",
     "CycleError",
@@ -50,23 +55,27 @@ __all__ = [
     "LineageDiff",
     "ancestors",
     "ancestry",
-    "build_closure_index",
+    "check_closure_index",
     "child_edges",
     "closure_ancestors",
     "closure_descendants",
+    "closure_index_present",
     "closure_is_ancestor",
     "descendants",
     "diff",
+    "drop_closure_index",
     "encode_closure",
     "get_dependencies",
     "get_inverse_properties",
     "get_onthefly_dependencies",
     "incoming_edges",
     "info",
+    "keep_closure_index",
     "openlineage_events",
     "outgoing_edges",
     "parent_edges",
     "prov_json",
     "reachable",
+    "reindex_closure",
     "to_prov",
 ]

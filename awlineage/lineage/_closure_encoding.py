@@ -110,7 +110,8 @@ def encode(edges: Iterable[tuple[Hashable, Hashable]], nodes: Iterable[Hashable]
     stats = EncodingStats(nodes=len(graph.ids), edges=graph.edge_count,
                           reduced_edges=sum(len(c) for c in graph.children))
     budget = _Budget(max_labels)
-    points = _Encoder(graph, stats, budget).encode(list(range(len(graph.ids))))
+    points = (_Encoder(graph, stats, budget).encode(list(range(len(graph.ids))))
+              if graph.ids else [])
     total = len(points)
     lefts = [(x + 1) * gap for _, x, _ in points]
     rights = [(2 * total - y) * gap for _, _, y in points]

@@ -1,97 +1,128 @@
-"""The closure index's table (`awl_closure_label`, one row per interval of the encoding in
-_closure_encoding) and its three queries, each one SQL statement scanning one bounded range of
-the (left_end, right_end, node_id) index."""
+"""The closure index's tables (`awl_closure_label`: one row per interval; `awl_closure_state`:
+whether the index is on) and its three queries, each one SQL statement scanning one bounded
+range of the (left_end, right_end, node_id) index."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TypeVar
 
 import sqlalchemy as sa
 
 from awlineage.database import Database
-from awlineage.lineage._closure_encoding import LABEL_GAP, ClosureEncoding, encode
 
-LABEL_TABLE = "awl_closure_label"
-_INSERT_CHUNK = 10_000
+_T = TypeVar("_T")
 
-
-def closure_table(metadata: sa.MetaData) -> sa.Table:
-    """Add the label table to `metadata`: a node has one row per interval (several when the
-    encoding duplicated it); labels are spaced LABEL_GAP apart for appended sinks."""
-    return sa.Table(
-        LABEL_TABLE, metadata,
-        sa.Column("left_end", sa.BigInteger, primary_key=True, autoincrement=False,
-                  comment="Start of the interval; unique over the whole encoding"),
-        sa.Column("right_end", sa.BigInteger, nullable=False,
-                  comment="End of the interval: a contains b iff a.left < b.left, "
-                          "b.right < a.right, and then a's node is an ancestor of b's"),
-        sa.Column("node_id", sa.BigInteger, nullable=False, comment="The object"),
-        sa.Column("anc_from", sa.BigInteger, nullable=False,
-                  comment="Smallest left_end of an interval containing this one"),
-        sa.Column("desc_until", sa.BigInteger, nullable=False,
-                  comment="Largest left_end of an interval inside this one"),
-        sa.Index("ix_awl_closure_label_node_id", "node_id"),
-        sa.Index("ix_awl_closure_label_range", "left_end", "right_end", "node_id"),
-    )
+INDEX_STATE = "index"
+"""The `awl_closure_state` row whose presence says the index is on."""
 
 
-_METADATA = sa.MetaData()
-LABELS = closure_table(_METADATA)
+@dataclass(frozen=True)
+class StoredLabel:
+    """One row of `awl_closure_label`: an interval of `node` with byte-key ends (see
+    _closure_keys), and the bounds that keep each query to one range of `left`."""
+
+    left: bytes
+    right: bytes
+    node: int
+    anc_from: bytes
+    desc_until: bytes
+
+    def contains(self, other: StoredLabel) -> bool:
+        """Whether this interval strictly contains `other` (this node is an ancestor)."""
+        return self.left < other.left and other.right < self.right
 
 
-def build_closure_index(db: Database, edges: Iterable[tuple[int, int]],
-                        nodes: Iterable[int] = (), *, gap: int = LABEL_GAP,
-                        max_labels: int | None = None) -> ClosureEncoding:
-    """Encode the DAG of parent -> child `edges` between object ids and replace the stored
-    index with it, in one transaction. Returns the encoding (its stats say how it was made)."""
-    encoding = encode(edges, nodes, gap=gap, max_labels=max_labels)
-    table = LABELS
-    rows = [{"left_end": lab.left, "right_end": lab.right, "node_id": lab.node,
-             "anc_from": lab.anc_from, "desc_until": lab.desc_until}
-            for lab in encoding.labels]
-    with db.engine.begin() as conn:
-        table.create(conn, checkfirst=True)
-        conn.execute(table.delete())
-        for start in range(0, len(rows), _INSERT_CHUNK):
-            conn.execute(table.insert(), rows[start:start + _INSERT_CHUNK])
-    return encoding
+def labels_table(db: Database) -> sa.Table:
+    """The label table of `db`."""
+    return db.framework["awl_closure_label"]
 
 
-def _pair() -> tuple[sa.Alias, sa.Alias]:
-    return LABELS.alias("mine"), LABELS.alias("other")
+def state_table(db: Database) -> sa.Table:
+    """The table whose `index` row says the index is on."""
+    return db.framework["awl_closure_state"]
 
 
-def closure_ancestors(db: Database, node: int) -> set[int]:
+def index_is_on(conn: sa.Connection, db: Database) -> bool:
+    """Whether the index is on, read on `conn` (inside a transaction: as it sees it)."""
+    state = state_table(db)
+    return conn.execute(sa.select(state.c.name).where(state.c.name == INDEX_STATE)
+                        ).first() is not None
+
+
+def closure_index_present(db: Database) -> bool:
+    """Whether `db` has the closure index (built by `reindex_closure` or ``awl lineage
+    reindex``); commits then keep it up to date, and lineage queries use it. False for a
+    database older than the index, opened read-only."""
+    try:
+        with db.engine.connect() as conn:
+            return index_is_on(conn, db)
+    except (sa.exc.OperationalError, sa.exc.ProgrammingError):
+        return False
+
+
+def read_labels(conn: sa.Connection, db: Database, nodes: Iterable[int]) -> list[StoredLabel]:
+    """Every label of `nodes`."""
+    table = labels_table(db)
+    wanted = list(dict.fromkeys(nodes))
+    if not wanted:
+        return []
+    rows = conn.execute(sa.select(*_columns(table))
+                        .where(db.dialect.id_in(table.c.node_id, wanted)))
+    return [StoredLabel(*row) for row in rows]
+
+
+def _columns(table: sa.Table) -> tuple[sa.Column, ...]:
+    return (table.c.left_end, table.c.right_end, table.c.node_id, table.c.anc_from,
+            table.c.desc_until)
+
+
+def _pair(db: Database) -> tuple[sa.Alias, sa.Alias]:
+    table = labels_table(db)
+    return table.alias("mine"), table.alias("other")
+
+
+def _ancestors_query(db: Database, node: int) -> sa.Select:
+    mine, other = _pair(db)
+    return (sa.select(other.c.node_id).distinct()
+            .select_from(mine.join(other, sa.and_(
+                other.c.left_end >= mine.c.anc_from, other.c.left_end < mine.c.left_end,
+                other.c.right_end > mine.c.right_end)))
+            .where(mine.c.node_id == node))
+
+
+def closure_ancestors(db: Database, node: int, conn: sa.Connection | None = None) -> set[int]:
     """All ancestors of `node` from the index: the intervals containing one of its own."""
-    mine, other = _pair()
-    query = (sa.select(other.c.node_id).distinct()
-             .select_from(mine.join(other, sa.and_(
-                 other.c.left_end >= mine.c.anc_from, other.c.left_end < mine.c.left_end,
-                 other.c.right_end > mine.c.right_end)))
-             .where(mine.c.node_id == node))
-    with db.engine.connect() as conn:
-        return set(conn.execute(query).scalars())
+    return _run(db, conn, lambda c: set(c.execute(_ancestors_query(db, node)).scalars()))
 
 
-def closure_descendants(db: Database, node: int) -> set[int]:
+def closure_descendants(db: Database, node: int, conn: sa.Connection | None = None
+                        ) -> set[int]:
     """All descendants of `node` from the index: the intervals inside one of its own."""
-    mine, other = _pair()
+    mine, other = _pair(db)
     query = (sa.select(other.c.node_id).distinct()
              .select_from(mine.join(other, sa.and_(
                  other.c.left_end > mine.c.left_end, other.c.left_end <= mine.c.desc_until,
                  other.c.right_end < mine.c.right_end)))
              .where(mine.c.node_id == node))
-    with db.engine.connect() as conn:
-        return set(conn.execute(query).scalars())
+    return _run(db, conn, lambda c: set(c.execute(query).scalars()))
 
 
-def closure_is_ancestor(db: Database, ancestor: int, node: int) -> bool:
+def closure_is_ancestor(db: Database, ancestor: int, node: int,
+                        conn: sa.Connection | None = None) -> bool:
     """Whether `ancestor` has a path to `node` (of length at least one), from the index."""
-    mine, other = _pair()
+    mine, other = _pair(db)
     query = sa.select(sa.exists(
         sa.select(sa.literal(1)).select_from(mine.join(other, sa.and_(
             other.c.left_end >= mine.c.anc_from, other.c.left_end < mine.c.left_end,
             other.c.right_end > mine.c.right_end)))
         .where(mine.c.node_id == node, other.c.node_id == ancestor)))
-    with db.engine.connect() as conn:
-        return bool(conn.execute(query).scalar())
+    return _run(db, conn, lambda c: bool(c.execute(query).scalar()))
+
+
+def _run(db: Database, conn: sa.Connection | None, read: Callable[[sa.Connection], _T]) -> _T:
+    if conn is not None:
+        return read(conn)
+    with db.engine.connect() as fresh:
+        return read(fresh)

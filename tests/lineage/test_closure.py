@@ -1,21 +1,17 @@
 """The interval-encoding closure index (seed 002) is exact: on random DAGs of every density,
 with diamonds, long chains and wide fan-in and fan-out, its ancestors, descendants and
-reachability equal networkx's, in memory and through the tables on both backends."""
+reachability equal networkx's (through the tables on both backends: test_closure_upkeep)."""
 
 from __future__ import annotations
 
 import networkx as nx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from awlineage.lineage import (
     ClosureTooLargeError,
     CycleError,
-    build_closure_index,
-    closure_ancestors,
-    closure_descendants,
-    closure_is_ancestor,
     encode_closure,
 )
 
@@ -112,18 +108,3 @@ def test_duplication_beyond_the_budget_is_refused():
     assert len(encode_closure(edges).labels) > 8
     with pytest.raises(ClosureTooLargeError, match="more than 8 labels"):
         encode_closure(edges, max_labels=8)
-
-
-@settings(max_examples=12, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(dag=dags(max_nodes=16))
-def test_index_tables_answer_as_networkx(db, dag):
-    _, edges, nodes = dag
-    graph = _graph(nodes, edges)
-    build_closure_index(db, edges, nodes)
-    for node in nodes:
-        assert closure_ancestors(db, node) == nx.ancestors(graph, node)
-        assert closure_descendants(db, node) == nx.descendants(graph, node)
-    for a in nodes[:3]:
-        for b in nodes[:8]:
-            assert closure_is_ancestor(db, a, b) == (a != b and nx.has_path(graph, a, b))

@@ -1,0 +1,68 @@
+"""Building the closure index from the stored lineage graph, and turning it off: one write
+transaction each, so commits running at the same time see the index before or after, never
+half-built."""
+
+from __future__ import annotations
+
+import datetime
+
+import sqlalchemy as sa
+
+from awlineage.database import Database, take_lock
+from awlineage.lineage._closure_encoding import ClosureEncoding, encode
+from awlineage.lineage._closure_graph import stored_edges, stored_nodes
+from awlineage.lineage._closure_keys import key_of_rank
+from awlineage.lineage._closure_tables import INDEX_STATE, labels_table, state_table
+
+CLOSURE_LOCK = "closure-index"
+"""The lock that commits updating the index and rebuilds take (PostgreSQL; SQLite has one)."""
+_INSERT_CHUNK = 10_000
+
+
+def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureEncoding:
+    """Build the closure index of every stored object and turn it on (or rebuild it), in one
+    transaction. Returns the encoding; its `stats` say how it was made.
+
+    Raises
+    ------
+    ClosureTooLargeError
+        If the encoding would need more than `max_labels` intervals (nothing is changed).
+    """
+    with db.engine.begin() as conn:
+        db.dialect.begin_write(conn)
+        return rebuild_in(conn, db, max_labels=max_labels, counted=False)
+
+
+def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = None,
+               counted: bool = True) -> ClosureEncoding:
+    """Re-encode every stored object on `conn` (inside its write transaction, holding the
+    index's lock) and replace the labels; `counted` rebuilds are those commits needed."""
+    take_lock(conn, db, CLOSURE_LOCK)
+    encoding = encode(stored_edges(conn, db), stored_nodes(conn, db), gap=1,
+                      max_labels=max_labels)
+    table = labels_table(db)
+    conn.execute(table.delete())
+    rows = [{"left_end": key_of_rank(lab.left), "right_end": key_of_rank(lab.right),
+             "node_id": lab.node, "anc_from": key_of_rank(lab.anc_from),
+             "desc_until": key_of_rank(lab.desc_until)} for lab in encoding.labels]
+    for start in range(0, len(rows), _INSERT_CHUNK):
+        conn.execute(table.insert(), rows[start:start + _INSERT_CHUNK])
+    state = state_table(db)
+    now = datetime.datetime.now(datetime.UTC)
+    if counted:
+        conn.execute(state.update().where(state.c.name == INDEX_STATE)
+                     .values(rebuilds=state.c.rebuilds + 1))
+    else:
+        conn.execute(state.delete().where(state.c.name == INDEX_STATE))
+        conn.execute(state.insert().values(name=INDEX_STATE, built=now, rebuilds=0))
+    return encoding
+
+
+def drop_closure_index(db: Database) -> int:
+    """Turn the index off and delete its labels; returns how many there were. Commits stop
+    maintaining it and lineage queries walk the links again."""
+    with db.engine.begin() as conn:
+        db.dialect.begin_write(conn)
+        take_lock(conn, db, CLOSURE_LOCK)
+        conn.execute(state_table(db).delete())
+        return conn.execute(labels_table(db).delete()).rowcount
