@@ -1,6 +1,6 @@
 """``awl info | trace | diff | ancestors | descendants | export | lineage``: lineage from the
-command line. IDs are object_ids or a unique prefix of one (like git's short hashes); one that is not
-stored, or a prefix of several, is an error naming it (exit status 2)."""
+command line. IDs are object_ids or a unique prefix of one (like git's short hashes); one that
+is not stored, or a prefix of several, is an error naming it (exit status 2)."""
 
 from __future__ import annotations
 
