@@ -31,9 +31,9 @@ CREATE TABLE awl_closure_label (
 	desc_until BLOB NOT NULL,
 	CONSTRAINT pk_awl_closure_label PRIMARY KEY (left_end),
 	CONSTRAINT uq_awl_closure_label_right_end UNIQUE (right_end)
-);
+)
+ WITHOUT ROWID;
 CREATE INDEX ix_awl_closure_label_node_id ON awl_closure_label (node_id);
-CREATE INDEX ix_awl_closure_label_range ON awl_closure_label (left_end, right_end, node_id);
 
 CREATE TABLE awl_closure_state (
 	name VARCHAR(40) NOT NULL,

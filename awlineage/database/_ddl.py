@@ -35,9 +35,17 @@ def framework_ddl(backend: str) -> str:
     for table in metadata.sorted_tables:
         lines.append(str(CreateTable(table).compile(dialect=dialect)).strip() + ";")
         for index in sorted(table.indexes, key=lambda i: i.name or ""):
-            lines.append(str(CreateIndex(index).compile(dialect=dialect)).strip() + ";")
+            if _created_on(index, backend):
+                lines.append(str(CreateIndex(index).compile(dialect=dialect)).strip() + ";")
         lines.append("")
     return "\n".join(line.rstrip() for line in "\n".join(lines).splitlines()) + "\n"
+
+
+def _created_on(index: sa.Index, backend: str) -> bool:
+    """False for an index made for another backend only (``Index.ddl_if(dialect=...)``)."""
+    condition = getattr(index, "_ddl_if", None)  # SQLAlchemy keeps ddl_if() here
+    wanted = getattr(condition, "dialect", None)
+    return wanted is None or wanted == backend
 
 
 def framework_classes() -> list[type]:

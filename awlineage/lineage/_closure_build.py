@@ -12,7 +12,12 @@ from awlineage.database import Database, take_lock
 from awlineage.lineage._closure_encoding import ClosureEncoding, encode
 from awlineage.lineage._closure_graph import stored_edges, stored_nodes
 from awlineage.lineage._closure_keys import key_of_rank
-from awlineage.lineage._closure_tables import INDEX_STATE, labels_table, state_table
+from awlineage.lineage._closure_tables import (
+    INDEX_STATE,
+    insert_labels,
+    labels_table,
+    state_table,
+)
 
 CLOSURE_LOCK = "closure-index"
 """The lock that commits updating the index and rebuilds take (PostgreSQL; SQLite has one)."""
@@ -40,13 +45,12 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
     take_lock(conn, db, CLOSURE_LOCK)
     encoding = encode(stored_edges(conn, db), stored_nodes(conn, db), gap=1,
                       max_labels=max_labels)
-    table = labels_table(db)
-    conn.execute(table.delete())
-    rows = [{"left_end": key_of_rank(lab.left), "right_end": key_of_rank(lab.right),
-             "node_id": lab.node, "anc_from": key_of_rank(lab.anc_from),
-             "desc_until": key_of_rank(lab.desc_until)} for lab in encoding.labels]
+    conn.execute(labels_table(db).delete())
+    rows = [(key_of_rank(lab.left), key_of_rank(lab.right), lab.node,
+             key_of_rank(lab.anc_from), key_of_rank(lab.desc_until))
+            for lab in encoding.labels]
     for start in range(0, len(rows), _INSERT_CHUNK):
-        conn.execute(table.insert(), rows[start:start + _INSERT_CHUNK])
+        insert_labels(conn, db, rows[start:start + _INSERT_CHUNK])
     state = state_table(db)
     now = datetime.datetime.now(datetime.UTC)
     if counted:

@@ -62,6 +62,56 @@ def closure_index_present(db: Database) -> bool:
         return False
 
 
+LabelRow = tuple[bytes, bytes, int, bytes, bytes]
+"""(left_end, right_end, node_id, anc_from, desc_until)."""
+_COLUMNS = ("left_end", "right_end", "node_id", "anc_from", "desc_until")
+_MARKERS = {"qmark": "?", "format": "%s", "pyformat": "%s", "numeric": ":{}",
+            "named": ":{}"}
+
+
+def insert_labels(conn: sa.Connection, db: Database, rows: list[LabelRow]) -> None:
+    """Insert label rows with the driver's executemany: a commit of many objects writes one
+    per object, and building a parameter dictionary per row through SQLAlchemy cost more
+    than the insert itself."""
+    if not rows:
+        return
+    style = conn.dialect.paramstyle
+    if style not in ("qmark", "format", "pyformat"):
+        conn.execute(labels_table(db).insert(), [dict(zip(_COLUMNS, row, strict=True))
+                                                 for row in rows])
+        return
+    preparer = conn.dialect.identifier_preparer
+    table = preparer.format_table(labels_table(db))
+    markers = ", ".join([_MARKERS[style]] * len(_COLUMNS))
+    conn.exec_driver_sql(f"INSERT INTO {table} ({', '.join(_COLUMNS)}) VALUES ({markers})",
+                         rows)
+
+
+def raise_bounds(conn: sa.Connection, db: Database,
+                 placed: list[tuple[bytes, bytes, bytes, bytes]]) -> None:
+    """For each (anc_from, last_left, first_right, new_left) of `placed`: the intervals that
+    contain an interval just placed after `last_left` and below `first_right` (those from
+    `anc_from` on, ending at or after `first_right`) now have a left inside them at
+    `new_left`. One driver executemany for all."""
+    if not placed:
+        return
+    style = conn.dialect.paramstyle
+    table = labels_table(db)
+    if style not in ("qmark", "format", "pyformat"):
+        for anc_from, last_left, first_right, new_left in placed:
+            conn.execute(table.update().where(
+                table.c.left_end >= anc_from, table.c.left_end <= last_left,
+                table.c.right_end >= first_right, table.c.desc_until < new_left
+            ).values(desc_until=new_left))
+        return
+    mark = _MARKERS[style]
+    name = conn.dialect.identifier_preparer.format_table(table)
+    conn.exec_driver_sql(
+        f"UPDATE {name} SET desc_until = {mark} WHERE left_end >= {mark} AND left_end <= "
+        f"{mark} AND right_end >= {mark} AND desc_until < {mark}",
+        [(new, anc_from, last, first, new) for anc_from, last, first, new in placed])
+
+
 def read_labels(conn: sa.Connection, db: Database, nodes: Iterable[int]) -> list[StoredLabel]:
     """Every label of `nodes`."""
     table = labels_table(db)

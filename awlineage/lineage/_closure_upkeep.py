@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import sqlalchemy as sa
 
@@ -36,9 +37,12 @@ from awlineage.lineage._closure_build import CLOSURE_LOCK, rebuild_in
 from awlineage.lineage._closure_graph import written_edges
 from awlineage.lineage._closure_keys import key_after
 from awlineage.lineage._closure_tables import (
+    LabelRow,
     StoredLabel,
     index_is_on,
+    insert_labels,
     labels_table,
+    raise_bounds,
     read_labels,
 )
 from awlineage.persistence import DBObject
@@ -71,7 +75,8 @@ class _Upkeep:
         self.table = labels_table(db)
 
     def add(self, objects: Sequence[DBObject]) -> bool:
-        """Place every object of `objects`; False if the index must be re-encoded."""
+        """Place every object of `objects`; False if the index must be re-encoded. Objects
+        with the same parents are siblings placed together (one set of queries for all)."""
         new = [obj.object_id for obj in objects]
         fresh = set(new)
         parents: dict[int, list[int]] = {n: [] for n in new}
@@ -79,9 +84,115 @@ class _Upkeep:
             if child not in fresh:
                 return False  # a stored object gains a parent: not a sink any more
             parents[child].append(parent)
-        order = _parents_first(new, parents)
-        self._add_roots([n for n in order if not parents[n]])
-        return all(self._place(n, parents[n]) for n in order if parents[n])
+        self._add_roots([n for n in new if not parents[n]])
+        for level in _levels(new, parents)[1:]:
+            siblings: dict[tuple[int, ...], list[int]] = {}
+            for node in level:
+                siblings.setdefault(tuple(sorted(set(parents[node]))), []).append(node)
+            self._place_under_roots(siblings)
+            rest = self._place_under_single_parents(siblings)
+            for shared in rest:
+                if not self._place(siblings[shared], list(shared)):
+                    return False
+        return True
+
+    # -- the common cases, in bulk -----------------------------------------------------
+    def _place_under_roots(self, siblings: dict[tuple[int, ...], list[int]]) -> None:
+        """Place (and remove from `siblings`) every group whose parents all have no parents
+        themselves: each new object gets a copy of each such parent's interval, all of them
+        fresh (after every existing key), so nothing else contains it and the parents'
+        intervals never grow into hubs that every later query would scan."""
+        t = self.table
+        wanted = sorted({p for shared in siblings for p in shared})
+        if not wanted:
+            return
+        not_roots = set(self.conn.execute(
+            sa.select(t.c.node_id).where(self.db.dialect.id_in(t.c.node_id, wanted),
+                                         t.c.anc_from != t.c.left_end)).scalars())
+        groups = [shared for shared in siblings if not not_roots.intersection(shared)]
+        if not groups:
+            return
+        top_left = self._end(t.c.left_end.desc()) or b""
+        bottom_right = self._end(t.c.right_end)
+        top_right = self._end(t.c.right_end.desc()) or top_left
+        rows = []
+        for shared in groups:
+            for node in siblings.pop(shared):
+                lefts = []
+                for _ in range(len(shared) + 1):  # the copies', then the object's
+                    top_left = key_after(top_left, bottom_right)
+                    lefts.append(top_left)
+                rights = []
+                for _ in range(len(shared) + 1):  # the object's, then the copies'
+                    top_right = key_after(top_right, None)
+                    rights.append(top_right)
+                own_left, own_right = lefts[-1], rights[0]
+                rows.append((own_left, own_right, node, lefts[0], own_left))
+                rows.extend((left, right, parent, left, own_left)
+                            for parent, left, right in zip(shared, lefts, rights[1:],
+                                                           strict=False))
+        insert_labels(self.conn, self.db, rows)
+
+    def _place_under_single_parents(self, siblings: dict[tuple[int, ...], list[int]]
+                                    ) -> list[tuple[int, ...]]:
+        """Place every group of siblings whose one parent has one interval that no other
+        interval crosses, each in gaps no other group uses: one query reads what all of
+        them need, one insert writes them. Returns the groups left to place one by one."""
+        single = [shared[0] for shared in siblings if len(shared) == 1]
+        views = {v.label.node: v for v in self._gap_views(single)}
+        gap_users: dict[bytes, int] = {}
+        for view in views.values():
+            for gap in set(view.gaps()):
+                gap_users[gap] = gap_users.get(gap, 0) + 1
+        rows: list[LabelRow] = []
+        placed: list[_GapView] = []
+        rest: list[tuple[int, ...]] = []
+        for shared in siblings:
+            view = views.get(shared[0]) if len(shared) == 1 else None
+            if view is None or view.crossed or view.copies > 1 or \
+                    any(gap_users[gap] > 1 for gap in view.gaps()):
+                rest.append(shared)
+                continue
+            rows.extend(view.rows(siblings[shared]))
+            placed.append(view)
+        if rows:
+            insert_labels(self.conn, self.db, rows)
+            raise_bounds(self.conn, self.db, [
+                (view.label.anc_from, view.label.desc_until, view.label.right, view.last_left)
+                for view in placed])
+        return rest
+
+    def _gap_views(self, parents: list[int]) -> list[_GapView]:
+        if not parents:
+            return []
+        t = self.table
+        x = t.alias("x")
+        label = t.alias("label")
+
+        def first(column: sa.ColumnElement, *where: sa.ColumnElement,
+                  descending: bool = False) -> sa.ScalarSelect:
+            order = column.desc() if descending else column
+            return sa.select(column).where(*where).order_by(order).limit(1).scalar_subquery()
+
+        copies = sa.select(sa.func.count()).where(x.c.node_id == label.c.node_id
+                                                  ).scalar_subquery()
+        query = sa.select(
+            label.c.left_end, label.c.right_end, label.c.node_id, label.c.anc_from,
+            label.c.desc_until, copies,
+            sa.exists().where(x.c.left_end > label.c.left_end,
+                              x.c.left_end <= label.c.desc_until,
+                              x.c.right_end > label.c.right_end),
+            first(x.c.left_end, x.c.left_end > label.c.desc_until),
+            first(x.c.right_end, x.c.right_end > label.c.desc_until),
+            first(x.c.left_end, x.c.left_end < label.c.right_end, descending=True),
+            first(x.c.right_end, x.c.right_end < label.c.right_end, descending=True),
+        ).where(self.db.dialect.id_in(label.c.node_id, parents))
+        views = []
+        for row in self.conn.execute(query):
+            views.append(_GapView(StoredLabel(*row[:5]), row[5], bool(row[6]),
+                                  min(k for k in row[7:9] if k is not None),
+                                  max(k for k in row[9:11] if k is not None)))
+        return views
 
     # -- objects without parents -------------------------------------------------------
     def _add_roots(self, roots: list[int]) -> None:
@@ -95,18 +206,23 @@ class _Upkeep:
         for node in roots:
             left = key_after(top_left, bottom_right)
             right = key_after(top_right if top_right is not None else left, None)
-            rows.append({"left_end": left, "right_end": right, "node_id": node,
-                         "anc_from": left, "desc_until": left})
+            rows.append((left, right, node, left, left))
             top_left, top_right = left, right
-        self.conn.execute(t.insert(), rows)
+            bottom_right = bottom_right or right  # lefts stay below every right
+        insert_labels(self.conn, self.db, rows)
 
     # -- objects with parents ----------------------------------------------------------
-    def _place(self, node: int, parents: list[int]) -> bool:
+    def _place(self, nodes: list[int], parents: list[int]) -> bool:
         labels: dict[int, list[StoredLabel]] = {p: [] for p in parents}
         for label in read_labels(self.conn, self.db, parents):
             labels[label.node].append(label)
         if any(not found for found in labels.values()):
             return False
+        if len(parents) == 1 and len(labels[parents[0]]) == 1:
+            only = labels[parents[0]][0]
+            if not self._crossed(only):
+                self._insert(nodes, (only,), only.anc_from)
+                return True
         above = {id(label): self._containers(label) for ls in labels.values() for label in ls}
         ancestors_of = {p: {n for lab in ls for n in above[id(lab)]} for p, ls in labels.items()}
         wanted = set(parents).union(*ancestors_of.values())
@@ -114,13 +230,21 @@ class _Upkeep:
                   if not any(p in ancestors_of[q] for q in labels if q != p)]
         choices = [sorted(labels[p], key=lambda lab: lab.left, reverse=True) for p in needed]
         for combination in itertools.islice(itertools.product(*choices), _COMBINATIONS):
-            if self._try(node, combination, wanted, exact=True) is not None:
+            if self._try(nodes, combination, wanted, exact=True) is not None:
                 return True
-        return self._place_copies(node, [lab for choice in choices for lab in choice],
+        return self._place_copies(nodes, [lab for choice in choices for lab in choice],
                                   wanted, above)
 
-    def _place_copies(self, node: int, candidates: list[StoredLabel], wanted: set[int],
-                      above: dict[int, set[int]]) -> bool:
+    def _crossed(self, label: StoredLabel) -> bool:
+        """Whether an interval starting inside `label`'s descendants ends after it: then
+        an interval placed after those descendants would be inside that one too."""
+        t = self.table
+        return self.conn.execute(sa.select(sa.exists().where(
+            t.c.left_end > label.left, t.c.left_end <= label.desc_until,
+            t.c.right_end > label.right))).scalar()
+
+    def _place_copies(self, nodes: list[int], candidates: list[StoredLabel],
+                      wanted: set[int], above: dict[int, set[int]]) -> bool:
         covered: set[int] = set()
         copies = 0
         for label in candidates:
@@ -128,16 +252,17 @@ class _Upkeep:
                 continue
             if copies == MAX_COPIES:
                 return False
-            found = self._try(node, (self._reread(label),), wanted, exact=False)
+            found = self._try(nodes, (self._reread(label),), wanted, exact=False)
             if found is not None:
                 covered |= found
                 copies += 1
         return covered == wanted
 
-    def _try(self, node: int, inside: Iterable[StoredLabel], wanted: set[int], *,
+    def _try(self, nodes: list[int], inside: Iterable[StoredLabel], wanted: set[int], *,
              exact: bool) -> set[int] | None:
-        """Place an interval of `node` inside every label of `inside` if the objects whose
-        intervals would contain it are `wanted` (`exact`) or some of them; returns those."""
+        """Place an interval of each of `nodes` inside every label of `inside` if the
+        objects whose intervals would contain it are `wanted` (`exact`) or some of them;
+        returns those objects."""
         inside = list(inside)
         last_left = max(lab.desc_until for lab in inside)
         first = min(inside, key=lambda lab: lab.right)
@@ -149,20 +274,22 @@ class _Upkeep:
         found = {n for _, n in rows}
         if (found != wanted) if exact else not found <= wanted:
             return None
-        next_key = self._next_endpoint(last_left)
-        left = key_after(last_left, next_key)
-        below = self._previous_endpoint(first.right)
-        right = key_after(left if below <= last_left else below, first.right)
-        self.conn.execute(t.insert().values(
-            left_end=left, right_end=right, node_id=node,
-            anc_from=min(lft for lft, _ in rows), desc_until=left))
-        lefts = [lft for lft, _ in rows]
-        for start in range(0, len(lefts), _CHUNK):
-            self.conn.execute(t.update()
-                              .where(t.c.left_end.in_(lefts[start:start + _CHUNK]),
-                                     t.c.desc_until < left)
-                              .values(desc_until=left))
+        self._insert(nodes, inside, min(lft for lft, _ in rows))
         return found
+
+    def _insert(self, nodes: list[int], inside: Sequence[StoredLabel], anc_from: bytes
+                ) -> None:
+        """Write sibling intervals for `nodes` (each crossing the others: none contains
+        another), after the last left inside every label of `inside` and below the first of
+        their rights; move the `desc_until` bound of every interval containing them."""
+        last_left = max(lab.desc_until for lab in inside)
+        first_right = min(lab.right for lab in inside)
+        lefts, rights = sibling_keys(len(nodes), last_left, self._next_endpoint(last_left),
+                                     self._previous_endpoint(first_right), first_right)
+        insert_labels(self.conn, self.db, [
+            (left, right, node, anc_from, left)
+            for node, left, right in zip(nodes, lefts, rights, strict=True)])
+        raise_bounds(self.conn, self.db, [(anc_from, last_left, first_right, lefts[-1])])
 
     def _reread(self, label: StoredLabel) -> StoredLabel:
         """`label` as stored now (a copy placed inside it moved its `desc_until`)."""
@@ -198,22 +325,69 @@ class _Upkeep:
         return max(k for k in ends if k is not None)
 
 
-def _parents_first(nodes: list[int], parents: dict[int, list[int]]) -> list[int]:
-    """`nodes` ordered so that each comes after its parents among them (commits write no
-    cycles: a link points to an object that existed first)."""
-    fresh = set(nodes)
-    done: set[int] = set()
-    order: list[int] = []
+@dataclass
+class _GapView:
+    """A parent's interval and the gaps around it: after the last left inside it (up to
+    `next_key`) and below its right (from `below`)."""
+
+    label: StoredLabel
+    copies: int
+    crossed: bool
+    next_key: bytes
+    below: bytes
+    last_left: bytes = b""
+
+    def gaps(self) -> tuple[bytes, ...]:
+        """The gaps it writes in, named by their lower ends."""
+        return (self.label.desc_until, self.below)
+
+    def rows(self, nodes: list[int]) -> list[LabelRow]:
+        """Rows of sibling intervals for `nodes` inside the label (see _Upkeep._insert)."""
+        lefts, rights = sibling_keys(len(nodes), self.label.desc_until, self.next_key,
+                                     self.below, self.label.right)
+        self.last_left = lefts[-1]
+        return [(left, right, node, self.label.anc_from, left)
+                for node, left, right in zip(nodes, lefts, rights, strict=True)]
+
+
+def sibling_keys(count: int, last_left: bytes, next_key: bytes, below: bytes,
+                 first_right: bytes) -> tuple[list[bytes], list[bytes]]:
+    """Keys of `count` sibling intervals: lefts after `last_left` (below `next_key`), rights
+    after `below` and below `first_right`, both increasing (so no sibling contains another);
+    when both gaps are one, the rights follow the lefts."""
+    lefts: list[bytes] = []
+    key = last_left
+    for _ in range(count):
+        key = key_after(key, next_key)
+        lefts.append(key)
+    key = lefts[-1] if below <= last_left else below
+    rights: list[bytes] = []
+    for _ in range(count):
+        key = key_after(key, first_right)
+        rights.append(key)
+    return lefts, rights
+
+
+def _levels(nodes: list[int], parents: dict[int, list[int]]) -> list[list[int]]:
+    """`nodes` by generation within the commit: level 0 has no parents at all, level k has
+    a parent among the new objects at level k - 1 and none deeper (commits write no cycles:
+    a link points to an object that existed first)."""
+    depth: dict[int, int] = {}
     for start in nodes:
-        stack = [(start, False)]
+        stack = [start]
         while stack:
-            node, expanded = stack.pop()
-            if node in done:
+            node = stack[-1]
+            if node in depth:
+                stack.pop()
                 continue
-            if expanded:
-                done.add(node)
-                order.append(node)
+            waiting = [p for p in parents[node] if p in parents and p not in depth]
+            if waiting:
+                stack.extend(waiting)
                 continue
-            stack.append((node, True))
-            stack.extend((p, False) for p in parents[node] if p in fresh and p not in done)
-    return order
+            stack.pop()
+            depth[node] = 1 + max((depth[p] for p in parents[node] if p in parents),
+                                  default=0) if parents[node] else 0
+    levels: list[list[int]] = [[] for _ in range(max(depth.values(), default=0) + 1)]
+    for node in nodes:
+        levels[depth[node]].append(node)
+    return levels
