@@ -146,3 +146,79 @@ def test_deleting_a_sink_removes_its_intervals(db):
     db.delete(b)
     assert check_closure_index(db).ok
     assert closure_descendants(db, a.object_id) == set()
+
+
+def _labels_of(db, obj) -> int:
+    labels = db.framework["awl_closure_label"]
+    with db.engine.connect() as conn:
+        return len(conn.execute(labels.select().where(labels.c.node_id == obj.object_id)).all())
+
+
+def test_first_commit_into_an_empty_index(db):
+    reindex_closure(db)  # on, with nothing stored yet
+    roots = [MadeNode(stage=f"r{i}") for i in range(3)]
+    child = MadeNode(stage="c", made_from=roots)
+    grandchild = MadeNode(stage="g", made_from=[child])
+    commit([grandchild])  # roots, child and grandchild in one transaction
+    assert closure_ancestors(db, grandchild.object_id) == \
+        {child.object_id, *(r.object_id for r in roots)}
+    assert check_closure_index(db).ok
+
+
+def test_children_of_a_parentless_object_get_their_own_copy_of_it(db):
+    # no interval of the root holds more than one child's subtree: queries below it stay short
+    reindex_closure(db)
+    root = MadeNode(stage="root")
+    commit([root])
+    children = [MadeNode(stage=f"c{i}", made_from=[root]) for i in range(5)]
+    commit(children[:2])
+    for child in children[2:]:
+        commit([child])
+    assert _labels_of(db, root) == 1 + 5
+    assert closure_descendants(db, root.object_id) == {c.object_id for c in children}
+    assert check_closure_index(db).ok
+
+
+def test_many_children_of_one_parent_made_one_by_one(db):
+    # 300 siblings appended in the same gap: keys grow a byte per 255, the index stays exact
+    reindex_closure(db)
+    parent = MadeNode(stage="p", made_from=[MadeNode(stage="root")])
+    commit([parent])
+    children = []
+    for i in range(300):
+        children.append(MadeNode(stage=str(i), made_from=[parent]))
+        commit([children[-1]])
+    assert closure_descendants(db, parent.object_id) == {c.object_id for c in children}
+    assert closure_ancestors(db, children[-1].object_id) == \
+        {parent.object_id, parent.made_from[0].object_id}
+    assert check_closure_index(db).ok
+    assert _labels_of(db, children[0]) == 1
+
+
+def test_concurrent_commits_keep_the_index_exact(db, reconnect):
+    # two sessions (as two processes would) append under the same parent at the same time:
+    # the index's lock serialises their placements, so no two take the same gap
+    import threading
+
+    reindex_closure(db)
+    parent = MadeNode(stage="p", made_from=[MadeNode(stage="root")])
+    commit([parent])
+    sessions = [reconnect(), reconnect()]
+    failures: list[BaseException] = []
+
+    def work(session) -> None:
+        try:
+            mine = session.get(parent.object_id)
+            for i in range(15):
+                session.commit([MadeNode(stage=str(i), made_from=[mine])])
+        except BaseException as exc:  # reported below, with the test's failure
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in sessions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures
+    assert len(closure_descendants(db, parent.object_id)) == 30
+    assert check_closure_index(db).ok
