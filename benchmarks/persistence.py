@@ -11,6 +11,10 @@ same database in the same run, and their ratio (awlineage time / Core time; lowe
 awlineage returns objects in object_id (creation) order unless asked otherwise, so the Core
 queries order by object_id too: the same rows in the same order.
 
+With ``--closure-index`` it instead measures what the lineage closure index costs a commit:
+(a) on two databases, one with the index on from the start (`reindex_closure`), one without,
+the commits alternating; the ratio is on/off (lower is better, 1.0 is free).
+
 With ``--stream N`` it instead commits N objects and iterates all of them with
 ``select(...).yield_per(1000)``, keeping none, and prints objects per second and the peak
 memory: Python's (tracemalloc) and the process's resident high-water mark, which also counts
@@ -18,6 +22,7 @@ the database driver's buffers.
 
 Usage: python benchmarks/persistence.py [--objects N] [--repeat R] [--postgres URL]
        python benchmarks/persistence.py --stream 1000000
+       python benchmarks/persistence.py --closure-index [--objects N] [--repeat R]
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ import sqlalchemy as sa
 from benchmark_support import POSTGRES_URL, postgres_schema
 
 from awlineage import DBObject, commit, connect, persistent, select
+from awlineage.database import Database
+from awlineage.lineage import check_closure_index, reindex_closure
 from awlineage.persistence import new_object_id, set_current_store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for tests/
@@ -196,6 +203,45 @@ def run_backend(label: str, url: str, schema: str | None, n: int, repeat: int) -
     set_current_store(None)
 
 
+def run_closure_overhead(label: str, places: list[tuple[str, str | None]], n: int,
+                         repeat: int) -> None:
+    """(a) with and without the closure index, on two databases (URL and schema each),
+    alternating."""
+    sessions = []
+    for (url, schema), on in zip(places, (False, True), strict=True):
+        db = connect(url, schema=schema)
+        set_current_store(db)
+        if on:
+            reindex_closure(db)
+        mids = [BenchMid(top=BenchTop(name=f"top{i % 10}")) for i in range(1000)]
+        commit(mids)
+        sessions.append((db, mids))
+
+    def commit_into(db: Database, mids: list[BenchMid]) -> Callable[[], None]:
+        def run() -> None:
+            set_current_store(db)
+            commit([BenchSmall(group=i % 10, flux=i * 0.5, label=f"s{i}", mid=mids[i % 1000])
+                    for i in range(n)])
+        return run
+
+    best = [float("inf"), float("inf")]
+    cpu = [float("inf"), float("inf")]
+    for _ in range(repeat):
+        for k, (db, mids) in enumerate(sessions):
+            began = time.process_time()
+            best[k] = min(best[k], timed(commit_into(db, mids)))
+            cpu[k] = min(cpu[k], time.process_time() - began)
+    check = check_closure_index(sessions[1][0])
+    print(f"\n{label}: commit {n:,} objects (one link each), best of {repeat}")
+    print(f"  index off {n / best[0]:10,.0f} obj/s ({best[0]:.2f} s, CPU {cpu[0]:.2f} s)")
+    print(f"  index on  {n / best[1]:10,.0f} obj/s ({best[1]:.2f} s, CPU {cpu[1]:.2f} s)")
+    print(f"  ratio on/off {best[1] / best[0]:.2f} (CPU {cpu[1] / cpu[0]:.2f}); "
+          f"{check.labels:,} labels for {check.edges:,} edges; index exact: {check.ok}")
+    for db, _ in sessions:
+        db.close()
+    set_current_store(None)
+
+
 def run_stream(label: str, url: str, schema: str | None, n: int, batch: int = 1000) -> None:
     """Commit `n` objects, then stream them all with yield_per(batch), keeping none."""
     db = connect(url, schema=schema)
@@ -247,9 +293,21 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
+    parser.add_argument("--closure-index", action="store_true",
+                        help="measure the closure index's cost to (a) instead")
     parser.add_argument("--stream", type=int, metavar="N",
                         help="stream N objects with yield_per instead (memory and speed)")
     args = parser.parse_args()
+    if args.closure_index:
+        with tempfile.TemporaryDirectory() as tmp:
+            run_closure_overhead("SQLite", [(f"sqlite:///{tmp}/off.db", None),
+                                            (f"sqlite:///{tmp}/on.db", None)],
+                                 args.objects, args.repeat)
+        if not args.skip_postgres:
+            with postgres_schema(args.postgres) as off, postgres_schema(args.postgres) as on:
+                run_closure_overhead("PostgreSQL", [(args.postgres, off), (args.postgres, on)],
+                                     args.objects, args.repeat)
+        return
     if args.stream:
         with tempfile.TemporaryDirectory() as tmp:
             run_stream("SQLite", f"sqlite:///{tmp}/bench.db", None, args.stream)

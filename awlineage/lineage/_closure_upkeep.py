@@ -27,6 +27,7 @@ The index is therefore exact after every commit. Commits that change it take the
 from __future__ import annotations
 
 import itertools
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -79,13 +80,15 @@ class _Upkeep:
         with the same parents are siblings placed together (one set of queries for all)."""
         new = [obj.object_id for obj in objects]
         fresh = set(new)
-        parents: dict[int, list[int]] = {n: [] for n in new}
+        parents: dict[int, list[int]] = defaultdict(list)
         for parent, child in written_edges(objects):
             if child not in fresh:
                 return False  # a stored object gains a parent: not a sink any more
             parents[child].append(parent)
-        self._add_roots([n for n in new if not parents[n]])
-        for level in _levels(new, parents)[1:]:
+        self._add_roots([n for n in new if n not in parents])
+        inner = any(p in fresh for ps in parents.values() for p in ps)
+        levels = _levels(new, parents) if inner else [[], [n for n in new if n in parents]]
+        for level in levels[1:]:
             siblings: dict[tuple[int, ...], list[int]] = {}
             for node in level:
                 siblings.setdefault(tuple(sorted(set(parents[node]))), []).append(node)
@@ -372,6 +375,7 @@ def _levels(nodes: list[int], parents: dict[int, list[int]]) -> list[list[int]]:
     """`nodes` by generation within the commit: level 0 has no parents at all, level k has
     a parent among the new objects at level k - 1 and none deeper (commits write no cycles:
     a link points to an object that existed first)."""
+    fresh = set(nodes)
     depth: dict[int, int] = {}
     for start in nodes:
         stack = [start]
@@ -380,13 +384,14 @@ def _levels(nodes: list[int], parents: dict[int, list[int]]) -> list[list[int]]:
             if node in depth:
                 stack.pop()
                 continue
-            waiting = [p for p in parents[node] if p in parents and p not in depth]
+            mine = parents.get(node, ())
+            waiting = [p for p in mine if p in fresh and p not in depth]
             if waiting:
                 stack.extend(waiting)
                 continue
             stack.pop()
-            depth[node] = 1 + max((depth[p] for p in parents[node] if p in parents),
-                                  default=0) if parents[node] else 0
+            depth[node] = 1 + max((depth[p] for p in mine if p in fresh), default=0) \
+                if mine else 0
     levels: list[list[int]] = [[] for _ in range(max(depth.values(), default=0) + 1)]
     for node in nodes:
         levels[depth[node]].append(node)
