@@ -3,7 +3,7 @@ ancestors and descendants, the info tree, diffs of two lineages, and PROV and Op
 exports."""
 
 from awlineage.lineage._ancestry import Ancestry, ancestry
-from awlineage.lineage._closure_build import drop_closure_index, reindex_closure
+from awlineage.lineage._closure_build import ClosureBuild, drop_closure_index, reindex_closure
 from awlineage.lineage._closure_check import ClosureCheck, check_closure_index
 from awlineage.lineage._closure_encoding import (
     ClosureEncoding,
@@ -42,6 +42,7 @@ from awlineage.lineage._walk import (
 __all__ = [
     "MAX_COPIES",
     "Ancestry",
+    "ClosureBuild",
     "ClosureCheck",
     "ClosureEncoding",
     "ClosureTooLargeError",

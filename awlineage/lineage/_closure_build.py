@@ -5,12 +5,13 @@ half-built."""
 from __future__ import annotations
 
 import datetime
+from dataclasses import dataclass
 
 import sqlalchemy as sa
 
 from awlineage.database import Database, take_lock
-from awlineage.lineage._closure_encoding import ClosureEncoding, encode
-from awlineage.lineage._closure_graph import stored_edges, stored_nodes
+from awlineage.lineage._closure_encoding import EncodingStats, encode
+from awlineage.lineage._closure_graph import split_sources, stored_edges, stored_nodes
 from awlineage.lineage._closure_keys import key_of_rank
 from awlineage.lineage._closure_tables import (
     INDEX_STATE,
@@ -24,9 +25,25 @@ CLOSURE_LOCK = "closure-index"
 _INSERT_CHUNK = 10_000
 
 
-def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureEncoding:
+@dataclass(frozen=True)
+class ClosureBuild:
+    """What a (re)build of the closure index made: objects, edges between them, labels
+    written, and the encoding's own statistics (of the graph after parentless objects of
+    several children were split into one copy per child)."""
+
+    objects: int
+    edges: int
+    labels: int
+    stats: EncodingStats
+
+    def __str__(self) -> str:
+        return (f"{self.objects} objects, {self.edges} edges, {self.labels} labels "
+                f"({self.labels / max(self.edges, 1):.2f} per edge)")
+
+
+def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBuild:
     """Build the closure index of every stored object and turn it on (or rebuild it), in one
-    transaction. Returns the encoding; its `stats` say how it was made.
+    transaction. Returns what it made.
 
     Raises
     ------
@@ -39,14 +56,17 @@ def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureEn
 
 
 def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = None,
-               counted: bool = True) -> ClosureEncoding:
+               counted: bool = True) -> ClosureBuild:
     """Re-encode every stored object on `conn` (inside its write transaction, holding the
     index's lock) and replace the labels; `counted` rebuilds are those commits needed."""
     take_lock(conn, db, CLOSURE_LOCK)
-    encoding = encode(stored_edges(conn, db), stored_nodes(conn, db), gap=1,
-                      max_labels=max_labels)
+    nodes = stored_nodes(conn, db)
+    edges = set(stored_edges(conn, db))
+    shaped, kept = split_sources(edges, nodes)
+    encoding = encode(shaped, kept, gap=1, max_labels=max_labels)
     conn.execute(labels_table(db).delete())
-    rows = [(key_of_rank(lab.left), key_of_rank(lab.right), lab.node,
+    rows = [(key_of_rank(lab.left), key_of_rank(lab.right),
+             lab.node[0] if isinstance(lab.node, tuple) else lab.node,
              key_of_rank(lab.anc_from), key_of_rank(lab.desc_until))
             for lab in encoding.labels]
     for start in range(0, len(rows), _INSERT_CHUNK):
@@ -59,7 +79,7 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
     else:
         conn.execute(state.delete().where(state.c.name == INDEX_STATE))
         conn.execute(state.insert().values(name=INDEX_STATE, built=now, rebuilds=0))
-    return encoding
+    return ClosureBuild(len(nodes), len(edges), len(rows), encoding.stats)
 
 
 def drop_closure_index(db: Database) -> int:

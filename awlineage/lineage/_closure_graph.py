@@ -6,7 +6,7 @@ from the objects a commit is writing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 
 import sqlalchemy as sa
 
@@ -81,3 +81,21 @@ def written_edges(objects: Iterable[DBObject]) -> list[Pair]:
 
 def _pair(owner: int, target: int, attribute: str) -> Pair:
     return (owner, target) if attribute in PRODUCT_ATTRIBUTES else (target, owner)
+
+
+def split_sources(edges: Iterable[Pair], nodes: Iterable[int]
+                  ) -> tuple[list[tuple[Hashable, int]], list[int]]:
+    """The graph with every parentless object of several children replaced by one copy per
+    child (a pair (object, child)): the copies' intervals each hold one child's subtree, so
+    an object shared by everything made later (default parameters, a grid) is no interval
+    that every ancestors query below it must scan. Same closure, one more label per such
+    edge. Returns the edges and the objects left as they were (the split ones are not)."""
+    edges = list(dict.fromkeys(edges))
+    children: dict[int, int] = {}
+    has_parent: set[int] = set()
+    for parent, child in edges:
+        children[parent] = children.get(parent, 0) + 1
+        has_parent.add(child)
+    split = {n for n, count in children.items() if count > 1 and n not in has_parent}
+    shaped: list[tuple[Hashable, int]] = [((p, c) if p in split else p, c) for p, c in edges]
+    return shaped, [n for n in nodes if n not in split]
