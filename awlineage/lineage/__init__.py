@@ -13,13 +13,14 @@ from awlineage.lineage._closure_encoding import (
     Label,
 )
 from awlineage.lineage._closure_encoding import encode as encode_closure
+from awlineage.lineage._closure_placement import MAX_COPIES
 from awlineage.lineage._closure_tables import (
     closure_ancestors,
     closure_descendants,
     closure_index_present,
     closure_is_ancestor,
 )
-from awlineage.lineage._closure_upkeep import MAX_COPIES, keep_closure_index
+from awlineage.lineage._closure_upkeep import keep_closure_index
 from awlineage.lineage._dependencies import (
     InverseLink,
     get_dependencies,

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from awlineage.database import Database, take_lock
-from awlineage.lineage._closure_encoding import EncodingStats, encode
+from awlineage.lineage._closure_encoding import ClosureTooLargeError, EncodingStats, encode
 from awlineage.lineage._closure_graph import split_sources, stored_edges, stored_nodes
 from awlineage.lineage._closure_keys import key_of_rank
+from awlineage.lineage._closure_placement import replay
 from awlineage.lineage._closure_tables import (
     INDEX_STATE,
     insert_labels,
@@ -20,6 +21,8 @@ from awlineage.lineage._closure_tables import (
     state_table,
 )
 
+FULL_ENCODING_BUDGET = 3
+"""Labels per object and edge above which a rebuild places objects as commits do instead."""
 CLOSURE_LOCK = "closure-index"
 """The lock that commits updating the index and rebuilds take (PostgreSQL; SQLite has one)."""
 _INSERT_CHUNK = 10_000
@@ -34,11 +37,14 @@ class ClosureBuild:
     objects: int
     edges: int
     labels: int
-    stats: EncodingStats
+    stats: EncodingStats | None
+    """None when the encoding would have exceeded its budget and the objects were placed
+    generation by generation instead, as commits place them."""
 
     def __str__(self) -> str:
+        how = "interval encoding" if self.stats is not None else "placed as commits do"
         return (f"{self.objects} objects, {self.edges} edges, {self.labels} labels "
-                f"({self.labels / max(self.edges, 1):.2f} per edge)")
+                f"({self.labels / max(self.edges, 1):.2f} per edge, {how})")
 
 
 def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBuild:
@@ -62,15 +68,36 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
     take_lock(conn, db, CLOSURE_LOCK)
     nodes = stored_nodes(conn, db)
     edges = set(stored_edges(conn, db))
-    shaped, kept = split_sources(edges, nodes)
-    encoding = encode(shaped, kept, gap=1, max_labels=max_labels)
     conn.execute(labels_table(db).delete())
+    budget = FULL_ENCODING_BUDGET * (len(edges) + len(nodes))
+    shaped, kept = split_sources(edges, nodes)
+    try:
+        encoding = encode(shaped, kept, gap=1, max_labels=min(budget, max_labels or budget))
+    except ClosureTooLargeError:
+        # the encoding's copies of a prime part blow up: place the objects one generation
+        # at a time, as commits do, which copies only what each placement needs
+        if not replay(conn, db, sorted(nodes), edges) or (
+                max_labels is not None and _count(conn, db) > max_labels):
+            raise ClosureTooLargeError(
+                f"the closure index of {len(nodes)} objects and {len(edges)} edges needs more "
+                f"than {max_labels or budget} labels") from None
+        _mark_built(conn, db, counted)
+        return ClosureBuild(len(nodes), len(edges), _count(conn, db), None)
     rows = [(key_of_rank(lab.left), key_of_rank(lab.right),
              lab.node[0] if isinstance(lab.node, tuple) else lab.node,
              key_of_rank(lab.anc_from), key_of_rank(lab.desc_until))
             for lab in encoding.labels]
     for start in range(0, len(rows), _INSERT_CHUNK):
         insert_labels(conn, db, rows[start:start + _INSERT_CHUNK])
+    _mark_built(conn, db, counted)
+    return ClosureBuild(len(nodes), len(edges), len(rows), encoding.stats)
+
+
+def _count(conn: sa.Connection, db: Database) -> int:
+    return conn.execute(sa.select(sa.func.count()).select_from(labels_table(db))).scalar()
+
+
+def _mark_built(conn: sa.Connection, db: Database, counted: bool) -> None:
     state = state_table(db)
     now = datetime.datetime.now(datetime.UTC)
     if counted:
@@ -79,7 +106,6 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
     else:
         conn.execute(state.delete().where(state.c.name == INDEX_STATE))
         conn.execute(state.insert().values(name=INDEX_STATE, built=now, rebuilds=0))
-    return ClosureBuild(len(nodes), len(edges), len(rows), encoding.stats)
 
 
 def drop_closure_index(db: Database) -> int:

@@ -225,3 +225,18 @@ def test_concurrent_commits_keep_the_index_exact(db, reconnect):
     assert not failures
     assert len(closure_descendants(db, parent.object_id)) == 30
     assert check_closure_index(db).ok
+
+
+def test_rebuild_places_objects_as_commits_do_when_the_encoding_is_too_big(db, monkeypatch):
+    # a crown (a_i below b_j for i != j) has dimension 6: the encoding must copy parts of it
+    import awlineage.lineage._closure_build as build
+
+    tops = [MadeNode(stage=f"a{i}") for i in range(6)]
+    commit([MadeNode(stage=f"b{j}", made_from=[t for i, t in enumerate(tops) if i != j])
+            for j in range(6)])
+    monkeypatch.setattr(build, "FULL_ENCODING_BUDGET", 0)
+    built = reindex_closure(db)
+    assert built.stats is None and "placed as commits do" in str(built)
+    assert check_closure_index(db).ok
+    monkeypatch.setattr(build, "FULL_ENCODING_BUDGET", 3)
+    assert reindex_closure(db).stats is not None and check_closure_index(db).ok

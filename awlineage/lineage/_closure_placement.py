@@ -1,0 +1,402 @@
+"""Placing new objects in the closure index: each new object (a sink: nothing placed was
+made from it) gets an interval in the gaps of the existing keys (_closure_keys), so no other
+row changes except the `desc_until` bounds of the intervals that contain it. Used by the
+upkeep inside commits and by a rebuild that replays the stored objects.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+from awlineage.database import Database
+from awlineage.lineage._closure_graph import written_edges
+from awlineage.lineage._closure_keys import key_after
+from awlineage.lineage._closure_tables import (
+    LabelRow,
+    StoredLabel,
+    insert_labels,
+    labels_table,
+    raise_bounds,
+    read_labels,
+)
+from awlineage.persistence import DBObject
+
+MAX_COPIES = 64
+"""Copies of one new object before the index is re-encoded instead."""
+_COMBINATIONS = 16  # choices of one interval per parent tried for a single interval
+_CHUNK = 500  # keys per IN list
+
+
+class Placement:
+    """Places new objects' intervals on one connection, inside its write transaction."""
+
+    def __init__(self, conn: sa.Connection, db: Database,
+                 max_copies: int | None = MAX_COPIES) -> None:
+        self.conn = conn
+        self.db = db
+        self.table = labels_table(db)
+        self.max_copies = max_copies
+
+    def add(self, objects: Sequence[DBObject]) -> bool:
+        """Place every object of `objects`; False if the index must be re-encoded."""
+        new = [obj.object_id for obj in objects]
+        fresh = set(new)
+        parents: dict[int, list[int]] = defaultdict(list)
+        for parent, child in written_edges(objects):
+            if child not in fresh:
+                return False  # a stored object gains a parent: not a sink any more
+            parents[child].append(parent)
+        return self.add_nodes(new, parents)
+
+    def add_nodes(self, new: list[int], parents: dict[int, list[int]]) -> bool:
+        """Place the objects `new` (none a parent of a placed one) with their `parents`
+        (placed, or among `new`); False if the index must be re-encoded. Objects with the
+        same parents are siblings placed together (one set of queries for all)."""
+        fresh = set(new)
+        self._add_roots([n for n in new if n not in parents])
+        inner = any(p in fresh for n in new for p in parents.get(n, ()))
+        levels = _levels(new, parents) if inner else [[], [n for n in new if n in parents]]
+        for level in levels[1:]:
+            siblings: dict[tuple[int, ...], list[int]] = {}
+            for node in level:
+                siblings.setdefault(tuple(sorted(set(parents[node]))), []).append(node)
+            self._place_under_roots(siblings)
+            rest = self._place_under_single_parents(siblings)
+            for shared in rest:
+                if not self._place(siblings[shared], list(shared)):
+                    return False
+        return True
+
+    # -- the common cases, in bulk -----------------------------------------------------
+    def _place_under_roots(self, siblings: dict[tuple[int, ...], list[int]]) -> None:
+        """Place (and remove from `siblings`) every group whose parents all have no parents
+        themselves: each new object gets a copy of each such parent's interval, all of them
+        fresh (after every existing key), so nothing else contains it and the parents'
+        intervals never grow into hubs that every later query would scan."""
+        t = self.table
+        wanted = sorted({p for shared in siblings for p in shared})
+        if not wanted:
+            return
+        not_roots = set(self.conn.execute(
+            sa.select(t.c.node_id).where(self.db.dialect.id_in(t.c.node_id, wanted),
+                                         t.c.anc_from != t.c.left_end)).scalars())
+        groups = [shared for shared in siblings if not not_roots.intersection(shared)]
+        if not groups:
+            return
+        top_left = self._end(t.c.left_end.desc()) or b""
+        bottom_right = self._end(t.c.right_end)
+        top_right = self._end(t.c.right_end.desc()) or top_left
+        rows = []
+        for shared in groups:
+            for node in siblings.pop(shared):
+                lefts = []
+                for _ in range(len(shared) + 1):  # the copies', then the object's
+                    top_left = key_after(top_left, bottom_right)
+                    lefts.append(top_left)
+                rights = []
+                for _ in range(len(shared) + 1):  # the object's, then the copies'
+                    top_right = key_after(top_right, None)
+                    rights.append(top_right)
+                own_left, own_right = lefts[-1], rights[0]
+                rows.append((own_left, own_right, node, lefts[0], own_left))
+                rows.extend((left, right, parent, left, own_left)
+                            for parent, left, right in zip(shared, lefts, rights[1:],
+                                                           strict=False))
+        insert_labels(self.conn, self.db, rows)
+
+    def _place_under_single_parents(self, siblings: dict[tuple[int, ...], list[int]]
+                                    ) -> list[tuple[int, ...]]:
+        """Place every group of siblings whose one parent has one interval that no other
+        interval crosses, each in gaps no other group uses: one query reads what all of
+        them need, one insert writes them. Returns the groups left to place one by one."""
+        single = [shared[0] for shared in siblings if len(shared) == 1]
+        views = {v.label.node: v for v in self._gap_views(single)}
+        gap_users: dict[bytes, int] = {}
+        for view in views.values():
+            for gap in set(view.gaps()):
+                gap_users[gap] = gap_users.get(gap, 0) + 1
+        rows: list[LabelRow] = []
+        placed: list[_GapView] = []
+        rest: list[tuple[int, ...]] = []
+        for shared in siblings:
+            view = views.get(shared[0]) if len(shared) == 1 else None
+            if view is None or view.crossed or view.copies > 1 or \
+                    any(gap_users[gap] > 1 for gap in view.gaps()):
+                rest.append(shared)
+                continue
+            rows.extend(view.rows(siblings[shared]))
+            placed.append(view)
+        if rows:
+            insert_labels(self.conn, self.db, rows)
+            raise_bounds(self.conn, self.db, [
+                (view.label.anc_from, view.label.desc_until, view.label.right, view.last_left)
+                for view in placed])
+        return rest
+
+    def _gap_views(self, parents: list[int]) -> list[_GapView]:
+        if not parents:
+            return []
+        t = self.table
+        x = t.alias("x")
+        label = t.alias("label")
+
+        def first(column: sa.ColumnElement, *where: sa.ColumnElement,
+                  descending: bool = False) -> sa.ScalarSelect:
+            order = column.desc() if descending else column
+            return sa.select(column).where(*where).order_by(order).limit(1).scalar_subquery()
+
+        copies = sa.select(sa.func.count()).where(x.c.node_id == label.c.node_id
+                                                  ).scalar_subquery()
+        query = sa.select(
+            label.c.left_end, label.c.right_end, label.c.node_id, label.c.anc_from,
+            label.c.desc_until, copies,
+            sa.exists().where(x.c.left_end > label.c.left_end,
+                              x.c.left_end <= label.c.desc_until,
+                              x.c.right_end > label.c.right_end),
+            first(x.c.left_end, x.c.left_end > label.c.desc_until),
+            first(x.c.right_end, x.c.right_end > label.c.desc_until),
+            first(x.c.left_end, x.c.left_end < label.c.right_end, descending=True),
+            first(x.c.right_end, x.c.right_end < label.c.right_end, descending=True),
+        ).where(self.db.dialect.id_in(label.c.node_id, parents))
+        views = []
+        for row in self.conn.execute(query):
+            views.append(_GapView(StoredLabel(*row[:5]), row[5], bool(row[6]),
+                                  min(k for k in row[7:9] if k is not None),
+                                  max(k for k in row[9:11] if k is not None)))
+        return views
+
+    # -- objects without parents -------------------------------------------------------
+    def _add_roots(self, roots: list[int]) -> None:
+        if not roots:
+            return
+        t = self.table
+        top_left = self._end(t.c.left_end.desc()) or b""
+        bottom_right = self._end(t.c.right_end)
+        top_right = self._end(t.c.right_end.desc())
+        rows = []
+        for node in roots:
+            left = key_after(top_left, bottom_right)
+            right = key_after(top_right if top_right is not None else left, None)
+            rows.append((left, right, node, left, left))
+            top_left, top_right = left, right
+            bottom_right = bottom_right or right  # lefts stay below every right
+        insert_labels(self.conn, self.db, rows)
+
+    # -- objects with parents ----------------------------------------------------------
+    def _place(self, nodes: list[int], parents: list[int]) -> bool:
+        labels: dict[int, list[StoredLabel]] = {p: [] for p in parents}
+        for label in read_labels(self.conn, self.db, parents):
+            labels[label.node].append(label)
+        if any(not found for found in labels.values()):
+            return False
+        if len(parents) == 1 and len(labels[parents[0]]) == 1:
+            only = labels[parents[0]][0]
+            if not self._crossed(only):
+                self._insert(nodes, (only,), only.anc_from)
+                return True
+        above = {id(label): self._containers(label) for ls in labels.values() for label in ls}
+        ancestors_of = {p: {n for lab in ls for n in above[id(lab)]} for p, ls in labels.items()}
+        wanted = set(parents).union(*ancestors_of.values())
+        needed = [p for p in labels
+                  if not any(p in ancestors_of[q] for q in labels if q != p)]
+        choices = [sorted(labels[p], key=lambda lab: lab.left, reverse=True) for p in needed]
+        for combination in itertools.islice(itertools.product(*choices), _COMBINATIONS):
+            if self._try(nodes, combination, wanted, exact=True) is not None:
+                return True
+        return self._place_copies(nodes, [lab for choice in choices for lab in choice],
+                                  wanted, above)
+
+    def _crossed(self, label: StoredLabel) -> bool:
+        """Whether an interval starting inside `label`'s descendants ends after it: then
+        an interval placed after those descendants would be inside that one too."""
+        t = self.table
+        return self.conn.execute(sa.select(sa.exists().where(
+            t.c.left_end > label.left, t.c.left_end <= label.desc_until,
+            t.c.right_end > label.right))).scalar()
+
+    def _place_copies(self, nodes: list[int], candidates: list[StoredLabel],
+                      wanted: set[int], above: dict[int, set[int]]) -> bool:
+        covered: set[int] = set()
+        copies = 0
+        for label in candidates:
+            if above[id(label)] | {label.node} <= covered:
+                continue
+            if copies == self.max_copies:
+                return False
+            found = self._try(nodes, (self._reread(label),), wanted, exact=False)
+            if found is not None:
+                covered |= found
+                copies += 1
+        return covered == wanted
+
+    def _try(self, nodes: list[int], inside: Iterable[StoredLabel], wanted: set[int], *,
+             exact: bool) -> set[int] | None:
+        """Place an interval of each of `nodes` inside every label of `inside` if the
+        objects whose intervals would contain it are `wanted` (`exact`) or some of them;
+        returns those objects."""
+        inside = list(inside)
+        last_left = max(lab.desc_until for lab in inside)
+        first = min(inside, key=lambda lab: lab.right)
+        t = self.table
+        rows = self.conn.execute(
+            sa.select(t.c.left_end, t.c.node_id)
+            .where(t.c.left_end >= first.anc_from, t.c.left_end <= last_left,
+                   t.c.right_end >= first.right)).all()
+        found = {n for _, n in rows}
+        if (found != wanted) if exact else not found <= wanted:
+            return None
+        self._insert(nodes, inside, min(lft for lft, _ in rows))
+        return found
+
+    def _insert(self, nodes: list[int], inside: Sequence[StoredLabel], anc_from: bytes
+                ) -> None:
+        """Write sibling intervals for `nodes` (each crossing the others: none contains
+        another), after the last left inside every label of `inside` and below the first of
+        their rights; move the `desc_until` bound of every interval containing them."""
+        last_left = max(lab.desc_until for lab in inside)
+        first_right = min(lab.right for lab in inside)
+        lefts, rights = sibling_keys(len(nodes), last_left, self._next_endpoint(last_left),
+                                     self._previous_endpoint(first_right), first_right)
+        insert_labels(self.conn, self.db, [
+            (left, right, node, anc_from, left)
+            for node, left, right in zip(nodes, lefts, rights, strict=True)])
+        raise_bounds(self.conn, self.db, [(anc_from, last_left, first_right, lefts[-1])])
+
+    def _reread(self, label: StoredLabel) -> StoredLabel:
+        """`label` as stored now (a copy placed inside it moved its `desc_until`)."""
+        t = self.table
+        row = self.conn.execute(sa.select(t.c.left_end, t.c.right_end, t.c.node_id,
+                                          t.c.anc_from, t.c.desc_until)
+                                .where(t.c.left_end == label.left)).one()
+        return StoredLabel(*row)
+
+    def _containers(self, label: StoredLabel) -> set[int]:
+        t = self.table
+        return set(self.conn.execute(
+            sa.select(t.c.node_id).where(t.c.left_end >= label.anc_from,
+                                         t.c.left_end < label.left,
+                                         t.c.right_end > label.right)).scalars())
+
+    def _end(self, order: sa.ColumnElement, *where: sa.ColumnElement) -> bytes | None:
+        """The first key in `order` (an index's first entry; PostgreSQL has no max(bytea))."""
+        column = order.element if isinstance(order, sa.UnaryExpression) else order
+        return self.conn.execute(sa.select(column).where(*where).order_by(order).limit(1)
+                                 ).scalar()
+
+    def _next_endpoint(self, key: bytes) -> bytes:
+        t = self.table
+        ends = (self._end(t.c.left_end, t.c.left_end > key),
+                self._end(t.c.right_end, t.c.right_end > key))
+        return min(k for k in ends if k is not None)
+
+    def _previous_endpoint(self, key: bytes) -> bytes:
+        t = self.table
+        ends = (self._end(t.c.left_end.desc(), t.c.left_end < key),
+                self._end(t.c.right_end.desc(), t.c.right_end < key))
+        return max(k for k in ends if k is not None)
+
+
+@dataclass
+class _GapView:
+    """A parent's interval and the gaps around it: after the last left inside it (up to
+    `next_key`) and below its right (from `below`)."""
+
+    label: StoredLabel
+    copies: int
+    crossed: bool
+    next_key: bytes
+    below: bytes
+    last_left: bytes = b""
+
+    def gaps(self) -> tuple[bytes, ...]:
+        """The gaps it writes in, named by their lower ends."""
+        return (self.label.desc_until, self.below)
+
+    def rows(self, nodes: list[int]) -> list[LabelRow]:
+        """Rows of sibling intervals for `nodes` inside the label (see _Upkeep._insert)."""
+        lefts, rights = sibling_keys(len(nodes), self.label.desc_until, self.next_key,
+                                     self.below, self.label.right)
+        self.last_left = lefts[-1]
+        return [(left, right, node, self.label.anc_from, left)
+                for node, left, right in zip(nodes, lefts, rights, strict=True)]
+
+
+def sibling_keys(count: int, last_left: bytes, next_key: bytes, below: bytes,
+                 first_right: bytes) -> tuple[list[bytes], list[bytes]]:
+    """Keys of `count` sibling intervals: lefts after `last_left` (below `next_key`), rights
+    after `below` and below `first_right`, both increasing (so no sibling contains another);
+    when both gaps are one, the rights follow the lefts."""
+    lefts: list[bytes] = []
+    key = last_left
+    for _ in range(count):
+        key = key_after(key, next_key)
+        lefts.append(key)
+    key = lefts[-1] if below <= last_left else below
+    rights: list[bytes] = []
+    for _ in range(count):
+        key = key_after(key, first_right)
+        rights.append(key)
+    return lefts, rights
+
+
+def replay(conn: sa.Connection, db: Database, nodes: list[int],
+           edges: Iterable[tuple[int, int]], batch: int = 5_000) -> bool:
+    """Label the graph from scratch as commits would have, object by object in an order
+    where parents come first (the oldest first among those ready), `batch` at a time, with
+    as many copies as a placement needs. The labels must be empty. False if an object found
+    no place (its parents' intervals all crossed by others)."""
+    parents: dict[int, list[int]] = defaultdict(list)
+    children: dict[int, list[int]] = defaultdict(list)
+    for parent, child in edges:
+        parents[child].append(parent)
+        children[parent].append(child)
+    waiting = {n: len(parents[n]) for n in nodes if n in parents}
+    ready = [n for n in nodes if n not in waiting]
+    heapq.heapify(ready)
+    upkeep = Placement(conn, db, max_copies=None)
+    chunk: list[int] = []
+    while ready:
+        node = heapq.heappop(ready)
+        chunk.append(node)
+        for child in children.get(node, ()):
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                heapq.heappush(ready, child)
+        if len(chunk) == batch or not ready:
+            if not upkeep.add_nodes(chunk, parents):
+                return False
+            chunk = []
+    return True
+
+
+def _levels(nodes: list[int], parents: dict[int, list[int]]) -> list[list[int]]:
+    """`nodes` by generation within the commit: level 0 has no parents at all, level k has
+    a parent among the new objects at level k - 1 and none deeper (commits write no cycles:
+    a link points to an object that existed first)."""
+    fresh = set(nodes)
+    depth: dict[int, int] = {}
+    for start in nodes:
+        stack = [start]
+        while stack:
+            node = stack[-1]
+            if node in depth:
+                stack.pop()
+                continue
+            mine = parents.get(node, ())
+            waiting = [p for p in mine if p in fresh and p not in depth]
+            if waiting:
+                stack.extend(waiting)
+                continue
+            stack.pop()
+            depth[node] = 1 + max((depth[p] for p in mine if p in fresh), default=0) \
+                if mine else 0
+    levels: list[list[int]] = [[] for _ in range(max(depth.values(), default=0) + 1)]
+    for node in nodes:
+        levels[depth[node]].append(node)
+    return levels
