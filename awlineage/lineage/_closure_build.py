@@ -80,7 +80,7 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
                 max_labels is not None and _count(conn, db) > max_labels):
             raise ClosureTooLargeError(
                 f"the closure index of {len(nodes)} objects and {len(edges)} edges needs more "
-                f"than {max_labels or budget} labels") from None
+                f"than {max_labels or budget} labels; the index is unchanged") from None
         _mark_built(conn, db, counted)
         return ClosureBuild(len(nodes), len(edges), _count(conn, db), None)
     rows = [(key_of_rank(lab.left), key_of_rank(lab.right),

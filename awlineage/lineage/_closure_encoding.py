@@ -27,14 +27,16 @@ import heapq
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from awlineage.errors import AwlError
+
 LABEL_GAP = 1 << 10  # spacing of labels, so appended sinks can be fitted in between
 
 
-class ClosureTooLargeError(ValueError):
+class ClosureTooLargeError(AwlError, ValueError):
     """The tree transformation of a part would make more labels than allowed."""
 
 
-class CycleError(ValueError):
+class CycleError(AwlError, ValueError):
     """The graph given to the encoding has a cycle, so it has no transitive-closure order."""
 
 
