@@ -5,6 +5,11 @@ Siblings of one class reached from one node through one attribute are a single g
 (``12 x RawScienceFrame``) unless the request expands that group by its key; a group's
 neighbours are grouped in turn, so a survey's ancestry of thousands of objects stays a graph
 of a few dozen nodes. Edges point the way data flowed: from an input to what was made from it.
+
+With the closure index on, each direction first asks the index for everything on that side
+(one query): nothing there ends that direction without reading an edge, the count goes into
+the partial notice, and a set small enough is read in one batch (edges and classes) that the
+generations are then drawn from, instead of one batch per generation.
 """
 
 from __future__ import annotations
@@ -16,13 +21,23 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 
 from awlineage import Database, ProcessRun
-from awlineage.lineage import Edge, child_edges, parent_edges
+from awlineage.lineage import (
+    Edge,
+    child_edges,
+    closure_ancestors,
+    closure_descendants,
+    closure_index_present,
+    parent_edges,
+)
 from awlineage.persistence import qualified_name, short_name
 
 OUTPUTS = f"{qualified_name(ProcessRun)}.outputs"
 """The one link that points from a run to what it made (all others point to inputs)."""
 
 _ID_BATCH = 50_000
+PREFETCH_OBJECTS = 5_000
+"""With the index on, a walk of more than one generation reads the edges of everything on its
+side at once when there are at most this many objects (and the walk may visit them all)."""
 
 
 @dataclass
@@ -73,6 +88,9 @@ class LineageGraph:
     limits_hit: list[str] = field(default_factory=list)
     placed: dict[int, str] = field(default_factory=dict)
     """Object id -> the key of the node that shows it."""
+    totals: dict[str, int] = field(default_factory=dict)
+    """``upstream``/``downstream`` -> how many objects lie on that side in all (known only
+    with the closure index on)."""
 
     def add_edge(self, source: str, target: str, label: str) -> None:
         """An edge in the direction data flowed (from input to product)."""
@@ -104,23 +122,74 @@ def walk_lineage(db: Database, root: int, root_class: str, *, up: int, down: int
     graph.nodes[str(root)] = GraphNode(str(root), [root], root_class, 0)
     graph.placed[root] = str(root)
     registry = db.registered_classes()
+    indexed = (up or down) and closure_index_present(db)
     for steps, upstream in ((up, True), (down, False)):
+        if not steps or graph.partial:
+            continue
+        side = _Side(db, upstream, registry)
+        if indexed and not side.from_index(graph, root, steps, limits):
+            continue
         frontier = [str(root)]
         for level in range(1, steps + 1):
             if not frontier or graph.partial:
                 break
-            frontier = _generation(db, graph, frontier, upstream, level, expand, limits,
-                                   registry)
+            frontier = _generation(graph, side, frontier, level, expand, limits)
     return graph
 
 
-def _generation(db: Database, graph: LineageGraph, frontier: list[str], upstream: bool,
-                level: int, expand: frozenset[str], limits: WalkLimits,
-                registry: dict) -> list[str]:
+class _Side:
+    """Reads one direction's edges and classes: per generation from the database, or from
+    one batch over the index's set."""
+
+    def __init__(self, db: Database, upstream: bool, registry: dict) -> None:
+        self.db = db
+        self.upstream = upstream
+        self.registry = registry
+        self.edges: dict[int, list[Edge]] | None = None
+        self.classes: dict[int, str] | None = None
+
+    def from_index(self, graph: LineageGraph, root: int, steps: int,
+                   limits: WalkLimits) -> bool:
+        """Ask the index for this side; False when there is nothing on it."""
+        members = (closure_ancestors if self.upstream else closure_descendants)(self.db, root)
+        graph.totals["upstream" if self.upstream else "downstream"] = len(members)
+        if not members:
+            return False
+        if steps > 1 and len(members) < min(limits.objects, PREFETCH_OBJECTS):
+            self._prefetch({root, *members})
+        return True
+
+    def _prefetch(self, nodes: set[int]) -> None:
+        read = parent_edges if self.upstream else child_edges
+        by_near: dict[int, list[Edge]] = {}
+        for edge in read(self.db, nodes, self.registry):
+            near, far = _ends(edge, self.upstream)
+            if far not in nodes:  # an index that disagrees with the links: walk them instead
+                return
+            by_near.setdefault(near, []).append(edge)
+        self.edges = by_near
+        self.classes = class_names(self.db, nodes)
+
+    def read(self, ids: list[int]) -> list[Edge]:
+        """The edges from `ids` in this direction."""
+        if self.edges is None:
+            read = parent_edges if self.upstream else child_edges
+            return read(self.db, ids, self.registry)
+        return [edge for oid in ids for edge in self.edges.get(oid, ())]
+
+    def class_names(self, ids: set[int]) -> dict[int, str]:
+        """The qualified class name of each stored object among `ids`."""
+        if self.classes is None:
+            return class_names(self.db, ids)
+        return {oid: self.classes[oid] for oid in ids if oid in self.classes}
+
+
+def _generation(graph: LineageGraph, side: _Side, frontier: list[str], level: int,
+                expand: frozenset[str], limits: WalkLimits) -> list[str]:
     """Place the next generation beyond `frontier`; return the keys of its new nodes."""
+    upstream = side.upstream
     ids = [oid for key in frontier for oid in graph.nodes[key].object_ids]
-    read = parent_edges if upstream else child_edges
-    found = read(db, ids, registry)
+    found = side.read(ids)
     neighbours: dict[str, list[tuple[str, int]]] = {}
     for edge in found:
         near, far = _ends(edge, upstream)
@@ -128,7 +197,7 @@ def _generation(db: Database, graph: LineageGraph, frontier: list[str], upstream
         if key is not None:
             neighbours.setdefault(key, []).append((edge.name, far))
     new_ids = {far for pairs in neighbours.values() for _, far in pairs} - graph.placed.keys()
-    classes = class_names(db, new_ids)
+    classes = side.class_names(new_ids)
     signed = -level if upstream else level
     created: list[str] = []
     for key in frontier:
@@ -142,7 +211,7 @@ def _generation(db: Database, graph: LineageGraph, frontier: list[str], upstream
         for (attribute, class_name), found_members in groups.items():
             members = [m for m in found_members if m not in graph.placed]
             for node in _nodes_for(members, class_name, signed, expand, limits.group_from):
-                if not _room(graph, node, limits):
+                if not _room(graph, node, limits, upstream):
                     return created
                 graph.nodes[node.key] = node
                 for oid in node.object_ids:
@@ -176,17 +245,21 @@ def _nodes_for(members: list[int], class_name: str, level: int, expand: frozense
     return [GraphNode(str(m), [m], class_name, level) for m in members]
 
 
-def _room(graph: LineageGraph, node: GraphNode, limits: WalkLimits) -> bool:
-    """Whether `node` fits under the limits; if not, mark the graph partial, naming it."""
+def _room(graph: LineageGraph, node: GraphNode, limits: WalkLimits, upstream: bool) -> bool:
+    """Whether `node` fits under the limits; if not, mark the graph partial, naming it (and,
+    when the index has counted them, how many objects lie on the side it was walking)."""
+    side = "upstream" if upstream else "downstream"
+    total = graph.totals.get(side)
+    of = "" if total is None else f" ({total} objects {side} in all)"
     if len(graph.nodes) >= limits.nodes:
         graph.partial = True
-        graph.limits_hit.append(f"graph_nodes: the graph stops at {limits.nodes} nodes; "
+        graph.limits_hit.append(f"graph_nodes: the graph stops at {limits.nodes} nodes{of}; "
                                 "ask for less depth or a single direction")
         return False
     if len(graph.placed) + len(node.object_ids) > limits.objects:
         graph.partial = True
-        graph.limits_hit.append(f"graph_objects: the walk stops at {limits.objects} objects; "
-                                "ask for less depth")
+        graph.limits_hit.append(f"graph_objects: the walk stops at {limits.objects} objects"
+                                f"{of}; ask for less depth")
         return False
     return True
 
