@@ -6,10 +6,12 @@ Siblings of one class reached from one node through one attribute are a single g
 neighbours are grouped in turn, so a survey's ancestry of thousands of objects stays a graph
 of a few dozen nodes. Edges point the way data flowed: from an input to what was made from it.
 
-With the closure index on, each direction first asks the index for everything on that side
-(one query): nothing there ends that direction without reading an edge, the count goes into
-the partial notice, and a set small enough is read in one batch (edges and classes) that the
-generations are then drawn from, instead of one batch per generation.
+With the closure index on, a walk of more than one generation first asks the index for
+everything on its side (one query): nothing there ends that direction without reading an edge,
+and a set small enough is read in one batch (edges and classes) that the generations are then
+drawn from, instead of one batch per generation. A graph cut short by a limit says how many
+objects lie on that side in all (one query, if not asked already). A single generation is read
+as before: the index's query would cost as much as it saves.
 """
 
 from __future__ import annotations
@@ -89,8 +91,8 @@ class LineageGraph:
     placed: dict[int, str] = field(default_factory=dict)
     """Object id -> the key of the node that shows it."""
     totals: dict[str, int] = field(default_factory=dict)
-    """``upstream``/``downstream`` -> how many objects lie on that side in all (known only
-    with the closure index on)."""
+    """``upstream``/``downstream`` -> how many objects lie on the side where a limit cut the
+    walk short (known only with the closure index on)."""
 
     def add_edge(self, source: str, target: str, label: str) -> None:
         """An edge in the direction data flowed (from input to product)."""
@@ -122,12 +124,12 @@ def walk_lineage(db: Database, root: int, root_class: str, *, up: int, down: int
     graph.nodes[str(root)] = GraphNode(str(root), [root], root_class, 0)
     graph.placed[root] = str(root)
     registry = db.registered_classes()
-    indexed = (up or down) and closure_index_present(db)
+    index: list[bool] = []  # whether the closure index is on, asked once and only if needed
     for steps, upstream in ((up, True), (down, False)):
         if not steps or graph.partial:
             continue
-        side = _Side(db, upstream, registry)
-        if indexed and not side.from_index(graph, root, steps, limits):
+        side = _Side(db, root, upstream, registry, index)
+        if steps > 1 and not side.from_index(limits):
             continue
         frontier = [str(root)]
         for level in range(1, steps + 1):
@@ -139,25 +141,48 @@ def walk_lineage(db: Database, root: int, root_class: str, *, up: int, down: int
 
 class _Side:
     """Reads one direction's edges and classes: per generation from the database, or from
-    one batch over the index's set."""
+    one batch over the index's set; and counts the objects on this side, with the index."""
 
-    def __init__(self, db: Database, upstream: bool, registry: dict) -> None:
+    def __init__(self, db: Database, root: int, upstream: bool, registry: dict,
+                 index: list[bool]) -> None:
         self.db = db
+        self.root = root
         self.upstream = upstream
+        self.name = "upstream" if upstream else "downstream"
         self.registry = registry
+        self.index = index
+        self.count: int | None = None
         self.edges: dict[int, list[Edge]] | None = None
         self.classes: dict[int, str] | None = None
 
-    def from_index(self, graph: LineageGraph, root: int, steps: int,
-                   limits: WalkLimits) -> bool:
-        """Ask the index for this side; False when there is nothing on it."""
-        members = (closure_ancestors if self.upstream else closure_descendants)(self.db, root)
-        graph.totals["upstream" if self.upstream else "downstream"] = len(members)
+    def _indexed(self) -> bool:
+        if not self.index:
+            self.index.append(closure_index_present(self.db))
+        return self.index[0]
+
+    def _members(self) -> set[int]:
+        query = closure_ancestors if self.upstream else closure_descendants
+        members = query(self.db, self.root)
+        self.count = len(members)
+        return members
+
+    def from_index(self, limits: WalkLimits) -> bool:
+        """With the index on, read a small enough side in one batch; False when there is
+        nothing on this side (the walk need not read a single edge)."""
+        if not self._indexed():
+            return True
+        members = self._members()
         if not members:
             return False
-        if steps > 1 and len(members) < min(limits.objects, PREFETCH_OBJECTS):
-            self._prefetch({root, *members})
+        if len(members) < min(limits.objects, PREFETCH_OBJECTS):
+            self._prefetch({self.root, *members})
         return True
+
+    def total(self) -> int | None:
+        """How many objects lie on this side in all; None without the index."""
+        if self.count is None and self._indexed():
+            self._members()
+        return self.count
 
     def _prefetch(self, nodes: set[int]) -> None:
         read = parent_edges if self.upstream else child_edges
@@ -211,7 +236,7 @@ def _generation(graph: LineageGraph, side: _Side, frontier: list[str], level: in
         for (attribute, class_name), found_members in groups.items():
             members = [m for m in found_members if m not in graph.placed]
             for node in _nodes_for(members, class_name, signed, expand, limits.group_from):
-                if not _room(graph, node, limits, upstream):
+                if not _room(graph, node, limits, side):
                     return created
                 graph.nodes[node.key] = node
                 for oid in node.object_ids:
@@ -245,23 +270,25 @@ def _nodes_for(members: list[int], class_name: str, level: int, expand: frozense
     return [GraphNode(str(m), [m], class_name, level) for m in members]
 
 
-def _room(graph: LineageGraph, node: GraphNode, limits: WalkLimits, upstream: bool) -> bool:
+def _room(graph: LineageGraph, node: GraphNode, limits: WalkLimits, side: _Side) -> bool:
     """Whether `node` fits under the limits; if not, mark the graph partial, naming it (and,
-    when the index has counted them, how many objects lie on the side it was walking)."""
-    side = "upstream" if upstream else "downstream"
-    total = graph.totals.get(side)
-    of = "" if total is None else f" ({total} objects {side} in all)"
-    if len(graph.nodes) >= limits.nodes:
-        graph.partial = True
+    with the index on, how many objects lie on the side it was walking)."""
+    full = len(graph.nodes) >= limits.nodes
+    if not full and len(graph.placed) + len(node.object_ids) <= limits.objects:
+        return True
+    graph.partial = True
+    total = side.total()
+    of = ""
+    if total is not None:
+        graph.totals[side.name] = total
+        of = f" ({total} objects {side.name} in all)"
+    if full:
         graph.limits_hit.append(f"graph_nodes: the graph stops at {limits.nodes} nodes{of}; "
                                 "ask for less depth or a single direction")
-        return False
-    if len(graph.placed) + len(node.object_ids) > limits.objects:
-        graph.partial = True
+    else:
         graph.limits_hit.append(f"graph_objects: the walk stops at {limits.objects} objects"
                                 f"{of}; ask for less depth")
-        return False
-    return True
+    return False
 
 
 def class_names(db: Database, ids: Iterable[int]) -> dict[int, str]:

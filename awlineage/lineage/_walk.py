@@ -31,6 +31,9 @@ RECORD_CLASSES = frozenset({"awlineage.RegionTable", "awlineage.RegionSignature"
 """Records about objects (their region lineage), not objects made from them: walks skip them."""
 _PRODUCTS = AttributeFilter(only=PRODUCT_ATTRIBUTES)
 _NOT_PRODUCTS = AttributeFilter(skip=PRODUCT_ATTRIBUTES, skip_classes=RECORD_CLASSES)
+INDEXED_MIN_DEPTH = 3
+"""A walk limited to fewer links walks them level by level: the index's query and a batch over
+its whole set cost more than one or two generations (benchmarks/lineage_walks.py)."""
 INDEXED_DEPTH_LIMIT = 5_000
 """A walk with a `depth` reads the edges of the index's whole set only when it is at most this
 large; past it the depth, not the set, bounds the work, and the level-by-level walk does less."""
@@ -103,7 +106,7 @@ def lineage_distances(db: Database, root: int, upstream: bool, depth: int | None
         A list that collects the edges walked: those read from each object nearer than
         `depth`, nearest objects' first.
     """
-    if closure_index_present(db):
+    if (depth is None or depth >= INDEXED_MIN_DEPTH) and closure_index_present(db):
         found = _indexed_distances(db, root, upstream, depth, edges)
         if found is not None:
             return found

@@ -7,7 +7,7 @@ from __future__ import annotations
 from awlineage import ancestors, commit, descendants
 from awlineage.database import recorded_statements
 from awlineage.lineage import ancestry, drop_closure_index, reindex_closure
-from awlineage.lineage._walk import INDEXED_DEPTH_LIMIT
+from awlineage.lineage._walk import INDEXED_DEPTH_LIMIT, INDEXED_MIN_DEPTH
 from tests.lineage.conftest import make_pipeline
 from tests.lineage.test_closure_upkeep import MadeNode
 from tests.trace.models import Catalogue, Exposure
@@ -18,7 +18,7 @@ def _answers(db, objects) -> dict:
     found = {}
     for obj in objects:
         oid = obj.object_id
-        for depth in (None, 1, 2):
+        for depth in (None, 1, 2, 3, 4):
             found["anc", oid, depth] = [o.object_id for o in ancestors(obj, depth)]
             found["desc", oid, depth] = [o.object_id for o in descendants(obj, depth)]
             graph = ancestry(db, obj, depth)
@@ -84,13 +84,15 @@ def test_a_depth_limited_walk_over_a_large_set_walks_level_by_level(
         lineage_path, db, monkeypatch) -> None:
     made = _diamonds(4)
 
-    def edge_reads() -> int:  # statements reading the links of the diamonds' nodes
-        found = _statements(db, lambda: ancestors(made[-1], 2))
+    def edge_reads(depth: int) -> int:  # statements reading the links of the diamonds' nodes
+        found = _statements(db, lambda: ancestors(made[-1], depth))
         return sum("__made_from.position" in s for s in found)
 
-    answer = [o.object_id for o in ancestors(made[-1], 2)]
-    assert edge_reads() == (1 if lineage_path == "index" else 2)
+    deep = INDEXED_MIN_DEPTH
+    answer = [o.object_id for o in ancestors(made[-1], deep)]
+    assert edge_reads(deep) == (1 if lineage_path == "index" else deep)
+    assert edge_reads(deep - 1) == deep - 1  # too shallow for the index to help
     assert len(ancestors(made[-1])) > 3 and INDEXED_DEPTH_LIMIT > 3
     monkeypatch.setattr("awlineage.lineage._walk.INDEXED_DEPTH_LIMIT", 3)
-    assert edge_reads() == 2  # one per generation
-    assert [o.object_id for o in ancestors(made[-1], 2)] == answer
+    assert edge_reads(deep) == deep  # one per generation
+    assert [o.object_id for o in ancestors(made[-1], deep)] == answer
