@@ -5,6 +5,13 @@ Siblings of one class reached from one node through one attribute are a single g
 (``12 x RawScienceFrame``) unless the request expands that group by its key; a group's
 neighbours are grouped in turn, so a survey's ancestry of thousands of objects stays a graph
 of a few dozen nodes. Edges point the way data flowed: from an input to what was made from it.
+
+With the closure index on, a walk of more than one generation first asks the index for
+everything on its side (one query): nothing there ends that direction without reading an edge,
+and a set small enough is read in one batch (edges and classes) that the generations are then
+drawn from, instead of one batch per generation. A graph cut short by a limit says how many
+objects lie on that side in all (one query, if not asked already). A single generation is read
+as before: the index's query would cost as much as it saves.
 """
 
 from __future__ import annotations
@@ -16,13 +23,23 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 
 from awlineage import Database, ProcessRun
-from awlineage.lineage import Edge, child_edges, parent_edges
+from awlineage.lineage import (
+    Edge,
+    child_edges,
+    closure_ancestors,
+    closure_descendants,
+    closure_index_present,
+    parent_edges,
+)
 from awlineage.persistence import qualified_name, short_name
 
 OUTPUTS = f"{qualified_name(ProcessRun)}.outputs"
 """The one link that points from a run to what it made (all others point to inputs)."""
 
 _ID_BATCH = 50_000
+PREFETCH_OBJECTS = 5_000
+"""With the index on, a walk of more than one generation reads the edges of everything on its
+side at once when there are at most this many objects (and the walk may visit them all)."""
 
 
 @dataclass
@@ -73,6 +90,9 @@ class LineageGraph:
     limits_hit: list[str] = field(default_factory=list)
     placed: dict[int, str] = field(default_factory=dict)
     """Object id -> the key of the node that shows it."""
+    totals: dict[str, int] = field(default_factory=dict)
+    """``upstream``/``downstream`` -> how many objects lie on the side where a limit cut the
+    walk short (known only with the closure index on)."""
 
     def add_edge(self, source: str, target: str, label: str) -> None:
         """An edge in the direction data flowed (from input to product)."""
@@ -104,23 +124,97 @@ def walk_lineage(db: Database, root: int, root_class: str, *, up: int, down: int
     graph.nodes[str(root)] = GraphNode(str(root), [root], root_class, 0)
     graph.placed[root] = str(root)
     registry = db.registered_classes()
+    index: list[bool] = []  # whether the closure index is on, asked once and only if needed
     for steps, upstream in ((up, True), (down, False)):
+        if not steps or graph.partial:
+            continue
+        side = _Side(db, root, upstream, registry, index)
+        if steps > 1 and not side.from_index(limits):
+            continue
         frontier = [str(root)]
         for level in range(1, steps + 1):
             if not frontier or graph.partial:
                 break
-            frontier = _generation(db, graph, frontier, upstream, level, expand, limits,
-                                   registry)
+            frontier = _generation(graph, side, frontier, level, expand, limits)
     return graph
 
 
-def _generation(db: Database, graph: LineageGraph, frontier: list[str], upstream: bool,
-                level: int, expand: frozenset[str], limits: WalkLimits,
-                registry: dict) -> list[str]:
+class _Side:
+    """Reads one direction's edges and classes: per generation from the database, or from
+    one batch over the index's set; and counts the objects on this side, with the index."""
+
+    def __init__(self, db: Database, root: int, upstream: bool, registry: dict,
+                 index: list[bool]) -> None:
+        self.db = db
+        self.root = root
+        self.upstream = upstream
+        self.name = "upstream" if upstream else "downstream"
+        self.registry = registry
+        self.index = index
+        self.count: int | None = None
+        self.edges: dict[int, list[Edge]] | None = None
+        self.classes: dict[int, str] | None = None
+
+    def _indexed(self) -> bool:
+        if not self.index:
+            self.index.append(closure_index_present(self.db))
+        return self.index[0]
+
+    def _members(self) -> set[int]:
+        query = closure_ancestors if self.upstream else closure_descendants
+        members = query(self.db, self.root)
+        self.count = len(members)
+        return members
+
+    def from_index(self, limits: WalkLimits) -> bool:
+        """With the index on, read a small enough side in one batch; False when there is
+        nothing on this side (the walk need not read a single edge)."""
+        if not self._indexed():
+            return True
+        members = self._members()
+        if not members:
+            return False
+        if len(members) < min(limits.objects, PREFETCH_OBJECTS):
+            self._prefetch({self.root, *members})
+        return True
+
+    def total(self) -> int | None:
+        """How many objects lie on this side in all; None without the index."""
+        if self.count is None and self._indexed():
+            self._members()
+        return self.count
+
+    def _prefetch(self, nodes: set[int]) -> None:
+        read = parent_edges if self.upstream else child_edges
+        by_near: dict[int, list[Edge]] = {}
+        for edge in read(self.db, nodes, self.registry):
+            near, far = _ends(edge, self.upstream)
+            if far not in nodes:  # an index that disagrees with the links: walk them instead
+                return
+            by_near.setdefault(near, []).append(edge)
+        self.edges = by_near
+        self.classes = class_names(self.db, nodes)
+
+    def read(self, ids: list[int]) -> list[Edge]:
+        """The edges from `ids` in this direction."""
+        if self.edges is None:
+            read = parent_edges if self.upstream else child_edges
+            return read(self.db, ids, self.registry)
+        return [edge for oid in ids for edge in self.edges.get(oid, ())]
+
+    def class_names(self, ids: set[int]) -> dict[int, str]:
+        """The qualified class name of each stored object among `ids`."""
+        if self.classes is None:
+            return class_names(self.db, ids)
+        return {oid: self.classes[oid] for oid in ids if oid in self.classes}
+
+
+def _generation(graph: LineageGraph, side: _Side, frontier: list[str], level: int,
+                expand: frozenset[str], limits: WalkLimits) -> list[str]:
     """Place the next generation beyond `frontier`; return the keys of its new nodes."""
+    upstream = side.upstream
     ids = [oid for key in frontier for oid in graph.nodes[key].object_ids]
-    read = parent_edges if upstream else child_edges
-    found = read(db, ids, registry)
+    found = side.read(ids)
     neighbours: dict[str, list[tuple[str, int]]] = {}
     for edge in found:
         near, far = _ends(edge, upstream)
@@ -128,7 +222,7 @@ def _generation(db: Database, graph: LineageGraph, frontier: list[str], upstream
         if key is not None:
             neighbours.setdefault(key, []).append((edge.name, far))
     new_ids = {far for pairs in neighbours.values() for _, far in pairs} - graph.placed.keys()
-    classes = class_names(db, new_ids)
+    classes = side.class_names(new_ids)
     signed = -level if upstream else level
     created: list[str] = []
     for key in frontier:
@@ -142,7 +236,7 @@ def _generation(db: Database, graph: LineageGraph, frontier: list[str], upstream
         for (attribute, class_name), found_members in groups.items():
             members = [m for m in found_members if m not in graph.placed]
             for node in _nodes_for(members, class_name, signed, expand, limits.group_from):
-                if not _room(graph, node, limits):
+                if not _room(graph, node, limits, side):
                     return created
                 graph.nodes[node.key] = node
                 for oid in node.object_ids:
@@ -176,19 +270,25 @@ def _nodes_for(members: list[int], class_name: str, level: int, expand: frozense
     return [GraphNode(str(m), [m], class_name, level) for m in members]
 
 
-def _room(graph: LineageGraph, node: GraphNode, limits: WalkLimits) -> bool:
-    """Whether `node` fits under the limits; if not, mark the graph partial, naming it."""
-    if len(graph.nodes) >= limits.nodes:
-        graph.partial = True
-        graph.limits_hit.append(f"graph_nodes: the graph stops at {limits.nodes} nodes; "
+def _room(graph: LineageGraph, node: GraphNode, limits: WalkLimits, side: _Side) -> bool:
+    """Whether `node` fits under the limits; if not, mark the graph partial, naming it (and,
+    with the index on, how many objects lie on the side it was walking)."""
+    full = len(graph.nodes) >= limits.nodes
+    if not full and len(graph.placed) + len(node.object_ids) <= limits.objects:
+        return True
+    graph.partial = True
+    total = side.total()
+    of = ""
+    if total is not None:
+        graph.totals[side.name] = total
+        of = f" ({total} objects {side.name} in all)"
+    if full:
+        graph.limits_hit.append(f"graph_nodes: the graph stops at {limits.nodes} nodes{of}; "
                                 "ask for less depth or a single direction")
-        return False
-    if len(graph.placed) + len(node.object_ids) > limits.objects:
-        graph.partial = True
-        graph.limits_hit.append(f"graph_objects: the walk stops at {limits.objects} objects; "
-                                "ask for less depth")
-        return False
-    return True
+    else:
+        graph.limits_hit.append(f"graph_objects: the walk stops at {limits.objects} objects"
+                                f"{of}; ask for less depth")
+    return False
 
 
 def class_names(db: Database, ids: Iterable[int]) -> dict[int, str]:

@@ -9,6 +9,10 @@ three times per request, its header parsed and its WCS built each time, and
 walked anew, a request took 0.3-0.4 s. A file is now verified once (by `open_fits`) and later
 opened straight from its path while its inode, size and modification time are the ones it
 had when it was checked, so a file replaced on disk is checked anew.
+
+With the closure index on, the first read of an object's parents reads those of everything it
+was made from as well (one index query, one batch), so a cold request's walk up the lineage
+finds every later generation kept instead of reading one batch per generation.
 """
 
 from __future__ import annotations
@@ -27,11 +31,13 @@ from astropy.wcs import WCS, FITSFixedWarning
 
 from awlineage.cutouts._errors import CutoutUsageError
 from awlineage.database import Database
-from awlineage.lineage import Edge, parent_edges
+from awlineage.lineage import Edge, closure_ancestors, closure_index_present, parent_edges
 from awlineage.persistence import DataObject
 
 PRODUCT_ATTRIBUTES = frozenset({"awlineage.ProcessRun.outputs"})
 """The links `parent_edges` follows backwards: from a run to what it made."""
+PRELOAD_OBJECTS = 2_000
+"""The most ancestors whose parents one read keeps ahead of the walk (with the index on)."""
 
 
 @dataclass(frozen=True)
@@ -86,17 +92,27 @@ class CutoutCache:
                     self._parents.move_to_end(oid)
                     found.extend(known)
         if missing:
-            read = parent_edges(db, missing, db.registered_classes())
-            by_object: dict[int, list[Edge]] = {oid: [] for oid in missing}
-            for edge in read:
+            by_object: dict[int, list[Edge]] = {oid: [] for oid in self._ahead(db, missing)}
+            for edge in parent_edges(db, by_object, db.registered_classes()):
                 # A run's link to what it made leads from the object (its target) to the run.
                 made = edge.attribute in PRODUCT_ATTRIBUTES
                 by_object[edge.target if made else edge.source].append(edge)
             with self._lock:
                 self._parents.update(by_object)
                 _trim(self._parents, self.size * 10)
-            found.extend(read)
+            found.extend(edge for oid in missing for edge in by_object[oid])
         return found
+
+    def _ahead(self, db: Database, missing: list[int]) -> list[int]:
+        """`missing`, and when a walk starts at one object and the index is on, the ancestors
+        of it not kept yet (a bounded number, the cache's room allowing)."""
+        if len(missing) != 1 or not closure_index_present(db):
+            return missing
+        ancestors = closure_ancestors(db, missing[0])
+        if len(ancestors) > min(PRELOAD_OBJECTS, self.size * 5):
+            return missing
+        with self._lock:
+            return missing + [oid for oid in ancestors if oid not in self._parents]
 
     def plan(self, key: Hashable) -> Any:
         """The plan kept under `key`, or None."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from awlineage.database import Database, load_objects
 from awlineage.lineage._edges import Edge
-from awlineage.lineage._walk import parent_edges, reachable, require_stored
+from awlineage.lineage._walk import lineage_distances, require_stored
 from awlineage.persistence import DBObject
 
 
@@ -21,10 +21,11 @@ class Ancestry:
 
 
 def ancestry(db: Database, obj: DBObject, depth: int | None = None) -> Ancestry:
-    """The ancestry of `obj` (itself included), `depth` links deep (None: all)."""
+    """The ancestry of `obj` (itself included), `depth` links deep (None: all); from the
+    closure index when the database has it (`lineage_distances`)."""
     require_stored(obj)
     edges: list[Edge] = []
-    distance = reachable(db, [obj.object_id], parent_edges, depth, edges=edges)
+    distance = lineage_distances(db, obj.object_id, True, depth, edges=edges)
     objects = load_objects(db, [obj.object_id, *distance])
     kept = [e for e in edges if e.source in objects and e.target in objects]
     return Ancestry(obj, objects, kept)

@@ -1,5 +1,7 @@
 """Walking the lineage graph: everything an object was made from (ancestors) or that was
-made from it (descendants), level by level, each level in a few batched queries."""
+made from it (descendants), level by level, each level in a few batched queries; or, when the
+closure index is on, the whole set in one query, its edges in one batch, and the levels
+counted in memory (the same distances, order and `depth`)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,11 @@ from collections.abc import Callable, Iterable
 
 from awlineage.database import Database, current_database, load_objects
 from awlineage.errors import ObjectNotFoundError
+from awlineage.lineage._closure_tables import (
+    closure_ancestors,
+    closure_descendants,
+    closure_index_present,
+)
 from awlineage.lineage._edges import (
     AttributeFilter,
     Edge,
@@ -24,6 +31,12 @@ RECORD_CLASSES = frozenset({"awlineage.RegionTable", "awlineage.RegionSignature"
 """Records about objects (their region lineage), not objects made from them: walks skip them."""
 _PRODUCTS = AttributeFilter(only=PRODUCT_ATTRIBUTES)
 _NOT_PRODUCTS = AttributeFilter(skip=PRODUCT_ATTRIBUTES, skip_classes=RECORD_CLASSES)
+INDEXED_MIN_DEPTH = 3
+"""A walk limited to fewer links walks them level by level: the index's query and a batch over
+its whole set cost more than one or two generations (benchmarks/lineage_walks.py)."""
+INDEXED_DEPTH_LIMIT = 5_000
+"""A walk with a `depth` reads the edges of the index's whole set only when it is at most this
+large; past it the depth, not the set, bounds the work, and the level-by-level walk does less."""
 
 
 def parent_edges(db: Database, ids: Iterable[int], registry: Registry | None = None
@@ -80,6 +93,69 @@ def reachable(db: Database, start: Iterable[int], read_edges: EdgeReader,
     return distance
 
 
+def lineage_distances(db: Database, root: int, upstream: bool, depth: int | None = None,
+                      edges: list[Edge] | None = None) -> dict[int, int]:
+    """The ancestors (`upstream`) or descendants of object `root` and their distance in links,
+    as `reachable` finds them: from the closure index when `db` has it, else by the walk.
+
+    Parameters
+    ----------
+    depth
+        How many links to follow at most; None for all.
+    edges
+        A list that collects the edges walked: those read from each object nearer than
+        `depth`, nearest objects' first.
+    """
+    if (depth is None or depth >= INDEXED_MIN_DEPTH) and closure_index_present(db):
+        found = _indexed_distances(db, root, upstream, depth, edges)
+        if found is not None:
+            return found
+    return reachable(db, [root], parent_edges if upstream else child_edges, depth, edges)
+
+
+def _indexed_distances(db: Database, root: int, upstream: bool, depth: int | None,
+                       edges: list[Edge] | None) -> dict[int, int] | None:
+    """The distances from the index's set and one batched read of its edges; None when the
+    walk should answer (a depth-limited walk over a large set, or edges leaving the set,
+    which an index that disagreed with the links would show)."""
+    members = (closure_ancestors if upstream else closure_descendants)(db, root)
+    if not members:
+        return {}
+    if depth is not None and len(members) > INDEXED_DEPTH_LIMIT:
+        return None
+    read_edges = parent_edges if upstream else child_edges
+    nodes = {root, *members}
+    onward: dict[int, list[tuple[int, Edge]]] = {}
+    for edge in read_edges(db, nodes, db.registered_classes()):
+        near, far = _ends(edge, upstream)
+        if far not in nodes:
+            return None
+        onward.setdefault(near, []).append((far, edge))
+    distance: dict[int, int] = {}
+    seen, frontier, level = {root}, [root], 0
+    while frontier and (depth is None or level < depth):
+        level += 1
+        following = []
+        for near in frontier:
+            for far, edge in onward.get(near, ()):
+                if edges is not None:
+                    edges.append(edge)
+                if far not in seen:
+                    seen.add(far)
+                    distance[far] = level
+                    following.append(far)
+        frontier = following
+    return distance
+
+
+def _ends(edge: Edge, upstream: bool) -> tuple[int, int]:
+    """(the object an edge was read for, the object it leads to) for `parent_edges`
+    (`upstream`) or `child_edges`: a run's `outputs` lead from what it made to the run."""
+    product = edge.attribute in PRODUCT_ATTRIBUTES
+    near_is_source = product != upstream
+    return (edge.source, edge.target) if near_is_source else (edge.target, edge.source)
+
+
 def require_stored(obj: DBObject) -> None:
     """Lineage is a property of stored objects: raise for one never committed."""
     if not obj.is_committed:
@@ -112,7 +188,7 @@ def ancestors(obj: DBObject, depth: int | None = None, *,
     """
     require_stored(obj)
     db = database or current_database()
-    return _ordered_objects(db, reachable(db, [obj.object_id], parent_edges, depth))
+    return _ordered_objects(db, lineage_distances(db, obj.object_id, True, depth))
 
 
 def descendants(obj: DBObject, depth: int | None = None, *,
@@ -121,4 +197,4 @@ def descendants(obj: DBObject, depth: int | None = None, *,
     runs made, ...), nearest first. See `ancestors` for the parameters."""
     require_stored(obj)
     db = database or current_database()
-    return _ordered_objects(db, reachable(db, [obj.object_id], child_edges, depth))
+    return _ordered_objects(db, lineage_distances(db, obj.object_id, False, depth))

@@ -16,7 +16,7 @@ RUN_EVENT_KEYS = {"eventType", "eventTime", "run", "job", "inputs", "outputs", "
                   "schemaURL"}
 
 
-def test_prov_json_has_entities_activities_and_their_relations(db, pipeline) -> None:
+def test_prov_json_has_entities_activities_and_their_relations(lineage_path, db, pipeline) -> None:
     text = prov_json(pipeline.calibrated[0])
     document = ProvDocument.deserialize(content=text, format="json")
     records = {type(r).__name__ for r in document.get_records()}
@@ -35,7 +35,7 @@ def test_prov_json_has_entities_activities_and_their_relations(db, pipeline) -> 
     assert (master_id, run_id) in generated
 
 
-def test_openlineage_events_follow_the_run_event_shape(db, pipeline) -> None:
+def test_openlineage_events_follow_the_run_event_shape(lineage_path, db, pipeline) -> None:
     events = openlineage_events(pipeline.calibrated[0])
     runs = {pipeline.master.process_run.object_id, pipeline.calibrated[0].process_run.object_id}
     assert len(events) == 2 * len(runs)
@@ -54,7 +54,7 @@ def test_openlineage_events_follow_the_run_event_shape(db, pipeline) -> None:
     assert f"MasterLevel/{pipeline.master.object_id}" in outputs
 
 
-def test_a_failed_run_exports_a_fail_event_with_its_error(db) -> None:
+def test_a_failed_run_exports_a_fail_event_with_its_error(lineage_path, db) -> None:
     from awlineage import ProcessRun, select
 
     exposure = Exposure(chip="x", counts=[1.0])

@@ -51,7 +51,7 @@ def test_get_onthefly_dependencies_are_the_process_targets_among_dependencies(
     assert all(isinstance(o, MasterLevel) for o in found)
 
 
-def test_ancestors_reach_through_runs_to_inputs_and_parameters(db, pipeline) -> None:
+def test_ancestors_reach_through_runs_to_inputs_and_parameters(lineage_path, db, pipeline) -> None:
     found = ancestors(pipeline.calibrated[0])
     assert pipeline.master in found and pipeline.exposures[0] in found
     assert pipeline.master.process_params in found
@@ -60,14 +60,14 @@ def test_ancestors_reach_through_runs_to_inputs_and_parameters(db, pipeline) -> 
     assert all(c not in found for c in pipeline.calibrated)
 
 
-def test_ancestors_depth_limits_the_links_followed(db, pipeline) -> None:
+def test_ancestors_depth_limits_the_links_followed(lineage_path, db, pipeline) -> None:
     direct = ancestors(pipeline.calibrated[0], depth=1)
     assert ids(direct) == {pipeline.exposures[0].object_id, pipeline.master.object_id,
                            pipeline.calibrated[0].process_params.object_id,
                            pipeline.calibrated[0].process_run.object_id}
 
 
-def test_descendants_are_everything_made_from_an_object(db, pipeline) -> None:
+def test_descendants_are_everything_made_from_an_object(lineage_path, db, pipeline) -> None:
     found = descendants(pipeline.exposures[1])
     assert pipeline.master in found and pipeline.calibrated[1] in found
     assert pipeline.calibrated[0] in found  # through the master
@@ -75,7 +75,7 @@ def test_descendants_are_everything_made_from_an_object(db, pipeline) -> None:
     assert descendants(pipeline.calibrated[2]) == []
 
 
-def test_outputs_of_a_run_are_its_descendants_not_its_ancestors(db) -> None:
+def test_outputs_of_a_run_are_its_descendants_not_its_ancestors(lineage_path, db) -> None:
     from tests.trace.models import Catalogue, Exposure
 
     Exposure(chip="ccd57", counts=[150.0, 10.0]).commit()
@@ -88,7 +88,7 @@ def test_outputs_of_a_run_are_its_descendants_not_its_ancestors(db) -> None:
     assert made in descendants(catalogue.process_run, depth=1)
 
 
-def test_lineage_queries_do_not_grow_with_the_number_of_objects(db) -> None:
+def test_lineage_queries_do_not_grow_with_the_number_of_objects(lineage_path, db) -> None:
     counts = []
     for n in (3, 30):
         pipeline = make_pipeline(n)

@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 
 from awlineage import Database
 from tests.commands import run_awl
+from tests.lineage.conftest import lineage_path  # noqa: F401 (the walk, then the index)
 from tests.webviewer.browser import CHROMIUM, CHROMIUM_ARGS, artefacts_dir, served
 from webviewer import Limits, create_app
 

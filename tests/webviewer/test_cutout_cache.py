@@ -15,6 +15,7 @@ from astropy.io import fits
 import awlineage.cutouts._fits as cutting
 from awlineage.cutouts import CutoutCache, PixelBox, cut_pixels, cutouts
 from awlineage.database import recorded_statements
+from awlineage.lineage import drop_closure_index, reindex_closure
 from dataserver import CorruptFileError
 from tests.webviewer.test_cutouts_chain import chain, data_server  # noqa: F401  fixtures
 
@@ -70,3 +71,21 @@ def test_whole_rows_or_only_the_pixels_give_the_same_cut(chain, monkeypatch) -> 
     np.testing.assert_array_equal(rows.data, raw_data[1:4, 2:5])
     np.testing.assert_array_equal(pixels.data, rows.data)
     assert rows.wcs.wcs.crpix.tolist() == pixels.wcs.wcs.crpix.tolist() == [4.0, 4.0]
+
+
+
+def test_a_cold_request_reads_its_lineage_ahead_with_the_index_on(lineage_path, chain,  # noqa: F811
+                                                                  db) -> None:
+    reduced, *_ = chain
+    with recorded_statements(db) as statements:
+        first = _bytes(cutouts(reduced, PixelBox(3, 5, 2, 4), lineage=True, cache=CutoutCache()))
+    generations = [s for s in statements
+                   if "FROM awl_object" in s and "awl_object.class_name" in s]
+    # the walk up from the reduced frame: its parents, then theirs; with the index, one batch
+    assert len(generations) == (1 if lineage_path == "index" else 2)
+    if lineage_path == "index":
+        drop_closure_index(db)
+    else:
+        reindex_closure(db)
+    assert _bytes(cutouts(reduced, PixelBox(3, 5, 2, 4), lineage=True,
+                          cache=CutoutCache())) == first

@@ -27,7 +27,7 @@ def object_ids(answer: dict) -> set[int]:
     return {n["object_id"] for n in answer["nodes"]}
 
 
-def test_upstream_nodes_and_edges_are_the_ancestors_and_their_links(db: Database,
+def test_upstream_nodes_and_edges_are_the_ancestors_and_their_links(lineage_path, db: Database,
                                                                     open_viewer) -> None:
     leaf, parts, bases = hand_built_graph()
     client = open_viewer(limits=UNGROUPED)
@@ -45,7 +45,7 @@ def test_upstream_nodes_and_edges_are_the_ancestors_and_their_links(db: Database
     assert object_ids(one_hop) == {leaf.object_id} | {o.object_id for o in ancestors(leaf, 1)}
 
 
-def test_downstream_nodes_are_the_descendants(db: Database, open_viewer) -> None:
+def test_downstream_nodes_are_the_descendants(lineage_path, db: Database, open_viewer) -> None:
     leaf, parts, bases = hand_built_graph()
     client = open_viewer(limits=UNGROUPED)
     answer = graph(client, bases[0].object_id, depth=5, direction="down")
@@ -58,7 +58,7 @@ def test_downstream_nodes_are_the_descendants(db: Database, open_viewer) -> None
     assert {n["level"] for n in both["nodes"]} == {-1, 0, 1}
 
 
-def test_same_class_siblings_are_one_node_that_expands_on_request(db: Database,
+def test_same_class_siblings_are_one_node_that_expands_on_request(lineage_path, db: Database,
                                                                    open_viewer) -> None:
     leaf, parts, _ = hand_built_graph(parts=12)
     client = open_viewer()
@@ -79,7 +79,7 @@ def test_same_class_siblings_are_one_node_that_expands_on_request(db: Database,
     assert sorted((n["level"], n["count"]) for n in bases) == [(-2, 11), (-1, 1)]
 
 
-def test_a_walk_stops_at_its_limits_and_says_so(db: Database, open_viewer) -> None:
+def test_a_walk_stops_at_its_limits_and_says_so(lineage_path, db: Database, open_viewer) -> None:
     leaf, _, _ = hand_built_graph(parts=6)
     client = open_viewer(limits=Limits(graph_objects=4, group_siblings=1000))
     answer = graph(client, leaf.object_id, direction="up", depth=3)
