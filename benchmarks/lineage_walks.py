@@ -42,7 +42,7 @@ from awlineage.lineage import (
 from awlineage.persistence import set_current_store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, not webviewer.py
-from webviewer._graph_walk import WalkLimits, walk_lineage
+from webviewer import WalkLimits, walk_lineage
 
 ROUNDS = 2
 """Rounds of off-then-on; each call's best p50 per state is printed."""

@@ -6,6 +6,7 @@ answers JSON on the same URL when asked with ``Accept: application/json``.
 """
 
 from webviewer._app import create_app
+from webviewer._graph_walk import WalkLimits, walk_lineage
 from webviewer._limits import Limits
 
-__all__ = ["Limits", "create_app"]
+__all__ = ["Limits", "WalkLimits", "create_app", "walk_lineage"]

@@ -42,9 +42,10 @@ _WRITE_HOOKS: list[WriteHook] = []
 
 
 def _write_hooks() -> list[WriteHook]:
-    # The lineage package registers its hook when imported; a program that imported only
-    # the database layer must not write objects its closure index misses.
-    import awlineage.lineage  # noqa: F401
+    # The lineage package registers its hook when imported, and the package's public surface
+    # imports it: a program that imported only the database layer must not write objects its
+    # closure index misses (the database layer itself never names the lineage package).
+    import awlineage  # noqa: F401
 
     return _WRITE_HOOKS
 
