@@ -24,7 +24,7 @@ Before all this, transitive edges are dropped (same closure, fewer paths to dupl
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from awlineage.lineage._closure_encoding_checks import realizes, series_cuts
@@ -451,42 +451,32 @@ def _combine(parts: list[list[Point]], *, reverse_second: bool) -> list[Point]:
     return out
 
 
-class _Fenwick:
-    def __init__(self, size: int, empty: int, pick: Callable[[int, int], int]) -> None:
-        self.tree = [empty] * (size + 1)
-        self.empty = empty
-        self.pick = pick
-
-    def put(self, index: int, value: int) -> None:
-        i = index + 1
-        while i < len(self.tree):
-            self.tree[i] = self.pick(self.tree[i], value)
-            i += i & -i
-
-    def prefix(self, index: int) -> int:
-        """Combined value over positions 0 .. index - 1."""
-        result, i = self.empty, index
-        while i > 0:
-            result = self.pick(result, self.tree[i])
-            i -= i & -i
-        return result
-
-
 def _range_bounds(points: list[Point], lefts: list[int]) -> tuple[list[int], list[int]]:
     """Per point, the smallest left of a containing interval and the largest left of a
-    contained one (its own left when there is none)."""
+    contained one (its own left when there is none). Lefts grow with the rank in L1, so the
+    first is the smallest rank in L1 among the points before in L2, when it is before in L1
+    too, and the second the largest among the points after: two running extremes."""
     size = len(points)
-    by_x = sorted(range(size), key=lambda i: points[i][1])
-    low = _Fenwick(size, 1 << 62, min)
+    x_at_y = [0] * size
+    left_at_x = [0] * size
+    for i, (_, x, y) in enumerate(points):
+        x_at_y[y] = x
+        left_at_x[x] = lefts[i]
+    smallest_before = [size] * size
+    running = size
+    for y in range(size):
+        smallest_before[y] = running
+        running = min(running, x_at_y[y])
+    largest_after = [-1] * size
+    running = -1
+    for y in range(size - 1, -1, -1):
+        largest_after[y] = running
+        running = max(running, x_at_y[y])
     anc_from = list(lefts)
-    for i in by_x:
-        y = points[i][2]
-        anc_from[i] = min(lefts[i], low.prefix(y))
-        low.put(y, lefts[i])
-    high = _Fenwick(size, -1, max)
     desc_until = list(lefts)
-    for i in reversed(by_x):
-        y = points[i][2]
-        desc_until[i] = max(lefts[i], high.prefix(size - 1 - y))
-        high.put(size - 1 - y, lefts[i])
+    for i, (_, x, y) in enumerate(points):
+        if smallest_before[y] < x:
+            anc_from[i] = left_at_x[smallest_before[y]]
+        if largest_after[y] > x:
+            desc_until[i] = left_at_x[largest_after[y]]
     return anc_from, desc_until
