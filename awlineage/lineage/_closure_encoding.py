@@ -214,8 +214,13 @@ class _Budget:
     used: int = 0
 
     def spend(self, count: int) -> None:
+        self.afford(count)
         self.used += count
-        if self.limit is not None and self.used > self.limit:
+
+    def afford(self, count: int) -> None:
+        """Refuse at once what `count` more labels would take over the limit, before the
+        work of making them."""
+        if self.limit is not None and self.used + count > self.limit:
             raise ClosureTooLargeError(
                 f"the tree transformation needs more than {self.limit} labels")
 
@@ -296,7 +301,9 @@ class _Encoder:
                         for v, x, y in inner.encode(list(range(len(graph.ids))))]
         self.stats.duplicated_parts += 1
         # a forest of copies from the sources down or from the sinks up, the smaller
-        if _copies(part, up) <= _copies(list(reversed(part)), down):
+        downwards, upwards = _copies(part, up), _copies(list(reversed(part)), down)
+        self.budget.afford(min(downwards, upwards))
+        if downwards <= upwards:
             return self._unfold(part, down, up, flip=False)
         return self._unfold(list(reversed(part)), up, down, flip=True)
 
