@@ -2,11 +2,12 @@
 memory, labels per edge and the decomposition's figures, per graph shape and size, on the
 graphs of ``benchmarks/closure.py`` (``make_graph``).
 
-Each graph is encoded in a child process of its own, under a memory limit and a time limit,
-so a shape that blows up is reported (``memory``, ``timeout``, ``too large`` when the
-duplication goes over the label budget) instead of ending the run. With ``--baseline DIR``
-every graph is encoded a second time by the encoder of another checkout (for example main's),
-in a child process of the same kind, and the ratio of the times is printed beside them.
+Graphs are generated once and kept (--cache), outside the time limit. Each graph is encoded
+in a child process of its own, under a memory limit and a time limit, so a shape that blows up
+is reported (``memory``, ``timeout``, ``too large`` when the duplication goes over the label
+budget) instead of ending the run. With ``--baseline DIR`` every graph is encoded a second
+time by the encoder of another checkout (for example main's), in a child process of the same
+kind, and the ratio of the wall times (baseline / this checkout) is printed beside them.
 
 Peak memory is the child's maximum resident set after the encoding minus the one before it
 (the graph and its generation excluded); wall and CPU are of the encoding only.
@@ -21,9 +22,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,22 +34,35 @@ HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
 
 
-def encode_one(shape: str, size: int, window: int, seed: int, budget: float) -> dict:
-    """Encode one graph in this process; the figures as a dict."""
-    sys.path.insert(0, str(HERE))
-    from closure import make_graph
+def graph_file(shape: str, size: int, args: argparse.Namespace) -> Path | None:
+    """The pickled parents lists of the graph, made once (wfcommons takes minutes at 100,000
+    tasks, which must not count against the encoding's time limit); None when the recipe
+    has no graph of that size."""
+    path = args.cache / f"{shape}-{size}-w{args.window}-s{args.seed}.pickle"
+    if not path.exists():
+        args.cache.mkdir(parents=True, exist_ok=True)
+        sys.path.insert(0, str(HERE))
+        from closure import make_graph
 
+        graph = make_graph(shape, size, args.window, args.seed)
+        with path.open("wb") as out:
+            pickle.dump(None if graph is None else graph.parents, out)
+    with path.open("rb") as stored:
+        return None if pickle.load(stored) is None else path
+
+
+def encode_one(path: Path, budget: float) -> dict:
+    """Encode one stored graph in this process; the figures as a dict."""
     from awlineage.lineage import _closure_encoding as encoding
 
-    graph = make_graph(shape, size, window, seed)
-    if graph is None:
-        return {"result": "skipped"}
-    edges = [(p, child) for child, parents in enumerate(graph.parents) for p in parents]
-    nodes = range(graph.size)
-    limit = int(budget * max(len(edges), graph.size))
+    with path.open("rb") as stored:
+        parents: list[list[int]] = pickle.load(stored)
+    edges = [(p, child) for child, mine in enumerate(parents) for p in mine]
+    nodes = range(len(parents))
+    limit = int(budget * max(len(edges), len(parents)))
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     wall, cpu = time.perf_counter(), time.process_time()
-    out = {"nodes": graph.size, "edges": len(edges), "module": encoding.__file__}
+    out = {"nodes": len(parents), "edges": len(edges), "module": encoding.__file__}
     try:
         result = encoding.encode(edges, nodes, max_labels=limit)
     except encoding.ClosureTooLargeError:
@@ -61,12 +77,11 @@ def encode_one(shape: str, size: int, window: int, seed: int, budget: float) -> 
     return out
 
 
-def run_child(checkout: Path, shape: str, size: int, args: argparse.Namespace) -> dict:
+def run_child(checkout: Path, path: Path, args: argparse.Namespace) -> dict:
     """`encode_one` in a child process that imports awlineage from `checkout`."""
     env = dict(os.environ, PYTHONPATH=f"{checkout}{os.pathsep}{HERE}")
     memory = int(args.memory_gb * 2**30)
-    command = [sys.executable, __file__, "--child", shape, str(size), "--window",
-               str(args.window), "--seed", str(args.seed), "--budget", str(args.budget)]
+    command = [sys.executable, __file__, "--child", str(path), "--budget", str(args.budget)]
     started = time.perf_counter()
     try:
         done = subprocess.run(
@@ -100,12 +115,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per encoding")
     parser.add_argument("--memory-gb", type=float, default=6.0, help="address space per child")
     parser.add_argument("--baseline", type=Path, help="checkout whose encoder to compare with")
-    parser.add_argument("--child", nargs=2, metavar=("SHAPE", "SIZE"), help=argparse.SUPPRESS)
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir())
+                        / "awl-closure-graphs", help="where generated graphs are kept")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        figures = encode_one(args.child[0], int(args.child[1]), args.window, args.seed,
-                             args.budget)
-        print(json.dumps(figures))
+        print(json.dumps(encode_one(args.child, args.budget)))
         return
     columns = "wall s    CPU s  peak MB"
     header = f"{'shape':12} {'size':>9} {'edges':>9} {columns:>26}"
@@ -116,12 +131,13 @@ def main() -> None:
     print(header + " | labels/edge  stats")
     for size in (int(s) for s in args.sizes.split(",")):
         for shape in args.shapes.split(","):
-            mine = run_child(CHECKOUT, shape, size, args)
-            if mine["result"] == "skipped":
+            path = graph_file(shape, size, args)
+            if path is None:
                 continue
+            mine = run_child(CHECKOUT, path, args)
             line = f"{shape:12} {size:>9,} {mine.get('edges', 0):>9,} {cell(mine)}"
             if args.baseline:
-                base = run_child(args.baseline, shape, size, args)
+                base = run_child(args.baseline, path, args)
                 ratio = (f"{base['wall'] / mine['wall']:9.1f}x"
                          if base["result"] in ("ok", "too large") and mine.get("wall")
                          else f"{'-':>10}")
