@@ -7,10 +7,12 @@ in a child process of its own, under a memory limit and a time limit, so a shape
 is reported (``memory``, ``timeout``, ``too large`` when the duplication goes over the label
 budget) instead of ending the run. With ``--baseline DIR`` every graph is encoded a second
 time by the encoder of another checkout (for example main's), in a child process of the same
-kind, and the ratio of the wall times (baseline / this checkout) is printed beside them.
+kind, and the ratio of the CPU times (baseline / this checkout; the machine may be shared)
+is printed beside them.
 
-Peak memory is the child's maximum resident set after the encoding minus the one before it
-(the graph and its generation excluded); wall and CPU are of the encoding only.
+Memory is the child's maximum resident set: over the whole child (interpreter, graph and
+encoding) and the part of it the encoding added (0 when the encoding stayed below the peak of
+loading the graph); wall and CPU are of the encoding only.
 
 Usage: python benchmarks/closure_encoding.py [--sizes 1000,10000,...] [--shapes a,b,...]
            [--window W] [--seed S] [--budget B] [--timeout S] [--memory-gb G]
@@ -73,7 +75,9 @@ def encode_one(path: Path, budget: float) -> dict:
         out["stats"] = vars(result.stats)
     out["wall"] = time.perf_counter() - wall
     out["cpu"] = time.process_time() - cpu
-    out["peak_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out["peak_mb"] = (peak - before) / 1024
+    out["rss_mb"] = peak / 1024
     return out
 
 
@@ -99,7 +103,8 @@ def cell(figures: dict) -> str:
     """Wall / CPU seconds and peak MB, or what went wrong."""
     if figures["result"] not in ("ok", "too large"):
         return f"{figures['result']:>26}"
-    text = f"{figures['wall']:8.2f} {figures['cpu']:8.2f} {figures['peak_mb']:8.0f}"
+    text = (f"{figures['wall']:8.2f} {figures['cpu']:8.2f} "
+            f"{figures.get('rss_mb', 0):6.0f}+{figures['peak_mb']:<6.0f}")
     return text if figures["result"] == "ok" else text + " (too large)"
 
 
@@ -122,10 +127,10 @@ def main() -> None:
     if args.child:
         print(json.dumps(encode_one(args.child, args.budget)))
         return
-    columns = "wall s    CPU s  peak MB"
+    columns = "wall s    CPU s  RSS+enc MB"
     header = f"{'shape':12} {'size':>9} {'edges':>9} {columns:>26}"
     if args.baseline:
-        header += f" | baseline {columns:>17} | time ratio"
+        header += f" | baseline {columns:>17} | CPU ratio"
     print(f"interval encoding, label budget {args.budget} x edges; this checkout {CHECKOUT}"
           + (f", baseline {args.baseline}" if args.baseline else ""))
     print(header + " | labels/edge  stats")
@@ -136,10 +141,11 @@ def main() -> None:
                 continue
             mine = run_child(CHECKOUT, path, args)
             line = f"{shape:12} {size:>9,} {mine.get('edges', 0):>9,} {cell(mine)}"
+            base: dict = {}
             if args.baseline:
                 base = run_child(args.baseline, path, args)
-                ratio = (f"{base['wall'] / mine['wall']:9.1f}x"
-                         if base["result"] in ("ok", "too large") and mine.get("wall")
+                ratio = (f"{base['cpu'] / mine['cpu']:9.1f}x"
+                         if base["result"] in ("ok", "too large") and mine.get("cpu")
                          else f"{'-':>10}")
                 line += f" | {cell(base)} | {ratio}"
             if mine["result"] == "ok":
@@ -150,8 +156,9 @@ def main() -> None:
                          f"{stats['dimension2_parts']:,} split {stats['split_parts']:,} "
                          f"dup {stats['duplicated_parts']:,} copies "
                          f"{stats['duplicated_nodes']:,}")
-            elif "detail" in mine:
-                line += f" | {mine['detail']}"
+            for figures in (mine, base) if args.baseline else (mine,):
+                if "detail" in figures:
+                    line += f" | {figures['detail']}"
             print(line, flush=True)
 
 
