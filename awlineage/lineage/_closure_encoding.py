@@ -6,28 +6,29 @@ The seed labels a poset of dimension 2 from two linear extensions L1, L2 (interv
 position of x in L1, position of x' in L1 + reversed L2); a part that is not of dimension 2 is
 turned into a forest by duplicating nodes reached along several paths (its algorithm 3), and a
 forest has dimension 2. Of the seed's steps this module does: the independent subgraphs of the
-incomparability graph, found without building that graph (a series cut in a topological order,
-and weakly connected components, both on reachability bitsets; recursively, so series-parallel
+incomparability graph, found without building that graph (series cuts in a topological order
+and weakly connected components, both from the edges alone; recursively, so series-parallel
 shapes are never duplicated); the dimension-2 test of a part, done by building candidate
 realizers (a first linear extension, the other taking unordered pairs the opposite way, which
-is the realizer's other order whenever the first belongs to one) and counting, per node, the
-nodes it dominates against its reachability (equal counts prove the realizer, since both
-orders extend the partial order); duplication of what fails, from the sources down or from the
-sinks up, whichever makes fewer copies; before that, a failing part's sinks and sources are
-split into one copy per edge (nothing to copy along with them) and the result decomposed
-again. Not done: the transitive
-orientation of the incomparability graph (so a dimension-2 part the candidate misses is
-duplicated), and the single-entry/single-exit subgraph search inside a failing part.
+is the realizer's other order whenever the first belongs to one) and checking, per node, that
+the points dominating it are those dominating its children (`_closure_encoding_checks`: no
+transitive closure is ever built, so memory stays linear in the graph); duplication of what
+fails, from the sources down or from the sinks up, whichever makes fewer copies; before that,
+a failing part's sinks and sources are split into one copy per edge (nothing to copy along
+with them) and the result decomposed again. Not done: the transitive orientation of the
+incomparability graph (so a dimension-2 part the candidate misses is duplicated), and the
+single-entry/single-exit subgraph search inside a failing part.
 Before all this, transitive edges are dropped (same closure, fewer paths to duplicate).
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from awlineage.errors import AwlError
+from awlineage.lineage._closure_encoding_checks import realizes, series_cuts
 
 LABEL_GAP = 1 << 10  # spacing of labels, so appended sinks can be fitted in between
 
@@ -128,8 +129,10 @@ def encode(edges: Iterable[tuple[Hashable, Hashable]], nodes: Iterable[Hashable]
 
 
 class _Graph:
-    """Nodes numbered in a topological order, transitive edges dropped, reachability as
-    Python integers used as bitsets (bit i: node i is reachable)."""
+    """Nodes numbered in a topological order, transitive edges dropped (an edge is dropped
+    when a search from the other children, bounded by the farthest child's number, meets its
+    end), parents beside children. No reachability is kept: it grows with the square of the
+    graph."""
 
     def __init__(self, edges: Iterable[tuple[Hashable, Hashable]], nodes: Iterable[Hashable]):
         index: dict[Hashable, int] = {}
@@ -146,25 +149,44 @@ class _Graph:
         raw: set[tuple[int, int]] = {(number(a), number(b)) for a, b in edges}
         self.edge_count = len(raw)
         order = _topological(len(ids), raw, ids)
-        position = {v: i for i, v in enumerate(order)}
+        position = [0] * len(order)
+        for i, v in enumerate(order):
+            position[v] = i
         self.ids = [ids[v] for v in order]
         children: list[list[int]] = [[] for _ in order]
         for a, b in sorted(raw):
             children[position[a]].append(position[b])
-        self.reach = [0] * len(order)
-        self.children: list[list[int]] = [[] for _ in order]
-        for v in range(len(order) - 1, -1, -1):
-            below = 0
-            for c in children[v]:
-                below |= self.reach[c]
-            self.children[v] = [c for c in children[v] if not below >> c & 1]
-            for c in self.children[v]:
-                below |= 1 << c
-            self.reach[v] = below
+        del raw
+        self.children = _reduced(children)
         self.parents: list[list[int]] = [[] for _ in order]
         for v, kids in enumerate(self.children):
             for c in kids:
                 self.parents[c].append(v)
+
+
+def _reduced(children: list[list[int]]) -> list[list[int]]:
+    """The children lists (nodes numbered topologically) without the transitive edges, in
+    place: from the last node up, a child is dropped when the search from the other children's
+    children, which never passes the farthest child's number, reaches it."""
+    seen = [-1] * len(children)
+    for v in range(len(children) - 1, -1, -1):
+        kids = children[v]
+        if len(kids) < 2:
+            continue
+        limit = max(kids)
+        stack: list[int] = []
+        for k in kids:
+            for g in children[k]:
+                if g <= limit and seen[g] != v:
+                    seen[g] = v
+                    stack.append(g)
+        while stack:
+            for g in children[stack.pop()]:
+                if g <= limit and seen[g] != v:
+                    seen[g] = v
+                    stack.append(g)
+        children[v] = [c for c in kids if seen[c] != v]
+    return children
 
 
 def _topological(count: int, edges: set[tuple[int, int]], ids: Sequence[Hashable]) -> list[int]:
@@ -194,8 +216,13 @@ class _Budget:
     used: int = 0
 
     def spend(self, count: int) -> None:
+        self.afford(count)
         self.used += count
-        if self.limit is not None and self.used > self.limit:
+
+    def afford(self, count: int) -> None:
+        """Refuse at once what `count` more labels would take over the limit, before the
+        work of making them."""
+        if self.limit is not None and self.used + count > self.limit:
             raise ClosureTooLargeError(
                 f"the tree transformation needs more than {self.limit} labels")
 
@@ -276,7 +303,9 @@ class _Encoder:
                         for v, x, y in inner.encode(list(range(len(graph.ids))))]
         self.stats.duplicated_parts += 1
         # a forest of copies from the sources down or from the sinks up, the smaller
-        if _copies(part, up) <= _copies(list(reversed(part)), down):
+        downwards, upwards = _copies(part, up), _copies(list(reversed(part)), down)
+        self.budget.afford(min(downwards, upwards))
+        if downwards <= upwards:
             return self._unfold(part, down, up, flip=False)
         return self._unfold(list(reversed(part)), up, down, flip=True)
 
@@ -302,30 +331,10 @@ class _Encoder:
     def _series(self, part: list[int]) -> list[list[int]]:
         """Split where every node before reaches every node after (an ordinal sum): the
         components of the incomparability graph that the seed treats independently."""
-        later = 0
-        for v in part:
-            later |= 1 << v
-        chunks: list[list[int]] = []
-        current: list[int] = []
-        common = -1
-        for v in part[:-1]:
-            current.append(v)
-            later &= ~(1 << v)
-            common &= self.graph.reach[v]
-            if later & ~common == 0:
-                chunks.append(current)
-                current, common = [], -1
-        current.append(part[-1])
-        chunks.append(current)
-        return chunks
+        return series_cuts(part, self.graph.children, self.graph.parents)
 
     def _verified(self, part: list[int], points: list[Point]) -> bool:
-        mask = 0
-        for v in part:
-            mask |= 1 << v
-        dominated = _dominated_counts(points)
-        return all(dominated[i] == (self.graph.reach[v] & mask).bit_count()
-                   for i, (v, _, _) in enumerate(points))
+        return realizes(points, self.graph.children)
 
     def _unfold(self, part: list[int], kids: dict[int, list[int]],
                 parents: dict[int, list[int]], *, flip: bool) -> list[Point]:
@@ -451,53 +460,32 @@ def _combine(parts: list[list[Point]], *, reverse_second: bool) -> list[Point]:
     return out
 
 
-class _Fenwick:
-    def __init__(self, size: int, empty: int, pick: Callable[[int, int], int]) -> None:
-        self.tree = [empty] * (size + 1)
-        self.empty = empty
-        self.pick = pick
-
-    def put(self, index: int, value: int) -> None:
-        i = index + 1
-        while i < len(self.tree):
-            self.tree[i] = self.pick(self.tree[i], value)
-            i += i & -i
-
-    def prefix(self, index: int) -> int:
-        """Combined value over positions 0 .. index - 1."""
-        result, i = self.empty, index
-        while i > 0:
-            result = self.pick(result, self.tree[i])
-            i -= i & -i
-        return result
-
-
-def _dominated_counts(points: list[Point]) -> list[int]:
-    size = len(points)
-    tree = _Fenwick(size, 0, lambda a, b: a + b)
-    counts = [0] * size
-    for i in sorted(range(size), key=lambda i: -points[i][1]):
-        y = points[i][2]
-        counts[i] = tree.prefix(size - 1 - y)  # points already in have larger x; want larger y
-        tree.put(size - 1 - y, 1)
-    return counts
-
-
 def _range_bounds(points: list[Point], lefts: list[int]) -> tuple[list[int], list[int]]:
     """Per point, the smallest left of a containing interval and the largest left of a
-    contained one (its own left when there is none)."""
+    contained one (its own left when there is none). Lefts grow with the rank in L1, so the
+    first is the smallest rank in L1 among the points before in L2, when it is before in L1
+    too, and the second the largest among the points after: two running extremes."""
     size = len(points)
-    by_x = sorted(range(size), key=lambda i: points[i][1])
-    low = _Fenwick(size, 1 << 62, min)
+    x_at_y = [0] * size
+    left_at_x = [0] * size
+    for i, (_, x, y) in enumerate(points):
+        x_at_y[y] = x
+        left_at_x[x] = lefts[i]
+    smallest_before = [size] * size
+    running = size
+    for y in range(size):
+        smallest_before[y] = running
+        running = min(running, x_at_y[y])
+    largest_after = [-1] * size
+    running = -1
+    for y in range(size - 1, -1, -1):
+        largest_after[y] = running
+        running = max(running, x_at_y[y])
     anc_from = list(lefts)
-    for i in by_x:
-        y = points[i][2]
-        anc_from[i] = min(lefts[i], low.prefix(y))
-        low.put(y, lefts[i])
-    high = _Fenwick(size, -1, max)
     desc_until = list(lefts)
-    for i in reversed(by_x):
-        y = points[i][2]
-        desc_until[i] = max(lefts[i], high.prefix(size - 1 - y))
-        high.put(size - 1 - y, lefts[i])
+    for i, (_, x, y) in enumerate(points):
+        if smallest_before[y] < x:
+            anc_from[i] = left_at_x[smallest_before[y]]
+        if largest_after[y] > x:
+            desc_until[i] = left_at_x[largest_after[y]]
     return anc_from, desc_until

@@ -1,0 +1,166 @@
+"""The interval encoding of issue 18 on its own (no database): encode wall and CPU seconds, peak
+memory, labels per edge and the decomposition's figures, per graph shape and size, on the
+graphs of ``benchmarks/closure.py`` (``make_graph``).
+
+Graphs are generated once and kept (--cache), outside the time limit. Each graph is encoded
+in a child process of its own, under a memory limit and a time limit, so a shape that blows up
+is reported (``memory``, ``timeout``, ``too large`` when the duplication goes over the label
+budget) instead of ending the run. With ``--baseline DIR`` every graph is encoded a second
+time by the encoder of another checkout (for example main's), in a child process of the same
+kind, and the ratio of the CPU times (baseline / this checkout; the machine may be shared)
+is printed beside them.
+
+Memory is the child's maximum resident set: over the whole child (interpreter, graph and
+encoding) and the part of it the encoding added (0 when the encoding stayed below the peak of
+loading the graph); wall and CPU are of the encoding only.
+
+Usage: python benchmarks/closure_encoding.py [--sizes 1000,10000,...] [--shapes a,b,...]
+           [--window W] [--seed S] [--budget B] [--timeout S] [--memory-gb G]
+           [--baseline DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CHECKOUT = HERE.parent
+
+
+def graph_file(shape: str, size: int, args: argparse.Namespace) -> Path | None:
+    """The pickled parents lists of the graph, made once (wfcommons takes minutes at 100,000
+    tasks, which must not count against the encoding's time limit); None when the recipe
+    has no graph of that size."""
+    path = args.cache / f"{shape}-{size}-w{args.window}-s{args.seed}.pickle"
+    if not path.exists():
+        args.cache.mkdir(parents=True, exist_ok=True)
+        sys.path.insert(0, str(HERE))
+        from closure import make_graph
+
+        graph = make_graph(shape, size, args.window, args.seed)
+        with path.open("wb") as out:
+            pickle.dump(None if graph is None else graph.parents, out)
+    with path.open("rb") as stored:
+        return None if pickle.load(stored) is None else path
+
+
+def encode_one(path: Path, budget: float) -> dict:
+    """Encode one stored graph in this process; the figures as a dict."""
+    from awlineage.lineage import _closure_encoding as encoding
+
+    with path.open("rb") as stored:
+        parents: list[list[int]] = pickle.load(stored)
+    edges = [(p, child) for child, mine in enumerate(parents) for p in mine]
+    nodes = range(len(parents))
+    limit = int(budget * max(len(edges), len(parents)))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = {"nodes": len(parents), "edges": len(edges), "module": encoding.__file__}
+    try:
+        result = encoding.encode(edges, nodes, max_labels=limit)
+    except encoding.ClosureTooLargeError:
+        out["result"] = "too large"
+    else:
+        out["result"] = "ok"
+        out["labels"] = len(result.labels)
+        out["stats"] = vars(result.stats)
+    out["wall"] = time.perf_counter() - wall
+    out["cpu"] = time.process_time() - cpu
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out["peak_mb"] = (peak - before) / 1024
+    out["rss_mb"] = peak / 1024
+    return out
+
+
+def run_child(checkout: Path, path: Path, args: argparse.Namespace) -> dict:
+    """`encode_one` in a child process that imports awlineage from `checkout`."""
+    env = dict(os.environ, PYTHONPATH=f"{checkout}{os.pathsep}{HERE}")
+    memory = int(args.memory_gb * 2**30)
+    command = [sys.executable, __file__, "--child", str(path), "--budget", str(args.budget)]
+    started = time.perf_counter()
+    try:
+        done = subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=args.timeout,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (memory, memory)))
+    except subprocess.TimeoutExpired:
+        return {"result": "timeout", "wall": time.perf_counter() - started}
+    if done.returncode != 0:
+        failed = "memory" if "MemoryError" in done.stderr else "error"
+        return {"result": failed, "detail": done.stderr.strip().splitlines()[-1:]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def cell(figures: dict) -> str:
+    """Wall / CPU seconds and peak MB, or what went wrong."""
+    if figures["result"] not in ("ok", "too large"):
+        return f"{figures['result']:>26}"
+    text = (f"{figures['wall']:8.2f} {figures['cpu']:8.2f} "
+            f"{figures.get('rss_mb', 0):6.0f}+{figures['peak_mb']:<6.0f}")
+    return text if figures["result"] == "ok" else text + " (too large)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--shapes", default="random-d1,random-d2,random-d4,montage,epigenomics,"
+                        "1000genome,srasearch,cycles,soykb,pipeline")
+    parser.add_argument("--window", type=int, default=1_000)
+    parser.add_argument("--seed", type=int, default=18)
+    parser.add_argument("--budget", type=float, default=4.0,
+                        help="max_labels = budget * max(edges, nodes)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per encoding")
+    parser.add_argument("--memory-gb", type=float, default=6.0, help="address space per child")
+    parser.add_argument("--baseline", type=Path, help="checkout whose encoder to compare with")
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir())
+                        / "awl-closure-graphs", help="where generated graphs are kept")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(encode_one(args.child, args.budget)))
+        return
+    columns = "wall s    CPU s  RSS+enc MB"
+    header = f"{'shape':12} {'size':>9} {'edges':>9} {columns:>26}"
+    if args.baseline:
+        header += f" | baseline {columns:>17} | CPU ratio"
+    print(f"interval encoding, label budget {args.budget} x edges; this checkout {CHECKOUT}"
+          + (f", baseline {args.baseline}" if args.baseline else ""))
+    print(header + " | labels/edge  stats")
+    for size in (int(s) for s in args.sizes.split(",")):
+        for shape in args.shapes.split(","):
+            path = graph_file(shape, size, args)
+            if path is None:
+                continue
+            mine = run_child(CHECKOUT, path, args)
+            line = f"{shape:12} {size:>9,} {mine.get('edges', 0):>9,} {cell(mine)}"
+            base: dict = {}
+            if args.baseline:
+                base = run_child(args.baseline, path, args)
+                ratio = (f"{base['cpu'] / mine['cpu']:9.1f}x"
+                         if base["result"] in ("ok", "too large") and mine.get("cpu")
+                         else f"{'-':>10}")
+                line += f" | {cell(base)} | {ratio}"
+            if mine["result"] == "ok":
+                stats = mine["stats"]
+                line += (f" | {mine['labels'] / max(1, mine['edges']):11.2f}  "
+                         f"reduced {stats['reduced_edges']:,} series {stats['series_parts']:,} "
+                         f"parallel {stats['parallel_parts']:,} dim2 "
+                         f"{stats['dimension2_parts']:,} split {stats['split_parts']:,} "
+                         f"dup {stats['duplicated_parts']:,} copies "
+                         f"{stats['duplicated_nodes']:,}")
+            for figures in (mine, base) if args.baseline else (mine,):
+                if "detail" in figures:
+                    line += f" | {figures['detail']}"
+            print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
