@@ -423,13 +423,14 @@ class IntervalIndex:
 
     name = "index"
 
-    def __init__(self, budget: float) -> None:
+    def __init__(self, budget: float, max_labels: int | None = None) -> None:
         self.budget = budget
+        self.max_labels = max_labels
 
     def build(self, db: Database, edges: Sequence[tuple[int, int]]) -> BuildStats:
         try:
             with time_limit(self.budget):
-                encoding = reindex_closure(db)
+                encoding = reindex_closure(db, max_labels=self.max_labels)
         except (TimeoutError, MemoryError, ValueError) as error:
             return BuildStats(0, f"given up: {type(error).__name__} {error}".strip())
         copies = encoding.stats.duplicated_nodes
@@ -491,17 +492,32 @@ def scanned_rows(db: Database, node: int) -> int:
         return conn.execute(query).scalar_one()
 
 
-def index_strategies(budget: float = 0.0) -> list[Strategy]:
+def explain_ancestors(db: Database, node: int) -> str:
+    """PostgreSQL's EXPLAIN (ANALYZE, BUFFERS) of the index's ancestors query of `node` (the
+    query closure_ancestors runs, written out here)."""
+    mine, other = labels(db).alias("mine"), labels(db).alias("other")
+    query = (sa.select(other.c.node_id).distinct()
+             .select_from(mine.join(other, sa.and_(
+                 other.c.left_end >= mine.c.anc_from, other.c.left_end < mine.c.left_end,
+                 other.c.right_end > mine.c.right_end)))
+             .where(mine.c.node_id == node))
+    text = str(query.compile(db.engine, compile_kwargs={"literal_binds": True}))
+    with db.engine.connect() as conn:
+        return "\n".join(conn.exec_driver_sql(f"EXPLAIN (ANALYZE, BUFFERS) {text}").scalars())
+
+
+def index_strategies(budget: float = 0.0, max_labels: int | None = None) -> list[Strategy]:
     """The interval index of issue 18 (and any labelling behind the same interface); a build
-    taking more than `budget` seconds is given up (no limit if 0)."""
-    return [IntervalIndex(budget)]
+    taking more than `budget` seconds (no limit if 0) or needing more than `max_labels`
+    labels is given up."""
+    return [IntervalIndex(budget, max_labels)]
 
 
-def strategies(names: Sequence[str], max_closure_rows: int, index_budget: float = 0.0
-               ) -> list[Strategy]:
+def strategies(names: Sequence[str], max_closure_rows: int, index_budget: float = 0.0,
+               max_index_labels: int | None = None) -> list[Strategy]:
     """The strategies named (all baselines and indexes when `names` is empty)."""
     every: list[Strategy] = [Walk(), RecursiveCTE(), ClosureTable(max_closure_rows),
-                             *index_strategies(index_budget)]
+                             *index_strategies(index_budget, max_index_labels)]
     return [s for s in every if not names or s.name in names]
 
 
@@ -545,6 +561,7 @@ class Result:
     disagreements: int = 0
     scanned: list[int] = field(default_factory=list)
     upkeep: IndexUpkeep | None = None
+    plan: str = ""
 
 
 @dataclass
@@ -634,18 +651,24 @@ def measure_graph(backend: str, db: Database, graph: Graph, chosen: Sequence[Str
     for strategy, result in live:
         if isinstance(strategy, IntervalIndex):
             result.scanned = [scanned_rows(db, n) for (n,) in workload["ancestors(leaf)"]]
+            if args.explain and backend == "PostgreSQL" and result.scanned:
+                worst = max(zip(result.scanned, workload["ancestors(leaf)"], strict=True))
+                result.plan = (f"{graph.shape}, {graph.size:,} nodes: ancestors of {worst[1][0]}"
+                               f" ({worst[0]:,} rows in its ranges)\n"
+                               + explain_ancestors(db, worst[1][0]))
     if args.inserts:
-        measure_inserts(db, ids, live, rng, args.inserts)
+        measure_inserts(db, ids, live, rng, args.inserts, args.index_budget)
     return results
 
 
 def measure_inserts(db: Database, ids: Sequence[int], live: Sequence[tuple[Strategy, Result]],
-                    rng: random.Random, count: int) -> None:
+                    rng: random.Random, count: int, budget: float = 0.0) -> None:
     """Insert `count` new sinks (1-3 parents among the newest tenth) with the interval index
     on, check that every strategy agrees on each one's ancestors, turn the index off and
     insert `count` more: the commit with the index off is the baseline every strategy adds
     its own upkeep to; the index's upkeep is the difference of the two commits' means (one
-    untimed warm-up commit before each phase)."""
+    untimed warm-up commit before each phase). The commits with the index on stop after
+    `budget` seconds (no limit if 0)."""
     index = [(s, r) for s, r in live if isinstance(s, IntervalIndex)]
     others = [(s, r) for s, r in live if not isinstance(s, IntervalIndex)]
     spent: dict[str, float] = {s.name: 0.0 for s, _ in others}
@@ -663,13 +686,18 @@ def measure_inserts(db: Database, ids: Sequence[int], live: Sequence[tuple[Strat
     on: list[float] = []
     if index:
         before = count_rows(db, labels(db))
-        insert_one(counted=False)
         sinks = []
-        for _ in range(count):
-            sink, wall = insert_one(counted=True)
-            sinks.append(sink)
-            on.append(wall)
-        added = (count_rows(db, labels(db)) - before) / (count + 1)
+        try:
+            with time_limit(budget):
+                insert_one(counted=False)
+                for _ in range(count):
+                    sink, wall = insert_one(counted=True)
+                    sinks.append(sink)
+                    on.append(wall)
+        except TimeoutError:  # a commit re-encoding a large index: report what was done
+            print(f"  index inserts given up after {budget:.0f} s, {len(on)} timed",
+                  file=sys.stderr)
+        added = (count_rows(db, labels(db)) - before) / (len(on) + 1)
         rebuilds = index_rebuilds(db)
         for sink in sinks:  # the upkeep is exact: every strategy agrees on each new sink
             found = [s.ancestors(db, sink) for s, _ in live]
@@ -684,11 +712,11 @@ def measure_inserts(db: Database, ids: Sequence[int], live: Sequence[tuple[Strat
     off_mean = statistics.fmean(wall for _, wall in off)
     for strategy, result in others:
         result.insert_ms = (off_mean + spent[strategy.name] / (len(on) + len(off))) * 1e3
-    for _strategy, result in index:
+    for _strategy, result in index if on else ():
         on_mean = statistics.fmean(on)
         result.insert_ms = on_mean * 1e3
         result.upkeep = IndexUpkeep((on_mean - off_mean) * 1e3, off_mean * 1e3, added,
-                                    rebuilds, count + 1)
+                                    rebuilds, len(on) + 1)
 
 
 # -- running and printing -------------------------------------------------------------------
@@ -831,8 +859,14 @@ def main() -> None:
     parser.add_argument("--max-closure-rows", type=int, default=20_000_000)
     parser.add_argument("--query-budget", type=float, default=30.0,
                         help="seconds per strategy and query kind before the rest are skipped")
+    parser.add_argument("--max-index-labels", type=int, default=2_000_000,
+                        help="the interval index is given up above this many labels")
     parser.add_argument("--index-budget", type=float, default=600.0,
-                        help="seconds for the interval index's build before it is given up")
+                        help="seconds for the interval index's build (and for its timed "
+                             "inserts) before it is given up")
+    parser.add_argument("--explain", action="store_true",
+                        help="PostgreSQL: print the plan of the index's ancestors query of the "
+                             "leaf whose ranges hold the most rows")
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
@@ -867,10 +901,13 @@ def main() -> None:
                     args.size = size
                     results.extend(measure_graph(backend, db, graph,
                                                  strategies(names, args.max_closure_rows,
-                                                            args.index_budget),
+                                                            args.index_budget,
+                                                            args.max_index_labels),
                                                  args))
     print_tables(results, space)
     print_index_tables(results)
+    for plan in (r.plan for r in results if r.plan):
+        print(f"\n```\n{plan}\n```")
     print(f"\ntotal: {time.perf_counter() - started[0]:.0f} s wall, "
           f"{time.process_time() - started[1]:.0f} s CPU of this process")
 
