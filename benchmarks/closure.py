@@ -431,8 +431,9 @@ class IntervalIndex:
         try:
             with time_limit(self.budget):
                 encoding = reindex_closure(db, max_labels=self.max_labels)
-        except (TimeoutError, MemoryError, ValueError) as error:
-            return BuildStats(0, f"given up: {type(error).__name__} {error}".strip())
+        except (TimeoutError, MemoryError, ValueError, sa.exc.DBAPIError) as error:
+            db.engine.dispose()  # a timeout inside psycopg's pipeline leaves it busy
+            return BuildStats(0, f"given up: {type(error).__name__} {error}"[:120].strip())
         copies = encoding.stats.duplicated_nodes
         return BuildStats(count_rows(db, labels(db)), f"{copies:,} copies" if copies else "")
 
@@ -694,8 +695,10 @@ def measure_inserts(db: Database, ids: Sequence[int], live: Sequence[tuple[Strat
                     sink, wall = insert_one(counted=True)
                     sinks.append(sink)
                     on.append(wall)
-        except TimeoutError:  # a commit re-encoding a large index: report what was done
-            print(f"  index inserts given up after {budget:.0f} s, {len(on)} timed",
+        except (TimeoutError, sa.exc.DBAPIError) as error:  # a commit re-encoding a large
+            # index; a timeout inside psycopg's pipeline leaves the connection busy: drop it
+            db.engine.dispose()
+            print(f"  index inserts given up ({type(error).__name__}), {len(on)} timed",
                   file=sys.stderr)
         added = (count_rows(db, labels(db)) - before) / (len(on) + 1)
         rebuilds = index_rebuilds(db)
