@@ -53,6 +53,7 @@ import argparse
 import contextlib
 import math
 import random
+import signal
 import statistics
 import sys
 import tempfile
@@ -66,7 +67,16 @@ from benchmark_support import POSTGRES_URL, postgres_schema
 
 from awlineage import DBObject, commit, connect, persistent
 from awlineage.database import Database, list_table_name
-from awlineage.lineage import child_edges, parent_edges, reachable
+from awlineage.lineage import (
+    child_edges,
+    closure_ancestors,
+    closure_descendants,
+    closure_is_ancestor,
+    drop_closure_index,
+    parent_edges,
+    reachable,
+    reindex_closure,
+)
 from awlineage.persistence import set_current_store
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
@@ -406,16 +416,109 @@ class ClosureTable:
                 self.pairs.c.ancestor == a, self.pairs.c.descendant == b)).first() is not None
 
 
-def index_strategies() -> list[Strategy]:
-    """The slot for the interval index of issue 18 (and any labelling behind the same
-    interface): return its Strategy objects here once it is on the branch."""
-    return []
+class IntervalIndex:
+    """The closure index of issue 18 (seed 002's interval encoding, in `awl_closure_label`):
+    built by `reindex_closure`, one range query per closure query, kept exact by every commit
+    while it is on (so its insert cost is the commit's, measured with the index on and off)."""
+
+    name = "index"
+
+    def __init__(self, budget: float, max_labels: int | None = None) -> None:
+        self.budget = budget
+        self.max_labels = max_labels
+
+    def build(self, db: Database, edges: Sequence[tuple[int, int]]) -> BuildStats:
+        try:
+            with time_limit(self.budget):
+                encoding = reindex_closure(db, max_labels=self.max_labels)
+        except (TimeoutError, MemoryError, ValueError, sa.exc.DBAPIError) as error:
+            db.engine.dispose()  # a timeout inside psycopg's pipeline leaves it busy
+            return BuildStats(0, f"given up: {type(error).__name__} {error}"[:120].strip())
+        copies = encoding.stats.duplicated_nodes
+        return BuildStats(count_rows(db, labels(db)), f"{copies:,} copies" if copies else "")
+
+    def insert(self, db: Database, node: int, parents: Sequence[int]) -> None:
+        pass  # the commit itself keeps the index up to date
+
+    def ancestors(self, db: Database, node: int) -> set[int]:
+        return closure_ancestors(db, node)
+
+    def descendants(self, db: Database, node: int) -> set[int]:
+        return closure_descendants(db, node)
+
+    def reaches(self, db: Database, a: int, b: int) -> bool:
+        return closure_is_ancestor(db, a, b)
 
 
-def strategies(names: Sequence[str], max_closure_rows: int) -> list[Strategy]:
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise TimeoutError in this (main) thread once `seconds` have passed (no limit if 0)."""
+    if seconds <= 0:
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError(f"after {seconds:.0f} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def labels(db: Database) -> sa.Table:
+    """The closure index's label table."""
+    return db.framework["awl_closure_label"]
+
+
+def index_rebuilds(db: Database) -> int:
+    """Re-encodes that commits needed since the index was built (0 when it is off)."""
+    state = db.framework["awl_closure_state"]
+    with db.engine.connect() as conn:
+        found = conn.execute(sa.select(state.c.rebuilds)).scalar()
+    return found or 0
+
+
+def scanned_rows(db: Database, node: int) -> int:
+    """Rows of the label index an ancestors query of `node` reads: for each of its labels,
+    those with left_end in [anc_from, left_end) (then filtered on right_end)."""
+    mine, other = labels(db).alias("mine"), labels(db).alias("other")
+    query = (sa.select(sa.func.count()).select_from(mine.join(other, sa.and_(
+        other.c.left_end >= mine.c.anc_from, other.c.left_end < mine.c.left_end)))
+        .where(mine.c.node_id == node))
+    with db.engine.connect() as conn:
+        return conn.execute(query).scalar_one()
+
+
+def explain_ancestors(db: Database, node: int) -> str:
+    """PostgreSQL's EXPLAIN (ANALYZE, BUFFERS) of the index's ancestors query of `node` (the
+    query closure_ancestors runs, written out here)."""
+    mine, other = labels(db).alias("mine"), labels(db).alias("other")
+    query = (sa.select(other.c.node_id).distinct()
+             .select_from(mine.join(other, sa.and_(
+                 other.c.left_end >= mine.c.anc_from, other.c.left_end < mine.c.left_end,
+                 other.c.right_end > mine.c.right_end)))
+             .where(mine.c.node_id == node))
+    text = str(query.compile(db.engine, compile_kwargs={"literal_binds": True}))
+    with db.engine.connect() as conn:
+        return "\n".join(conn.exec_driver_sql(f"EXPLAIN (ANALYZE, BUFFERS) {text}").scalars())
+
+
+def index_strategies(budget: float = 0.0, max_labels: int | None = None) -> list[Strategy]:
+    """The interval index of issue 18 (and any labelling behind the same interface); a build
+    taking more than `budget` seconds (no limit if 0) or needing more than `max_labels`
+    labels is given up."""
+    return [IntervalIndex(budget, max_labels)]
+
+
+def strategies(names: Sequence[str], max_closure_rows: int, index_budget: float = 0.0,
+               max_index_labels: int | None = None) -> list[Strategy]:
     """The strategies named (all baselines and indexes when `names` is empty)."""
     every: list[Strategy] = [Walk(), RecursiveCTE(), ClosureTable(max_closure_rows),
-                             *index_strategies()]
+                             *index_strategies(index_budget, max_index_labels)]
     return [s for s in every if not names or s.name in names]
 
 
@@ -457,6 +560,21 @@ class Result:
     timings: dict[str, Timing] = field(default_factory=dict)
     mean_ancestors: float = 0.0
     disagreements: int = 0
+    scanned: list[int] = field(default_factory=list)
+    upkeep: IndexUpkeep | None = None
+    plan: str = ""
+
+
+@dataclass
+class IndexUpkeep:
+    """What commits with the interval index on cost and did: the commit's mean with the index
+    on minus with it off (ms), the latter, labels added per object, and re-encodes."""
+
+    overhead_ms: float
+    commit_off_ms: float
+    labels_per_object: float
+    rebuilds: int
+    commits: int
 
 
 def timed(work: Callable[[], object]) -> tuple[object, float, float]:
@@ -531,25 +649,77 @@ def measure_graph(backend: str, db: Database, graph: Graph, chosen: Sequence[Str
             run_queries(db, strategy, result, workload, answers, args.query_budget)
     live = [(s, r) for s, r in zip(chosen, results, strict=True)
             if not r.stats.note.startswith("given up")]
-    commits = []
-    spent: dict[str, float] = {s.name: 0.0 for s, _ in live}
+    for strategy, result in live:
+        if isinstance(strategy, IntervalIndex):
+            result.scanned = [scanned_rows(db, n) for (n,) in workload["ancestors(leaf)"]]
+            if args.explain and backend == "PostgreSQL" and result.scanned:
+                worst = max(zip(result.scanned, workload["ancestors(leaf)"], strict=True))
+                result.plan = (f"{graph.shape}, {graph.size:,} nodes: ancestors of {worst[1][0]}"
+                               f" ({worst[0]:,} rows in its ranges)\n"
+                               + explain_ancestors(db, worst[1][0]))
+    if args.inserts:
+        measure_inserts(db, ids, live, rng, args.inserts, args.index_budget)
+    return results
+
+
+def measure_inserts(db: Database, ids: Sequence[int], live: Sequence[tuple[Strategy, Result]],
+                    rng: random.Random, count: int, budget: float = 0.0) -> None:
+    """Insert `count` new sinks (1-3 parents among the newest tenth) with the interval index
+    on, check that every strategy agrees on each one's ancestors, turn the index off and
+    insert `count` more: the commit with the index off is the baseline every strategy adds
+    its own upkeep to; the index's upkeep is the difference of the two commits' means (one
+    untimed warm-up commit before each phase). The commits with the index on stop after
+    `budget` seconds (no limit if 0)."""
+    index = [(s, r) for s, r in live if isinstance(s, IntervalIndex)]
+    others = [(s, r) for s, r in live if not isinstance(s, IntervalIndex)]
+    spent: dict[str, float] = {s.name: 0.0 for s, _ in others}
     recent = ids[-max(1, len(ids) // 10):]
-    for _ in range(args.inserts):
+
+    def insert_one(counted: bool) -> tuple[int, float]:
         parents = rng.sample(recent, min(len(recent), rng.randint(1, 3)))
         node = ClosureNode(made_from=[db.get(p) for p in parents])
-        _, wall, _ = timed(lambda node=node: commit([node]))
-        commits.append(wall)
-        for strategy, _result in live:
-            _, wall, _ = timed(lambda s=strategy, n=node, p=parents: s.insert(db, n.object_id, p))
-            spent[strategy.name] += wall
-    if commits:  # the upkeep is exact: every strategy agrees on the newest sink's ancestors
-        newest = [s.ancestors(db, node.object_id) for s, _ in live]
-        for (_, result), found in zip(live, newest, strict=True):
-            result.disagreements += found != newest[0]
-        commit_mean = statistics.fmean(commits)
-        for strategy, result in live:
-            result.insert_ms = (commit_mean + spent[strategy.name] / len(commits)) * 1e3
-    return results
+        _, wall, _ = timed(lambda: commit([node]))
+        for strategy, _result in others:
+            _, upkeep, _ = timed(lambda s=strategy: s.insert(db, node.object_id, parents))
+            spent[strategy.name] += upkeep if counted else 0.0
+        return node.object_id, wall
+
+    on: list[float] = []
+    if index:
+        before = count_rows(db, labels(db))
+        sinks = []
+        try:
+            with time_limit(budget):
+                insert_one(counted=False)
+                for _ in range(count):
+                    sink, wall = insert_one(counted=True)
+                    sinks.append(sink)
+                    on.append(wall)
+        except (TimeoutError, sa.exc.DBAPIError) as error:  # a commit re-encoding a large
+            # index; a timeout inside psycopg's pipeline leaves the connection busy: drop it
+            db.engine.dispose()
+            print(f"  index inserts given up ({type(error).__name__}), {len(on)} timed",
+                  file=sys.stderr)
+        added = (count_rows(db, labels(db)) - before) / (len(on) + 1)
+        rebuilds = index_rebuilds(db)
+        for sink in sinks:  # the upkeep is exact: every strategy agrees on each new sink
+            found = [s.ancestors(db, sink) for s, _ in live]
+            for (_, result), answer in zip(live, found, strict=True):
+                result.disagreements += answer != found[0]
+        drop_closure_index(db)
+    insert_one(counted=False)
+    off = [insert_one(counted=True) for _ in range(count)]
+    newest = [s.ancestors(db, off[-1][0]) for s, _ in others]
+    for (_, result), found in zip(others, newest, strict=True):
+        result.disagreements += found != newest[0]
+    off_mean = statistics.fmean(wall for _, wall in off)
+    for strategy, result in others:
+        result.insert_ms = (off_mean + spent[strategy.name] / (len(on) + len(off))) * 1e3
+    for _strategy, result in index if on else ():
+        on_mean = statistics.fmean(on)
+        result.insert_ms = on_mean * 1e3
+        result.upkeep = IndexUpkeep((on_mean - off_mean) * 1e3, off_mean * 1e3, added,
+                                    rebuilds, len(on) + 1)
 
 
 # -- running and printing -------------------------------------------------------------------
@@ -627,6 +797,55 @@ def print_tables(results: list[Result], space: dict[tuple[str, int], tuple[int, 
         print(f"| {backend} | {shape} | {strategy} | " + " | ".join(cells) + " |")
 
 
+def p95(values: Sequence[float]) -> float:
+    """The 95th percentile (nearest rank) of `values`."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)]
+
+
+def print_index_tables(results: list[Result]) -> None:
+    """The interval index's upkeep and scanned ranges, then the issue's goals against the
+    recursive CTE of the same graph and backend."""
+    index = [r for r in results if r.strategy == "index"]
+    if not index:
+        return
+    print("\n### Interval index: upkeep in the commit, and rows its ancestors queries scan\n")
+    print("| backend | shape | nodes | labels (x nodes) | commit ms, index off | index upkeep "
+          "ms/object (on - off) | labels added/object | re-encodes in commits "
+          "| ancestors: mean found | rows scanned mean / p95 / max |")
+    print("|" + "---|" * 10)
+    for r in index:
+        u = r.upkeep
+        cells = (["-"] * 4 if u is None else
+                 [f"{u.commit_off_ms:.2f}", f"{u.overhead_ms:+.2f}", f"{u.labels_per_object:.2f}",
+                  f"{u.rebuilds} of {u.commits}"])
+        scanned = (f"{statistics.fmean(r.scanned):,.0f} / {p95(r.scanned):,} / "
+                   f"{max(r.scanned):,}" if r.scanned else "-")
+        print(f"| {r.backend} | {r.shape} | {r.nodes:,} | {r.stats.rows:,} "
+              f"({r.stats.rows / max(r.nodes, 1):.2f}) | " + " | ".join(cells)
+              + f" | {r.mean_ancestors:,.0f} | {scanned} |")
+    print("\n### Goals (issue 18: ancestors of a leaf p95 < 10 ms on PostgreSQL, >= 10x faster "
+          "than the recursive CTE, storage < 3x the edges)\n")
+    print("| backend | shape | nodes | index p95 ms | cte p95 ms | cte/index (p50) "
+          "| cte/index (p95) | index rows / edges | met |")
+    print("|" + "---|" * 9)
+    for r in index:
+        cte = [c for c in results if (c.backend, c.shape, c.nodes, c.strategy)
+               == (r.backend, r.shape, r.nodes, "cte")]
+        mine = r.timings.get("ancestors(leaf)")
+        theirs = cte[0].timings.get("ancestors(leaf)") if cte else None
+        if not (mine and mine.walls and theirs and theirs.walls):
+            continue
+        fast, fast95 = statistics.median(mine.walls), p95(mine.walls)
+        slow, slow95 = statistics.median(theirs.walls), p95(theirs.walls)
+        space = r.stats.rows / max(r.edges, 1)
+        met = [name for name, ok in (("<10ms", fast95 < 0.010), ("10x", slow / fast >= 10),
+                                     ("<3x", space < 3)) if ok]
+        print(f"| {r.backend} | {r.shape} | {r.nodes:,} | {fast95 * 1e3:.2f} "
+              f"| {slow95 * 1e3:.2f} | {slow / fast:.1f} | {slow95 / fast95:.1f} "
+              f"| {space:.2f} | {', '.join(met) or 'none'} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
@@ -643,6 +862,14 @@ def main() -> None:
     parser.add_argument("--max-closure-rows", type=int, default=20_000_000)
     parser.add_argument("--query-budget", type=float, default=30.0,
                         help="seconds per strategy and query kind before the rest are skipped")
+    parser.add_argument("--max-index-labels", type=int, default=2_000_000,
+                        help="the interval index is given up above this many labels")
+    parser.add_argument("--index-budget", type=float, default=600.0,
+                        help="seconds for the interval index's build (and for its timed "
+                             "inserts) before it is given up")
+    parser.add_argument("--explain", action="store_true",
+                        help="PostgreSQL: print the plan of the index's ancestors query of the "
+                             "leaf whose ranges hold the most rows")
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
@@ -676,9 +903,14 @@ def main() -> None:
                 with fresh_database(backend, args) as db:
                     args.size = size
                     results.extend(measure_graph(backend, db, graph,
-                                                 strategies(names, args.max_closure_rows),
+                                                 strategies(names, args.max_closure_rows,
+                                                            args.index_budget,
+                                                            args.max_index_labels),
                                                  args))
     print_tables(results, space)
+    print_index_tables(results)
+    for plan in (r.plan for r in results if r.plan):
+        print(f"\n```\n{plan}\n```")
     print(f"\ntotal: {time.perf_counter() - started[0]:.0f} s wall, "
           f"{time.process_time() - started[1]:.0f} s CPU of this process")
 
