@@ -430,12 +430,14 @@ class IntervalIndex:
     def build(self, db: Database, edges: Sequence[tuple[int, int]]) -> BuildStats:
         try:
             with time_limit(self.budget):
-                encoding = reindex_closure(db, max_labels=self.max_labels)
+                built = reindex_closure(db, max_labels=self.max_labels)
         except (TimeoutError, MemoryError, ValueError, sa.exc.DBAPIError) as error:
             db.engine.dispose()  # a timeout inside psycopg's pipeline leaves it busy
             return BuildStats(0, f"given up: {type(error).__name__} {error}"[:120].strip())
-        copies = encoding.stats.duplicated_nodes
-        return BuildStats(count_rows(db, labels(db)), f"{copies:,} copies" if copies else "")
+        if built.stats is None:
+            return BuildStats(built.labels, "placed as commits do")
+        copies = built.stats.duplicated_nodes
+        return BuildStats(built.labels, f"{copies:,} copies" if copies else "")
 
     def insert(self, db: Database, node: int, parents: Sequence[int]) -> None:
         pass  # the commit itself keeps the index up to date

@@ -55,7 +55,8 @@ def graph_file(shape: str, size: int, args: argparse.Namespace) -> Path | None:
 
 def encode_one(path: Path, budget: float) -> dict:
     """Encode one stored graph in this process; the figures as a dict."""
-    from awlineage.lineage import _closure_encoding as encoding
+    import awlineage.lineage as lineage
+    from awlineage.lineage import ClosureTooLargeError, encode_closure
 
     with path.open("rb") as stored:
         parents: list[list[int]] = pickle.load(stored)
@@ -64,10 +65,10 @@ def encode_one(path: Path, budget: float) -> dict:
     limit = int(budget * max(len(edges), len(parents)))
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     wall, cpu = time.perf_counter(), time.process_time()
-    out = {"nodes": len(parents), "edges": len(edges), "module": encoding.__file__}
+    out = {"nodes": len(parents), "edges": len(edges), "module": lineage.__file__}
     try:
-        result = encoding.encode(edges, nodes, max_labels=limit)
-    except encoding.ClosureTooLargeError:
+        result = encode_closure(edges, nodes, max_labels=limit)
+    except ClosureTooLargeError:
         out["result"] = "too large"
     else:
         out["result"] = "ok"

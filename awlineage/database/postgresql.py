@@ -90,6 +90,13 @@ def begin_write_lock(conn: sa.Connection, name: str) -> None:
     conn.execute(sa.text("SELECT pg_advisory_xact_lock(:n)"), {"n": lock_number(name)})
 
 
+def refresh_statistics(conn: sa.Connection, table: sa.Table) -> None:
+    """ANALYZE `table` after a bulk write, so the planner sees its new size before autovacuum
+    does (a freshly filled index table otherwise looks empty, and a lookup by a secondary
+    column becomes a parallel sequential scan)."""
+    conn.execute(sa.text(f"ANALYZE {conn.dialect.identifier_preparer.format_table(table)}"))
+
+
 def list_type(element_type: type) -> sa.types.TypeEngine:
     """Column type of a descriptor list."""
     return JSONList(element_type, storage=pg.JSONB())

@@ -20,7 +20,7 @@ from awlineage.lineage._closure_tables import (
     closure_index_present,
     closure_is_ancestor,
 )
-from awlineage.lineage._closure_upkeep import keep_closure_index
+from awlineage.lineage._closure_upkeep import ClosureIndexOffWarning, keep_closure_index
 from awlineage.lineage._dependencies import (
     InverseLink,
     get_dependencies,
@@ -46,6 +46,7 @@ __all__ = [
     "ClosureBuild",
     "ClosureCheck",
     "ClosureEncoding",
+    "ClosureIndexOffWarning",
     "ClosureTooLargeError",
     "CycleError",
     "Difference",

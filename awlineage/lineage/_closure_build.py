@@ -58,7 +58,10 @@ def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBu
     """
     with db.engine.begin() as conn:
         db.dialect.begin_write(conn)
-        return rebuild_in(conn, db, max_labels=max_labels, counted=False)
+        built = rebuild_in(conn, db, max_labels=max_labels, counted=False)
+    with db.engine.begin() as conn:
+        db.dialect.refresh_statistics(conn, labels_table(db))
+    return built
 
 
 def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = None,
@@ -114,5 +117,11 @@ def drop_closure_index(db: Database) -> int:
     with db.engine.begin() as conn:
         db.dialect.begin_write(conn)
         take_lock(conn, db, CLOSURE_LOCK)
-        conn.execute(state_table(db).delete())
-        return conn.execute(labels_table(db).delete()).rowcount
+        return turn_off(conn, db)
+
+
+def turn_off(conn: sa.Connection, db: Database) -> int:
+    """Inside a write transaction holding the index's lock: delete the state row and the
+    labels; returns how many labels there were."""
+    conn.execute(state_table(db).delete())
+    return conn.execute(labels_table(db).delete()).rowcount

@@ -31,6 +31,9 @@ MAX_COPIES = 64
 """Copies of one new object before the index is re-encoded instead."""
 _COMBINATIONS = 16  # choices of one interval per parent tried for a single interval
 _CHUNK = 500  # keys per IN list
+_SWEEP = 2_048
+"""Intervals inside a parent's (or crossing its left end) read to find a free place in it;
+a parent with more is re-encoded instead."""
 
 
 class Placement:
@@ -229,11 +232,74 @@ class Placement:
                 continue
             if copies == self.max_copies:
                 return False
-            found = self._try(nodes, (self._reread(label),), wanted, exact=False)
-            if found is not None:
-                covered |= found
+            point = self._free_point(self._reread(label), wanted)
+            if point is not None:
+                self._insert_at(nodes, point)
+                covered |= point.containers
                 copies += 1
         return covered == wanted
+
+    def _free_point(self, label: StoredLabel, wanted: set[int]) -> _Point | None:
+        """A place inside `label` whose containers are all `wanted`, contains nothing, and
+        is contained by at least `label` and its containers; the one with most containers.
+
+        The place goes after `label`'s left or after one of the lefts inside it (before any
+        interval inside it that ends after it: those cross it), and below the first right
+        of the intervals starting after it, so it contains none of them. Which intervals
+        then contain it: `label`'s containers, `label`, the intervals inside it that start
+        before the place and end above it, and those crossing `label`'s left end whose
+        right is above the place. None if `label` has too many intervals inside it to try."""
+        t = self.table
+        inside = self.conn.execute(
+            sa.select(t.c.left_end, t.c.right_end, t.c.node_id)
+            .where(t.c.left_end > label.left, t.c.left_end <= label.desc_until)
+            .order_by(t.c.left_end).limit(_SWEEP + 1)).all()
+        if len(inside) > _SWEEP:
+            return None
+        crossing = [left for left, right, _ in inside if right > label.right]
+        stop = min(crossing, default=None)
+        starts = [label.left, *(left for left, _, _ in inside
+                                if stop is None or left < stop)]
+        # the first right of the intervals starting after each start (inside `label`)
+        lowest = label.right
+        after: dict[bytes, bytes] = {}
+        for left, right, _ in reversed(inside):
+            after[left] = lowest
+            lowest = min(lowest, right)
+        after[label.left] = lowest
+        below_left = self.conn.execute(
+            sa.select(t.c.left_end, t.c.right_end, t.c.node_id)
+            .where(t.c.right_end >= lowest, t.c.right_end < label.right,
+                   t.c.left_end < label.left)
+            .limit(_SWEEP + 1)).all()
+        if len(below_left) > _SWEEP:
+            return None
+        base = self.conn.execute(
+            sa.select(t.c.left_end, t.c.node_id)
+            .where(t.c.left_end >= label.anc_from, t.c.left_end < label.left,
+                   t.c.right_end > label.right)).all()
+        base_nodes = {node for _, node in base} | {label.node}
+        base_from = min((left for left, _ in base), default=label.left)
+        if not base_nodes <= wanted:
+            return None
+        best: _Point | None = None
+        for start in starts:
+            first_right = after[start]
+            containers = set(base_nodes)
+            anc_from = base_from
+            for left, right, node in inside:
+                if left <= start and right >= first_right:
+                    containers.add(node)
+            for left, right, node in below_left:
+                if right >= first_right:
+                    containers.add(node)
+                    anc_from = min(anc_from, left)
+            if containers <= wanted and (best is None
+                                         or len(containers) > len(best.containers)):
+                best = _Point(start, first_right, anc_from, containers)
+                if containers == wanted:
+                    break
+        return best
 
     def _try(self, nodes: list[int], inside: Iterable[StoredLabel], wanted: set[int], *,
              exact: bool) -> set[int] | None:
@@ -256,17 +322,24 @@ class Placement:
 
     def _insert(self, nodes: list[int], inside: Sequence[StoredLabel], anc_from: bytes
                 ) -> None:
+        """Write sibling intervals for `nodes` after the last left inside every label of
+        `inside` and below the first of their rights."""
+        self._insert_at(nodes, _Point(max(lab.desc_until for lab in inside),
+                                      min(lab.right for lab in inside), anc_from, set()))
+
+    def _insert_at(self, nodes: list[int], point: _Point) -> None:
         """Write sibling intervals for `nodes` (each crossing the others: none contains
-        another), after the last left inside every label of `inside` and below the first of
-        their rights; move the `desc_until` bound of every interval containing them."""
-        last_left = max(lab.desc_until for lab in inside)
-        first_right = min(lab.right for lab in inside)
-        lefts, rights = sibling_keys(len(nodes), last_left, self._next_endpoint(last_left),
-                                     self._previous_endpoint(first_right), first_right)
+        another) just after `point.last_left` and just below `point.first_right`; move the
+        `desc_until` bound of every interval containing them."""
+        lefts, rights = sibling_keys(len(nodes), point.last_left,
+                                     self._next_endpoint(point.last_left),
+                                     self._previous_endpoint(point.first_right),
+                                     point.first_right)
         insert_labels(self.conn, self.db, [
-            (left, right, node, anc_from, left)
+            (left, right, node, point.anc_from, left)
             for node, left, right in zip(nodes, lefts, rights, strict=True)])
-        raise_bounds(self.conn, self.db, [(anc_from, last_left, first_right, lefts[-1])])
+        raise_bounds(self.conn, self.db,
+                     [(point.anc_from, point.last_left, point.first_right, lefts[-1])])
 
     def _reread(self, label: StoredLabel) -> StoredLabel:
         """`label` as stored now (a copy placed inside it moved its `desc_until`)."""
@@ -300,6 +373,18 @@ class Placement:
         ends = (self._end(t.c.left_end.desc(), t.c.left_end < key),
                 self._end(t.c.right_end.desc(), t.c.right_end < key))
         return max(k for k in ends if k is not None)
+
+
+@dataclass
+class _Point:
+    """Where new sibling intervals go: just after the left key `last_left`, just below the
+    right key `first_right`; contained by the intervals from `anc_from` on that start at or
+    before `last_left` and end at or after `first_right` (of the objects `containers`)."""
+
+    last_left: bytes
+    first_right: bytes
+    anc_from: bytes
+    containers: set[int]
 
 
 @dataclass

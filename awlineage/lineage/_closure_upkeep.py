@@ -14,11 +14,16 @@ bounds of the intervals that contain it:
   right contain it: one range query lists them, and the placement is kept only when their
   objects are exactly the new object's ancestors;
 - when no such interval exists (the parents' order in the encoding does not allow it), one
-  copy inside each parent interval whose containers are all ancestors, until the copies cover
-  the ancestors; up to MAX_COPIES copies;
+  copy inside each parent interval, until the copies cover the ancestors (up to MAX_COPIES).
+  A copy's place inside a parent interval is searched among the lefts inside it, up to the
+  first interval crossing its end: after a left, below the first right of the intervals
+  starting after it (so it contains nothing), kept when the intervals containing it are all
+  ancestors;
 - otherwise (too many copies, a parent without an interval, or a new object that stored ones
-  were made from: a run listing stored outputs), the whole index is re-encoded in the same
-  transaction, and the state row counts it.
+  were made from: a run listing stored outputs), the whole index is rebuilt in the same
+  transaction, and the state row counts it. If even the rebuild cannot label the graph
+  within its budget, the index is turned off in that transaction (lineage queries walk the
+  links again) with a warning: a commit never fails for the index's sake.
 
 The index is therefore exact after every commit. Commits that change it take the index's lock
 (PostgreSQL), so two of them never place intervals in the same gap.
@@ -26,10 +31,13 @@ The index is therefore exact after every commit. Commits that change it take the
 
 from __future__ import annotations
 
+import warnings
+
 import sqlalchemy as sa
 
 from awlineage.database import Database, add_write_hook, take_lock
-from awlineage.lineage._closure_build import CLOSURE_LOCK, rebuild_in
+from awlineage.lineage._closure_build import CLOSURE_LOCK, rebuild_in, turn_off
+from awlineage.lineage._closure_encoding import ClosureTooLargeError
 from awlineage.lineage._closure_placement import Placement
 from awlineage.lineage._closure_tables import index_is_on
 from awlineage.persistence import DBObject
@@ -43,8 +51,19 @@ def keep_closure_index(conn: sa.Connection, db: Database, written: list[DBObject
     take_lock(conn, db, CLOSURE_LOCK)
     if not index_is_on(conn, db):  # turned off while this commit waited for the lock
         return
-    if not Placement(conn, db).add(written):
+    if Placement(conn, db).add(written):
+        return
+    try:
         rebuild_in(conn, db)
+    except ClosureTooLargeError as error:
+        turn_off(conn, db)  # whatever the failed rebuild wrote goes with it
+        warnings.warn(f"the lineage closure index was turned off: {error}; lineage queries "
+                      f"walk the links instead ('awl lineage reindex' turns it on again)",
+                      ClosureIndexOffWarning, stacklevel=2)
+
+
+class ClosureIndexOffWarning(UserWarning):
+    """A commit turned the closure index off: it could not be rebuilt within its budget."""
 
 
 add_write_hook(keep_closure_index)

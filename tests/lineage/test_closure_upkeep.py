@@ -240,3 +240,71 @@ def test_rebuild_places_objects_as_commits_do_when_the_encoding_is_too_big(db, m
     assert check_closure_index(db).ok
     monkeypatch.setattr(build, "FULL_ENCODING_BUDGET", 3)
     assert reindex_closure(db).stats is not None and check_closure_index(db).ok
+
+
+def _rebuilds(db) -> int:
+    state = db.framework["awl_closure_state"]
+    with db.engine.connect() as conn:
+        return conn.execute(state.select()).one().rebuilds
+
+
+def _random_dag(size: int, seed: int) -> tuple[list[int], list[tuple[int, int]]]:
+    """One to three parents per node among all before it, one node in ten a root."""
+    import random
+
+    rng = random.Random(seed)
+    edges = []
+    for i in range(1, size):
+        if rng.random() >= 0.1:
+            edges += [(p, i) for p in rng.sample(range(i), min(i, rng.randint(1, 3)))]
+    return list(range(size)), edges
+
+
+def test_objects_made_one_by_one_are_placed_without_re_encoding(db):
+    # every object is a sink when it is made: a place inside one interval of each parent
+    # exists in the layout the commits make (siblings' intervals cross their parents' ends,
+    # so the place is searched among the lefts inside the parent's interval, not only after
+    # them), and no commit falls back to re-encoding the whole index
+    for seed in (0, 1):
+        drop_closure_index(db)
+        nodes, edges = _random_dag(100, seed)
+        made = _commit_graph(nodes, edges, [1] * len(nodes), 0, db, check_each=False)
+        assert _rebuilds(db) == 0, f"seed {seed}"
+        graph = nx.DiGraph(edges)
+        graph.add_nodes_from(nodes)
+        _agrees(db, graph, made)
+
+
+def test_a_commit_the_index_cannot_follow_turns_it_off_and_still_commits(db, monkeypatch):
+    # with no encoding budget and no room to search a parent's interval, the crown (a_i below
+    # b_j for i != j) made one object at a time can be neither placed nor rebuilt
+    import warnings
+
+    import awlineage.lineage._closure_build as build
+    import awlineage.lineage._closure_placement as placement
+    from awlineage.lineage import ClosureIndexOffWarning
+
+    root = MadeNode(stage="r")
+    tops = [MadeNode(stage=f"a{i}", made_from=[root]) for i in range(4)]
+    commit([root, *tops])
+    reindex_closure(db)
+    monkeypatch.setattr(build, "FULL_ENCODING_BUDGET", 0)
+    monkeypatch.setattr(placement, "_SWEEP", 0)
+    monkeypatch.setattr(placement, "_COMBINATIONS", 0)
+    made = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for j in range(4):
+            made.append(MadeNode(stage=f"b{j}",
+                                 made_from=[t for i, t in enumerate(tops) if i != j]))
+            commit([made[-1]])
+    turned_off = [w for w in caught if issubclass(w.category, ClosureIndexOffWarning)]
+    assert turned_off and "awl lineage reindex" in str(turned_off[0].message)
+    assert not closure_index_present(db)
+    assert db.get(made[-1].object_id).stage == "b3"  # the commit itself went through
+    labels = db.framework["awl_closure_label"]
+    with db.engine.connect() as conn:
+        assert conn.execute(labels.select()).first() is None  # nothing half-written
+    monkeypatch.undo()
+    reindex_closure(db)
+    assert check_closure_index(db).ok
