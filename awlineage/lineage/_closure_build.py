@@ -23,6 +23,9 @@ from awlineage.lineage._closure_tables import (
 
 FULL_ENCODING_BUDGET = 3
 """Labels per object and edge above which a rebuild places objects as commits do instead."""
+PLACEMENT_BUDGET = 8
+"""Labels per object and edge above which placing them as commits do is given up too (dense
+random graphs: every object copied under most of its parents' many intervals)."""
 CLOSURE_LOCK = "closure-index"
 """The lock that commits updating the index and rebuilds take (PostgreSQL; SQLite has one)."""
 _INSERT_CHUNK = 10_000
@@ -79,11 +82,12 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
     except ClosureTooLargeError:
         # the encoding's copies of a prime part blow up: place the objects one generation
         # at a time, as commits do, which copies only what each placement needs
-        if not replay(conn, db, sorted(nodes), edges) or (
-                max_labels is not None and _count(conn, db) > max_labels):
+        budget = PLACEMENT_BUDGET * (len(edges) + len(nodes))
+        if not replay(conn, db, sorted(nodes), edges, min(budget, max_labels or budget)):
             raise ClosureTooLargeError(
                 f"the closure index of {len(nodes)} objects and {len(edges)} edges needs more "
-                f"than {max_labels or budget} labels; the index is unchanged") from None
+                f"than {min(budget, max_labels or budget)} labels; the index is unchanged"
+            ) from None
         _mark_built(conn, db, counted)
         return ClosureBuild(len(nodes), len(edges), _count(conn, db), None)
     rows = [(key_of_rank(lab.left), key_of_rank(lab.right),

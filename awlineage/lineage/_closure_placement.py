@@ -40,11 +40,20 @@ class Placement:
     """Places new objects' intervals on one connection, inside its write transaction."""
 
     def __init__(self, conn: sa.Connection, db: Database,
-                 max_copies: int | None = MAX_COPIES) -> None:
+                 max_copies: int | None = MAX_COPIES, max_labels: int | None = None) -> None:
         self.conn = conn
         self.db = db
         self.table = labels_table(db)
         self.max_copies = max_copies
+        self.max_labels = max_labels
+        """Labels this placement may write in all (None: no limit)."""
+        self.written = 0
+
+    def _write(self, rows: list[LabelRow]) -> None:
+        self.written += len(rows)
+        if self.max_labels is not None and self.written > self.max_labels:
+            raise _OverBudget
+        insert_labels(self.conn, self.db, rows)
 
     def add(self, objects: Sequence[DBObject]) -> bool:
         """Place every object of `objects`; False if the index must be re-encoded."""
@@ -111,7 +120,7 @@ class Placement:
                 rows.extend((left, right, parent, left, own_left)
                             for parent, left, right in zip(shared, lefts, rights[1:],
                                                            strict=False))
-        insert_labels(self.conn, self.db, rows)
+        self._write(rows)
 
     def _place_under_single_parents(self, siblings: dict[tuple[int, ...], list[int]]
                                     ) -> list[tuple[int, ...]]:
@@ -136,7 +145,7 @@ class Placement:
             rows.extend(view.rows(siblings[shared]))
             placed.append(view)
         if rows:
-            insert_labels(self.conn, self.db, rows)
+            self._write(rows)
             raise_bounds(self.conn, self.db, [
                 (view.label.anc_from, view.label.desc_until, view.label.right, view.last_left)
                 for view in placed])
@@ -189,7 +198,7 @@ class Placement:
             rows.append((left, right, node, left, left))
             top_left, top_right = left, right
             bottom_right = bottom_right or right  # lefts stay below every right
-        insert_labels(self.conn, self.db, rows)
+        self._write(rows)
 
     # -- objects with parents ----------------------------------------------------------
     def _place(self, nodes: list[int], parents: list[int]) -> bool:
@@ -335,7 +344,7 @@ class Placement:
                                      self._next_endpoint(point.last_left),
                                      self._previous_endpoint(point.first_right),
                                      point.first_right)
-        insert_labels(self.conn, self.db, [
+        self._write([
             (left, right, node, point.anc_from, left)
             for node, left, right in zip(nodes, lefts, rights, strict=True)])
         raise_bounds(self.conn, self.db,
@@ -373,6 +382,10 @@ class Placement:
         ends = (self._end(t.c.left_end.desc(), t.c.left_end < key),
                 self._end(t.c.right_end.desc(), t.c.right_end < key))
         return max(k for k in ends if k is not None)
+
+
+class _OverBudget(Exception):
+    """A replay wrote more labels than it may (caught by `replay`)."""
 
 
 @dataclass
@@ -431,11 +444,13 @@ def sibling_keys(count: int, last_left: bytes, next_key: bytes, below: bytes,
 
 
 def replay(conn: sa.Connection, db: Database, nodes: list[int],
-           edges: Iterable[tuple[int, int]], batch: int = 5_000) -> bool:
+           edges: Iterable[tuple[int, int]], max_labels: int | None = None,
+           batch: int = 5_000) -> bool:
     """Label the graph from scratch as commits would have, object by object in an order
     where parents come first (the oldest first among those ready), `batch` at a time, with
     as many copies as a placement needs. The labels must be empty. False if an object found
-    no place (its parents' intervals all crossed by others)."""
+    no place (its parents' intervals all crossed by others) or more than `max_labels`
+    labels were written (it stops there)."""
     parents: dict[int, list[int]] = defaultdict(list)
     children: dict[int, list[int]] = defaultdict(list)
     for parent, child in edges:
@@ -444,7 +459,7 @@ def replay(conn: sa.Connection, db: Database, nodes: list[int],
     waiting = {n: len(parents[n]) for n in nodes if n in parents}
     ready = [n for n in nodes if n not in waiting]
     heapq.heapify(ready)
-    upkeep = Placement(conn, db, max_copies=None)
+    upkeep = Placement(conn, db, max_copies=None, max_labels=max_labels)
     chunk: list[int] = []
     while ready:
         node = heapq.heappop(ready)
@@ -454,7 +469,10 @@ def replay(conn: sa.Connection, db: Database, nodes: list[int],
             if waiting[child] == 0:
                 heapq.heappush(ready, child)
         if len(chunk) == batch or not ready:
-            if not upkeep.add_nodes(chunk, parents):
+            try:
+                if not upkeep.add_nodes(chunk, parents):
+                    return False
+            except _OverBudget:
                 return False
             chunk = []
     return True

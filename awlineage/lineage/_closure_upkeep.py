@@ -55,10 +55,12 @@ def keep_closure_index(conn: sa.Connection, db: Database, written: list[DBObject
         return
     try:
         rebuild_in(conn, db)
-    except ClosureTooLargeError as error:
-        turn_off(conn, db)  # whatever the failed rebuild wrote goes with it
-        warnings.warn(f"the lineage closure index was turned off: {error}; lineage queries "
-                      f"walk the links instead ('awl lineage reindex' turns it on again)",
+    except ClosureTooLargeError:
+        labels = turn_off(conn, db)  # whatever the failed rebuild wrote goes with it
+        warnings.warn(f"the lineage closure index ({labels} labels) was turned off: the "
+                      f"objects of this commit found no place in it and a rebuild would need "
+                      f"more labels than its budget; lineage queries walk the links instead "
+                      f"('awl lineage reindex' turns it on again)",
                       ClosureIndexOffWarning, stacklevel=2)
 
 
