@@ -24,6 +24,7 @@ import sqlalchemy as sa
 
 from awlineage import Database, ProcessRun
 from awlineage.lineage import (
+    ClosureIndexOffError,
     Edge,
     child_edges,
     closure_ancestors,
@@ -171,7 +172,11 @@ class _Side:
         nothing on this side (the walk need not read a single edge)."""
         if not self._indexed():
             return True
-        members = self._members()
+        try:
+            members = self._members()
+        except ClosureIndexOffError:  # turned off since it was seen on: walk
+            self.index[0] = False
+            return True
         if not members:
             return False
         if len(members) < min(limits.objects, PREFETCH_OBJECTS):

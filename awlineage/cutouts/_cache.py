@@ -31,7 +31,13 @@ from astropy.wcs import WCS, FITSFixedWarning
 
 from awlineage.cutouts._errors import CutoutUsageError
 from awlineage.database import Database
-from awlineage.lineage import Edge, closure_ancestors, closure_index_present, parent_edges
+from awlineage.lineage import (
+    ClosureIndexOffError,
+    Edge,
+    closure_ancestors,
+    closure_index_present,
+    parent_edges,
+)
 from awlineage.persistence import DataObject
 
 PRODUCT_ATTRIBUTES = frozenset({"awlineage.ProcessRun.outputs"})
@@ -108,7 +114,10 @@ class CutoutCache:
         of it not kept yet (a bounded number, the cache's room allowing)."""
         if len(missing) != 1 or not closure_index_present(db):
             return missing
-        ancestors = closure_ancestors(db, missing[0])
+        try:
+            ancestors = closure_ancestors(db, missing[0])
+        except ClosureIndexOffError:  # turned off since it was seen on
+            return missing
         if len(ancestors) > min(PRELOAD_OBJECTS, self.size * 5):
             return missing
         with self._lock:

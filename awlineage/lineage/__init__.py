@@ -15,6 +15,7 @@ from awlineage.lineage._closure_encoding import (
 from awlineage.lineage._closure_encoding import encode as encode_closure
 from awlineage.lineage._closure_placement import MAX_COPIES
 from awlineage.lineage._closure_tables import (
+    ClosureIndexOffError,
     closure_ancestors,
     closure_descendants,
     closure_index_present,
@@ -46,6 +47,7 @@ __all__ = [
     "ClosureBuild",
     "ClosureCheck",
     "ClosureEncoding",
+    "ClosureIndexOffError",
     "ClosureIndexOffWarning",
     "ClosureTooLargeError",
     "CycleError",

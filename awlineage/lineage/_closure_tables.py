@@ -11,6 +11,7 @@ from typing import TypeVar
 import sqlalchemy as sa
 
 from awlineage.database import Database
+from awlineage.errors import AwlError
 
 _T = TypeVar("_T")
 
@@ -142,33 +143,55 @@ def _ancestors_query(db: Database, node: int) -> sa.Select:
             .where(mine.c.node_id == node))
 
 
+class ClosureIndexOffError(AwlError):
+    """A closure-index query on a database whose index is off (never built, dropped, or
+    turned off by a commit it could not follow): its empty answer would be a lie."""
+
+
 def closure_ancestors(db: Database, node: int, conn: sa.Connection | None = None) -> set[int]:
-    """All ancestors of `node` from the index: the intervals containing one of its own."""
-    return _run(db, conn, lambda c: set(c.execute(_ancestors_query(db, node)).scalars()))
+    """All ancestors of `node` from the index: the intervals containing one of its own.
+
+    Raises
+    ------
+    ClosureIndexOffError
+        If the index is off (an empty answer is checked against the index's state).
+    """
+    return _run(db, conn, lambda c: _checked(c, db, set(c.execute(
+        _ancestors_query(db, node)).scalars())))
 
 
 def closure_descendants(db: Database, node: int, conn: sa.Connection | None = None
                         ) -> set[int]:
-    """All descendants of `node` from the index: the intervals inside one of its own."""
+    """All descendants of `node` from the index: the intervals inside one of its own (raises
+    ClosureIndexOffError as `closure_ancestors` does)."""
     mine, other = _pair(db)
     query = (sa.select(other.c.node_id).distinct()
              .select_from(mine.join(other, sa.and_(
                  other.c.left_end > mine.c.left_end, other.c.left_end <= mine.c.desc_until,
                  other.c.right_end < mine.c.right_end)))
              .where(mine.c.node_id == node))
-    return _run(db, conn, lambda c: set(c.execute(query).scalars()))
+    return _run(db, conn, lambda c: _checked(c, db, set(c.execute(query).scalars())))
 
 
 def closure_is_ancestor(db: Database, ancestor: int, node: int,
                         conn: sa.Connection | None = None) -> bool:
-    """Whether `ancestor` has a path to `node` (of length at least one), from the index."""
+    """Whether `ancestor` has a path to `node` (of length at least one), from the index
+    (raises ClosureIndexOffError as `closure_ancestors` does)."""
     mine, other = _pair(db)
     query = sa.select(sa.exists(
         sa.select(sa.literal(1)).select_from(mine.join(other, sa.and_(
             other.c.left_end >= mine.c.anc_from, other.c.left_end < mine.c.left_end,
             other.c.right_end > mine.c.right_end)))
         .where(mine.c.node_id == node, other.c.node_id == ancestor)))
-    return _run(db, conn, lambda c: bool(c.execute(query).scalar()))
+    return _run(db, conn, lambda c: _checked(c, db, bool(c.execute(query).scalar())))
+
+
+def _checked(conn: sa.Connection, db: Database, answer: _T) -> _T:
+    """`answer`, after making sure an empty (or False) one comes from an index that is on."""
+    if not answer and not index_is_on(conn, db):
+        raise ClosureIndexOffError("the lineage closure index is off, so it cannot answer "
+                                   "(awl lineage reindex builds it)")
+    return answer
 
 
 def _run(db: Database, conn: sa.Connection | None, read: Callable[[sa.Connection], _T]) -> _T:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from awlineage.database import Database, current_database, load_objects
 from awlineage.errors import ObjectNotFoundError
 from awlineage.lineage._closure_tables import (
+    ClosureIndexOffError,
     closure_ancestors,
     closure_descendants,
     closure_index_present,
@@ -118,7 +119,10 @@ def _indexed_distances(db: Database, root: int, upstream: bool, depth: int | Non
     """The distances from the index's set and one batched read of its edges; None when the
     walk should answer (a depth-limited walk over a large set, or edges leaving the set,
     which an index that disagreed with the links would show)."""
-    members = (closure_ancestors if upstream else closure_descendants)(db, root)
+    try:
+        members = (closure_ancestors if upstream else closure_descendants)(db, root)
+    except ClosureIndexOffError:  # turned off since it was seen on
+        return None
     if not members:
         return {}
     if depth is not None and len(members) > INDEXED_DEPTH_LIMIT:

@@ -308,3 +308,23 @@ def test_a_commit_the_index_cannot_follow_turns_it_off_and_still_commits(db, mon
     monkeypatch.undo()
     reindex_closure(db)
     assert check_closure_index(db).ok
+
+
+def test_the_index_queries_refuse_to_answer_when_it_is_off(db):
+    # an empty answer from an empty table would say "no ancestors": it must say "off" instead
+    import pytest
+
+    from awlineage.lineage import ClosureIndexOffError
+
+    root = MadeNode(stage="r")
+    child = MadeNode(stage="c", made_from=[root])
+    commit([root, child])
+    reindex_closure(db)
+    assert closure_ancestors(db, root.object_id) == set()  # on: a root has none
+    assert closure_is_ancestor(db, root.object_id, child.object_id)
+    drop_closure_index(db)
+    for query in (lambda: closure_ancestors(db, child.object_id),
+                  lambda: closure_descendants(db, root.object_id),
+                  lambda: closure_is_ancestor(db, root.object_id, child.object_id)):
+        with pytest.raises(ClosureIndexOffError, match="awl lineage reindex"):
+            query()
