@@ -17,6 +17,7 @@ from awlineage.lineage._closure_placement import replay
 from awlineage.lineage._closure_tables import (
     INDEX_STATE,
     insert_labels,
+    labels_per_edge,
     labels_table,
     state_table,
 )
@@ -47,7 +48,7 @@ class ClosureBuild:
     def __str__(self) -> str:
         how = "interval encoding" if self.stats is not None else "placed as commits do"
         return (f"{self.objects} objects, {self.edges} edges, {self.labels} labels "
-                f"({self.labels / max(self.edges, 1):.2f} per edge, {how})")
+                f"({labels_per_edge(self.labels, self.edges)}, {how})")
 
 
 def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBuild:

@@ -11,7 +11,12 @@ import sqlalchemy as sa
 
 from awlineage.database import Database
 from awlineage.lineage._closure_graph import stored_edges, stored_nodes
-from awlineage.lineage._closure_tables import StoredLabel, index_is_on, labels_table
+from awlineage.lineage._closure_tables import (
+    StoredLabel,
+    index_is_on,
+    labels_per_edge,
+    labels_table,
+)
 
 _SHOWN = 5
 
@@ -37,7 +42,7 @@ class ClosureCheck:
         if not self.present:
             return "the closure index is off (awl lineage reindex builds it)"
         head = (f"{self.objects} objects, {self.edges} edges, {self.labels} labels "
-                f"({self.labels / max(self.edges, 1):.2f} per edge): ")
+                f"({labels_per_edge(self.labels, self.edges)}): ")
         if self.ok:
             return head + "every object's ancestors and descendants agree with the links"
         lines = [head + f"{self.unlabelled} objects without a label, {self.wrong} with "

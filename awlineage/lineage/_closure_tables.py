@@ -35,6 +35,11 @@ class StoredLabel:
         return self.left < other.left and other.right < self.right
 
 
+def labels_per_edge(labels: int, edges: int) -> str:
+    """How many labels the index keeps per edge of the graph, as text."""
+    return f"{labels / edges:.2f} per edge" if edges else "no edges"
+
+
 def labels_table(db: Database) -> sa.Table:
     """The label table of `db`."""
     return db.framework["awl_closure_label"]
