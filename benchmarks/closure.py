@@ -497,16 +497,16 @@ def scanned_rows(db: Database, node: int) -> int:
 
 
 def explain_ancestors(db: Database, node: int) -> str:
-    """PostgreSQL's EXPLAIN (ANALYZE, BUFFERS) of the index's ancestors query of `node` (the
-    query closure_ancestors runs, written out here)."""
-    mine, other = labels(db).alias("mine"), labels(db).alias("other")
-    query = (sa.select(other.c.node_id).distinct()
-             .select_from(mine.join(other, sa.and_(
-                 other.c.left_end >= mine.c.anc_from, other.c.left_end < mine.c.left_end,
-                 other.c.right_end > mine.c.right_end)))
-             .where(mine.c.node_id == node))
-    text = str(query.compile(db.engine, compile_kwargs={"literal_binds": True}))
+    """PostgreSQL's EXPLAIN (ANALYZE, BUFFERS) of the index's ancestors range statement of
+    `node` (the second of the two closure_ancestors runs, written out here)."""
+    table = labels(db)
     with db.engine.connect() as conn:
+        mine = conn.execute(sa.select(table.c.left_end, table.c.right_end, table.c.anc_from)
+                            .where(table.c.node_id == node)).all()
+        query = sa.select(table.c.node_id).distinct().where(sa.or_(*(
+            sa.and_(table.c.left_end >= anc_from, table.c.left_end < left,
+                    table.c.right_end > right) for left, right, anc_from in mine)))
+        text = str(query.compile(db.engine, compile_kwargs={"literal_binds": True}))
         return "\n".join(conn.exec_driver_sql(f"EXPLAIN (ANALYZE, BUFFERS) {text}").scalars())
 
 
