@@ -503,10 +503,14 @@ def explain_ancestors(db: Database, node: int) -> str:
     with db.engine.connect() as conn:
         mine = conn.execute(sa.select(table.c.left_end, table.c.right_end, table.c.anc_from)
                             .where(table.c.node_id == node)).all()
-        query = sa.select(table.c.node_id).distinct().where(sa.or_(*(
-            sa.and_(table.c.left_end >= anc_from, table.c.left_end < left,
-                    table.c.right_end > right) for left, right, anc_from in mine)))
-        text = str(query.compile(db.engine, compile_kwargs={"literal_binds": True}))
+
+        def key(value: bytes) -> str:
+            return f"'\\x{value.hex()}'::bytea"
+
+        ranges = " OR ".join(f"(left_end >= {key(anc_from)} AND left_end < {key(left)} AND "
+                             f"right_end > {key(right)})" for left, right, anc_from in mine)
+        name = conn.dialect.identifier_preparer.format_table(table)
+        text = f"SELECT DISTINCT node_id FROM {name} WHERE {ranges}"
         return "\n".join(conn.exec_driver_sql(f"EXPLAIN (ANALYZE, BUFFERS) {text}").scalars())
 
 
