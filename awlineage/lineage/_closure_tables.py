@@ -1,13 +1,13 @@
 """The closure index's tables (`awl_closure_label`: one row per interval; `awl_closure_state`:
-whether the index is on) and its three queries: each reads the object's own intervals by
-`node_id`, then one SQL statement scans one bounded range of the (left_end, right_end,
-node_id) index per interval."""
+whether the index is on) and its three queries: each finds the object's own intervals by
+`node_id` and scans one bounded range of the (left_end, right_end, node_id) index per
+interval (one statement on SQLite, two on PostgreSQL)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
@@ -140,33 +140,58 @@ _RANGES_PER_QUERY = 200
 answered in several)."""
 
 
+@dataclass(frozen=True)
+class _Ends:
+    """An interval's ends and bounds as SQL: a stored label's values, or another alias's
+    columns."""
+
+    left: Any
+    right: Any
+    anc_from: Any
+    desc_until: Any
+
+
 def _ranges(db: Database, conn: sa.Connection, node: int,
-            range_of: Callable[[sa.Table, StoredLabel], sa.ColumnElement],
-            *where: sa.ColumnElement) -> set[int]:
-    """The objects with an interval in the range `range_of` gives for each interval of
-    `node`: its intervals are read first (by `node_id`), then one statement scans their
-    ranges of the (left_end, right_end, node_id) index with the bounds as values, so the
-    planner sees how narrow they are (with the bounds joined in one statement, PostgreSQL
-    plans for a third of the table per range and, at 100,000 objects, scans the whole table
-    in parallel to find the node's own intervals)."""
+            range_of: Callable[[sa.Table | sa.Alias, _Ends], sa.ColumnElement],
+            only: int | None = None) -> set[int]:
+    """The objects (`only` that one) with an interval in the range `range_of` gives for an
+    interval of `node`.
+
+    On SQLite one statement joins the node's intervals (found by `node_id`) to their ranges.
+    On PostgreSQL the node's intervals are read first and one statement scans their ranges
+    with the bounds as values: joined in one statement, the planner assumes a third of the
+    table per range and, at 100,000 objects, scans the whole table in parallel to find the
+    node's own intervals (43 ms against 1.6 ms)."""
     table = labels_table(db)
-    mine = read_labels(conn, db, [node])
+    if conn.dialect.name == "sqlite":
+        mine, other = table.alias("mine"), table.alias("other")
+        ends = _Ends(mine.c.left_end, mine.c.right_end, mine.c.anc_from, mine.c.desc_until)
+        query = (sa.select(other.c.node_id).distinct()
+                 .select_from(mine.join(other, range_of(other, ends)))
+                 .where(mine.c.node_id == node))
+        if only is not None:
+            query = query.where(other.c.node_id == only)
+        return set(conn.execute(query).scalars())
+    labels = read_labels(conn, db, [node])
     found: set[int] = set()
-    for first in range(0, len(mine), _RANGES_PER_QUERY):
-        ranges = [range_of(table, label) for label in mine[first:first + _RANGES_PER_QUERY]]
-        found.update(conn.execute(sa.select(table.c.node_id).distinct()
-                                  .where(sa.or_(*ranges), *where)).scalars())
+    for first in range(0, len(labels), _RANGES_PER_QUERY):
+        ranges = [range_of(table, _Ends(lab.left, lab.right, lab.anc_from, lab.desc_until))
+                  for lab in labels[first:first + _RANGES_PER_QUERY]]
+        query = sa.select(table.c.node_id).distinct().where(sa.or_(*ranges))
+        if only is not None:
+            query = query.where(table.c.node_id == only)
+        found.update(conn.execute(query).scalars())
     return found
 
 
-def _containing(table: sa.Table, label: StoredLabel) -> sa.ColumnElement:
+def _containing(table: sa.Table | sa.Alias, label: _Ends) -> sa.ColumnElement:
     """The intervals containing `label`: they start from its `anc_from` on, before it, and
     end after it."""
     return sa.and_(table.c.left_end >= label.anc_from, table.c.left_end < label.left,
                    table.c.right_end > label.right)
 
 
-def _contained(table: sa.Table, label: StoredLabel) -> sa.ColumnElement:
+def _contained(table: sa.Table | sa.Alias, label: _Ends) -> sa.ColumnElement:
     """The intervals inside `label`: they start after it, up to its `desc_until`, and end
     before it."""
     return sa.and_(table.c.left_end > label.left, table.c.left_end <= label.desc_until,
@@ -200,9 +225,8 @@ def closure_is_ancestor(db: Database, ancestor: int, node: int,
                         conn: sa.Connection | None = None) -> bool:
     """Whether `ancestor` has a path to `node` (of length at least one), from the index
     (raises ClosureIndexOffError as `closure_ancestors` does)."""
-    table = labels_table(db)
     return _run(db, conn, lambda c: _checked(c, db, bool(_ranges(
-        db, c, node, _containing, table.c.node_id == ancestor))))
+        db, c, node, _containing, only=ancestor))))
 
 
 def _checked(conn: sa.Connection, db: Database, answer: _T) -> _T:
