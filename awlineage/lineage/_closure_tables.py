@@ -1,7 +1,7 @@
 """The closure index's tables (`awl_closure_label`: one row per interval; `awl_closure_state`:
 whether the index is on) and its three queries: each finds the object's own intervals by
 `node_id` and scans one bounded range of the (left_end, right_end, node_id) index per
-interval (one statement on SQLite, two on PostgreSQL)."""
+interval (on PostgreSQL, an object with few intervals has them read first)."""
 
 from __future__ import annotations
 
@@ -135,9 +135,9 @@ def _columns(table: sa.Table) -> tuple[sa.Column, ...]:
             table.c.desc_until)
 
 
-_RANGES_PER_QUERY = 200
-"""Intervals of one object whose ranges one statement scans (an object copied more often is
-answered in several)."""
+_LISTED_RANGES = 16
+"""PostgreSQL: an object with at most this many intervals has their ranges listed as values
+in one statement; one with more is joined to them (a long OR of ranges plans slowly)."""
 
 
 @dataclass(frozen=True)
@@ -155,33 +155,31 @@ def _ranges(db: Database, conn: sa.Connection, node: int,
             range_of: Callable[[sa.Table | sa.Alias, _Ends], sa.ColumnElement],
             only: int | None = None) -> set[int]:
     """The objects (`only` that one) with an interval in the range `range_of` gives for an
-    interval of `node`.
+    interval of `node`: one statement joining the node's intervals (found by `node_id`) to
+    their ranges.
 
-    On SQLite one statement joins the node's intervals (found by `node_id`) to their ranges.
-    On PostgreSQL the node's intervals are read first and one statement scans their ranges
-    with the bounds as values: joined in one statement, the planner assumes a third of the
-    table per range and, at 100,000 objects, scans the whole table in parallel to find the
-    node's own intervals (43 ms against 1.6 ms)."""
+    On PostgreSQL the node's intervals are read first, and when there are few their ranges
+    are scanned with the bounds as values: joined in one statement, the planner assumes a
+    third of the table per range and, at 100,000 objects, scans the whole table in parallel
+    to find the node's own intervals (43 ms against 1.6 ms for a pipeline leaf)."""
     table = labels_table(db)
-    if conn.dialect.name == "sqlite":
-        mine, other = table.alias("mine"), table.alias("other")
-        ends = _Ends(mine.c.left_end, mine.c.right_end, mine.c.anc_from, mine.c.desc_until)
-        query = (sa.select(other.c.node_id).distinct()
-                 .select_from(mine.join(other, range_of(other, ends)))
-                 .where(mine.c.node_id == node))
-        if only is not None:
-            query = query.where(other.c.node_id == only)
-        return set(conn.execute(query).scalars())
-    labels = read_labels(conn, db, [node])
-    found: set[int] = set()
-    for first in range(0, len(labels), _RANGES_PER_QUERY):
-        ranges = [range_of(table, _Ends(lab.left, lab.right, lab.anc_from, lab.desc_until))
-                  for lab in labels[first:first + _RANGES_PER_QUERY]]
-        query = sa.select(table.c.node_id).distinct().where(sa.or_(*ranges))
-        if only is not None:
-            query = query.where(table.c.node_id == only)
-        found.update(conn.execute(query).scalars())
-    return found
+    if conn.dialect.name == "postgresql":
+        labels = read_labels(conn, db, [node])
+        if len(labels) <= _LISTED_RANGES:
+            ranges = [range_of(table, _Ends(lab.left, lab.right, lab.anc_from,
+                                            lab.desc_until)) for lab in labels]
+            listed = sa.select(table.c.node_id).distinct().where(sa.or_(sa.false(), *ranges))
+            if only is not None:
+                listed = listed.where(table.c.node_id == only)
+            return set(conn.execute(listed).scalars())
+    mine, other = table.alias("mine"), table.alias("other")
+    ends = _Ends(mine.c.left_end, mine.c.right_end, mine.c.anc_from, mine.c.desc_until)
+    query = (sa.select(other.c.node_id).distinct()
+             .select_from(mine.join(other, range_of(other, ends)))
+             .where(mine.c.node_id == node))
+    if only is not None:
+        query = query.where(other.c.node_id == only)
+    return set(conn.execute(query).scalars())
 
 
 def _containing(table: sa.Table | sa.Alias, label: _Ends) -> sa.ColumnElement:
