@@ -6,6 +6,7 @@ objects, many small components, and a chain deeper than Python's recursion limit
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import networkx as nx
 from hypothesis import given, settings
@@ -55,20 +56,10 @@ def test_series_cuts_are_the_ordinal_sums(graph):
 def dags_with_two_extensions(draw: st.DrawFn) -> tuple[nx.DiGraph, list[int], list[int]]:
     graph = draw(numbered_dags(max_nodes=10))
 
-    def extension() -> list[int]:
-        pending = {v: graph.in_degree(v) for v in graph}
-        ready = sorted(v for v in graph if pending[v] == 0)
-        order = []
-        while ready:
-            v = ready.pop(draw(st.integers(0, len(ready) - 1)))
-            order.append(v)
-            for c in graph.successors(v):
-                pending[c] -= 1
-                if pending[c] == 0:
-                    ready.append(c)
-        return order
+    def pick(count: int) -> int:
+        return draw(st.integers(0, count - 1))
 
-    return graph, extension(), extension()
+    return graph, _linear_extension(graph, pick), _linear_extension(graph, pick)
 
 
 @settings(max_examples=300, deadline=None)
@@ -104,18 +95,23 @@ def test_realizer_check_agrees_with_the_closure_on_many_random_extensions():
         assert realizes(points, _lists(graph)[0]) == (both_before == closure)
 
 
-def _random_extension(graph: nx.DiGraph, rng: random.Random) -> list[int]:
+def _linear_extension(graph: nx.DiGraph, pick: Callable[[int], int]) -> list[int]:
+    """A topological order of `graph`, `pick(n)` choosing which of the n ready nodes is next."""
     pending = {v: graph.in_degree(v) for v in graph}
-    ready = [v for v in graph if pending[v] == 0]
+    ready = sorted(v for v in graph if pending[v] == 0)
     order = []
     while ready:
-        v = ready.pop(rng.randrange(len(ready)))
+        v = ready.pop(pick(len(ready)))
         order.append(v)
         for c in graph.successors(v):
             pending[c] -= 1
             if pending[c] == 0:
                 ready.append(c)
     return order
+
+
+def _random_extension(graph: nx.DiGraph, rng: random.Random) -> list[int]:
+    return _linear_extension(graph, rng.randrange)
 
 
 @settings(max_examples=100, deadline=None)
