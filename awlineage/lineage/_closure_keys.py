@@ -3,7 +3,7 @@ fractions 0.k0k1k2..., ordered as bytes (SQL BLOB/bytea order, Python bytes orde
 ending in a zero byte, so that the two orders agree and a key fits between any two others.
 
 A full encoding gives fixed-width keys from its integer ranks; a node made later gets keys in
-the gaps between existing ones (`key_after`), one byte longer only when the gap is used up, so
+the gaps between existing ones (`key_after`), longer only when the gap is used up, so
 the index never has to be renumbered to make room.
 """
 
@@ -22,17 +22,35 @@ def key_of_rank(rank: int) -> bytes:
 
 def key_after(low: bytes, high: bytes | None) -> bytes:
     """A key strictly between `low` and `high` (None: no upper bound), as close to `low` as
-    keeps keys short: the next value of `low`'s last byte when that fits, else one byte more.
-    Successive calls with the last result as `low` (siblings appended one by one) lengthen the
-    key by one byte per 255 calls."""
+    keeps keys short: the next value of `low`'s last byte when that fits, else a longer key.
+
+    Keys appended one after another into one gap (each call's result the next `low`) grow
+    logarithmically: when the gap is used up at a width, the part of the key below the gap's
+    common prefix doubles in length, so a gap takes 255 keys at one byte more, 65,535 more
+    at two bytes more, then 2**32 at four more (a fixed step of one byte would lengthen
+    keys by one byte per 255, and a gap that every new root writes in would reach hundreds
+    of bytes)."""
     if high is not None and not low < high:
         raise ValueError(f"no key between {low.hex()} and {high.hex()}")
     width = max(len(low), 1)
+    step = max(1, len(low) - _common_prefix(low, high or b""))
     while True:
         value = int.from_bytes(low.ljust(width, b"\0"), "big") + 1
+        if value % 256 == 0:  # keep the width: a key never ends in a zero byte
+            value += 1
         if value < 1 << (8 * width):  # no carry out of the first byte
-            key = value.to_bytes(width, "big").rstrip(b"\0")
+            key = value.to_bytes(width, "big")
             if high is None or key < high:
                 return key
-        width += 1
+        width += step
+        step = 1
 
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """How many leading bytes `a` and `b` share."""
+    shared = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        shared += 1
+    return shared

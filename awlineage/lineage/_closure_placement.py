@@ -29,6 +29,9 @@ from awlineage.persistence import DBObject
 
 MAX_COPIES = 64
 """Copies of one new object before the index is re-encoded instead."""
+MAX_FRESH = 4_096
+"""Labels of one fresh block (new objects and a copy of each of their ancestors) before the
+index is re-encoded instead."""
 _COMBINATIONS = 16  # choices of one interval per parent tried for a single interval
 _CHUNK = 500  # keys per IN list
 _SWEEP = 2_048
@@ -88,8 +91,7 @@ class Placement:
     # -- the common cases, in bulk -----------------------------------------------------
     def _place_under_roots(self, siblings: dict[tuple[int, ...], list[int]]) -> None:
         """Place (and remove from `siblings`) every group whose parents all have no parents
-        themselves: each new object gets a copy of each such parent's interval, all of them
-        fresh (after every existing key), so nothing else contains it and the parents'
+        themselves, in a fresh block each (see `_write_fresh`), so that the parents'
         intervals never grow into hubs that every later query would scan."""
         t = self.table
         wanted = sorted({p for shared in siblings for p in shared})
@@ -99,27 +101,37 @@ class Placement:
             sa.select(t.c.node_id).where(self.db.dialect.id_in(t.c.node_id, wanted),
                                          t.c.anc_from != t.c.left_end)).scalars())
         groups = [shared for shared in siblings if not not_roots.intersection(shared)]
-        if not groups:
+        self._write_fresh([(shared, siblings.pop(shared)) for shared in groups])
+
+    def _write_fresh(self, blocks: list[tuple[Sequence[int], list[int]]]) -> None:
+        """For each (ancestors, nodes) of `blocks`, give each node an interval after every
+        existing key, inside one fresh copy of each of its ancestors (and of nothing else):
+        the copies cross each other (lefts and rights both increasing) and contain only the
+        node's interval, so the node's ancestors are exactly `ancestors`, and its children
+        later find a single interval no other crosses. New lefts stay below every right,
+        as in a full encoding."""
+        if not blocks:
             return
+        t = self.table
         top_left = self._end(t.c.left_end.desc()) or b""
         bottom_right = self._end(t.c.right_end)
         top_right = self._end(t.c.right_end.desc()) or top_left
         rows = []
-        for shared in groups:
-            for node in siblings.pop(shared):
+        for ancestors, nodes in blocks:
+            for node in nodes:
                 lefts = []
-                for _ in range(len(shared) + 1):  # the copies', then the object's
+                for _ in range(len(ancestors) + 1):  # the copies', then the object's
                     top_left = key_after(top_left, bottom_right)
                     lefts.append(top_left)
                 rights = []
-                for _ in range(len(shared) + 1):  # the object's, then the copies'
+                for _ in range(len(ancestors) + 1):  # the object's, then the copies'
                     top_right = key_after(top_right, None)
                     rights.append(top_right)
                 own_left, own_right = lefts[-1], rights[0]
                 rows.append((own_left, own_right, node, lefts[0], own_left))
-                rows.extend((left, right, parent, left, own_left)
-                            for parent, left, right in zip(shared, lefts, rights[1:],
-                                                           strict=False))
+                rows.extend((left, right, ancestor, left, own_left)
+                            for ancestor, left, right in zip(ancestors, lefts, rights[1:],
+                                                             strict=False))
         self._write(rows)
 
     def _place_under_single_parents(self, siblings: dict[tuple[int, ...], list[int]]
@@ -221,8 +233,22 @@ class Placement:
         for combination in itertools.islice(itertools.product(*choices), _COMBINATIONS):
             if self._try(nodes, combination, wanted, exact=True) is not None:
                 return True
-        return self._place_copies(nodes, [lab for choice in choices for lab in choice],
-                                  wanted, above)
+        if self._place_copies(nodes, [lab for choice in choices for lab in choice],
+                              wanted, above):
+            return True
+        return self._place_fresh(nodes, wanted)
+
+    def _place_fresh(self, nodes: list[int], ancestors: set[int]) -> bool:
+        """Place `nodes` in a fresh block with a copy of each of their `ancestors` (after
+        removing any copies placed for them before): the fallback when no place among the
+        stored intervals has exactly their ancestors above it. False if the block would
+        have more than `MAX_FRESH` labels."""
+        if len(nodes) * (len(ancestors) + 1) > MAX_FRESH:
+            return False
+        t = self.table
+        self.conn.execute(t.delete().where(self.db.dialect.id_in(t.c.node_id, nodes)))
+        self._write_fresh([(sorted(ancestors), nodes)])
+        return True
 
     def _crossed(self, label: StoredLabel) -> bool:
         """Whether an interval starting inside `label`'s descendants ends after it: then

@@ -19,11 +19,16 @@ bounds of the intervals that contain it:
   first interval crossing its end: after a left, below the first right of the intervals
   starting after it (so it contains nothing), kept when the intervals containing it are all
   ancestors;
-- otherwise (too many copies, a parent without an interval, or a new object that stored ones
-  were made from: a run listing stored outputs), the whole index is rebuilt in the same
-  transaction, and the state row counts it. If even the rebuild cannot label the graph
-  within its budget, the index is turned off in that transaction (lineage queries walk the
-  links again) with a warning: a commit never fails for the index's sake.
+- when the copies cannot cover the ancestors (the parents' intervals are crossed by others
+  in a dimension-2 layout), the copies are removed and the object gets a fresh block: an
+  interval after every existing key inside a fresh copy of each of its ancestors, the copies
+  crossing each other (like a row of an all-paths table: as many labels as ancestors, and
+  the object's children find one interval no other crosses);
+- otherwise (a block over MAX_FRESH labels, a parent without an interval, or a new object
+  that stored ones were made from: a run listing stored outputs), the whole index is rebuilt
+  in the same transaction, and the state row counts it. If even the rebuild cannot label the
+  graph within its budget, the index is turned off in that transaction (lineage queries walk
+  the links again) with a warning: a commit never fails for the index's sake.
 
 The index is therefore exact after every commit. Commits that change it take the index's lock
 (PostgreSQL), so two of them never place intervals in the same gap.

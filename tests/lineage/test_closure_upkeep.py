@@ -275,9 +275,44 @@ def test_objects_made_one_by_one_are_placed_without_re_encoding(db):
         _agrees(db, graph, made)
 
 
+def test_objects_with_no_place_get_a_fresh_block_instead_of_a_rebuild(db, monkeypatch):
+    # with no room to search a parent's interval, every object whose parents' intervals are
+    # crossed finds no place among the stored ones: it gets a fresh interval inside a fresh
+    # copy of each of its ancestors, the index stays exact after every commit, and nothing
+    # is re-encoded (the crown: a_i below b_j for i != j, then random DAGs)
+    import awlineage.lineage._closure_placement as placement
+
+    monkeypatch.setattr(placement, "_SWEEP", 0)
+    monkeypatch.setattr(placement, "_COMBINATIONS", 0)
+    fresh = []
+    real_fresh = placement.Placement._write_fresh
+    monkeypatch.setattr(placement.Placement, "_write_fresh",
+                        lambda self, blocks: (fresh.extend(blocks), real_fresh(self, blocks)))
+    root = MadeNode(stage="r")
+    tops = [MadeNode(stage=f"a{i}", made_from=[root]) for i in range(4)]
+    commit([root, *tops])
+    reindex_closure(db)
+    for j in range(4):
+        bottom = MadeNode(stage=f"b{j}", made_from=[t for i, t in enumerate(tops) if i != j])
+        commit([bottom])
+        assert closure_ancestors(db, bottom.object_id) == {
+            root.object_id, *(t.object_id for i, t in enumerate(tops) if i != j)}
+    assert _rebuilds(db) == 0 and check_closure_index(db).ok
+    assert any(len(ancestors) == 4 for ancestors, _ in fresh)  # three tops and the root
+    for seed in (2, 3):
+        drop_closure_index(db)
+        nodes, edges = _random_dag(60, seed)
+        made = _commit_graph(nodes, edges, [1] * len(nodes), 0, db, check_each=True)
+        assert _rebuilds(db) == 0, f"seed {seed}"
+        graph = nx.DiGraph(edges)
+        graph.add_nodes_from(nodes)
+        _agrees(db, graph, made)
+
+
 def test_a_commit_the_index_cannot_follow_turns_it_off_and_still_commits(db, monkeypatch):
-    # with no encoding budget and no room to search a parent's interval, the crown (a_i below
-    # b_j for i != j) made one object at a time can be neither placed nor rebuilt
+    # with no encoding budget, no room to search a parent's interval and no fresh blocks,
+    # the crown (a_i below b_j for i != j) made one object at a time can be neither placed
+    # nor rebuilt
     import warnings
 
     import awlineage.lineage._closure_build as build
@@ -291,6 +326,7 @@ def test_a_commit_the_index_cannot_follow_turns_it_off_and_still_commits(db, mon
     monkeypatch.setattr(build, "FULL_ENCODING_BUDGET", 0)
     monkeypatch.setattr(placement, "_SWEEP", 0)
     monkeypatch.setattr(placement, "_COMBINATIONS", 0)
+    monkeypatch.setattr(placement, "MAX_FRESH", 0)
     made = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
