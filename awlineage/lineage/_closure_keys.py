@@ -46,6 +46,29 @@ def key_after(low: bytes, high: bytes | None) -> bytes:
         step = 1
 
 
+def keys_after(low: bytes, high: bytes | None, count: int) -> list[bytes]:
+    """The `count` keys that `key_after` gives when called `count` times, each time after the
+    last one (a commit's siblings): computed as integers while the width stays the same."""
+    keys: list[bytes] = []
+    while len(keys) < count:
+        key = key_after(low, high)
+        keys.append(key)
+        width = len(key)
+        value = int.from_bytes(key, "big")
+        while len(keys) < count:
+            value += 1
+            if value % 256 == 0:
+                value += 1
+            if value >= 1 << (8 * width):
+                break
+            key = value.to_bytes(width, "big")
+            if high is not None and not key < high:
+                break
+            keys.append(key)
+        low = keys[-1]
+    return keys
+
+
 def _common_prefix(a: bytes, b: bytes) -> int:
     """How many leading bytes `a` and `b` share."""
     shared = 0

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from awlineage.database import Database
 from awlineage.lineage._closure_graph import written_edges
-from awlineage.lineage._closure_keys import key_after
+from awlineage.lineage._closure_keys import key_after, keys_after
 from awlineage.lineage._closure_tables import (
     LabelRow,
     StoredLabel,
@@ -119,14 +119,10 @@ class Placement:
         rows = []
         for ancestors, nodes in blocks:
             for node in nodes:
-                lefts = []
-                for _ in range(len(ancestors) + 1):  # the copies', then the object's
-                    top_left = key_after(top_left, bottom_right)
-                    lefts.append(top_left)
-                rights = []
-                for _ in range(len(ancestors) + 1):  # the object's, then the copies'
-                    top_right = key_after(top_right, None)
-                    rights.append(top_right)
+                # the copies' lefts, then the object's; the object's right, then the copies'
+                lefts = keys_after(top_left, bottom_right, len(ancestors) + 1)
+                rights = keys_after(top_right, None, len(ancestors) + 1)
+                top_left, top_right = lefts[-1], rights[-1]
                 own_left, own_right = lefts[-1], rights[0]
                 rows.append((own_left, own_right, node, lefts[0], own_left))
                 rows.extend((left, right, ancestor, left, own_left)
@@ -456,16 +452,8 @@ def sibling_keys(count: int, last_left: bytes, next_key: bytes, below: bytes,
     """Keys of `count` sibling intervals: lefts after `last_left` (below `next_key`), rights
     after `below` and below `first_right`, both increasing (so no sibling contains another);
     when both gaps are one, the rights follow the lefts."""
-    lefts: list[bytes] = []
-    key = last_left
-    for _ in range(count):
-        key = key_after(key, next_key)
-        lefts.append(key)
-    key = lefts[-1] if below <= last_left else below
-    rights: list[bytes] = []
-    for _ in range(count):
-        key = key_after(key, first_right)
-        rights.append(key)
+    lefts = keys_after(last_left, next_key, count)
+    rights = keys_after(lefts[-1] if below <= last_left else below, first_right, count)
     return lefts, rights
 
 

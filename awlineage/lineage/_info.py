@@ -1,5 +1,7 @@
 """``info(obj, depth=N)``: the lineage tree of an object as the object viewer shows it:
-leaves are attributes, branches are links. Loaded level by level in batched queries."""
+leaves are attributes, branches are links. Loaded level by level in batched queries; when the
+closure index is on and the tree is deep, the object's whole ancestry is loaded first in one
+batch per class (the index's one query names it), so the levels read nothing more."""
 
 from __future__ import annotations
 
@@ -7,7 +9,13 @@ import datetime
 from dataclasses import dataclass, field
 from typing import Any
 
-from awlineage.database import Database, current_database, prefetch
+from awlineage.database import Database, current_database, load_objects, prefetch
+from awlineage.lineage._closure_tables import (
+    ClosureIndexOffError,
+    closure_ancestors,
+    closure_index_present,
+)
+from awlineage.lineage._walk import INDEXED_DEPTH_LIMIT, INDEXED_MIN_DEPTH
 from awlineage.persistence import DBObject, Kind, describe_class
 from awlineage.spacetime import Interval, SkyPosition, SkyRegion
 
@@ -130,6 +138,8 @@ def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool =
     ...
     """
     db = database or current_database()
+    if depth >= INDEXED_MIN_DEPTH:
+        _preload_ancestry(db, obj)
     root = InfoNode("", describe(obj), obj)
     level = [root]
     for remaining in range(depth, -1, -1):
@@ -142,6 +152,21 @@ def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool =
         if remaining == 0:
             break
     return root
+
+
+def _preload_ancestry(db: Database, obj: DBObject) -> None:
+    """Load `obj`'s ancestors and their links in one batch per class, from the closure index
+    when it is on and the ancestry has at most INDEXED_DEPTH_LIMIT objects (past that the
+    depth bounds the work better); otherwise leave the levels to load themselves."""
+    if not obj.is_committed or not closure_index_present(db):
+        return
+    try:
+        members = closure_ancestors(db, obj.object_id)
+    except ClosureIndexOffError:  # turned off since it was seen on
+        return
+    if len(members) > INDEXED_DEPTH_LIMIT:
+        return
+    _load_links(db, [obj, *load_objects(db, members).values()])
 
 
 def _load_links(db: Database, objects: list[DBObject]) -> None:

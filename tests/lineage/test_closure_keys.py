@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from awlineage.lineage._closure_keys import key_after, key_of_rank
+from awlineage.lineage._closure_keys import key_after, key_of_rank, keys_after
 
 keys = st.binary(min_size=1, max_size=6).map(lambda b: b.rstrip(b"\0")).filter(bool)
 
@@ -48,3 +48,15 @@ def test_appended_keys_grow_logarithmically(high):
 def test_no_key_between_a_key_and_itself():
     with pytest.raises(ValueError, match="no key between"):
         key_after(b"\x05", b"\x05")
+
+
+@given(keys, st.one_of(st.none(), keys), st.integers(1, 600))
+def test_keys_in_bulk_are_the_keys_one_at_a_time(low, high, count):
+    if high is not None and not low < high:
+        return
+    one_at_a_time = []
+    key = low
+    for _ in range(count):
+        key = key_after(key, high)
+        one_at_a_time.append(key)
+    assert keys_after(low, high, count) == one_at_a_time

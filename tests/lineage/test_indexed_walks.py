@@ -96,3 +96,34 @@ def test_a_depth_limited_walk_over_a_large_set_walks_level_by_level(
     monkeypatch.setattr("awlineage.lineage._walk.INDEXED_DEPTH_LIMIT", 3)
     assert edge_reads(deep) == deep  # one per generation
     assert [o.object_id for o in ancestors(made[-1], deep)] == answer
+
+
+def test_info_shows_the_same_tree_with_the_index_and_loads_a_deep_one_in_fewer_statements(
+        db) -> None:
+    from awlineage import info
+
+    made = _diamonds(6)
+    pipeline = make_pipeline(3)
+    roots = [made[-1], made[3], *pipeline.calibrated]
+    depths = (1, INDEXED_MIN_DEPTH, 12)
+
+    def trees() -> tuple[dict, dict]:
+        found, counts = {}, {}
+        for obj in roots:
+            for depth in depths:
+                db.identity_map.clear()  # every tree read from the database anew
+                fresh = db.get(obj.object_id)
+                with recorded_statements(db) as statements:
+                    tree = info(fresh, depth, group=depth > 1)
+                found[obj.object_id, depth] = tree.render()
+                counts[obj.object_id, depth] = len(statements)
+        return found, counts
+
+    walked, walked_counts = trees()
+    reindex_closure(db)
+    indexed, indexed_counts = trees()
+    assert indexed == walked
+    deepest = made[-1].object_id, 12
+    # 36 statements level by level against 5 or 6: the index's query, one load per class
+    assert indexed_counts[deepest] < walked_counts[deepest] / 3, \
+        (indexed_counts[deepest], walked_counts[deepest])
