@@ -497,21 +497,23 @@ def scanned_rows(db: Database, node: int) -> int:
 
 
 def explain_ancestors(db: Database, node: int) -> str:
-    """PostgreSQL's EXPLAIN (ANALYZE, BUFFERS) of the index's ancestors range statement of
-    `node` (the second of the two closure_ancestors runs, written out here)."""
-    table = labels(db)
+    """PostgreSQL's EXPLAIN (ANALYZE, BUFFERS) of the statement `closure_ancestors(node)`
+    runs, caught as it is sent and explained with the same parameters."""
+    sent: list[tuple[str, object]] = []
+
+    def catch(_conn: object, _cursor: object, statement: str, parameters: object,
+              *_rest: object) -> None:
+        sent.append((statement, parameters))
+
+    sa.event.listen(db.engine, "before_cursor_execute", catch)
+    try:
+        closure_ancestors(db, node)
+    finally:
+        sa.event.remove(db.engine, "before_cursor_execute", catch)
+    statement, parameters = sent[-1]
     with db.engine.connect() as conn:
-        mine = conn.execute(sa.select(table.c.left_end, table.c.right_end, table.c.anc_from)
-                            .where(table.c.node_id == node)).all()
-
-        def key(value: bytes) -> str:
-            return f"'\\x{value.hex()}'::bytea"
-
-        ranges = " OR ".join(f"(left_end >= {key(anc_from)} AND left_end < {key(left)} AND "
-                             f"right_end > {key(right)})" for left, right, anc_from in mine)
-        name = conn.dialect.identifier_preparer.format_table(table)
-        text = f"SELECT DISTINCT node_id FROM {name} WHERE {ranges}"
-        return "\n".join(conn.exec_driver_sql(f"EXPLAIN (ANALYZE, BUFFERS) {text}").scalars())
+        return "\n".join(conn.exec_driver_sql(f"EXPLAIN (ANALYZE, BUFFERS) {statement}",
+                                              parameters).scalars())
 
 
 def index_strategies(budget: float = 0.0, max_labels: int | None = None) -> list[Strategy]:
