@@ -72,6 +72,8 @@ def closure_index_present(db: Database) -> bool:
 LabelRow = tuple[bytes, bytes, int, bytes, bytes]
 """(left_end, right_end, node_id, anc_from, desc_until)."""
 _COLUMNS = ("left_end", "right_end", "node_id", "anc_from", "desc_until")
+_COPY_FROM = 1_000
+"""PostgreSQL: label rows from which an insert is sent by COPY instead of executemany."""
 _MARKERS = {"qmark": "?", "format": "%s", "pyformat": "%s", "numeric": ":{}",
             "named": ":{}"}
 
@@ -89,9 +91,22 @@ def insert_labels(conn: sa.Connection, db: Database, rows: list[LabelRow]) -> No
         return
     preparer = conn.dialect.identifier_preparer
     table = preparer.format_table(labels_table(db))
+    if conn.dialect.name == "postgresql" and len(rows) >= _COPY_FROM:
+        _copy_labels(conn, table, rows)
+        return
     markers = ", ".join([_MARKERS[style]] * len(_COLUMNS))
     conn.exec_driver_sql(f"INSERT INTO {table} ({', '.join(_COLUMNS)}) VALUES ({markers})",
                          rows)
+
+
+def _copy_labels(conn: sa.Connection, table: str, rows: list[LabelRow]) -> None:
+    """PostgreSQL: write `rows` with COPY on the connection's own transaction (a rebuild at
+    200,000 objects spent 21 s of its 77 in executemany)."""
+    driver = conn.connection.driver_connection
+    with driver.cursor() as cursor, cursor.copy(
+            f"COPY {table} ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
 
 
 def raise_bounds(conn: sa.Connection, db: Database,
