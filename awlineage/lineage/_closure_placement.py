@@ -6,6 +6,7 @@ upkeep inside commits and by a rebuild that replays the stored objects.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 from collections import defaultdict
@@ -32,6 +33,9 @@ MAX_COPIES = 64
 MAX_FRESH = 4_096
 """Labels of one fresh block (new objects and a copy of each of their ancestors) before the
 index is re-encoded instead."""
+_QUALIFIED = 64
+"""Places inside one parent interval whose containers are all ancestors that are compared
+before the one with most containers is taken."""
 _COMBINATIONS = 16  # choices of one interval per parent tried for a single interval
 _CHUNK = 500  # keys per IN list
 _SWEEP = 2_048
@@ -227,7 +231,7 @@ class Placement:
                   if not any(p in ancestors_of[q] for q in labels if q != p)]
         choices = [sorted(labels[p], key=lambda lab: lab.left, reverse=True) for p in needed]
         for combination in itertools.islice(itertools.product(*choices), _COMBINATIONS):
-            if self._try(nodes, combination, wanted, exact=True) is not None:
+            if self._try(nodes, combination, wanted):
                 return True
         if self._place_copies(nodes, [lab for choice in choices for lab in choice],
                               wanted, above):
@@ -313,43 +317,33 @@ class Placement:
         base_from = min((left for left, _ in base), default=label.left)
         if not base_nodes <= wanted:
             return None
-        best: _Point | None = None
-        for start in starts:
-            first_right = after[start]
-            containers = set(base_nodes)
-            anc_from = base_from
-            for left, right, node in inside:
-                if left <= start and right >= first_right:
-                    containers.add(node)
-            for left, right, node in below_left:
-                if right >= first_right:
-                    containers.add(node)
-                    anc_from = min(anc_from, left)
-            if containers <= wanted and (best is None
-                                         or len(containers) > len(best.containers)):
-                best = _Point(start, first_right, anc_from, containers)
-                if containers == wanted:
-                    break
-        return best
+        return _best_point(starts, after, inside, below_left, base_nodes, base_from, wanted)
 
-    def _try(self, nodes: list[int], inside: Iterable[StoredLabel], wanted: set[int], *,
-             exact: bool) -> set[int] | None:
+    def _try(self, nodes: list[int], inside: Iterable[StoredLabel], wanted: set[int]) -> bool:
         """Place an interval of each of `nodes` inside every label of `inside` if the
-        objects whose intervals would contain it are `wanted` (`exact`) or some of them;
-        returns those objects."""
+        objects whose intervals would contain it are exactly `wanted`. Asked of the database
+        in two steps, so that a range holding many intervals is scanned there, not read:
+        is there any container that is not wanted (one row at most), then the wanted ones
+        found (one row per object), and the first left among them."""
         inside = list(inside)
         last_left = max(lab.desc_until for lab in inside)
         first = min(inside, key=lambda lab: lab.right)
         t = self.table
-        rows = self.conn.execute(
-            sa.select(t.c.left_end, t.c.node_id)
-            .where(t.c.left_end >= first.anc_from, t.c.left_end <= last_left,
-                   t.c.right_end >= first.right)).all()
-        found = {n for _, n in rows}
-        if (found != wanted) if exact else not found <= wanted:
-            return None
-        self._insert(nodes, inside, min(lft for lft, _ in rows))
-        return found
+        containing = (t.c.left_end >= first.anc_from, t.c.left_end <= last_left,
+                      t.c.right_end >= first.right)
+        ids = sorted(wanted)
+        unwanted = self.conn.execute(
+            sa.select(t.c.node_id).where(*containing,
+                                         sa.not_(self.db.dialect.id_in(t.c.node_id, ids)))
+            .limit(1)).first()
+        if unwanted is not None:
+            return False
+        found = set(self.conn.execute(
+            sa.select(t.c.node_id).distinct().where(*containing)).scalars())
+        if found != wanted:
+            return False
+        self._insert(nodes, inside, self._end(t.c.left_end, *containing))
+        return True
 
     def _insert(self, nodes: list[int], inside: Sequence[StoredLabel], anc_from: bytes
                 ) -> None:
@@ -404,6 +398,44 @@ class Placement:
         ends = (self._end(t.c.left_end.desc(), t.c.left_end < key),
                 self._end(t.c.right_end.desc(), t.c.right_end < key))
         return max(k for k in ends if k is not None)
+
+
+def _best_point(starts: list[bytes], after: dict[bytes, bytes],
+                inside: list[tuple[bytes, bytes, int]], below_left: list[tuple[bytes, bytes, int]],
+                base_nodes: set[int], base_from: bytes, wanted: set[int]) -> _Point | None:
+    """The place among `starts` (increasing lefts, each with the first right `after` it)
+    whose containers are all `wanted`, the most of them: `base_nodes`, the intervals of
+    `inside` starting at or before the start and ending at or above its first right, and
+    those of `below_left` ending there too. A start is ruled out by counting, in sorted
+    rights, the containers that are not wanted (the lefts seen so far only grow), so only
+    the starts that qualify cost a pass over the intervals, and at most _QUALIFIED of them."""
+    bad_inside: list[bytes] = []  # rights of unwanted intervals starting at or before start
+    bad_below = sorted(right for _, right, node in below_left if node not in wanted)
+    seen = 0
+    best: _Point | None = None
+    qualified = 0
+    for start in starts:
+        while seen < len(inside) and inside[seen][0] <= start:
+            if inside[seen][2] not in wanted:
+                bisect.insort(bad_inside, inside[seen][1])
+            seen += 1
+        first_right = after[start]
+        if bisect.bisect_left(bad_inside, first_right) < len(bad_inside) or \
+                bisect.bisect_left(bad_below, first_right) < len(bad_below):
+            continue
+        containers = set(base_nodes)
+        containers.update(node for left, right, node in inside[:seen] if right >= first_right)
+        reaching = [(left, node) for left, right, node in below_left if right >= first_right]
+        containers.update(node for _, node in reaching)
+        if best is None or len(containers) > len(best.containers):
+            anc_from = min([base_from, *(left for left, _ in reaching)])
+            best = _Point(start, first_right, anc_from, containers)
+            if containers == wanted:
+                break
+        qualified += 1
+        if qualified == _QUALIFIED:
+            break
+    return best
 
 
 class _OverBudget(Exception):
