@@ -5,6 +5,7 @@ interval, in one statement."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -166,10 +167,20 @@ def _ranges(db: Database, conn: sa.Connection, node: int,
             only: int | None = None) -> set[int]:
     """The objects (`only` that one) with an interval in the range `range_of` gives for an
     interval of `node`: one statement, in which each of the node's intervals (found by
-    `node_id`) scans its range of the index."""
-    table = labels_table(db)
+    `node_id`) scans its range of the index. The statement is built once per table, kind
+    and dialect, with the node as a parameter (building it cost more than running it)."""
+    query = _range_statement(labels_table(db), range_of, only is not None,
+                             conn.dialect.name == "postgresql")
+    return set(conn.execute(query, {"node": node, "only": only}).scalars())
+
+
+@functools.lru_cache(maxsize=64)
+def _range_statement(table: sa.Table,
+                     range_of: Callable[[sa.Table | sa.Alias, _Ends], sa.ColumnElement],
+                     only: bool, postgresql: bool) -> sa.Select:
     other = table.alias("other")
-    if conn.dialect.name == "postgresql":
+    node = sa.bindparam("node", type_=sa.BigInteger)
+    if postgresql:
         query, column = _ranges_postgresql(table, other, node, range_of)
     else:
         mine = table.alias("mine")
@@ -178,12 +189,12 @@ def _ranges(db: Database, conn: sa.Connection, node: int,
         query = (sa.select(column).distinct()
                  .select_from(mine.join(other, range_of(other, ends)))
                  .where(mine.c.node_id == node))
-    if only is not None:
-        query = query.where(column == only)
-    return set(conn.execute(query).scalars())
+    if only:
+        query = query.where(column == sa.bindparam("only", type_=sa.BigInteger))
+    return query
 
 
-def _ranges_postgresql(table: sa.Table, other: sa.Alias, node: int,
+def _ranges_postgresql(table: sa.Table, other: sa.Alias, node: sa.BindParameter,
                        range_of: Callable[[sa.Table | sa.Alias, _Ends], sa.ColumnElement]
                        ) -> tuple[sa.Select, sa.ColumnElement]:
     """PostgreSQL's form of `_ranges`: the node's intervals in a MATERIALIZED CTE, each
