@@ -131,13 +131,24 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if result.ok or not result.present else 1
 
 
+def _positive_count(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number of labels")
+    return value
+
+
 def _add_index_commands(commands: argparse._SubParsersAction) -> None:
     lineage = commands.add_parser("lineage", help="the lineage graph's closure index "
                                   "(reindex, check)")
     actions = lineage.add_subparsers(dest="action", required=True, metavar="ACTION")
     reindex = actions.add_parser("reindex", help="build (or rebuild) the transitive-closure "
                                  "index of every stored object; commits then keep it up to date")
-    reindex.add_argument("--max-labels", type=int, default=None,
+    reindex.add_argument("--max-labels", type=_positive_count, default=None,
                          help="refuse an encoding of more intervals than this")
     reindex.add_argument("--drop", action="store_true",
                          help="turn the index off and delete it instead")

@@ -59,7 +59,12 @@ def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBu
     ------
     ClosureTooLargeError
         If the encoding would need more than `max_labels` intervals (nothing is changed).
+    ValueError
+        If `max_labels` is not positive.
     """
+    if max_labels is not None and max_labels < 1:
+        raise ValueError(f"reindex_closure: max_labels must be a positive number of labels, "
+                         f"not {max_labels}")
     with db.engine.begin() as conn:
         db.dialect.begin_write(conn)
         built = rebuild_in(conn, db, max_labels=max_labels, counted=False)

@@ -125,6 +125,28 @@ def test_commands_reindex_check_and_drop(db, capsys, monkeypatch):
     assert not closure_index_present(db)
 
 
+def test_a_bad_or_too_small_label_limit_is_refused_and_changes_nothing(db, capsys,
+                                                                      monkeypatch):
+    import pytest
+
+    a = MadeNode(stage="1")
+    commit([MadeNode(stage=str(i), made_from=[a]) for i in range(2, 6)])
+    reindex_closure(db)
+    if db.schema:
+        monkeypatch.setenv("AWL_DATABASE_SCHEMA", db.schema)
+    base = ["--database", db.url.render_as_string(hide_password=False)]
+    for bad in ("-3", "0", "many"):
+        with pytest.raises(SystemExit) as exit_:
+            main([*base, "lineage", "reindex", "--max-labels", bad])
+        assert exit_.value.code == 2
+        assert "--max-labels" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="max_labels must be a positive number"):
+        reindex_closure(db, max_labels=0)
+    assert main([*base, "lineage", "reindex", "--max-labels", "2"]) != 0
+    assert "needs more than 2 labels; the index is unchanged" in capsys.readouterr().err
+    assert closure_index_present(db) and check_closure_index(db).ok
+
+
 def test_check_names_what_disagrees(db):
     a = MadeNode(stage="1")
     b = MadeNode(stage="2", made_from=[a])
