@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import math
 import random
 import signal
@@ -433,7 +434,7 @@ class IntervalIndex:
             with time_limit(self.budget):
                 built = reindex_closure(db, max_labels=self.max_labels)
         except (TimeoutError, MemoryError, ValueError, sa.exc.DBAPIError) as error:
-            db.engine.dispose()  # a timeout inside psycopg's pipeline leaves it busy
+            release(db)
             return BuildStats(0, f"given up: {type(error).__name__} {error}"[:120].strip())
         if built.stats is None:
             return BuildStats(built.labels, "placed as commits do")
@@ -451,6 +452,15 @@ class IntervalIndex:
 
     def reaches(self, db: Database, a: int, b: int) -> bool:
         return closure_is_ancestor(db, a, b)
+
+
+def release(db: Database) -> None:
+    """After a timeout inside a statement: drop the pool's connections (one inside psycopg's
+    pipeline stays busy) and collect the frames of the interrupted call, so that no
+    forgotten SQLite connection keeps its write lock ('database is locked' on the next
+    commit)."""
+    db.engine.dispose()
+    gc.collect()
 
 
 @contextlib.contextmanager
@@ -708,7 +718,7 @@ def measure_inserts(db: Database, ids: Sequence[int], live: Sequence[tuple[Strat
                     on.append(wall)
         except (TimeoutError, sa.exc.DBAPIError) as error:  # a commit re-encoding a large
             # index; a timeout inside psycopg's pipeline leaves the connection busy: drop it
-            db.engine.dispose()
+            release(db)
             print(f"  index inserts given up ({type(error).__name__}), {len(on)} timed",
                   file=sys.stderr)
         turned_off = not closure_index_present(db)  # a commit it could not follow
