@@ -29,7 +29,8 @@ from awlineage.lineage._closure_tables import (
 from awlineage.persistence import DBObject
 
 MAX_COPIES = 64
-"""Copies of one new object before the index is re-encoded instead."""
+"""Copies of one new object under its parents' intervals before it gets a fresh block
+instead."""
 MAX_FRESH = 4_096
 """Labels of one fresh block (new objects and a copy of each of their ancestors) before the
 index is re-encoded instead."""
