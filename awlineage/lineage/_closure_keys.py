@@ -35,9 +35,7 @@ def key_after(low: bytes, high: bytes | None) -> bytes:
     width = max(len(low), 1)
     step = max(1, len(low) - _common_prefix(low, high or b""))
     while True:
-        value = int.from_bytes(low.ljust(width, b"\0"), "big") + 1
-        if value % 256 == 0:  # keep the width: a key never ends in a zero byte
-            value += 1
+        value = _successor(int.from_bytes(low.ljust(width, b"\0"), "big"))
         if value < 1 << (8 * width):  # no carry out of the first byte
             key = value.to_bytes(width, "big")
             if high is None or key < high:
@@ -56,9 +54,7 @@ def keys_after(low: bytes, high: bytes | None, count: int) -> list[bytes]:
         width = len(key)
         value = int.from_bytes(key, "big")
         while len(keys) < count:
-            value += 1
-            if value % 256 == 0:
-                value += 1
+            value = _successor(value)
             if value >= 1 << (8 * width):
                 break
             key = value.to_bytes(width, "big")
@@ -67,6 +63,13 @@ def keys_after(low: bytes, high: bytes | None, count: int) -> list[bytes]:
             keys.append(key)
         low = keys[-1]
     return keys
+
+
+def _successor(value: int) -> int:
+    """The next key value at the same width: one more, or two when one more would end in a
+    zero byte (a key never does)."""
+    value += 1
+    return value + 1 if value % 256 == 0 else value
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:
