@@ -1,0 +1,48 @@
+"""Lineage strategies (seed 000 sections V and VII): how one operator call keeps its region
+lineage. A strategy is a lineage mode plus, for full lineage, the orientation it is indexed
+for; ``blackbox`` keeps nothing and re-runs the operator when a query needs it.
+
+The names are shared by captures, stored strategy choices, statistics and the optimiser."""
+
+from __future__ import annotations
+
+from awlineage.regions._errors import RegionError
+from awlineage.regions._operator import Operator
+
+FULL_STRATEGIES = ("full-backward", "full-forward", "full-both")
+STRATEGIES = ("all", "map", *FULL_STRATEGIES, "pay", "comp", "blackbox")
+"""Every strategy name, cheapest to query first."""
+
+
+def strategy_of(mode: str, orientation: str = "backward") -> str:
+    """The strategy name of a call recorded in `mode` with full tables in `orientation`."""
+    if mode == "full":
+        return f"full-{orientation}"
+    return mode
+
+
+def mode_and_orientation(strategy: str) -> tuple[str, str]:
+    """(mode, orientation) a capture records for `strategy`; raises naming an unknown one."""
+    if strategy not in STRATEGIES:
+        raise RegionError(f"unknown lineage strategy {strategy!r}; one of {STRATEGIES}")
+    if strategy in FULL_STRATEGIES:
+        return "full", strategy.removeprefix("full-")
+    return strategy, "backward"
+
+
+def can_rerun(op: Operator) -> bool:
+    """Whether `op` can be re-executed to answer a query (it has a run() method and a traced
+    mode to re-run in)."""
+    has_run = type(op).run is not Operator.run
+    return has_run and any(m in op.supported_modes for m in ("full", "pay", "comp"))
+
+
+def available_strategies(op: Operator) -> tuple[str, ...]:
+    """The strategies a call of `op` can record, in `STRATEGIES` order."""
+    modes = set(op.supported_modes)
+    if not modes:
+        return ("all",)
+    found = [s for s in STRATEGIES if s != "all" and mode_and_orientation(s)[0] in modes]
+    if can_rerun(op) and "blackbox" not in found:
+        found.append("blackbox")
+    return tuple(found)
