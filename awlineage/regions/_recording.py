@@ -176,6 +176,11 @@ class CallRecorder:
 _decoded_cache: dict[int, DecodedLineage] = {}
 
 
+def is_decoded(record: RegionTable) -> bool:
+    """Whether the tables of `record` are decoded in memory already (a hop skips decoding)."""
+    return record.object_id in _decoded_cache
+
+
 def decode_record(record: RegionTable) -> DecodedLineage:
     """The tables of a stored record (decoded once per process)."""
     cached = _decoded_cache.get(record.object_id)
