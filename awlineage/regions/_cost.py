@@ -17,6 +17,7 @@ import sqlalchemy as sa
 
 from awlineage.database import Database, current_database
 from awlineage.errors import UnknownClassError
+from awlineage.persistence import qualified_name
 from awlineage.regions._errors import RegionError
 from awlineage.regions._records import RegionTable
 from awlineage.regions._stats import RegionQueryStat
@@ -82,8 +83,12 @@ class OperatorStats:
                    float(record.output_cells or 0))
 
 
-def _region_table(db: Database, cls: type) -> sa.Table | None:
-    """The table of `cls`, or None on a read-only database that never stored one."""
+def stored_table(db: Database, cls: type) -> sa.Table | None:
+    """The table of `cls`, or None when the database never stored one (then nothing is
+    created: reading statistics does not change the schema of a database without them;
+    one registry query)."""
+    if qualified_name(cls) not in db.registered_classes():
+        return None
     try:
         return db.tables_for(cls).table
     except UnknownClassError:
@@ -96,9 +101,10 @@ def _mean(total: Any, count: Any) -> float:
 
 def read_strategy_stats(database: Database | None = None, *, operator: str | None = None
                         ) -> dict[tuple[str, str], OperatorStats]:
-    """`OperatorStats` per (operator, strategy) from the stored records, in one query."""
+    """`OperatorStats` per (operator, strategy) from the stored records, in one query (after
+    the registry look-up of `stored_table`)."""
     db = database or current_database()
-    table = _region_table(db, RegionTable)
+    table = stored_table(db, RegionTable)
     if table is None:
         return {}
     c = table.c
@@ -270,11 +276,11 @@ class CostModel:
                     sample)
             except RegionError:
                 continue  # a strategy this version does not know
-        changes: dict[str, float] = {}
+        model = self
         constant = by_kind.get("constant", [])
-        hop = self.hop
         if len(constant) >= MIN_SAMPLES:
-            hop = changes["hop"] = float(np.median([s.seconds for s in constant]))
+            model = replace(model, hop=float(np.median([s.seconds for s in constant])),
+                            calibrated=(*model.calibrated, "hop"))
         fits = (("matched", "cell", lambda s: matched_term(s.stats, s.cells)),
                 ("scan", "row", lambda s: s.stats.rows),
                 ("rerun", "rerun_factor",
@@ -284,11 +290,14 @@ class CostModel:
             if len(chosen) < MIN_SAMPLES:
                 continue
             x = np.array([term(s) for s in chosen], dtype=float)
-            y = np.array([s.seconds for s in chosen], dtype=float) - hop
-            changes[name] = float(np.clip((x @ y) / (x @ x), 1e-12, 1e3))
-        if not changes:
-            return self
-        return replace(self, **changes, calibrated=tuple(sorted(changes)))
+            # what the hop cost besides this term, by the constants fitted so far (a
+            # re-run's join on the tables it produced)
+            rest = [model.hop_seconds(s.strategy, s.direction, s.stats, s.cells, warm=True)
+                    if kind == "rerun" else model.hop for s in chosen]
+            y = np.array([s.seconds for s in chosen], dtype=float) - np.array(rest)
+            model = replace(model, **{name: float(np.clip((x @ y) / (x @ x), 1e-12, 1e3))},
+                            calibrated=(*model.calibrated, name))
+        return replace(model, calibrated=tuple(sorted(set(model.calibrated))))
 
     @classmethod
     def from_database(cls, database: Database | None = None, *,
@@ -312,7 +321,7 @@ def read_hop_samples(database: Database | None = None, *, limit: int = CALIBRATI
                      ) -> list[HopSample]:
     """The most recent recorded hops with the statistics of their records (one query)."""
     db = database or current_database()
-    hops, records = _region_table(db, RegionQueryStat), _region_table(db, RegionTable)
+    hops, records = stored_table(db, RegionQueryStat), stored_table(db, RegionTable)
     if hops is None or records is None:
         return []
     h, r = hops.c, records.c

@@ -14,8 +14,10 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import sqlalchemy as sa
+
 from awlineage import config
-from awlineage.database import Database
+from awlineage.database import Database, current_database
 from awlineage.errors import ConfigurationError
 from awlineage.persistence import DBObject, persistent
 
@@ -107,3 +109,45 @@ def save_hops(db: Database, hops: Sequence[HopStat]) -> list[RegionQueryStat]:
                           RuntimeWarning, stacklevel=4)
         return []
     return stats
+
+
+@dataclass(frozen=True)
+class QuerySummary:
+    """Recorded hops over one operator in one direction: how many queries crossed it, in
+    how many hops, with how many cells, how long a hop took on average, and the strategies
+    used (hops per strategy)."""
+
+    operator: str
+    direction: str
+    queries: int
+    hops: int
+    cells: int
+    mean_seconds: float
+    strategies: dict[str, int]
+
+
+def read_query_summary(database: Database | None = None, *, operator: str | None = None
+                       ) -> list[QuerySummary]:
+    """`QuerySummary` per (operator, direction) from the recorded hops (two queries)."""
+    from awlineage.regions._cost import stored_table
+
+    db = database or current_database()
+    table = stored_table(db, RegionQueryStat)
+    if table is None:
+        return []
+    c = table.c
+    where = [] if operator is None else [c.operator == operator]
+    totals = (sa.select(c.operator, c.direction, sa.func.count(sa.distinct(c.query)),
+                        sa.func.count(), sa.func.sum(c.cells), sa.func.avg(c.seconds))
+              .where(*where).group_by(c.operator, c.direction)
+              .order_by(c.operator, c.direction))
+    used = (sa.select(c.operator, c.direction, c.strategy, sa.func.count())
+            .where(*where).group_by(c.operator, c.direction, c.strategy)
+            .order_by(c.strategy))
+    with db.engine.connect() as conn:
+        strategies: dict[tuple[str, str], dict[str, int]] = {}
+        for name, direction, strategy, hops in conn.execute(used):
+            strategies.setdefault((name, direction), {})[strategy] = int(hops)
+        return [QuerySummary(name, direction, int(queries), int(hops), int(cells or 0),
+                             float(seconds or 0.0), strategies.get((name, direction), {}))
+                for name, direction, queries, hops, cells, seconds in conn.execute(totals)]
