@@ -115,7 +115,8 @@ def _query(obj: DBObject, cells: Any, to: Target, hdu: int | str, database: Data
         raise RegionError(f"region queries start at a committed persistent object, got "
                           f"{obj!r}")
     db = database or current_database()
-    recording = recording_enabled(choice.record_stats)
+    # a database opened read-only (a viewer) is not asked to write statistics
+    recording = recording_enabled(choice.record_stats) and not db.read_only
     target, stop = _matchers(to)
     start: ArrayKey = (obj.object_id, hdu_name(hdu))
     walk = walk_upstream if direction == "backward" else walk_downstream

@@ -2,9 +2,10 @@
 query, kept beside the region tables and committed in one transaction when the query ends.
 
 Recording never fails a query: if the statistics cannot be written, the query still answers
-and a warning is given once per process. Turn recording off with ``record_stats=False`` on
-`backward`/`forward`, or for every query with the setting ``region_query_stats = false`` in
-``awl.toml`` (environment: ``AWL_REGION_QUERY_STATS=0``).
+and a warning is given once per process; on a database opened read-only nothing is
+recorded. Turn recording off with ``record_stats=False`` on `backward`/`forward`, or for
+every query with the setting ``region_query_stats = false`` in ``awl.toml`` (environment:
+``AWL_REGION_QUERY_STATS=0``).
 """
 
 from __future__ import annotations
