@@ -21,8 +21,7 @@ if TYPE_CHECKING:
 MAP_SAMPLE = 8
 #: Inputs sampled for a mapping operator's fan-in (the rest are assumed alike).
 MAP_INPUTS = 4
-#: Payload cells evaluated one by one; beyond this, rows are evaluated as wholes (the fan
-#: is then an upper bound for operators whose payload lineage differs cell by cell).
+#: Payload cells evaluated one by one; beyond this, a sample of as many cells.
 PAYLOAD_CELL_LIMIT = 1 << 16
 
 
@@ -71,27 +70,39 @@ def table_fan(tables: list[LineageTable], shapes: Shapes) -> tuple[float, float]
 
 
 def payload_fan(op: Operator, payload: LineageTable, shapes: Shapes) -> tuple[float, float]:
-    """Fan of payload rows (output boxes -> payload), through the operator's `map_p`."""
+    """Fan of payload rows (output boxes -> payload), through the operator's `map_p`: cell by
+    cell, from a sample of `PAYLOAD_CELL_LIMIT` cells when there are more (input cells
+    reached are counted exactly, from whole rows)."""
     if not len(payload):
         return 0.0, 0.0
     k = payload.nkeys
     keys = Boxes(payload.lo[:, :k], payload.hi[:, :k])
     values = payload.lo[:, k:]
     sizes = keys.volume()
-    per_cell = getattr(op, "payload_per_cell", True) and int(sizes.sum()) <= PAYLOAD_CELL_LIMIT
-    if per_cell:
+    total = int(sizes.sum())
+    per_cell = getattr(op, "payload_per_cell", True)
+    if not per_cell:
+        cells, cell_values = keys, values
+    elif total <= PAYLOAD_CELL_LIMIT:
         rows = np.repeat(np.arange(len(keys)), sizes)
-        keys, values, sizes = Boxes.from_cells(keys.cells()), values[rows], np.ones(len(rows),
-                                                                                    np.int64)
-    pairs, reached = 0, 0
+        cells, cell_values = Boxes.from_cells(keys.cells()), values[rows]
+    else:
+        rng = np.random.default_rng(0)
+        rows = rng.choice(len(keys), PAYLOAD_CELL_LIMIT, p=sizes / total)
+        offsets = (rng.random(keys.lo[rows].shape) * (keys.hi[rows] - keys.lo[rows] + 1)
+                   ).astype(np.int64)
+        cells, cell_values = Boxes.from_cells(keys.lo[rows] + offsets), values[rows]
+    weights = cells.volume() if not per_cell else np.full(len(cells), total / len(cells))
+    pairs, reached = 0.0, 0
     for i, in_shape in enumerate(shapes.inputs):
-        found = op.map_p(keys, values, i, shapes)
-        if len(found) != len(keys):
+        upper = np.asarray(in_shape, np.int64) - 1
+        found = op.map_p(cells, cell_values, i, shapes)
+        whole = found if cells is keys else op.map_p(keys, values, i, shapes)
+        if len(found) != len(cells) or len(whole) != len(keys):
             return 0.0, 0.0
-        clipped = Boxes(np.maximum(found.lo, 0),
-                        np.minimum(found.hi, np.asarray(in_shape, np.int64) - 1))
-        pairs += int((sizes * clipped.volume()).sum())
-        reached += Region.from_boxes(clipped, in_shape).count()
+        clipped = Boxes(np.maximum(found.lo, 0), np.minimum(found.hi, upper))
+        pairs += float((weights * clipped.volume()).sum())
+        reached += Region.from_boxes(whole, in_shape).count()
     outputs = Region.from_boxes(keys, shapes.output).count()
     return _ratio(pairs, outputs), _ratio(pairs, reached)
 
