@@ -115,8 +115,9 @@ class StepContext:
 
     def rerun(self, record: RegionTable) -> DecodedLineage | None:
         """The lineage of `record` re-run (once per query). For a black box a failure is
-        raised; for a record with stored tables it is None, with a warning, and the
-        tables answer instead."""
+        raised; for a record with stored tables it is None and the tables answer instead
+        (with a warning when the re-run was forced by ``prefer="rerun"``; when the cost
+        model chose it, the inputs may simply have no loader here)."""
         decoded = self.reruns.get(record.object_id)
         if decoded is not None:
             return decoded
@@ -129,6 +130,8 @@ class StepContext:
                 decoded = rerun(record, self.operator(record), record.mode)
             except Exception as exc:  # the stored tables answer instead
                 self.no_rerun.add(record.object_id)
+                if self.prefer != "rerun":
+                    return None
                 warnings.warn(f"re-running {record.operator} (RegionTable "
                               f"{record.object_id}) failed ({type(exc).__name__}: {exc}); "
                               "its stored lineage answers", RuntimeWarning, stacklevel=2)
