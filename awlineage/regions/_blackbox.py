@@ -14,8 +14,10 @@ from awlineage.regions._records import RegionTable
 TRACING_MODES = ("full", "pay", "comp")
 
 
-def rerun(record: RegionTable, op: Operator) -> DecodedLineage:
-    """Run `op` again on the stored inputs of `record`, capturing lineage in memory.
+def rerun(record: RegionTable, op: Operator, mode: str | None = None) -> DecodedLineage:
+    """Run `op` again on the stored inputs of `record`, capturing lineage in memory, in
+    `mode` (default: the first traced mode the operator supports). A record that stored
+    tables is re-run in its own mode, so that the answer is the one the tables give.
 
     Raises
     ------
@@ -23,7 +25,11 @@ def rerun(record: RegionTable, op: Operator) -> DecodedLineage:
         If the operator can produce no traced lineage, an input cannot be loaded (only
         stored arrays can), or the re-run output differs in shape from the recorded one.
     """
-    mode = next((m for m in TRACING_MODES if m in op.supported_modes), None)
+    if mode is None:
+        mode = next((m for m in TRACING_MODES if m in op.supported_modes), None)
+    elif mode not in TRACING_MODES or mode not in op.supported_modes:
+        raise RegionError(f"operator {op.name} (RegionTable {record.object_id}) cannot be "
+                          f"re-run in mode {mode!r}")
     if mode is None:
         raise RegionError(f"operator {op.name} (RegionTable {record.object_id}) is black-box "
                           "but supports no traced mode (full, pay or comp) to re-run in")

@@ -3,9 +3,11 @@ buffers (lwrite for full mode, lwrite_payload for pay and comp) until the captur
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -17,6 +19,27 @@ from awlineage.regions._recording import CallRecorder
 
 if TYPE_CHECKING:
     from awlineage.regions._capture import RegionCapture
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def timed_lineage(method: _Method) -> _Method:
+    """Add the time `method` takes to the call's ``lineage_seconds`` (outermost call only, so
+    that one lwrite calling another is counted once)."""
+
+    @functools.wraps(method)
+    def wrapper(self: OperatorCall, *args: Any, **kwargs: Any) -> Any:
+        if self._timing:
+            return method(self, *args, **kwargs)
+        self._timing = True
+        started = time.perf_counter()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.lineage_seconds += time.perf_counter() - started
+            self._timing = False
+
+    return wrapper  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +85,11 @@ class OperatorCall:
         self.entire_array = entire_array
         self.recorder = CallRecorder(self)
         self.closed = False
+        #: Seconds of the operator's own computation (set by `RegionCapture.run`).
+        self.run_seconds = 0.0
+        #: Seconds spent writing lineage (lwrite calls, record(), encoding).
+        self.lineage_seconds = 0.0
+        self._timing = False
 
     # -- shapes ---------------------------------------------------------------------------
     @property
@@ -111,6 +139,7 @@ class OperatorCall:
         return as_boxes(cells, self.inputs[i].shape, f"operator {self.op.name}: cells of input "
                         f"{i} {self.inputs[i]!r}")
 
+    @timed_lineage
     def lwrite(self, outcells: Any, *incells: Any) -> None:
         """Record that output cells depend on input cells (full mode), row by row.
 
@@ -134,6 +163,7 @@ class OperatorCall:
             if boxes is not None:
                 self.recorder.add_pairs(i, *_pair_rows(out, boxes, self.op.name, i))
 
+    @timed_lineage
     def lwrite_region(self, outcells: Any, *incells: Any) -> None:
         """Record one region pair (seed 000): every output cell given depends on every input
         cell given. Each set is merged into boxes first, then boxes are paired all-to-all."""
@@ -154,6 +184,7 @@ class OperatorCall:
             rows_in = np.tile(np.arange(len(boxes)), len(out))
             self.recorder.add_pairs(i, out[rows_out], boxes[rows_in])
 
+    @timed_lineage
     def lwrite_clipped(self, outcells: Boxes, *inboxes: Boxes) -> None:
         """Full-mode rows whose input boxes may reach outside the inputs: each input box is
         cut to its input, and rows left empty are dropped (ready-made operators)."""
@@ -165,6 +196,7 @@ class OperatorCall:
             keep = all_columns(hi >= lo)
             self.recorder.add_pairs(i, outcells[keep], Boxes(lo[keep], hi[keep]))
 
+    @timed_lineage
     def lwrite_payload(self, outcells: Any, payload: Any) -> None:
         """Record a payload for output cells (pay and comp modes): `map_p` turns it into
         input cells at query time.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import numpy as np
 
 from awlineage.persistence import DBObject
 from awlineage.regions._call import ArrayRef, OperatorCall, hdu_name
+from awlineage.regions._capture_stats import call_fan
 from awlineage.regions._errors import RegionError
 from awlineage.regions._operator import MODES, AllToAll, Operator
 from awlineage.regions._records import RegionTable, current_run
@@ -174,8 +176,9 @@ class RegionCapture:
             op = AllToAll(op)
         call = self.operator(op, inputs, **options)
         if call.wants("full"):
-            op_obj = call.op
-            op_obj.record(call)
+            started = time.perf_counter()
+            call.op.record(call)
+            call.lineage_seconds += time.perf_counter() - started
         return self._close(call)
 
     def run(self, op: Operator, inputs: Sequence[ArrayRef], arrays: Sequence[Any],
@@ -193,7 +196,10 @@ class RegionCapture:
                 raise RegionError(f"operator {getattr(op, 'name', op)}: array {i} has shape "
                                   f"{np.shape(data)}, input {ref!r} was declared {ref.shape}")
         call = self.operator(op, inputs, **options)
+        started, written = time.perf_counter(), call.lineage_seconds
         result = call.op.run(*arrays, lineage=call)
+        # the operator's own time: lwrite calls inside run() count as lineage
+        call.run_seconds += time.perf_counter() - started - (call.lineage_seconds - written)
         call.set_shape(np.shape(result))
         self._close(call)
         return result
@@ -232,7 +238,11 @@ class RegionCapture:
             call.close()
         run = current_run()
         for step, call in enumerate(self.calls):
+            started = time.perf_counter()
             encoding, names, signature = call.recorder.encode(self.orientation)
+            call.lineage_seconds += time.perf_counter() - started
+            fan_in, fan_out = call_fan(call)
+            call.recorder.encoded_tables = []
             shapes = call.shapes
             orientation = self.orientation if call.mode == "full" and not call.reused \
                 else "backward"
@@ -244,7 +254,10 @@ class RegionCapture:
                 operator=call.op.name, operator_spec=json.dumps(call.op.spec()),
                 mode=call.mode, orientation=orientation, entire_array=call.entire_array,
                 encoding=encoding, encoding_name=names, step=step, reused=call.recorder.reused,
-                process_run=run,
+                process_run=run, run_seconds=call.run_seconds,
+                lineage_seconds=call.lineage_seconds, rows=call.recorder.stored_rows,
+                stored_bytes=len(encoding) if encoding else 0, fan_in=fan_in, fan_out=fan_out,
+                output_cells=int(np.prod(shapes.output)),
             )
             self.output.add_companion(record)
             for extra in call.recorder.signatures_to_store(signature):

@@ -4,16 +4,19 @@ the coarse path the records give, deduplicating at every array (seed 000 section
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from awlineage.database import Database, current_database
 from awlineage.persistence import DBObject
 from awlineage.regions._call import hdu_name
+from awlineage.regions._cost import CostModel, query_model
 from awlineage.regions._errors import RegionError
 from awlineage.regions._graph import ArrayKey, LineageGraph, walk_downstream, walk_upstream
 from awlineage.regions._loaders import parse_hdu
 from awlineage.regions._region import Region
 from awlineage.regions._result import ArrayLineage, RegionLineage
+from awlineage.regions._stats import recording_enabled, save_hops
 from awlineage.regions._steps import StepContext, step_backward, step_forward
 
 Target = DBObject | type | Sequence[DBObject | type] | None
@@ -43,7 +46,9 @@ def _matchers(to: Target) -> tuple[Callable[[DBObject], bool], Callable[[DBObjec
 
 
 def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0,
-             keep_empty: bool = False, database: Database | None = None) -> RegionLineage:
+             keep_empty: bool = False, database: Database | None = None,
+             record_stats: bool | None = None, cost_model: CostModel | None = None,
+             prefer: str | None = None) -> RegionLineage:
     """The cells of ancestor arrays that `cells` of `obj` depend on.
 
     Parameters
@@ -59,6 +64,16 @@ def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0
     keep_empty
         Also list the arrays the walk reached whose region is empty (a raw frame of the
         chain that no cell of this region came from), marked ``contributed=False``.
+    record_stats
+        Whether to store a `RegionQueryStat` per hop (committed in one transaction at the
+        end; a failure to write them only warns). Default: the setting
+        ``region_query_stats`` (``AWL_REGION_QUERY_STATS``), on unless set false.
+    cost_model
+        The `CostModel` of the query-time choice between a record's stored tables and
+        re-running its operator (default: calibrated on this database's recorded hops).
+    prefer
+        ``"stored"`` or ``"rerun"`` forces that choice wherever both are possible (the
+        answer is the same; the time is not).
 
     Returns
     -------
@@ -71,21 +86,37 @@ def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0
     RegionError
         If no region lineage was recorded for the array, or the cells do not fit it.
     """
-    return _query(obj, cells, to, hdu, database, "backward", keep_empty)
+    return _query(obj, cells, to, hdu, database, "backward", keep_empty,
+                  _Choice(record_stats, cost_model, prefer))
 
 
 def forward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0,
-            keep_empty: bool = False, database: Database | None = None) -> RegionLineage:
+            keep_empty: bool = False, database: Database | None = None,
+            record_stats: bool | None = None, cost_model: CostModel | None = None,
+            prefer: str | None = None) -> RegionLineage:
     """The cells of descendant arrays that depend on `cells` of `obj` (see `backward`)."""
-    return _query(obj, cells, to, hdu, database, "forward", keep_empty)
+    return _query(obj, cells, to, hdu, database, "forward", keep_empty,
+                  _Choice(record_stats, cost_model, prefer))
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """A query's statistics and query-time choice options."""
+
+    record_stats: bool | None = None
+    cost_model: CostModel | None = None
+    prefer: str | None = None
 
 
 def _query(obj: DBObject, cells: Any, to: Target, hdu: int | str, database: Database | None,
-           direction: str, keep_empty: bool = False) -> RegionLineage:
+           direction: str, keep_empty: bool = False, choice: _Choice = _Choice()
+           ) -> RegionLineage:
     if not isinstance(obj, DBObject) or not obj.is_committed:
         raise RegionError(f"region queries start at a committed persistent object, got "
                           f"{obj!r}")
     db = database or current_database()
+    # a database opened read-only (a viewer) is not asked to write statistics
+    recording = recording_enabled(choice.record_stats) and not db.read_only
     target, stop = _matchers(to)
     start: ArrayKey = (obj.object_id, hdu_name(hdu))
     walk = walk_upstream if direction == "backward" else walk_downstream
@@ -97,8 +128,10 @@ def _query(obj: DBObject, cells: Any, to: Target, hdu: int | str, database: Data
                           f"{type(obj).__name__} {obj.object_id}")
     region = cells if isinstance(cells, Region) and cells.shape == shape else \
         Region(shape, cells)
-    ctx = StepContext()
+    ctx = StepContext(cost_model=choice.cost_model or query_model(db), prefer=choice.prefer)
     reached = _propagate(graph, start, region, direction, target, stop, to is not None, ctx)
+    if recording:
+        save_hops(db, ctx.hop_log)
     entries = []
     for key, found in reached.items():
         owner = graph.objects[key[0]]

@@ -50,6 +50,11 @@ class CallRecorder:
         self.reused: RegionSignature | None = None
         self._reused_tables: list[LineageTable] | None = None
         self.reuse_state: Any = None
+        #: Rows of the tables `encode` stored, summed over inputs (one orientation: the
+        #: larger when both are stored), or payload rows.
+        self.stored_rows = 0
+        #: What `encode` encoded: the backward tables (full) or the payload table (pay, comp).
+        self.encoded_tables: list[LineageTable] = []
 
     # -- buffering ------------------------------------------------------------------------
     def add_pairs(self, i: int, out: Boxes, boxes: Boxes) -> None:
@@ -123,19 +128,30 @@ class CallRecorder:
         if mode == "full":
             backward = self.backward_tables()
             blobs, names = [], []
+            self.stored_rows = 0
+            self.encoded_tables = list(backward)
             for i, table in enumerate(backward):
                 parts = [b"", b""]
+                rows = 0
                 if orientation in ("backward", "both") or self.reused is not None:
                     parts[0] = _codec.dumps(table)
+                    rows = len(table)
                 if orientation in ("forward", "both") and self.reused is None:
                     out, inp = self.input_relation(i)
-                    parts[1] = _codec.dumps(encode(inp, out))
+                    forward = encode(inp, out)
+                    parts[1] = _codec.dumps(forward)
+                    rows = max(rows, len(forward))
+                self.stored_rows += rows
                 blobs.append(_codec.pack_blobs(parts))
                 names.append("/".join(_codec.describe(p) for p in parts if p))
             return _codec.pack_blobs(blobs), ",".join(names), backward
         if mode in ("pay", "comp"):
-            blob = _codec.dumps(self.payload_table())
+            table = self.payload_table()
+            self.stored_rows = len(table)
+            self.encoded_tables = [table]
+            blob = _codec.dumps(table)
             return _codec.pack_blobs([blob]), _codec.describe(blob), None
+        self.stored_rows = 0
         return None, "", None
 
     # -- reuse ----------------------------------------------------------------------------
@@ -158,6 +174,11 @@ class CallRecorder:
 
 
 _decoded_cache: dict[int, DecodedLineage] = {}
+
+
+def is_decoded(record: RegionTable) -> bool:
+    """Whether the tables of `record` are decoded in memory already (a hop skips decoding)."""
+    return record.object_id in _decoded_cache
 
 
 def decode_record(record: RegionTable) -> DecodedLineage:

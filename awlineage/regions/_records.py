@@ -64,6 +64,9 @@ class RegionTable(DBObject):
     same way, in operator order. ``mode`` says what ``encoding`` holds: nothing (all, map,
     blackbox: the operator is rebuilt from ``operator_spec``), one table per input (full),
     or a payload table (pay, comp).
+
+    The capture statistics (``run_seconds`` to ``output_cells``) are filled when the capture
+    finishes; records stored before they existed read them as None.
     """
 
     __run_output__ = False  # a record about the make, not one of its products
@@ -88,6 +91,19 @@ class RegionTable(DBObject):
     reused = persistent("Signature whose lineage this call reused", RegionSignature, None)
     process_run = persistent("Process run during which the lineage was captured", DBObject,
                              None)
+    # -- capture statistics (seed 000 section VII: the optimiser's cost model reads them) ---
+    run_seconds = persistent("Seconds of the operator's own computation (0 without a run)",
+                             float, 0.0)
+    lineage_seconds = persistent("Seconds spent recording lineage: lwrite, record(), encoding",
+                                 float, 0.0)
+    rows = persistent("Rows of the stored tables summed over inputs (one orientation), or "
+                      "payload rows; 0 when nothing is stored", int, 0)
+    stored_bytes = persistent("Bytes of the encoded lineage (0 when nothing is stored)", int, 0)
+    fan_in = persistent("Mean input cells per output cell with lineage (0 if unknown)",
+                        float, 0.0)
+    fan_out = persistent("Mean output cells per input cell with lineage (0 if unknown)",
+                         float, 0.0)
+    output_cells = persistent("Cells of the output array", int, 0)
 
     # -- decoded views --------------------------------------------------------------------
     def shapes(self) -> Any:

@@ -1,0 +1,140 @@
+"""Fan-in and fan-out of one captured operator call (seed 000 section VII: statistics the
+cost model and the optimiser read), from the tables it stored, its payload or a sample of
+its mapping functions. Kept cheap: a capture pays for them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from awlineage.regions._boxes import Boxes
+from awlineage.regions._errors import RegionError
+from awlineage.regions._operator import Operator, Shapes
+from awlineage.regions._region import Region
+from awlineage.regions._table import LineageTable
+
+if TYPE_CHECKING:
+    from awlineage.regions._call import OperatorCall
+
+#: Cells sampled per side for the fan of a mapping operator (nothing stored to count).
+MAP_SAMPLE = 8
+#: Inputs sampled for a mapping operator's fan-in (the rest are assumed alike).
+MAP_INPUTS = 4
+#: Payload cells evaluated one by one; beyond this, a sample of as many cells.
+PAYLOAD_CELL_LIMIT = 1 << 16
+
+
+def call_fan(call: OperatorCall) -> tuple[float, float]:
+    """(fan-in, fan-out) of `call` after its lineage was encoded: mean input cells per output
+    cell with lineage (summed over inputs), and mean output cells per input cell with
+    lineage. (0, 0) when nothing tells (black-box calls, mapping functions that raise)."""
+    shapes = call.shapes
+    mode = call.mode
+    if mode == "all":
+        return float(sum(int(np.prod(s)) for s in shapes.inputs)), \
+            float(np.prod(shapes.output)) if shapes.inputs else 0.0
+    tables = call.recorder.encoded_tables
+    try:
+        if mode == "full":
+            return table_fan(tables, shapes)
+        if mode in ("pay", "comp") and tables:
+            return payload_fan(call.op, tables[0], shapes)
+        if mode == "map":
+            return map_fan(call.op, shapes)
+    except RegionError:
+        pass
+    return 0.0, 0.0
+
+
+def _ratio(pairs: float, cells: int) -> float:
+    return float(pairs) / cells if cells else 0.0
+
+
+def table_fan(tables: list[LineageTable], shapes: Shapes) -> tuple[float, float]:
+    """Fan of full-mode tables (output cells as key, one per input)."""
+    pairs = 0
+    keys, inputs_reached = [], 0
+    for table, in_shape in zip(tables, shapes.inputs, strict=True):
+        if not len(table):
+            continue
+        k = table.nkeys
+        pairs += table.tuple_count()
+        keys.append(Boxes(table.lo[:, :k], table.hi[:, :k]))
+        index = table.value_index()
+        inputs_reached += Region.from_boxes(Boxes(index.lo, index.hi), in_shape).count()
+    if not keys:
+        return 0.0, 0.0
+    outputs = Region.from_boxes(Boxes.concat(keys, len(shapes.output)), shapes.output).count()
+    return _ratio(pairs, outputs), _ratio(pairs, inputs_reached)
+
+
+def payload_fan(op: Operator, payload: LineageTable, shapes: Shapes) -> tuple[float, float]:
+    """Fan of payload rows (output boxes -> payload), through the operator's `map_p`: cell by
+    cell, from a sample of `PAYLOAD_CELL_LIMIT` cells when there are more (input cells
+    reached are counted exactly, from whole rows)."""
+    if not len(payload):
+        return 0.0, 0.0
+    k = payload.nkeys
+    keys = Boxes(payload.lo[:, :k], payload.hi[:, :k])
+    values = payload.lo[:, k:]
+    sizes = keys.volume()
+    total = int(sizes.sum())
+    per_cell = getattr(op, "payload_per_cell", True)
+    if not per_cell:
+        cells, cell_values = keys, values
+    elif total <= PAYLOAD_CELL_LIMIT:
+        rows = np.repeat(np.arange(len(keys)), sizes)
+        cells, cell_values = Boxes.from_cells(keys.cells()), values[rows]
+    else:
+        rng = np.random.default_rng(0)
+        rows = rng.choice(len(keys), PAYLOAD_CELL_LIMIT, p=sizes / total)
+        offsets = (rng.random(keys.lo[rows].shape) * (keys.hi[rows] - keys.lo[rows] + 1)
+                   ).astype(np.int64)
+        cells, cell_values = Boxes.from_cells(keys.lo[rows] + offsets), values[rows]
+    weights = cells.volume() if not per_cell else np.full(len(cells), total / len(cells))
+    pairs, reached = 0.0, 0
+    for i, in_shape in enumerate(shapes.inputs):
+        upper = np.asarray(in_shape, np.int64) - 1
+        found = op.map_p(cells, cell_values, i, shapes)
+        whole = found if cells is keys else op.map_p(keys, values, i, shapes)
+        if len(found) != len(cells) or len(whole) != len(keys):
+            return 0.0, 0.0
+        clipped = Boxes(np.maximum(found.lo, 0), np.minimum(found.hi, upper))
+        pairs += float((weights * clipped.volume()).sum())
+        reached += Region.from_boxes(whole, in_shape).count()
+    outputs = Region.from_boxes(keys, shapes.output).count()
+    return _ratio(pairs, outputs), _ratio(pairs, reached)
+
+
+def _sample(shape: tuple[int, ...], n: int) -> list[Boxes]:
+    """Up to `n` single cells spread evenly over an array, each as a one-box `Boxes`."""
+    size = int(np.prod(shape))
+    if not size:
+        return []
+    flat = np.unique(np.linspace(0, size - 1, min(n, size)).astype(np.int64))
+    cells = np.stack(np.unravel_index(flat, shape), axis=1) if shape else \
+        np.zeros((len(flat), 0), np.int64)
+    return [Boxes.from_cells(cell[None]) for cell in cells]
+
+
+def map_fan(op: Operator, shapes: Shapes) -> tuple[float, float]:
+    """Fan of a mapping operator, from `map_b` and `map_f` on a few cells spread evenly
+    over its arrays (the first `MAP_INPUTS` inputs, scaled to all of them)."""
+    inputs = list(enumerate(shapes.inputs))[:MAP_INPUTS]
+    if not inputs:
+        return 0.0, 0.0
+    scale = len(shapes.inputs) / len(inputs)
+    try:
+        cells_in = [sum(Region.from_boxes(op.map_b(cell, i, shapes), s).count()
+                        for i, s in inputs) * scale
+                    for cell in _sample(shapes.output, MAP_SAMPLE)]
+    except RegionError:  # no backward mapping function
+        cells_in = []
+    try:
+        cells_out = [Region.from_boxes(op.map_f(cell, i, shapes), shapes.output).count()
+                     for i, s in inputs for cell in _sample(s, MAP_SAMPLE // len(inputs) or 1)]
+    except RegionError:  # no forward mapping function
+        cells_out = []
+    return (float(np.mean(cells_in)) if cells_in else 0.0,
+            float(np.mean(cells_out)) if cells_out else 0.0)

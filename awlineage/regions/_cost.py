@@ -1,0 +1,367 @@
+"""The cost model of region lineage (seed 000 section VII): estimated seconds of one query
+hop over an operator's records under a strategy, from the statistics captures record
+(`OperatorStats`) and, once there are enough, calibrated on the recorded query hops
+(`RegionQueryStat`). The query-time choice and the optimiser read it."""
+
+from __future__ import annotations
+
+import math
+import time
+import weakref
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import sqlalchemy as sa
+
+from awlineage.database import Database, current_database
+from awlineage.errors import UnknownClassError
+from awlineage.persistence import qualified_name
+from awlineage.regions._errors import RegionError
+from awlineage.regions._records import RegionTable
+from awlineage.regions._stats import RegionQueryStat
+from awlineage.regions._strategies import STRATEGIES, strategy_of
+
+DIRECTIONS = ("backward", "forward")
+#: Recorded hops of one kind needed before a constant is calibrated from them.
+MIN_SAMPLES = 20
+#: Most recent recorded hops read to calibrate a model.
+CALIBRATION_LIMIT = 5000
+#: Seconds a calibrated model is reused by queries before it is read again.
+CALIBRATION_TTL = 60.0
+
+_MATCHED = {"full-backward": ("backward",), "full-forward": ("forward",),
+            "full-both": DIRECTIONS, "pay": ("backward",), "comp": ("backward",)}
+
+
+@dataclass(frozen=True)
+class OperatorStats:
+    """What captures of one operator (or one record) recorded, as means per call.
+
+    Attributes
+    ----------
+    operator
+        The operator name (``RegionTable.operator``).
+    calls
+        Number of calls (records) aggregated.
+    strategies
+        The strategies those calls recorded, in `STRATEGIES` order.
+    rows, stored_bytes
+        Mean rows and bytes of the stored tables, over the calls that stored some.
+    run_seconds
+        Mean seconds of the operator's own computation, over the calls that ran it
+        (``capture.run``); 0 when none did.
+    lineage_seconds
+        Mean seconds spent recording lineage per call.
+    fan_in, fan_out
+        Mean input cells per output cell and output cells per input cell, over the calls
+        that know them.
+    output_cells
+        Mean cells of the output array.
+    """
+
+    operator: str = ""
+    calls: int = 0
+    strategies: tuple[str, ...] = ()
+    rows: float = 0.0
+    stored_bytes: float = 0.0
+    run_seconds: float = 0.0
+    lineage_seconds: float = 0.0
+    fan_in: float = 0.0
+    fan_out: float = 0.0
+    output_cells: float = 0.0
+
+    @classmethod
+    def of_record(cls, record: RegionTable) -> OperatorStats:
+        """The statistics of one record (None, in records stored before statistics
+        existed, reads as 0)."""
+        return cls(record.operator, 1, (strategy_of(record.mode, record.orientation),),
+                   float(record.rows or 0), float(record.stored_bytes or 0),
+                   float(record.run_seconds or 0.0), float(record.lineage_seconds or 0.0),
+                   float(record.fan_in or 0.0), float(record.fan_out or 0.0),
+                   float(record.output_cells or 0))
+
+
+def stored_table(db: Database, cls: type) -> sa.Table | None:
+    """The table of `cls`, or None when the database never stored one (then nothing is
+    created: reading statistics does not change the schema of a database without them;
+    one registry query)."""
+    if qualified_name(cls) not in db.registered_classes():
+        return None
+    try:
+        return db.tables_for(cls).table
+    except UnknownClassError:
+        return None
+
+
+def _mean(total: Any, count: Any) -> float:
+    return float(total or 0.0) / count if count else 0.0
+
+
+def read_strategy_stats(database: Database | None = None, *, operator: str | None = None
+                        ) -> dict[tuple[str, str], OperatorStats]:
+    """`OperatorStats` per (operator, strategy) from the stored records, in one query (after
+    the registry look-up of `stored_table`)."""
+    db = database or current_database()
+    table = stored_table(db, RegionTable)
+    if table is None:
+        return {}
+    c = table.c
+
+    def counted(column: sa.ColumnElement) -> sa.ColumnElement:
+        return sa.func.count(sa.case((column > 0, 1)))
+
+    query = sa.select(
+        c.operator, c.mode, c.orientation, sa.func.count().label("calls"),
+        sa.func.sum(c.rows), counted(c.rows),
+        sa.func.sum(c.stored_bytes), counted(c.stored_bytes),
+        sa.func.sum(c.run_seconds), counted(c.run_seconds),
+        sa.func.sum(c.lineage_seconds), sa.func.count(c.lineage_seconds),
+        sa.func.sum(c.fan_in), counted(c.fan_in),
+        sa.func.sum(c.fan_out), counted(c.fan_out),
+        sa.func.sum(c.output_cells), sa.func.count(c.output_cells),
+    ).group_by(c.operator, c.mode, c.orientation).order_by(c.operator)
+    if operator is not None:
+        query = query.where(c.operator == operator)
+    found: dict[tuple[str, str], OperatorStats] = {}
+    with db.engine.connect() as conn:
+        for row in conn.execute(query):
+            name, mode, orientation, calls, *sums = row
+            strategy = strategy_of(mode, orientation or "backward")
+            means = [_mean(sums[k], sums[k + 1]) for k in range(0, len(sums), 2)]
+            found[(name, strategy)] = OperatorStats(name, int(calls), (strategy,), *means)
+    return found
+
+
+def combine(stats: Iterable[OperatorStats]) -> OperatorStats:
+    """One operator's statistics from those of its strategies: means weighted by calls,
+    over the calls each mean is about (storing strategies for rows and bytes)."""
+    parts = list(stats)
+    if not parts:
+        return OperatorStats()
+    strategies = {s for p in parts for s in p.strategies}
+
+    def mean(name: str) -> float:
+        weighted = [(getattr(p, name), p.calls) for p in parts if getattr(p, name) > 0]
+        total = sum(w for _, w in weighted)
+        return sum(v * w for v, w in weighted) / total if total else 0.0
+
+    calls = sum(p.calls for p in parts)
+    return OperatorStats(
+        parts[0].operator, calls, tuple(s for s in STRATEGIES if s in strategies),
+        mean("rows"), mean("stored_bytes"), mean("run_seconds"),
+        sum(p.lineage_seconds * p.calls for p in parts) / calls if calls else 0.0,
+        mean("fan_in"), mean("fan_out"), mean("output_cells"))
+
+
+def read_operator_stats(database: Database | None = None, *, operator: str | None = None
+                        ) -> dict[str, OperatorStats]:
+    """`OperatorStats` per operator name from the stored records, in one query."""
+    by_operator: dict[str, list[OperatorStats]] = {}
+    for (name, _), stats in read_strategy_stats(database, operator=operator).items():
+        by_operator.setdefault(name, []).append(stats)
+    return {name: combine(parts) for name, parts in by_operator.items()}
+
+
+@dataclass(frozen=True)
+class HopSample:
+    """One recorded hop with the statistics of the record it crossed (for calibration)."""
+
+    strategy: str
+    direction: str
+    cells: int
+    seconds: float
+    stats: OperatorStats
+
+
+def hop_kind(strategy: str, direction: str) -> str:
+    """How a hop works: ``constant`` (all, map), ``matched`` (a table keyed by the cells
+    queried), ``scan`` (a table keyed by the other side, or payloads evaluated forward) or
+    ``rerun`` (blackbox, rerun).
+
+    Raises
+    ------
+    RegionError
+        For an unknown strategy or direction.
+    """
+    if direction not in DIRECTIONS:
+        raise RegionError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    if strategy in ("all", "map"):
+        return "constant"
+    if strategy in ("blackbox", "rerun"):
+        return "rerun"
+    if strategy not in _MATCHED:
+        raise RegionError(f"unknown lineage strategy {strategy!r}; one of "
+                          f"{(*STRATEGIES, 'rerun')}")
+    return "matched" if direction in _MATCHED[strategy] else "scan"
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Estimated seconds of one query hop (seed 000 section VII).
+
+    With ``rows``, ``stored_bytes``, ``output_cells``, ``run_seconds`` and
+    ``lineage_seconds`` taken from `OperatorStats` and ``cells`` the cells given to the hop:
+
+    - ``all``, ``map``: ``hop`` (a constant: a mapping function on the query's boxes);
+    - a table keyed by the cells queried (``full-backward`` backward, ``full-forward``
+      forward, ``full-both`` either way, ``pay``/``comp`` backward): ``hop + decode +
+      cell * (touched + 1) * log2(2 + rows)``, where ``touched = rows * min(1, cells /
+      output_cells)`` is the rows a query of that many cells is expected to meet: it grows
+      with the query's cells and, through the index, with log(rows);
+    - the mismatched orientation (a backward query on a forward-only table, a forward query
+      on a backward-only table or through payloads) scans every row: ``hop + decode +
+      row * rows``;
+    - ``blackbox`` / ``rerun``: ``hop + rerun_factor * (run_seconds + lineage_seconds)``
+      (the re-run is traced, so it pays for lineage too) plus the join on the tables it
+      produced, which are keyed by output cells (matched backward, a scan forward);
+
+    ``decode = byte * stored_bytes`` is paid the first time a record's tables are read in a
+    process; ``warm=True`` (tables already decoded or re-run) leaves it, and a re-run's own
+    cost, out.
+
+    The defaults are this calibration on the development machine (2 shared cores): 784
+    hops over the region tests' pipeline and a 3 x 3 grid of full-backward, full-forward and
+    pay records of a neighbourhood operator on 60-300 px images, each queried stored and
+    re-run with 1-1000 cells (``hop`` 5e-5 s, ``cell`` 6e-6 s, ``row`` 1e-6 s). The fitted
+    ``rerun_factor`` was 0.4 (inputs loaded from memory); the default stays 1, since a real
+    re-run also reads its inputs from files. ``byte`` is not fitted (decoding is folded into
+    the join constants). `from_database` replaces each constant by a least-squares fit on
+    the recorded hops of its kind once there are `MIN_SAMPLES` of them (``calibrated`` names
+    those).
+
+    Examples
+    --------
+    >>> model = CostModel()
+    >>> stats = OperatorStats("resample", rows=1e5, stored_bytes=4e5, output_cells=1e6,
+    ...                       run_seconds=0.5, lineage_seconds=2.0)
+    >>> model.hop_seconds("full-backward", "backward", stats, 10) < \\
+    ...     model.hop_seconds("full-backward", "forward", stats, 10)
+    True
+    """
+
+    hop: float = 5.0e-5
+    cell: float = 6.0e-6
+    row: float = 1.0e-6
+    byte: float = 5.0e-9
+    rerun_factor: float = 1.0
+    calibrated: tuple[str, ...] = field(default=(), compare=False)
+
+    def hop_seconds(self, strategy: str, direction: str, stats: OperatorStats, cells: int,
+                    *, warm: bool = False) -> float:
+        """Estimated seconds of one hop of `cells` cells in `direction` over a record of an
+        operator with `stats` that keeps `strategy` (or is re-run: ``rerun``)."""
+        kind = hop_kind(strategy, direction)
+        if kind == "constant":
+            return self.hop
+        if kind == "rerun":
+            join = self._matched(stats, cells) if direction == "backward" else \
+                self._scan(stats)
+            work = 0.0 if warm else self.rerun_factor * (stats.run_seconds
+                                                         + stats.lineage_seconds)
+            return self.hop + work + join
+        decode = 0.0 if warm else self.byte * stats.stored_bytes
+        join = self._matched(stats, cells) if kind == "matched" else self._scan(stats)
+        return self.hop + decode + join
+
+    def _matched(self, stats: OperatorStats, cells: int) -> float:
+        return self.cell * matched_term(stats, cells)
+
+    def _scan(self, stats: OperatorStats) -> float:
+        return self.row * stats.rows
+
+    # -- calibration ----------------------------------------------------------------------
+    def calibrate(self, samples: Iterable[HopSample]) -> CostModel:
+        """This model with each constant fitted to the samples of its kind, where there are
+        at least `MIN_SAMPLES` (least squares through the base cost; kept positive)."""
+        by_kind: dict[str, list[HopSample]] = {}
+        for sample in samples:
+            try:
+                by_kind.setdefault(hop_kind(sample.strategy, sample.direction), []).append(
+                    sample)
+            except RegionError:
+                continue  # a strategy this version does not know
+        model = self
+        constant = by_kind.get("constant", [])
+        if len(constant) >= MIN_SAMPLES:
+            model = replace(model, hop=float(np.median([s.seconds for s in constant])),
+                            calibrated=(*model.calibrated, "hop"))
+        fits = (("matched", "cell", lambda s: matched_term(s.stats, s.cells)),
+                ("scan", "row", lambda s: s.stats.rows),
+                ("rerun", "rerun_factor",
+                 lambda s: s.stats.run_seconds + s.stats.lineage_seconds))
+        for kind, name, term in fits:
+            chosen = [s for s in by_kind.get(kind, []) if term(s) > 0]
+            if len(chosen) < MIN_SAMPLES:
+                continue
+            x = np.array([term(s) for s in chosen], dtype=float)
+            # what the hop cost besides this term, by the constants fitted so far (a
+            # re-run's join on the tables it produced)
+            rest = [model.hop_seconds(s.strategy, s.direction, s.stats, s.cells, warm=True)
+                    if kind == "rerun" else model.hop for s in chosen]
+            y = np.array([s.seconds for s in chosen], dtype=float) - np.array(rest)
+            model = replace(model, **{name: float(np.clip((x @ y) / (x @ x), 1e-12, 1e3))},
+                            calibrated=(*model.calibrated, name))
+        return replace(model, calibrated=tuple(sorted(set(model.calibrated))))
+
+    @classmethod
+    def from_database(cls, database: Database | None = None, *,
+                      limit: int = CALIBRATION_LIMIT) -> CostModel:
+        """The default model calibrated on the `limit` most recent recorded hops (in one
+        query); the defaults alone when there are too few, or none can be read."""
+        return cls().calibrate(read_hop_samples(database, limit=limit))
+
+
+def matched_term(stats: OperatorStats, cells: int) -> float:
+    """``(touched + 1) * log2(2 + rows)``: the work of a join keyed by the cells queried."""
+    rows = stats.rows
+    if stats.output_cells > 0:
+        touched = rows * min(1.0, cells / stats.output_cells)
+    else:
+        touched = min(float(cells), rows)
+    return (touched + 1.0) * math.log2(2.0 + rows)
+
+
+def read_hop_samples(database: Database | None = None, *, limit: int = CALIBRATION_LIMIT
+                     ) -> list[HopSample]:
+    """The most recent recorded hops with the statistics of their records (one query)."""
+    db = database or current_database()
+    hops, records = stored_table(db, RegionQueryStat), stored_table(db, RegionTable)
+    if hops is None or records is None:
+        return []
+    h, r = hops.c, records.c
+    query = (sa.select(h.strategy, h.direction, h.cells, h.seconds, r.operator, r.rows,
+                       r.stored_bytes, r.run_seconds, r.lineage_seconds, r.fan_in, r.fan_out,
+                       r.output_cells)
+             .join_from(hops, records, h.record_id == r.object_id)
+             .order_by(h.object_id.desc()).limit(limit))
+    samples = []
+    with db.engine.connect() as conn:
+        for row in conn.execute(query):
+            stats = OperatorStats(row.operator, 1, (), float(row.rows or 0),
+                                  float(row.stored_bytes or 0), float(row.run_seconds or 0),
+                                  float(row.lineage_seconds or 0), float(row.fan_in or 0),
+                                  float(row.fan_out or 0), float(row.output_cells or 0))
+            samples.append(HopSample(row.strategy, row.direction, int(row.cells or 0),
+                                     float(row.seconds or 0.0), stats))
+    return samples
+
+
+_models: weakref.WeakKeyDictionary[Database, tuple[float, CostModel]] = \
+    weakref.WeakKeyDictionary()
+
+
+def query_model(db: Database) -> CostModel:
+    """The model queries on `db` use: calibrated from its recorded hops, read again every
+    `CALIBRATION_TTL` seconds; the defaults if the statistics cannot be read."""
+    now = time.monotonic()
+    cached = _models.get(db)
+    if cached is not None and now - cached[0] < CALIBRATION_TTL:
+        return cached[1]
+    try:
+        model = CostModel.from_database(db)
+    except Exception:  # statistics never stop a query: use the defaults
+        model = CostModel()
+    _models[db] = (now, model)
+    return model

@@ -1,0 +1,48 @@
+"""``awl regions stats``, run as a user would, in a separate process."""
+
+from __future__ import annotations
+
+import json
+
+from awlineage import backward, forward
+from tests.commands import run_awl as awl
+from tests.regions.pipeline import build
+
+
+def test_awl_regions_stats_prints_captures_and_queries_per_operator(db) -> None:
+    p = build(frames=2)
+    backward(p.sources, [[1]])
+    backward(p.sources, [[2]])
+    forward(p.raws[0], [[3, 4]])
+    result = awl(db, "regions", "stats")
+    assert result.returncode == 0, result.stderr
+    captures, queries = result.stdout.split("\n\n")
+    line = next(x.split() for x in captures.splitlines() if x.split()[:1] == ["resample"])
+    assert line[1:3] == ["2", "full-backward"]        # calls, strategy
+    line = next(x.split() for x in queries.splitlines()
+                if x.split()[:2] == ["payload_boxes", "backward"])
+    assert line[2:5] == ["2", "2", "2"]               # queries, hops, cells asked
+    assert line[-2:] == ["pay", "x2"]
+
+
+def test_awl_regions_stats_json_for_one_operator(db) -> None:
+    p = build(frames=1)
+    backward(p.sources, [[0]])
+    result = awl(db, "regions", "stats", "--operator", "payload_boxes", "--json")
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    (operator,) = found["operators"]
+    assert (operator["operator"], operator["calls"], operator["strategies"]) == \
+        ("payload_boxes", 1, ["pay"])
+    assert operator["rows"] == 3 and operator["stored_bytes"] > 0
+    (query,) = found["queries"]
+    assert (query["direction"], query["queries"], query["cells"], query["strategies"]) == \
+        ("backward", 1, 1, {"pay": 1})
+
+
+def test_awl_regions_stats_on_a_database_without_region_lineage(db) -> None:
+    result = awl(db, "regions", "stats")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "no region lineage recorded for any operator\n"
+    result = awl(db, "regions", "stats", "--operator", "nothing", "--json")
+    assert json.loads(result.stdout) == {"operators": [], "queries": []}
