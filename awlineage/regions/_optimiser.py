@@ -140,10 +140,10 @@ Workload = Mapping[tuple[str, str], float]
 Pins = Mapping[str, "str | Iterable[str]"]
 
 
-def optimise(candidates: Iterable[Candidate], workload: Workload, *,
+def optimise(candidates: Iterable[Candidate], workload: Workload,
              max_disk: float | None = None, max_runtime: float | None = None,
              pinned: Pins | None = None, beta: float = DEFAULT_BETA,
-             epsilon: float = DEFAULT_EPSILON, prefer_mapping: bool = True) -> Plan:
+             epsilon: float = DEFAULT_EPSILON, *, prefer_mapping: bool = True) -> Plan:
     """Choose the strategies to store per operator (seed 000 section VII).
 
     Parameters
