@@ -20,7 +20,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from awlineage.regions._errors import RegionError
 from awlineage.regions._strategies import STRATEGIES
@@ -345,6 +344,8 @@ class _Problem:
     # -- the integer program --------------------------------------------------------------
     def solve(self, beta: float, epsilon: float) -> Plan:
         """Solve the program with HiGHS and read the plan off its solution."""
+        from scipy.optimize import Bounds, LinearConstraint, milp  # slow to import: on use
+
         cands = [c for cs in self.by_op.values() for c in cs]
         n = len(cands)
         answers = [(k, op, d) for (op, d) in self.workload
