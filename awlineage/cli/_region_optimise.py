@@ -8,7 +8,7 @@ import argparse
 import re
 from typing import Any
 
-from awlineage.regions._errors import RegionError
+from awlineage.regions import RegionError
 
 UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
@@ -49,7 +49,7 @@ def parse_runtime(text: str) -> tuple[str, float]:
 
 def parse_pin(text: str) -> tuple[str, list[str]]:
     """``OP=STRATEGY`` (or ``OP=S1,S2``) as (operator, strategies), names checked."""
-    from awlineage.regions._strategy_choice import check_strategies
+    from awlineage.regions import check_strategies
 
     operator, sep, names = text.partition("=")
     if not sep or not operator.strip() or not names.strip():
@@ -100,9 +100,7 @@ def run(args: argparse.Namespace) -> int:
     """Optimise, print the plan and (unless ``--dry-run``) store it."""
     from awlineage.cli._common import prepare
     from awlineage.database import connect
-    from awlineage.regions._optimiser import optimise
-    from awlineage.regions._optimiser_inputs import gather_inputs
-    from awlineage.regions._strategy_choice import set_adaptive, store_plan
+    from awlineage.regions import gather_inputs, optimise, set_adaptive, store_plan
 
     db = connect(args.database)
     prepare(db, args.imports)

@@ -13,7 +13,8 @@ Ready-made operators: `elementwise`, `stack`, `reduce`, `crop`, `transpose`, `fl
 
 Choosing strategies: `optimise` (seed 000 section VII) picks per operator the strategies to
 store from `Candidate` costs and a workload; `RegionStrategy` keeps the choice that later
-captures follow; `set_adaptive` makes operators without a choice start black-box.
+captures follow; `set_adaptive` makes operators without a choice start black-box;
+`gather_inputs` reads candidates and workload from a database and `store_plan` keeps a plan.
 """
 
 from awlineage.regions._boxes import Boxes
@@ -44,6 +45,7 @@ from awlineage.regions._geometry import (
 from awlineage.regions._loaders import register_array_loader, unregister_array_loader
 from awlineage.regions._operator import AllToAll, Operator, Shapes, all_to_all
 from awlineage.regions._optimiser import Candidate, InfeasiblePlanError, Plan, optimise
+from awlineage.regions._optimiser_inputs import OptimiserInputs, gather_inputs
 from awlineage.regions._payload_ops import (
     FlaggedNeighbourhood,
     PayloadBoxes,
@@ -58,7 +60,12 @@ from awlineage.regions._records import RegionSignature, RegionTable, set_run_pro
 from awlineage.regions._region import Region
 from awlineage.regions._result import ArrayLineage, RegionLineage
 from awlineage.regions._steps import StepContext, step_backward, step_forward
-from awlineage.regions._strategy_choice import RegionStrategy, set_adaptive
+from awlineage.regions._strategy_choice import (
+    RegionStrategy,
+    check_strategies,
+    set_adaptive,
+    store_plan,
+)
 
 __all__ = [
     "AllToAll",
@@ -75,6 +82,7 @@ __all__ = [
     "Neighbourhood",
     "Operator",
     "OperatorCall",
+    "OptimiserInputs",
     "PayloadBoxes",
     "Plan",
     "Reduce",
@@ -94,12 +102,14 @@ __all__ = [
     "all_to_all",
     "backward",
     "capture_regions",
+    "check_strategies",
     "crop",
     "decode_record",
     "elementwise",
     "flagged_neighbourhood",
     "flip",
     "forward",
+    "gather_inputs",
     "neighbourhood",
     "optimise",
     "payload_boxes",
@@ -112,6 +122,7 @@ __all__ = [
     "stack",
     "step_backward",
     "step_forward",
+    "store_plan",
     "transpose",
     "unregister_array_loader",
 ]
