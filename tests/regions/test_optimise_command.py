@@ -11,7 +11,14 @@ from awlineage.cli._region_optimise import add, parse_pin, parse_runtime, parse_
 from awlineage.persistence import default_store, set_current_store
 from awlineage.regions import RegionError, backward, capture_regions
 from awlineage.regions._optimiser import InfeasiblePlanError
-from awlineage.regions._optimiser_inputs import WorkloadLine, read_workload, workload_weights
+from awlineage.regions._optimiser_inputs import (
+    BYTES_PER_ROW,
+    OperatorFacts,
+    WorkloadLine,
+    estimate_candidates,
+    read_workload,
+    workload_weights,
+)
 from awlineage.regions._strategy_choice import stored_choices
 from tests.regions.models import RegionTestRaw, RegionTestReduced
 from tests.regions.test_strategy_choice import IMAGE, Smear
@@ -145,8 +152,8 @@ def test_the_plan_follows_the_recorded_queries_and_is_stored(db, optimise_comman
     _pipeline()
     shown = optimise_command("--dry-run")
     assert "workload: recorded queries" in shown and "dry run: nothing stored" in shown
-    line = next(x for x in shown.splitlines() if x.startswith("smear"))
-    assert "full-backward" in line.split()[1]
+    _, chosen, backward_by, forward_by = _row(shown, "smear")[:4]
+    assert chosen != "blackbox" and backward_by == chosen and forward_by == "-"
     assert stored_choices() == {}
     shown = optimise_command("--max-disk", "0")
     assert "smear" in shown and "stored 1 choices" in shown
@@ -179,8 +186,7 @@ def test_a_workload_file_drives_the_plan(db, optimise_command, tmp_path) -> None
                         '"cells": 4}\n')
     shown = optimise_command("--workload", str(workload), "--dry-run")
     assert f"workload: {workload}" in shown
-    line = next(x for x in shown.splitlines() if x.startswith("smear"))
-    assert "full-backward" not in line.split()[1]       # forward queries want forward tables
+    assert _row(shown, "smear")[2:4] == ["-", _row(shown, "smear")[1]]   # forward only
     workload.write_text('{"operator": "nope", "direction": "forward"}\n')
     with pytest.raises(RegionError, match="operator 'nope'"):
         optimise_command("--workload", str(workload))
@@ -192,6 +198,11 @@ def test_adaptive_flag_turns_the_black_box_start_on(db, optimise_command) -> Non
     assert "adaptive start on" in shown and "nothing to optimise" in shown
     assert stored_choices()["*"].strategies == ["blackbox"]
     assert _capture_mode() == "blackbox"
+
+
+def _row(shown: str, operator: str) -> list[str]:
+    """The plan's row of `operator`: name, strategies, backward by, forward by, ..."""
+    return next(x for x in shown.splitlines() if x.startswith(operator + " ")).split()
 
 
 def _capture_mode() -> str:
@@ -208,19 +219,13 @@ def test_costs_of_strategies_never_captured_are_estimated_from_those_captured() 
     _statistics()
     from awlineage.regions._cost import CostModel, OperatorStats
 
-    from awlineage.regions._optimiser_inputs import (
-        BYTES_PER_ROW,
-        OperatorFacts,
-        estimate_candidates,
-    )
-
     every = ("full-backward", "full-forward", "full-both", "pay", "blackbox")
     facts = {"udf": OperatorFacts("udf", every, calls=2),
              "new": OperatorFacts("new", every, calls=3),
              "scale": OperatorFacts("scale", ("map",), calls=5)}
     stats = {("udf", "full-backward"): OperatorStats(
-                 "udf", 2, ("full-backward",), rows=10, stored_bytes=100, run_seconds=0.1,
-                 lineage_seconds=0.01, output_cells=1000),
+                 "udf", 2, ("full-backward",), rows=100_000, stored_bytes=100,
+                 run_seconds=0.1, lineage_seconds=0.01, output_cells=100_000),
              ("new", "blackbox"): OperatorStats("new", 3, ("blackbox",), run_seconds=0.2,
                                                 output_cells=1000)}
     found = {(c.operator, c.strategy): c
