@@ -73,3 +73,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     stats.add_argument("--operator", metavar="NAME", help="only this operator")
     stats.add_argument("--json", action="store_true", help="print JSON instead of tables")
     stats.set_defaults(run=_stats, read_only=True)
+    from awlineage.cli import _region_optimise
+
+    _region_optimise.add(actions)

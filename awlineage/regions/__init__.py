@@ -10,6 +10,11 @@ compressed tables. Reuse: recorded lineage of an operation signature stands in f
 Ready-made operators: `elementwise`, `stack`, `reduce`, `crop`, `transpose`, `flip`,
 `rot90`, `neighbourhood`, `resample`, `payload_boxes`, `flagged_neighbourhood`,
 `all_to_all`.
+
+Choosing strategies: `optimise` (seed 000 section VII) picks per operator the strategies to
+store from `Candidate` costs and a workload; `RegionStrategy` keeps the choice that later
+captures follow; `set_adaptive` makes operators without a choice start black-box;
+`gather_inputs` reads candidates and workload from a database and `store_plan` keeps a plan.
 """
 
 from awlineage.regions._boxes import Boxes
@@ -39,6 +44,8 @@ from awlineage.regions._geometry import (
 )
 from awlineage.regions._loaders import register_array_loader, unregister_array_loader
 from awlineage.regions._operator import AllToAll, Operator, Shapes, all_to_all
+from awlineage.regions._optimiser import Candidate, InfeasiblePlanError, Plan, optimise
+from awlineage.regions._optimiser_inputs import OptimiserInputs, gather_inputs
 from awlineage.regions._payload_ops import (
     FlaggedNeighbourhood,
     PayloadBoxes,
@@ -53,6 +60,12 @@ from awlineage.regions._records import RegionSignature, RegionTable, set_run_pro
 from awlineage.regions._region import Region
 from awlineage.regions._result import ArrayLineage, RegionLineage
 from awlineage.regions._steps import StepContext, step_backward, step_forward
+from awlineage.regions._strategy_choice import (
+    RegionStrategy,
+    check_strategies,
+    set_adaptive,
+    store_plan,
+)
 
 __all__ = [
     "AllToAll",
@@ -60,20 +73,25 @@ __all__ = [
     "ArrayRef",
     "AxisMap",
     "Boxes",
+    "Candidate",
     "Crop",
     "Elementwise",
     "FlaggedNeighbourhood",
     "Flip",
+    "InfeasiblePlanError",
     "Neighbourhood",
     "Operator",
     "OperatorCall",
+    "OptimiserInputs",
     "PayloadBoxes",
+    "Plan",
     "Reduce",
     "Region",
     "RegionCapture",
     "RegionError",
     "RegionLineage",
     "RegionSignature",
+    "RegionStrategy",
     "RegionTable",
     "Resample",
     "Rot90",
@@ -84,22 +102,27 @@ __all__ = [
     "all_to_all",
     "backward",
     "capture_regions",
+    "check_strategies",
     "crop",
     "decode_record",
     "elementwise",
     "flagged_neighbourhood",
     "flip",
     "forward",
+    "gather_inputs",
     "neighbourhood",
+    "optimise",
     "payload_boxes",
     "reduce",
     "register_array_loader",
     "resample",
     "rot90",
+    "set_adaptive",
     "set_run_provider",
     "stack",
     "step_backward",
     "step_forward",
+    "store_plan",
     "transpose",
     "unregister_array_loader",
 ]

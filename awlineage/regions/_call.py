@@ -71,11 +71,12 @@ class OperatorCall:
     Operators write through this object: ``lwrite(outcells, *incells)`` in full mode,
     ``lwrite_payload(outcells, payload)`` in pay and comp modes. ``wants(mode)`` says whether
     to bother: it is False in black-box mode and when recorded lineage is reused.
+    ``orientation`` is how full-mode tables are stored (backward, forward or both).
     """
 
     def __init__(self, capture: RegionCapture | None, op: Operator, inputs: list[ArrayRef],
                  array: str, shape: tuple[int, ...] | None, mode: str,
-                 entire_array: bool) -> None:
+                 entire_array: bool, *, orientation: str = "backward") -> None:
         self.capture = capture
         self.op = op
         self.inputs = inputs
@@ -83,6 +84,7 @@ class OperatorCall:
         self._shape = shape
         self.mode = mode
         self.entire_array = entire_array
+        self.orientation = orientation
         self.recorder = CallRecorder(self)
         self.closed = False
         #: Seconds of the operator's own computation (set by `RegionCapture.run`).

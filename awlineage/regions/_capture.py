@@ -19,6 +19,7 @@ from awlineage.regions._capture_stats import call_fan
 from awlineage.regions._errors import RegionError
 from awlineage.regions._operator import MODES, AllToAll, Operator
 from awlineage.regions._records import RegionTable, current_run
+from awlineage.regions._strategy_choice import ChoiceBook
 
 ORIENTATIONS = ("backward", "forward", "both")
 
@@ -35,7 +36,12 @@ class RegionCapture:
         The object being made (not yet committed).
     orientation
         Which orientation full-mode tables are stored in: ``backward`` (output cells as key),
-        ``forward`` (input cells as key) or ``both``.
+        ``forward`` (input cells as key) or ``both``; the default of calls that neither give
+        ``orientation=`` nor follow a stored choice.
+
+    Calls given no ``mode=`` follow the stored choice of their operator (`RegionStrategy`,
+    as ``awl regions optimise`` stores it), else the operator's default mode; the choices
+    are read once per capture, and not at all outside a connected database.
 
     Examples
     --------
@@ -60,6 +66,7 @@ class RegionCapture:
         self.written: dict[str, ArrayRef] = {}
         self.records: list[RegionTable] = []
         self.finished = False
+        self.choices = ChoiceBook()
 
     def __enter__(self) -> RegionCapture:
         return self
@@ -108,7 +115,8 @@ class RegionCapture:
     def operator(self, op: Operator | str, inputs: Sequence[ArrayRef], *,
                  hdu: int | str | None = None, name: str | None = None,
                  shape: Sequence[int] | None = None, mode: str | None = None,
-                 entire_array: bool | None = None, reuse: bool | str = False) -> OperatorCall:
+                 entire_array: bool | None = None, reuse: bool | str = False,
+                 orientation: str | None = None) -> OperatorCall:
         """Start a call of `op` on `inputs`, writing HDU `hdu` of the output or the
         intermediate `name` (default: HDU 0).
 
@@ -119,12 +127,16 @@ class RegionCapture:
         shape
             Output shape, when the operator cannot infer it.
         mode
-            Lineage mode to record (default: the operator's cheapest supported mode).
+            Lineage mode to record (default: the stored choice for the operator's name, else
+            the operator's cheapest supported mode).
         entire_array
             Annotate that whole output <-> whole inputs (default: the operator's).
         reuse
             Reuse lineage recorded for the same signature (full mode): True after a second
             capture confirmed it, ``"trust"`` at once.
+        orientation
+            Orientation of this call's full-mode tables (default: the stored choice's, else
+            the capture's).
         """
         if self.finished:
             raise RegionError("this capture has finished; start a new one")
@@ -146,7 +158,14 @@ class RegionCapture:
             shape = None if inferred is None else tuple(inferred)
         else:
             shape = tuple(int(s) for s in shape)
-        chosen = mode or op.default_mode()
+        if orientation is not None and orientation not in ORIENTATIONS:
+            raise RegionError(f"operator {op.name}: orientation must be one of "
+                              f"{ORIENTATIONS}, got {orientation!r}")
+        decision = None if mode is not None else self.choices.decide(
+            op, not any(ref.is_intermediate for ref in inputs))
+        chosen = mode or (decision.mode if decision else op.default_mode())
+        orientation = orientation or (decision.orientation if decision and decision.mode ==
+                                      "full" else self.orientation)
         if chosen not in MODES:
             raise RegionError(f"operator {op.name}: unknown lineage mode {chosen!r}; one of "
                               f"{MODES}")
@@ -161,7 +180,8 @@ class RegionCapture:
                                       f"operator on stored inputs; input {i} is the "
                                       f"intermediate {ref.array}")
         call = OperatorCall(self, op, inputs, array, shape, chosen,
-                            op.entire_array if entire_array is None else bool(entire_array))
+                            op.entire_array if entire_array is None else bool(entire_array),
+                            orientation=orientation)
         if reuse:
             call.recorder.try_reuse(trust=reuse == "trust")
         self.calls.append(call)
@@ -239,12 +259,12 @@ class RegionCapture:
         run = current_run()
         for step, call in enumerate(self.calls):
             started = time.perf_counter()
-            encoding, names, signature = call.recorder.encode(self.orientation)
+            encoding, names, signature = call.recorder.encode(call.orientation)
             call.lineage_seconds += time.perf_counter() - started
             fan_in, fan_out = call_fan(call)
             call.recorder.encoded_tables = []
             shapes = call.shapes
-            orientation = self.orientation if call.mode == "full" and not call.reused \
+            orientation = call.orientation if call.mode == "full" and not call.reused \
                 else "backward"
             record = RegionTable(
                 output=self.output, output_array=call.array, output_shape=list(shapes.output),

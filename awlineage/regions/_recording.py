@@ -122,8 +122,10 @@ class CallRecorder:
             return DecodedLineage(mode, [], [], self.payload_table())
         raise RegionError(f"operator {self.call.op.name}: mode {mode} keeps no tables")
 
-    def encode(self, orientation: str) -> tuple[bytes | None, str, Any]:
-        """(encoding, description, tables for signature checks) of the call."""
+    def encode(self, orientation: str | None = None) -> tuple[bytes | None, str, Any]:
+        """(encoding, description, tables for signature checks) of the call, full-mode tables
+        in `orientation` (default: the call's own)."""
+        orientation = orientation or self.call.orientation
         mode = self.call.mode
         if mode == "full":
             backward = self.backward_tables()

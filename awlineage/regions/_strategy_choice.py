@@ -1,0 +1,181 @@
+"""Stored strategy choices: which lineage strategies an operator's calls record, as the
+optimiser (or the user) decided, and how a capture applies them.
+
+A choice is a `RegionStrategy` per operator name, versioned: the newest version counts.
+Operator ``*`` is the default for operators without a choice of their own; ``["blackbox"]``
+there is seed 000's adaptive start (section III): new operators keep nothing and re-run at
+query time, until statistics exist and the optimiser refines them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from awlineage.errors import NotConnectedError
+from awlineage.persistence import DBObject, current_store, persistent
+from awlineage.regions._errors import RegionError
+from awlineage.regions._operator import Operator
+from awlineage.regions._strategies import (
+    STRATEGIES,
+    available_strategies,
+    mode_and_orientation,
+)
+
+if TYPE_CHECKING:
+    from awlineage.regions._optimiser import Plan
+
+DEFAULT_OPERATOR = "*"
+"""The operator name of the default choice (adaptive start)."""
+BLACKBOX = "blackbox"
+
+
+class RegionStrategy(DBObject):
+    """The lineage strategies calls of operator `operator` record when the caller gives no
+    mode (one stored strategy; ``blackbox`` beside it means queries may re-run the
+    operator), with what the optimiser expected them to cost. ``pinned`` marks a choice the
+    user fixed, which the optimiser keeps."""
+
+    identity = ("operator",)
+    __run_output__ = False  # a setting of the capture, not a product of a make
+
+    operator = persistent("Operator name, as in RegionTable.operator; * for the default",
+                          str, "", index=True)
+    strategies = persistent("Strategy names the operator's calls keep", str, [])
+    pinned = persistent("Fixed by the user; the optimiser keeps it", bool, False)
+    expected_query_seconds = persistent("Workload-weighted query seconds through the "
+                                        "operator, as the optimiser expected", float, 0.0)
+    expected_disk_bytes = persistent("Bytes per run the optimiser expected", float, 0.0)
+    expected_runtime_seconds = persistent("Capture seconds per run the optimiser expected",
+                                          float, 0.0)
+    source = persistent("Who chose: optimiser, user or adaptive", str, "")
+
+    def stored_strategy(self) -> str | None:
+        """The strategy a capture records (the first that is not ``blackbox``; ``blackbox``
+        when that is all), or None for an empty choice (default cleared)."""
+        for name in self.strategies:
+            if name != BLACKBOX:
+                return name
+        return BLACKBOX if BLACKBOX in self.strategies else None
+
+
+def check_strategies(operator: str, names: Sequence[str]) -> list[str]:
+    """`names` as a list, refused naming the operator when a name is unknown or more than one
+    strategy other than ``blackbox`` is given (one call stores one)."""
+    names = list(dict.fromkeys(names))
+    for name in names:
+        if name not in STRATEGIES:
+            raise RegionError(f"operator {operator}: unknown lineage strategy {name!r}; one "
+                              f"of {STRATEGIES}")
+    stored = [n for n in names if n != BLACKBOX]
+    if len(stored) > 1:
+        raise RegionError(f"operator {operator}: {stored}: a call stores one strategy "
+                          "(full-both keeps both orientations), besides blackbox")
+    return names
+
+
+def stored_choices() -> dict[str, RegionStrategy]:
+    """The newest choice per operator name, in one query; empty outside a connected
+    database."""
+    from awlineage.query import select
+
+    try:
+        store = current_store()
+    except NotConnectedError:
+        return {}
+    return {c.operator: c for c in select(RegionStrategy, database=store).newest()}
+
+
+def set_adaptive(enabled: bool = True, *, commit: bool = True) -> RegionStrategy:
+    """Turn the adaptive start on (operators without a choice start black-box, when they can
+    re-run) or off; returns the new version of the ``*`` choice."""
+    choice = RegionStrategy(operator=DEFAULT_OPERATOR,
+                            strategies=[BLACKBOX] if enabled else [],
+                            source="adaptive" if enabled else "user")
+    if commit:
+        choice.commit()
+    return choice
+
+
+def store_plan(plan: Plan, *, commit: bool = True) -> list[RegionStrategy]:
+    """A new `RegionStrategy` version per operator of `plan` (pinned where the user pinned),
+    committed together (one transaction) unless `commit` is False."""
+    made = []
+    for name, chosen in plan.operators.items():
+        choice = RegionStrategy(
+            operator=name, strategies=check_strategies(name, chosen.strategies),
+            pinned=bool(chosen.pinned), expected_query_seconds=float(chosen.query_seconds),
+            expected_disk_bytes=float(chosen.disk_bytes),
+            expected_runtime_seconds=float(chosen.runtime_seconds),
+            source="user" if chosen.pinned else "optimiser")
+        made.append(choice)
+    if commit and made:
+        current_store().commit(made)
+    return made
+
+
+def adaptive_enabled(choices: dict[str, RegionStrategy]) -> bool:
+    """Whether the ``*`` default among `choices` is black-box."""
+    default = choices.get(DEFAULT_OPERATOR)
+    return default is not None and default.stored_strategy() == BLACKBOX
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The mode and orientation a call records, and the strategy it came from."""
+
+    mode: str
+    orientation: str
+    strategy: str
+
+
+_warned: set[int] = set()
+"""Object ids of stored choices already warned about (one warning per choice and process)."""
+
+
+class ChoiceBook:
+    """The stored choices one capture follows (loaded once, on first need)."""
+
+    def __init__(self) -> None:
+        self._choices: dict[str, RegionStrategy] | None = None
+
+    @property
+    def choices(self) -> dict[str, RegionStrategy]:
+        """Operator name -> newest choice (one query per capture)."""
+        if self._choices is None:
+            self._choices = stored_choices()
+        return self._choices
+
+    def decide(self, op: Operator, stored_inputs: bool) -> Decision | None:
+        """What a call of `op` records when the caller gives no mode: its own choice, else
+        the default ``*``; None to use the operator's default mode. A choice the operator
+        cannot record (black-box for an operator that cannot re-run, or whose inputs are not
+        all stored arrays) falls back, with one warning per stored choice and process."""
+        own = self.choices.get(op.name)
+        if own is not None:
+            strategy = own.stored_strategy()
+            if strategy is None:
+                return None
+            if self._possible(op, strategy, stored_inputs):
+                return Decision(*mode_and_orientation(strategy), strategy)
+            if own.object_id not in _warned:
+                _warned.add(own.object_id)
+                warnings.warn(f"operator {op.name}: the stored lineage strategy {strategy!r} "
+                              f"is not possible here (it records "
+                              f"{available_strategies(op)}"
+                              f"{'' if stored_inputs else ', inputs not all stored'}); "
+                              f"using its default mode {op.default_mode()!r}", stacklevel=4)
+            return None
+        default = self.choices.get(DEFAULT_OPERATOR)
+        strategy = None if default is None else default.stored_strategy()
+        if strategy is not None and self._possible(op, strategy, stored_inputs):
+            return Decision(*mode_and_orientation(strategy), strategy)
+        return None
+
+    @staticmethod
+    def _possible(op: Operator, strategy: str, stored_inputs: bool) -> bool:
+        if strategy not in available_strategies(op):
+            return False
+        return strategy != BLACKBOX or stored_inputs
