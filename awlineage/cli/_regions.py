@@ -1,6 +1,7 @@
-"""``awl regions stats``: what region lineage captures recorded per operator (calls,
-strategies, rows, bytes, capture seconds, fan-in, fan-out) and what queries did through it
-(queries, cells asked, mean hop time, strategies used), as a table or JSON."""
+"""The ``awl regions`` command group: ``stats`` shows what region lineage captures recorded
+per operator (calls, strategies, rows, bytes, capture seconds, fan-in, fan-out) and what
+queries did through it (cells asked, mean hop time, strategies used), as a table or JSON;
+``optimise`` (`awlineage.cli._region_optimise`) chooses the strategies."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
+from awlineage.cli import _region_optimise
 from awlineage.database import connect
 
 
@@ -73,6 +75,4 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     stats.add_argument("--operator", metavar="NAME", help="only this operator")
     stats.add_argument("--json", action="store_true", help="print JSON instead of tables")
     stats.set_defaults(run=_stats, read_only=True)
-    from awlineage.cli import _region_optimise
-
     _region_optimise.add(actions)
