@@ -171,7 +171,8 @@ class NaiveBayes(Operator):
     Laplace smoothing; inputs X (features x patients) and y (1 x patients).
 
     Lineage of model[f, v]: the cells of X's row f holding v, and all of y (the class sizes).
-    Payload: one row per run of v in row f, ``[first patient, last patient]``.
+    Payload: one row per run of v in row f, ``[first patient, last patient]`` (``[-1, -1]``
+    when no patient has v).
     """
 
     supported_modes = ("full", "pay")
@@ -200,8 +201,13 @@ class NaiveBayes(Operator):
             cells, payloads = [], []
             for v in range(levels):
                 rows, first, last = _runs(x == v)
+                # a value nobody has still depends on the outcome row: a row with no run
+                lonely = np.setdiff1d(np.arange(x.shape[0]), rows)
+                rows = np.concatenate([rows, lonely])
                 cells.append(np.stack([rows, np.full(len(rows), v)], 1))
-                payloads.append(np.stack([first, last], 1))
+                payloads.append(np.stack([np.concatenate([first, np.full(len(lonely), -1)]),
+                                          np.concatenate([last, np.full(len(lonely), -1)])],
+                                         1))
             lineage.lwrite_payload(np.concatenate(cells), np.concatenate(payloads))
         return model
 
@@ -210,8 +216,11 @@ class NaiveBayes(Operator):
             n = len(boxes)
             last = shapes.inputs[1][1] - 1
             return Boxes(np.zeros((n, 2), np.int64), np.tile([0, last], (n, 1)))
-        return Boxes(np.stack([boxes.lo[:, 0], payload[:, 0]], 1),
-                     np.stack([boxes.hi[:, 0], payload[:, 1]], 1))
+        lo, hi = _nowhere(len(boxes))
+        some = payload[:, 0] >= 0
+        lo[some] = np.stack([boxes.lo[:, 0], payload[:, 0]], 1)[some]
+        hi[some] = np.stack([boxes.hi[:, 0], payload[:, 1]], 1)[some]
+        return Boxes(lo, hi)
 
 
 class ExtractContributions(Operator):
