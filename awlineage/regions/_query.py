@@ -43,7 +43,7 @@ def _matchers(to: Target) -> tuple[Callable[[DBObject], bool], Callable[[DBObjec
 
 
 def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0,
-             database: Database | None = None) -> RegionLineage:
+             keep_empty: bool = False, database: Database | None = None) -> RegionLineage:
     """The cells of ancestor arrays that `cells` of `obj` depend on.
 
     Parameters
@@ -56,28 +56,32 @@ def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0
         Objects and/or persistent classes to report. The walk does not go past target
         objects; objects of target classes are reported and walked through. By default
         every stored array reached is reported, as far as lineage was recorded.
+    keep_empty
+        Also list the arrays the walk reached whose region is empty (a raw frame of the
+        chain that no cell of this region came from), marked ``contributed=False``.
 
     Returns
     -------
     RegionLineage
-        A `Region` per ancestor array reached (``result[raw_frame]``).
+        A `Region` per ancestor array that contributed (``result[raw_frame]``; an array that
+        did not raises `KeyError`).
 
     Raises
     ------
     RegionError
         If no region lineage was recorded for the array, or the cells do not fit it.
     """
-    return _query(obj, cells, to, hdu, database, "backward")
+    return _query(obj, cells, to, hdu, database, "backward", keep_empty)
 
 
 def forward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0,
-            database: Database | None = None) -> RegionLineage:
+            keep_empty: bool = False, database: Database | None = None) -> RegionLineage:
     """The cells of descendant arrays that depend on `cells` of `obj` (see `backward`)."""
-    return _query(obj, cells, to, hdu, database, "forward")
+    return _query(obj, cells, to, hdu, database, "forward", keep_empty)
 
 
 def _query(obj: DBObject, cells: Any, to: Target, hdu: int | str, database: Database | None,
-           direction: str) -> RegionLineage:
+           direction: str, keep_empty: bool = False) -> RegionLineage:
     if not isinstance(obj, DBObject) or not obj.is_committed:
         raise RegionError(f"region queries start at a committed persistent object, got "
                           f"{obj!r}")
@@ -99,6 +103,8 @@ def _query(obj: DBObject, cells: Any, to: Target, hdu: int | str, database: Data
     for key, found in reached.items():
         owner = graph.objects[key[0]]
         if key == start or key[1].startswith("tmp:") or (to is not None and not target(owner)):
+            continue
+        if found.is_empty() and not keep_empty:
             continue
         entries.append(ArrayLineage(owner, parse_hdu(key[1]), found))
     return RegionLineage(entries, ctx.stats)

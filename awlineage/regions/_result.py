@@ -1,4 +1,5 @@
-"""RegionLineage: what a region query returns, a region per array reached."""
+"""RegionLineage: what a region query returns, a region per array that contributed (or, on
+request, per array the walk reached, the empty ones marked)."""
 
 from __future__ import annotations
 
@@ -21,11 +22,20 @@ class ArrayLineage:
     hdu: int | str
     region: Region
 
+    @property
+    def contributed(self) -> bool:
+        """Whether any cell of the array is in the answer (False only for the empty entries
+        a query keeps with ``keep_empty=True``)."""
+        return not self.region.is_empty()
+
 
 class RegionLineage:
-    """The answer of `backward` or `forward`: a `Region` per stored array reached.
+    """The answer of `backward` or `forward`: a `Region` per stored array that contributed.
 
-    Index it with an object (its HDU 0, or its only array reached) or ``(object, hdu)``.
+    Index it with an object (its HDU 0, or its only array reached) or ``(object, hdu)``; an
+    array that did not contribute raises `KeyError`. Arrays the walk passed whose region came
+    out empty are listed only when the query was asked with ``keep_empty=True``; they are then
+    marked (``entry.contributed`` is False) and indexing them gives their empty region.
 
     Examples
     --------
@@ -44,10 +54,11 @@ class RegionLineage:
         return iter(self.entries)
 
     def objects(self) -> list[DBObject]:
-        """The objects reached, each once, in the order found."""
+        """The objects with an array that contributed, each once, in the order found."""
         seen: dict[int, DBObject] = {}
         for entry in self.entries:
-            seen.setdefault(entry.obj.object_id, entry.obj)
+            if entry.contributed:
+                seen.setdefault(entry.obj.object_id, entry.obj)
         return list(seen.values())
 
     def _find(self, key: Any) -> ArrayLineage | None:
@@ -73,6 +84,7 @@ class RegionLineage:
         return entry.region
 
     def __repr__(self) -> str:
-        parts = [f"{type(e.obj).__name__} {e.obj.object_id} hdu {e.hdu}: {e.region.count()} cells"
+        parts = [f"{type(e.obj).__name__} {e.obj.object_id} hdu {e.hdu}: "
+                 f"{e.region.count() if e.contributed else 'empty'} cells"
                  for e in self.entries]
         return f"RegionLineage({'; '.join(parts)})"

@@ -211,3 +211,50 @@ def test_random_relations_over_several_hops_match_brute_force(db, seed) -> None:
         cells = np.stack([rng.integers(0, s, 4) for s in shapes["a"]], 1)
         flat = set(np.ravel_multi_index(tuple(cells.T), shapes["a"]).tolist())
         _assert_matches(forward(a, cells), (a.object_id, "hdu:0"), flat, "forward")
+
+
+def test_results_list_only_arrays_that_contributed(db) -> None:
+    """Raw pixels far from every star reach the source list's array in the walk, with an
+    empty region: it is not listed, indexing it raises KeyError, and keep_empty shows it
+    marked."""
+    p = build()
+    corner = (slice(0, 2), slice(14, 16))
+    result = forward(p.raws[0], corner)
+    assert all(e.contributed and not e.region.is_empty() for e in result)
+    assert p.coadd in result
+    assert p.sources not in result
+    assert p.sources.object_id not in {o.object_id for o in result.objects()}
+    with pytest.raises(KeyError):
+        result[p.sources]
+    kept = forward(p.raws[0], corner, keep_empty=True)
+    empty = [e for e in kept if not e.contributed]
+    assert [e.obj.object_id for e in empty] == [p.sources.object_id]
+    assert kept[p.sources].is_empty()
+    assert p.sources.object_id not in {o.object_id for o in kept.objects()}
+    assert {e.obj.object_id for e in kept if e.contributed} == \
+        {e.obj.object_id for e in result}
+
+
+def test_an_input_frame_with_no_cell_in_the_region_is_not_reported(db) -> None:
+    """Two frames stacked into a cube: cells of slice 0 come from frame 0 only. Frame 1 is
+    walked (its region comes out empty) but neither listed nor indexable, unless kept."""
+    from awlineage.regions import stack
+
+    frames = [RegionTestRaw(label=f"frame{k}") for k in range(2)]
+    for frame in frames:
+        frame.commit()
+    cube = RegionTestReduced(label="cube")
+    with capture_regions(cube) as cap:
+        cap.apply(stack(), [cap.array(f, shape=(4, 5)) for f in frames], hdu=0)
+    cube.commit()
+    found = backward(cube, (slice(0, 1), slice(1, 3), slice(0, 5)))
+    assert [o.object_id for o in found.objects()] == [frames[0].object_id]
+    assert found[frames[0]].count() == 10
+    assert frames[1] not in found
+    with pytest.raises(KeyError):
+        found[frames[1]]
+    kept = backward(cube, (slice(0, 1), slice(1, 3), slice(0, 5)), keep_empty=True)
+    assert {(e.obj.object_id, e.contributed) for e in kept} == {
+        (frames[0].object_id, True), (frames[1].object_id, False)}
+    assert [o.object_id for o in kept.objects()] == [frames[0].object_id]
+    assert "empty" in repr(kept)

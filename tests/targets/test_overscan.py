@@ -357,7 +357,7 @@ def test_masters_and_reduction_are_trimmed_and_lineage_follows_the_trim(
     assert set(map(tuple, ahead[reduced].cells().tolist())) == \
         {(cell[0], c) for c in range(TRIMMED[1])}
     assert ahead[reduced].count() == TRIMMED[1]
-    assert forward(raw, [(raw_row, 48)])[reduced].count() == 0  # the gap is read by nothing
+    assert reduced not in forward(raw, [(raw_row, 48)])  # the gap is read by nothing
     # the regrid uses the trimmed pixels' WCS: the star lands where the sky says it is
     regridded = only(select(RegriddedFrame))
     image, header = read_hdu(regridded)
