@@ -5,7 +5,9 @@ operator calls record what their mode needs, and when the capture ends every cal
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -128,6 +130,8 @@ class RegionCapture:
             from awlineage.regions._recording import NamedOperator
 
             op = NamedOperator(op)
+            if reuse:  # its lineage is whatever the calling code writes: sign that code
+                op.writer = _calling_code()
         if not isinstance(op, Operator):
             raise RegionError(f"operators are Operator instances or names, got "
                               f"{type(op).__name__}")
@@ -248,6 +252,15 @@ class RegionCapture:
             self.records.append(record)
         self.finished = True
         return self.records
+
+
+def _calling_code() -> Any:
+    """The code object of the nearest caller outside this package (a make() or script)."""
+    frame = sys._getframe(1)
+    package = Path(__file__).resolve().parent
+    while frame is not None and Path(frame.f_code.co_filename).resolve().parent == package:
+        frame = frame.f_back
+    return None if frame is None else frame.f_code
 
 
 def capture_regions(output: DBObject, *, orientation: str = "backward") -> RegionCapture:

@@ -119,6 +119,18 @@ class Operator:
         the shapes and their parameters)."""
 
     # -- recording ------------------------------------------------------------------------
+    def lineage_fingerprint(self) -> str | None:
+        """A digest of everything this operator's lineage may depend on besides its inputs'
+        shapes and values: the code of its class (and of its Operator base classes below
+        `Operator`), its parameters and any other state it holds (a transform, a WCS). None
+        when some of it cannot be described; such calls are never reused."""
+        from awlineage.regions._fingerprint import fingerprint
+
+        classes = [c for c in type(self).__mro__
+                   if issubclass(c, Operator) and c is not Operator]
+        state = {k: v for k, v in vars(self).items() if k != "name"}
+        return fingerprint({"classes": classes, "state": state})
+
     def spec(self) -> dict[str, Any]:
         """What a query needs to rebuild this operator: class and parameters."""
         cls = type(self)

@@ -146,7 +146,7 @@ class CallRecorder:
         if self.call.mode != "full":
             return
         self.reuse_state = _reuse.lookup(self.call.op, tuple(r.shape for r in self.call.inputs))
-        self.reused = self.reuse_state.usable(trust)
+        self.reused = self.reuse_state.usable(trust, self.call._shape)
 
     def signatures_to_store(self, tables: list[LineageTable] | None) -> list[Any]:
         """New signature versions this capture produces (candidates, confirmations)."""
