@@ -18,7 +18,10 @@ star). Printed: lineage storage as a multiple of the input size, capture runtime
 (the same workflow, objects committed both times, without capture), and a star's backward
 query to the raw images against black-box re-execution of the UDFs.
 
-Usage: python benchmarks/regions.py [--quick] [--repeat R] [--database URL]
+Part 3: the SubZero genomics case (seed 000 section VIII-B, Figures 6 and 7): see
+benchmarks/genomics.py.
+
+Usage: python benchmarks/regions.py [--quick] [--repeat R] [--database URL] [--part 1|2|3]
 """
 
 from __future__ import annotations
@@ -594,14 +597,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller arrays (a smoke run)")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per measurement")
-    parser.add_argument("--database", help="database URL for part 2 (default: SQLite file)")
-    parser.add_argument("--part", type=int, choices=(1, 2), help="run only one part")
+    parser.add_argument("--database", help="database URL for parts 2 and 3 (default: SQLite "
+                        "file)")
+    parser.add_argument("--part", type=int, choices=(1, 2, 3),
+                        help="run only one part (3: genomics)")
     args = parser.parse_args()
     started = time.perf_counter()
     if args.part in (None, 1):
         run_part1(args.quick, args.repeat)
     if args.part in (None, 2):
         run_part2(args.repeat, args.database)
+    if args.part in (None, 3):
+        from benchmarks import genomics
+
+        genomics.run(args.quick, args.repeat, args.database)
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
 
 

@@ -1,0 +1,389 @@
+"""The genomics benchmark of SubZero (seed 000 section VIII-B, Figures 6 and 7), on the
+workflow of `genomics_workflow`: the UDFs' static lineage strategies of Table II against the
+workflow without lineage (disk, runtime, the four queries), then the strategy optimiser
+under storage constraints, its expected query costs and the costs measured when the
+workflow is re-run with its choice.
+
+Per-hop seconds (what the optimiser needs per operator) are taken by timing each hop of
+the real queries, `awlineage.regions._query`'s step functions wrapped for the duration of a
+query. Stored lineage is decoded afresh for every query (the decode cache is cleared), as a
+query after a restart would.
+
+Usage: python benchmarks/regions.py --part 3 [--quick] [--repeat R] [--database URL]
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from awlineage import backward, connect, forward, select
+from awlineage.regions import RegionTable
+from awlineage.regions import _query as query_module
+from awlineage.regions import _recording as recording_module
+from benchmarks.genomics_workflow import (
+    UDFS,
+    ExtractContributions,
+    GenomicsModel,
+    GenomicsPredictions,
+    GenomicsRun,
+    GenomicsTraining,
+    run_workflow,
+    synthetic_data,
+)
+
+MB = 1e6
+#: Table II's genomics strategies in our names (FullMany, PayMany, PayBoth have no
+#: counterpart: one ProvRC encoding, and one mode per call).
+STATIC = {"BlackBox": "blackbox", "FullOne": "full-backward", "FullForw": "full-forward",
+          "FullBoth": "full-both", "PayOne": "pay"}
+QUERIES = ("BQ0", "BQ1", "FQ0", "FQ1")
+DIRECTION = {"BQ0": "backward", "BQ1": "backward", "FQ0": "forward", "FQ1": "forward"}
+STORAGE_MB = (1, 5, 10, 20, 50, 100)
+PAPER_SHAPE = """\
+The paper (seed 000 VIII-B, Figures 6 and 7), for comparison:
+  6(a) PayOne stores little and costs little; FullBoth 18.5x the input's space and 26x the
+       runtime, PayBoth 8x and 2.8x.
+  6(b) static: mismatched orientation degrades queries (FullForw: backward queries 520x
+       slower than BlackBox); BQ1 is slower with stored lineage than re-running (large
+       fan-ins); forward-optimised lineage speeds FQ0 and FQ1 (low fan-out).
+  6(c) dynamic: never slower than BlackBox (at most 2x), backward up to 2x and forward up to
+       25x faster.
+  7    BlackBox at 1 MB; both orientations from 20 MB; at 100 MB 50 MB used to
+       forward-optimise the UDFs; unbounded storage: backward 2-3x, forward >500x better
+       than BlackBox."""
+
+
+@dataclass
+class QueryTimes:
+    """One query's median seconds, its result size, and median seconds per UDF hop."""
+
+    seconds: float
+    cells: int
+    hops: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Measured:
+    """One execution under a strategy assignment: disk, runtime, queries."""
+
+    strategies: dict[str, str]
+    disk: dict[str, int]
+    runtime: float
+    udf_seconds: dict[str, float]
+    queries: dict[str, QueryTimes]
+
+
+@contextmanager
+def hop_timer() -> Iterator[dict[str, list[float]]]:
+    """Seconds of every hop of the queries run inside, by operator name."""
+    hops: dict[str, list[float]] = defaultdict(list)
+    originals = query_module.step_backward, query_module.step_forward
+
+    def timed(step: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(record: RegionTable, *args: Any) -> Any:
+            start = time.perf_counter()
+            result = step(record, *args)
+            hops[record.operator].append(time.perf_counter() - start)
+            return result
+        return wrapper
+
+    query_module.step_backward, query_module.step_forward = (timed(s) for s in originals)
+    try:
+        yield hops
+    finally:
+        query_module.step_backward, query_module.step_forward = originals
+
+
+def queries(run: GenomicsRun, rng_seed: int = 5) -> dict[str, Callable[[], Any]]:
+    """The paper's four queries on one execution (the same cells for every execution of the
+    same data): a prediction back to the training matrix, a model feature back to it,
+    training values of an informative feature forward to the model and to the predictions."""
+    rng = np.random.default_rng(rng_seed)
+    model = run.array("F_model")
+    informative = ExtractContributions().selected(model)
+    feature = int(informative[0])
+    patients = run.array("training").shape[1]
+    patient = int(rng.integers(0, run.array("H_predict").shape[1]))
+    first = int(rng.integers(0, patients - 10))
+    values = (slice(1 + feature, 2 + feature), slice(first, first + 10))
+    o = run.objects
+    return {
+        "BQ0": lambda: backward(o["H_predict"], [[0, patient]], to=GenomicsTraining),
+        "BQ1": lambda: backward(o["F_model"], (slice(feature, feature + 1), slice(None)),
+                                to=GenomicsTraining),
+        "FQ0": lambda: forward(o["training"], values, to=GenomicsModel),
+        "FQ1": lambda: forward(o["training"], values, to=GenomicsPredictions),
+    }
+
+
+def time_queries(run: GenomicsRun, repeat: int) -> dict[str, QueryTimes]:
+    """Median seconds of each query (lineage decoded afresh each time) and of its UDF hops."""
+    found = {}
+    for name, action in queries(run).items():
+        totals, per_hop, cells = [], defaultdict(list), 0
+        for _ in range(repeat):
+            recording_module._decoded_cache.clear()
+            with hop_timer() as hops:
+                start = time.perf_counter()
+                result = action()
+                totals.append(time.perf_counter() - start)
+            for op in UDFS:
+                if op in hops:
+                    per_hop[op].append(sum(hops[op]))
+            cells = sum(entry.region.count() for entry in result)
+        found[name] = QueryTimes(statistics.median(totals), cells,
+                                 {op: statistics.median(v) for op, v in per_hop.items()})
+    return found
+
+
+def measure(data: tuple[np.ndarray, np.ndarray], strategies: dict[str, str], repeat: int,
+            runs: int) -> Measured:
+    """Run the workflow `runs` times under `strategies` (best runtime), then its queries."""
+    best: GenomicsRun | None = None
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run = run_workflow(*data, strategies)
+        times.append(time.perf_counter() - start)
+        if best is None or sum(run.seconds.values()) < sum(best.seconds.values()):
+            if best is not None:
+                best.store.close()
+            best = run
+        else:
+            run.store.close()
+    assert best is not None
+    disk = {op: sum(len(r.encoding or b"") for r in select(RegionTable.output ==
+                                                            best.objects[op]))
+            for op in UDFS}
+    measured = Measured(dict(strategies), disk, min(times), dict(best.seconds),
+                        time_queries(best, repeat))
+    best.store.close()
+    return measured
+
+
+def baseline(data: tuple[np.ndarray, np.ndarray], runs: int) -> tuple[float, dict[str, float]]:
+    """Best seconds of the workflow without lineage (objects committed), and per UDF."""
+    best, udf = float("inf"), {}
+    for _ in range(runs):
+        start = time.perf_counter()
+        run = run_workflow(*data, None)
+        elapsed = time.perf_counter() - start
+        run.store.close()
+        if elapsed < best:
+            best, udf = elapsed, run.seconds
+    return best, udf
+
+
+# -- the optimiser -----------------------------------------------------------------------
+@dataclass
+class Costs:
+    """Per UDF and strategy: disk bytes, runtime overhead, seconds per query hop."""
+
+    disk: dict[tuple[str, str], int]
+    runtime: dict[tuple[str, str], float]
+    hops: dict[tuple[str, str], dict[str, float]]
+    base: dict[str, float]           # per query: seconds outside the UDF hops
+
+    def direction_seconds(self, op: str, strategy: str) -> dict[str, float]:
+        """Mean hop seconds per direction over the workload's queries through `op`."""
+        result = {}
+        for direction in ("backward", "forward"):
+            times = [t for q, t in self.hops[(op, strategy)].items()
+                     if DIRECTION[q] == direction]
+            if times:
+                result[direction] = statistics.fmean(times)
+        return result
+
+    def expected(self, answered: dict[str, dict[str, str]]) -> dict[str, float]:
+        """Expected seconds of each query when, per UDF, `answered[op][direction]` answers
+        its hops."""
+        return {q: self.base[q] + sum(self.hops[(op, by[DIRECTION[q]])].get(q, 0.0)
+                                      for op, by in answered.items()) for q in QUERIES}
+
+
+def costs_from(static: dict[str, Measured], plain_udf: dict[str, float]) -> Costs:
+    """Per-operator costs from the static runs (one strategy for every UDF in each)."""
+    disk, runtime, hops = {}, {}, {}
+    for measured in static.values():
+        for op in UDFS:
+            key = (op, measured.strategies[op])
+            disk[key] = measured.disk[op]
+            runtime[key] = max(0.0, measured.udf_seconds[op] - plain_udf[op])
+            hops[key] = {q: t.hops.get(op, 0.0) for q, t in measured.queries.items()
+                         if op in t.hops}
+    base = {q: statistics.median(max(0.0, m.queries[q].seconds
+                                     - sum(m.queries[q].hops.values()))
+                                 for m in static.values()) for q in QUERIES}
+    return Costs(disk, runtime, hops, base)
+
+
+def workload_of(costs: Costs) -> dict[tuple[str, str], float]:
+    """(operator, direction) -> frequency of the equal mix of the four queries through it."""
+    workload: dict[tuple[str, str], float] = defaultdict(float)
+    for q in QUERIES:
+        for op in UDFS:
+            if q in costs.hops[(op, "blackbox")]:
+                workload[(op, DIRECTION[q])] += 1 / len(QUERIES)
+    return dict(workload)
+
+
+Answered = dict[str, dict[str, str]]
+"""Per UDF, the strategy that answers each query direction."""
+
+
+def choose(costs: Costs, max_disk: float | None) -> tuple[dict[str, str], Answered, str]:
+    """The strategy each UDF stores, the strategy answering each direction (re-execution
+    may answer beside a stored one), and which chooser was used: the optimiser, or, when
+    it is not on this branch, an exhaustive search with the same objective over one
+    strategy per UDF."""
+    workload = workload_of(costs)
+    strategies = sorted({s for _, s in costs.disk})
+    try:
+        from awlineage.regions._optimiser import Candidate, optimise
+    except ImportError:
+        choice = _exhaustive(costs, workload, strategies, max_disk)
+        answered = {op: {"backward": s, "forward": s} for op, s in choice.items()}
+        return choice, answered, "exhaustive search (the optimiser is not on this branch)"
+    candidates = [Candidate(op, s, costs.disk[(op, s)], costs.runtime[(op, s)],
+                            costs.direction_seconds(op, s))
+                  for op in UDFS for s in strategies]
+    plan = optimise(candidates, workload, max_disk=max_disk)
+    choice, answered = {}, {}
+    for op in UDFS:
+        entry = plan.operators[op]
+        stored = [s for s in entry.strategies if s != "blackbox"]
+        choice[op] = stored[0] if stored else "blackbox"
+        answered[op] = {d: entry.answered_by.get(d, choice[op])
+                        for d in ("backward", "forward")}
+    return choice, answered, f"optimiser, HiGHS status {plan.status}"
+
+
+def _exhaustive(costs: Costs, workload: dict[tuple[str, str], float], strategies: list[str],
+                max_disk: float | None) -> dict[str, str]:
+    best, best_cost = None, float("inf")
+    for combo in itertools.product(strategies, repeat=len(UDFS)):
+        choice = dict(zip(UDFS, combo, strict=True))
+        disk = sum(costs.disk[(op, s)] for op, s in choice.items())
+        if max_disk is not None and disk > max_disk:
+            continue
+        cost = sum(freq * costs.direction_seconds(op, choice[op]).get(d, 0.0)
+                   for (op, d), freq in workload.items()) + 1e-12 * disk
+        if cost < best_cost:
+            best, best_cost = choice, cost
+    assert best is not None  # all black-box needs no disk
+    return best
+
+
+# -- printing ----------------------------------------------------------------------------
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:10.1f}"
+
+
+def print_figure6(static: dict[str, Measured], plain: float, input_bytes: int) -> None:
+    """Figure 6(a) and 6(b) as tables."""
+    print("\nFigure 6(a): disk and runtime overhead of the UDFs' static strategies "
+          "(built-ins: mapping)")
+    print(f"{'strategy':<10}{'disk MB':>10}{'x input':>9}{'runtime s':>11}{'x no-lineage':>13}"
+          "  disk per UDF (KB): " + " ".join(f"{op:>9}" for op in UDFS))
+    print(f"{'none':<10}{0:>10.3f}{0:>9.3f}{plain:>11.2f}{1:>13.2f}")
+    for name, m in static.items():
+        disk = sum(m.disk.values())
+        per = " ".join(f"{m.disk[op] / 1e3:>9.1f}" for op in UDFS)
+        print(f"{name:<10}{disk / MB:>10.3f}{disk / input_bytes:>9.3f}{m.runtime:>11.2f}"
+              f"{m.runtime / plain:>13.2f}  {'':>19}{per}")
+    print("\nFigure 6(b): query seconds, static (the stored strategy is always used); "
+          "ms, and x BlackBox")
+    print(f"{'strategy':<10}" + "".join(f"{q:>10}{'':>8}" for q in QUERIES))
+    box = static["BlackBox"].queries
+    for name, m in static.items():
+        cells = "".join(f"{_ms(m.queries[q].seconds)}{box[q].seconds / m.queries[q].seconds:>7.2f}x"
+                        for q in QUERIES)
+        print(f"{name:<10}{cells}")
+    print("result cells: " + ", ".join(f"{q} {box[q].cells:,}" for q in QUERIES))
+    print("UDF hops per query (ms, BlackBox | FullOne | FullForw | PayOne): ")
+    for q in QUERIES:
+        parts = []
+        for op in UDFS:
+            if op in box[q].hops:
+                times = "|".join(f"{static[s].queries[q].hops.get(op, 0) * 1e3:.0f}"
+                                 for s in ("BlackBox", "FullOne", "FullForw", "PayOne"))
+                parts.append(f"{op} {times}")
+        print(f"  {q}: " + "; ".join(parts))
+
+
+def print_figure7(rows: list[tuple[str, dict[str, str], dict[str, float], Measured]],
+                  plain: float, how: str) -> None:
+    """Figure 7: chosen strategies, expected and measured query costs, overheads."""
+    print(f"\nFigure 7: strategies chosen under storage constraints, unbounded runtime "
+          f"({how}); ms, expected -> measured")
+    print(f"{'setting':<14}" + "".join(f"{op:>14}" for op in UDFS) + f"{'disk MB':>9}"
+          f"{'x run':>7}" + "".join(f"{q:>18}" for q in QUERIES))
+    for label, choice, expected, m in rows:
+        strategies = "".join(f"{choice[op]:>14}" for op in UDFS)
+        disk = sum(m.disk.values())
+        times = "".join(f"{expected[q] * 1e3:>8.0f} ->{m.queries[q].seconds * 1e3:>7.0f}"
+                        for q in QUERIES)
+        print(f"{label:<14}{strategies}{disk / MB:>9.3f}{m.runtime / plain:>7.1f}{times}")
+
+
+def _shown(choice: dict[str, str], answered: Answered) -> dict[str, str]:
+    """The stored strategy, with ``+rerun`` when re-execution answers a direction."""
+    return {op: choice[op] + ("+rerun" if choice[op] != "blackbox" and "blackbox" in
+                              answered[op].values() else "") for op in UDFS}
+
+
+# -- the benchmark -----------------------------------------------------------------------
+def run(quick: bool = False, repeat: int = 5, database: str | None = None) -> None:
+    """Print Figures 6 and 7 of the genomics benchmark."""
+    replicate = 5 if quick else 100
+    repeat = min(repeat, 2) if quick else repeat
+    runs = 1 if quick else 2
+    data = synthetic_data(np.random.default_rng(11), patients=100, replicate=replicate)
+    training, test = data
+    input_bytes = training.nbytes + test.nbytes
+    print(f"\nPart 3: SubZero genomics benchmark. Training matrix {training.shape[0]} x "
+          f"{training.shape[1]:,} (features + outcome x patients: 56 x 100 replicated "
+          f"{replicate}x along the patients), test matrix {test.shape[0]:,} x {test.shape[1]}; "
+          f"inputs {input_bytes / MB:.2f} MB")
+    with tempfile.TemporaryDirectory() as tmp:
+        connect(database or f"sqlite:///{tmp}/genomics-bench.db")
+        plain, plain_udf = baseline(data, 3)
+        static = {name: measure(data, {op: s for op in UDFS}, repeat, runs)
+                  for name, s in STATIC.items()}
+        print_figure6(static, plain, input_bytes)
+        costs = costs_from(static, plain_udf)
+        full_disk = sum(costs.disk[(op, "full-both")] for op in UDFS)
+        ladder = [("paper", mb, mb * MB) for mb in STORAGE_MB]
+        # Our encodings are far smaller than the paper's: the same ladder scaled so that
+        # 100 "MB" is what storing every strategy of every UDF would take here.
+        scale = sum(max(costs.disk[(op, s)] for s in STATIC.values()) for op in UDFS)
+        ladder += [("scaled", mb, mb / 100 * scale) for mb in STORAGE_MB]
+        rows = []
+        how = ""
+        measured_choices: dict[tuple[str, ...], Measured] = {}
+        for kind, mb, limit in ladder:
+            choice, answered, how = choose(costs, limit)
+            key = tuple(choice[op] for op in UDFS)
+            if key not in measured_choices:
+                measured_choices[key] = measure(data, choice, repeat, runs)
+            label = f"{mb}MB" if kind == "paper" else f"{mb}%={limit / 1e3:.0f}KB"
+            rows.append((label, _shown(choice, answered), costs.expected(answered),
+                         measured_choices[key]))
+        for name in ("BlackBox", "FullOne", "FullBoth"):
+            m = static[name]
+            same = {op: {"backward": s, "forward": s} for op, s in m.strategies.items()}
+            rows.append((f"all {name}", m.strategies, costs.expected(same), m))
+        print_figure7(rows, plain, how)
+        print(f"  (storing every strategy of every UDF: {full_disk / MB:.3f} MB full-both; "
+              f"the scaled ladder's 100% = {scale / 1e3:.0f} KB)")
+        print(PAPER_SHAPE)
