@@ -14,7 +14,6 @@ Usage: python benchmarks/regions.py --part 3 [--quick] [--repeat R] [--database 
 
 from __future__ import annotations
 
-import itertools
 import statistics
 import tempfile
 import time
@@ -27,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from awlineage import backward, connect, forward, select
-from awlineage.regions import RegionTable
+from awlineage.regions import Candidate, RegionTable, optimise
 from awlineage.regions import _query as query_module
 from awlineage.regions import _recording as recording_module
 from benchmarks.genomics_workflow import (
@@ -242,18 +241,10 @@ Answered = dict[str, dict[str, str]]
 
 
 def choose(costs: Costs, max_disk: float | None) -> tuple[dict[str, str], Answered, str]:
-    """The strategy each UDF stores, the strategy answering each direction (re-execution
-    may answer beside a stored one), and which chooser was used: the optimiser, or, when
-    it is not on this branch, an exhaustive search with the same objective over one
-    strategy per UDF."""
+    """The strategy each UDF stores and the strategy answering each query direction
+    (re-execution may answer beside a stored one), chosen by the optimiser of seed 000 VII."""
     workload = workload_of(costs)
     strategies = sorted({s for _, s in costs.disk})
-    try:
-        from awlineage.regions._optimiser import Candidate, optimise
-    except ImportError:
-        choice = _exhaustive(costs, workload, strategies, max_disk)
-        answered = {op: {"backward": s, "forward": s} for op, s in choice.items()}
-        return choice, answered, "exhaustive search (the optimiser is not on this branch)"
     candidates = [Candidate(op, s, costs.disk[(op, s)], costs.runtime[(op, s)],
                             costs.direction_seconds(op, s))
                   for op in UDFS for s in strategies]
@@ -266,22 +257,6 @@ def choose(costs: Costs, max_disk: float | None) -> tuple[dict[str, str], Answer
         answered[op] = {d: entry.answered_by.get(d, choice[op])
                         for d in ("backward", "forward")}
     return choice, answered, f"optimiser, HiGHS status {plan.status}"
-
-
-def _exhaustive(costs: Costs, workload: dict[tuple[str, str], float], strategies: list[str],
-                max_disk: float | None) -> dict[str, str]:
-    best, best_cost = None, float("inf")
-    for combo in itertools.product(strategies, repeat=len(UDFS)):
-        choice = dict(zip(UDFS, combo, strict=True))
-        disk = sum(costs.disk[(op, s)] for op, s in choice.items())
-        if max_disk is not None and disk > max_disk:
-            continue
-        cost = sum(freq * costs.direction_seconds(op, choice[op]).get(d, 0.0)
-                   for (op, d), freq in workload.items()) + 1e-12 * disk
-        if cost < best_cost:
-            best, best_cost = choice, cost
-    assert best is not None  # all black-box needs no disk
-    return best
 
 
 # -- printing ----------------------------------------------------------------------------
