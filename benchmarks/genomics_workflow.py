@@ -42,12 +42,12 @@ from awlineage.regions import (
     capture_regions,
     crop,
     elementwise,
+    mode_and_orientation,
     reduce,
     register_array_loader,
     transpose,
     unregister_array_loader,
 )
-from awlineage.regions._strategies import mode_and_orientation
 
 FEATURES = 55
 LEVELS = 3

@@ -29,8 +29,7 @@ def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from awlineage.regions._cost import read_operator_stats
-    from awlineage.regions._stats import read_query_summary
+    from awlineage.regions import read_operator_stats, read_query_summary
 
     db = connect(args.database)
     operators = read_operator_stats(db, operator=args.operator)

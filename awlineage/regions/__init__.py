@@ -30,6 +30,7 @@ from awlineage.regions._builtins import (
 )
 from awlineage.regions._call import ArrayRef, OperatorCall
 from awlineage.regions._capture import RegionCapture, capture_regions
+from awlineage.regions._cost import CostModel, OperatorStats, read_operator_stats
 from awlineage.regions._errors import RegionError
 from awlineage.regions._geometry import (
     AxisMap,
@@ -59,7 +60,9 @@ from awlineage.regions._recording import decode_record
 from awlineage.regions._records import RegionSignature, RegionTable, set_run_provider
 from awlineage.regions._region import Region
 from awlineage.regions._result import ArrayLineage, RegionLineage
+from awlineage.regions._stats import QuerySummary, RegionQueryStat, read_query_summary
 from awlineage.regions._steps import StepContext, step_backward, step_forward
+from awlineage.regions._strategies import STRATEGIES, available_strategies, mode_and_orientation
 from awlineage.regions._strategy_choice import (
     RegionStrategy,
     check_strategies,
@@ -68,12 +71,14 @@ from awlineage.regions._strategy_choice import (
 )
 
 __all__ = [
+    "STRATEGIES",
     "AllToAll",
     "ArrayLineage",
     "ArrayRef",
     "AxisMap",
     "Boxes",
     "Candidate",
+    "CostModel",
     "Crop",
     "Elementwise",
     "FlaggedNeighbourhood",
@@ -82,14 +87,17 @@ __all__ = [
     "Neighbourhood",
     "Operator",
     "OperatorCall",
+    "OperatorStats",
     "OptimiserInputs",
     "PayloadBoxes",
     "Plan",
+    "QuerySummary",
     "Reduce",
     "Region",
     "RegionCapture",
     "RegionError",
     "RegionLineage",
+    "RegionQueryStat",
     "RegionSignature",
     "RegionStrategy",
     "RegionTable",
@@ -100,6 +108,7 @@ __all__ = [
     "StepContext",
     "Transpose",
     "all_to_all",
+    "available_strategies",
     "backward",
     "capture_regions",
     "check_strategies",
@@ -110,9 +119,12 @@ __all__ = [
     "flip",
     "forward",
     "gather_inputs",
+    "mode_and_orientation",
     "neighbourhood",
     "optimise",
     "payload_boxes",
+    "read_operator_stats",
+    "read_query_summary",
     "reduce",
     "register_array_loader",
     "resample",
