@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
                     max_runtime=max_runtime, pinned=inputs.pins)
     print(render(plan, inputs.workload_source))
     print(_limits(args.max_disk, args.max_runtime, max_runtime, inputs.workflow_seconds))
-    for note in plan.notes:
+    for note in [*inputs.notes, *plan.notes]:
         print(f"  note: {note}")
     if args.dry_run:
         print("dry run: nothing stored")

@@ -38,7 +38,7 @@ import csv
 import json
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +86,7 @@ class OperatorFacts:
     operator: str
     strategies: tuple[str, ...]
     calls: int
+    note: str = ""
 
 
 # -- workload -----------------------------------------------------------------------------
@@ -206,17 +207,21 @@ def operator_facts(db: Database, recorded: Mapping[str, Iterable[str]]) -> dict[
     for op, (_, calls) in newest.items():
         record = records[op]
         seen = tuple(s for s in STRATEGIES if s in set(recorded.get(op, ())))
+        note = ""
         try:
             rebuilt = operator_from_spec(record.spec())
             strategies = available_strategies(rebuilt)
             rerun = can_rerun(rebuilt)
         except RegionError:
             strategies, rerun = seen, "blackbox" in seen
+            note = (f"{op}: its class {record.spec().get('class')} cannot be imported here, so "
+                    f"only the strategies it was recorded with are candidates ({', '.join(seen)});"
+                    " import its module (awl regions optimise --import MODULE)")
         stored_inputs = not any(a.startswith("tmp:") for a in record.input_arrays)
         strategies = tuple(s for s in strategies if s != "blackbox")
         if rerun and stored_inputs:
             strategies += ("blackbox",)
-        facts[op] = OperatorFacts(op, strategies, calls)
+        facts[op] = OperatorFacts(op, strategies, calls, note)
     return facts
 
 
@@ -307,6 +312,7 @@ class OptimiserInputs:
     pins: dict[str, list[str]]
     workflow_seconds: float
     workload_source: str
+    notes: list[str] = field(default_factory=list)
 
 
 def gather_inputs(db: Database, workload: str | Path | None = None,
@@ -331,4 +337,6 @@ def gather_inputs(db: Database, workload: str | Path | None = None,
     chosen = {op: list(c.strategies) for op, c in stored_choices().items()
               if c.pinned and c.strategies and op != DEFAULT_OPERATOR and op in facts}
     chosen.update(pins or {})
-    return OptimiserInputs(candidates, weights, chosen, workflow_seconds(facts, stats), source)
+    notes = [f.note for f in facts.values() if f.note]
+    return OptimiserInputs(candidates, weights, chosen, workflow_seconds(facts, stats), source,
+                           notes)
