@@ -25,6 +25,14 @@ from awlineage.regions._builtins import (
 )
 from awlineage.regions._call import ArrayRef, OperatorCall
 from awlineage.regions._capture import RegionCapture, capture_regions
+from awlineage.regions._cosmic_ops import (
+    ElementwiseWithGlobals,
+    FlaggedWithGlobals,
+    GlobalSummary,
+    elementwise_with_globals,
+    flagged_with_globals,
+    global_summary,
+)
 from awlineage.regions._errors import RegionError
 from awlineage.regions._geometry import (
     AxisMap,
@@ -62,8 +70,11 @@ __all__ = [
     "Boxes",
     "Crop",
     "Elementwise",
+    "ElementwiseWithGlobals",
     "FlaggedNeighbourhood",
+    "FlaggedWithGlobals",
     "Flip",
+    "GlobalSummary",
     "Neighbourhood",
     "Operator",
     "OperatorCall",
@@ -87,9 +98,12 @@ __all__ = [
     "crop",
     "decode_record",
     "elementwise",
+    "elementwise_with_globals",
     "flagged_neighbourhood",
+    "flagged_with_globals",
     "flip",
     "forward",
+    "global_summary",
     "neighbourhood",
     "payload_boxes",
     "reduce",
