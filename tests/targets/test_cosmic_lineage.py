@@ -3,7 +3,7 @@
 or flag changed must have that pixel in its lineage, in the run before or the run after (the
 run that flags a pixel records what its flag read). Then through the framework, on both
 databases: a flagged pixel reaches its raw neighbourhood and the frame's BACKGROUND, an
-unflagged one its own raw pixel."""
+unflagged one its own raw pixel, and every pixel the whole of its flat's normalisation (NORM)."""
 
 from __future__ import annotations
 
@@ -149,6 +149,11 @@ def test_a_cosmic_ray_reaches_its_neighbourhood_and_the_background(db, data_serv
     cells = alone[reduced.raw].cells() - origin
     assert [list(c) for c in cells if (c >= 0).all() and (c < mask.shape).all()] == \
         [list(quiet)]
-    assert backward(reduced, [quiet])[(reduced, "BACKGROUND")].is_empty()
+    everything = backward(reduced, [quiet])
+    assert everything[(reduced, "BACKGROUND")].is_empty()
+    # the flat's normalisation is a global input: reported whole, the raw flats pixel by pixel
+    assert everything[(reduced.flat, "NORM")].is_full()
+    for raw_flat in reduced.flat.raw_frames:
+        assert everything[raw_flat].count() == 1
     ahead = forward(reduced.raw, [hit + origin], to=ReducedScienceFrame)[reduced].cells()
     assert len(ahead) > 1 and np.abs(ahead - hit).max() < cosmic_ray_reach(ReductionParameters())
