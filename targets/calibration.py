@@ -152,6 +152,10 @@ class MasterFlat:
         Raw frames combined.
     bias_subtracted
         Whether a master bias was subtracted first.
+    normalisation
+        The global figures every pixel was divided by: the median level of each raw flat, then
+        the median of their combination over the good pixels (region lineage records them as
+        a global input, the flat's NORM HDU).
     """
 
     data: np.ndarray
@@ -159,6 +163,7 @@ class MasterFlat:
     level: float
     nframes: int
     bias_subtracted: bool
+    normalisation: np.ndarray | None = None
 
 
 def clipped_median(stack: np.ndarray, sigma: float, max_iterations: int) -> tuple[np.ndarray,
@@ -254,10 +259,11 @@ def make_master_flat(raws: Sequence[np.ndarray], bias: np.ndarray | None,
     stack /= levels[:, None, None]
     combined, _ = clipped_median(stack, parameters.sigma_clip, parameters.max_iterations)
     good = combined > parameters.min_response * np.median(combined)
-    combined /= np.median(combined[good])
+    normalisation = float(np.median(combined[good]))
+    combined /= normalisation
     bad = combined < parameters.min_response
     return MasterFlat(combined.astype(np.float32), bad, float(np.median(levels)), len(raws),
-                      bias is not None)
+                      bias is not None, np.append(levels, normalisation).astype(np.float64))
 
 
 def calibration_header(template: fits.Header | Sequence[fits.Header] | None, image_type: str,

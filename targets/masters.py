@@ -9,7 +9,14 @@ from collections.abc import Callable
 import numpy as np
 
 from awlineage import DataObject, Interval, Needs, OnePerGroup, Process, closest, persistent
-from awlineage.regions import ArrayRef, RegionCapture, capture_regions, elementwise
+from awlineage.regions import (
+    ArrayRef,
+    RegionCapture,
+    capture_regions,
+    elementwise,
+    elementwise_with_globals,
+    global_summary,
+)
 from targets.calibration import (
     BiasParameters,
     FlatParameters,
@@ -153,9 +160,19 @@ class DomeFlatFrame(MasterCalibration):
         window = FlatParameters().window(raws[0].obs_date)
         header = calibration_header([f.header for f in frames], "MASTERFLAT", master.nframes,
                                     window)
-        store_image(self, master.data, header, BAD=master.bad)
+        assert master.normalisation is not None
+        store_image(self, master.data, header, BAD=master.bad, NORM=master.normalisation)
         with capture_regions(self) as capture:
             inputs = trimmed_arrays(capture, raws, frames)
             if self.bias is not None:
                 inputs.append(capture.array(self.bias, shape=master.data.shape))
-            capture.apply(elementwise(), inputs)
+            # each pixel: the same pixel of every raw flat (and the bias), and the medians it
+            # was divided by, which come from every pixel (a global input, NORM)
+            norm = capture.apply(global_summary(
+                "the median level of each raw flat above the bias (RawDomeFlatFrame "
+                f"{', '.join(str(r.object_id) for r in raws)}, in that order), then the median "
+                "of their combination over the good pixels: each from every pixel of the raw "
+                "flats"), [], hdu="NORM", shape=master.normalisation.shape)
+            capture.apply(elementwise_with_globals(len(inputs), [
+                "NORM: every pixel is divided by its raw flats' median levels and by the "
+                "median of the combined flat"]), [*inputs, norm])

@@ -159,6 +159,11 @@ class ReducedImage:
         Bright star peaks and how many of them are masked as cosmic rays.
     unit
         The pixels' unit (the raw header's BUNIT when it names one, else ADU).
+    cosmic_ray_trace
+        In which LACosmic iteration each pixel was flagged (for region lineage); None when
+        cosmic rays were not looked for.
+    background
+        The local sky level and noise maps the cosmic-ray detection and the weight used.
     """
 
     data: np.ndarray
@@ -172,6 +177,8 @@ class ReducedImage:
     noise: np.ndarray | None = None
     star_peaks: StarPeaks | None = None
     unit: u.UnitBase = u.adu
+    cosmic_ray_trace: CosmicRayTrace | None = None
+    background: BackgroundMap | None = None
 
     @property
     def mask(self) -> np.ndarray:
@@ -280,6 +287,17 @@ _NOISE_FLOOR = 0.2
 """The local noise is at least this fraction of its median over the frame."""
 
 
+def background_mesh(background: BackgroundMap, box: int) -> np.ndarray:
+    """The level and noise maps at the centres of their meshes of `box` pixels (as
+    `background_map` sized them): (2, mesh rows, mesh columns), the small array that stands
+    for the maps (sep interpolates the maps through the mesh values with splines)."""
+    shape = background.level.shape
+    box = max(4, min(box, *shape))
+    rows, cols = (np.minimum(np.arange(0, n, box) + box // 2, n - 1) for n in shape)
+    grid = np.ix_(rows, cols)
+    return np.stack([background.level[grid], background.noise[grid]]).astype(np.float32)
+
+
 def star_peaks(data: np.ndarray, background: BackgroundMap, bad: np.ndarray,
                parameters: ReductionParameters) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The peaks of the stars of a frame: sep detections above `star_threshold` times the
@@ -360,6 +378,48 @@ def find_cosmic_rays(
     tuple
         The cosmic-ray mask and the cleaned data (float32).
     """
+    found = trace_cosmic_rays(data, bad, sky, gain, saturation, parameters, background,
+                              protected, iterations=False)
+    return found.mask, found.cleaned
+
+
+@dataclass(frozen=True)
+class CosmicRayTrace:
+    """What `trace_cosmic_rays` found, with what region lineage needs.
+
+    Attributes
+    ----------
+    mask, cleaned
+        As `find_cosmic_rays` returns them.
+    iteration
+        The LACosmic iteration that first flagged each pixel of the array astroscrappy saw
+        (the frame padded by `pad` pixels on every side), 0 where none did; None when not
+        traced.
+    pad
+        Pixels of padding around the frame in `iteration`.
+    """
+
+    mask: np.ndarray
+    cleaned: np.ndarray
+    iteration: np.ndarray | None
+    pad: int
+
+
+def trace_cosmic_rays(
+    data: np.ndarray,
+    bad: np.ndarray,
+    sky: SkyStatistics,
+    gain: float,
+    saturation: float,
+    parameters: ReductionParameters,
+    background: BackgroundMap | None = None,
+    protected: np.ndarray | None = None,
+    *,
+    iterations: bool = True,
+) -> CosmicRayTrace:
+    """`find_cosmic_rays`, also saying in which LACosmic iteration each pixel was first
+    flagged (when `iterations`): astroscrappy is deterministic, so running it again with 1,
+    2, ... iterations gives the mask after each, until it equals the final mask."""
     if background is None:
         level, noise = np.float32(sky.level), np.float32(sky.noise)
     else:
@@ -374,25 +434,30 @@ def find_cosmic_rays(
     def padded(array: np.ndarray, dtype: type) -> np.ndarray:
         return np.ascontiguousarray(np.pad(array, pad, mode="edge"), dtype=dtype)
 
-    mask, cleaned = astroscrappy.detect_cosmics(
-        padded(data, np.float32),
-        inmask=padded(ignored, np.bool_),
-        invar=padded(variance, np.float32),
-        sigclip=parameters.sigclip,
-        sigfrac=parameters.sigfrac,
-        objlim=parameters.objlim,
-        gain=gain,
-        satlevel=saturation * gain if math.isfinite(saturation) else np.inf,
-        niter=parameters.niter,
-        sepmed=parameters.separable_median,
-        cleantype=parameters.cleantype,
-    )
+    inputs = (padded(data, np.float32), padded(ignored, np.bool_), padded(variance, np.float32))
+
+    def run(niter: int) -> tuple[np.ndarray, np.ndarray]:
+        return astroscrappy.detect_cosmics(
+            inputs[0], inmask=inputs[1], invar=inputs[2],
+            sigclip=parameters.sigclip, sigfrac=parameters.sigfrac, objlim=parameters.objlim,
+            gain=gain, satlevel=saturation * gain if math.isfinite(saturation) else np.inf,
+            niter=niter, sepmed=parameters.separable_median, cleantype=parameters.cleantype)
+
+    mask, cleaned = run(parameters.niter)
+    iteration = None
+    if iterations:
+        iteration = np.where(mask, max(parameters.niter, 1), 0).astype(np.uint8)
+        for niter in range(1, parameters.niter):
+            earlier = run(niter)[0]
+            iteration[earlier & (iteration > niter)] = niter
+            if np.array_equal(earlier, mask):
+                break
     inside = (slice(pad, pad + data.shape[0]), slice(pad, pad + data.shape[1]))
     cleaned = cleaned[inside].astype(np.float32)
     found = mask[inside] & ~ignored
     if protected is not None:
         cleaned[protected] = data[protected]
-    return found, cleaned
+    return CosmicRayTrace(found, cleaned, iteration, pad)
 
 
 _EDGE_PAD = 8
@@ -519,11 +584,13 @@ def reduce_science(
     sky = background.statistics
     rows, cols, height = star_peaks(data, background, unusable, parameters)
     cosmic = np.zeros(data.shape, dtype=bool)
+    trace = None
     if parameters.detect_cosmic_rays:
         protected = (star_core_mask(data.shape, rows, cols, parameters.star_core_radius)
                      & ~unusable if parameters.protect_stars else None)
-        cosmic, data = find_cosmic_rays(data, unusable, sky, gain, saturation - pedestal,
-                                        parameters, background, protected)
+        trace = trace_cosmic_rays(data, unusable, sky, gain, saturation - pedestal,
+                                  parameters, background, protected)
+        cosmic, data = trace.mask, trace.cleaned
         applied.append("cosmic_rays")
     else:
         notes.append("cosmic-ray detection switched off (detect_cosmic_rays=False)")
@@ -546,4 +613,4 @@ def reduce_science(
         "BUNIT": unit.to_string() if unit != u.adu else "ADU",
     }, f"awlineage reduction: {', '.join(applied) or 'nothing applied'}")
     return ReducedImage(data, weight, cosmic, unusable, sky, tuple(applied), notes,
-                        reduced_header, background.noise, peaks, unit)
+                        reduced_header, background.noise, peaks, unit, trace, background)

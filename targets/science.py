@@ -5,6 +5,7 @@ filter. Each make records region lineage with the ready-made operators."""
 from __future__ import annotations
 
 import datetime
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -14,11 +15,13 @@ from awlineage import DataObject, Footprint, Needs, OnePer, OnePerGroup, Process
 from awlineage.regions import (
     capture_regions,
     elementwise,
-    flagged_neighbourhood,
+    flagged_with_globals,
+    global_summary,
     reduce,
     stack,
 )
 from targets.coadd import CoaddParameters, coadd
+from targets.cosmic_lineage import lineage_radius
 from targets.errors import GridError
 from targets.footprints import set_footprint
 from targets.images import read_hdu, store_image
@@ -37,7 +40,13 @@ from targets.parameters import (
     stage_parameters,
 )
 from targets.raw_frames import RawScienceFrame
-from targets.reduction import ReductionParameters, cosmic_ray_reach, reduce_science
+from targets.reduction import (
+    ReducedImage,
+    ReductionParameters,
+    background_mesh,
+    cosmic_ray_reach,
+    reduce_science,
+)
 from targets.region_operators import PlaceOnGrid, WcsResample
 from targets.regrid import (
     PixelTransform,
@@ -131,8 +140,9 @@ class ReducedScienceFrame(ScienceProduct):
                                                    reduced.star_peaks.masked)
         problem = set_footprint(self, reduced_wcs(self, reduced.data.shape), reduced.data.shape)
         self.notes = [*self.notes, *([problem] if problem else [])]
+        mesh = background_mesh(reduced.background, parameters.background_box)
         store_image(self, reduced.data, reduced.header, WEIGHT=reduced.weight,
-                    MASK=reduced.mask)
+                    MASK=reduced.mask, BACKGROUND=mesh)
         with capture_regions(self) as capture:
             shape = frame.data.shape
             image = trimmed_arrays(capture, [self.raw], [frame])[0]
@@ -144,12 +154,39 @@ class ReducedScienceFrame(ScienceProduct):
                 image = capture.apply(elementwise(), [image, capture.array(self.flat,
                                                                            shape=shape)],
                                       name="flattened")
-            # one to one, except cosmic-ray pixels: their neighbourhood, LACosmic's reach
-            call = capture.operator(flagged_neighbourhood(), [image], hdu=0)
+            # one to one, except cosmic-ray pixels: what their cleaned value and their flag
+            # were computed from (targets.cosmic_lineage), and the background maps (global)
+            background = capture.apply(global_summary(BACKGROUND_GLOBAL), [],
+                                       hdu="BACKGROUND", shape=mesh.shape)
+            call = capture.operator(flagged_with_globals([BACKGROUND_USE]),
+                                    [image, background], hdu=0)
             hits = np.argwhere(reduced.cosmic_rays)
             if len(hits):
-                call.lwrite_payload(hits, np.full(len(hits), cosmic_ray_reach(parameters)))
+                call.lwrite_payload(hits, cosmic_ray_radii(reduced, hits, parameters,
+                                                           self.raw.saturation))
             call.close()
+
+
+BACKGROUND_GLOBAL = (
+    "the local sky level and noise maps of the frame (sep.Background, at their mesh centres: "
+    "level, noise), computed from every unmasked pixel of the frame after bias and flat; "
+    "LACosmic also uses the median of those pixels")
+BACKGROUND_USE = (
+    "BACKGROUND: a flag is set against the noise of these maps, and the star cores kept from "
+    "flagging are sep detections on them; a flagged pixel whose 5x5 box has no unmasked pixel "
+    "gets the median of the frame's unmasked pixels")
+
+
+def cosmic_ray_radii(reduced: ReducedImage, hits: np.ndarray, parameters: ReductionParameters,
+                     saturation: float) -> np.ndarray:
+    """Per flagged pixel (`hits`, (N, 2)), the radius of the input it depends on
+    (`targets.cosmic_lineage.lineage_radius`; the static `cosmic_ray_reach` without a
+    trace)."""
+    trace = reduced.cosmic_ray_trace
+    if trace is None or trace.iteration is None:
+        return np.full(len(hits), cosmic_ray_reach(parameters))
+    radius = lineage_radius(trace.iteration, parameters, math.isfinite(saturation))
+    return radius[hits[:, 0] + trace.pad, hits[:, 1] + trace.pad]
 
 
 def _has_wcs(raw: RawScienceFrame) -> bool:

@@ -30,6 +30,14 @@ from awlineage.regions._builtins import (
 )
 from awlineage.regions._call import ArrayRef, OperatorCall
 from awlineage.regions._capture import RegionCapture, capture_regions
+from awlineage.regions._cosmic_ops import (
+    ElementwiseWithGlobals,
+    FlaggedWithGlobals,
+    GlobalSummary,
+    elementwise_with_globals,
+    flagged_with_globals,
+    global_summary,
+)
 from awlineage.regions._cost import CostModel, OperatorStats, read_operator_stats
 from awlineage.regions._errors import RegionError
 from awlineage.regions._geometry import (
@@ -81,8 +89,11 @@ __all__ = [
     "CostModel",
     "Crop",
     "Elementwise",
+    "ElementwiseWithGlobals",
     "FlaggedNeighbourhood",
+    "FlaggedWithGlobals",
     "Flip",
+    "GlobalSummary",
     "InfeasiblePlanError",
     "Neighbourhood",
     "Operator",
@@ -115,10 +126,13 @@ __all__ = [
     "crop",
     "decode_record",
     "elementwise",
+    "elementwise_with_globals",
     "flagged_neighbourhood",
+    "flagged_with_globals",
     "flip",
     "forward",
     "gather_inputs",
+    "global_summary",
     "mode_and_orientation",
     "neighbourhood",
     "optimise",

@@ -184,7 +184,7 @@ def test_the_reduced_science_frame_version_covers_reduce_science() -> None:
     from targets.science import ReducedScienceFrame
 
     covered = covered_code(ReducedScienceFrame)
-    assert {"targets.reduction.reduce_science", "targets.reduction.find_cosmic_rays",
+    assert {"targets.reduction.reduce_science", "targets.reduction.trace_cosmic_rays",
             "targets.science.ReducedScienceFrame.make"} <= set(covered)
     assert not [name for name in covered if name.startswith(("awlineage", "numpy", "astropy"))]
 
