@@ -160,7 +160,9 @@ class DomeFlatFrame(MasterCalibration):
         window = FlatParameters().window(raws[0].obs_date)
         header = calibration_header([f.header for f in frames], "MASTERFLAT", master.nframes,
                                     window)
-        assert master.normalisation is not None
+        if master.normalisation is None:  # make_master_flat always measures it
+            raise ValueError(f"master flat of chip {self.chip} filter {self.filter}: no "
+                             "normalisation was measured")
         store_image(self, master.data, header, BAD=master.bad, NORM=master.normalisation)
         with capture_regions(self) as capture:
             inputs = trimmed_arrays(capture, raws, frames)

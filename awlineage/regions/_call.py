@@ -93,6 +93,12 @@ class OperatorCall:
         self.lineage_seconds = 0.0
         self._timing = False
 
+    @timed_lineage
+    def record_lineage(self) -> None:
+        """Let the operator record this call's lineage from shapes and parameters
+        (`Operator.record`), timed as lineage writing."""
+        self.op.record(self)
+
     # -- shapes ---------------------------------------------------------------------------
     @property
     def shapes(self) -> Shapes:

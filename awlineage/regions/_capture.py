@@ -17,6 +17,7 @@ from awlineage.persistence import DBObject
 from awlineage.regions._call import ArrayRef, OperatorCall, hdu_name
 from awlineage.regions._capture_stats import call_fan
 from awlineage.regions._errors import RegionError
+from awlineage.regions._loaders import can_load
 from awlineage.regions._operator import MODES, AllToAll, Operator
 from awlineage.regions._records import RegionTable, current_run
 from awlineage.regions._strategy_choice import ChoiceBook
@@ -116,7 +117,8 @@ class RegionCapture:
                  hdu: int | str | None = None, name: str | None = None,
                  shape: Sequence[int] | None = None, mode: str | None = None,
                  entire_array: bool | None = None, reuse: bool | str = False,
-                 orientation: str | None = None) -> OperatorCall:
+                 orientation: str | None = None, follow_choice: bool = False
+                 ) -> OperatorCall:
         """Start a call of `op` on `inputs`, writing HDU `hdu` of the output or the
         intermediate `name` (default: HDU 0).
 
@@ -134,6 +136,10 @@ class RegionCapture:
         reuse
             Reuse lineage recorded for the same signature (full mode): True after a second
             capture confirmed it, ``"trust"`` at once.
+        follow_choice
+            Follow the stored strategy choice for the operator when no `mode` is given. `run`
+            and `apply` set it, since there the operator writes its own lineage and asks
+            ``call.wants(mode)``; a caller writing lineage itself keeps the operator's default.
         orientation
             Orientation of this call's full-mode tables (default: the stored choice's, else
             the capture's).
@@ -161,8 +167,9 @@ class RegionCapture:
         if orientation is not None and orientation not in ORIENTATIONS:
             raise RegionError(f"operator {op.name}: orientation must be one of "
                               f"{ORIENTATIONS}, got {orientation!r}")
-        decision = None if mode is not None else self.choices.decide(
-            op, not any(ref.is_intermediate for ref in inputs))
+        decision = None
+        if mode is None and follow_choice and self.choices.choices:
+            decision = self.choices.decide(op, all(can_load(r.owner, r.array) for r in inputs))
         chosen = mode or (decision.mode if decision else op.default_mode())
         orientation = orientation or (decision.orientation if decision and decision.mode ==
                                       "full" else self.orientation)
@@ -194,11 +201,9 @@ class RegionCapture:
         no lineage here, so it is recorded as all-to-all."""
         if isinstance(op, str):
             op = AllToAll(op)
-        call = self.operator(op, inputs, **options)
+        call = self.operator(op, inputs, follow_choice=True, **options)
         if call.wants("full"):
-            started = time.perf_counter()
-            call.op.record(call)
-            call.lineage_seconds += time.perf_counter() - started
+            call.record_lineage()
         return self._close(call)
 
     def run(self, op: Operator, inputs: Sequence[ArrayRef], arrays: Sequence[Any],
@@ -215,7 +220,7 @@ class RegionCapture:
             if tuple(np.shape(data)) != ref.shape:
                 raise RegionError(f"operator {getattr(op, 'name', op)}: array {i} has shape "
                                   f"{np.shape(data)}, input {ref!r} was declared {ref.shape}")
-        call = self.operator(op, inputs, **options)
+        call = self.operator(op, inputs, follow_choice=True, **options)
         started, written = time.perf_counter(), call.lineage_seconds
         result = call.op.run(*arrays, lineage=call)
         # the operator's own time: lwrite calls inside run() count as lineage

@@ -28,7 +28,8 @@ PAYLOAD_CELL_LIMIT = 1 << 16
 def call_fan(call: OperatorCall) -> tuple[float, float]:
     """(fan-in, fan-out) of `call` after its lineage was encoded: mean input cells per output
     cell with lineage (summed over inputs), and mean output cells per input cell with
-    lineage. (0, 0) when nothing tells (black-box calls, mapping functions that raise)."""
+    lineage. (0, 0) when nothing tells (black-box calls, mapping functions that raise):
+    statistics are a by-product and never fail a capture."""
     shapes = call.shapes
     mode = call.mode
     if mode == "all":
@@ -42,7 +43,7 @@ def call_fan(call: OperatorCall) -> tuple[float, float]:
             return payload_fan(call.op, tables[0], shapes)
         if mode == "map":
             return map_fan(call.op, shapes)
-    except RegionError:
+    except Exception:  # a user's mapping function may raise anything
         pass
     return 0.0, 0.0
 

@@ -47,9 +47,6 @@ class FlaggedWithGlobals(Operator):
     """
 
     supported_modes = ("comp",)
-    #: The lineage of a payload row's cells is the union of each cell's (a square grown by
-    #: the row's radius): forward queries may test whole rows.
-    payload_per_cell = False
 
     def __init__(self, globals: Sequence[str] = ()) -> None:
         super().__init__("flagged_with_globals",

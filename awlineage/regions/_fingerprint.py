@@ -29,13 +29,27 @@ class Unknowable(Exception):
 
 
 def fingerprint(value: Any) -> str | None:
-    """A hex digest of everything `value` is made of (None when it cannot be known)."""
+    """A hex digest of everything `value` is made of (None when it cannot be known), with
+    the versions of the packages whose classes are known by name."""
     try:
-        description = _describe(value, 0, set())
+        description = [_describe(value, 0, set()), dict(_versions())]
     except (Unknowable, RecursionError):
         return None
     text = json.dumps(description, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+@functools.cache
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for package in _BY_NAME[1:]:
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            found[package] = "none"
+    return found
 
 
 def _digest(data: bytes) -> str:
@@ -125,16 +139,34 @@ def _global_names(code: types.CodeType) -> set[str]:
     return names
 
 
+#: Class attributes that say nothing about behaviour.
+_CLASS_NOISE = frozenset({"__dict__", "__weakref__", "__module__", "__doc__", "__qualname__",
+                          "__annotations__", "__slots__", "__firstlineno__",
+                          "__static_attributes__", "__orig_bases__", "__parameters__"})
+#: Packages whose classes are known by name: their code changes with their version, which
+#: the fingerprint records.
+_BY_NAME = ("builtins", "numpy", "scipy", "astropy", "awlineage")
+
+
 def _class(cls: type, depth: int, active: set[int]) -> Any:
-    """A class by its qualified name and, for classes defined outside installed libraries,
-    the code of the methods it defines."""
+    """A class by its qualified name and, for classes defined outside the packages of
+    `_BY_NAME`, everything it defines (methods, dunder methods such as ``__call__``, class
+    attributes) and its base classes."""
     module = getattr(cls, "__module__", "") or ""
-    if module == "builtins" or module.split(".")[0] in ("numpy", "scipy", "astropy"):
-        return {"class": f"{module}:{cls.__qualname__}"}
-    methods = {name: _describe(attr, depth + 1, active) for name, attr in vars(cls).items()
-               if isinstance(attr, types.FunctionType | staticmethod | classmethod)
-               and not name.startswith("__")} if depth < 3 else {}
-    return {"class": f"{module}:{cls.__qualname__}", "methods": methods}
+    name = f"{module}:{cls.__qualname__}"
+    if module.split(".")[0] in _BY_NAME:
+        return {"class": name}
+    body = {}
+    for attr, value in vars(cls).items():
+        if attr in _CLASS_NOISE:
+            continue
+        if isinstance(value, staticmethod | classmethod):
+            value = value.__func__
+        elif isinstance(value, property):
+            value = (value.fget, value.fset, value.fdel)
+        body[attr] = _describe(value, depth + 1, active)
+    bases = [_describe(b, depth + 1, active) for b in cls.__bases__ if b is not object]
+    return {"class": name, "body": body, "bases": bases}
 
 
 def _object(value: Any, depth: int, active: set[int]) -> Any:

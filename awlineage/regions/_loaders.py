@@ -32,6 +32,17 @@ def parse_hdu(array: str) -> int | str:
     return int(value) if value.lstrip("-").isdigit() else value
 
 
+def can_load(obj: DBObject, array: str) -> bool:
+    """Whether `load_array` could give `array` of `obj` again (a black-box call needs it):
+    a stored HDU of a DataObject with a file, or one a registered loader supplies."""
+    if not array.startswith("hdu:"):
+        return False
+    if isinstance(obj, DataObject) and obj.filename:
+        return True
+    hdu = parse_hdu(array)
+    return any(loader(obj, hdu) is not None for loader in reversed(_loaders))
+
+
 def load_array(obj: DBObject, array: str) -> np.ndarray:
     """The contents of `array` of `obj`, or raise saying why it cannot be had."""
     if not array.startswith("hdu:"):

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from awlineage.regions._cost import stored_table
 from awlineage.regions._errors import RegionError
 from awlineage.regions._operator import operator_from_spec
 from awlineage.regions._optimiser import DIRECTIONS, Candidate
@@ -160,7 +161,7 @@ def recorded_workload(db: Database) -> list[WorkloadLine]:
     that passed through it and the mean cells its hops were given (one query)."""
     from awlineage.regions._stats import RegionQueryStat
 
-    table = _table(db, RegionQueryStat)
+    table = stored_table(db, RegionQueryStat)
     if table is None:
         return []
     c = table.c
@@ -170,15 +171,6 @@ def recorded_workload(db: Database) -> list[WorkloadLine]:
         return [WorkloadLine(op, direction, float(n), float(cells or 0))
                 for op, direction, n, cells in conn.execute(query)
                 if direction in DIRECTIONS]
-
-
-def _table(db: Database, cls: type) -> sa.Table | None:
-    from awlineage.errors import UnknownClassError
-
-    try:
-        return db.tables_for(cls).table
-    except UnknownClassError:
-        return None
 
 
 # -- operators ----------------------------------------------------------------------------
@@ -193,7 +185,7 @@ def operator_facts(db: Database, recorded: Mapping[str, Iterable[str]]) -> dict[
     """
     from awlineage.database import load_objects
 
-    table = _table(db, RegionTable)
+    table = stored_table(db, RegionTable)
     if table is None:
         return {}
     c = table.c
@@ -334,7 +326,7 @@ def gather_inputs(db: Database, workload: str | Path | None = None,
         source = "recorded queries" if lines else "none (no queries recorded): least storage"
     weights, cells = workload_weights(lines)
     candidates = estimate_candidates(facts, stats, CostModel.from_database(db), cells)
-    chosen = {op: list(c.strategies) for op, c in stored_choices().items()
+    chosen = {op: list(c.strategies) for op, c in stored_choices(db).items()
               if c.pinned and c.strategies and op != DEFAULT_OPERATOR and op in facts}
     chosen.update(pins or {})
     notes = [f.note for f in facts.values() if f.note]

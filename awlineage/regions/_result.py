@@ -32,10 +32,11 @@ class ArrayLineage:
 class RegionLineage:
     """The answer of `backward` or `forward`: a `Region` per stored array that contributed.
 
-    Index it with an object (its HDU 0, or its only array reached) or ``(object, hdu)``; an
-    array that did not contribute raises `KeyError`. Arrays the walk passed whose region came
-    out empty are listed only when the query was asked with ``keep_empty=True``; they are then
-    marked (``entry.contributed`` is False) and indexing them gives their empty region.
+    Index it with an object (its HDU 0, or its only array that contributed) or ``(object,
+    hdu)``; an array that did not contribute raises `KeyError`. Arrays the walk passed whose
+    region came out empty are listed only when the query was asked with ``keep_empty=True``;
+    they are then marked (``entry.contributed`` is False) and indexing them gives their empty
+    region.
 
     Examples
     --------
@@ -70,8 +71,10 @@ class RegionLineage:
         if hdu is not None:
             wanted = parse_hdu(f"hdu:{hdu}")
             matches = [e for e in matches if e.hdu == wanted]
-        elif len(matches) > 1:
-            matches = [e for e in matches if e.hdu == 0] or matches[:0]
+        else:  # its HDU 0 if that contributed, else its only array that did
+            contributing = [e for e in matches if e.contributed] or matches
+            matches = [e for e in contributing if e.hdu == 0] or \
+                (contributing if len(contributing) == 1 else [])
         return matches[0] if matches else None
 
     def __contains__(self, key: Any) -> bool:

@@ -25,6 +25,7 @@ from awlineage.regions._strategies import (
 )
 
 if TYPE_CHECKING:
+    from awlineage.database import Database
     from awlineage.regions._optimiser import Plan
 
 DEFAULT_OPERATOR = "*"
@@ -76,13 +77,13 @@ def check_strategies(operator: str, names: Sequence[str]) -> list[str]:
     return names
 
 
-def stored_choices() -> dict[str, RegionStrategy]:
-    """The newest choice per operator name, in one query; empty outside a connected
-    database."""
+def stored_choices(database: Database | None = None) -> dict[str, RegionStrategy]:
+    """The newest choice per operator name in `database` (default: the current one), in one
+    query; empty outside a connected database."""
     from awlineage.query import select
 
     try:
-        store = current_store()
+        store = database or current_store()
     except NotConnectedError:
         return {}
     return {c.operator: c for c in select(RegionStrategy, database=store).newest()}
