@@ -14,9 +14,13 @@ table, deduplicated Region. The tables are decoded once (time reported separatel
 Part 2: two 512 x 2000 images through cosmic-ray detection (astroscrappy, composite
 lineage), background subtraction and masking (mapping operators), a composite, cosmic-ray
 repair (composite), smoothing (mapping) and star detection (sep, composite with a payload per
-star). Printed: lineage storage as a multiple of the input size, capture runtime overhead
-(the same workflow, objects committed both times, without capture), and a star's backward
-query to the raw images against black-box re-execution of the UDFs.
+star). Figure 5 of seed 000 as tables, per strategy (BlackBox, FullOne, SubZero, and the
+optimiser's choice): lineage storage as a multiple of the input size, capture runtime
+overhead (the same workflow, objects committed both times, without capture), and the five
+backward and one forward query of seed 000 II-A (the answers checked equal across
+strategies). The optimiser reads the statistics and recorded queries of the first three
+(MaxDISK 2x the input per execution, runtime unbounded), stores its plan, and the workflow
+is re-run with no mode given, so that its captures follow the plan.
 
 Part 3: the SubZero genomics case (seed 000 section VIII-B, Figures 6 and 7): see
 benchmarks/genomics.py.
