@@ -4,10 +4,18 @@ workflow without lineage (disk, runtime, the four queries), then the strategy op
 under storage constraints, its expected query costs and the costs measured when the
 workflow is re-run with its choice.
 
+Every execution's queries run static (``prefer="stored"``: a UDF's stored lineage always
+answers, Figure 6(b)); the static strategies' queries run a second time dynamic (the default
+of `backward`/`forward`: the query-time choice of seed 000 VII-A picks, per hop, stored
+lineage or re-execution, Figure 6(c)), with the strategies the hops used
+(``result.stats.strategies``). Figure 7's executions are queried dynamic, as a user would.
+
 Per-hop seconds (what the optimiser needs per operator) are taken by timing each hop of
 the real queries, `awlineage.regions._query`'s step functions wrapped for the duration of a
-query. Stored lineage is decoded afresh for every query (the decode cache is cleared), as a
-query after a restart would.
+query (the recorded `RegionQueryStat` rows time the same hops, but are keyed by record, not
+by query run). Stored lineage is decoded afresh for every query (the decode cache is
+cleared), as a query after a restart would. Queries record their statistics (the default),
+so the dynamic choice is calibrated on the hops recorded before it.
 
 Usage: python benchmarks/regions.py --part 3 [--quick] [--repeat R] [--database URL]
 """
@@ -20,7 +28,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -64,22 +72,26 @@ The paper (seed 000 VIII-B, Figures 6 and 7), for comparison:
 
 @dataclass
 class QueryTimes:
-    """One query's median seconds, its result size, and median seconds per UDF hop."""
+    """One query's median seconds, its result size, median seconds per UDF hop, and how
+    many hops used each strategy (``rerun``, ``map``, a stored strategy; last run)."""
 
     seconds: float
     cells: int
     hops: dict[str, float] = field(default_factory=dict)
+    strategies: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
 class Measured:
-    """One execution under a strategy assignment: disk, runtime, queries."""
+    """One execution under a strategy assignment: disk, runtime, queries (static unless
+    `dynamic_only`), and the queries run dynamic when asked for."""
 
     strategies: dict[str, str]
     disk: dict[str, int]
     runtime: float
     udf_seconds: dict[str, float]
     queries: dict[str, QueryTimes]
+    dynamic: dict[str, QueryTimes] | None = None
 
 
 @contextmanager
@@ -103,10 +115,12 @@ def hop_timer() -> Iterator[dict[str, list[float]]]:
         query_module.step_backward, query_module.step_forward = originals
 
 
-def queries(run: GenomicsRun, rng_seed: int = 5) -> dict[str, Callable[[], Any]]:
+def queries(run: GenomicsRun, rng_seed: int = 5, prefer: str | None = None
+            ) -> dict[str, Callable[[], Any]]:
     """The paper's four queries on one execution (the same cells for every execution of the
     same data): a prediction back to the training matrix, a model feature back to it,
-    training values of an informative feature forward to the model and to the predictions."""
+    training values of an informative feature forward to the model and to the predictions.
+    `prefer` goes to `backward`/`forward` (None: the query-time choice)."""
     rng = np.random.default_rng(rng_seed)
     model = run.array("F_model")
     informative = ExtractContributions().selected(model)
@@ -117,18 +131,22 @@ def queries(run: GenomicsRun, rng_seed: int = 5) -> dict[str, Callable[[], Any]]
     values = (slice(1 + feature, 2 + feature), slice(first, first + 10))
     o = run.objects
     return {
-        "BQ0": lambda: backward(o["H_predict"], [[0, patient]], to=GenomicsTraining),
+        "BQ0": lambda: backward(o["H_predict"], [[0, patient]], to=GenomicsTraining,
+                                prefer=prefer),
         "BQ1": lambda: backward(o["F_model"], (slice(feature, feature + 1), slice(None)),
-                                to=GenomicsTraining),
-        "FQ0": lambda: forward(o["training"], values, to=GenomicsModel),
-        "FQ1": lambda: forward(o["training"], values, to=GenomicsPredictions),
+                                to=GenomicsTraining, prefer=prefer),
+        "FQ0": lambda: forward(o["training"], values, to=GenomicsModel, prefer=prefer),
+        "FQ1": lambda: forward(o["training"], values, to=GenomicsPredictions,
+                               prefer=prefer),
     }
 
 
-def time_queries(run: GenomicsRun, repeat: int) -> dict[str, QueryTimes]:
-    """Median seconds of each query (lineage decoded afresh each time) and of its UDF hops."""
+def time_queries(run: GenomicsRun, repeat: int, prefer: str | None
+                 ) -> dict[str, QueryTimes]:
+    """Median seconds of each query (lineage decoded afresh each time) and of its UDF hops,
+    static (``prefer="stored"``) or dynamic (None)."""
     found = {}
-    for name, action in queries(run).items():
+    for name, action in queries(run, prefer=prefer).items():
         totals, per_hop, cells = [], defaultdict(list), 0
         for _ in range(repeat):
             recording_module._decoded_cache.clear()
@@ -141,13 +159,16 @@ def time_queries(run: GenomicsRun, repeat: int) -> dict[str, QueryTimes]:
                     per_hop[op].append(sum(hops[op]))
             cells = sum(entry.region.count() for entry in result)
         found[name] = QueryTimes(statistics.median(totals), cells,
-                                 {op: statistics.median(v) for op, v in per_hop.items()})
+                                 {op: statistics.median(v) for op, v in per_hop.items()},
+                                 dict(result.stats.strategies))
     return found
 
 
 def measure(data: tuple[np.ndarray, np.ndarray], strategies: dict[str, str], repeat: int,
-            runs: int) -> Measured:
-    """Run the workflow `runs` times under `strategies` (best runtime), then its queries."""
+            runs: int, static: bool = True, dynamic: bool = False) -> Measured:
+    """Run the workflow `runs` times under `strategies` (best runtime), then its queries:
+    static and/or dynamic (`Measured.queries` holds the static ones when run, else the
+    dynamic ones)."""
     best: GenomicsRun | None = None
     times = []
     for _ in range(runs):
@@ -164,8 +185,11 @@ def measure(data: tuple[np.ndarray, np.ndarray], strategies: dict[str, str], rep
     disk = {op: sum(len(r.encoding or b"") for r in select(RegionTable.output ==
                                                             best.objects[op]))
             for op in UDFS}
+    fixed = time_queries(best, repeat, "stored") if static else None
+    chosen = time_queries(best, repeat, None) if dynamic or not static else None
     measured = Measured(dict(strategies), disk, min(times), dict(best.seconds),
-                        time_queries(best, repeat))
+                        fixed if fixed is not None else chosen,
+                        chosen if dynamic else None)
     best.store.close()
     return measured
 
@@ -296,11 +320,44 @@ def print_figure6(static: dict[str, Measured], plain: float, input_bytes: int) -
         print(f"  {q}: " + "; ".join(parts))
 
 
+def _used(times: QueryTimes) -> str:
+    """The strategies the query's hops used, ``rerun 2, full-backward 1``-style (mapping
+    and entire-array hops left out)."""
+    used = {s: n for s, n in times.strategies.items() if s not in ("map", "all")}
+    return ",".join(f"{s}:{n}" for s, n in sorted(used.items())) or "-"
+
+
+def print_figure6c(static: dict[str, Measured]) -> None:
+    """Figure 6(c): the queries with the query-time choice (dynamic) beside static, ms and
+    speed-up over BlackBox (static), and the strategies the dynamic hops used."""
+    print("\nFigure 6(c): query seconds with the query-time choice (dynamic) beside static "
+          "(6(b)); ms, and speed-up over BlackBox (>1 faster)")
+    print(f"{'strategy':<10}" + "".join(f"{q + ' static':>17}{q + ' dynamic':>18}"
+                                        for q in QUERIES))
+    box = static["BlackBox"].queries
+    worst = 0.0
+    for name, m in static.items():
+        assert m.dynamic is not None
+        cells = ""
+        for q in QUERIES:
+            s, d = m.queries[q].seconds, m.dynamic[q].seconds
+            worst = max(worst, d / box[q].seconds)
+            cells += (f"{_ms(s)}{box[q].seconds / s:>6.2f}x"
+                      f"{_ms(d)}{box[q].seconds / d:>7.2f}x")
+        print(f"{name:<10}{cells}")
+    print("UDF hops of the dynamic queries by strategy (static: every hop its UDF's "
+          "strategy):")
+    for name, m in static.items():
+        assert m.dynamic is not None
+        print(f"  {name:<9}" + "; ".join(f"{q} {_used(m.dynamic[q])}" for q in QUERIES))
+    print(f"  slowest dynamic query against BlackBox: {worst:.2f}x its time (paper: <= ~2x)")
+
+
 def print_figure7(rows: list[tuple[str, dict[str, str], dict[str, float], Measured]],
                   plain: float, how: str) -> None:
     """Figure 7: chosen strategies, expected and measured query costs, overheads."""
     print(f"\nFigure 7: strategies chosen under storage constraints, unbounded runtime "
-          f"({how}); ms, expected -> measured")
+          f"({how}); ms, expected -> measured (dynamic queries)")
     print(f"{'setting':<14}" + "".join(f"{op:>14}" for op in UDFS) + f"{'disk MB':>9}"
           f"{'x run':>7}" + "".join(f"{q:>18}" for q in QUERIES))
     for label, choice, expected, m in rows:
@@ -333,9 +390,10 @@ def run(quick: bool = False, repeat: int = 5, database: str | None = None) -> No
     with tempfile.TemporaryDirectory() as tmp:
         connect(database or f"sqlite:///{tmp}/genomics-bench.db")
         plain, plain_udf = baseline(data, 3)
-        static = {name: measure(data, {op: s for op in UDFS}, repeat, runs)
+        static = {name: measure(data, {op: s for op in UDFS}, repeat, runs, dynamic=True)
                   for name, s in STATIC.items()}
         print_figure6(static, plain, input_bytes)
+        print_figure6c(static)
         costs = costs_from(static, plain_udf)
         full_disk = sum(costs.disk[(op, "full-both")] for op in UDFS)
         ladder = [("paper", mb, mb * MB) for mb in STORAGE_MB]
@@ -350,14 +408,16 @@ def run(quick: bool = False, repeat: int = 5, database: str | None = None) -> No
             choice, answered, how = choose(costs, limit)
             key = tuple(choice[op] for op in UDFS)
             if key not in measured_choices:
-                measured_choices[key] = measure(data, choice, repeat, runs)
+                measured_choices[key] = measure(data, choice, repeat, runs, static=False)
             label = f"{mb}MB" if kind == "paper" else f"{mb}%={limit / 1e3:.0f}KB"
             rows.append((label, _shown(choice, answered), costs.expected(answered),
                          measured_choices[key]))
         for name in ("BlackBox", "FullOne", "FullBoth"):
             m = static[name]
             same = {op: {"backward": s, "forward": s} for op, s in m.strategies.items()}
-            rows.append((f"all {name}", m.strategies, costs.expected(same), m))
+            assert m.dynamic is not None
+            rows.append((f"all {name}", m.strategies, costs.expected(same),
+                         replace(m, queries=m.dynamic)))
         print_figure7(rows, plain, how)
         print(f"  (storing every strategy of every UDF: {full_disk / MB:.3f} MB full-both; "
               f"the scaled ladder's 100% = {scale / 1e3:.0f} KB)")
