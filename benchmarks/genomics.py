@@ -26,17 +26,14 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from awlineage import backward, connect, forward, select
-from awlineage.regions import Candidate, RegionTable, optimise
-from awlineage.regions import _query as query_module
-from awlineage.regions import _recording as recording_module
+from awlineage.regions import Candidate, RegionQueryStat, RegionTable, forget_decoded, optimise
 from benchmarks.genomics_workflow import (
     UDFS,
     ExtractContributions,
@@ -94,25 +91,15 @@ class Measured:
     dynamic: dict[str, QueryTimes] | None = None
 
 
-@contextmanager
-def hop_timer() -> Iterator[dict[str, list[float]]]:
-    """Seconds of every hop of the queries run inside, by operator name."""
-    hops: dict[str, list[float]] = defaultdict(list)
-    originals = query_module.step_backward, query_module.step_forward
-
-    def timed(step: Callable[..., Any]) -> Callable[..., Any]:
-        def wrapper(record: RegionTable, *args: Any) -> Any:
-            start = time.perf_counter()
-            result = step(record, *args)
-            hops[record.operator].append(time.perf_counter() - start)
-            return result
-        return wrapper
-
-    query_module.step_backward, query_module.step_forward = (timed(s) for s in originals)
-    try:
-        yield hops
-    finally:
-        query_module.step_backward, query_module.step_forward = originals
+def hop_seconds() -> dict[str, float]:
+    """Seconds of the hops of the newest query, by operator name, from the statistics the
+    query recorded (`RegionQueryStat`, one per hop)."""
+    newest = select(RegionQueryStat).order_by("-object_id").first()
+    hops: dict[str, float] = defaultdict(float)
+    if newest is not None:
+        for stat in select(RegionQueryStat.query == newest.query):
+            hops[stat.operator] += stat.seconds
+    return hops
 
 
 def queries(run: GenomicsRun, rng_seed: int = 5, prefer: str | None = None
@@ -149,14 +136,14 @@ def time_queries(run: GenomicsRun, repeat: int, prefer: str | None
     for name, action in queries(run, prefer=prefer).items():
         totals, per_hop, cells = [], defaultdict(list), 0
         for _ in range(repeat):
-            recording_module._decoded_cache.clear()
-            with hop_timer() as hops:
-                start = time.perf_counter()
-                result = action()
-                totals.append(time.perf_counter() - start)
+            forget_decoded()
+            start = time.perf_counter()
+            result = action()
+            totals.append(time.perf_counter() - start)
+            hops = hop_seconds()
             for op in UDFS:
                 if op in hops:
-                    per_hop[op].append(sum(hops[op]))
+                    per_hop[op].append(hops[op])
             cells = sum(entry.region.count() for entry in result)
         found[name] = QueryTimes(statistics.median(totals), cells,
                                  {op: statistics.median(v) for op, v in per_hop.items()},

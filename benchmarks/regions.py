@@ -689,15 +689,14 @@ def optimise_astronomy(input_bytes: int) -> tuple[object, str]:
     plan is stored so that captures without a mode follow it. Returns (plan, its table as
     ``awl regions optimise`` prints it)."""
     from awlineage import current_database, select
-    from awlineage.cli._region_optimise import render
-    from awlineage.regions import RegionTable, gather_inputs, optimise, store_plan
+    from awlineage.regions import RegionTable, gather_inputs, optimise, plan_table, store_plan
 
     executions = select(RegionTable.operator == "detect_stars").count()
     limit = ASTRO_MAX_DISK * input_bytes * executions
     inputs = gather_inputs(current_database())
     plan = optimise(inputs.candidates, inputs.weights, max_disk=limit, pinned=inputs.pins)
     store_plan(plan)
-    text = render(plan, inputs.workload_source)
+    text = plan_table(plan, inputs.workload_source)
     return plan, (f"MaxDISK {limit / MB:.1f} MB ({ASTRO_MAX_DISK:g}x the input x "
                   f"{executions} executions recorded), runtime unbounded\n{text}")
 

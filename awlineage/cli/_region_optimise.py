@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import Any
 
-from awlineage.regions import RegionError
+from awlineage.regions import RegionError, format_size, plan_table
 
 UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
@@ -61,14 +60,6 @@ def parse_pin(text: str) -> tuple[str, list[str]]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def format_size(size: float) -> str:
-    """``1.5 MB``-style text for a number of bytes."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if size >= scale:
-            return f"{size / scale:.3g} {unit}"
-    return f"{size:.0f} B"
-
-
 def add(actions: argparse._SubParsersAction) -> None:
     """Add ``optimise`` to the subcommands of ``awl regions``."""
     parser = actions.add_parser(
@@ -115,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     plan = optimise(inputs.candidates, inputs.weights, max_disk=args.max_disk,
                     max_runtime=max_runtime, pinned=inputs.pins)
-    print(render(plan, inputs.workload_source))
+    print(plan_table(plan, inputs.workload_source))
     print(_limits(args.max_disk, args.max_runtime, max_runtime, inputs.workflow_seconds))
     for note in [*inputs.notes, *plan.notes]:
         print(f"  note: {note}")
@@ -151,24 +142,3 @@ def _limits(max_disk: int | None, limit: tuple[str, float] | None, seconds: floa
     else:
         runtime = f"{seconds:.4g} s of capture"
     return f"limits: disk {disk}; runtime {runtime}"
-
-
-def render(plan: Any, source: str) -> str:
-    """The plan as a table: per operator its strategies, the strategy answering each
-    direction, expected query seconds, disk and capture runtime; then the totals."""
-    header = ("operator", "strategies", "backward by", "forward by", "query s", "disk",
-              "runtime s")
-    rows = [header]
-    for name, p in sorted(plan.operators.items()):
-        label = ",".join(p.strategies) + (" (pinned)" if p.pinned else "")
-        rows.append((name, label, p.answered_by.get("backward", "-"),
-                     p.answered_by.get("forward", "-"), f"{p.query_seconds:.4g}",
-                     format_size(p.disk_bytes), f"{p.runtime_seconds:.4g}"))
-    rows.append(("total", "", "", "", f"{plan.query_seconds:.4g}",
-                 format_size(plan.disk_bytes), f"{plan.runtime_seconds:.4g}"))
-    widths = [max(len(r[k]) for r in rows) for k in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if k < 4 else cell.rjust(w)
-                       for k, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip()
-             for row in rows]
-    lines.insert(len(lines) - 1, "-" * len(lines[0]))
-    return f"workload: {source}; solver: {plan.status}\n" + "\n".join(lines)

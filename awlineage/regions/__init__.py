@@ -63,8 +63,9 @@ from awlineage.regions._payload_ops import (
     payload_boxes,
     resample,
 )
+from awlineage.regions._plan_text import format_size, plan_table
 from awlineage.regions._query import backward, forward
-from awlineage.regions._recording import decode_record
+from awlineage.regions._recording import decode_record, forget_decoded
 from awlineage.regions._records import RegionSignature, RegionTable, set_run_provider
 from awlineage.regions._region import Region
 from awlineage.regions._result import ArrayLineage, RegionLineage
@@ -130,6 +131,8 @@ __all__ = [
     "flagged_neighbourhood",
     "flagged_with_globals",
     "flip",
+    "forget_decoded",
+    "format_size",
     "forward",
     "gather_inputs",
     "global_summary",
@@ -137,6 +140,7 @@ __all__ = [
     "neighbourhood",
     "optimise",
     "payload_boxes",
+    "plan_table",
     "read_operator_stats",
     "read_query_summary",
     "reduce",

@@ -183,6 +183,11 @@ def is_decoded(record: RegionTable) -> bool:
     return record.object_id in _decoded_cache
 
 
+def forget_decoded() -> None:
+    """Drop the decoded tables kept in this process (benchmarks time queries cold)."""
+    _decoded_cache.clear()
+
+
 def decode_record(record: RegionTable) -> DecodedLineage:
     """The tables of a stored record (decoded once per process)."""
     cached = _decoded_cache.get(record.object_id)

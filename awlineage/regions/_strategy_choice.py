@@ -33,6 +33,9 @@ DEFAULT_OPERATOR = "*"
 BLACKBOX = "blackbox"
 
 
+_NOT_RELOADABLE = "; its inputs cannot all be loaded again"
+
+
 class RegionStrategy(DBObject):
     """The lineage strategies calls of operator `operator` record when the caller gives no
     mode (one stored strategy; ``blackbox`` beside it means queries may re-run the
@@ -152,8 +155,9 @@ class ChoiceBook:
     def decide(self, op: Operator, stored_inputs: bool) -> Decision | None:
         """What a call of `op` records when the caller gives no mode: its own choice, else
         the default ``*``; None to use the operator's default mode. A choice the operator
-        cannot record (black-box for an operator that cannot re-run, or whose inputs are not
-        all stored arrays) falls back, with one warning per stored choice and process."""
+        cannot record (black-box for an operator that cannot re-run, or whose inputs cannot
+        all be loaded again: `stored_inputs`) falls back, with one warning per stored choice
+        and process."""
         own = self.choices.get(op.name)
         if own is not None:
             strategy = own.stored_strategy()
@@ -166,7 +170,7 @@ class ChoiceBook:
                 warnings.warn(f"operator {op.name}: the stored lineage strategy {strategy!r} "
                               f"is not possible here (it records "
                               f"{available_strategies(op)}"
-                              f"{'' if stored_inputs else ', inputs not all stored'}); "
+                              f"{'' if stored_inputs else _NOT_RELOADABLE}); "
                               f"using its default mode {op.default_mode()!r}", stacklevel=4)
             return None
         default = self.choices.get(DEFAULT_OPERATOR)

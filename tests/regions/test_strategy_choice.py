@@ -17,6 +17,8 @@ from awlineage.regions import (
     capture_regions,
     decode_record,
     elementwise,
+    register_array_loader,
+    unregister_array_loader,
 )
 from awlineage.regions._optimiser import Candidate, optimise
 from awlineage.regions._strategy_choice import (
@@ -25,7 +27,7 @@ from awlineage.regions._strategy_choice import (
     store_plan,
     stored_choices,
 )
-from tests.regions.models import RegionTestRaw, RegionTestReduced
+from tests.regions.models import RegionTestCalib, RegionTestRaw, RegionTestReduced
 
 
 class Smear(Operator):
@@ -48,6 +50,17 @@ class Smear(Operator):
 
 
 IMAGE = np.arange(12.0).reshape(3, 4)
+
+
+@pytest.fixture(autouse=True)
+def _raw_images_load_again():
+    """Black-box calls need inputs that can be loaded again: the raw frames give IMAGE."""
+    def loader(obj, hdu):
+        return IMAGE if isinstance(obj, RegionTestRaw) and hdu == 0 else None
+
+    register_array_loader(loader)
+    yield
+    unregister_array_loader(loader)
 
 
 def _choose(operator: str, *strategies: str, pinned: bool = False) -> None:
@@ -113,7 +126,7 @@ def test_orientation_is_chosen_per_call(db) -> None:
 
 def test_a_choice_the_operator_cannot_follow_falls_back_with_one_warning(db) -> None:
     _choose("smear", "blackbox")
-    _choose("lines", "blackbox")          # named operators cannot be re-run
+    _choose("lines", "blackbox")          # a caller writing lineage itself is not steered
     _choose("elementwise", "pay")         # a mapping operator keeps no payload
     raw = RegionTestRaw(label="raw")
     raw.commit()
@@ -130,10 +143,23 @@ def test_a_choice_the_operator_cannot_follow_falls_back_with_one_warning(db) -> 
             out.commit()
             assert [r.mode for r in cap.records] == ["map", "full", "full"]
     messages = sorted(str(w.message) for w in caught)
-    assert len(messages) == 3
+    assert len(messages) == 2
     assert "elementwise" in messages[0] and "'pay'" in messages[0]
-    assert "lines" in messages[1] and "'blackbox'" in messages[1]
-    assert "smear" in messages[2] and "inputs not all stored" in messages[2]
+    assert "smear" in messages[1] and "cannot all be loaded again" in messages[1]
+
+
+def test_black_box_needs_inputs_that_load_again(db) -> None:
+    """A stored black-box choice for a call whose input no loader gives back would lose
+    the lineage: the capture keeps the operator's default mode and warns."""
+    _choose("smear", "blackbox")
+    calib = RegionTestCalib(label="no loader gives this one back")
+    calib.commit()
+    out = RegionTestReduced(label="out")
+    with pytest.warns(UserWarning, match="cannot all be loaded again"), \
+            capture_regions(out) as cap:
+        cap.run(Smear(), [cap.array(calib, data=IMAGE)], [IMAGE])
+    assert [r.mode for r in cap.records] == ["full"]
+    assert _capture().mode == "blackbox"  # a raw frame loads again
 
 
 def test_adaptive_start_makes_operators_without_a_choice_black_box(db) -> None:
