@@ -122,8 +122,13 @@ def _trace_star(say: _Printer, sources: SourceList, star: Source) -> None:
     elapsed = time.perf_counter() - started
     say(f"{'class':24s} {'object_id':>20s} {'cells':>7s}  rows      columns   file")
     rows: dict[tuple, list[Any]] = {}  # frames of one class with one region share a row
+    summaries: dict[tuple, int] = {}  # global inputs (background maps): whole small arrays
     for entry in found:
         if entry.region.is_empty():
+            continue
+        if len(entry.region.shape) != 2:
+            key = (type(entry.obj).__name__, entry.hdu, entry.region.shape)
+            summaries[key] = summaries.get(key, 0) + 1
             continue
         boxes = entry.region.to_boxes()
         low, high = boxes.lo.min(axis=0), boxes.hi.max(axis=0)
@@ -136,6 +141,9 @@ def _trace_star(say: _Printer, sources: SourceList, star: Source) -> None:
             (f" ... {objects[-1].filename}" if len(objects) > 1 else "")
         say(f"{label:24s} {first.object_id:20d} {cells:7d}  {row0:4d}-{row1:<4d} "
             f"{col0:4d}-{col1:<4d} {files}")
+    for (name, hdu, shape), count in summaries.items():
+        say(f"  and HDU {hdu} ({' x '.join(map(str, shape))}, whole: a global input) of "
+            f"{count} {name}")
     say(f"({found.stats.hops} hops over the compressed region tables in "
         f"{elapsed * 1000:.0f} ms; a raw frame's larger region is a cosmic ray's "
         "neighbourhood)")
