@@ -631,12 +631,12 @@ def astro_queries(made: dict[str, object]) -> dict[str, Callable[[], object]]:
 def time_astro_queries(run: AstroRun, repeat: int) -> None:
     """Median seconds of each query, lineage decoded afresh each time (as after a restart),
     with the query-time choice on (the default); the answer's cells per array."""
-    from awlineage.regions import _recording
+    from awlineage.regions import forget_decoded
 
     for name, action in astro_queries(run.made).items():
         times = []
         for _ in range(repeat):
-            _recording._decoded_cache.clear()
+            forget_decoded()
             start = time.perf_counter()
             result = action()
             times.append(time.perf_counter() - start)

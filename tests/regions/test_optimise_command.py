@@ -21,7 +21,11 @@ from awlineage.regions._optimiser_inputs import (
 )
 from awlineage.regions._strategy_choice import stored_choices
 from tests.regions.models import RegionTestRaw, RegionTestReduced
-from tests.regions.test_strategy_choice import IMAGE, Smear
+from tests.regions.test_strategy_choice import (  # the fixture: raw frames load again
+    IMAGE,
+    Smear,
+    _raw_images_load_again,  # noqa: F401
+)
 
 
 def _parser() -> argparse.ArgumentParser:
