@@ -142,6 +142,27 @@ CREATE TABLE awlineage_processparameters (
 	CONSTRAINT fk_awlineage_processparameters_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
 );
 
+CREATE TABLE awlineage_regionquerystat (
+	object_id BIGINT NOT NULL,
+	creation_date DATETIME NOT NULL,
+	version INTEGER NOT NULL,
+	_identity TEXT,
+	"query" TEXT,
+	direction TEXT,
+	record_id BIGINT,
+	operator TEXT,
+	strategy TEXT,
+	cells BIGINT,
+	result_cells BIGINT,
+	seconds FLOAT,
+	CONSTRAINT pk_awlineage_regionquerystat PRIMARY KEY (object_id),
+	CONSTRAINT uq_awlineage_regionquerystat__identity_version UNIQUE (_identity, version),
+	CONSTRAINT fk_awlineage_regionquerystat_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
+);
+CREATE INDEX ix_awlineage_regionquerystat_operator ON awlineage_regionquerystat (operator);
+CREATE INDEX ix_awlineage_regionquerystat_query ON awlineage_regionquerystat ("query");
+CREATE INDEX ix_awlineage_regionquerystat_record_id ON awlineage_regionquerystat (record_id);
+
 CREATE TABLE awlineage_regionsignature (
 	object_id BIGINT NOT NULL,
 	creation_date DATETIME NOT NULL,
@@ -159,6 +180,24 @@ CREATE TABLE awlineage_regionsignature (
 	CONSTRAINT fk_awlineage_regionsignature_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
 );
 CREATE INDEX ix_awlineage_regionsignature_key ON awlineage_regionsignature ("key");
+
+CREATE TABLE awlineage_regionstrategy (
+	object_id BIGINT NOT NULL,
+	creation_date DATETIME NOT NULL,
+	version INTEGER NOT NULL,
+	_identity TEXT,
+	operator TEXT,
+	strategies TEXT,
+	pinned BOOLEAN,
+	expected_query_seconds FLOAT,
+	expected_disk_bytes FLOAT,
+	expected_runtime_seconds FLOAT,
+	source TEXT,
+	CONSTRAINT pk_awlineage_regionstrategy PRIMARY KEY (object_id),
+	CONSTRAINT uq_awlineage_regionstrategy__identity_version UNIQUE (_identity, version),
+	CONSTRAINT fk_awlineage_regionstrategy_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
+);
+CREATE INDEX ix_awlineage_regionstrategy_operator ON awlineage_regionstrategy (operator);
 
 CREATE TABLE awlineage_regiontable (
 	object_id BIGINT NOT NULL,
@@ -180,6 +219,13 @@ CREATE TABLE awlineage_regiontable (
 	step BIGINT,
 	reused BIGINT,
 	process_run BIGINT,
+	run_seconds FLOAT,
+	lineage_seconds FLOAT,
+	rows BIGINT,
+	stored_bytes BIGINT,
+	fan_in FLOAT,
+	fan_out FLOAT,
+	output_cells BIGINT,
 	CONSTRAINT pk_awlineage_regiontable PRIMARY KEY (object_id),
 	CONSTRAINT uq_awlineage_regiontable__identity_version UNIQUE (_identity, version),
 	CONSTRAINT fk_awlineage_regiontable_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id),
