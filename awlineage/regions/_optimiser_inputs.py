@@ -24,9 +24,11 @@ ratio compares the capture seconds with the operators' own seconds (``run_second
 same calls. For a strategy an operator was never captured with, they are estimated from what
 was captured: the full orientations have the same rows and bytes as one another (a relation
 read from either side), ``full-both`` the sum of two, payload modes the rows of one
-orientation; with nothing stored ever (only black-box or mapping calls), one row per output
-cell of `BYTES_PER_ROW` bytes (ProvRC compresses regular lineage far below this, so the
-estimate errs on the side of the limits). Capture seconds of an uncaptured strategy: those of
+orientation, and full lineage estimated from payloads alone is scaled up to a row per output
+cell (a composite call's payloads cover only the cells it overrides); with nothing stored
+ever (only black-box or mapping calls), one row per output cell of `BYTES_PER_ROW` bytes
+(ProvRC compresses regular lineage far below this, so the estimate errs on the side of the
+limits). Capture seconds of an uncaptured strategy: those of
 a captured stored strategy (twice for full-both from one orientation), else
 `SECONDS_PER_ROW` per estimated row. Mapping and all-to-all lineage cost nothing; black-box
 stores nothing and adds no capture time.
@@ -265,6 +267,11 @@ def _storage(strategy: str, mine: Mapping[str, OperatorStats], base: OperatorSta
         return own.rows, own.stored_bytes, own.lineage_seconds
     rows, size, seconds = _one_orientation(stored, base)
     factor = 2.0 if strategy == "full-both" else 1.0
+    if strategy in FULL_STRATEGIES and not any(s in stored for s in FULL_STRATEGIES):
+        # payload rows cover only the cells given a payload (a composite call's overrides);
+        # full lineage relates every output cell: scale up to a row per output cell at most
+        factor *= max(1.0, base.output_cells / max(rows, 1.0))
+        rows = max(rows, float(base.output_cells))
     return rows, factor * size, factor * seconds
 
 
