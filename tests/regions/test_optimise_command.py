@@ -106,16 +106,8 @@ def test_bad_workload_lines_are_refused_naming_file_and_line(tmp_path, text, mes
 
 
 # -- on a database with recorded captures and queries -------------------------------------
-def _statistics() -> None:
-    """The statistics and the cost model come from the ``stats`` helper's branch; until it is
-    merged these tests cannot run (they pass on a trial merge of it)."""
-    pytest.importorskip("awlineage.regions._cost")
-    pytest.importorskip("awlineage.regions._stats")
-
-
 def _pipeline(captures: int = 3) -> list:
     """Smear captured `captures` times (its default, full-backward) and queried backward."""
-    _statistics()
     raw = RegionTestRaw(label="raw")
     raw.commit()
     outs = []
@@ -197,7 +189,6 @@ def test_a_workload_file_drives_the_plan(db, optimise_command, tmp_path) -> None
 
 
 def test_adaptive_flag_turns_the_black_box_start_on(db, optimise_command) -> None:
-    _statistics()
     shown = optimise_command("--adaptive")
     assert "adaptive start on" in shown and "nothing to optimise" in shown
     assert stored_choices()["*"].strategies == ["blackbox"]
@@ -220,7 +211,6 @@ def _capture_mode() -> str:
 
 
 def test_costs_of_strategies_never_captured_are_estimated_from_those_captured() -> None:
-    _statistics()
     from awlineage.regions._cost import CostModel, OperatorStats
 
     every = ("full-backward", "full-forward", "full-both", "pay", "blackbox")
