@@ -127,7 +127,7 @@ def _trace_star(say: _Printer, sources: SourceList, star: Source) -> None:
         if entry.region.is_empty():
             continue
         if len(entry.region.shape) != 2:
-            key = (type(entry.obj).__name__, entry.hdu, entry.region.shape)
+            key = (type(entry.obj).__name__, entry.hdu)
             summaries[key] = summaries.get(key, 0) + 1
             continue
         boxes = entry.region.to_boxes()
@@ -141,12 +141,10 @@ def _trace_star(say: _Printer, sources: SourceList, star: Source) -> None:
             (f" ... {objects[-1].filename}" if len(objects) > 1 else "")
         say(f"{label:24s} {first.object_id:20d} {cells:7d}  {row0:4d}-{row1:<4d} "
             f"{col0:4d}-{col1:<4d} {files}")
-    for (name, hdu, shape), count in summaries.items():
-        say(f"  and HDU {hdu} ({' x '.join(map(str, shape))}, whole: a global input) of "
-            f"{count} {name}")
+    wholes = ", ".join(f"{hdu} of {count} {name}" for (name, hdu), count in summaries.items())
     say(f"({found.stats.hops} hops over the compressed region tables in "
         f"{elapsed * 1000:.0f} ms; a raw frame's larger region is a cosmic ray's "
-        "neighbourhood)")
+        "neighbourhood" + (f"; global inputs, whole: {wholes})" if wholes else ")"))
 
 
 def _causes_by_reason(plan: Any) -> str:

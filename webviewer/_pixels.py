@@ -122,7 +122,7 @@ def _query(obj: DBObject, image: ImageHDU, box: tuple[int, int, int, int], direc
     messages = []
     for name in names:
         try:
-            return query(obj, cells, hdu=name)
+            return query(obj, cells, hdu=name, keep_empty=True)  # the path, counted
         except RegionError as exc:
             messages.append(str(exc))
     return messages[0]
