@@ -17,7 +17,7 @@ from awlineage.regions._loaders import parse_hdu
 from awlineage.regions._region import Region
 from awlineage.regions._result import ArrayLineage, RegionLineage
 from awlineage.regions._stats import recording_enabled, save_hops
-from awlineage.regions._steps import StepContext, step_backward, step_forward
+from awlineage.regions._steps import PREFERENCES, StepContext, step_backward, step_forward
 
 Target = DBObject | type | Sequence[DBObject | type] | None
 
@@ -106,6 +106,10 @@ class _Choice:
     record_stats: bool | None = None
     cost_model: CostModel | None = None
     prefer: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.prefer not in PREFERENCES:  # refused before any database work
+            raise RegionError(f"prefer must be one of {PREFERENCES}, got {self.prefer!r}")
 
 
 def _query(obj: DBObject, cells: Any, to: Target, hdu: int | str, database: Database | None,

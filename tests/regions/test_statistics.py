@@ -21,6 +21,7 @@ from awlineage.regions._cost import (
     CostModel,
     HopSample,
     OperatorStats,
+    read_hop_samples,
     read_operator_stats,
     read_strategy_stats,
 )
@@ -454,3 +455,17 @@ def test_prefer_must_name_a_choice(db) -> None:
     p = build(frames=1)
     with pytest.raises(RegionError, match="prefer must be one of"):
         backward(p.sources, [[0]], prefer="fastest")
+
+
+def test_calibration_samples_only_the_hop_that_re_ran(smeared, db) -> None:
+    """A record with two inputs re-run for a query answers two hops from one re-run: only
+    the slower hop (the re-run itself) is a sample of re-running."""
+    a, _, outputs, arrays = smeared
+    cells = np.argwhere(arrays[a.object_id] > 0.7)[:3]
+    found = backward(outputs["backward"], cells, prefer="rerun")
+    assert found.stats.strategies == {"rerun": 2} and found.stats.reruns == 1
+    (newest,) = select(RegionQueryStat).order_by("-object_id").limit(1)
+    hops = select(RegionQueryStat.query == newest.query).all()
+    samples = [s for s in read_hop_samples(db) if s.strategy == "rerun"]
+    assert len(hops) == 2 and len(samples) == 1
+    assert samples[0].seconds == max(h.seconds for h in hops)
