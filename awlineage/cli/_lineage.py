@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from awlineage.cli._common import parse_id, prepare, print_objects, resolve_id
+from awlineage.cli._sites import export_bundle_command
 from awlineage.database import Database, connect
 from awlineage.errors import AwlError
 from awlineage.persistence import DBObject
@@ -94,6 +95,8 @@ def _walk(walk: Callable[..., list[DBObject]]) -> Callable[[argparse.Namespace],
 def _export(args: argparse.Namespace) -> int:
     from awlineage.lineage import openlineage_events, prov_json
 
+    if args.format == "bundle":
+        return export_bundle_command(args)
     _, (obj,) = _open(args)
     if args.format == "prov":
         text = prov_json(obj, depth=args.depth)
@@ -169,7 +172,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                 depth: int | None, two_ids: bool = False) -> argparse.ArgumentParser:
         parser = commands.add_parser(name, help=help_text)
         if name == "export":
-            parser.add_argument("format", choices=("prov", "openlineage"))
+            parser.add_argument("format", choices=("prov", "openlineage", "bundle"))
         if two_ids:
             parser.add_argument("ids", type=parse_id, nargs=2, metavar="ID")
         else:
@@ -194,7 +197,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     command("diff", "where the lineages of two objects differ", _diff, None, two_ids=True)
     command("ancestors", "everything an object was made from", _walk(ancestors), None)
     command("descendants", "everything made from an object", _walk(descendants), None)
-    export = command("export", "an object's ancestry as PROV-JSON or OpenLineage events",
-                     _export, None)
+    export = command("export", "an object's ancestry as PROV-JSON, OpenLineage events or a "
+                     "bundle for another site", _export, None)
     export.add_argument("--output", "-o", help="write to this file instead of stdout")
+    export.add_argument("--files", action="store_true", help="bundle: include the files of "
+                        "the data objects in it")
     _add_index_commands(commands)

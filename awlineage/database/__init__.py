@@ -9,6 +9,12 @@ from awlineage.database._commit import (
     identity_key_of,
     take_lock,
 )
+from awlineage.database._copies import (
+    StoredRow,
+    ensure_recorded_class,
+    read_stored_rows,
+    write_stored_rows,
+)
 from awlineage.database._database import Database, RegisteredClass, connect, current_database
 from awlineage.database._ddl import DIALECTS, framework_ddl
 from awlineage.database._load import RowReader, load_class_rows, load_objects, prefetch
@@ -22,11 +28,13 @@ __all__ = [
     "Database",
     "RegisteredClass",
     "RowReader",
+    "StoredRow",
     "WriteHook",
     "add_write_hook",
     "column_batches",
     "connect",
     "current_database",
+    "ensure_recorded_class",
     "find_or_commit",
     "framework_ddl",
     "identity_key",
@@ -36,7 +44,9 @@ __all__ = [
     "load_objects",
     "new_metadata",
     "prefetch",
+    "read_stored_rows",
     "recorded_statements",
     "row_batches",
     "take_lock",
+    "write_stored_rows",
 ]

@@ -21,7 +21,11 @@ from awlineage.lineage._closure_tables import (
     closure_index_present,
     closure_is_ancestor,
 )
-from awlineage.lineage._closure_upkeep import ClosureIndexOffWarning, keep_closure_index
+from awlineage.lineage._closure_upkeep import (
+    ClosureIndexOffWarning,
+    keep_closure_index,
+    refresh_closure_index,
+)
 from awlineage.lineage._dependencies import (
     InverseLink,
     get_dependencies,
@@ -81,6 +85,7 @@ __all__ = [
     "parent_edges",
     "prov_json",
     "reachable",
+    "refresh_closure_index",
     "reindex_closure",
     "to_prov",
 ]

@@ -69,6 +69,23 @@ def keep_closure_index(conn: sa.Connection, db: Database, written: list[DBObject
                       ClosureIndexOffWarning, stacklevel=2)
 
 
+def refresh_closure_index(conn: sa.Connection, db: Database) -> None:
+    """Re-encode the closure index inside `conn`'s write transaction, if it is on: for writes
+    that are not commits of new objects (copies of objects from another site, which may give
+    stored objects parents). Too large a graph turns the index off with a warning, as in a
+    commit."""
+    if not index_is_on(conn, db):
+        return
+    try:
+        rebuild_in(conn, db)
+    except ClosureTooLargeError:
+        labels = turn_off(conn, db)
+        warnings.warn(f"the lineage closure index ({labels} labels) was turned off: a rebuild "
+                      f"after copying objects would need more labels than its budget; "
+                      f"lineage queries walk the links instead ('awl lineage reindex' turns "
+                      f"it on again)", ClosureIndexOffWarning, stacklevel=2)
+
+
 class ClosureIndexOffWarning(UserWarning):
     """A commit turned the closure index off: it could not be rebuilt within its budget."""
 

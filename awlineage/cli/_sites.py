@@ -1,0 +1,80 @@
+"""Lineage between sites: ``awl export bundle`` (with `awlineage.cli._lineage`'s other export
+formats), ``awl import bundle``, and the ``awl sites`` group: ``init`` names this site,
+``list`` shows it and the sites it has exchanged lineage with."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from awlineage.cli._common import prepare, resolve_id
+from awlineage.database import connect
+
+
+def export_bundle_command(args: argparse.Namespace) -> int:
+    """``awl export bundle ID --depth L -o x.awlb [--files]``."""
+    from awlineage.federation import export_bundle
+
+    if not args.output:
+        raise SystemExit("awl export bundle: give the bundle's file with -o/--output "
+                         "(a bundle is binary)")
+    db = connect(args.database)
+    prepare(db, args.imports)
+    bundle = export_bundle(resolve_id(db, args.id), depth=args.depth, database=db,
+                           files=getattr(args, "files", False))
+    size = bundle.write(args.output)
+    print(f"wrote {args.output}: {bundle.summary()} ({size} bytes)", file=sys.stderr)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from awlineage.federation import import_bundle, read_bundle
+
+    db = connect(args.database)
+    prepare(db, args.imports)
+    for path in args.paths:
+        bundle = read_bundle(Path(path))
+        report = import_bundle(bundle, database=db)
+        print(f"{path}: {report.summary()} (from {bundle.origin.describe()})")
+    return 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    from awlineage.federation import set_local_site
+
+    db = connect(args.database)
+    site = set_local_site(db, url=args.url, name=args.name)
+    print(f"this site: {site.site_id} {site.url or '(no URL yet: awl sites init --url ...)'}"
+          f"{' ' + site.name if site.name else ''}")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from awlineage.federation import known_sites, local_site
+
+    db = connect(args.database)
+    here = local_site(db)
+    print(f"this site  {here.site_id}  {here.url or '(no URL)'}  {here.name}".rstrip())
+    for site in known_sites(db):
+        print(f"known      {site.site_id}  {site.url or '(no URL)'}  {site.name}".rstrip())
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add ``awl import`` and ``awl sites``."""
+    imports = commands.add_parser("import", help="store a bundle made at another site")
+    imports.add_argument("format", choices=("bundle",))
+    imports.add_argument("paths", nargs="+", metavar="FILE", help="bundle files (.awlb)")
+    imports.add_argument("--import", dest="imports", action="append", default=[],
+                         help="module defining persistent classes (repeatable)")
+    imports.set_defaults(run=_import)
+    sites = commands.add_parser("sites", help="this site and the others it exchanges lineage "
+                                "with")
+    actions = sites.add_subparsers(dest="action", required=True)
+    init = actions.add_parser("init", help="record this site's URL and name")
+    init.add_argument("--url", help="base URL of this site's HTTP API (awl serve)")
+    init.add_argument("--name", help="a short name for people")
+    init.set_defaults(run=_init)
+    listing = actions.add_parser("list", help="this site and the sites it knows")
+    listing.set_defaults(run=_list)
