@@ -1,8 +1,9 @@
 """File storage for awlineage's DataObjects: one `Storage` interface with three back ends
 (a local directory, an S3-compatible bucket through `minio`, and the HTTP data server, which
 fronts either), chosen by URL with `open_storage`; the HTTP data server itself
-(`create_app`); the local cache of retrieved files (`FileCache`); and garbage collection of
-files no committed object refers to (`collect_garbage`).
+(`create_app`), which also sends and receives files that carry their lineage
+(`attach_lineage`, `split_lineage`); the local cache of retrieved files (`FileCache`); and
+garbage collection of files no committed object refers to (`collect_garbage`).
 
 Stored files are immutable and content-hashed (SHA-256): storing a name again with the same
 bytes is a no-op, with other bytes an error naming the file.
@@ -17,11 +18,15 @@ from dataserver._errors import (
     FileInUseError,
     FileNotFoundOnServer,
     InvalidFileName,
+    LineageNotFound,
+    LineageRejected,
     ServerConfigError,
+    TrailerError,
     UploadTooLarge,
 )
 from dataserver._gc import DEFAULT_GRACE_SECONDS, GarbageReport, collect_garbage, parse_duration
 from dataserver._http_client import HTTPStorage
+from dataserver._lineage import LineageCarrier
 from dataserver._local import LocalStorage
 from dataserver._names import MAX_NAME_LENGTH, validate_name, validate_prefix
 from dataserver._s3 import S3Storage
@@ -30,11 +35,23 @@ from dataserver._server_config import ServerConfig, parse_size
 from dataserver._storage import Storage
 from dataserver._stored import FileEntry, StoredFile
 from dataserver._streams import hash_file, sync_filesystem
+from dataserver._trailer import (
+    LINEAGE_MAGIC,
+    LINEAGE_TRAILER_SIZE,
+    Trailer,
+    attach_lineage,
+    lineage_suffix,
+    parse_trailer,
+    read_carried,
+    split_lineage,
+)
 from dataserver._urls import open_storage
 from dataserver._verify import VerifyingReader
 
 __all__ = [
     "DEFAULT_GRACE_SECONDS",
+    "LINEAGE_MAGIC",
+    "LINEAGE_TRAILER_SIZE",
     "MAX_NAME_LENGTH",
     "AccessDenied",
     "CorruptFileError",
@@ -47,6 +64,9 @@ __all__ = [
     "GarbageReport",
     "HTTPStorage",
     "InvalidFileName",
+    "LineageCarrier",
+    "LineageNotFound",
+    "LineageRejected",
     "LocalStorage",
     "ReferenceCheck",
     "S3Storage",
@@ -54,14 +74,21 @@ __all__ = [
     "ServerConfigError",
     "Storage",
     "StoredFile",
+    "Trailer",
+    "TrailerError",
     "UploadTooLarge",
     "VerifyingReader",
+    "attach_lineage",
     "collect_garbage",
     "create_app",
     "hash_file",
+    "lineage_suffix",
     "open_storage",
     "parse_duration",
     "parse_size",
+    "parse_trailer",
+    "read_carried",
+    "split_lineage",
     "sync_filesystem",
     "validate_name",
     "validate_prefix",

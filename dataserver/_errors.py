@@ -149,3 +149,72 @@ class FileInUseError(DataServerError):
 
 class ServerConfigError(DataServerError, ValueError):
     """A data server or storage setting is missing or malformed; the message names it."""
+
+
+class TrailerError(DataServerError):
+    """A body that should carry its lineage does not: the trailer's magic, the lineage's
+    length or the lineage's SHA-256 is wrong (`problem` says which).
+
+    Parameters
+    ----------
+    name
+        The file name.
+    problem
+        ``"magic"``, ``"length"`` or ``"hash"``.
+    reason
+        What is wrong, for the message.
+    """
+
+    def __init__(self, name: str, problem: str, reason: str) -> None:
+        self.name = name
+        self.problem = problem
+        self.reason = reason
+        super().__init__(f"file {name!r} does not carry a valid lineage trailer ({problem}): "
+                         f"{reason}; nothing was stored")
+
+    def __reduce__(self):
+        return (type(self), (self.name, self.problem, self.reason))
+
+
+class LineageRejected(DataServerError):
+    """A lineage that must not be stored: not a bundle that verifies (``"bundle"``), no
+    DataObject for this file with the file's SHA-256 (``"object"``), or one the database
+    refuses (``"import"``: an id held here by another object). Nothing was stored.
+
+    Parameters
+    ----------
+    name
+        The file name.
+    problem
+        ``"bundle"``, ``"object"`` or ``"import"``.
+    reason
+        What is wrong, for the message.
+    """
+
+    def __init__(self, name: str, problem: str, reason: str) -> None:
+        self.name = name
+        self.problem = problem
+        self.reason = reason
+        super().__init__(f"the lineage of file {name!r} was refused ({problem}): {reason}; "
+                         "nothing was stored")
+
+    def __reduce__(self):
+        return (type(self), (self.name, self.problem, self.reason))
+
+
+class LineageNotFound(DataServerError):
+    """The file is stored but no stored object has it, so it has no lineage to send.
+
+    Parameters
+    ----------
+    name
+        The file name.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"no stored object has file {name!r}: the data server has no "
+                         "lineage to send with it")
+
+    def __reduce__(self):
+        return (type(self), (self.name,))

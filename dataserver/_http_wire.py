@@ -13,6 +13,9 @@ from dataserver._errors import (
     FileInUseError,
     FileNotFoundOnServer,
     InvalidFileName,
+    LineageNotFound,
+    LineageRejected,
+    TrailerError,
     UploadTooLarge,
 )
 
@@ -29,6 +32,9 @@ _STATUS: dict[type[DataServerError], int] = {
     FileInUseError: 409,
     UploadTooLarge: 413,
     CorruptFileError: 422,
+    LineageNotFound: 404,
+    LineageRejected: 422,
+    TrailerError: 422,
 }
 
 
@@ -43,7 +49,7 @@ def error_status(exc: DataServerError) -> int:
 def error_body(exc: DataServerError) -> dict[str, Any]:
     """The JSON body describing `exc`: its type, message and the fields to rebuild it."""
     body: dict[str, Any] = {"error": type(exc).__name__, "message": str(exc)}
-    for field in ("name", "reason", "expected", "actual", "where", "limit"):
+    for field in ("name", "reason", "expected", "actual", "where", "limit", "problem"):
         if hasattr(exc, field):
             body[field] = getattr(exc, field)
     return body
@@ -69,6 +75,12 @@ def error_from_body(status: int, body: Any, name: str | None) -> DataServerError
     if kind == "CorruptFileError":
         return CorruptFileError(file, body.get("expected", "?"), body.get("actual", "?"),
                                 body.get("where", "data server"))
+    if kind == "TrailerError":
+        return TrailerError(file, body.get("problem", "?"), body.get("reason", message))
+    if kind == "LineageRejected":
+        return LineageRejected(file, body.get("problem", "?"), body.get("reason", message))
+    if kind == "LineageNotFound":
+        return LineageNotFound(file)
     if kind == "AccessDenied" or status in (401, 403):
         return AccessDenied(message)
     return DataServerError(f"the data server reported {kind}: {message}")

@@ -11,6 +11,15 @@ Routes::
     HEAD   /files/{name}     its headers: Content-Length, X-Content-SHA256, ...
     PUT    /files/{name}     store it (X-Content-SHA256 optional, checked)
     DELETE /files/{name}     remove it, unless a committed object refers to it
+
+    GET    /files/{name}?with_lineage=1   the file carrying its lineage (no Range)
+    PUT    /files/{name}?with_lineage=1   store a file that carries its lineage, and the
+                                          lineage in the site's database (422: nothing stored)
+
+A file that carries its lineage is ``file || lineage || 8-byte big-endian lineage length ||
+32-byte SHA-256 of the lineage || b"AWLLIN01"``, the lineage being an awlineage bundle of the
+DataObject whose ``filename`` is the file's name (`dataserver._trailer`). Both need a
+`LineageCarrier` (a site's database); without one they answer 501.
 """
 
 from __future__ import annotations
@@ -51,6 +60,13 @@ from dataserver._http_wire import (
     header_number,
     parse_range,
 )
+from dataserver._lineage import (
+    LineageCarrier,
+    no_carrier_response,
+    receive_with_lineage,
+    send_with_lineage,
+    wants_lineage,
+)
 from dataserver._names import validate_name, validate_prefix
 from dataserver._server_config import ServerConfig
 from dataserver._server_upload import receive_upload
@@ -76,7 +92,8 @@ class ReferenceCheck(Protocol):
 
 
 def create_app(config: ServerConfig | None = None, *, storage: Storage | None = None,
-               references: ReferenceCheck | None = None) -> Starlette:
+               references: ReferenceCheck | None = None,
+               lineage: LineageCarrier | None = None) -> Starlette:
     """The data server as an ASGI application.
 
     Parameters
@@ -91,6 +108,10 @@ def create_app(config: ServerConfig | None = None, *, storage: Storage | None = 
         deletes are refused. An awlineage site builds it from ``config.database_url``:
         ``awlineage.storage.data_server_app`` (``uvicorn --factory
         awlineage.storage:data_server_app``).
+    lineage
+        What makes, checks and stores the lineage of files sent and received with
+        ``?with_lineage=1`` (a site's database: ``awlineage.federation.site_data_server_app``);
+        without one, such requests are answered 501.
 
     Returns
     -------
@@ -104,7 +125,7 @@ def create_app(config: ServerConfig | None = None, *, storage: Storage | None = 
             "reference check for it: run awlineage.storage:data_server_app (it checks deletes "
             "against that database), or unset AWL_DATABASE_URL for a read-and-write server "
             "that refuses deletes")
-    handlers = _Handlers(config, storage, references)
+    handlers = _Handlers(config, storage, references, lineage)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -114,6 +135,8 @@ def create_app(config: ServerConfig | None = None, *, storage: Storage | None = 
             storage.close()
             if references is not None:
                 references.close()
+            if lineage is not None:
+                lineage.close()
 
     routes = [
         Route("/", handlers.info, methods=["GET"]),
@@ -129,10 +152,11 @@ def create_app(config: ServerConfig | None = None, *, storage: Storage | None = 
 
 class _Handlers:
     def __init__(self, config: ServerConfig, storage: Storage,
-                 references: ReferenceCheck | None) -> None:
+                 references: ReferenceCheck | None, lineage: LineageCarrier | None) -> None:
         self.config = config
         self.storage = storage
         self.references = references
+        self.lineage = lineage
 
     async def info(self, request: Request) -> Response:
         return JSONResponse({
@@ -142,6 +166,7 @@ class _Handlers:
             "max_upload_bytes": self.config.max_upload_bytes,
             "writable": bool(self.config.tokens),
             "deletes": bool(self.config.tokens) and self.references is not None,
+            "lineage": self.lineage is not None,
         })
 
     async def auth(self, request: Request) -> Response:
@@ -172,6 +197,8 @@ class _Handlers:
         try:
             _require_utf8_path(request, name)
             validate_name(name)
+            if request.method != "DELETE" and _wants_lineage(request):
+                return await self._with_lineage(request, name)
             handler: Callable[[Request, str], Any] = {
                 "GET": self._get, "HEAD": self._head, "PUT": self._put, "DELETE": self._delete,
             }[request.method]
@@ -185,6 +212,27 @@ class _Handlers:
             return JSONResponse({"error": "StorageError", "name": name,
                                  "message": f"the storage failed on {name!r}; see the server "
                                             "log"}, status_code=502)
+
+    # -- files that carry their lineage ---------------------------------------------------
+    async def _with_lineage(self, request: Request, name: str) -> Response:
+        if self.lineage is None:
+            if request.method == "PUT":
+                refusal = self._refusal(request)
+                if refusal is not None:
+                    return refusal
+            return no_carrier_response(name)
+        if request.method != "PUT":
+            stored = await self._stored(name)
+            return await send_with_lineage(request, self.storage, self.lineage, stored,
+                                           head=request.method == "HEAD")
+        refusal = self._refusal(request)
+        if refusal is not None:
+            return refusal
+        limit = self.config.max_upload_bytes
+        declared = request.headers.get("content-length")
+        if declared is not None and header_number("Content-Length", declared) > limit:
+            return _error_response(UploadTooLarge(name, limit))
+        return await receive_with_lineage(request, self.storage, self.lineage, name, limit)
 
     # -- reading --------------------------------------------------------------------------
     async def _stored(self, name: str) -> StoredFile:
@@ -263,6 +311,13 @@ class _Handlers:
         await run_in_threadpool(self.storage.delete, name)
         log.info("data server: deleted %r", name)
         return Response(status_code=204)
+
+
+def _wants_lineage(request: Request) -> bool:
+    try:
+        return wants_lineage(request)
+    except ValueError as exc:
+        raise BadHeader(str(exc)) from None
 
 
 def _require_utf8_path(request: Request, name: str) -> None:
