@@ -32,11 +32,27 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"awl dataserver: no write token configured; this run accepts {token}\n"
               "  (set AWL_DATASERVER_TOKENS, or --token, to choose)", file=sys.stderr)
     if settings.database_url is None:
-        print("awl dataserver: no database configured: deletes are refused", file=sys.stderr)
+        print("awl dataserver: no database configured: deletes are refused, and files are "
+              "not sent or received with their lineage", file=sys.stderr)
+        app = data_server_app(settings)
+    else:
+        from awlineage.federation import site_data_server_app
+
+        app = site_data_server_app(settings, depth=args.lineage_depth)
     print(f"awl dataserver: serving {settings.storage_url} on http://{args.host}:{args.port}",
           file=sys.stderr)
-    uvicorn.run(data_server_app(settings), host=args.host, port=args.port, log_level=args.log_level)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
+
+
+def _depth(text: str) -> int:
+    try:
+        depth = int(text)
+    except ValueError:
+        depth = -1
+    if depth < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of links (0 or more)")
+    return depth
 
 
 def _gc(args: argparse.Namespace) -> int:
@@ -105,6 +121,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                        help="bearer token accepted for writes (repeatable; default "
                        "AWL_DATASERVER_TOKENS)")
     serve.add_argument("--max-upload", help="largest upload, e.g. 10G (default 100G)")
+    serve.add_argument("--lineage-depth", type=_depth, default=2,
+                       help="links of ancestry a file carries in full with ?with_lineage=1 "
+                       "(default 2; pointers beyond)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8300)
     serve.add_argument("--log-level", default="info")
