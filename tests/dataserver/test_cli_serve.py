@@ -76,3 +76,21 @@ def test_serve_without_a_token_makes_one_and_says_so(run_serve):
     token = err.split("this run accepts ")[1].split()[0]
     assert len(token) >= 32
     assert "deletes are refused" in err
+
+
+def test_serve_with_a_database_sends_files_with_their_lineage(run_serve, tmp_path,
+                                                              monkeypatch):
+    monkeypatch.setenv("AWL_DATABASE_URL", f"sqlite:///{tmp_path}/site.db")
+    url, _ = run_serve("--token", TOKEN, "--lineage-depth", "1")
+    info = httpx.get(url + "/").json()
+    assert info["lineage"] is True and info["deletes"] is True
+    HTTPStorage(url, token=TOKEN).put("loose.dat", b"no object has me")
+    answer = httpx.get(url + "/files/loose.dat", params={"with_lineage": "1"})
+    assert answer.status_code == 404 and answer.json()["error"] == "LineageNotFound"
+
+
+def test_serve_refuses_a_negative_lineage_depth(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "awlineage.cli", "dataserver", "serve",
+                           "--lineage-depth", "-1"], cwd=tmp_path, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert done.returncode != 0 and "number of links" in done.stderr
