@@ -10,12 +10,18 @@ from awlineage.federation._replication import (
     correlation_objective,
     evaluate_plan,
     exact_plan,
-    plan_replication,
-    plan_table,
 )
+from awlineage.federation._replication_search import (
+    LP_MAX_SITES,
+    REPLICATION_METHODS,
+    plan_replication,
+)
+from awlineage.federation._replication_table import plan_table
 
 __all__ = [
+    "LP_MAX_SITES",
     "MAX_EXACT_SITES",
+    "REPLICATION_METHODS",
     "ReplicationPlan",
     "ReplicationProblem",
     "SubCluster",

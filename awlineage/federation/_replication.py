@@ -1,6 +1,6 @@
-"""Which sites should replicate whose lineage metadata (seed 001, section 6): sub-clusters of
-sites found by correlation clustering, trading the communication a query log would save against
-the storage the replicas cost. Pure computation: no database, no network.
+"""The replication problem of seed 001, section 6: sites, the lineage metadata each holds, the
+traffic between them, and what a partition of the sites into sub-clusters saves and costs; the
+exact optimum by enumeration.  Pure computation: no database, no network.
 
 The objective.  Sites in one sub-cluster hold replicas of each other's lineage metadata, so a
 query between two of them needs no communication.  The seed's eq. 1 charges a sub-cluster
@@ -11,20 +11,13 @@ copy of its own.  The two differ by ``sum_v w_v``, a constant over partitions, s
 same sub-clusters; but only the second charges a site alone in its sub-cluster nothing, which it
 must (it replicates nothing).  This module uses the second throughout::
 
-    saving(S_1..S_k) = a * sum_{(u,v) intra} w_e(u,v)  -  b * sum_i (|S_i| - 1) * sum_{v in S_i} w_v
+    saving(S_1..S_k) = a * sum_{(u,v) intra} w_e(u,v) - b * sum_i (|S_i| - 1) * sum_{v in S_i} w_v
                      = sum_{(u,v) intra} w_f(u,v),   w_f(u,v) = a * w_e(u,v) - b * (w_u + w_v)
 
 with ``a`` the problem's ``communication_weight`` and ``b`` its ``storage_weight`` (1 and 1:
 a byte fetched costs as much as a byte stored).  The seed's eq. 3, the correlation-clustering
 form, adds the constant ``W^-`` (the summed magnitude of every negative ``w_f``), so maximising
-it maximises the saving.
-
-The approximation.  The seed proposes SDP rounding (a 0.76 approximation); no SDP solver is
-installed and scipy has none, so `plan_replication` merges greedily (the two sub-clusters whose
-union saves most, while any union saves something), then moves single sites between
-sub-clusters (or out on their own) while a move saves more, and merges again until neither
-helps.  It is deterministic; its quality against `exact_plan` (brute force over every partition,
-up to ten sites) is measured in the tests and in ``benchmarks/federation_replication.py``.
+it maximises the saving.  The approximations are in ``_replication_search``.
 """
 
 from __future__ import annotations
@@ -42,8 +35,6 @@ __all__ = [
     "correlation_objective",
     "evaluate_plan",
     "exact_plan",
-    "plan_replication",
-    "plan_table",
 ]
 
 MAX_EXACT_SITES = 10
@@ -320,128 +311,3 @@ def exact_plan(problem: ReplicationProblem) -> ReplicationPlan:
 
     place(0, 0.0, 0.0)
     return evaluate_plan(problem, [[sites[i] for i in block] for block in best[2]], "exact")
-
-
-def _gain_to(site: str, block: Iterable[str], weights: Mapping[Pair, float]) -> float:
-    return sum(weights[_pair(site, other)] for other in block if other != site)
-
-
-def _merge_greedily(clusters: list[list[str]], weights: Mapping[Pair, float],
-                    tol: float) -> bool:
-    """Merge the two sub-clusters whose union saves most, while one saves more than `tol`."""
-    merged = False
-    while True:
-        best_gain, best_pair = tol, None
-        for i, first in enumerate(clusters):
-            for j in range(i + 1, len(clusters)):
-                gain = sum(_gain_to(u, clusters[j], weights) for u in first)
-                if gain > best_gain:
-                    best_gain, best_pair = gain, (i, j)
-        if best_pair is None:
-            return merged
-        i, j = best_pair
-        clusters[i] = sorted(clusters[i] + clusters.pop(j))
-        merged = True
-
-
-def _move_sites(clusters: list[list[str]], weights: Mapping[Pair, float], tol: float) -> bool:
-    """Move one site at a time (to another sub-cluster, or alone) while the best move saves
-    more than `tol`."""
-    moved = False
-    while True:
-        best_gain, best_move = tol, None
-        for i, cluster in enumerate(clusters):
-            for site in cluster:
-                leave = _gain_to(site, cluster, weights)
-                if len(cluster) > 1 and -leave > best_gain:
-                    best_gain, best_move = -leave, (site, i, None)
-                for j, target in enumerate(clusters):
-                    if j != i:
-                        gain = _gain_to(site, target, weights) - leave
-                        if gain > best_gain:
-                            best_gain, best_move = gain, (site, i, j)
-        if best_move is None:
-            return moved
-        site, i, j = best_move
-        clusters[i].remove(site)
-        if j is None:
-            clusters.append([site])
-        else:
-            clusters[j] = sorted(clusters[j] + [site])
-        clusters[:] = [cluster for cluster in clusters if cluster]
-        moved = True
-
-
-def plan_replication(problem: ReplicationProblem, *, local_search: bool = True
-                     ) -> ReplicationPlan:
-    """A good partition of the sites into sub-clusters, in polynomial time.
-
-    Starting from every site alone, merges the two sub-clusters whose union saves most while
-    any union saves something (greedy agglomeration); then, with `local_search`, moves single
-    sites to another sub-cluster or out on their own while the best move saves more, merging
-    again after each round of moves, until neither improves the saving.  Deterministic (ties go
-    to the sites first in sorted order).  Each step strictly improves the saving, so the result
-    is never worse than no replication (net saving >= 0).  The cost is O(n^3) per merge or
-    move, fine for the tens of sites a federation has.
-    """
-    weights = consolidated_weights(problem)
-    tol = _tolerance(weights)
-    clusters = [[site] for site in sorted(problem.sites)]
-    _merge_greedily(clusters, weights, tol)
-    method = "greedy merge"
-    if local_search:
-        method += " + local search"
-        while _move_sites(clusters, weights, tol) and _merge_greedily(clusters, weights, tol):
-            pass
-    return evaluate_plan(problem, clusters, method)
-
-
-_UNITS = ("B", "kB", "MB", "GB", "TB", "PB")
-
-
-def _human(amount: float, unit: str) -> str:
-    """`amount` with an SI prefix when `unit` is bytes ("B"); plain otherwise."""
-    if unit != "B":
-        return f"{amount:,.6g}" + (f" {unit}" if unit else "")
-    sign, value = ("-" if amount < 0 else ""), abs(amount)
-    for prefix in _UNITS:
-        if value < 1000 or prefix == _UNITS[-1]:
-            return f"{sign}{value:.0f} {prefix}" if prefix == "B" else f"{sign}{value:.1f} {prefix}"
-        value /= 1000
-    raise AssertionError("unreachable")
-
-
-def plan_table(plan: ReplicationPlan, unit: str = "B") -> str:
-    """The plan as ``awl sites plan`` prints it: one row per sub-cluster (saved communication,
-    replica storage, net saving), the totals, the two baselines and, per site, whose lineage it
-    replicates.  Amounts are shown with SI prefixes when `unit` is ``"B"`` (bytes), plainly with
-    the unit otherwise (for traffic counted in queries, say).  The net saving is in the common
-    cost unit of the problem's weights (bytes when both are 1)."""
-    rows = [("cluster", "sites", "saved communication", "replica storage", "net saving")]
-    for number, cluster in enumerate(plan.clusters, 1):
-        rows.append((str(number), ", ".join(cluster.sites),
-                     _human(cluster.saved_communication, unit),
-                     _human(cluster.replication_storage, unit),
-                     _human(cluster.net_saving, unit)))
-    rows.append(("total", f"{len(plan.clusters)} sub-clusters",
-                 _human(plan.saved_communication, unit), _human(plan.replication_storage, unit),
-                 _human(plan.net_saving, unit)))
-    widths = [max(len(row[k]) for row in rows) for k in range(5)]
-    lines = ["  ".join(cell.ljust(width) if k < 2 else cell.rjust(width)
-                       for k, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip()
-             for row in rows]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    lines.insert(len(lines) - 1, lines[1])
-    lines += [
-        "",
-        f"method: {plan.method}",
-        f"communication without replication: {_human(plan.communication_without_replication, unit)}"
-        f"; with this plan: {_human(plan.communication_with_plan, unit)}",
-        f"full replication (every site replicates every other): net saving "
-        f"{_human(plan.full_replication_net_saving, unit)}, replica storage "
-        f"{_human(plan.full_replication_storage, unit)}",
-        "",
-    ]
-    for site, others in plan.replicas.items():
-        lines.append(f"{site} replicates lineage of: {', '.join(others) if others else '(none)'}")
-    return "\n".join(lines)
