@@ -220,7 +220,7 @@ class ReplicationPlan:
     @property
     def communication_with_plan(self) -> float:
         """The traffic still sent between sub-clusters."""
-        return self.communication_without_replication - self.saved_communication
+        return max(0.0, self.communication_without_replication - self.saved_communication)
 
     @property
     def partition(self) -> tuple[tuple[str, ...], ...]:

@@ -7,9 +7,10 @@ installed (scipy has none), so `plan_replication` instead runs a variable-depth 
 agglomeration, the rounded linear-programming relaxation of correlation clustering (scipy's
 HiGHS, triangle inequalities; up to `LP_MAX_SITES` sites), the components of the pairs that
 save something together, and every site in one sub-cluster.  Each step is deterministic.  Its
-quality against `exact_plan` is measured in tests/federation/test_replication.py (optimal on
-all but a few random instances in a thousand, never below 0.9 of the optimum there) and in
-benchmarks/federation_replication.py.
+quality against `exact_plan`: optimal on the 300 random instances of 2 to 7 sites in
+tests/federation/test_replication.py; on 12,000 more such instances optimal on all but 2 (each
+above 0.98 of the optimum), where improving moves alone from the greedy start stopped as low as
+0.79; figures on larger synthetic federations in benchmarks/federation_replication.py.
 """
 
 from __future__ import annotations
