@@ -45,7 +45,19 @@ def partitions(items: list[str]):
             yield [*partition[:k], [first, *partition[k]], *partition[k + 1:]]
 
 
-RANDOM_PROBLEMS = [random_problem(random.Random(seed), 2 + seed % 6) for seed in range(300)]
+def signed_problem(rng: random.Random, n: int) -> ReplicationProblem:
+    """Every site 10 bytes, every pair 0 to 40 bytes of traffic: consolidated weights uniform in
+    -20..20, where merging greedily often stops far from the optimum."""
+    sites = [f"site{i}" for i in range(n)]
+    return ReplicationProblem(sites, dict.fromkeys(sites, 10.0),
+                              {(u, v): rng.randint(0, 40) for i, u in enumerate(sites)
+                               for v in sites[i + 1:]})
+
+
+RANDOM_PROBLEMS = [
+    *(random_problem(random.Random(seed), 2 + seed % 6) for seed in range(200)),
+    *(signed_problem(random.Random(seed), 3 + seed % 5) for seed in range(100)),
+]
 
 
 def test_approximation_saves_nine_tenths_of_the_optimum_and_is_mostly_optimal() -> None:
@@ -89,6 +101,19 @@ def test_correlation_objective_and_saving_pick_the_same_partitions() -> None:
         best_saving, best_eq3 = max(by_saving.values()), max(by_eq3.values())
         assert ({p for p, v in by_saving.items() if v > best_saving - 1e-9}
                 == {p for p, v in by_eq3.items() if v > best_eq3 - 1e-9})
+
+
+def test_the_local_search_recovers_what_greedy_merging_misses() -> None:
+    # consolidated weights: a-c 14, a-d 15, b-d 15, the other pairs negative; merging a and d
+    # first (the largest gain) strands b and c
+    problem = ReplicationProblem(list("abcd"), dict.fromkeys("abcd", 10.0), {
+        ("a", "b"): 0, ("a", "c"): 34, ("a", "d"): 35, ("b", "c"): 13, ("b", "d"): 35,
+        ("c", "d"): 6})
+    greedy = plan_replication(problem, method="greedy")
+    assert (greedy.partition, greedy.net_saving) == ((("a", "d"), ("b",), ("c",)), 15)
+    for plan in (plan_replication(problem), plan_replication(problem, method="greedy+local"),
+                 exact_plan(problem)):
+        assert (plan.partition, plan.net_saving) == ((("a", "c"), ("b", "d")), 29)
 
 
 def test_lone_sites_replicate_nothing_and_cost_nothing() -> None:
