@@ -1,6 +1,6 @@
 """Lineage between sites (seed 001): site identity, bundles that carry an object's ancestry to
-another site (pruned beyond a depth, with pointers to the site that holds the rest), and the
-origin of every copy.
+another site (pruned beyond a depth, with pointers to the site that holds the rest), the
+origin of every copy, and the replication plan (which sites keep copies of whose lineage).
 
 A site is one database, one data server and its HTTP API, named by the API's URL."""
 
@@ -9,6 +9,22 @@ from awlineage.federation._export import export_bundle
 from awlineage.federation._import import ImportReport, import_bundle
 from awlineage.federation._pointer import RemotePointer
 from awlineage.federation._records import ObjectRecord, content_hash
+from awlineage.federation._replication import (
+    MAX_EXACT_SITES,
+    ReplicationPlan,
+    ReplicationProblem,
+    SubCluster,
+    consolidated_weights,
+    correlation_objective,
+    evaluate_plan,
+    exact_plan,
+)
+from awlineage.federation._replication_search import (
+    LP_MAX_SITES,
+    REPLICATION_METHODS,
+    plan_replication,
+)
+from awlineage.federation._replication_table import plan_table
 from awlineage.federation._site import (
     Origin,
     Site,
@@ -20,6 +36,9 @@ from awlineage.federation._site import (
 )
 
 __all__ = [
+    "LP_MAX_SITES",
+    "MAX_EXACT_SITES",
+    "REPLICATION_METHODS",
     "Bundle",
     "BundleError",
     "ImportReport",
@@ -27,14 +46,23 @@ __all__ = [
     "Origin",
     "PointerRecord",
     "RemotePointer",
+    "ReplicationPlan",
+    "ReplicationProblem",
     "Site",
+    "SubCluster",
+    "consolidated_weights",
     "content_hash",
+    "correlation_objective",
+    "evaluate_plan",
+    "exact_plan",
     "export_bundle",
     "import_bundle",
     "known_sites",
     "local_site",
     "log_fetch",
     "origins_of",
+    "plan_replication",
+    "plan_table",
     "read_bundle",
     "set_local_site",
 ]
