@@ -34,6 +34,13 @@ from awlineage.federation._site import (
     origins_of,
     set_local_site,
 )
+from awlineage.federation._workload import (
+    FetchSummary,
+    fetch_summary,
+    lineage_size,
+    read_workload,
+    workload_problem,
+)
 
 __all__ = [
     "LP_MAX_SITES",
@@ -41,6 +48,7 @@ __all__ = [
     "REPLICATION_METHODS",
     "Bundle",
     "BundleError",
+    "FetchSummary",
     "ImportReport",
     "ObjectRecord",
     "Origin",
@@ -56,13 +64,17 @@ __all__ = [
     "evaluate_plan",
     "exact_plan",
     "export_bundle",
+    "fetch_summary",
     "import_bundle",
     "known_sites",
+    "lineage_size",
     "local_site",
     "log_fetch",
     "origins_of",
     "plan_replication",
     "plan_table",
     "read_bundle",
+    "read_workload",
     "set_local_site",
+    "workload_problem",
 ]
