@@ -162,13 +162,6 @@ class Sites:
 
 
 # -- part 1 ------------------------------------------------------------------------------
-@dataclass
-class Tree:
-    levels: int
-    fan_in: int
-    top: Product
-
-
 def run_part1(sites: Sites, origin: Database, levels: list[int], fans: list[int]) -> None:
     receiver = sites.new("table3-receiver")
     print("\nPart 1: lineage size against levels and fan-in (seed 001 Table 3), kilobytes "
@@ -209,12 +202,12 @@ def formula_check() -> None:
 
     stated = matching(seed_formula_bytes)
     flat = matching(lambda level, fan: 48 * operations(level, fan))
-    print(f"  check: the seed's formula gives {len(stated)} of {len(PAPER_TABLE3)} of its own "
-          f"cells (rounded or truncated to 0.01 KB: {' '.join(stated)}); with fan-in > 1\n"
-          f"  the paper's figures are smaller. 48 bytes per operation gives {len(flat)} "
-          f"({' '.join(flat)}), the rest within 6%: the paper seems to count one input\n"
-          "  id per operation. Either way a level multiplies the size by about the fan-in, "
-          "as ours does.")
+    print(f"  check: the seed's stated formula gives {len(stated)} of its "
+          f"{len(PAPER_TABLE3)} cells (to 0.01 KB, rounded or truncated): {' '.join(stated)};\n"
+          f"  with fan-in > 1 its figures are smaller. 48 bytes per operation (one input id, "
+          f"whatever the fan-in) gives {len(flat)}: {' '.join(flat)},\n"
+          "  and the other cells within 6%. Either way a level multiplies the lineage by about "
+          "the fan-in, and so it does in ours.")
 
 
 # -- part 2 ------------------------------------------------------------------------------
