@@ -23,7 +23,7 @@ of depth lambda of the pointed ids, exported at the origin, imported at the rece
 pointer is left. Requests per tree, one per pointer and one batched per round, and the bytes
 transferred; storage at the receiver grows with lambda while the requests fall.
 
-Usage: python benchmarks/federation.py [--quick] [--database POSTGRES_URL] [--part 1|2|3]
+Usage: python benchmarks/federation.py [--quick] [--database POSTGRES_URL] [--part 1|2|3|4]
 """
 
 from __future__ import annotations
@@ -309,7 +309,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="shallow trees (a smoke run)")
     parser.add_argument("--database", help="a PostgreSQL URL: each site a fresh schema there "
                         "(default: SQLite files in a temporary directory)")
-    parser.add_argument("--part", type=int, choices=(1, 2, 3), help="run one part only")
+    parser.add_argument("--part", type=int, choices=(1, 2, 3, 4), help="run one part only "
+                        "(4: the replication plan, benchmarks/federation_replication.py)")
     args = parser.parse_args(argv)
     table_levels = [2, 3] if args.quick else [2, 3, 4, 5]
     deep = [4] if args.quick else [5, 6]
@@ -327,6 +328,12 @@ def main(argv: list[str] | None = None) -> None:
         if args.part in (None, 3):
             shapes = [(4, 2), (4, 3)] if args.quick else [(5, 2), (5, 3), (8, 2), (6, 3)]
             run_part3(sites, origin, shapes, [*depths, None])
+    if args.part in (None, 4):
+        import federation_replication
+
+        print("\nPart 4: the replication plan (seed 001 section 6) on synthetic workloads")
+        federation_replication.main(["--sites", "6,10" if args.quick else "6,8,10,12,20,40",
+                                     "--workloads", "2" if args.quick else "10"])
 
 
 if __name__ == "__main__":

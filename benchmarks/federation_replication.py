@@ -104,7 +104,7 @@ def mb(amount: float) -> str:
     return f"{amount / MB:,.1f}"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sites", default="6,8,10,12,20,40",
                         help="numbers of sites, comma-separated")
@@ -113,7 +113,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--shapes", default="grouped,unstructured",
                         help=f"workload shapes, comma-separated, of {', '.join(SHAPES)}")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     for shape in args.shapes.split(","):
         if shape not in SHAPES:
             parser.error(f"unknown workload shape {shape!r}; known: {', '.join(SHAPES)}")
