@@ -7,9 +7,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from awlineage.cli._common import prepare, resolve_id
 from awlineage.database import connect
+
+if TYPE_CHECKING:
+    from awlineage.federation import ReplicationProblem
 
 
 def export_bundle_command(args: argparse.Namespace) -> int:
@@ -61,6 +65,46 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plan(args: argparse.Namespace) -> int:
+    from awlineage.federation import plan_replication, plan_table
+
+    problem = _problem(args)
+    plan = plan_replication(problem, method=args.method)
+    print(plan_table(plan, unit="B" if args.unit == "bytes" else args.unit))
+    return 0
+
+
+def _problem(args: argparse.Namespace) -> ReplicationProblem:
+    from awlineage.federation import read_workload
+
+    if args.workload:
+        return read_workload(args.workload, communication_weight=args.communication_weight,
+                             storage_weight=args.storage_weight)
+    from awlineage.federation import gather_workload
+
+    db = connect(args.database)
+    return gather_workload(db, timeout=args.timeout,
+                           communication_weight=args.communication_weight,
+                           storage_weight=args.storage_weight)
+
+
+def _plan_arguments(parser: argparse.ArgumentParser) -> None:
+    from awlineage.federation import REPLICATION_METHODS
+
+    parser.add_argument("--workload", help="a workload file (JSON: sizes per site, and a log "
+                        "of which site asked which for how many bytes) instead of asking "
+                        "this site and the sites it knows")
+    parser.add_argument("--method", choices=REPLICATION_METHODS, default="best")
+    parser.add_argument("--communication-weight", type=float, default=1.0,
+                        help="cost of one unit of communication (default 1)")
+    parser.add_argument("--storage-weight", type=float, default=1.0,
+                        help="cost of one byte of replicated lineage (default 1)")
+    parser.add_argument("--unit", default="bytes", help="unit of the log's amounts, for "
+                        "printing (default bytes)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds to wait for each site (default AWL_SITE_TIMEOUT or 5)")
+
+
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``awl import`` and ``awl sites``."""
     imports = commands.add_parser("import", help="store a bundle made at another site")
@@ -78,3 +122,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     init.set_defaults(run=_init)
     listing = actions.add_parser("list", help="this site and the sites it knows")
     listing.set_defaults(run=_list)
+    plan = actions.add_parser("plan", help="which sites should replicate whose lineage "
+                              "(correlation clustering, seed 001 section 6)")
+    _plan_arguments(plan)
+    plan.set_defaults(run=_plan)

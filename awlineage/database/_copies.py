@@ -124,11 +124,12 @@ def write_stored_rows(db: Database, rows: Sequence[StoredRow], *,
                 conn.execute(registry.insert(), [
                     {"object_id": r.object_id, "class_name": r.class_name,
                      "creation_date": r.creation_date} for r in fresh])
-            for row in rows:
-                if row.object_id in replacing:
-                    conn.execute(registry.update()
-                                 .where(registry.c.object_id == row.object_id)
-                                 .values(class_name=row.class_name))
+            filled = [{"filled_id": r.object_id, "filled_class": r.class_name}
+                      for r in rows if r.object_id in replacing]
+            if filled:
+                conn.execute(registry.update()
+                             .where(registry.c.object_id == sa.bindparam("filled_id"))
+                             .values(class_name=sa.bindparam("filled_class")), filled)
             for cls, class_rows in by_class.items():
                 _insert_class_rows(conn, tables[cls], class_rows)
             if after is not None:

@@ -1,6 +1,6 @@
 """Lineage between sites (seed 001): site identity, bundles that carry an object's ancestry to
-another site (pruned beyond a depth, with pointers to the site that holds the rest), and the
-origin of every copy.
+another site (pruned beyond a depth, with pointers to the site that holds the rest), the
+origin of every copy, and the replication plan (which sites keep copies of whose lineage).
 
 A site is one database, one data server and its HTTP API, named by the API's URL. Its data
 server sends and receives files that carry their lineage (`site_data_server_app`)."""
@@ -16,6 +16,22 @@ from awlineage.federation._export import export_bundle
 from awlineage.federation._import import ImportReport, import_bundle
 from awlineage.federation._pointer import RemotePointer
 from awlineage.federation._records import ObjectRecord, content_hash
+from awlineage.federation._replication import (
+    MAX_EXACT_SITES,
+    ReplicationPlan,
+    ReplicationProblem,
+    SubCluster,
+    consolidated_weights,
+    correlation_objective,
+    evaluate_plan,
+    exact_plan,
+)
+from awlineage.federation._replication_search import (
+    LP_MAX_SITES,
+    REPLICATION_METHODS,
+    plan_replication,
+)
+from awlineage.federation._replication_table import plan_table
 from awlineage.federation._site import (
     Origin,
     Site,
@@ -25,27 +41,51 @@ from awlineage.federation._site import (
     origins_of,
     set_local_site,
 )
+from awlineage.federation._workload import (
+    FetchSummary,
+    fetch_summary,
+    lineage_size,
+    read_workload,
+    workload_problem,
+)
 
 __all__ = [
     "DEFAULT_LINEAGE_DEPTH",
+    "LP_MAX_SITES",
+    "MAX_EXACT_SITES",
+    "REPLICATION_METHODS",
     "Bundle",
     "BundleError",
     "DatabaseLineageCarrier",
+    "FetchSummary",
     "ImportReport",
     "ObjectRecord",
     "Origin",
     "PointerRecord",
     "RemotePointer",
+    "ReplicationPlan",
+    "ReplicationProblem",
     "Site",
+    "SubCluster",
+    "consolidated_weights",
     "content_hash",
+    "correlation_objective",
+    "evaluate_plan",
+    "exact_plan",
     "export_bundle",
+    "fetch_summary",
     "import_bundle",
     "known_sites",
+    "lineage_size",
     "local_site",
     "log_fetch",
     "objects_with_file",
     "origins_of",
+    "plan_replication",
+    "plan_table",
     "read_bundle",
+    "read_workload",
     "set_local_site",
     "site_data_server_app",
+    "workload_problem",
 ]

@@ -111,6 +111,7 @@ def import_bundle(bundle: Bundle | bytes | str | Path, *, database: Database | N
     origins = origins_of(db, held_records)
     pointer_hashes = _pointer_hashes(db, [oid for oid in held_records
                                           if held[oid] == POINTER_CLASS])
+    _refuse_dangling_links(bundle, held)
     rows: list[StoredRow] = []
     marks: list[Origin] = []
     filling: list[int] = []
@@ -134,6 +135,9 @@ def import_bundle(bundle: Bundle | bytes | str | Path, *, database: Database | N
                 f"{record.class_name} {record.object_id} was made at this site but is not "
                 "stored here; a bundle cannot bring it back")
         cls = classes.get(record.class_name)
+        if cls is None and record.class_name not in bundle.classes:
+            raise BundleError(f"{record.class_name} {record.object_id} has no class registry "
+                              "entry in the bundle; nothing was stored")
         if cls is None:
             cls = classes[record.class_name] = ensure_recorded_class(
                 db, bundle.classes[record.class_name])
@@ -178,6 +182,20 @@ def _classes_held(db: Database, ids: Iterable[int]) -> dict[int, str]:
                 sa.select(registry.c.object_id, registry.c.class_name)
                 .where(registry.c.object_id.in_(wanted[start:start + _CHUNK]))).all()))
     return found
+
+
+def _refuse_dangling_links(bundle: Bundle, held: dict[int, str]) -> None:
+    """Refuse a bundle with a record linking to an object it neither holds nor points to,
+    and that is not stored here either."""
+    known = {r.object_id for r in bundle.records} | {p.object_id for p in bundle.pointers}
+    for record in bundle.records:
+        links = [(name, t) for name, t in record.links.items() if t is not None]
+        links += [(name, t) for name, ids in record.link_lists.items() for t in ids]
+        for name, target in links:
+            if target not in known and target not in held:
+                raise BundleError(
+                    f"{record.class_name} {record.object_id} links ({name}) to {target}, "
+                    "which the bundle neither holds nor points to; nothing was stored")
 
 
 def _pointer_hashes(db: Database, ids: list[int]) -> dict[int, str]:
