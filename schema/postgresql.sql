@@ -50,6 +50,38 @@ CREATE TABLE awl_object (
 );
 CREATE INDEX ix_awl_object_class_name ON awl_object (class_name);
 
+CREATE TABLE awl_origin (
+	object_id BIGINT NOT NULL,
+	site_id VARCHAR(36) NOT NULL,
+	site_url VARCHAR(400),
+	content_hash VARCHAR(64) NOT NULL,
+	arrived TIMESTAMP WITHOUT TIME ZONE NOT NULL,
+	via VARCHAR(20) NOT NULL,
+	CONSTRAINT pk_awl_origin PRIMARY KEY (object_id)
+);
+CREATE INDEX ix_awl_origin_site_id ON awl_origin (site_id);
+
+CREATE TABLE awl_remote_fetch (
+	fetch_id SERIAL NOT NULL,
+	site_url VARCHAR(400) NOT NULL,
+	object_id BIGINT NOT NULL,
+	bytes BIGINT NOT NULL,
+	seconds FLOAT NOT NULL,
+	ok BOOLEAN NOT NULL,
+	asked TIMESTAMP WITHOUT TIME ZONE NOT NULL,
+	CONSTRAINT pk_awl_remote_fetch PRIMARY KEY (fetch_id)
+);
+CREATE INDEX ix_awl_remote_fetch_site_url ON awl_remote_fetch (site_url);
+
+CREATE TABLE awl_site (
+	site_id VARCHAR(36) NOT NULL,
+	url VARCHAR(400),
+	name VARCHAR(200) DEFAULT '' NOT NULL,
+	is_local BOOLEAN NOT NULL,
+	first_seen TIMESTAMP WITHOUT TIME ZONE NOT NULL,
+	CONSTRAINT pk_awl_site PRIMARY KEY (site_id)
+);
+
 CREATE TABLE awl_process_run (
 	object_id BIGINT NOT NULL,
 	creation_date TIMESTAMP WITH TIME ZONE NOT NULL,
@@ -117,6 +149,20 @@ CREATE TABLE awl_process_run__outputs (
 	CONSTRAINT fk_awl_process_run__outputs_target_id FOREIGN KEY(target_id) REFERENCES awl_object (object_id)
 );
 CREATE INDEX ix_awl_process_run__outputs_target_id ON awl_process_run__outputs (target_id);
+
+CREATE TABLE awl_remote_pointer (
+	object_id BIGINT NOT NULL,
+	creation_date TIMESTAMP WITH TIME ZONE NOT NULL,
+	version INTEGER NOT NULL,
+	_identity TEXT,
+	remote_class TEXT,
+	origin_url TEXT,
+	origin_site TEXT,
+	content_hash TEXT,
+	CONSTRAINT pk_awl_remote_pointer PRIMARY KEY (object_id),
+	CONSTRAINT uq_awl_remote_pointer__identity_version UNIQUE (_identity, version),
+	CONSTRAINT fk_awl_remote_pointer_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
+);
 
 CREATE TABLE awlineage_dataobject (
 	object_id BIGINT NOT NULL,

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from awlineage.database import DIALECTS, framework_ddl
+from awlineage.federation import SITE_TABLES
 
 
 def _dump(args: argparse.Namespace) -> int:
@@ -14,7 +15,7 @@ def _dump(args: argparse.Namespace) -> int:
     stale = []
     for backend in DIALECTS:
         target = out / f"{backend}.sql"
-        text = framework_ddl(backend)
+        text = framework_ddl(backend, extra=SITE_TABLES)
         if args.check:
             if not target.exists() or target.read_text() != text:
                 stale.append(str(target))

@@ -33,6 +33,7 @@ from awlineage.federation._replication_search import (
 )
 from awlineage.federation._replication_table import plan_table
 from awlineage.federation._site import (
+    SITE_TABLES,
     Origin,
     Site,
     known_sites,
@@ -54,6 +55,7 @@ __all__ = [
     "LP_MAX_SITES",
     "MAX_EXACT_SITES",
     "REPLICATION_METHODS",
+    "SITE_TABLES",
     "Bundle",
     "BundleError",
     "DatabaseLineageCarrier",

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from awlineage import config
-from awlineage.database import Database
+from awlineage.database import Database, new_metadata
 from awlineage.errors import ConfigurationError
 
-_METADATA = sa.MetaData()
+_METADATA = sa.MetaData(naming_convention=new_metadata().naming_convention)
 SITES = sa.Table(
     "awl_site", _METADATA,
     sa.Column("site_id", sa.String(36), primary_key=True, comment="UUID of the site"),
@@ -60,6 +60,8 @@ FETCHES = sa.Table(
     sa.Column("asked", sa.DateTime, nullable=False),
 )
 """The query log: every request this site made for another site's lineage."""
+SITE_TABLES = (SITES, ORIGINS, FETCHES)
+"""The tables a database gets when it first takes part in a federation."""
 
 
 @dataclass(frozen=True)
