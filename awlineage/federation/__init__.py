@@ -9,6 +9,15 @@ from awlineage.federation._export import export_bundle
 from awlineage.federation._import import ImportReport, import_bundle
 from awlineage.federation._pointer import RemotePointer
 from awlineage.federation._records import ObjectRecord, content_hash
+from awlineage.federation._remote import (
+    BUNDLE_TYPE,
+    ResolveReport,
+    SiteUnreachableError,
+    fetch_bundle,
+    resolve_pointers,
+    site_info,
+    site_timeout,
+)
 from awlineage.federation._site import (
     Origin,
     Site,
@@ -18,23 +27,33 @@ from awlineage.federation._site import (
     origins_of,
     set_local_site,
 )
+from awlineage.lineage import LineageIncompleteWarning, MissingLineage
 
 __all__ = [
+    "BUNDLE_TYPE",
     "Bundle",
     "BundleError",
     "ImportReport",
+    "LineageIncompleteWarning",
+    "MissingLineage",
     "ObjectRecord",
     "Origin",
     "PointerRecord",
     "RemotePointer",
+    "ResolveReport",
     "Site",
+    "SiteUnreachableError",
     "content_hash",
     "export_bundle",
+    "fetch_bundle",
     "import_bundle",
     "known_sites",
     "local_site",
     "log_fetch",
     "origins_of",
     "read_bundle",
+    "resolve_pointers",
     "set_local_site",
+    "site_info",
+    "site_timeout",
 ]
