@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from awlineage.database import Database
-from awlineage.persistence import DBObject, Kind, qualified_name
+from awlineage.persistence import DBObject, Kind, link_key, qualified_name
 
 POINTER_CLASS = "awlineage.RemotePointer"
 """The stored class of a pointer to an object held at another site."""
@@ -122,6 +122,8 @@ def forget_stale_links(db: Database, resolved: Iterable[int]) -> None:
             members = value if isinstance(value, list) else [value]
             if any(is_remote_pointer(m) and m.object_id in gone for m in members):
                 del state[name]
+                if prop.kind.is_link:  # loading it again reads the id kept under this key
+                    state[link_key(name)] = value.object_id
 
 
 def warn_incomplete(missing: Sequence[MissingLineage], stacklevel: int = 3) -> None:
