@@ -23,7 +23,6 @@ def _serve(args: argparse.Namespace) -> int:
     where = f"http://{args.host}:{args.port}"
     print(f"awl serve: {database_url} (read-only), files from {data_url}, on {where}",
           file=sys.stderr)
-    _record_site(database_url, schema, args.site_url or where, replace=bool(args.site_url))
     if args.workers > 1:
         # Worker processes build their own app from the environment: the factory's defaults.
         os.environ["AWL_DATABASE_URL"] = database_url
@@ -31,11 +30,13 @@ def _serve(args: argparse.Namespace) -> int:
         if schema:
             os.environ["AWL_DATABASE_SCHEMA"] = schema
         create_app(database_url, data_url=data_url, schema=schema)  # fail here, not in workers
+        _record_site(database_url, schema, args.site_url or where, replace=bool(args.site_url))
         with _listening_socket(args.host, args.port) as sock:
             uvicorn.run("webviewer:create_app", factory=True, fd=sock.fileno(),
                         workers=args.workers, log_level=args.log_level)
         return 0
     app = create_app(database_url, data_url=data_url, schema=schema)
+    _record_site(database_url, schema, args.site_url or where, replace=bool(args.site_url))
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
