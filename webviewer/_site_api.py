@@ -21,7 +21,8 @@ from starlette.routing import Route
 
 from awlineage import Database
 from awlineage.errors import AwlError, ObjectNotFoundError
-from awlineage.federation import BUNDLE_TYPE, export_bundle, local_site
+from awlineage.federation import BUNDLE_TYPE, export_bundle, local_site, origins_of
+from awlineage.lineage import is_remote_pointer
 from webviewer._errors import BadRequest, ViewerError
 from webviewer._params import parse_object_id
 from webviewer._viewer import Viewer, viewer_of
@@ -111,6 +112,25 @@ def _api(function: Callable[[Request, Viewer], Response]
 def pointer_page_url(origin_url: str | None, object_id: int) -> str | None:
     """Where a pointer's object is shown: its page at the site that holds it."""
     return f"{origin_url.rstrip('/')}/obj/{object_id}" if origin_url else None
+
+
+def remote_summary(db: Database, obj: Any) -> dict[str, Any] | None:
+    """Where an object shown here comes from, when another site made it: a pointer (held
+    there only: this read-only viewer does not fetch it, its page there has it) or a copy
+    (with the site it came from and how it arrived); None for this site's own objects."""
+    if is_remote_pointer(obj):
+        return {"kind": "pointer", "class": obj.remote_class,
+                "origin_url": obj.origin_url or None, "origin_site": obj.origin_site,
+                "url": pointer_page_url(obj.origin_url, obj.object_id),
+                "note": "held at another site; this viewer opens its database read-only, "
+                        "so the object is not fetched here (awl ancestors or awl info "
+                        "fetch it)"}
+    origin = origins_of(db, [obj.object_id]).get(obj.object_id)
+    if origin is None:
+        return None
+    return {"kind": "copy", "origin_url": origin.site.url, "origin_site": origin.site.site_id,
+            "site_name": origin.site.name, "via": origin.via,
+            "url": pointer_page_url(origin.site.url, obj.object_id)}
 
 
 routes = [

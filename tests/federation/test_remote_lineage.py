@@ -265,6 +265,22 @@ def test_the_site_api_says_who_the_site_is_and_answers_bundles(sites) -> None:
     assert (status, kind) == (200, BUNDLE_TYPE)
 
 
+def test_the_viewer_shows_pointers_and_copies_with_their_origin(sites) -> None:
+    a, b = sites("a"), sites("b")
+    a_steps = _chain(a, 4, "a")
+    import_bundle(export_bundle(a_steps[-1], depth=1, database=a.db), database=b.db)
+    b.start()
+    a1, a3 = a_steps[1].object_id, a_steps[3].object_id
+    pointer = json.loads(_get(f"{b.url}/obj/{a1}?format=json")[2])["remote"]
+    assert (pointer["kind"], pointer["class"], pointer["url"]) == (
+        "pointer", STEP, f"{a.url}/obj/{a1}")
+    assert "read-only" in pointer["note"]
+    copy = json.loads(_get(f"{b.url}/obj/{a3}?format=json")[2])["remote"]
+    assert (copy["kind"], copy["origin_url"], copy["via"]) == ("copy", a.url, "bundle")
+    status, _, page = _get(f"{b.url}/obj/{a1}")
+    assert status == 200 and f'href="{a.url}/obj/{a1}"' in page.decode()
+
+
 @pytest.mark.parametrize(("query", "status", "message"), [
     ("id=12345", 404, "12345"),
     ("depth=1", 400, "parameter id is required"),
