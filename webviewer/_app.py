@@ -42,6 +42,7 @@ PAGE_MODULES = (
     "webviewer._exports",
     "webviewer._run",
     "webviewer._gallery",
+    "webviewer._site_api",
 )
 """Modules with a ``routes`` list, in the order their routes are matched."""
 

@@ -27,6 +27,7 @@ from webviewer._links import LINK_KINDS, LIST_KIND, Links, load_links
 from webviewer._params import object_id
 from webviewer._refs import ref, run_ref
 from webviewer._respond import Page, page
+from webviewer._site_api import remote_summary
 from webviewer._values import shown_value
 from webviewer._viewer import Viewer
 
@@ -148,6 +149,7 @@ def object_page(request: Request, viewer: Viewer) -> Page:
         "run": run_ref(_run_of(obj, links, run_id)),
         "header": None if headers is None else [h.as_data() for h in headers.hdus],
         "urls": urls,
+        "remote": remote_summary(db, obj),
     }
     docs = {info.name: info.doc for info in get_persistent_properties(obj)}
     return Page("object.html", data, title=f"{cls.__name__} {obj.object_id}",

@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from awlineage.cli._common import parse_id, prepare, print_objects, resolve_id
@@ -24,11 +26,30 @@ def _open(args: argparse.Namespace) -> tuple[Database, list[DBObject]]:
     return db, [db.get(resolve_id(db, text)) for text in ids]
 
 
+@contextmanager
+def _incomplete_on_stderr() -> Iterator[None]:
+    """Print what other sites could not give (`LineageIncompleteWarning`) on stderr, in the
+    command's own words; the answer on stdout keeps those objects as pointers."""
+    from awlineage.lineage import LineageIncompleteWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LineageIncompleteWarning)
+        yield
+    for warning in caught:
+        if issubclass(warning.category, LineageIncompleteWarning):
+            print(f"awl: {warning.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename,
+                                   warning.lineno)
+
+
 def _info(args: argparse.Namespace) -> int:
     from awlineage.lineage import info
 
     _, (obj,) = _open(args)
-    tree = info(obj, depth=args.depth, group=not args.expand)
+    with _incomplete_on_stderr():
+        tree = info(obj, depth=args.depth, group=not args.expand,
+                    follow_remote=not args.no_remote)
     print(tree)
     if tree.grouped():
         print(f"(same-class siblings grouped, the first shown; each of them: "
@@ -84,7 +105,10 @@ def _diff(args: argparse.Namespace) -> int:
 def _walk(walk: Callable[..., list[DBObject]]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         _, (obj,) = _open(args)
-        found = walk(obj, depth=args.depth)
+        options = {} if getattr(args, "no_remote", None) is None else \
+            {"follow_remote": not args.no_remote}
+        with _incomplete_on_stderr():
+            found = walk(obj, depth=args.depth, **options)
         print_objects(found)
         print(f"({len(found)} object{'s' if len(found) != 1 else ''})", file=sys.stderr)
         return 0
@@ -195,7 +219,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     trace.add_argument("--import", dest="imports", action="append", default=[])
     trace.set_defaults(run=_trace, read_only=True)
     command("diff", "where the lineages of two objects differ", _diff, None, two_ids=True)
-    command("ancestors", "everything an object was made from", _walk(ancestors), None)
+    remote_help = ("do not ask other sites for what pointers here stand for (by default "
+                   "they are fetched and kept here; AWL_SITE_TIMEOUT bounds each request)")
+    info.add_argument("--no-remote", action="store_true", help=remote_help)
+    walk_up = command("ancestors", "everything an object was made from", _walk(ancestors),
+                      None)
+    walk_up.add_argument("--no-remote", action="store_true", help=remote_help)
     command("descendants", "everything made from an object", _walk(descendants), None)
     export = command("export", "an object's ancestry as PROV-JSON, OpenLineage events or a "
                      "bundle for another site", _export, None)

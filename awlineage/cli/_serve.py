@@ -30,13 +30,37 @@ def _serve(args: argparse.Namespace) -> int:
         if schema:
             os.environ["AWL_DATABASE_SCHEMA"] = schema
         create_app(database_url, data_url=data_url, schema=schema)  # fail here, not in workers
+        _record_site(database_url, schema, args.site_url or where, replace=bool(args.site_url))
         with _listening_socket(args.host, args.port) as sock:
             uvicorn.run("webviewer:create_app", factory=True, fd=sock.fileno(),
                         workers=args.workers, log_level=args.log_level)
         return 0
     app = create_app(database_url, data_url=data_url, schema=schema)
+    _record_site(database_url, schema, args.site_url or where, replace=bool(args.site_url))
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
+
+
+def _record_site(database_url: str, schema: str | None, url: str, replace: bool) -> None:
+    """Give the database a site id and URL before the read-only viewer serves it (the
+    viewer cannot write one; other sites' pointers to this one need a stable id and a URL to
+    come back to). A URL recorded before is kept unless ``--site-url`` names another."""
+    from awlineage import Database
+    from awlineage.federation import local_site, set_local_site
+
+    try:
+        db = Database(database_url, schema=schema)
+    except Exception as exc:  # the viewer still serves; other sites just cannot point here
+        print(f"awl serve: the site is not recorded ({exc}); run awl sites init --url URL",
+              file=sys.stderr)
+        return
+    try:
+        site = local_site(db)
+        if replace or site.url is None:
+            site = set_local_site(db, url=url)
+        print(f"awl serve: site {site.site_id} at {site.url}", file=sys.stderr)
+    finally:
+        db.close()
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:
@@ -71,4 +95,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--workers", type=int, default=1,
                        help="worker processes (default 1)")
     serve.add_argument("--log-level", default="warning")
+    serve.add_argument("--site-url", help="the URL other sites reach this one at, recorded "
+                       "as this site's (default: the one recorded, else http://HOST:PORT)")
     serve.set_defaults(run=_serve)

@@ -16,6 +16,15 @@ from awlineage.federation._export import export_bundle
 from awlineage.federation._import import ImportReport, import_bundle
 from awlineage.federation._pointer import RemotePointer
 from awlineage.federation._records import ObjectRecord, content_hash
+from awlineage.federation._remote import (
+    BUNDLE_TYPE,
+    ResolveReport,
+    SiteUnreachableError,
+    fetch_bundle,
+    resolve_pointers,
+    site_info,
+    site_timeout,
+)
 from awlineage.federation._replication import (
     MAX_EXACT_SITES,
     ReplicationPlan,
@@ -49,8 +58,10 @@ from awlineage.federation._workload import (
     read_workload,
     workload_problem,
 )
+from awlineage.lineage import LineageIncompleteWarning, MissingLineage
 
 __all__ = [
+    "BUNDLE_TYPE",
     "DEFAULT_LINEAGE_DEPTH",
     "LP_MAX_SITES",
     "MAX_EXACT_SITES",
@@ -61,13 +72,17 @@ __all__ = [
     "DatabaseLineageCarrier",
     "FetchSummary",
     "ImportReport",
+    "LineageIncompleteWarning",
+    "MissingLineage",
     "ObjectRecord",
     "Origin",
     "PointerRecord",
     "RemotePointer",
     "ReplicationPlan",
     "ReplicationProblem",
+    "ResolveReport",
     "Site",
+    "SiteUnreachableError",
     "SubCluster",
     "consolidated_weights",
     "content_hash",
@@ -75,6 +90,7 @@ __all__ = [
     "evaluate_plan",
     "exact_plan",
     "export_bundle",
+    "fetch_bundle",
     "fetch_summary",
     "import_bundle",
     "known_sites",
@@ -87,7 +103,10 @@ __all__ = [
     "plan_table",
     "read_bundle",
     "read_workload",
+    "resolve_pointers",
     "set_local_site",
     "site_data_server_app",
+    "site_info",
+    "site_timeout",
     "workload_problem",
 ]

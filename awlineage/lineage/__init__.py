@@ -37,6 +37,17 @@ from awlineage.lineage._edges import Edge, incoming_edges, outgoing_edges
 from awlineage.lineage._info import InfoNode, info
 from awlineage.lineage._openlineage import openlineage_events
 from awlineage.lineage._prov import prov_json, to_prov
+from awlineage.lineage._remote import (
+    FollowOutcome,
+    LineageIncompleteWarning,
+    MissingLineage,
+    PointerFollower,
+    add_pointer_follower,
+    follow_pointers,
+    forget_stale_links,
+    is_remote_pointer,
+    warn_incomplete,
+)
 from awlineage.lineage._walk import (
     ancestors,
     child_edges,
@@ -58,10 +69,15 @@ __all__ = [
     "Difference",
     "Edge",
     "EncodingStats",
+    "FollowOutcome",
     "InfoNode",
     "InverseLink",
     "Label",
     "LineageDiff",
+    "LineageIncompleteWarning",
+    "MissingLineage",
+    "PointerFollower",
+    "add_pointer_follower",
     "ancestors",
     "ancestry",
     "check_closure_index",
@@ -74,11 +90,14 @@ __all__ = [
     "diff",
     "drop_closure_index",
     "encode_closure",
+    "follow_pointers",
+    "forget_stale_links",
     "get_dependencies",
     "get_inverse_properties",
     "get_onthefly_dependencies",
     "incoming_edges",
     "info",
+    "is_remote_pointer",
     "keep_closure_index",
     "openlineage_events",
     "outgoing_edges",
@@ -88,4 +107,5 @@ __all__ = [
     "refresh_closure_index",
     "reindex_closure",
     "to_prov",
+    "warn_incomplete",
 ]

@@ -15,7 +15,14 @@ from awlineage.lineage._closure_tables import (
     closure_ancestors,
     closure_index_present,
 )
-from awlineage.lineage._walk import INDEXED_DEPTH_LIMIT, INDEXED_MIN_DEPTH
+from awlineage.lineage._remote import (
+    MissingLineage,
+    follow_pointers,
+    forget_stale_links,
+    is_remote_pointer,
+    warn_incomplete,
+)
+from awlineage.lineage._walk import INDEXED_DEPTH_LIMIT, INDEXED_MIN_DEPTH, MAX_FOLLOW_ROUNDS
 from awlineage.persistence import DBObject, Kind, describe_class
 from awlineage.spacetime import Interval, SkyPosition, SkyRegion
 
@@ -85,7 +92,9 @@ class InfoNode:
 
 
 def describe(obj: DBObject) -> str:
-    """``Class object_id (vN)``."""
+    """``Class object_id (vN)``; a pointer to another site's object says where it is held."""
+    if is_remote_pointer(obj):
+        return obj.describe()  # type: ignore[attr-defined]
     version = obj.__dict__.get("version")
     suffix = f" v{version}" if version is not None else ""
     return f"{describe_class(type(obj))} {obj.object_id}{suffix}"
@@ -105,7 +114,8 @@ def format_value(value: Any) -> str:
 
 
 def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool = True,
-         group: bool = False, database: Database | None = None) -> InfoNode:
+         group: bool = False, database: Database | None = None,
+         follow_remote: bool = True) -> InfoNode:
     """The lineage tree of `obj`, `depth` links deep.
 
     Parameters
@@ -122,6 +132,9 @@ def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool =
         True shows the members of a link list that are of one class as one line
         (``raw_frames = 12 x RawScienceFrame, the first: RawScienceFrame 9128... v1``), with
         only the first of them expanded: a tree of many similar inputs stays readable.
+    follow_remote
+        Follow pointers to objects held at other sites within the tree (see `ancestors`);
+        what cannot be fetched stays a pointer line, named by a `LineageIncompleteWarning`.
 
     Returns
     -------
@@ -138,6 +151,41 @@ def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool =
     ...
     """
     db = database or current_database()
+    root = _tree(db, obj, depth, attributes, runs, group)
+    if not follow_remote:
+        return root
+    tried: set[int] = set()
+    missing: list[MissingLineage] = []
+    for _ in range(MAX_FOLLOW_ROUNDS):
+        pointers = {node.obj.object_id for node in _branches(root)
+                    if node.obj is not None and is_remote_pointer(node.obj)} - tried
+        if not pointers:
+            break
+        outcome = follow_pointers(db, pointers, depth)
+        tried |= pointers
+        missing.extend(outcome.missing)
+        if not outcome.resolved:
+            break
+        forget_stale_links(db, outcome.resolved)
+        if obj.object_id in outcome.resolved:
+            obj = load_objects(db, [obj.object_id])[obj.object_id]
+        root = _tree(db, obj, depth, attributes, runs, group)
+    warn_incomplete(missing)
+    return root
+
+
+def _branches(node: InfoNode) -> list[InfoNode]:
+    """`node` and every node beneath it."""
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(current.children)
+    return found
+
+
+def _tree(db: Database, obj: DBObject, depth: int, attributes: bool, runs: bool,
+          group: bool) -> InfoNode:
     if depth >= INDEXED_MIN_DEPTH:
         _preload_ancestry(db, obj)
     root = InfoNode("", describe(obj), obj)

@@ -22,6 +22,12 @@ from awlineage.lineage._edges import (
     incoming_edges,
     outgoing_edges,
 )
+from awlineage.lineage._remote import (
+    follow_pointers,
+    forget_stale_links,
+    is_remote_pointer,
+    warn_incomplete,
+)
 from awlineage.persistence import DBObject
 
 EdgeReader = Callable[[Database, Iterable[int], Registry | None], list[Edge]]
@@ -35,6 +41,8 @@ _NOT_PRODUCTS = AttributeFilter(skip=PRODUCT_ATTRIBUTES, skip_classes=RECORD_CLA
 INDEXED_MIN_DEPTH = 3
 """A walk limited to fewer links walks them level by level: the index's query and a batch over
 its whole set cost more than one or two generations (benchmarks/lineage_walks.py)."""
+MAX_FOLLOW_ROUNDS = 20
+"""Rounds of pointer following one query makes at most (each round asks each site once)."""
 INDEXED_DEPTH_LIMIT = 5_000
 """A walk with a `depth` reads the edges of the index's whole set only when it is at most this
 large; past it the depth, not the set, bounds the work, and the level-by-level walk does less."""
@@ -174,7 +182,8 @@ def _ordered_objects(db: Database, distance: dict[int, int]) -> list[DBObject]:
 
 
 def ancestors(obj: DBObject, depth: int | None = None, *,
-              database: Database | None = None) -> list[DBObject]:
+              database: Database | None = None, follow_remote: bool = True
+              ) -> list[DBObject]:
     """Every object `obj` was made from: what it links to, what those link to, and so on
     (through its process run to the run's inputs and parameters).
 
@@ -184,6 +193,11 @@ def ancestors(obj: DBObject, depth: int | None = None, *,
         A committed object.
     depth
         Links to follow at most (1: only what `obj` links to); None for all.
+    follow_remote
+        Follow pointers to objects held at other sites (`awlineage.federation`): fetch them
+        from the site that holds them, keep them here and walk on. What cannot be fetched
+        stays in the answer as a `RemotePointer` leaf, named by a
+        `LineageIncompleteWarning`.
 
     Returns
     -------
@@ -192,7 +206,34 @@ def ancestors(obj: DBObject, depth: int | None = None, *,
     """
     require_stored(obj)
     db = database or current_database()
-    return _ordered_objects(db, lineage_distances(db, obj.object_id, True, depth))
+    distance = lineage_distances(db, obj.object_id, True, depth)
+    if follow_remote:
+        distance = follow_remote_ancestors(db, obj.object_id, depth, distance)
+    return _ordered_objects(db, distance)
+
+
+def follow_remote_ancestors(db: Database, root: int, depth: int | None,
+                            distance: dict[int, int], stacklevel: int = 4) -> dict[int, int]:
+    """The ancestors' `distance` after following the pointers among them (round by round,
+    each round walking again from `root`); warns with what could not be fetched."""
+    tried: set[int] = set()
+    missing = []
+    for _ in range(MAX_FOLLOW_ROUNDS):
+        objects = load_objects(db, distance)
+        pointers = [oid for oid, found in objects.items()
+                    if oid not in tried and is_remote_pointer(found)]
+        if not pointers:
+            break
+        remaining = None if depth is None else max(depth - distance[p] for p in pointers)
+        outcome = follow_pointers(db, pointers, remaining)
+        tried.update(pointers)
+        missing.extend(outcome.missing)
+        if not outcome.resolved:
+            break
+        forget_stale_links(db, outcome.resolved)
+        distance = lineage_distances(db, root, True, depth)
+    warn_incomplete(missing, stacklevel)
+    return distance
 
 
 def descendants(obj: DBObject, depth: int | None = None, *,

@@ -9,7 +9,13 @@ from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 
-from awlineage.database import Database
+from awlineage.database import Database, load_objects
+from awlineage.lineage import (
+    MissingLineage,
+    follow_pointers,
+    forget_stale_links,
+    is_remote_pointer,
+)
 from awlineage.persistence import DBObject
 from awlineage.regions._records import RegionTable
 
@@ -25,6 +31,8 @@ class LineageGraph:
     records: dict[int, RegionTable] = field(default_factory=dict)
     producers: dict[ArrayKey, list[RegionTable]] = field(default_factory=dict)
     consumers: dict[ArrayKey, list[tuple[RegionTable, int]]] = field(default_factory=dict)
+    missing: list[MissingLineage] = field(default_factory=list)
+    """Pointers to other sites' objects met on the way that could not be followed."""
 
     def add(self, record: RegionTable) -> None:
         """Index `record` (once)."""
@@ -52,16 +60,20 @@ def _chunks(items: list[DBObject]) -> Iterable[list[DBObject]]:
         yield items[start:start + _CHUNK]
 
 
-def walk_upstream(start: DBObject, stop: Callable[[DBObject], bool], db: Database
-                  ) -> LineageGraph:
+def walk_upstream(start: DBObject, stop: Callable[[DBObject], bool], db: Database,
+                  follow_remote: bool = True) -> LineageGraph:
     """Records that wrote `start`'s arrays, then those that wrote their inputs, and so on,
-    not going past objects for which `stop` is true."""
+    not going past objects for which `stop` is true. An input held at another site (a
+    pointer) is fetched from it with its region tables when `follow_remote`, and the walk
+    goes on through it."""
     from awlineage.query import select
 
     graph = LineageGraph()
     seen = {start.object_id}
     frontier = [start]
     while frontier:
+        if follow_remote:
+            frontier = _follow(db, frontier, graph)
         following: list[DBObject] = []
         for chunk in _chunks(frontier):
             query = select(RegionTable.output.in_(chunk), database=db).prefetch("inputs")
@@ -74,6 +86,24 @@ def walk_upstream(start: DBObject, stop: Callable[[DBObject], bool], db: Databas
                             following.append(obj)
         frontier = following
     return graph
+
+
+def _follow(db: Database, frontier: list[DBObject], graph: LineageGraph) -> list[DBObject]:
+    """`frontier` with its pointers replaced by the objects they stand for, where the site
+    holding them answered (what did not is kept in `graph.missing`)."""
+    pointers = [obj.object_id for obj in frontier if is_remote_pointer(obj)]
+    if not pointers:
+        return frontier
+    outcome = follow_pointers(db, pointers)
+    graph.missing.extend(outcome.missing)
+    if not outcome.resolved:
+        return frontier
+    forget_stale_links(db, outcome.resolved)
+    fetched = load_objects(db, outcome.resolved)
+    for oid, obj in fetched.items():
+        if oid in graph.objects:
+            graph.objects[oid] = obj
+    return [fetched.get(obj.object_id, obj) for obj in frontier]
 
 
 def walk_downstream(start: DBObject, stop: Callable[[DBObject], bool], db: Database

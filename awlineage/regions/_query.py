@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from awlineage.database import Database, current_database
+from awlineage.lineage import warn_incomplete
 from awlineage.persistence import DBObject
 from awlineage.regions._call import hdu_name
 from awlineage.regions._cost import CostModel, query_model
@@ -48,7 +49,7 @@ def _matchers(to: Target) -> tuple[Callable[[DBObject], bool], Callable[[DBObjec
 def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0,
              keep_empty: bool = False, database: Database | None = None,
              record_stats: bool | None = None, cost_model: CostModel | None = None,
-             prefer: str | None = None) -> RegionLineage:
+             prefer: str | None = None, follow_remote: bool = True) -> RegionLineage:
     """The cells of ancestor arrays that `cells` of `obj` depend on.
 
     Parameters
@@ -74,6 +75,10 @@ def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0
     prefer
         ``"stored"`` or ``"rerun"`` forces that choice wherever both are possible (the
         answer is the same; the time is not).
+    follow_remote
+        Follow an input held at another site (a pointer, `awlineage.federation`): fetch it
+        with its region tables and walk on. One that cannot be fetched ends the walk there,
+        named by a `LineageIncompleteWarning`.
 
     Returns
     -------
@@ -87,7 +92,7 @@ def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0
         If no region lineage was recorded for the array, or the cells do not fit it.
     """
     return _query(obj, cells, to, hdu, database, "backward", keep_empty,
-                  _Choice(record_stats, cost_model, prefer))
+                  _Choice(record_stats, cost_model, prefer), follow_remote)
 
 
 def forward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0,
@@ -113,8 +118,8 @@ class _Choice:
 
 
 def _query(obj: DBObject, cells: Any, to: Target, hdu: int | str, database: Database | None,
-           direction: str, keep_empty: bool = False, choice: _Choice = _Choice()
-           ) -> RegionLineage:
+           direction: str, keep_empty: bool = False, choice: _Choice = _Choice(),
+           follow_remote: bool = False) -> RegionLineage:
     if not isinstance(obj, DBObject) or not obj.is_committed:
         raise RegionError(f"region queries start at a committed persistent object, got "
                           f"{obj!r}")
@@ -123,8 +128,11 @@ def _query(obj: DBObject, cells: Any, to: Target, hdu: int | str, database: Data
     recording = recording_enabled(choice.record_stats) and not db.read_only
     target, stop = _matchers(to)
     start: ArrayKey = (obj.object_id, hdu_name(hdu))
-    walk = walk_upstream if direction == "backward" else walk_downstream
-    graph = walk(obj, stop, db)
+    if direction == "backward":
+        graph = walk_upstream(obj, stop, db, follow_remote)
+        warn_incomplete(graph.missing, stacklevel=4)
+    else:
+        graph = walk_downstream(obj, stop, db)
     shape = graph.shape(start)
     if shape is None:
         where = "into" if direction == "backward" else "out of"

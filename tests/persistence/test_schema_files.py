@@ -15,7 +15,8 @@ SCHEMA = Path(__file__).resolve().parents[2] / "schema"
 @pytest.mark.parametrize("backend", ["postgresql", "sqlite"])
 def test_schema_files_are_current(backend: str) -> None:
     path = SCHEMA / f"{backend}.sql"
-    assert path.read_text() == framework_ddl(backend, extra=SITE_TABLES), f"{path} is stale: run awl schema dump"
+    assert path.read_text() == framework_ddl(backend, extra=SITE_TABLES), \
+        f"{path} is stale: run awl schema dump"
 
 
 def test_generated_ddl_names_the_framework_tables() -> None:

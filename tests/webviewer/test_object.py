@@ -25,7 +25,8 @@ def test_the_object_page_answers_the_object_as_json(db: Database, open_viewer) -
     assert set(answer) == {"object_id", "class", "qualified_class", "class_description",
                            "stand_in", "version", "versions", "versions_total",
                            "creation_date", "file", "attributes", "links", "link_lists",
-                           "run", "header", "urls"}
+                           "run", "header", "urls", "remote"}
+    assert answer["remote"] is None  # made here, not at another site
     assert answer["object_id"] == second.object_id
     assert answer["class"] == "Gizmo"
     assert answer["qualified_class"] == "viewerobject.Gizmo"
