@@ -21,7 +21,14 @@ from starlette.routing import Route
 
 from awlineage import Database
 from awlineage.errors import AwlError, ObjectNotFoundError
-from awlineage.federation import BUNDLE_TYPE, export_bundle, local_site, origins_of
+from awlineage.federation import (
+    BUNDLE_TYPE,
+    export_bundle,
+    fetch_summary,
+    lineage_size,
+    local_site,
+    origins_of,
+)
 from awlineage.lineage import is_remote_pointer
 from webviewer._errors import BadRequest, ViewerError
 from webviewer._params import parse_object_id
@@ -34,8 +41,9 @@ MAX_DEPTH = 50
 
 
 def site_summary(db: Database) -> dict[str, Any]:
-    """This site: id, URL, name, and how many objects it holds (of them copies from other
-    sites, and pointers to objects held elsewhere)."""
+    """This site: id, URL, name, how many objects it holds (of them copies from other
+    sites, and pointers to objects held elsewhere), the bytes of lineage it made itself and
+    its query log summed per site asked (what replication plans are computed from)."""
     site = local_site(db)
     registry = db.framework["awl_object"]
     with db.engine.connect() as conn:
@@ -44,7 +52,10 @@ def site_summary(db: Database) -> dict[str, Any]:
                                 .where(registry.c.class_name == POINTER_CLASS)).scalar_one()
     copies = _copies(db)
     return {"site_id": site.site_id, "url": site.url, "name": site.name,
-            "objects": objects - pointers, "copies": copies, "pointers": pointers}
+            "objects": objects - pointers, "copies": copies, "pointers": pointers,
+            "lineage_bytes": lineage_size(db),
+            "fetches": [{"site_url": f.site_url, "requests": f.requests, "bytes": f.bytes,
+                         "failed": f.failed} for f in fetch_summary(db)]}
 
 
 def _copies(db: Database) -> int:

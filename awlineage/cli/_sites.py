@@ -13,7 +13,7 @@ from awlineage.cli._common import prepare, resolve_id
 from awlineage.database import connect
 
 if TYPE_CHECKING:
-    from awlineage.federation import ReplicationProblem
+    from awlineage.federation import Workload
 
 
 def export_bundle_command(args: argparse.Namespace) -> int:
@@ -68,24 +68,42 @@ def _list(args: argparse.Namespace) -> int:
 def _plan(args: argparse.Namespace) -> int:
     from awlineage.federation import plan_replication, plan_table
 
-    problem = _problem(args)
+    problem = _workload(args).problem
     plan = plan_replication(problem, method=args.method)
     print(plan_table(plan, unit="B" if args.unit == "bytes" else args.unit))
     return 0
 
 
-def _problem(args: argparse.Namespace) -> ReplicationProblem:
-    from awlineage.federation import read_workload
+def _workload(args: argparse.Namespace) -> Workload:
+    """The workload of a file (``--workload``), else as this site and the sites it knows
+    tell it; the sites that did not answer are named on stderr."""
+    from awlineage.federation import Workload, gather_workload, read_workload
 
     if args.workload:
-        return read_workload(args.workload, communication_weight=args.communication_weight,
-                             storage_weight=args.storage_weight)
-    from awlineage.federation import gather_workload
+        problem = read_workload(args.workload, communication_weight=args.communication_weight,
+                                storage_weight=args.storage_weight)
+        return Workload(problem, here="")
+    db = connect(args.database)
+    workload = gather_workload(db, timeout=args.timeout,
+                               communication_weight=args.communication_weight,
+                               storage_weight=args.storage_weight)
+    for url, reason in workload.unreachable.items():
+        print(f"awl sites: left out {url}: {reason}", file=sys.stderr)
+    return workload
+
+
+def _replicate(args: argparse.Namespace) -> int:
+    from awlineage.federation import plan_table, replicate
 
     db = connect(args.database)
-    return gather_workload(db, timeout=args.timeout,
-                           communication_weight=args.communication_weight,
-                           storage_weight=args.storage_weight)
+    if args.workload:
+        raise SystemExit("awl sites replicate: asks the sites themselves; --workload is for "
+                         "awl sites plan")
+    run = replicate(db, _workload(args), timeout=args.timeout, method=args.method)
+    print(plan_table(run.plan))
+    print()
+    print(run.summary())
+    return 0
 
 
 def _plan_arguments(parser: argparse.ArgumentParser) -> None:
@@ -126,3 +144,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                               "(correlation clustering, seed 001 section 6)")
     _plan_arguments(plan)
     plan.set_defaults(run=_plan)
+    replicate = actions.add_parser("replicate", help="carry out this site's part of the plan: "
+                                   "fetch, in full, the lineage its objects point to at the "
+                                   "sites of its sub-cluster")
+    _plan_arguments(replicate)
+    replicate.set_defaults(run=_replicate)

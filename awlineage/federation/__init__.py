@@ -23,7 +23,14 @@ from awlineage.federation._remote import (
     fetch_bundle,
     resolve_pointers,
     site_info,
+    site_status,
     site_timeout,
+)
+from awlineage.federation._replicate import (
+    ReplicationRun,
+    Workload,
+    gather_workload,
+    replicate,
 )
 from awlineage.federation._replication import (
     MAX_EXACT_SITES,
@@ -80,10 +87,12 @@ __all__ = [
     "RemotePointer",
     "ReplicationPlan",
     "ReplicationProblem",
+    "ReplicationRun",
     "ResolveReport",
     "Site",
     "SiteUnreachableError",
     "SubCluster",
+    "Workload",
     "consolidated_weights",
     "content_hash",
     "correlation_objective",
@@ -92,6 +101,7 @@ __all__ = [
     "export_bundle",
     "fetch_bundle",
     "fetch_summary",
+    "gather_workload",
     "import_bundle",
     "known_sites",
     "lineage_size",
@@ -103,10 +113,12 @@ __all__ = [
     "plan_table",
     "read_bundle",
     "read_workload",
+    "replicate",
     "resolve_pointers",
     "set_local_site",
     "site_data_server_app",
     "site_info",
+    "site_status",
     "site_timeout",
     "workload_problem",
 ]

@@ -19,6 +19,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlencode
 
 import sqlalchemy as sa
@@ -134,6 +135,25 @@ def site_info(url: str, *, timeout: float | None = None) -> Site:
         raise SiteUnreachableError(url, "its /api/site answer is not a site's JSON") from None
 
 
+def site_status(url: str, *, timeout: float | None = None) -> dict[str, Any]:
+    """A site's ``/api/site`` answer: who it is, what it holds, its lineage size and its
+    query log per site asked.
+
+    Raises
+    ------
+    SiteUnreachableError
+        Naming the URL and why it did not answer.
+    """
+    body = _get(url, "/api/site", timeout)
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise SiteUnreachableError(url, "its /api/site answer is not JSON") from None
+    if not isinstance(data, dict) or "site_id" not in data:
+        raise SiteUnreachableError(url, "its /api/site answer is not a site's JSON")
+    return data
+
+
 def fetch_bundle(url: str, object_ids: Iterable[int], depth: int | None = DEFAULT_DEPTH, *,
                  timeout: float | None = None) -> bytes:
     """A bundle of `object_ids` with their ancestry `depth` links deep (None: all), as
@@ -198,7 +218,7 @@ def _pointers(db: Database, ids: Sequence[int] | None) -> list[_Pointer]:
 
 def resolve_pointers(db: Database, ids: Iterable[int] | None = None, *,
                      depth: int | None = DEFAULT_DEPTH, timeout: float | None = None,
-                     max_rounds: int = 10) -> ResolveReport:
+                     max_rounds: int = 10, via: str = "resolved") -> ResolveReport:
     """Follow the pointers among `ids` (None: every pointer here) by asking the sites that
     hold their objects, and keep what arrives here (``via="resolved"``).
 
@@ -213,6 +233,9 @@ def resolve_pointers(db: Database, ids: Iterable[int] | None = None, *,
         Links of ancestry fetched with each object (None: all the site has).
     timeout
         Seconds per request (default ``AWL_SITE_TIMEOUT``, else 5).
+    via
+        How the copies arrived, recorded with their origin (``replicated`` for
+        `replicate`).
 
     Returns
     -------
@@ -254,14 +277,14 @@ def resolve_pointers(db: Database, ids: Iterable[int] | None = None, *,
             break
         for url, group in sorted(by_url.items()):
             asked.update((p.object_id, url) for p in group)
-            _ask(db, url, group, depth, timeout, report, failed, redirect)
+            _ask(db, url, group, depth, timeout, report, failed, redirect, via)
     report.missing = sorted(failed.values(), key=lambda m: m.object_id)
     return report
 
 
 def _ask(db: Database, url: str, group: list[_Pointer], depth: int | None,
          timeout: float | None, report: ResolveReport, failed: dict[int, MissingLineage],
-         redirect: dict[int, str]) -> None:
+         redirect: dict[int, str], via: str) -> None:
     """One request to `url` for the objects of `group`, and the import of its answer."""
     ids = [p.object_id for p in group]
     started = time.monotonic()
@@ -272,7 +295,7 @@ def _ask(db: Database, url: str, group: list[_Pointer], depth: int | None,
         _log(db, url, ids, 0, time.monotonic() - started, False)
         if exc.reason.startswith("HTTP 404") and len(group) > 1:
             for pointer in group:  # which one it lacks: ask for each alone
-                _ask(db, url, [pointer], depth, timeout, report, failed, redirect)
+                _ask(db, url, [pointer], depth, timeout, report, failed, redirect, via)
             return
         for p in group:
             failed[p.object_id] = MissingLineage(p.object_id, p.class_name, url, exc.reason)
@@ -280,7 +303,7 @@ def _ask(db: Database, url: str, group: list[_Pointer], depth: int | None,
     _log(db, url, ids, len(data), time.monotonic() - started, True)
     try:
         bundle = read_bundle(data, name=f"the bundle from {url}")
-        imported = import_bundle(bundle, database=db, via="resolved")
+        imported = import_bundle(bundle, database=db, via=via)
     except AwlError as exc:
         for p in group:
             failed[p.object_id] = MissingLineage(p.object_id, p.class_name, url,
