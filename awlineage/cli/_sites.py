@@ -23,6 +23,9 @@ def export_bundle_command(args: argparse.Namespace) -> int:
     if not args.output:
         raise SystemExit("awl export bundle: give the bundle's file with -o/--output "
                          "(a bundle is binary)")
+    if args.depth is not None and args.depth < 0:
+        raise SystemExit(f"awl export bundle: --depth must be 0 or more links, not "
+                         f"{args.depth}")
     db = connect(args.database)
     prepare(db, args.imports)
     bundle = export_bundle(resolve_id(db, args.id), depth=args.depth, database=db,
