@@ -34,6 +34,7 @@ from awlineage.federation import (
     read_bundle,
     resolve_pointers,
     site_info,
+    site_status,
 )
 from awlineage.federation._site import FETCHES
 from awlineage.persistence import qualified_name
@@ -255,8 +256,11 @@ def test_the_site_api_says_who_the_site_is_and_answers_bundles(sites) -> None:
     status, kind, body = _get(f"{b.url}/api/site")
     assert status == 200 and kind == "application/json"
     assert json.loads(body) == {"site_id": local_site(b.db).site_id, "url": b.url,
-                                "name": "b", "objects": 2, "copies": 2, "pointers": 1}
+                                "name": "b", "objects": 2, "copies": 2, "pointers": 1,
+                                "lineage_bytes": 0, "fetches": []}  # B made nothing itself
     assert site_info(a.url) == local_site(a.db)
+    a_status = site_status(a.url)
+    assert a_status["objects"] == 4 and a_status["lineage_bytes"] > 4 * 100
     a3 = a_steps[-1].object_id
     bundle = read_bundle(fetch_bundle(a.url, [a3], depth=1))
     assert bundle.roots == [a3] and len(bundle.records) == 2
