@@ -151,55 +151,44 @@ class ServerConfigError(DataServerError, ValueError):
     """A data server or storage setting is missing or malformed; the message names it."""
 
 
-class TrailerError(DataServerError):
-    """A body that should carry its lineage does not: the trailer's magic, the lineage's
-    length or the lineage's SHA-256 is wrong (`problem` says which).
-
-    Parameters
-    ----------
-    name
-        The file name.
-    problem
-        ``"magic"``, ``"length"`` or ``"hash"``.
-    reason
-        What is wrong, for the message.
-    """
+class _FileProblem(DataServerError):
+    """A refused body of file `name`: which `problem` (a word clients can test) and the
+    `reason`, for the message (`message` words it)."""
 
     def __init__(self, name: str, problem: str, reason: str) -> None:
         self.name = name
         self.problem = problem
         self.reason = reason
-        super().__init__(f"file {name!r} does not carry a valid lineage trailer ({problem}): "
-                         f"{reason}; nothing was stored")
+        super().__init__(self.message())
+
+    def message(self) -> str:
+        """The error's text."""
+        raise NotImplementedError
 
     def __reduce__(self):
         return (type(self), (self.name, self.problem, self.reason))
 
 
-class LineageRejected(DataServerError):
+class TrailerError(_FileProblem):
+    """A body that should carry its lineage does not: the trailer's magic, the lineage's
+    length or the lineage's SHA-256 is wrong (`problem`: ``"magic"``, ``"length"`` or
+    ``"hash"``)."""
+
+    def message(self) -> str:
+        """The error's text."""
+        return (f"file {self.name!r} does not carry a valid lineage trailer "
+                f"({self.problem}): {self.reason}; nothing was stored")
+
+
+class LineageRejected(_FileProblem):
     """A lineage that must not be stored: not a bundle that verifies (``"bundle"``), no
     DataObject for this file with the file's SHA-256 (``"object"``), or one the database
-    refuses (``"import"``: an id held here by another object). Nothing was stored.
+    refuses (``"import"``: an id held here by another object). Nothing was stored."""
 
-    Parameters
-    ----------
-    name
-        The file name.
-    problem
-        ``"bundle"``, ``"object"`` or ``"import"``.
-    reason
-        What is wrong, for the message.
-    """
-
-    def __init__(self, name: str, problem: str, reason: str) -> None:
-        self.name = name
-        self.problem = problem
-        self.reason = reason
-        super().__init__(f"the lineage of file {name!r} was refused ({problem}): {reason}; "
-                         "nothing was stored")
-
-    def __reduce__(self):
-        return (type(self), (self.name, self.problem, self.reason))
+    def message(self) -> str:
+        """The error's text."""
+        return (f"the lineage of file {self.name!r} was refused ({self.problem}): "
+                f"{self.reason}; nothing was stored")
 
 
 class LineageNotFound(DataServerError):

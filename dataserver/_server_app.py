@@ -225,14 +225,11 @@ class _Handlers:
             stored = await self._stored(name)
             return await send_with_lineage(request, self.storage, self.lineage, stored,
                                            head=request.method == "HEAD")
-        refusal = self._refusal(request)
+        refusal = self._upload_refusal(request, name)
         if refusal is not None:
             return refusal
-        limit = self.config.max_upload_bytes
-        declared = request.headers.get("content-length")
-        if declared is not None and header_number("Content-Length", declared) > limit:
-            return _error_response(UploadTooLarge(name, limit))
-        return await receive_with_lineage(request, self.storage, self.lineage, name, limit)
+        return await receive_with_lineage(request, self.storage, self.lineage, name,
+                                          self.config.max_upload_bytes)
 
     # -- reading --------------------------------------------------------------------------
     async def _stored(self, name: str) -> StoredFile:
@@ -279,7 +276,9 @@ class _Handlers:
             return _error_response(AccessDenied("the bearer token is not accepted"))
         return None
 
-    async def _put(self, request: Request, name: str) -> Response:
+    def _upload_refusal(self, request: Request, name: str) -> Response | None:
+        """None when the request may upload `name` (a token that may write, a declared
+        length within the limit), else the refusal."""
         refusal = self._refusal(request)
         if refusal is not None:
             return refusal
@@ -287,6 +286,13 @@ class _Handlers:
         declared = request.headers.get("content-length")
         if declared is not None and header_number("Content-Length", declared) > limit:
             return _error_response(UploadTooLarge(name, limit))
+        return None
+
+    async def _put(self, request: Request, name: str) -> Response:
+        refusal = self._upload_refusal(request, name)
+        if refusal is not None:
+            return refusal
+        limit = self.config.max_upload_bytes
         sha256 = request.headers.get(SHA256_HEADER)
         if sha256 is not None and not _HEX64.match(sha256):
             return _json_error(400, "BadRequest", name,

@@ -127,12 +127,8 @@ def site_info(url: str, *, timeout: float | None = None) -> Site:
     SiteUnreachableError
         Naming the URL and why it did not answer.
     """
-    body = _get(url, "/api/site", timeout)
-    try:
-        data = json.loads(body)
-        return Site(str(data["site_id"]), data.get("url"), data.get("name") or "")
-    except (ValueError, KeyError, TypeError):
-        raise SiteUnreachableError(url, "its /api/site answer is not a site's JSON") from None
+    data = site_status(url, timeout=timeout)
+    return Site(str(data["site_id"]), data.get("url"), data.get("name") or "")
 
 
 def site_status(url: str, *, timeout: float | None = None) -> dict[str, Any]:
