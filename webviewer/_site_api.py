@@ -23,6 +23,7 @@ from awlineage import Database
 from awlineage.errors import AwlError, ObjectNotFoundError
 from awlineage.federation import (
     BUNDLE_TYPE,
+    count_copies,
     export_bundle,
     fetch_summary,
     lineage_size,
@@ -50,21 +51,12 @@ def site_summary(db: Database) -> dict[str, Any]:
         objects = conn.execute(sa.select(sa.func.count()).select_from(registry)).scalar_one()
         pointers = conn.execute(sa.select(sa.func.count()).select_from(registry)
                                 .where(registry.c.class_name == POINTER_CLASS)).scalar_one()
-    copies = _copies(db)
+    copies = count_copies(db)
     return {"site_id": site.site_id, "url": site.url, "name": site.name,
             "objects": objects - pointers, "copies": copies, "pointers": pointers,
             "lineage_bytes": lineage_size(db),
             "fetches": [{"site_url": f.site_url, "requests": f.requests, "bytes": f.bytes,
                          "failed": f.failed} for f in fetch_summary(db)]}
-
-
-def _copies(db: Database) -> int:
-    """How many objects here are copies of other sites' objects."""
-    if "awl_origin" not in sa.inspect(db.engine).get_table_names(schema=db.schema):
-        return 0
-    table = sa.Table("awl_origin", sa.MetaData(), schema=db.schema, autoload_with=db.engine)
-    with db.engine.connect() as conn:
-        return conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
 
 
 def _bundle_request(request: Request) -> tuple[list[int], int | None]:

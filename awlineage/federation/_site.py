@@ -195,6 +195,14 @@ def origins_of(db: Database, object_ids: Iterable[int]) -> dict[int, Origin]:
     return found
 
 
+def count_copies(db: Database) -> int:
+    """How many objects here are copies of other sites' objects."""
+    if not has_site_tables(db):
+        return 0
+    with db.engine.connect() as conn:
+        return conn.execute(sa.select(sa.func.count()).select_from(ORIGINS)).scalar_one()
+
+
 def mark_origins(conn: sa.Connection, origins: Sequence[Origin]) -> None:
     """Record where copies came from, on `conn` inside a write transaction (an object
     already marked keeps its first origin)."""
