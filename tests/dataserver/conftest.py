@@ -95,21 +95,24 @@ class RunningServer:
         self.sock.close()
 
 
-def start_server(app) -> RunningServer:
-    """Run `app` under uvicorn on a free loopback port; returns once it accepts requests."""
+def start_server(app, port: int = 0, **settings: object) -> RunningServer:
+    """Run `app` under uvicorn on loopback `port` (0: a free one; a given one lets a server
+    come back on its own URL after it was stopped), with further uvicorn `settings`; returns
+    once it accepts requests."""
     # IPPROTO_TCP, so that asyncio turns Nagle off on its connections (it checks the proto).
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", port))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
+                                           **settings))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
                               name=f"uvicorn-{port}")
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the data server did not start")
+            raise RuntimeError(f"the server on port {port} did not start")
         time.sleep(0.01)
     return RunningServer(f"http://127.0.0.1:{port}", server, thread, sock)
 

@@ -7,20 +7,17 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 from awlineage import Database
 from awlineage.federation import set_local_site
 from awlineage.persistence import set_current_store
 from tests.conftest import fresh_database
-from tests.dataserver.conftest import RunningServer
+from tests.dataserver.conftest import RunningServer, start_server
 from webviewer import create_app
 
 
@@ -29,25 +26,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def serve_on(app, port: int) -> RunningServer:
-    """Run `app` under uvicorn on loopback port `port` (a site comes back on its own URL
-    after it was down); returns once it accepts requests."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
-                                           timeout_graceful_shutdown=1))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
-                              name=f"uvicorn-site-{port}")
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError(f"the site on port {port} did not start")
-        time.sleep(0.01)
-    return RunningServer(f"http://127.0.0.1:{port}", server, thread, sock)
 
 
 @dataclass
@@ -74,7 +52,7 @@ class Site:
             self._viewer_db = Database(self.db.url.render_as_string(hide_password=False),
                                        schema=self.db.schema, read_only=True)
             app = create_app(self._viewer_db, data_url=str(self.data_dir))
-        self.server = serve_on(app, self.port)
+        self.server = start_server(app, self.port, timeout_graceful_shutdown=1)
 
     def stop(self) -> None:
         """Take the site off the network (its URL then refuses connections)."""
