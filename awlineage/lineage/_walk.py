@@ -19,13 +19,14 @@ from awlineage.lineage._edges import (
     AttributeFilter,
     Edge,
     Registry,
+    classes_of,
     incoming_edges,
     outgoing_edges,
 )
 from awlineage.lineage._remote import (
+    POINTER_CLASS,
     follow_pointers,
     forget_stale_links,
-    is_remote_pointer,
     warn_incomplete,
 )
 from awlineage.persistence import DBObject
@@ -219,9 +220,9 @@ def follow_remote_ancestors(db: Database, root: int, depth: int | None,
     tried: set[int] = set()
     missing = []
     for _ in range(MAX_FOLLOW_ROUNDS):
-        objects = load_objects(db, distance)
-        pointers = [oid for oid, found in objects.items()
-                    if oid not in tried and is_remote_pointer(found)]
+        # the class names say which are pointers, without loading every ancestor twice
+        held = classes_of(db, distance).get(POINTER_CLASS, [])
+        pointers = [oid for oid in held if oid not in tried]
         if not pointers:
             break
         remaining = None if depth is None else max(depth - distance[p] for p in pointers)
