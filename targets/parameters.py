@@ -135,6 +135,8 @@ class PointingGridParameters(DBObject):
     pixel_scale = persistent("Arcseconds per grid pixel; 0: the frames' median", float,
                              RegridParameters.pixel_scale)
     margin = persistent("Empty pixels around the frames' footprint", int, RegridParameters.margin)
+    orientation = persistent("frames: the orientation (and pixels) of the frame nearest the "
+                             "centre; north: north up", str, RegridParameters.orientation)
 
 
 class RegriddedFrameParameters(DBObject):

@@ -78,7 +78,7 @@ class WcsResample(Operator):
         """The operator of a `targets.regrid.PixelTransform`."""
         grid = transform.grid
         return cls(transform.wcs_in_text, transform.shape_in,
-                   [grid.ra, grid.dec, grid.pixel_scale, grid.rows, grid.cols],
+                   [grid.ra, grid.dec, grid.pixel_scale, grid.rows, grid.cols, grid.rotation],
                    transform.origin, transform.order)
 
     def _wcs(self) -> tuple[object, object]:
@@ -88,8 +88,8 @@ class WcsResample(Operator):
 
             from targets.regrid import SkyGrid
 
-            ra, dec, scale, rows, cols = self.params["grid"]
-            out_wcs = SkyGrid(ra, dec, scale, int(rows), int(cols)).wcs(
+            ra, dec, scale, rows, cols, *turned = self.params["grid"]  # older: north up
+            out_wcs = SkyGrid(ra, dec, scale, int(rows), int(cols), *turned).wcs(
                 tuple(self.params["origin"]))
             self._transforms = (out_wcs, WCS(fits.Header.fromstring(self.params["wcs_in"])))
         return self._transforms

@@ -21,11 +21,12 @@ from targets.errors import GridError
 from targets.fitsio import derived_header, with_wcs
 
 ORDERS = ("nearest-neighbor", "bilinear")
+ORIENTATIONS = ("frames", "north")
 
 
 @dataclass(frozen=True)
 class SkyGrid:
-    """A TAN pixel grid on the sky, north up and east left.
+    """A TAN pixel grid on the sky, east left of north, turned by `rotation`.
 
     Attributes
     ----------
@@ -35,6 +36,9 @@ class SkyGrid:
         Arcseconds per pixel.
     rows, cols
         Size of the whole grid.
+    rotation
+        Angle from north to the grid's rows-increasing axis, as FITS's CROTA2 [deg]; 0 is
+        north up.
     """
 
     ra: float
@@ -42,6 +46,7 @@ class SkyGrid:
     pixel_scale: float
     rows: int
     cols: int
+    rotation: float = 0.0
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -57,7 +62,8 @@ class SkyGrid:
         wcs.wcs.crval = [self.ra, self.dec]
         wcs.wcs.crpix = [(self.cols + 1) / 2 - origin[1], (self.rows + 1) / 2 - origin[0]]
         scale = self.pixel_scale / 3600.0
-        wcs.wcs.cd = [[-scale, 0.0], [0.0, scale]]
+        cos, sin = math.cos(math.radians(self.rotation)), math.sin(math.radians(self.rotation))
+        wcs.wcs.cd = [[-scale * cos, -scale * sin], [-scale * sin, scale * cos]]
         wcs.wcs.radesys = "ICRS"
         wcs.wcs.equinox = 2000.0
         wcs.wcs.set()
@@ -74,6 +80,13 @@ class RegridParameters:
         Arcseconds per grid pixel; 0 takes the median pixel scale of the frames.
     margin
         Empty pixels around the frames' combined footprint.
+    orientation
+        "frames": the grid takes the orientation of the frame nearest the frames' mean
+        centre, and when that frame's pixels are the grid's size it is centred on one of them,
+        so the frame's pixels fall on the grid's and resampling it moves no light (a half-pixel
+        shift, which a grid centred between pixels gives any even-sized frame, averages four
+        pixels into each: 5% of the light of an undersampled star left its aperture).
+        "north": north up, centred on the frames' mean centre.
     order
         Interpolation: "bilinear" (each output pixel from the 2x2 nearest inputs) or
         "nearest-neighbor". Spline orders are not offered: they make every output pixel depend
@@ -88,6 +101,7 @@ class RegridParameters:
 
     pixel_scale: float = 0.0
     margin: int = 8
+    orientation: str = "frames"
     order: str = "bilinear"
     conserve_flux: bool = True
     subtract_sky: bool = True
@@ -95,6 +109,9 @@ class RegridParameters:
     def __post_init__(self) -> None:
         if self.order not in ORDERS:
             raise ValueError(f"RegridParameters.order must be one of {ORDERS}, got {self.order!r}")
+        if self.orientation not in ORIENTATIONS:
+            raise ValueError(f"RegridParameters.orientation must be one of {ORIENTATIONS}, got "
+                             f"{self.orientation!r}")
         if self.pixel_scale < 0 or self.margin < 0:
             raise ValueError("RegridParameters.pixel_scale and margin must not be negative")
 
@@ -131,7 +148,9 @@ class RegriddedImage:
 
 def grid_for_frames(wcs_list: Sequence[WCS], shapes: Sequence[tuple[int, int]],
                     parameters: RegridParameters | None = None) -> SkyGrid:
-    """The common grid of a pointing: centred on the frames' mean centre, covering all of them.
+    """The common grid of a pointing, covering all its frames: centred on the frames' mean
+    centre, or on the pixel there of the frame nearest it and turned as that frame is
+    (`RegridParameters.orientation`).
 
     The result depends only on the set of frames, not on their order, so every frame of a
     pointing can compute the same grid independently.
@@ -156,7 +175,11 @@ def grid_for_frames(wcs_list: Sequence[WCS], shapes: Sequence[tuple[int, int]],
     dec = math.degrees(math.atan2(z, math.hypot(x, y)))
     scale = parameters.pixel_scale or round(float(np.median(
         [proj_plane_pixel_scales(wcs.celestial).mean() * 3600.0 for wcs in wcs_list])), 4)
-    probe = SkyGrid(ra, dec, scale, 1, 1).wcs()  # pixel (0, 0) on the centre
+    if parameters.orientation == "frames":
+        ra, dec, rotation = _follow_frame(wcs_list, shapes, centres, ra, dec, scale)
+    else:
+        ra, dec, rotation = round(ra, 9), round(dec, 9), 0.0
+    probe = SkyGrid(ra, dec, scale, 1, 1, rotation).wcs()  # pixel (0, 0) on the centre
     half_cols = half_rows = 0.0
     for wcs, shape in zip(wcs_list, shapes, strict=True):
         ra_edge, dec_edge = wcs.pixel_to_world_values(*_border(shape)[::-1])
@@ -165,7 +188,40 @@ def grid_for_frames(wcs_list: Sequence[WCS], shapes: Sequence[tuple[int, int]],
         half_rows = max(half_rows, float(np.max(np.abs(y_edge))))
     cols = 2 * math.ceil(half_cols + parameters.margin) + 1
     rows = 2 * math.ceil(half_rows + parameters.margin) + 1
-    return SkyGrid(round(ra, 9), round(dec, 9), scale, rows, cols)
+    return SkyGrid(ra, dec, scale, rows, cols, rotation)
+
+
+_SAME_SCALE = 1e-3
+"""Relative difference of pixel scales below which a frame's pixels are the grid's size."""
+
+
+def _follow_frame(wcs_list: Sequence[WCS], shapes: Sequence[tuple[int, int]],
+                  centres: list[tuple[float, float]], ra: float, dec: float,
+                  scale: float) -> tuple[float, float, float]:
+    """Centre and rotation of a grid that follows the frame nearest (`ra`, `dec`), the frames'
+    mean centre (ties to the smaller centre, so the order of the frames does not matter): its
+    pixel nearest that centre becomes the grid's middle pixel when its pixels are `scale`
+    arcseconds and not mirrored; the rotation is the frame's there."""
+    target = np.array(_unit_vector(ra, dec))
+    nearest = min(range(len(wcs_list)), key=lambda i: (
+        -float(np.dot(_unit_vector(float(centres[i][0]), float(centres[i][1])), target)),
+        float(centres[i][0]), float(centres[i][1])))
+    wcs, (rows, cols) = wcs_list[nearest].celestial, shapes[nearest]
+    col, row = (float(v) for v in wcs.world_to_pixel_values(ra, dec))
+    anchor_col = min(max(round(col), 0), cols - 1) if math.isfinite(col) else (cols - 1) // 2
+    anchor_row = min(max(round(row), 0), rows - 1) if math.isfinite(row) else (rows - 1) // 2
+    ra_anchor, dec_anchor = (float(v) for v in wcs.pixel_to_world_values(anchor_col, anchor_row))
+    # one-pixel steps of the frame, in pixels of a north-up grid of `scale` on the anchor
+    probe = SkyGrid(ra_anchor, dec_anchor, scale, 1, 1).wcs()
+    step_x, step_y = probe.world_to_pixel_values(*wcs.pixel_to_world_values(
+        np.array([anchor_col + 1.0, anchor_col]), np.array([anchor_row, anchor_row + 1.0])))
+    jacobian = np.array([[step_x[0], step_x[1]], [step_y[0], step_y[1]]])  # columns: steps
+    rotation = round(math.degrees(math.atan2(jacobian[0, 1] - jacobian[1, 0],
+                                             jacobian[1, 1] + jacobian[0, 0])), 7)
+    same_size = abs(math.sqrt(abs(np.linalg.det(jacobian))) - 1.0) < _SAME_SCALE
+    if same_size and np.linalg.det(jacobian) > 0:
+        return round(ra_anchor % 360.0, 10), round(dec_anchor, 10), rotation
+    return round(ra, 9), round(dec, 9), rotation
 
 
 def footprint_box(wcs_in: WCS, shape_in: tuple[int, int],
@@ -237,6 +293,7 @@ def regrid(data: np.ndarray, weight: np.ndarray, wcs_in: WCS | None, grid: SkyGr
         "GRIDRA": (grid.ra, "[deg] centre of the common sky grid"),
         "GRIDDEC": (grid.dec, "[deg] centre of the common sky grid"),
         "GRIDSCAL": (grid.pixel_scale, "[arcsec] pixel scale of the grid"),
+        "GRIDROT": (grid.rotation, "[deg] rotation of the grid from north (CROTA2)"),
         "GRIDROWS": (grid.rows, "rows of the whole grid"),
         "GRIDCOLS": (grid.cols, "columns of the whole grid"),
         "GRIDROW0": (row0, "grid row of this image's row 0"),
@@ -252,7 +309,7 @@ def grid_from_header(header: fits.Header) -> tuple[SkyGrid, tuple[int, int]]:
     try:
         grid = SkyGrid(float(header["GRIDRA"]), float(header["GRIDDEC"]),
                        float(header["GRIDSCAL"]), int(header["GRIDROWS"]),
-                       int(header["GRIDCOLS"]))
+                       int(header["GRIDCOLS"]), float(header.get("GRIDROT", 0.0)))
         return grid, (int(header["GRIDROW0"]), int(header["GRIDCOL0"]))
     except KeyError as exc:
         raise GridError(f"the header records no sky grid: {exc.args[0]} missing") from None

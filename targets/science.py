@@ -225,6 +225,8 @@ class PointingGrid(Process):
     ra = persistent("Centre, right ascension (ICRS) [deg]", float, None)
     dec = persistent("Centre, declination (ICRS) [deg]", float, None)
     pixel_scale = persistent("Pixel scale [arcsec]", float, None)
+    rotation = persistent("Angle from north to the grid's rows-increasing axis (CROTA2) [deg]",
+                          float, 0.0)
     rows = persistent("Rows of the grid", int, None)
     cols = persistent("Columns of the grid", int, None)
     process_params = persistent("Processing parameters", PointingGridParameters, None)
@@ -234,11 +236,12 @@ class PointingGrid(Process):
         grid = grid_for_frames([f.wcs for f in frames], [f.shape for f in frames],
                                stage_parameters(self.process_params, RegridParameters))
         self.ra, self.dec, self.pixel_scale = grid.ra, grid.dec, grid.pixel_scale
-        self.rows, self.cols = grid.rows, grid.cols
+        self.rows, self.cols, self.rotation = grid.rows, grid.cols, grid.rotation
 
     def sky_grid(self) -> SkyGrid:
         """The grid as the regridding functions take it."""
-        return SkyGrid(self.ra, self.dec, self.pixel_scale, self.rows, self.cols)
+        return SkyGrid(self.ra, self.dec, self.pixel_scale, self.rows, self.cols,
+                       self.rotation or 0.0)
 
 
 class RegriddedFrame(ScienceProduct):

@@ -217,3 +217,53 @@ def test_pixel_transform_also_maps_an_array_of_points():
 def test_spline_orders_are_not_offered():
     with pytest.raises(ValueError, match=r"RegridParameters\.order must be one of"):
         RegridParameters(order="bicubic")
+
+
+@pytest.mark.parametrize("rotation", [0.0, 57.3, -120.0])
+def test_a_grid_that_follows_a_frame_lays_its_pixels_on_the_frames(rotation: float) -> None:
+    # an even-sized frame: a grid centred on its centre would sit half a pixel off its pixels
+    wcs = _wcs(63.35, 10.46, (180.3, 201.7), scale=0.1, rotation=rotation)
+    shape = (300, 400)
+    grid = grid_for_frames([wcs], [shape])
+    rows, cols = np.mgrid[0:300:13, 0:400:17]
+    x, y = grid.wcs().world_to_pixel_values(*wcs.pixel_to_world_values(cols, rows))
+    assert np.max(np.abs(x - np.round(x))) < 1e-3 and np.max(np.abs(y - np.round(y))) < 1e-3
+    data = 10.0 + render_stars(shape, np.array([200.6, 300.2]), np.array([150.3, 40.0]),
+                               np.array([5000.0, 800.0]), 0.55)  # undersampled stars
+    image = regrid(data, np.ones_like(data), wcs, grid, RegridParameters(subtract_sky=False))
+    inside = image.weight > 0.5
+    out_rows, out_cols = np.nonzero(inside)
+    in_x, in_y = wcs.world_to_pixel_values(*image.wcs.pixel_to_world_values(out_cols, out_rows))
+    source = data[np.round(in_y).astype(int), np.round(in_x).astype(int)]
+    assert np.allclose(image.data[inside], source, rtol=1e-3)  # no light moved between pixels
+    assert image.data[inside].sum() == pytest.approx(data.sum(), rel=1e-3)
+
+
+def test_a_north_up_grid_is_the_older_layout() -> None:
+    grid = grid_for_frames(FRAMES, SHAPES, RegridParameters(orientation="north"))
+    assert grid.rotation == 0.0
+    follows = grid_for_frames(FRAMES, SHAPES)
+    # the frames are north up at their tangent points; away from them north turns a little
+    assert follows.rotation == pytest.approx(0.0, abs=1e-3)
+    assert (follows.ra, follows.dec) != (grid.ra, grid.dec)  # on one of its pixels instead
+
+
+def test_a_mirrored_frame_sets_the_rotation_but_not_the_pixels() -> None:
+    wcs = _wcs(150.0, 2.2, (32.5, 32.5))
+    wcs.wcs.cd = wcs.wcs.cd @ np.diag([-1.0, 1.0])  # east to the right
+    wcs.wcs.set()
+    grid = grid_for_frames([wcs], [(64, 64)])
+    north = grid_for_frames([wcs], [(64, 64)], RegridParameters(orientation="north"))
+    assert (grid.ra, grid.dec) == (north.ra, north.dec)
+
+
+def test_the_grid_rotation_travels_in_the_regridded_header() -> None:
+    grid = SkyGrid(150.0, 2.2, 0.3, 65, 65, 33.0)
+    header = regrid(np.ones((64, 64)), np.ones((64, 64)), FRAMES[0], grid,
+                    header=fits.Header()).header
+    assert grid_from_header(header)[0] == grid
+
+
+def test_an_unknown_orientation_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"orientation must be one of .*'sideways'"):
+        RegridParameters(orientation="sideways")
