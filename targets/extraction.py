@@ -100,6 +100,16 @@ def source_boxes(sources: np.ndarray) -> np.ndarray:
                     axis=1).astype(np.int64)
 
 
+def aperture_radius(kron_radius: np.ndarray, a: np.ndarray, b: np.ndarray,
+                    parameters: ExtractionParameters) -> np.ndarray:
+    """The radius of the circle of each source's flux aperture's area [pixel], from its Kron
+    radius and semi-axes: the Kron ellipse's geometric mean radius, or the minimum circle's
+    (the rule `extract_sources` sums by)."""
+    mean_radius = np.asarray(kron_radius) * np.sqrt(np.asarray(a) * np.asarray(b))
+    return np.where(mean_radius < parameters.min_radius, parameters.min_radius,
+                    parameters.kron_factor * mean_radius)
+
+
 _APERTURE_RADII = (1.75, 3.0, 5.0, 8.0)
 _MIN_EMPTY_APERTURES = 30
 
@@ -114,8 +124,10 @@ def empty_aperture_factors(image: np.ndarray, noise: np.ndarray, mask: np.ndarra
     two pixels from any pixel of a source (`occupied`, sep's segmentation) and from masked
     pixels (not from single bright noise pixels, which would bias the scatter low); the factor at a
     radius is the robust standard deviation of their fluxes over their median predicted error.
-    A radius with fewer than 30 empty apertures gets the factor of the radius below (1 for the
-    first).
+    A radius with fewer than 30 empty apertures (a crowded field) is extrapolated from the two
+    radii below it as a power of the radius, between r^0 (white noise) and r^1 (noise
+    correlated across the whole aperture, whose scatter grows with its area); with one radius
+    below it, its factor; with none, 1.
 
     Returns
     -------
@@ -124,15 +136,18 @@ def empty_aperture_factors(image: np.ndarray, noise: np.ndarray, mask: np.ndarra
     """
     rng = np.random.default_rng(12345)
     busy = mask if occupied is None else mask | occupied
-    factors = []
-    for radius in _APERTURE_RADII:
+    factors: list[float] = []
+    measured: list[int] = []
+    for index, radius in enumerate(_APERTURE_RADII):
         grow = int(np.ceil(radius)) + 2
         free = ~maximum_filter(busy, size=2 * grow + 1)
         free[:grow], free[-grow:], free[:, :grow], free[:, -grow:] = False, False, False, False
         places = np.argwhere(free)
         if len(places) < _MIN_EMPTY_APERTURES:
-            factors.append(factors[-1] if factors else 1.0)
+            factors.append(_extrapolated(radius, [(_APERTURE_RADII[i], factors[i])
+                                                  for i in measured[-2:]]))
             continue
+        measured.append(index)
         places = places[rng.choice(len(places), size=min(count, len(places)), replace=False)]
         flux, err, _ = sep.sum_circle(image, places[:, 1].astype(np.float64),
                                       places[:, 0].astype(np.float64), radius, err=noise,
@@ -141,6 +156,18 @@ def empty_aperture_factors(image: np.ndarray, noise: np.ndarray, mask: np.ndarra
         predicted = float(np.median(err))
         factors.append(float(scatter / predicted) if predicted > 0 and scatter > 0 else 1.0)
     return np.array(_APERTURE_RADII), np.array(factors)
+
+
+def _extrapolated(radius: float, known: list[tuple[float, float]]) -> float:
+    """The empty-aperture factor at `radius` from up to two (radius, factor) pairs below it,
+    as a power of the radius with its exponent clipped to [0, 1]."""
+    if not known:
+        return 1.0
+    if len(known) == 1:
+        return known[0][1]
+    (r0, f0), (r1, f1) = known
+    exponent = float(np.clip(np.log(f1 / f0) / np.log(r1 / r0), 0.0, 1.0))
+    return f1 * (radius / r1) ** exponent
 
 
 def extract_sources(data: np.ndarray, weight: np.ndarray | None, wcs: WCS | None = None,
@@ -195,9 +222,8 @@ def extract_sources(data: np.ndarray, weight: np.ndarray | None, wcs: WCS | None
     sources = _measure(image, noise, mask, objects, back, parameters)
     if parameters.calibrate_errors and len(sources):
         radii, factors = empty_aperture_factors(image, noise, mask, segmentation > 0)
-        area = np.pi * np.maximum((sources["xmax"] - sources["xmin"] + 1)
-                                  * (sources["ymax"] - sources["ymin"] + 1) / 4.0, 1.0)
-        sources["flux_err"] *= np.interp(np.sqrt(area / np.pi), radii, factors)
+        sources["flux_err"] *= np.interp(aperture_radius(
+            sources["kron_radius"], sources["a"], sources["b"], parameters), radii, factors)
     if wcs is not None and len(sources):
         ra, dec = wcs.pixel_to_world_values(sources["x"], sources["y"])
         sources["ra"], sources["dec"] = ra, dec
