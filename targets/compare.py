@@ -9,7 +9,7 @@ WCS in a product shows as an offset.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import sep
@@ -132,14 +132,25 @@ class Agreement:
     median_offset
         Median distance of the matched pairs [pixel].
     flux_ratio
-        Median of pipeline flux / reference flux over the matched pairs (both in the
-        reference frame's units).
+        Median over the matched pairs of the pipeline's flux over sep's flux on the reference
+        frame in the same aperture on the sky (the pipeline's aperture carried into the
+        reference frame's pixels; both in its units): the photometric calibration (units,
+        resampling, background), NaN when no same-aperture fluxes were given.
+    kron_ratio
+        Median over the matched pairs of the pipeline's flux over the reference's own Kron
+        flux: two Kron radii measured independently on differently sampled pixels, which on
+        a crowded field differ by factors per source.
+    unmatched
+        The bright reference sources no pipeline source matched (rows of the reference).
     """
 
     bright: int
     matched: int
     median_offset: float
     flux_ratio: float
+    kron_ratio: float
+    unmatched: np.ndarray = field(default_factory=lambda: np.zeros(0, REFERENCE_DTYPE),
+                                  repr=False, compare=False)
 
     @property
     def matched_fraction(self) -> float:
@@ -148,11 +159,14 @@ class Agreement:
 
 
 def agreement(reference: np.ndarray, x: np.ndarray, y: np.ndarray, flux: np.ndarray,
-              *, min_snr: float = 20.0, radius: float = 1.5,
-              shape: tuple[int, int] | None = None, edge: float = 10.0) -> Agreement:
+              *, same_aperture: np.ndarray | None = None, min_snr: float = 20.0,
+              radius: float = 1.5, shape: tuple[int, int] | None = None,
+              edge: float = 10.0) -> Agreement:
     """Match the pipeline's sources (`x`, `y`, `flux` in the reference frame's pixels and
     units) to the reference's bright sources (S/N > `min_snr`, no sep flags, at least `edge`
-    pixels inside a frame of `shape`), nearest neighbour within `radius` pixels."""
+    pixels inside a frame of `shape`), nearest neighbour within `radius` pixels.
+    `same_aperture` is sep's flux on the reference frame in each pipeline source's own
+    aperture (`aperture_fluxes`), for the flux ratio."""
     bright = (reference["snr"] > min_snr) & (reference["flags"] == 0)
     if shape is not None:
         rows, cols = shape
@@ -161,15 +175,43 @@ def agreement(reference: np.ndarray, x: np.ndarray, y: np.ndarray, flux: np.ndar
     wanted = reference[bright]
     finite = np.isfinite(x) & np.isfinite(y)
     if len(wanted) == 0 or not finite.any():
-        return Agreement(len(wanted), 0, float("nan"), float("nan"))
+        return Agreement(len(wanted), 0, float("nan"), float("nan"), float("nan"), wanted)
     tree = cKDTree(np.column_stack([x[finite], y[finite]]))
     distance, index = tree.query(np.column_stack([wanted["x"], wanted["y"]]),
                                  distance_upper_bound=radius)
     hit = np.isfinite(distance)
-    ratio = flux[finite][index[hit]] / wanted["flux"][hit]
+    mine = flux[finite][index[hit]]
+    calibration = float("nan")
+    if same_aperture is not None and hit.any():
+        theirs = np.asarray(same_aperture, dtype=np.float64)[finite][index[hit]]
+        usable = theirs > 0
+        calibration = float(np.median(mine[usable] / theirs[usable])) if usable.any() \
+            else float("nan")
     return Agreement(len(wanted), int(hit.sum()),
                      float(np.median(distance[hit])) if hit.any() else float("nan"),
-                     float(np.median(ratio)) if hit.any() else float("nan"))
+                     calibration,
+                     float(np.median(mine / wanted["flux"][hit])) if hit.any()
+                     else float("nan"), wanted[~hit])
+
+
+def aperture_fluxes(image: np.ndarray, x: np.ndarray, y: np.ndarray, cxx: np.ndarray,
+                    cyy: np.ndarray, cxy: np.ndarray, *, background_box: int = 64
+                    ) -> np.ndarray:
+    """Sums of `image` in the ellipses cxx (X-x)^2 + cyy (Y-y)^2 + cxy (X-x)(Y-y) <= 1, after
+    sep's background (the reference's, `background_box` mesh) is subtracted; non-finite
+    pixels are masked. The photometry of given apertures, for `agreement`'s flux ratio."""
+    data = np.ascontiguousarray(image, dtype=np.float64)
+    mask = ~np.isfinite(data)
+    data[mask] = 0.0
+    box = min(background_box, *data.shape)
+    data = data - sep.Background(data, mask=mask, bw=box, bh=box).back()
+    if len(x) == 0:
+        return np.zeros(0)
+    a, b, theta = sep.ellipse_axes(np.asarray(cxx, np.float64), np.asarray(cyy, np.float64),
+                                   np.asarray(cxy, np.float64))
+    flux, _, _ = sep.sum_ellipse(data, np.asarray(x, np.float64), np.asarray(y, np.float64),
+                                 a, b, theta, 1.0, mask=mask, subpix=5)
+    return np.asarray(flux)
 
 
 def empty_aperture_scatter(image: np.ndarray, weight: np.ndarray, radii: np.ndarray,
@@ -266,5 +308,5 @@ def _grow(mask: np.ndarray, pixels: int) -> np.ndarray:
     return binary_dilation(mask, iterations=max(pixels, 1))
 
 
-__all__ = ["REFERENCE_DTYPE", "Agreement", "agreement", "empty_aperture_noise",
+__all__ = ["REFERENCE_DTYPE", "Agreement", "agreement", "aperture_fluxes", "empty_aperture_noise",
            "empty_aperture_scatter", "error_honesty", "pixel_noise", "sep_reference"]

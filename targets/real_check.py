@@ -12,10 +12,11 @@ from pathlib import Path
 
 import numpy as np
 from astropy.coordinates import SkyCoord
+from astropy.wcs import WCS
 
 from awlineage import TargetProcessor, select
-from targets.compare import Agreement, agreement, error_honesty, sep_reference
-from targets.extraction import ExtractionParameters
+from targets.compare import Agreement, agreement, aperture_fluxes, error_honesty, sep_reference
+from targets.extraction import ExtractionParameters, aperture_radius
 from targets.images import read_hdu
 from targets.parameters import stage_parameters
 from targets.pipeline import ReducedScienceFrame, Source, SourceList, ingest
@@ -42,6 +43,10 @@ class FrameCheck:
         their size on the coadd (1 is honest).
     peaks_kept
         Fraction of the bright reference sources' peak pixels unmasked in the reduced frame.
+    unmatched_masked
+        Fraction of the unmatched bright reference sources whose peak pixel the reduction
+        masked (as a cosmic ray, mostly): on a single exposure, sep's detections that the
+        pipeline took for cosmic rays (NaN when every one was matched).
     """
 
     frame: str
@@ -50,6 +55,7 @@ class FrameCheck:
     agreement: Agreement
     error_ratio: float
     peaks_kept: float
+    unmatched_masked: float
 
 
 @dataclass
@@ -101,12 +107,52 @@ def _compare(raw: RawScienceFrame, sources: SourceList, min_snr: float) -> Frame
         if len(found) else (ra, dec)
     frame = next(f for f in sources.coadd.regridded_frames if f.raw.object_id == raw.object_id)
     flux = np.array([s.flux for s in found], float) / frame.scale  # e-/s -> raw units
+    same = _same_aperture_fluxes(raw, pixels, sources, [s.number for s in found])
+    agree = agreement(reference, np.asarray(x), np.asarray(y), flux, same_aperture=same,
+                      min_snr=min_snr, shape=pixels.shape)
     return FrameCheck(
-        frame=raw.original_name, sources=len(found), reference=len(reference),
-        agreement=agreement(reference, np.asarray(x), np.asarray(y), flux, min_snr=min_snr,
-                            shape=pixels.shape),
-        error_ratio=_error_ratio(sources),
-        peaks_kept=_peaks_kept(raw, reference, min_snr))
+        frame=raw.original_name, sources=len(found), reference=len(reference), agreement=agree,
+        error_ratio=_error_ratio(sources), peaks_kept=_peaks_kept(raw, reference, min_snr),
+        unmatched_masked=_peaks_kept(raw, agree.unmatched, min_snr, kept=False))
+
+
+def _same_aperture_fluxes(raw: RawScienceFrame, pixels: np.ndarray, sources: SourceList,
+                          rows: list[int]) -> np.ndarray:
+    """sep's flux on the raw frame in each source's own aperture (the Kron ellipse, or the
+    minimum circle, that extraction summed on the coadd), carried to the raw frame's pixels
+    through the local Jacobian of the coadd-to-raw pixel mapping; in raw units, one per row of
+    `rows` (the sources' table rows)."""
+    if not rows:
+        return np.zeros(0)
+    table = read_sources(sources)[rows]
+    parameters = stage_parameters(sources.process_params, ExtractionParameters)
+    x, y = np.asarray(table["x"], float), np.asarray(table["y"], float)
+    a, b = np.asarray(table["a"].value, float), np.asarray(table["b"].value, float)
+    theta = np.asarray(table["theta"].value, float)
+    kron = np.asarray(table["kron_radius"], float)
+    size = parameters.kron_factor * kron
+    circle = kron * np.sqrt(a * b) < parameters.min_radius
+    major = np.where(circle, parameters.min_radius, size * a)
+    minor = np.where(circle, parameters.min_radius, size * b)
+    cos, sin = np.cos(theta), np.sin(theta)
+    # the aperture as a quadratic form q^T M q <= 1 in coadd pixels (x along columns)
+    rotation = np.stack([np.stack([cos, -sin], -1), np.stack([sin, cos], -1)], -2)
+    inverse_axes = np.zeros((len(x), 2, 2))
+    inverse_axes[:, 0, 0], inverse_axes[:, 1, 1] = major**-2.0, minor**-2.0
+    form = rotation @ inverse_axes @ np.swapaxes(rotation, -1, -2)
+    coadd_wcs = WCS(read_hdu(sources.coadd)[1]).celestial
+
+    def to_raw(cols: np.ndarray, rows_: np.ndarray) -> np.ndarray:
+        world = coadd_wcs.pixel_to_world(cols, rows_)
+        return np.stack(raw.wcs.world_to_pixel(world), -1)
+
+    centre = to_raw(x, y)
+    jacobian = np.stack([(to_raw(x + 0.5, y) - to_raw(x - 0.5, y)),
+                         (to_raw(x, y + 0.5) - to_raw(x, y - 0.5))], -1)  # d raw / d coadd
+    inverse = np.linalg.inv(jacobian)
+    raw_form = np.swapaxes(inverse, -1, -2) @ form @ inverse
+    return aperture_fluxes(pixels, centre[:, 0], centre[:, 1], raw_form[:, 0, 0],
+                           raw_form[:, 1, 1], 2.0 * raw_form[:, 0, 1])
 
 
 def _error_ratio(sources: SourceList, max_snr: float = 10.0) -> float:
@@ -115,16 +161,17 @@ def _error_ratio(sources: SourceList, max_snr: float = 10.0) -> float:
     table = read_sources(sources)
     flux, error = np.asarray(table["flux"].value), np.asarray(table["flux_err"].value)
     parameters = stage_parameters(sources.process_params, ExtractionParameters)
-    radius = np.maximum(parameters.kron_factor * np.asarray(table["kron_radius"]) *
-                        np.sqrt(np.asarray(table["a"].value) * np.asarray(table["b"].value)),
-                        parameters.min_radius)
+    radius = aperture_radius(np.asarray(table["kron_radius"]), np.asarray(table["a"].value),
+                             np.asarray(table["b"].value), parameters)
     faint = (np.asarray(table["flags"]) == 0) & (error > 0) & (flux < max_snr * error)
     coadd, weight = read_hdu(sources.coadd)[0], read_hdu(sources.coadd, "WEIGHT")[0]
     return error_honesty(error[faint], radius[faint], coadd, weight)
 
 
-def _peaks_kept(raw: RawScienceFrame, reference: np.ndarray, min_snr: float) -> float:
-    """Fraction of bright reference sources whose peak pixel the reduction left unmasked."""
+def _peaks_kept(raw: RawScienceFrame, reference: np.ndarray, min_snr: float, *,
+                kept: bool = True) -> float:
+    """Fraction of bright reference sources whose peak pixel the reduction left unmasked
+    (masked, when not `kept`)."""
     reduced = select(ReducedScienceFrame.raw == raw).first()
     if reduced is None:
         return float("nan")
@@ -135,7 +182,8 @@ def _peaks_kept(raw: RawScienceFrame, reference: np.ndarray, min_snr: float) -> 
     inside = (rows >= 0) & (rows < mask.shape[0]) & (cols >= 0) & (cols < mask.shape[1])
     if not inside.any():
         return float("nan")
-    return float(np.mean(~mask[rows[inside], cols[inside]]))
+    masked = mask[rows[inside], cols[inside]]
+    return float(np.mean(~masked if kept else masked))
 
 
 __all__ = ["FileCheck", "FrameCheck", "check_real_file"]
