@@ -100,14 +100,24 @@ def source_boxes(sources: np.ndarray) -> np.ndarray:
                     axis=1).astype(np.int64)
 
 
+def aperture_axes(kron_radius: np.ndarray, a: np.ndarray, b: np.ndarray,
+                  parameters: ExtractionParameters) -> tuple[np.ndarray, np.ndarray]:
+    """The semi-axes [pixel] of each source's flux aperture, from its Kron radius and shape:
+    the Kron ellipse, or the minimum circle when that ellipse would be smaller (the rule
+    `extract_sources` sums by; SExtractor's PHOT_AUTOPARAMS)."""
+    kron_radius, a, b = np.asarray(kron_radius), np.asarray(a), np.asarray(b)
+    circle = kron_radius * np.sqrt(a * b) < parameters.min_radius
+    size = parameters.kron_factor * kron_radius
+    return (np.where(circle, parameters.min_radius, size * a),
+            np.where(circle, parameters.min_radius, size * b))
+
+
 def aperture_radius(kron_radius: np.ndarray, a: np.ndarray, b: np.ndarray,
                     parameters: ExtractionParameters) -> np.ndarray:
-    """The radius of the circle of each source's flux aperture's area [pixel], from its Kron
-    radius and semi-axes: the Kron ellipse's geometric mean radius, or the minimum circle's
-    (the rule `extract_sources` sums by)."""
-    mean_radius = np.asarray(kron_radius) * np.sqrt(np.asarray(a) * np.asarray(b))
-    return np.where(mean_radius < parameters.min_radius, parameters.min_radius,
-                    parameters.kron_factor * mean_radius)
+    """The radius of the circle of each source's flux aperture's area [pixel]
+    (`aperture_axes`)."""
+    major, minor = aperture_axes(kron_radius, a, b, parameters)
+    return np.sqrt(major * minor)
 
 
 _APERTURE_RADII = (1.75, 3.0, 5.0, 8.0)

@@ -16,7 +16,7 @@ from astropy.wcs import WCS
 
 from awlineage import TargetProcessor, select
 from targets.compare import Agreement, agreement, aperture_fluxes, error_honesty, sep_reference
-from targets.extraction import ExtractionParameters, aperture_radius
+from targets.extraction import ExtractionParameters, aperture_axes, aperture_radius
 from targets.images import read_hdu
 from targets.parameters import stage_parameters
 from targets.pipeline import ReducedScienceFrame, Source, SourceList, ingest
@@ -129,11 +129,7 @@ def _same_aperture_fluxes(raw: RawScienceFrame, pixels: np.ndarray, sources: Sou
     x, y = np.asarray(table["x"], float), np.asarray(table["y"], float)
     a, b = np.asarray(table["a"].value, float), np.asarray(table["b"].value, float)
     theta = np.asarray(table["theta"].value, float)
-    kron = np.asarray(table["kron_radius"], float)
-    size = parameters.kron_factor * kron
-    circle = kron * np.sqrt(a * b) < parameters.min_radius
-    major = np.where(circle, parameters.min_radius, size * a)
-    minor = np.where(circle, parameters.min_radius, size * b)
+    major, minor = aperture_axes(np.asarray(table["kron_radius"], float), a, b, parameters)
     cos, sin = np.cos(theta), np.sin(theta)
     # the aperture as a quadratic form q^T M q <= 1 in coadd pixels (x along columns)
     rotation = np.stack([np.stack([cos, -sin], -1), np.stack([sin, cos], -1)], -2)
