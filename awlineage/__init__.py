@@ -52,6 +52,7 @@ from awlineage.persistence import (
     get_persistent_properties,
     persistent,
 )
+from awlineage.persistence import Path as AttributePath
 from awlineage.processing import (
     Needs,
     OnePer,
@@ -111,6 +112,7 @@ def get(object_id: int) -> DBObject:
 
 
 __all__ = [
+    "AttributePath",
     "AwlError",
     "Box",
     "Boxes",

@@ -147,7 +147,7 @@ class Attribute(Term):
     path: Path
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "type", self.path.last.type)
+        object.__setattr__(self, "type", self.path._last.type)
         object.__setattr__(self, "depth", 0)
         object.__setattr__(self, "size", 1)
 
@@ -212,14 +212,14 @@ def number(value: Any, where: str) -> Number:
 
 def attribute(path: Path, op: str) -> Attribute:
     """`path` as an arithmetic operand, or an error naming class, attribute and operator."""
-    kind = path.last.kind
-    element = kind is Kind.DESCRIPTOR or (kind is Kind.DESCRIPTOR_LIST and path.index is not None)
+    kind = path._last.kind
+    element = kind is Kind.DESCRIPTOR or (kind is Kind.DESCRIPTOR_LIST and path._index is not None)
     if not element:
         what = "list" if kind.is_list else kind.value
         raise QueryError(f"{path} is a {what}, not a number: arithmetic ({op}) takes int or "
                          "float attributes")
-    if path.last.type not in (int, float):
-        raise QueryError(f"{path} is a {path.last.type.__name__}, not a number: arithmetic "
+    if path._last.type not in (int, float):
+        raise QueryError(f"{path} is a {path._last.type.__name__}, not a number: arithmetic "
                          f"({op}) takes int or float attributes")
     return Attribute(path)
 
@@ -284,8 +284,8 @@ def compare(left: Any, op: str, right: Any) -> ArithmeticComparison:
     first = found[0].path
     for other in found[1:]:
         path = other.path
-        if path.root is not first.root or len(path.steps) != len(first.steps) or any(
-                a.prop is not b.prop for a, b in zip(path.steps[:-1], first.steps[:-1],
+        if path._root is not first._root or len(path._steps) != len(first._steps) or any(
+                a.prop is not b.prop for a, b in zip(path._steps[:-1], first._steps[:-1],
                                                      strict=True)):
             raise QueryError(f"{comparison!r}: one comparison reads attributes of one object; "
                              f"{first} and {path} are on different objects")

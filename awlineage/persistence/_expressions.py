@@ -18,6 +18,7 @@ from awlineage.errors import (
     QueryError,
     UnknownAttributeError,
 )
+from awlineage.persistence._like import LikePattern, parse_like
 from awlineage.persistence._properties import Kind, Property
 
 if TYPE_CHECKING:
@@ -130,11 +131,18 @@ class Step:
 
 @dataclass(frozen=True, eq=False)
 class Path:
-    """An attribute path such as ``RawFrame.instrument.name`` or ``X.keywords[2]``."""
+    """An attribute path such as ``RawFrame.instrument.name`` or ``X.keywords[2]``.
 
-    root: type
-    steps: tuple[Step, ...]
-    index: int | None = None
+    Reading a name on a path that ends in a link follows the link to that attribute, even
+    when the name is also one of the path's own members (``Frame.previous.overlaps`` is the
+    linked frame's ``overlaps`` attribute whenever its class has one). The path's own data
+    live in underscored fields that no persistent attribute can shadow; a shadowed method is
+    still reached through the class, as ``Path.in_(Frame.previous, frames)``.
+    """
+
+    _root: type
+    _steps: tuple[Step, ...]
+    _index: int | None = None
 
     @classmethod
     def start(cls, root: type | None, prop: Property,
@@ -145,9 +153,47 @@ class Path:
         return cls(root, (Step(prop, classes or (root,)),))
 
     @property
+    def _last(self) -> Property:
+        return self._steps[-1].prop
+
+    @property
+    def root(self) -> type:
+        """The class the path starts from."""
+        return self._root
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The attributes the path reads, in order."""
+        return self._steps
+
+    @property
+    def index(self) -> int | None:
+        """The list index the path ends in (``X.keywords[2]``), or None."""
+        return self._index
+
+    @property
     def last(self) -> Property:
         """The property the path ends in."""
-        return self.steps[-1].prop
+        return self._last
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in _SHADOWABLE:
+            followed = Path._linked_attribute(self, name)
+            if followed is not None:
+                return followed
+        return object.__getattribute__(self, name)
+
+    def _linked_attribute(self, name: str) -> Path | None:
+        """The path to attribute `name` of the linked class, when this path ends in a link
+        whose class (or a subclass of it) has such an attribute; None otherwise."""
+        last = self._last
+        if self._index is not None or not (last.kind.is_link or last.kind is Kind.LINK_LIST):
+            return None
+        try:
+            find_property(last.type, name)
+        except UnknownAttributeError:
+            return None
+        return Path.attribute(self, name)
 
     def __hash__(self) -> int:
         return id(self)
@@ -155,36 +201,36 @@ class Path:
     def __getattr__(self, name: str) -> Path:
         if name.startswith("_"):
             raise AttributeError(name)
-        return self.attribute(name)
+        return Path.attribute(self, name)
 
     def attribute(self, name: str) -> Path:
         """Follow the link at the end of this path to attribute `name`."""
-        last = self.last
-        if self.index is not None or not (last.kind.is_link or last.kind is Kind.LINK_LIST):
+        last = self._last
+        if self._index is not None or not (last.kind.is_link or last.kind is Kind.LINK_LIST):
             raise UnknownAttributeError(
                 f"{self} is a {last.kind.value}, not a link; it has no attribute {name!r}"
             )
-        if len(self.steps) >= MAX_PATH_STEPS:
-            raise QueryError(f"{self.root.__name__}.{self.steps[0].prop.name}...: a path may "
+        if len(self._steps) >= MAX_PATH_STEPS:
+            raise QueryError(f"{self._root.__name__}.{self._steps[0].prop.name}...: a path may "
                              f"chain at most {MAX_PATH_STEPS} attributes")
         prop, classes = find_property(last.type, name)
-        return Path(self.root, (*self.steps, Step(prop, classes)))
+        return Path(self._root, (*self._steps, Step(prop, classes)))
 
     def __getitem__(self, index: int) -> Path:
-        if self.last.kind is not Kind.DESCRIPTOR_LIST or self.index is not None:
-            raise QueryError(f"{self} is a {self.last.kind.value}; only descriptor lists "
+        if self._last.kind is not Kind.DESCRIPTOR_LIST or self._index is not None:
+            raise QueryError(f"{self} is a {self._last.kind.value}; only descriptor lists "
                              "take an index")
         if not isinstance(index, int) or isinstance(index, bool):
             raise QueryError(f"{self}[...] needs an int index, got {brief(index)}")
         if abs(index) > MAX_LIST_INDEX:
             raise QueryError(f"{self}[{brief(index)}]: a list index may be at most "
                              f"{MAX_LIST_INDEX:,} either way")
-        return Path(self.root, self.steps, index)
+        return Path(self._root, self._steps, index)
 
     # -- values ---------------------------------------------------------------------------
     def _element_kind(self) -> Kind:
-        kind = self.last.kind
-        if kind is Kind.DESCRIPTOR_LIST and self.index is not None:
+        kind = self._last.kind
+        if kind is Kind.DESCRIPTOR_LIST and self._index is not None:
             return Kind.DESCRIPTOR
         return kind
 
@@ -203,7 +249,7 @@ class Path:
 
     def _check_value(self, value: Any, op: str) -> Any:
         kind = self._element_kind()
-        if value is not None and kind is Kind.DESCRIPTOR and self.index is None:
+        if value is not None and kind is Kind.DESCRIPTOR and self._index is None:
             from awlineage.persistence import _sky_predicates as sky
 
             sky.refuse_comparison(self, op)
@@ -213,16 +259,16 @@ class Path:
             if kind in (Kind.LINK_LIST, Kind.DESCRIPTOR_LIST):
                 raise QueryError(f"{self} is a list; compare an element or use .contains()")
             return None
-        if self.last.type is bool and op not in ("==", "!="):
+        if self._last.type is bool and op not in ("==", "!="):
             raise QueryError(f"{self} is a bool: only == and != compare it")
-        if kind is Kind.DESCRIPTOR and self.index is not None:
-            return self.last.check_element(value, self.root.__name__)
+        if kind is Kind.DESCRIPTOR and self._index is not None:
+            return self._last.check_element(value, self._root.__name__)
         if kind is Kind.DESCRIPTOR:
-            return self.last.check(value, self.root.__name__)
+            return self._last.check(value, self._root.__name__)
         if kind.is_link:
             if op not in ("==", "!="):
                 raise QueryError(f"{self} is a link: only == and != compare it")
-            return self.last.check(value)
+            return self._last.check(value)
         raise QueryError(
             f"{self} is a {kind.value}: compare an element ({self}[i]) or use .contains()"
         )
@@ -235,7 +281,7 @@ class Path:
         if isinstance(value, Expression):
             raise QueryError(f"comparing an attribute with a condition ({self} {op} "
                              f"{value!r}) is not supported")
-        return Comparison(self, op, self.check_value(value, op))
+        return Comparison(self, op, Path.check_value(self, value, op))
 
     def __eq__(self, value: Any) -> Comparison:  # type: ignore[override]
         return self._compare("==", value)
@@ -287,6 +333,10 @@ class Path:
     def __truediv__(self, other: Any) -> Any:
         return self._arithmetic("/", other)
 
+    def __invert__(self) -> Expression:
+        raise QueryError(f"~{self}: ~ negates a condition, and {self} is an attribute; "
+                         f"compare it first, as ~({self} == value)")
+
     def __rtruediv__(self, other: Any) -> Any:
         return self._arithmetic("/", other, True)
 
@@ -296,24 +346,33 @@ class Path:
         return -attribute(self, "-")
 
     def like(self, pattern: str) -> Like:
-        """SQL LIKE on a string attribute (``%`` any run, ``_`` one character)."""
-        if self._element_kind() is not Kind.DESCRIPTOR or self.last.type is not str:
-            raise QueryError(f"{self}.like(): only string attributes take a pattern")
+        """SQL LIKE on a string attribute, case-sensitive: ``%`` any run, ``_`` one
+        character, a backslash makes the next character literal (see
+        `awlineage.persistence._like`)."""
+        return Path._like(self, pattern, "like", case_sensitive=True)
+
+    def ilike(self, pattern: str) -> Like:
+        """`like`, ignoring the case of the ASCII letters A-Z."""
+        return Path._like(self, pattern, "ilike", case_sensitive=False)
+
+    def _like(self, pattern: Any, name: str, case_sensitive: bool) -> Like:
+        if self._element_kind() is not Kind.DESCRIPTOR or self._last.type is not str:
+            raise QueryError(f"{self}.{name}(): only string attributes take a pattern")
         if not isinstance(pattern, str):
-            raise PersistentTypeError(f"{self}.like() takes a str pattern, got "
+            raise PersistentTypeError(f"{self}.{name}() takes a str pattern, got "
                                       f"{type(pattern).__name__} {brief(pattern)}")
         try:
-            pattern = self.last.check_element(pattern, self.root.__name__) \
-                if self.index is not None else self.last.check(pattern)
+            pattern = self._last.check_element(pattern, self._root.__name__) \
+                if self._index is not None else self._last.check(pattern)
         except AwlError:
             raise
         except (OverflowError, ValueError) as exc:  # e.g. too long an int to print
-            raise PersistentValueError(f"{self}.like({brief(pattern)}): {exc}") from None
+            raise PersistentValueError(f"{self}.{name}({brief(pattern)}): {exc}") from None
         pattern = _storable(pattern, str(self))
         if len(pattern) > MAX_PATTERN_CHARS:
-            raise QueryError(f"{self}.like(): the pattern has {len(pattern):,} characters; "
+            raise QueryError(f"{self}.{name}(): the pattern has {len(pattern):,} characters; "
                              f"the limit is {MAX_PATTERN_CHARS:,}")
-        return Like(self, pattern)
+        return Like(self, pattern, parse_like(pattern, f"{self}.{name}()"), case_sensitive)
 
     def in_(self, values: Any) -> In:
         """True when the attribute equals one of `values` (a list, tuple or set); a `range`
@@ -330,7 +389,7 @@ class Path:
             if len(checked) == MAX_IN_VALUES:
                 raise QueryError(f"{self}.in_(): more than {MAX_IN_VALUES:,} values; the limit "
                                  f"is {MAX_IN_VALUES:,} (select on a shared attribute instead)")
-            checked.append(self.check_value(value, "=="))
+            checked.append(Path.check_value(self, value, "=="))
         return In(self, tuple(checked))
 
     def contains(self, value: Any) -> Expression:
@@ -340,10 +399,10 @@ class Path:
 
         if sky.value_kind(self) in ("footprint", "interval"):
             return sky.contains(self, value)
-        kind = self.last.kind
-        if (kind is Kind.DESCRIPTOR_LIST and self.index is None) or kind is Kind.LINK_LIST:
+        kind = self._last.kind
+        if (kind is Kind.DESCRIPTOR_LIST and self._index is None) or kind is Kind.LINK_LIST:
             try:
-                member = self.last.check_element(value, self.root.__name__)
+                member = self._last.check_element(value, self._root.__name__)
             except AwlError:
                 raise
             except (OverflowError, ValueError) as exc:
@@ -374,10 +433,15 @@ class Path:
         return Ordering(self, descending=True)
 
     def __str__(self) -> str:
-        text = ".".join([self.root.__name__, *(s.prop.name for s in self.steps)])
-        return text if self.index is None else f"{text}[{self.index}]"
+        text = ".".join([self._root.__name__, *(s.prop.name for s in self._steps)])
+        return text if self._index is None else f"{text}[{self._index}]"
 
     __repr__ = __str__
+
+
+_SHADOWABLE = frozenset(name for name in dir(Path) if not name.startswith("_"))
+"""The path's own public members: a persistent attribute of a linked class by one of these
+names is reached all the same (see `Path.__getattribute__`)."""
 
 
 def brief(value: Any) -> str:
@@ -431,13 +495,15 @@ class Comparison(Expression):
 
 @dataclass(frozen=True, eq=False)
 class Like(Expression):
-    """``path like pattern``."""
+    """``path like pattern`` (or ``ilike``, without `case_sensitive`)."""
 
     path: Path
     pattern: str
+    parsed: LikePattern
+    case_sensitive: bool = True
 
     def __repr__(self) -> str:
-        return f"{self.path} like {self.pattern!r}"
+        return f"{self.path} {'like' if self.case_sensitive else 'ilike'} {self.pattern!r}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -511,7 +577,7 @@ class Ordering:
 
 def root_class(expression: Expression) -> type[DBObject]:
     """The class an expression selects from: the most derived root of its paths."""
-    roots = {p.root for p in expression.paths()}
+    roots = {p._root for p in expression.paths()}
     best = None
     for root in roots:
         if best is None or issubclass(root, best):

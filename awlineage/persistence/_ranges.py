@@ -37,11 +37,11 @@ class InRange(Expression):
 def in_range(path: Path, first: object, last: object, step: object = 1) -> InRange:
     """``path in (first..last:step)`` (both ends included), checked: an int attribute, int
     bounds within 64 bits and a positive stride."""
-    kind = path.last.kind
-    element = kind is Kind.DESCRIPTOR or (kind is Kind.DESCRIPTOR_LIST and path.index is not None)
-    if not element or path.last.type is not int:
+    kind = path._last.kind
+    element = kind is Kind.DESCRIPTOR or (kind is Kind.DESCRIPTOR_LIST and path._index is not None)
+    if not element or path._last.type is not int:
         what = "list" if kind.is_list and not element else (
-            kind.value if not element else path.last.type.__name__)
+            kind.value if not element else path._last.type.__name__)
         raise QueryError(f"{path} is a {what}: a range ({brief(first)}..{brief(last)}) takes "
                          "an int attribute")
     for name, bound in (("start", first), ("end", last), ("stride", step)):

@@ -60,8 +60,8 @@ class TimePredicate(Expression):
 def value_kind(path: Path) -> str | None:
     """"position", "footprint", "interval" or "datetime" for a path ending in a descriptor of
     that type (not a list element), else None."""
-    prop = path.last
-    if prop.kind is not Kind.DESCRIPTOR or path.index is not None:
+    prop = path._last
+    if prop.kind is not Kind.DESCRIPTOR or path._index is not None:
         return None
     kind = value_kind_of(prop.type)
     if kind is not None:
@@ -102,7 +102,7 @@ def _moment(path: Path, op: str, value: Any) -> datetime.datetime:
 
 
 def _kinds_hint(path: Path, op: str, accepted: str) -> QueryError:
-    prop = path.last
+    prop = path._last
     what = getattr(prop.type, "__name__", str(prop.type))
     return QueryError(f"{path}.{op}(): {path} is a {prop.kind.value} of {what}; {op}() "
                       f"applies to {accepted}")

@@ -66,7 +66,8 @@ _READABLE = {
     "FALSE": "false", "NONE": "None", "NAME": "a name", "BIND": "a :parameter",
     "COMPARATOR": "a comparison (== != < <= > >=)",
     "LPAR": "'('", "RPAR": "')'", "_AND": "and", "_OR": "or", "_NOT": "not", "_LIKE": "like",
-    "_IN": "in", "_CONTAINS": "contains", "DOT": "'.'", "LSQB": "'['", "RSQB": "']'",
+    "_ILIKE": "ilike", "_IN": "in", "_CONTAINS": "contains", "DOT": "'.'", "LSQB": "'['",
+    "RSQB": "']'",
     "COMMA": "','", "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'",
     "COLON": "':'", "__ANON_0": "'..'", "_WITHIN": "within", "_OVERLAPS": "overlaps",
     "_POINT": "POINT(...)", "_CIRCLE": "CIRCLE(...)", "_BOX": "BOX(...)",
@@ -189,7 +190,7 @@ class _Builder(Transformer):
                     prop, classes = find_property(root, str(token))
                     path = Path.start(root, prop, classes)
                 else:
-                    path = path.attribute(str(token))
+                    path = Path.attribute(path, str(token))
             except (UnknownAttributeError, QueryError) as exc:
                 self._fail(token, str(exc), type(exc))
         assert path is not None
@@ -341,10 +342,16 @@ class _Builder(Transformer):
         return self._build(where, lambda _: arithmetic_compare(first, operator, second))
 
     def like(self, where: _Operand, pattern: _Operand) -> Expression:
-        return self._build(where, lambda p: p.like(pattern.value))
+        return self._build(where, lambda p: Path.like(p, pattern.value))
 
     def not_like(self, where: _Operand, pattern: _Operand) -> Expression:
         return Not(self.like(where, pattern))
+
+    def ilike(self, where: _Operand, pattern: _Operand) -> Expression:
+        return self._build(where, lambda p: Path.ilike(p, pattern.value))
+
+    def not_ilike(self, where: _Operand, pattern: _Operand) -> Expression:
+        return Not(self.ilike(where, pattern))
 
     def range(self, first: _Operand, last: _Operand, step: _Operand | None = None
               ) -> _Range:
@@ -362,10 +369,10 @@ class _Builder(Transformer):
                 values.append(item.value)
         parts: list[Expression] = []
         if values or not ranges:
-            parts.append(self._build(where, lambda p: p.in_(values)))
+            parts.append(self._build(where, lambda p: Path.in_(p, values)))
         for item in ranges:
             if isinstance(item, _Operand):
-                parts.append(self._build(where, lambda p, r=item.value: p.in_(r)))
+                parts.append(self._build(where, lambda p, r=item.value: Path.in_(p, r)))
                 continue
             bounds = (item.first.value, item.last.value,
                       1 if item.step is None else item.step.value)
@@ -424,20 +431,20 @@ class _Builder(Transformer):
         if shape.kind == "point":
             self._fail(shape.token, "a position is within a region, not a POINT; use "
                        "CIRCLE(ra, dec, radius)")
-        return self._build(where, lambda p: p.within(shape.value))
+        return self._build(where, lambda p: Path.within(p, shape.value))
 
     def overlaps(self, where: _Operand, shape: _Operand | _Shape) -> Expression:
         # The Butler's "region OVERLAPS POINT(ra, dec)" and "timespan OVERLAPS T'...'": the
         # region or interval contains the point or time.
         if isinstance(shape, _Operand) or shape.kind == "point":
-            return self._build(where, lambda p: p.contains(shape.value))
-        return self._build(where, lambda p: p.overlaps(shape.value))
+            return self._build(where, lambda p: Path.contains(p, shape.value))
+        return self._build(where, lambda p: Path.overlaps(p, shape.value))
 
     def contains(self, where: _Operand, value: _Operand | _Shape) -> Expression:
         if isinstance(value, _Shape) and value.kind == "region":
             self._fail(value.token, "contains takes a POINT, a time or an interval; use "
                        "overlaps for a region")
-        return self._build(where, lambda p: p.contains(value.value))
+        return self._build(where, lambda p: Path.contains(p, value.value))
 
     def negation(self, part: Expression) -> Expression:
         return Not(part)
