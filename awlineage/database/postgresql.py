@@ -6,12 +6,15 @@ from __future__ import annotations
 import datetime
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql as pg
 
 from awlineage.database._types import JSONList, list_to_json
+
+if TYPE_CHECKING:
+    from awlineage.persistence import LikePattern
 
 NAME = "postgresql"
 
@@ -127,3 +130,23 @@ def id_in(column: sa.ColumnElement, ids: Sequence[int], key: str = "awl_ids"
     """``column = ANY(ids)`` with the ids as one array parameter: no statement with thousands
     of placeholders, and no limit on how many ids."""
     return column == sa.any_(sa.bindparam(key, list(ids), pg.ARRAY(sa.BigInteger)))
+
+
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def like(column: sa.ColumnElement, pattern: LikePattern, case_sensitive: bool
+         ) -> sa.ColumnElement:
+    """`column` matches `pattern` (see `awlineage.persistence._like`): LIKE with an explicit
+    escape; the case-insensitive form lowers A-Z alone on both sides (ILIKE would lower
+    every letter by the database's locale)."""
+    if case_sensitive:
+        return column.like(pattern.sql(), escape="\\")
+    lowered = sa.func.translate(column, _UPPER, _UPPER.lower())
+    return lowered.like(pattern.lowered().sql(), escape="\\")
+
+
+def text_order(column: sa.ColumnElement) -> sa.ColumnElement:
+    """`column` compared by code point (``COLLATE "C"``), as SQLite and Python compare, whatever
+    the database's locale would say."""
+    return column.collate("C")

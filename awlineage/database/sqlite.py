@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
 from awlineage.database._types import JSONList
+
+if TYPE_CHECKING:
+    from awlineage.persistence import LikePattern
 
 NAME = "sqlite"
 BUSY_TIMEOUT_MS = 30_000
@@ -92,3 +95,17 @@ def id_in(column: sa.ColumnElement, ids: Sequence[int], key: str = "awl_ids"
     values = sa.func.json_each(sa.bindparam(key, json.dumps(list(ids)), sa.Text)
                                ).table_valued("value")
     return column.in_(sa.select(values.c.value))
+
+
+def like(column: sa.ColumnElement, pattern: LikePattern, case_sensitive: bool
+         ) -> sa.ColumnElement:
+    """`column` matches `pattern` (see `awlineage.persistence._like`): SQLite's LIKE ignores
+    ASCII case, so the case-sensitive form is a GLOB written from the pattern's tokens."""
+    if case_sensitive:
+        return column.op("GLOB")(sa.bindparam(None, pattern.glob(), sa.Text))
+    return column.like(pattern.sql(), escape="\\")
+
+
+def text_order(column: sa.ColumnElement) -> sa.ColumnElement:
+    """`column` as it is: SQLite compares text by its bytes (code-point order) already."""
+    return column

@@ -3,7 +3,6 @@ that are not made yet (and so are in no table)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from awlineage.errors import QueryError
@@ -28,23 +27,26 @@ _MISSING = object()
 
 
 def _value(obj: Any, path: Path) -> Any:
-    """The value at `path` of `obj`: a list of values when a link list is on the way."""
+    """The values at `path` of `obj`: one per member when a link list is on the way (none for
+    an empty list), None past a missing link (as a NULL column reads), and nothing for an
+    object whose class lacks the attribute."""
     values = [obj]
-    for step in path.steps:
+    for step in path._steps:
         following: list[Any] = []
         for value in values:
-            if value is None:
+            if value is None:  # read through a missing link: missing too
+                following.append(None)
                 continue
             attribute = getattr(value, step.prop.name, _MISSING)
             if attribute is _MISSING:
                 continue
-            if isinstance(attribute, list) and step is not path.steps[-1]:
+            if isinstance(attribute, list) and step is not path._steps[-1]:
                 following.extend(attribute)
             else:
                 following.append(attribute)
         values = following
-    if path.index is not None:
-        values = [v[path.index] if isinstance(v, list) and -len(v) <= path.index < len(v)
+    if path._index is not None:
+        values = [v[path._index] if isinstance(v, list) and -len(v) <= path._index < len(v)
                   else None for v in values]
     return values
 
@@ -63,15 +65,10 @@ def _compare(op: str, left: Any, right: Any) -> bool:
         return False
 
 
-def _like(pattern: str) -> re.Pattern[str]:
-    """SQL LIKE as a regular expression: ``%`` any run, ``_`` one character."""
-    wildcards = {"%": ".*", "_": "."}
-    return re.compile("".join(wildcards.get(c, re.escape(c)) for c in pattern), re.DOTALL)
-
-
 def matches(expression: Expression | None, obj: Any) -> bool:
     """True when `obj` meets `expression`, with the semantics of `select()`: a missing value
-    makes a condition false, and a link list matches when any member does."""
+    (or a path through a missing link) meets ``== None`` and ``!=`` a value and no other
+    comparison, and a link list matches when any member does."""
     if expression is None:
         return True
     if isinstance(expression, And):
@@ -84,8 +81,7 @@ def matches(expression: Expression | None, obj: Any) -> bool:
         return any(_compare(expression.op, v, expression.value)
                    for v in _value(obj, expression.path))
     if isinstance(expression, Like):
-        pattern = _like(expression.pattern)
-        return any(isinstance(v, str) and pattern.fullmatch(v) is not None
+        return any(isinstance(v, str) and expression.parsed.matches(v, expression.case_sensitive)
                    for v in _value(obj, expression.path))
     if isinstance(expression, In):
         return any(any(_compare("==", v, option) for option in expression.values)

@@ -122,19 +122,21 @@ class Compiler:
             raise QueryError(f"cannot compile {type(expression).__name__} "
                              f"{brief(expression)}")
         path = expression.path
-        if not issubclass(ct.cls, path.steps[0].classes):
+        if not issubclass(ct.cls, path._steps[0].classes):
             # A query on a base class naming an attribute only some subclasses have: the
             # others' objects lack the attribute, so the condition is false for them.
             return sa.false()
-        return self._along(path, ct, leaf, id(expression))
+        return self._along(path, ct, leaf, id(expression), holds_when_missing(expression))
 
-    def _along(self, path: Path, ct: ClassTables, leaf: Leaf, key: int) -> sa.ColumnElement:
+    def _along(self, path: Path, ct: ClassTables, leaf: Leaf, key: int,
+               missing_holds: bool = False) -> sa.ColumnElement:
         """`leaf` at the end of `path`, for rows of `ct`: the tail of the path is built first,
-        step by step from the end, without recursion."""
-        steps = path.steps
+        step by step from the end, without recursion. With `missing_holds`, an object whose
+        link on the way is missing (NULL) meets the condition, as a NULL value would."""
+        steps = path._steps
         last = len(steps) - 1
         if last == 0:
-            return leaf(ct, steps[0].prop, path.index)
+            return leaf(ct, steps[0].prop, path._index)
         source = self._steps.get((key, 1))
         if source is None:
             for i in range(last, 0, -1):
@@ -143,20 +145,20 @@ class Compiler:
                 prop = steps[i].prop
                 if i == last:
                     def condition(sub: ClassTables, prop: Property = prop) -> sa.ColumnElement:
-                        return leaf(sub, prop, path.index)
+                        return leaf(sub, prop, path._index)
                 else:
                     inner = self._steps[(key, i + 1)]
 
                     def condition(sub: ClassTables, prop: Property = prop,
                                   inner: Any = inner) -> sa.ColumnElement:
-                        return self._member(sub, prop, inner)
+                        return self._member(sub, prop, inner, missing_holds)
                 ids = self.object_ids(steps[i].classes, condition)
                 if (last - i) % _STAGE == _STAGE - 1 and i > 1:
                     self._steps[(key, i)] = self._run(ids)
                 else:
                     self._steps[(key, i)] = ids.cte(f"step_{len(self._steps) + 1}")
             source = self._steps[(key, 1)]
-        return self._member(ct, steps[0].prop, source)
+        return self._member(ct, steps[0].prop, source, missing_holds)
 
     def run_rows(self, statement: sa.Select) -> list[tuple[Any, ...]]:
         """The rows of `statement`, read now (on the compiler's connection when it has one):
@@ -177,9 +179,11 @@ class Compiler:
         with self.db.engine.connect() as conn:
             return list(conn.execute(ids).scalars())
 
-    def _member(self, ct: ClassTables, prop: Property, source: sa.CTE | list[int]
-                ) -> sa.ColumnElement:
-        """Rows of `ct` whose link (or link list) `prop` points into `source`."""
+    def _member(self, ct: ClassTables, prop: Property, source: sa.CTE | list[int],
+                missing_holds: bool = False) -> sa.ColumnElement:
+        """Rows of `ct` whose link (or link list) `prop` points into `source`; with
+        `missing_holds`, also those whose link is missing (an empty link list has no member
+        to read through, so it stays out)."""
         def within(column: sa.ColumnElement) -> sa.ColumnElement:
             if isinstance(source, list):
                 self._bound += 1
@@ -187,7 +191,8 @@ class Compiler:
             return column.in_(sa.select(source.c.object_id))
 
         if prop.kind.is_link:
-            return within(ct.table.c[prop.name])
+            column = ct.table.c[prop.name]
+            return sa.or_(within(column), column.is_(None)) if missing_holds else within(column)
         members = ct.list_tables[prop.name]
         return sa.exists(
             sa.select(sa.literal(1)).select_from(members).where(
@@ -206,6 +211,21 @@ class Compiler:
         if len(selects) == 1:
             return selects[0]
         return sa.select(sa.union_all(*selects).subquery().c.object_id)
+
+
+def holds_when_missing(expression: Expression) -> bool:
+    """True when `expression` holds for a missing value (NULL): ``== None``, ``!=`` a value,
+    an ``in`` list naming None, and an arithmetic ``!=``. A path through a missing link
+    reads a missing value, so these hold for it too."""
+    if isinstance(expression, Comparison):
+        if expression.op == "==":
+            return expression.value is None
+        return expression.op == "!=" and expression.value is not None
+    if isinstance(expression, In):
+        return None in expression.values
+    if isinstance(expression, ArithmeticComparison):
+        return expression.op == "!="
+    return False
 
 
 def _balanced(combine: Callable[..., sa.ColumnElement], terms: list[sa.ColumnElement],
@@ -245,6 +265,8 @@ def _comparison_leaf(compiler: Compiler, expression: Comparison) -> Leaf:
             return column.is_(None) if op == "==" else column.is_not(None)
         if op == "!=":
             return sa.or_(column != value, column.is_(None))
+        if op != "==" and isinstance(value, str):  # code-point order on both databases
+            column = compiler.db.dialect.text_order(column)
         return _OPERATORS[op](column, value)
 
     return leaf
@@ -252,7 +274,8 @@ def _comparison_leaf(compiler: Compiler, expression: Comparison) -> Leaf:
 
 def _like_leaf(compiler: Compiler, expression: Like) -> Leaf:
     def leaf(ct: ClassTables, prop: Property, index: int | None) -> sa.ColumnElement:
-        return _column(compiler, ct, prop, index).like(expression.pattern)
+        return compiler.db.dialect.like(_column(compiler, ct, prop, index), expression.parsed,
+                                        expression.case_sensitive)
 
     return leaf
 
@@ -292,10 +315,10 @@ def _arithmetic_leaf(compiler: Compiler, expression: ArithmeticComparison) -> Le
     def leaf(ct: ClassTables, prop: Property, index: int | None) -> sa.ColumnElement:
         columns: dict[int, sa.ColumnElement] = {}
         for attribute in expression.attributes():
-            last = attribute.path.last
+            last = attribute.path._last
             if last.name not in ct.table.c:  # a subclass without the attribute: missing
                 return sa.false()
-            columns[id(attribute)] = _column(compiler, ct, last, attribute.path.index)
+            columns[id(attribute)] = _column(compiler, ct, last, attribute.path._index)
         return comparison_sql(expression, compiler.db.dialect.NAME == "postgresql", columns)
 
     return leaf

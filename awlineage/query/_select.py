@@ -92,10 +92,10 @@ class Query:
                 term = Ordering(Path.start(self.cls, prop), descending)
             elif isinstance(term, Path):
                 term = term.asc()
-            if len(term.path.steps) != 1 or term.path.last.kind is not Kind.DESCRIPTOR \
-                    or term.path.index is not None \
-                    or term.path.last.name not in self.cls._properties \
-                    or not issubclass(self.cls, term.path.root):
+            if len(term.path._steps) != 1 or term.path._last.kind is not Kind.DESCRIPTOR \
+                    or term.path._index is not None \
+                    or term.path._last.name not in self.cls._properties \
+                    or not issubclass(self.cls, term.path._root):
                 raise QueryError(f"order_by({term.path}): only descriptors of the class "
                                  "itself can order a query")
             order.append(term)
@@ -120,7 +120,7 @@ class Query:
                 raise QueryError(f"prefetch() takes link attributes or their names, got "
                                  f"{brief(path)}")
             if not all(s.prop.kind.is_link or s.prop.kind is Kind.LINK_LIST
-                       for s in path.steps):
+                       for s in path._steps):
                 raise QueryError(f"prefetch({path}): every step must be a link or link list")
             resolved.append(path)
         return self._clone(_prefetch=tuple(resolved))
@@ -145,8 +145,10 @@ class Query:
         >>> for frame in select(RawFrame).yield_per(1000):  # doctest: +SKIP
         ...     total += frame.exptime
         """
-        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            raise QueryError(f"yield_per() takes a positive int, got {brief(count)}")
+        if not isinstance(count, int) or isinstance(count, bool) or \
+                not 1 <= count <= MAX_BATCH:
+            raise QueryError(f"yield_per() takes an int from 1 to {MAX_BATCH:,}, got "
+                             f"{brief(count)}")
         return self._clone(_yield_per=count)
 
     # -- SQL ------------------------------------------------------------------------------
@@ -186,8 +188,12 @@ class Query:
         else:
             union = sa.union_all(*selects).subquery("objects")
             statement, source = sa.select(union), union.c
-        order = [source[o.path.last.name].desc() if o.descending else source[o.path.last.name]
-                 for o in self._order]
+        order = []
+        for term in self._order:
+            column = source[term.path._last.name]
+            if term.path._last.type is str:  # code-point order on both databases
+                column = compiler.db.dialect.text_order(column)
+            order.append(column.desc() if term.descending else column)
         statement = statement.order_by(*order, source["object_id"])
         if self._limit is not None:
             statement = statement.limit(self._limit)
@@ -371,6 +377,11 @@ def _first_line(exc: sa.exc.SQLAlchemyError) -> str:
     return (str(orig).strip().splitlines() or [type(orig).__name__])[0][:300]
 
 
+MAX_BATCH = 1_000_000
+"""Largest `Query.yield_per` batch: a batch is held in memory whole (and SQLite's and
+PostgreSQL's drivers refuse fetch sizes past 32 bits)."""
+
+
 def _count(name: str, count: Any) -> int:
     if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= _MAX_ROWS:
         raise QueryError(f"{name}() takes an int from 0 to {_MAX_ROWS}, got {brief(count)}")
@@ -388,7 +399,7 @@ def _is_newest(table: sa.Table) -> sa.ColumnElement:
 
 def _prefetch_path(db: Database, objects: list[DBObject], path: Path) -> None:
     level: list[DBObject] = objects
-    for step in path.steps:
+    for step in path._steps:
         prop = step.prop
         holders = [o for o in level if prop.name in type(o)._properties]  # type: ignore[attr-defined]
         prefetch(db, holders, prop)
