@@ -1,18 +1,24 @@
 """Fuzz select() on SQLite and PostgreSQL and print what happened to every case.
 
-Runs N hostile cases per database (textual queries, expression-API calls, and select()
-arguments with Query methods, drawn from the same generators as
-tests/persistence/test_query_fuzz.py) and prints, per database and family:
-cases, clean results, clean errors (awlineage's own) and raw exceptions, which must be 0. The
-first few raw exceptions are printed with their query. It also checks that no row changed.
+Part 1 runs N hostile cases (`--cases`) per database and family (textual queries,
+expression-API calls, and select() arguments with Query methods, drawn from the same generators as
+tests/persistence/test_query_fuzz.py) and prints, per database and family: cases, clean
+results, clean errors (awlineage's own) and raw exceptions, which must be 0. The first few raw
+exceptions are printed with their query. It also checks that no row changed.
 
-    PYTHONPATH=. python3 benchmarks/query_fuzz.py [--cases 4000] [--sqlite-only]
+Part 2 (semantics) runs N random well-typed queries, in text and expression form, on both
+databases over the same rows and against a plain-Python evaluation of the documented rules
+(tests/persistence/semantic_cases.py), and prints the disagreements, which must be 0.
+
+    PYTHONPATH=. python3 benchmarks/query_fuzz.py [--cases 10000] [--semantics 20000]
+                                                  [--sqlite-only]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import random
 import tempfile
 import time
 import traceback
@@ -23,7 +29,7 @@ from benchmark_support import POSTGRES_URL, postgres_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from awlineage import Database, connect
+from awlineage import Database, connect, select
 from awlineage.persistence import set_current_store
 from tests.persistence.query_cases import (
     expressions,
@@ -33,6 +39,7 @@ from tests.persistence.query_cases import (
     seed,
     texts,
 )
+from tests.persistence.semantic_cases import expected, labels, random_case, seed_world
 
 
 def fuzz(strategy: st.SearchStrategy[Any], cases: int
@@ -70,7 +77,7 @@ def run(db: Database, name: str, cases: int) -> int:
                 ("query", refinements(objects)))
     for family, strategy in families:
         started = time.perf_counter()
-        counts = fuzz(strategy, cases // len(families))
+        counts = fuzz(strategy, cases)
         seconds = time.perf_counter() - started
         print(f"{name:10s} {family:10s} cases {counts['cases']:5d}  clean results "
               f"{counts['result']:5d}  clean errors {counts['error']:5d}  raw exceptions "
@@ -81,23 +88,78 @@ def run(db: Database, name: str, cases: int) -> int:
     return raw + (0 if unchanged else 1)
 
 
+def semantics(databases: dict[str, Database], cases: int) -> int:
+    """Run `cases` random queries on every database in both forms; print and return the
+    number of answers that differ from the Python evaluation."""
+    worlds = []
+    for database in databases.values():
+        set_current_store(database)
+        worlds.append(seed_world())
+    world = worlds[0]
+    rng = random.Random(2026)
+    wrong: collections.Counter[str] = collections.Counter()
+    raw: collections.Counter[str] = collections.Counter()
+    started = time.perf_counter()
+    shown = 0
+    for _ in range(cases):
+        case = random_case(rng)
+        want = expected(world, case)
+        for name, database in databases.items():
+            set_current_store(database)
+            for form, query in (("text", lambda c=case: select(c.text)), ("expression",
+                                                                          case.build)):
+                try:
+                    got = labels(query())
+                except Exception as exc:  # a well-typed query must not fail at all
+                    raw[f"{name} {form}"] += 1
+                    got = {-1}
+                    if shown < 5:
+                        shown += 1
+                        print(f"  RAISED {type(exc).__name__}: {exc}\n    query: {case.text}")
+                if got != want:
+                    wrong[f"{name} {form}"] += 1
+                    if shown < 5:
+                        shown += 1
+                        print(f"  WRONG {name} {form}: {case.text}\n    got {sorted(got)} "
+                              f"want {sorted(want)}")
+    seconds = time.perf_counter() - started
+    for name in databases:
+        for form in ("text", "expression"):
+            key = f"{name} {form}"
+            print(f"{name:10s} {form:10s} semantic cases {cases:6d}  disagreements with Python "
+                  f"{wrong[key]:3d}  exceptions {raw[key]:3d}")
+    print(f"semantics: {len(databases)} database(s) x 2 forms x {cases} cases in {seconds:.0f} s")
+    return sum(wrong.values()) + sum(raw.values())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=4000, help="cases per database")
+    parser.add_argument("--cases", type=int, default=1500,
+                        help="hostile cases per database and family")
+    parser.add_argument("--semantics", type=int, default=2000,
+                        help="random well-typed queries checked against Python (0: skip)")
     parser.add_argument("--sqlite-only", action="store_true")
     args = parser.parse_args()
-    raw = 0
+    failures = 0
     with tempfile.TemporaryDirectory() as folder:
         db = connect(f"sqlite:///{folder}/fuzz.db")
-        raw += run(db, "sqlite", args.cases)
+        failures += run(db, "sqlite", args.cases)
         db.close()
-    if not args.sqlite_only:
-        with postgres_schema(POSTGRES_URL) as schema:
-            db = connect(POSTGRES_URL, schema=schema)
-            raw += run(db, "postgresql", args.cases)
-            db.close()
+        if not args.sqlite_only:
+            with postgres_schema(POSTGRES_URL) as schema:
+                db = connect(POSTGRES_URL, schema=schema)
+                failures += run(db, "postgresql", args.cases)
+                db.close()
+        if args.semantics:
+            databases = {"sqlite": Database(f"sqlite:///{folder}/semantics.db")}
+            with postgres_schema(POSTGRES_URL) as schema:
+                if not args.sqlite_only:
+                    databases["postgresql"] = Database(POSTGRES_URL, schema=schema)
+                failures += semantics(databases, args.semantics)
+                for database in databases.values():
+                    database.close()
     set_current_store(None)
-    return 1 if raw else 0
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

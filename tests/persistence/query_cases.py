@@ -23,14 +23,20 @@ import sqlalchemy as sa
 from hypothesis import strategies as st
 
 from awlineage import AwlError, Database, DBObject, commit, select
+from awlineage.persistence import Kind, Path
 from tests.persistence.models import CameraFrame, Instrument, MasterBias, Site, utc
+from tests.persistence.semantic_models import ApiNamed
 
-CLASSES = ("CameraFrame", "Instrument", "Site", "MasterBias", "DBObject", "FlatfieldImage",
-           "Nope")
+CLASSES = ("CameraFrame", "Instrument", "Site", "MasterBias", "DBObject", "ApiNamed",
+           "FlatfieldImage", "Nope")
+PATH_MEMBERS = ("overlaps", "steps", "start", "index", "root", "contains", "within", "like",
+                "ilike", "asc", "desc", "last", "in_", "attribute", "check_value")
+"""Public members of an attribute path, each also a persistent attribute of `ApiNamed`."""
 ATTRIBUTES = ("chip", "exptime", "nexp", "is_science", "obs_date", "keywords", "gains",
               "instrument", "overlaps", "previous", "name", "site", "altitude", "level",
-              "object_id", "creation_date", "version", "missing")
-OPERATORS = ("==", "!=", "<", "<=", ">", ">=", "=", "like", "not like", "in", "contains")
+              "object_id", "creation_date", "version", "missing", "partner", *PATH_MEMBERS)
+OPERATORS = ("==", "!=", "<", "<=", ">", ">=", "=", "like", "not like", "ilike", "not ilike",
+             "in", "contains")
 TOKENS = (*OPERATORS, "and", "or", "not", "!", "&&", "||", "(", ")", "[", "]", ",", ".",
           "true", "false", "None", "null", "'a'", '"b"', "1", "-2", "3.5", "1e999",
           "2024-01-01", "2024-02-30T25:00", *CLASSES, *ATTRIBUTES, "'", '"', "\\", "%")
@@ -40,7 +46,8 @@ VALID_PATHS = ("CameraFrame.chip", "CameraFrame.exptime", "CameraFrame.nexp",
                "CameraFrame.instrument.name", "CameraFrame.instrument.site.altitude",
                "CameraFrame.overlaps.chip", "CameraFrame.previous.previous.nexp",
                "CameraFrame." + "previous." * 20 + "chip", "Instrument.site.name",
-               "MasterBias.level", "DBObject.chip", "DBObject.object_id")
+               "MasterBias.level", "DBObject.chip", "DBObject.object_id",
+               *(f"ApiNamed.partner.{name}" for name in PATH_MEMBERS))
 CHAIN = 24
 
 
@@ -58,7 +65,10 @@ def seed() -> list[DBObject]:
             overlaps=frames[-2:]))
     biases = [MasterBias(chip="ccd50", obs_date=utc(2024, 1, 2), level=200.0 + i)
               for i in range(3)]
-    made: list[DBObject] = [paranal, wfi, *frames, *biases]
+    named = ApiNamed(overlaps=frames[:2], steps=["bias", "flat"],
+                     **{name: f"{name}%" for name in PATH_MEMBERS[2:]})
+    made: list[DBObject] = [paranal, wfi, *frames, *biases, named, ApiNamed(partner=named),
+                            ApiNamed()]
     commit(made)
     return made
 
@@ -244,7 +254,8 @@ def _expression(draw: st.DrawFn, objects: list[DBObject], depth: int = 0) -> Cal
     if choice == 0:
         return draw(_typed_comparison(objects))
     if choice == 1:
-        cls = draw(st.sampled_from([CameraFrame, Instrument, Site, MasterBias, DBObject]))
+        cls = draw(st.sampled_from([CameraFrame, Instrument, Site, MasterBias, DBObject,
+                                    ApiNamed]))
         # The first name is one the class has: a class attribute that does not exist is
         # Python's AttributeError, raised before any query is built.
         first = draw(st.sampled_from(sorted(cls._properties)))  # type: ignore[attr-defined]
@@ -254,25 +265,25 @@ def _expression(draw: st.DrawFn, objects: list[DBObject], depth: int = 0) -> Cal
         ))]
         index = draw(st.one_of(st.none(), st.integers(-(2**40), 2**40), st.sampled_from(
             ["a", 1.5, True])))
-        op = draw(st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "like", "in_",
-                                   "contains"]))
+        op = draw(st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "like", "ilike", "in_",
+                                   "contains", "~"]))
         value = draw(st.one_of(VALUES, st.sampled_from(objects)))
         many = draw(st.lists(VALUES, max_size=4))
 
         def build() -> Any:
             path = getattr(cls, names[0])
             for name in names[1:]:
-                # attribute(), not getattr: a link path's attribute may share its name with a
-                # method of paths (CameraFrame.overlaps.overlaps)
-                path = path.attribute(name)
+                # Through a link, plain getattr reaches the attribute even when it is named
+                # like a member of paths (ApiNamed.partner.like); elsewhere attribute() says
+                # why there is no attribute to follow.
+                path = getattr(path, name) if _is_link(path) else Path.attribute(path, name)
             if index is not None:
                 path = path[index]
-            if op == "like":
-                return path.like(value)
-            if op == "in_":
-                return path.in_(many)
-            if op == "contains":
-                return path.contains(value)
+            if op in ("like", "ilike", "in_", "contains"):
+                method = getattr(Path, op)  # through the class: never shadowed
+                return method(path, many if op == "in_" else value)
+            if op == "~":
+                return ~path
             return {"==": lambda: path == value, "!=": lambda: path != value,
                     "<": lambda: path < value, "<=": lambda: path <= value,
                     ">": lambda: path > value, ">=": lambda: path >= value}[op]()
@@ -316,6 +327,11 @@ _TYPED_PATHS = (
 )
 
 
+def _is_link(path: Any) -> bool:
+    last = path._last
+    return path._index is None and (last.kind.is_link or last.kind is Kind.LINK_LIST)
+
+
 @st.composite
 def _typed_comparison(draw: st.DrawFn, objects: list[DBObject]) -> Callable[[], Any]:
     """A comparison that is usually valid: a real path and a value of its type."""
@@ -337,7 +353,9 @@ def expressions(objects: list[DBObject]) -> st.SearchStrategy[Callable[[], Any]]
     return _expression(objects).map(lambda build: lambda: select(build()))
 
 
-_ARGUMENTS = st.one_of(VALUES, st.sampled_from(
+_ABSURD_COUNTS = st.sampled_from([0, -1, 2**31 - 1, 2**31, 2**32, 2**63 - 1, 2**63, 2**64,
+                                  10**30, -(2**63), 1.5, math.inf])
+_ARGUMENTS = st.one_of(VALUES, _ABSURD_COUNTS, st.sampled_from(
     ["chip", "-exptime", "+nexp", "instrument", "overlaps", "previous", "keywords", "nope",
      "-", "", CameraFrame.chip, CameraFrame.instrument, CameraFrame.chip.desc(),
      Instrument.name, CameraFrame.keywords[0], CameraFrame.instrument.site]))
@@ -353,7 +371,7 @@ def _refined(draw: st.DrawFn, objects: list[DBObject]) -> Callable[[], Any]:
     cls = draw(_CLASSES)
     steps = draw(st.lists(st.tuples(
         st.sampled_from(["filter", "order_by", "limit", "offset", "prefetch", "newest", "slice",
-                         "index", "first", "exists", "len"]),
+                         "index", "first", "exists", "len", "yield_per"]),
         st.lists(_ARGUMENTS, max_size=2)), max_size=4))
 
     def build() -> Any:
@@ -372,7 +390,7 @@ def _refined(draw: st.DrawFn, objects: list[DBObject]) -> Callable[[], Any]:
                 len(query)
             elif method == "newest":
                 query = query.newest()
-            elif method in ("filter", "limit", "offset"):  # these take exactly one argument
+            elif method in ("filter", "limit", "offset", "yield_per"):  # exactly one argument
                 query = getattr(query, method)(arguments[0] if arguments else 1)
             else:
                 query = getattr(query, method)(*arguments)

@@ -1,0 +1,199 @@
+"""One meaning on both databases: the same random queries, in text and expression form, give
+the same frames on SQLite and PostgreSQL as a plain-Python evaluation of the stated rules
+(`tests.persistence.semantic_cases`), and the findings of issue 33 that led here, each alone."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from awlineage import AttributePath, AwlError, Database, QueryError, commit, select
+from awlineage.persistence import set_current_store
+from awlineage.processing import matches
+from tests.conftest import fresh_database
+from tests.persistence.semantic_cases import (
+    Record,
+    expected,
+    expression,
+    labels,
+    random_case,
+    seed_world,
+)
+from tests.persistence.semantic_models import ApiNamed, LikeFrame
+
+CASES = 2_000
+
+
+@pytest.fixture
+def both(request: pytest.FixtureRequest, tmp_path) -> Iterator[dict[str, Database]]:
+    """The same world on an SQLite file and on a PostgreSQL schema."""
+    sqlite = fresh_database("sqlite", request, tmp_path, connected=False)
+    postgres = fresh_database("postgresql", request, tmp_path, connected=False)
+    databases = {"sqlite": next(sqlite), "postgresql": next(postgres)}
+    yield databases
+    set_current_store(None)
+    for opened in (sqlite, postgres):
+        next(opened, None)
+
+
+def _seeded(databases: dict[str, Database]) -> dict[int, Record]:
+    worlds = []
+    for database in databases.values():
+        set_current_store(database)
+        worlds.append(seed_world())
+    assert worlds[0] == worlds[1]
+    return worlds[0]
+
+
+def test_random_queries_agree_on_both_databases_and_with_python(both) -> None:
+    world = _seeded(both)
+    rng = random.Random(33)
+    wrong: list[str] = []
+    for number in range(CASES):
+        case = random_case(rng)
+        want = expected(world, case)
+        # Text and expression forms take turns (both compile to the same tree; each is
+        # checked on 1,000 cases), so the test stays near a minute on CI.
+        form, query = ("text", lambda c=case: select(c.text)) if number % 2 else \
+            ("api", case.build)
+        for name, database in both.items():
+            set_current_store(database)
+            got = labels(query())
+            if got != want and len(wrong) < 10:
+                wrong.append(f"{name} {form}: {case.text}\n  got {sorted(got)}\n"
+                             f"  want {sorted(want)}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_in_memory_evaluation_agrees_with_the_databases(both) -> None:
+    """`matches()` (how `--where` picks targets not made yet) follows the same rules."""
+    world = _seeded(both)
+    set_current_store(both["sqlite"])
+    frames = select(LikeFrame).all()
+    rng = random.Random(34)
+    for _ in range(300):
+        case = random_case(rng)
+        condition = expression(case.tree)
+        got = {f.label for f in frames if matches(condition, f)}
+        assert got == expected(world, case), case.text
+
+
+@pytest.mark.parametrize(("pattern", "want"), [
+    ("CCD%", {"CCD1"}), ("ccd%", {"ccd1"}), ("a\\_b", {"a_b"}), ("a\\\\b", {"a\\b"}),
+    ("a\\\\\\_b", {"a\\_b"}), ("a_b", {"a_b", "aXb", "a\\b", "a%b"}), ("a\\%b", {"a%b"}),
+    ("x*y", {"x*y"}), ("x?y", {"x?y"}), ("[a]", {"[a]"}), ("Äb", {"Äb"}),
+    ("\\a%", {"ab", "a_b", "aXb", "a\\b", "a\\_b", "a%b"}),
+])
+def test_like_is_case_sensitive_with_backslash_escapes(db, pattern, want) -> None:
+    commit([LikeFrame(label=i, name=n) for i, n in enumerate(
+        ["CCD1", "ccd1", "a_b", "aXb", "a\\b", "a\\_b", "a%b", "x*y", "x?y", "[a]", "Äb", "äb",
+         "ab"])])
+    assert {f.name for f in select(LikeFrame.name.like(pattern))} == want
+    text = pattern.replace("\\", "\\\\")
+    assert {f.name for f in select(f"LikeFrame.name like '{text}'")} == want
+
+
+def test_ilike_ignores_the_case_of_ascii_letters_only(db) -> None:
+    commit([LikeFrame(label=i, name=n) for i, n in enumerate(["CCD1", "ccd1", "Äb", "äb"])])
+    assert {f.name for f in select(LikeFrame.name.ilike("ccd%"))} == {"CCD1", "ccd1"}
+    assert {f.name for f in select("LikeFrame.name ilike 'äB'")} == {"äb"}
+    assert {f.name for f in select("LikeFrame.name not ilike 'C%'")} == {"Äb", "äb"}
+
+
+def test_a_pattern_ending_in_a_lone_backslash_is_refused(db) -> None:
+    with pytest.raises(QueryError, match="lone backslash"):
+        LikeFrame.name.like("ab\\")
+    with pytest.raises(QueryError, match="lone backslash"):
+        select("LikeFrame.name like 'ab\\\\'")
+
+
+def test_a_path_through_a_missing_link_reads_as_a_missing_value(db) -> None:
+    first = LikeFrame(label=0, nexp=None)
+    second = LikeFrame(label=1, nexp=2, previous=first)
+    third = LikeFrame(label=2, nexp=3, previous=second)
+    lone = LikeFrame(label=3, nexp=1)
+    commit([first, second, third, lone])
+
+    def got(query) -> set[int]:
+        return labels(select(query))
+
+    assert got(LikeFrame.previous.nexp == None) == {0, 1, 3}  # noqa: E711
+    assert got(LikeFrame.previous.nexp != None) == {2}  # noqa: E711
+    assert got(LikeFrame.previous.nexp != 2) == {0, 1, 3}
+    assert got(LikeFrame.previous.nexp > 0) == {2}
+    assert got(LikeFrame.previous.nexp.in_([None])) == {0, 1, 3}
+    assert got(LikeFrame.previous.previous.nexp == None) == {0, 1, 2, 3}  # noqa: E711
+    assert got("LikeFrame.previous.nexp == None") == {0, 1, 3}
+    everything = got(LikeFrame.previous.nexp == None) | got(  # noqa: E711
+        LikeFrame.previous.nexp != None)  # noqa: E711
+    assert everything == {0, 1, 2, 3}
+
+
+def test_an_empty_link_list_has_no_member_to_match(db) -> None:
+    alone = LikeFrame(label=0)
+    commit([alone, LikeFrame(label=1, neighbours=[alone])])
+    assert labels(select(LikeFrame.neighbours.nexp == None)) == {1}  # noqa: E711
+    assert labels(select(~(LikeFrame.neighbours.nexp == None))) == {0}  # noqa: E711
+
+
+@pytest.mark.parametrize("name", ["overlaps", "steps", "start", "index", "root", "contains",
+                                  "within", "like", "ilike", "asc", "desc", "last", "in_",
+                                  "attribute", "check_value"])
+def test_attributes_named_like_path_members_are_reached_through_a_link(db, name) -> None:
+    member = ApiNamed()
+    values = {"overlaps": [member], "steps": ["bias"]}
+    target = ApiNamed(**{name: values.get(name, f"{name}-value")})
+    commit([member, target, ApiNamed(partner=target)])
+    path = getattr(ApiNamed.partner, name)
+    assert str(path) == f"ApiNamed.partner.{name}"
+    if name in values:
+        wanted = values[name][0]
+        assert len(select(AttributePath.contains(path, wanted))) == 1
+        if name == "steps":
+            assert len(select(f"ApiNamed.partner.{name} contains 'bias'")) == 1
+    else:
+        assert len(select(path == f"{name}-value")) == 1
+        assert len(select(f"ApiNamed.partner.{name} == '{name}-value'")) == 1
+
+
+def test_a_shadowed_path_method_is_still_reached_through_the_class(db) -> None:
+    target = ApiNamed(start="x")
+    commit([target, ApiNamed(partner=target)])
+    assert len(select(AttributePath.in_(ApiNamed.partner, [target]))) == 1
+    assert str(ApiNamed.partner.attribute) == "ApiNamed.partner.attribute"
+
+
+@pytest.mark.parametrize("build", [
+    lambda: ~LikeFrame.nexp, lambda: ~LikeFrame.name, lambda: ~LikeFrame.owner,
+    lambda: ~LikeFrame.tags, lambda: ~LikeFrame.previous.nexp,
+])
+def test_negating_an_attribute_is_a_query_error(build) -> None:
+    with pytest.raises(QueryError, match="~ negates a condition"):
+        build()
+
+
+@pytest.mark.parametrize("method", ["yield_per", "limit", "offset"])
+@pytest.mark.parametrize("value", [2**31, 2**63, 2**64, -1, 10**30, 1.5, True, "3"])
+def test_absurd_counts_are_refused_before_any_sql(db, method, value) -> None:
+    commit([LikeFrame(label=1)])
+    query = select(LikeFrame)
+    try:
+        result = getattr(query, method)(value)
+        list(result)
+    except AwlError as exc:
+        assert method in str(exc)
+
+
+def test_strings_compare_and_sort_by_code_point_whatever_the_locale(postgres_db) -> None:
+    """A PostgreSQL column under a Unicode collation (which puts 'a' before 'B') still
+    compares and sorts as SQLite and Python do."""
+    commit([LikeFrame(label=i, name=n) for i, n in enumerate(["B", "a", "C", "b"])])
+    table = postgres_db.tables_for(LikeFrame).table
+    with postgres_db.engine.begin() as conn:
+        conn.exec_driver_sql(f'ALTER TABLE "{postgres_db.schema}"."{table.name}" ALTER COLUMN '
+                             'name TYPE text COLLATE "und-x-icu"')
+    assert {f.name for f in select(LikeFrame.name < "a")} == {"B", "C"}
+    assert [f.name for f in select(LikeFrame).order_by("name")] == ["B", "C", "a", "b"]
+    assert [f.name for f in select(LikeFrame).order_by("-name")] == ["b", "a", "C", "B"]
