@@ -236,6 +236,19 @@ class S3Storage(Storage):
         modified = info.last_modified.timestamp() if info.last_modified else None
         return StoredFile(name, int(info.size or 0), digest, modified)
 
+    def state(self, name: str) -> tuple[int, str, float | None] | None:
+        """Size, entity tag and time of the object: writing it again, by any client, gives
+        it a new time (and a new tag unless the bytes are the same)."""
+        validate_name(name)
+        try:
+            info = self.client.stat_object(self.bucket, name)
+        except S3Error as exc:
+            if exc.code in _MISSING:
+                return None
+            raise
+        modified = info.last_modified.timestamp() if info.last_modified else None
+        return (int(info.size or 0), str(info.etag), modified)
+
     def _response(self, name: str, offset: int = 0, length: int = 0):
         validate_name(name)
         try:
