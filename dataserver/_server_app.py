@@ -154,6 +154,7 @@ def create_app(config: ServerConfig | None = None, *, storage: Storage | None = 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.storage = storage
     app.state.config = config
+    app.state.content_checks = handlers.checks
     return app
 
 
