@@ -407,12 +407,11 @@ class LocalStorage(Storage):
 
 
 def _forbid_writing(fd: int) -> None:
-    """Take the write permission from a stored file that still has it (stored by an older
-    version); left as it is where this process may not change its mode."""
-    mode = os.fstat(fd).st_mode
-    if mode & _WRITE_BITS:
+    """Give a stored file that is still writable (stored by an older version, mode 0600)
+    the mode of every stored file; left as it is where this process may not change it."""
+    if os.fstat(fd).st_mode & _WRITE_BITS:
         with contextlib.suppress(OSError):  # not the owner, or a read-only file system
-            os.fchmod(fd, stat.S_IMODE(mode) & ~_WRITE_BITS)
+            os.fchmod(fd, STORED_MODE)
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:
