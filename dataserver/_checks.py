@@ -72,10 +72,10 @@ class ContentChecks:
             recorded SHA-256 and the one its bytes have.
         """
         for attempt in range(_ATTEMPTS):
-            before = self.storage.state(name)
-            stored = self.storage.stat(name)
-            if stored is None:
+            found = self.storage.stat_with_state(name)
+            if found is None:
                 raise FileNotFoundOnServer(name, f"the {self.where}")
+            stored, before = found
             key = (name, stored.sha256)
             if before is not None:
                 with self._lock:
@@ -110,8 +110,8 @@ class ContentChecks:
             If it was replaced by other content (deleted and stored anew) meanwhile.
         """
         stream = self.storage.open(name, offset, length)
-        if checked.state is not None and self.storage.state(name) == checked.state:
-            return stream
+        if checked.state is None or self.storage.state(name) == checked.state:
+            return stream  # (a back end without states was hashed just now)
         stream.close()
         again = self.check(name)
         if again.stored.sha256 != checked.stored.sha256:

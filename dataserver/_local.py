@@ -155,10 +155,20 @@ class LocalStorage(Storage):
             return None
         try:
             _forbid_writing(fd)
-            info = os.fstat(fd)
+            return _state_of(os.fstat(fd))
         finally:
             os.close(fd)
-        return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+    def stat_with_state(self, name: str) -> tuple[StoredFile, tuple[int, ...]] | None:
+        fd = open_regular(self._inside, self._path(name))
+        if fd is None:
+            return None
+        try:
+            _forbid_writing(fd)
+            stored, info = self._stat_fd(name, fd)
+        finally:
+            os.close(fd)
+        return stored, _state_of(info)
 
     # -- writing --------------------------------------------------------------------------
     def put(self, name: str, source: Source, *, sha256: str | None = None) -> StoredFile:
@@ -264,15 +274,19 @@ class LocalStorage(Storage):
         if fd is None:
             return None
         try:
-            info = os.fstat(fd)
-            digest = self.hashes.read(name, fd)
-            if digest is None:
-                with open(fd, "rb", closefd=False) as stream:
-                    _, digest = copy_hashing(read_chunks(stream), lambda chunk: None)
-                self.hashes.record(name, fd, digest)
+            return self._stat_fd(name, fd)[0]
         finally:
             os.close(fd)
-        return StoredFile(name, info.st_size, digest, info.st_mtime)
+
+    def _stat_fd(self, name: str, fd: int) -> tuple[StoredFile, os.stat_result]:
+        """The stored file open as `fd`, and its ``fstat``."""
+        info = os.fstat(fd)
+        digest = self.hashes.read(name, fd)
+        if digest is None:
+            with open(fd, "rb", closefd=False) as stream:
+                _, digest = copy_hashing(read_chunks(stream), lambda chunk: None)
+            self.hashes.record(name, fd, digest)
+        return StoredFile(name, info.st_size, digest, info.st_mtime), info
 
     def _open_fd(self, name: str) -> int:
         fd = open_regular(self._inside, self._path(name))
@@ -404,6 +418,10 @@ class LocalStorage(Storage):
         except (FileNotFoundError, NotADirectoryError):  # deleted while we listed
             return None
         return info if stat.S_ISREG(info.st_mode) else None
+
+
+def _state_of(info: os.stat_result) -> tuple[int, ...]:
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
 
 
 def _forbid_writing(fd: int) -> None:

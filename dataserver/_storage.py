@@ -107,6 +107,13 @@ class Storage(abc.ABC):
         then never applies."""
         return None
 
+    def stat_with_state(self, name: str) -> tuple[StoredFile, Hashable | None] | None:
+        """`stat` and `state` of the file, read together (in one request, or from one open
+        file, where the back end allows it); None when no file of this name is stored."""
+        state = self.state(name)
+        stored = self.stat(name)
+        return None if stored is None else (stored, state)
+
     def exists(self, name: str) -> bool:
         """True when a file of this name is stored."""
         return self.stat(name) is not None
