@@ -69,10 +69,18 @@ class DataServerFiles:
         return file_cache().fetch(self.server, name, sha256)
 
     def _copy(self, name: str, sha256: str, size: int | None, dest: Path) -> Path:
+        from awlineage.persistence import DataObjectError
         from dataserver import CorruptFileError
 
         if dest.is_dir():
             dest = dest / name.rpartition("/")[2]
+        if not dest.parent.is_dir():
+            raise DataObjectError(f"cannot copy file {name!r} to {dest}: directory "
+                                  f"{dest.parent} does not exist")
+        root = getattr(self.server, "root", None)
+        if root is not None and Path(root).resolve() in dest.resolve().parents:
+            raise DataObjectError(f"cannot copy file {name!r} to {dest}: that is inside the "
+                                  f"data directory {root}, whose files are never written")
         copied = self.server.get(name, dest, sha256=sha256)
         if size is not None and copied.size != size:  # the hash matched: the record is wrong
             dest.unlink()

@@ -142,3 +142,15 @@ def test_copies_retrieved_into_the_cache_are_read_only(db, data_server, serve, t
     assert (tmp_path / "cache") in path.parents
     assert _mode(path) & 0o222 == 0
     assert obj.retrieve() == path  # checked again and reused
+
+
+def test_a_copy_is_never_written_into_the_data_directory(db, data_server, tmp_path):
+    from awlineage import DataObjectError
+
+    storage = data_server(str(tmp_path / "data"))
+    obj = _stored_fits()
+    stored = obj.retrieve()
+    for target in (stored, storage.root / "frames", tmp_path / "missing" / "x.fits"):
+        with pytest.raises(DataObjectError, match=r"cannot copy file 'frames/science\.fits'"):
+            obj.retrieve(copy_to=target)
+    assert _mode(stored) == 0o444 and obj.retrieve() == stored
