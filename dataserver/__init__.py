@@ -2,14 +2,17 @@
 (a local directory, an S3-compatible bucket through `minio`, and the HTTP data server, which
 fronts either), chosen by URL with `open_storage`; the HTTP data server itself
 (`create_app`), which also sends and receives files that carry their lineage
-(`attach_lineage`, `split_lineage`); the local cache of retrieved files (`FileCache`); and
+(`attach_lineage`, `split_lineage`) and never sends a damaged one (`ContentChecks`); the
+local cache of retrieved files (`FileCache`); and
 garbage collection of files no committed object refers to (`collect_garbage`).
 
 Stored files are immutable and content-hashed (SHA-256): storing a name again with the same
-bytes is a no-op, with other bytes an error naming the file.
+bytes is a no-op, with other bytes an error naming the file. A local directory's files are
+read-only (mode 0444).
 """
 
 from dataserver._cache import FileCache
+from dataserver._checks import ContentChecks
 from dataserver._errors import (
     AccessDenied,
     CorruptFileError,
@@ -54,6 +57,7 @@ __all__ = [
     "LINEAGE_TRAILER_SIZE",
     "MAX_NAME_LENGTH",
     "AccessDenied",
+    "ContentChecks",
     "CorruptFileError",
     "DataServerError",
     "FileCache",

@@ -74,7 +74,8 @@ class FileCache:
         Returns
         -------
         pathlib.Path
-            The copy. Do not modify it.
+            The copy, read-only (mode 0444): a program that wants to change it copies it
+            first (`dataserver.Storage.get` makes a writable copy).
 
         Raises
         ------
@@ -93,6 +94,7 @@ class FileCache:
             if actual == sha256:
                 now = time.time()
                 os.utime(entry, (now, now))
+                _read_only(entry)  # a copy made by an older version
                 return entry
             log.warning("cached copy of %r is corrupt (SHA-256 %s, expected %s): fetching it "
                         "again", name, actual, sha256)
@@ -100,6 +102,7 @@ class FileCache:
             self._account(-size)
         entry.parent.mkdir(parents=True, exist_ok=True)
         stored = server.get(name, entry, sha256=sha256)
+        _read_only(entry)
         self._account(stored.size)
         self._evict(keep=entry)
         return entry
@@ -154,3 +157,10 @@ class FileCache:
             path.unlink()
         with contextlib.suppress(OSError):
             path.parent.rmdir()
+
+
+def _read_only(path: Path) -> None:
+    """Make a cached copy read-only (0444), as the stored file it stands for is."""
+    with contextlib.suppress(OSError):  # another user's copy in a shared cache
+        if path.stat().st_mode & 0o222:
+            path.chmod(0o444)

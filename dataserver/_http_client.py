@@ -23,6 +23,7 @@ from dataserver._errors import (
     UploadTooLarge,
 )
 from dataserver._http_wire import (
+    ERROR_HEADER,
     FILES_PATH,
     MODIFIED_HEADER,
     SERVICE_NAME,
@@ -263,6 +264,9 @@ def _error(response: httpx.Response, name: str | None) -> DataServerError:
         body = response.json()
     except (ValueError, httpx.ResponseNotRead):
         body = response.text[:200] if response.is_stream_consumed else None
+    if not body and ERROR_HEADER in response.headers:  # a HEAD answer has no body
+        with contextlib.suppress(ValueError):
+            body = json.loads(response.headers[ERROR_HEADER])
     error = error_from_body(response.status_code, body, name)
     if response.status_code == 401 and not isinstance(error, AccessDenied):
         return AccessDenied(str(error))

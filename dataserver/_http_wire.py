@@ -22,6 +22,8 @@ from dataserver._errors import (
 FILES_PATH = "/files"
 SHA256_HEADER = "x-content-sha256"
 MODIFIED_HEADER = "x-content-modified"
+ERROR_HEADER = "x-awl-error"
+"""The JSON error body, again, on answers without a body (HEAD)."""
 SERVICE_NAME = "awlineage-dataserver"
 
 _STATUS: dict[type[DataServerError], int] = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, BinaryIO, Protocol
 
 from starlette.concurrency import run_in_threadpool
@@ -79,9 +79,10 @@ def no_carrier_response(name: str) -> JSONResponse:
                    "awlineage.federation:site_data_server_app)"}, status_code=501)
 
 
-async def send_with_lineage(request: Request, storage: Storage, carrier: LineageCarrier,
-                            stored: StoredFile, head: bool = False) -> Response:
-    """The file `stored`, then its lineage and the trailer (HEAD: the headers alone)."""
+async def send_with_lineage(request: Request, carrier: LineageCarrier, stored: StoredFile,
+                            open_file: Callable[[], BinaryIO], head: bool = False) -> Response:
+    """The file `stored` (read from the stream `open_file` opens, the whole file), then its
+    lineage and the trailer (HEAD: the headers alone)."""
     if request.headers.get("range") is not None:
         return JSONResponse({"error": "BadRequest", "name": stored.name,
                              "message": "a byte range cannot be combined with with_lineage: "
@@ -98,7 +99,7 @@ async def send_with_lineage(request: Request, storage: Storage, carrier: Lineage
     }
     if head:
         return Response(status_code=200, headers=headers)
-    stream = await run_in_threadpool(storage.open, stored.name, 0, stored.size)
+    stream = await run_in_threadpool(open_file)
 
     async def body() -> AsyncIterator[bytes]:
         try:

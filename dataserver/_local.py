@@ -49,6 +49,10 @@ from dataserver._streams import (
 from dataserver._verify import check_retrieved
 
 STAGING = ".awl-tmp"
+STORED_MODE = 0o444
+"""Permissions of a stored file: readable, written by nobody (stored files never change;
+directories keep their write permission, so deleting still works)."""
+_WRITE_BITS = 0o222
 DURABILITY = ("commit", "each", "none")
 _FLUSH_ONE_BY_ONE = 8
 """Up to this many new files are flushed each on its own; more, with the file system."""
@@ -60,9 +64,10 @@ class LocalStorage(Storage):
     Parameters
     ----------
     root
-        The directory (created if missing). File ``a/b.fits`` is ``root/a/b.fits``; uploads
-        in progress live in ``root/.awl-tmp`` (same file system, so publishing is an atomic
-        link).
+        The directory (created if missing, when `create`). File ``a/b.fits`` is
+        ``root/a/b.fits``, mode 0444 (`STORED_MODE`); uploads in progress live in
+        ``root/.awl-tmp`` (same file system, so publishing is an atomic link), the only place
+        where files are written.
     hash_record
         Where each file's SHA-256 is kept: ``"xattr"``, an extended attribute of the file
         (set before it is published, so file and hash appear together), or ``"sidecar"``,
@@ -73,6 +78,10 @@ class LocalStorage(Storage):
         in one batch (DataObject calls it before the database commit that refers to the
         files, so no committed object ever refers to a file a crash could lose);
         ``"each"`` before `put` returns; ``"none"`` never (scratch data).
+    create
+        Whether a missing directory is made. A caller that only reads, lists or removes
+        files passes False: a directory that does not exist is then an error naming it,
+        and nothing is created.
 
     Notes
     -----
@@ -84,10 +93,14 @@ class LocalStorage(Storage):
     exists; so of two concurrent puts of one name exactly one wins, and the other compares
     hashes (no-op when equal, `FileConflictError` otherwise). A sidecar is written after the
     link; a file without a recorded hash (a crash in between) has it recomputed on `stat`.
+
+    A file stored by an older version (mode 0600) loses its write permission the next time
+    it is stored again, read in place (`local_path`) or served (`state`), where this
+    process owns it.
     """
 
     def __init__(self, root: str | os.PathLike, *, durability: str = "commit",
-                 hash_record: str | None = None) -> None:
+                 hash_record: str | None = None, create: bool = True) -> None:
         if durability not in DURABILITY:
             raise ServerConfigError(f"durability={durability!r}: choose one of "
                                     f"{', '.join(DURABILITY)}")
@@ -101,14 +114,21 @@ class LocalStorage(Storage):
         self._unsynced: set[Path] = set()
         self._unsynced_lock = threading.Lock()
         staging = self.root / STAGING
-        staging.mkdir(parents=True, exist_ok=True)
+        if create:
+            staging.mkdir(parents=True, exist_ok=True)
+        elif not self.root.is_dir():
+            what = "is not a directory" if self.root.exists() else "does not exist"
+            raise ServerConfigError(f"data directory {self.root} {what}")
         self._inside = real_root(self.root)
         for reserved in (STAGING, SIDECARS):
             if (self.root / reserved).is_symlink():
                 raise ServerConfigError(f"{self.root / reserved} is a symbolic link; the "
                                         "storage's own folders must be real folders inside it")
         if hash_record is None:
-            hash_record = "xattr" if xattrs_supported(staging) else "sidecar"
+            if staging.is_dir():
+                hash_record = "xattr" if xattrs_supported(staging) else "sidecar"
+            else:  # not probed (that writes); recording falls back to a sidecar anyway
+                hash_record = "xattr" if hasattr(os, "setxattr") else "sidecar"
         self.hashes = HashRecords(self._inside, hash_record)
 
     # -- paths ----------------------------------------------------------------------------
@@ -121,8 +141,34 @@ class LocalStorage(Storage):
         fd = open_regular(self._inside, path)
         if fd is None:
             return None
-        os.close(fd)
+        try:
+            _forbid_writing(fd)
+        finally:
+            os.close(fd)
         return path
+
+    def state(self, name: str) -> tuple[int, ...] | None:
+        """Size, mtime_ns, ctime_ns, inode and device of the file: any write, truncation or
+        replacement changes them (ctime cannot be set back)."""
+        fd = open_regular(self._inside, self._path(name))
+        if fd is None:
+            return None
+        try:
+            _forbid_writing(fd)
+            return _state_of(os.fstat(fd))
+        finally:
+            os.close(fd)
+
+    def stat_with_state(self, name: str) -> tuple[StoredFile, tuple[int, ...]] | None:
+        fd = open_regular(self._inside, self._path(name))
+        if fd is None:
+            return None
+        try:
+            _forbid_writing(fd)
+            stored, info = self._stat_fd(name, fd)
+        finally:
+            os.close(fd)
+        return stored, _state_of(info)
 
     # -- writing --------------------------------------------------------------------------
     def put(self, name: str, source: Source, *, sha256: str | None = None) -> StoredFile:
@@ -135,6 +181,8 @@ class LocalStorage(Storage):
         try:
             if created:
                 self.hashes.record(name, fd, digest)
+            else:
+                _forbid_writing(fd)
             modified = os.fstat(fd).st_mtime
         finally:
             os.close(fd)
@@ -158,7 +206,8 @@ class LocalStorage(Storage):
                 with open_source(source) as stream:
                     size, digest = copy_hashing(read_chunks(stream),
                                                 lambda chunk: _write_all(handle, chunk))
-            self.hashes.attach(handle, digest)
+            self.hashes.attach(handle, digest)  # before the write permission goes
+            os.fchmod(handle, STORED_MODE)
             if self.durability == "each":
                 os.fsync(handle)
             os.close(handle)
@@ -225,15 +274,19 @@ class LocalStorage(Storage):
         if fd is None:
             return None
         try:
-            info = os.fstat(fd)
-            digest = self.hashes.read(name, fd)
-            if digest is None:
-                with open(fd, "rb", closefd=False) as stream:
-                    _, digest = copy_hashing(read_chunks(stream), lambda chunk: None)
-                self.hashes.record(name, fd, digest)
+            return self._stat_fd(name, fd)[0]
         finally:
             os.close(fd)
-        return StoredFile(name, info.st_size, digest, info.st_mtime)
+
+    def _stat_fd(self, name: str, fd: int) -> tuple[StoredFile, os.stat_result]:
+        """The stored file open as `fd`, and its ``fstat``."""
+        info = os.fstat(fd)
+        digest = self.hashes.read(name, fd)
+        if digest is None:
+            with open(fd, "rb", closefd=False) as stream:
+                _, digest = copy_hashing(read_chunks(stream), lambda chunk: None)
+            self.hashes.record(name, fd, digest)
+        return StoredFile(name, info.st_size, digest, info.st_mtime), info
 
     def _open_fd(self, name: str) -> int:
         fd = open_regular(self._inside, self._path(name))
@@ -365,6 +418,18 @@ class LocalStorage(Storage):
         except (FileNotFoundError, NotADirectoryError):  # deleted while we listed
             return None
         return info if stat.S_ISREG(info.st_mode) else None
+
+
+def _state_of(info: os.stat_result) -> tuple[int, ...]:
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+def _forbid_writing(fd: int) -> None:
+    """Give a stored file that is still writable (stored by an older version, mode 0600)
+    the mode of every stored file; left as it is where this process may not change it."""
+    if os.fstat(fd).st_mode & _WRITE_BITS:
+        with contextlib.suppress(OSError):  # not the owner, or a read-only file system
+            os.fchmod(fd, STORED_MODE)
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:

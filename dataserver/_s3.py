@@ -11,7 +11,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import certifi
 import urllib3
@@ -40,6 +40,7 @@ DEFAULT_PART_SIZE = 16 * 1024 * 1024
 MIN_PART_SIZE = 5 * 1024 * 1024
 _LARGEST_COPY = 5 * 1024**3
 _MISSING = ("NoSuchKey", "NoSuchObject", "NotFound", "ResourceNotFound")
+_State = tuple[int, str, float | None]
 
 
 def s3_credentials() -> tuple[str | None, str | None]:
@@ -221,20 +222,36 @@ class S3Storage(Storage):
 
     # -- reading --------------------------------------------------------------------------
     def stat(self, name: str) -> StoredFile | None:
-        validate_name(name)
-        try:
-            info = self.client.stat_object(self.bucket, name)
-        except S3Error as exc:
-            if exc.code in _MISSING:
-                return None
-            raise
+        found = self.stat_with_state(name)
+        return None if found is None else found[0]
+
+    def stat_with_state(self, name: str) -> tuple[StoredFile, _State] | None:
+        info = self._info(name)
+        if info is None:
+            return None
         digest = (info.metadata or {}).get(SHA256_HEADER)
         if digest is None:
             # Put there by another tool: hash it once, by reading it.
             with self.open(name) as stream:
                 _, digest = copy_hashing(read_chunks(stream), lambda chunk: None)
-        modified = info.last_modified.timestamp() if info.last_modified else None
-        return StoredFile(name, int(info.size or 0), digest, modified)
+        state = _state_of(info)
+        return StoredFile(name, state[0], digest, state[2]), state
+
+    def state(self, name: str) -> _State | None:
+        """Size, entity tag and time of the object: writing it again, by any client, gives
+        it a new time (and a new tag unless the bytes are the same)."""
+        info = self._info(name)
+        return None if info is None else _state_of(info)
+
+    def _info(self, name: str) -> Any:
+        """What S3 says of the object (one HEAD request), or None when there is none."""
+        validate_name(name)
+        try:
+            return self.client.stat_object(self.bucket, name)
+        except S3Error as exc:
+            if exc.code in _MISSING:
+                return None
+            raise
 
     def _response(self, name: str, offset: int = 0, length: int = 0):
         validate_name(name)
@@ -299,6 +316,11 @@ class S3Storage(Storage):
 
     def close(self) -> None:
         self._http.clear()
+
+
+def _state_of(info: Any) -> _State:
+    modified = info.last_modified.timestamp() if info.last_modified else None
+    return (int(info.size or 0), str(info.etag), modified)
 
 
 def read_parts(stream: BinaryIO, part_size: int) -> Iterator[bytes]:

@@ -1,6 +1,10 @@
 """The HTTP data server: an ASGI app (Starlette) in front of a local directory or an S3
 bucket. It validates every name, needs a bearer token to write, serves HEAD and byte
-ranges, limits uploads, and never deletes a file that a committed object refers to.
+ranges, limits uploads, and never deletes a file that a committed object refers to. It
+never sends a damaged file: before the first byte (and before the headers of a HEAD), the file
+is checked against the SHA-256 recorded when it was stored, once per file state
+(`dataserver._checks`); a file whose bytes differ is answered 500 with a ``CorruptFileError``
+naming it and both hashes.
 
 Routes::
 
@@ -40,8 +44,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from dataserver._checks import Checked, ContentChecks
 from dataserver._errors import (
     AccessDenied,
+    CorruptFileError,
     DataServerError,
     FileInUseError,
     FileNotFoundOnServer,
@@ -50,6 +56,7 @@ from dataserver._errors import (
     UploadTooLarge,
 )
 from dataserver._http_wire import (
+    ERROR_HEADER,
     MODIFIED_HEADER,
     SERVICE_NAME,
     SHA256_HEADER,
@@ -147,6 +154,7 @@ def create_app(config: ServerConfig | None = None, *, storage: Storage | None = 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.storage = storage
     app.state.config = config
+    app.state.content_checks = handlers.checks
     return app
 
 
@@ -157,6 +165,7 @@ class _Handlers:
         self.storage = storage
         self.references = references
         self.lineage = lineage
+        self.checks = ContentChecks(storage)
 
     async def info(self, request: Request) -> Response:
         return JSONResponse({
@@ -203,8 +212,13 @@ class _Handlers:
                 "GET": self._get, "HEAD": self._head, "PUT": self._put, "DELETE": self._delete,
             }[request.method]
             return await handler(request, name)
+        except CorruptFileError as exc:
+            if request.method == "PUT":  # the upload's bytes, not a stored file
+                return _error_response(exc)
+            log.error("data server: refused to send a damaged file: %s", exc)
+            return _error_response(exc, 500, head=request.method == "HEAD")
         except DataServerError as exc:
-            return _error_response(exc)
+            return _error_response(exc, head=request.method == "HEAD")
         except BadHeader as exc:
             return _json_error(400, "BadRequest", name, str(exc))
         except Exception:
@@ -222,8 +236,12 @@ class _Handlers:
                     return refusal
             return no_carrier_response(name)
         if request.method != "PUT":
-            stored = await self._stored(name)
-            return await send_with_lineage(request, self.storage, self.lineage, stored,
+            checked = await self._checked(name)
+
+            def open_file() -> BinaryIO:
+                return self.checks.open(name, checked, 0, checked.stored.size)
+
+            return await send_with_lineage(request, self.lineage, checked.stored, open_file,
                                            head=request.method == "HEAD")
         refusal = self._upload_refusal(request, name)
         if refusal is not None:
@@ -238,19 +256,24 @@ class _Handlers:
             raise FileNotFoundOnServer(name, "the data server")
         return stored
 
+    async def _checked(self, name: str) -> Checked:
+        """The stored file, checked against its recorded SHA-256 (`ContentChecks`)."""
+        return await run_in_threadpool(self.checks.check, name)
+
     async def _head(self, request: Request, name: str) -> Response:
-        stored = await self._stored(name)
+        stored = (await self._checked(name)).stored
         return Response(status_code=200, headers=_file_headers(stored, stored.size))
 
     async def _get(self, request: Request, name: str) -> Response:
-        stored = await self._stored(name)
+        checked = await self._checked(name)
+        stored = checked.stored
         try:
             wanted = parse_range(request.headers.get("range"), stored.size)
         except RangeNotSatisfiable:
             return Response(status_code=416, headers={"content-range": f"bytes */{stored.size}"})
         first, last = wanted if wanted is not None else (0, stored.size - 1)
         length = last - first + 1
-        stream = await run_in_threadpool(self.storage.open, name, first, length)
+        stream = await run_in_threadpool(self.checks.open, name, checked, first, length)
         headers = _file_headers(stored, length)
         status = 200
         if wanted is not None:
@@ -362,8 +385,13 @@ async def _read_in_threads(stream: BinaryIO) -> AsyncIterator[bytes]:
         stream.close()
 
 
-def _error_response(exc: DataServerError, status: int | None = None) -> JSONResponse:
-    return JSONResponse(error_body(exc), status_code=status or error_status(exc))
+def _error_response(exc: DataServerError, status: int | None = None, *,
+                    head: bool = False) -> JSONResponse:
+    body = error_body(exc)
+    response = JSONResponse(body, status_code=status or error_status(exc))
+    if head:  # a HEAD answer has no body: the error travels in a header instead
+        response.headers[ERROR_HEADER] = json.dumps(body, ensure_ascii=True)
+    return response
 
 
 def _json_error(status: int, kind: str, name: str, message: str) -> JSONResponse:

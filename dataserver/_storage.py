@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import abc
 import os
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -98,6 +98,21 @@ class Storage(abc.ABC):
 
         The SHA-256 is the one recorded at store time; the file is not read again.
         """
+
+    def state(self, name: str) -> Hashable | None:
+        """What the back end says of the file's present bytes without reading them (such as
+        size, times and inode, or an entity tag): a value that changes whenever they may
+        have changed. None when it cannot tell, or when no file of this name is stored; a
+        check of the content remembered for one state (see `dataserver.ContentChecks`)
+        then never applies."""
+        return None
+
+    def stat_with_state(self, name: str) -> tuple[StoredFile, Hashable | None] | None:
+        """`stat` and `state` of the file, read together (in one request, or from one open
+        file, where the back end allows it); None when no file of this name is stored."""
+        state = self.state(name)
+        stored = self.stat(name)
+        return None if stored is None else (stored, state)
 
     def exists(self, name: str) -> bool:
         """True when a file of this name is stored."""

@@ -13,7 +13,8 @@ _S3_OPTIONS = {"endpoint", "secure", "region", "part_size", "upload_threads"}
 _LOCAL_OPTIONS = {"durability"}
 
 
-def open_storage(url: str | os.PathLike, *, token: str | None = None) -> Storage:
+def open_storage(url: str | os.PathLike, *, token: str | None = None,
+                 create: bool = True) -> Storage:
     """Open the storage a URL names.
 
     Parameters
@@ -32,6 +33,10 @@ def open_storage(url: str | os.PathLike, *, token: str | None = None) -> Storage
         - an HTTP data server: ``http://host:port`` or ``https://...``.
     token
         Bearer token for writing to an HTTP data server; default ``AWL_DATA_TOKEN``.
+    create
+        Whether a directory that does not exist is made (for a caller that stores files);
+        a caller that only reads, lists or removes passes False, so a mistyped path is an
+        error rather than a new, empty data server.
 
     Returns
     -------
@@ -40,7 +45,8 @@ def open_storage(url: str | os.PathLike, *, token: str | None = None) -> Storage
     Raises
     ------
     ServerConfigError
-        If the URL has an unknown scheme or option, naming it.
+        If the URL has an unknown scheme or option, naming it, or names a directory
+        that does not exist when not `create`.
 
     Examples
     --------
@@ -60,14 +66,14 @@ def open_storage(url: str | os.PathLike, *, token: str | None = None) -> Storage
         return _open_s3(text, parts.netloc, parts.path, _options(text, parts.query, _S3_OPTIONS))
     if scheme == "file":
         options = _options(text, parts.query, _LOCAL_OPTIONS)
-        return _open_local(text, parts.path, options)
+        return _open_local(text, parts.path, options, create)
     if scheme and len(scheme) > 1:
         raise ServerConfigError(
             f"data server URL {text!r}: unknown scheme {scheme!r} (use a directory, "
             "file://, s3:// or http(s)://)"
         )
     path, _, query = text.partition("?")
-    return _open_local(text, path, _options(text, query, _LOCAL_OPTIONS))
+    return _open_local(text, path, _options(text, query, _LOCAL_OPTIONS), create)
 
 
 def _options(url: str, query: str, allowed: set[str]) -> dict[str, str]:
@@ -103,13 +109,13 @@ def _number(url: str, options: dict[str, str], key: str) -> int | None:
                                 "number") from None
 
 
-def _open_local(url: str, path: str, options: dict[str, str]) -> Storage:
+def _open_local(url: str, path: str, options: dict[str, str], create: bool) -> Storage:
     from dataserver._local import LocalStorage
 
     if not path:
         raise ServerConfigError(f"data server URL {url!r} names no directory")
     return LocalStorage(Path(path).expanduser(),
-                        durability=options.get("durability", "commit"))
+                        durability=options.get("durability", "commit"), create=create)
 
 
 def _open_s3(url: str, bucket: str, path: str, options: dict[str, str]) -> Storage:

@@ -69,8 +69,9 @@ def _gc(args: argparse.Namespace) -> int:
                 f"database {url} records no persistent classes, so nothing could be found "
                 "referenced; is it the database of this data server?"
             )
+        # create=False: a mistyped directory is an error, not a new empty data server.
         storage = open_storage(config.setting("data_url", args.data_url),
-                               token=config.setting("data_token", None))
+                               token=config.setting("data_token", None), create=False)
         with storage:
             report = collect_garbage(storage, lambda names: referenced_among(db, names),
                                      grace_seconds=parse_duration(args.grace),

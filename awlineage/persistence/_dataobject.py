@@ -160,7 +160,7 @@ class DataObject(DBObject):
             )
 
     # -- reading --------------------------------------------------------------------------
-    def retrieve(self) -> Path:
+    def retrieve(self, copy_to: str | os.PathLike | None = None) -> Path:
         """The file on this machine, verified against `file_size` and `content_hash`.
 
         When the data server is a local directory, the file is read where it lies (no copy):
@@ -168,7 +168,15 @@ class DataObject(DBObject):
         it in its present state (size, mtime_ns, ctime_ns, inode); a file changed or
         truncated on disk behind the database's back is found at the next call. Other data
         servers (S3, HTTP) fetch a copy into the local cache (``AWL_CACHE_DIR``), hashed as
-        it arrives and again on each later use. Either way the path must not be modified.
+        it arrives and again on each later use. Either way the path is read-only (mode 0444):
+        it is the archive's file, or the cache's copy of it.
+
+        Parameters
+        ----------
+        copy_to
+            A path (or an existing directory, keeping the file's base name) to receive a
+            private, writable copy (mode 0600), verified as it is written; that path is
+            returned. This is how to edit the file: the archive keeps the original.
 
         Raises
         ------
@@ -181,7 +189,7 @@ class DataObject(DBObject):
         self._require_file()
         try:
             return current_files().retrieve(self.filename, self.content_hash,
-                                            size=self.file_size)
+                                            size=self.file_size, copy_to=copy_to)
         except AwlError as error:
             named = self._naming_self(error)
             if named is error:

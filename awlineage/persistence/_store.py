@@ -11,6 +11,7 @@ by ``connect()`` and ``use_data_server()`` apply, in every thread.
 from __future__ import annotations
 
 import contextvars
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
@@ -56,9 +57,11 @@ class FileStore(Protocol):
     def sync(self) -> None:
         """Make the files stored so far durable."""
 
-    def retrieve(self, name: str, sha256: str, *, size: int | None = None) -> Path:
+    def retrieve(self, name: str, sha256: str, *, size: int | None = None,
+                 copy_to: str | os.PathLike | None = None) -> Path:
         """File `name` on this machine (in place when the storage is a local directory, else
-        a cached copy), checked against `sha256` and, when given, `size`."""
+        a cached copy; never writable), checked against `sha256` and, when given, `size`;
+        with `copy_to`, a writable copy of it there."""
 
     def open(self, name: str, sha256: str) -> BinaryIO:
         """A stream of file `name` that checks `sha256` when read to the end."""

@@ -4,6 +4,7 @@ fulfilled by a `dataserver.Storage` and the local file cache."""
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -52,14 +53,40 @@ class DataServerFiles:
         """Make the files stored so far durable."""
         self.server.sync()
 
-    def retrieve(self, name: str, sha256: str, *, size: int | None = None) -> Path:
+    def retrieve(self, name: str, sha256: str, *, size: int | None = None,
+                 copy_to: str | os.PathLike | None = None) -> Path:
         """The file on this machine, checked against `sha256` (and `size`, when given):
         where it lies when the data server is a local directory (see `local_path`), else a
-        copy from the file cache, hashed as it is fetched and again on each later use."""
+        copy from the file cache, hashed as it is fetched and again on each later use; both
+        read-only. With `copy_to` (a file path, or a directory to keep the base name in), a
+        writable copy there instead, hashed as it is written and put in place only when
+        right."""
+        if copy_to is not None:
+            return self._copy(name, sha256, size, Path(copy_to))
         local = self.local_path(name, sha256, size=size)
         if local is not None:
             return local
         return file_cache().fetch(self.server, name, sha256)
+
+    def _copy(self, name: str, sha256: str, size: int | None, dest: Path) -> Path:
+        from awlineage.persistence import DataObjectError
+        from dataserver import CorruptFileError
+
+        if dest.is_dir():
+            dest = dest / name.rpartition("/")[2]
+        if not dest.parent.is_dir():
+            raise DataObjectError(f"cannot copy file {name!r} to {dest}: directory "
+                                  f"{dest.parent} does not exist")
+        root = getattr(self.server, "root", None)
+        if root is not None and Path(root).resolve() in dest.resolve().parents:
+            raise DataObjectError(f"cannot copy file {name!r} to {dest}: that is inside the "
+                                  f"data directory {root}, whose files are never written")
+        copied = self.server.get(name, dest, sha256=sha256)
+        if size is not None and copied.size != size:  # the hash matched: the record is wrong
+            dest.unlink()
+            raise CorruptFileError(name, sha256, f"{copied.size} bytes where {size} were "
+                                   "recorded", where=f"copy at {dest}")
+        return dest
 
     def open(self, name: str, sha256: str) -> BinaryIO:
         """A buffered stream that raises `dataserver.CorruptFileError` at its end when the

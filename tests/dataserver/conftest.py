@@ -177,7 +177,10 @@ def _corrupter(behind: Storage, raw_minio: Minio | None) -> Callable[[str], None
             path = behind.root / name
             data = bytearray(path.read_bytes())
             data[len(data) // 2] ^= 0xFF
+            mode = path.stat().st_mode
+            path.chmod(mode | 0o200)  # stored files are read-only; bit rot ignores that
             path.write_bytes(bytes(data))
+            path.chmod(mode)
         return corrupt
 
     def corrupt_object(name: str) -> None:

@@ -107,6 +107,32 @@ def test_awl_dataserver_gc_lists_then_removes(db, files, capsys, tmp_path):
     assert storage.list() == sorted([reduced, "plain.dat"])
 
 
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_awl_dataserver_gc_refuses_a_missing_data_directory_and_creates_nothing(
+        db, files, capsys, tmp_path, dry_run):
+    storage, _ = files
+    missing = tmp_path / "no" / "such-data"
+    command = [part if part != str(storage.root) else str(missing)
+               for part in _gc_command(db, storage)]
+    status = main([*command, "--dry-run"] if dry_run else command)
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.startswith("awl: ") and err.count("\n") == 1
+    assert str(missing) in err and "does not exist" in err
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_storage_opened_only_to_read_refuses_a_missing_directory(tmp_path):
+    from dataserver import ServerConfigError, open_storage
+
+    with pytest.raises(ServerConfigError, match="does not exist"):
+        open_storage(str(tmp_path / "typo"), create=False)
+    (tmp_path / "a-file").write_text("not a directory")
+    with pytest.raises(ServerConfigError, match="is not a directory"):
+        LocalStorage(tmp_path / "a-file", create=False)
+    assert sorted(os.listdir(tmp_path)) == ["a-file"]
+
+
 def test_awl_dataserver_gc_refuses_a_database_file_that_does_not_exist(tmp_path, capsys):
     status = main(["--database", f"sqlite:///{tmp_path}/missing.db", "dataserver", "gc",
                    "--data-url", str(tmp_path / "data")])
