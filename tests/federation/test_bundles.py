@@ -432,7 +432,8 @@ def test_a_damaged_member_is_refused_naming_it(tmp_path) -> None:
         read_bundle(path)
 
 
-@pytest.mark.parametrize("forged", ["xyz", "A" * 64, "0" * 63, "0" * 64 + "\n"])
+@pytest.mark.parametrize("forged", ["xyz", "A" * 64, "0" * 63, "0" * 64 + "\n"],
+                         ids=["not-hex", "upper-case", "63-digits", "trailing-newline"])
 def test_a_malformed_pointer_hash_is_refused_naming_the_pointer(
         db: Database, site_b: Database, forged: str) -> None:
     *_, s1, _, s3 = _chain(db)
