@@ -354,6 +354,33 @@ def test_a_zip_bomb_is_refused_before_decompressing_in_under_100_mib(zip_bomb) -
     assert f"member {member}" in message and "BundleLimits.ratio" in message
 
 
+def test_a_member_whose_directory_understates_its_size_is_refused_in_little_memory(
+        tmp_path) -> None:
+    import struct
+    import subprocess
+    import sys
+
+    path = tmp_path / "liar.awlb"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("bundle.json", _manifest({"bomb.fits": {"size": 1000,
+                                                                 "sha256": "0" * 64}}))
+        with archive.open("files/bomb.fits", "w") as stream:
+            for _ in range(BOMB_MIB):
+                stream.write(b" " * 2**20)
+    raw = bytearray(path.read_bytes())
+    entry = raw.rindex(b"files/bomb.fits") - 46  # its central directory header
+    assert raw[entry:entry + 4] == b"PK\x01\x02"
+    struct.pack_into("<I", raw, entry + 24, 1000)  # the directory's uncompressed size
+    path.write_bytes(bytes(raw))
+    assert zipfile.ZipFile(path).getinfo("files/bomb.fits").file_size == 1000
+    done = subprocess.run([sys.executable, "-c", MEASURE, str(path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    message, grown = done.stdout.strip().splitlines()
+    assert int(grown) < 100 * 2**20, f"peak memory grew {int(grown) / 2**20:.0f} MiB"
+    assert "member files/bomb.fits is damaged" in message
+
+
 def test_a_zip_bomb_is_refused_by_import_and_awl_import_with_nothing_stored(
         db: Database, site_b: Database, zip_bomb) -> None:
     from tests.commands import run_awl
