@@ -166,9 +166,11 @@ def read_bundle(source: bytes | str | Path, *, name: str | None = None,
                               f"{MANIFEST}): it has no {MANIFEST}") from None
         check_depth(text, label, MANIFEST, limits)
         try:
-            manifest = json.loads(text)
+            # decoded first: json.loads would take UTF-16 or UTF-32 bytes too, in which the
+            # depth scan above could not see where strings end
+            manifest = json.loads(text.decode("utf-8"))
         except ValueError as exc:
-            raise BundleError(f"{label}: {MANIFEST} is not JSON: {exc}") from None
+            raise BundleError(f"{label}: {MANIFEST} is not JSON in UTF-8: {exc}") from None
         del text
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise BundleError(f"{label}: {MANIFEST} is not an awlineage bundle manifest")

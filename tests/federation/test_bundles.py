@@ -415,6 +415,11 @@ def test_a_manifest_nested_100000_deep_is_refused_without_recursion(
     done = run_awl(site_b, "import", "bundle", str(path))
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "bundle.json is nested 50000 deep" in done.stderr
+    # in UTF-16 a backslash escapes a NUL byte, not the quote: the scan must not be misled
+    hidden = '["\\"x", ' + "[" * 50_000 + "]" * 50_000 + "]"
+    _zip(path, {"bundle.json": hidden.encode("utf-16-le")})
+    with pytest.raises(BundleError, match="not JSON in UTF-8"):
+        read_bundle(path)
     assert _count(site_b) == before
 
 
