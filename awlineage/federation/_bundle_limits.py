@@ -64,6 +64,8 @@ def check_directory(archive: zipfile.ZipFile, label: str, limits: BundleLimits) 
         if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
             raise BundleError(f"{label}: member {info.filename} is compressed with method "
                               f"{info.compress_type}; bundles use stored or deflated members")
+        if info.flag_bits & 0x1:
+            raise BundleError(f"{label}: member {info.filename} is encrypted; bundles are not")
         packed = max(info.compress_size, 1)
         if size > limits.ratio_floor and size > limits.ratio * packed:
             raise BundleError(
@@ -105,7 +107,8 @@ def read_member(archive: zipfile.ZipFile, member: str, label: str, limit: int,
                 digest.update(chunk)
                 if content.tell() > info.file_size:
                     raise BundleError(f"{label}: member {member} holds more than the "
-                                      f"{info.file_size} bytes its directory entry declares")
+                                      f"{info.file_size} bytes its directory entry declares; "
+                                      "nothing was stored")
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
         raise BundleError(f"{label}: member {member} is damaged ({exc}); nothing was "
                           "stored") from None

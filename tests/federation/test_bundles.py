@@ -462,6 +462,12 @@ def test_a_damaged_member_is_refused_naming_it(tmp_path) -> None:
     path.write_bytes(bytes(raw))
     with pytest.raises(BundleError, match=r"member bundle\.json is damaged"):
         read_bundle(path)
+    _zip(path, {"bundle.json": _manifest()})
+    raw = bytearray(path.read_bytes())
+    raw[raw.rindex(b"bundle.json") - 46 + 8] |= 0x1  # the directory's "encrypted" flag
+    path.write_bytes(bytes(raw))
+    with pytest.raises(BundleError, match=r"member bundle\.json is encrypted"):
+        read_bundle(path)
 
 
 @pytest.mark.parametrize("forged", ["xyz", "A" * 64, "0" * 63, "0" * 64 + "\n"],
