@@ -82,15 +82,16 @@ class Link:
 async def links(request: Request) -> Response:
     """``/datalink/links``: the links of each ``ID``, as a DataLink VOTable."""
     viewer = viewer_of(request)
-    fmt = request.query_params.get("RESPONSEFORMAT", "").split(";")[0].strip().lower()
-    if fmt not in VOTABLE_FORMATS:
-        return _error_document(f"UsageFault: RESPONSEFORMAT {fmt!r} is not offered; the "
-                               "only format is VOTable")
     try:
-        ids = [v for k, v in await dali_parameters(request, viewer.limits)
-               if k.upper() == "ID"]
+        params = await dali_parameters(request, viewer.limits)
     except DaliUsageError as exc:
         return _error_document(f"UsageFault: {exc.message}")
+    fmt = next((v for k, v in params if k.upper() == "RESPONSEFORMAT"), "")
+    fmt = fmt.split(";")[0].strip().lower()
+    if fmt not in VOTABLE_FORMATS:
+        return _error_document(f"UsageFault: RESPONSEFORMAT {fmt[:40]!r} is not offered; the "
+                               "only format is VOTable")
+    ids = [v for k, v in params if k.upper() == "ID"]
     base = str(request.base_url).rstrip("/")
     try:
         rows = await run_in_threadpool(_all_links, ids, viewer, base)

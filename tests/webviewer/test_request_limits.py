@@ -85,6 +85,9 @@ def test_datalink_counts_ids_of_a_post_body_against_a_configured_limit(
     assert too_many.status_code == 400 and _queries(too_many) == 0
     assert _error_status(too_many).startswith("UsageFault: 3 ID values in one request; the "
                                               "limit is 2")
+    fits = httpx.post(url, data={"ID": first, "RESPONSEFORMAT": "fits"})
+    assert fits.status_code == 400
+    assert _error_status(fits).startswith("UsageFault: RESPONSEFORMAT 'fits' is not offered")
     long = httpx.post(url, data={"ID": first, "X": "x" * 1000})
     assert long.status_code == 400
     assert re.fullmatch(r"UsageFault: the request body is 10\d\d bytes; the limit is 1000",
