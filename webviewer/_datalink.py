@@ -6,7 +6,10 @@ Rows: ``#this`` (the file, or the object's JSON for one without a file), ``#prev
 walks the lineage), ``#provenance`` (the process run that made it), ``#derivation`` (each
 object that links to it), ``#coderived`` (other outputs of its process run) and ``#cutout``
 (the SODA service of `webviewer._soda`, described in a service descriptor resource). An
-unknown id is a ``NotFoundFault`` row, a malformed one a ``UsageFault`` row.
+unknown id is a ``NotFoundFault`` row, a malformed one a ``UsageFault`` row. ``ID`` may be
+given up to ``Limits.request_ids`` times (default 100), in the query string or a
+form-encoded POST body; more is a ``UsageFault`` error document (400), answered before any
+id is looked up.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from starlette.routing import Route
 from awlineage import DataObject, DBObject, get, get_dependencies, get_inverse_properties
 from awlineage.cutouts import anchor_of
 from awlineage.errors import ObjectNotFoundError
+from webviewer._dali import DaliUsageError, dali_parameters
 from webviewer._errors import BadRequest
 from webviewer._params import parse_object_id
 from webviewer._viewer import Viewer, viewer_of
@@ -78,13 +82,16 @@ class Link:
 async def links(request: Request) -> Response:
     """``/datalink/links``: the links of each ``ID``, as a DataLink VOTable."""
     viewer = viewer_of(request)
-    fmt = request.query_params.get("RESPONSEFORMAT", "").split(";")[0].strip().lower()
+    try:
+        params = await dali_parameters(request, viewer.limits)
+    except DaliUsageError as exc:
+        return _error_document(f"UsageFault: {exc.message}")
+    fmt = next((v for k, v in params if k.upper() == "RESPONSEFORMAT"), "")
+    fmt = fmt.split(";")[0].strip().lower()
     if fmt not in VOTABLE_FORMATS:
-        return _error_document(f"UsageFault: RESPONSEFORMAT {fmt!r} is not offered; the "
+        return _error_document(f"UsageFault: RESPONSEFORMAT {fmt[:40]!r} is not offered; the "
                                "only format is VOTable")
-    ids = [v for k, v in request.query_params.multi_items() if k.upper() == "ID"]
-    overflow = len(ids) > viewer.limits.datalink_ids
-    ids = ids[:viewer.limits.datalink_ids]
+    ids = [v for k, v in params if k.upper() == "ID"]
     base = str(request.base_url).rstrip("/")
     try:
         rows = await run_in_threadpool(_all_links, ids, viewer, base)
@@ -92,7 +99,7 @@ async def links(request: Request) -> Response:
         log.exception("unexpected error on %s", request.url.path)
         return _error_document(f"DefaultFault: internal error ({type(exc).__name__}); see the "
                                "server's log", status=500)
-    body = _votable(rows, base, overflow)
+    body = _votable(rows, base)
     return Response(body, media_type=DATALINK_TYPE)
 
 
@@ -178,13 +185,11 @@ def _cuttable(obj: DBObject) -> bool:
         (".fits", ".fit", ".fits.gz", ".fz"))
 
 
-def _votable(rows: list[Link], base: str, overflow: bool) -> bytes:
+def _votable(rows: list[Link], base: str) -> bytes:
     votable = VOTableFile()
     results = Resource(type="results")
     votable.resources.append(results)
     results.infos.append(Info(name="standardID", value=LINKS_STANDARD))
-    if overflow:
-        results.infos.append(Info(name="QUERY_STATUS", value="OVERFLOW"))
     table = TableElement(votable)
     results.tables.append(table)
     for name, datatype, ucd in COLUMNS:
@@ -262,7 +267,9 @@ def _error_document(message: str, status: int = 400) -> Response:
     votable = VOTableFile()
     resource = Resource(type="results")
     votable.resources.append(resource)
-    resource.infos.append(Info(name="QUERY_STATUS", value="ERROR", content=message))
+    query_status = Info(name="QUERY_STATUS", value="ERROR")
+    query_status.content = message  # the constructor drops a content= keyword
+    resource.infos.append(query_status)
     resource.infos.append(Info(name="standardID", value=LINKS_STANDARD))
     out = io.BytesIO()
     votable.to_xml(out)

@@ -62,8 +62,13 @@ class Limits:
     """Bytes of all the cutouts of one request."""
     cutout_cache: int = 1_000
     """Image headers and WCSs (a few kB each) and request plans the cutout service keeps."""
-    datalink_ids: int = 100
-    """ID values one DataLink request may ask for; the rest are left out (an overflow INFO)."""
+    request_ids: int = 100
+    """ID values one DataLink or SODA request may give; more is refused as a usage error
+    before any of them is looked up."""
+    request_body_bytes: int = 1 << 20
+    """Bytes of a DataLink or SODA POST body (its form-encoded parameters)."""
+    parameter_chars: int = 10_000
+    """Characters of one SODA parameter value (a polygon of several hundred vertices)."""
     versions_listed: int = 20
     """Other versions of an object's identity listed on its page (the rest are counted)."""
     header_hdus: int = 50

@@ -8,13 +8,15 @@ lat1 lat2``, ``POLYGON ra1 dec1 ...``), ``CIRCLE``, ``POLYGON`` (degrees, ICRS) 
 for a source), and ``HDU`` (the extension of an image ID to start from; default 0). Errors
 are text: ``UsageError: ...`` (400; 404 for an unknown ID), ``MultiValuedParamNotSupported:
 ...`` (400) or ``Error: ...`` (500); a region that covers no pixel is 204 with no body.
+Every parameter is taken once; before that, more than ``Limits.request_ids`` IDs, a POST
+body over ``Limits.request_body_bytes`` or a value over ``Limits.parameter_chars`` is a
+``UsageError``, answered before any object is looked up.
 """
 
 from __future__ import annotations
 
 import io
 import logging
-from urllib.parse import parse_qsl
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -34,7 +36,9 @@ from awlineage.cutouts import (
     parse_pos,
 )
 from awlineage.errors import ObjectNotFoundError
+from webviewer._dali import DaliUsageError, dali_parameters
 from webviewer._errors import BadRequest
+from webviewer._limits import Limits
 from webviewer._params import parse_object_id
 from webviewer._viewer import Viewer, viewer_of
 
@@ -45,8 +49,6 @@ REGION_PARAMETERS = {"POS": parse_pos, "CIRCLE": parse_circle, "POLYGON": parse_
 """The region parameters, of which a request may give one."""
 FITS_TYPES = ("", "fits", "application/fits", "image/fits")
 """RESPONSEFORMAT values answered: the only format is FITS."""
-MAX_PARAMETER = 10_000
-"""Characters of one parameter value (a polygon of several hundred vertices)."""
 
 
 class _MultiValued(Exception):
@@ -57,11 +59,11 @@ async def soda_sync(request: Request) -> Response:
     """``/soda/sync``: the cutouts asked for, as ``application/fits``."""
     viewer = viewer_of(request)
     try:
-        params = await _parameters(request)
+        params = await _parameters(request, viewer.limits)
         return await run_in_threadpool(_answer, params, viewer)
     except _MultiValued as exc:
         return _text(400, f"MultiValuedParamNotSupported: {exc}")
-    except (CutoutUsageError, BadRequest) as exc:
+    except (CutoutUsageError, BadRequest, DaliUsageError) as exc:
         return _text(400, f"UsageError: {getattr(exc, 'message', None) or exc}")
     except ObjectNotFoundError as exc:
         return _text(404, f"UsageError: {exc}")
@@ -73,26 +75,18 @@ async def soda_sync(request: Request) -> Response:
                           "log")
 
 
-async def _parameters(request: Request) -> dict[str, str]:
+async def _parameters(request: Request, limits: Limits) -> dict[str, str]:
     """The request's parameters, names upper-cased (DALI names are case-insensitive), each
-    given once."""
-    items = list(request.query_params.multi_items())
-    if request.method == "POST":  # DALI posts application/x-www-form-urlencoded
-        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if media not in ("", "application/x-www-form-urlencoded"):
-            raise CutoutUsageError(f"POST parameters as application/x-www-form-urlencoded, "
-                                   f"not {media}")
-        body = (await request.body()).decode("utf-8", errors="replace")
-        items.extend(parse_qsl(body, keep_blank_values=True))
+    given once; the count of IDs, the body and every value within `limits`."""
     params: dict[str, str] = {}
-    for name, value in items:
+    for name, value in await dali_parameters(request, limits):
         key = name.upper()
         if key in params:
             raise _MultiValued(f"parameter {key} was given more than once; this service "
                                "takes one value of each")
-        if len(value) > MAX_PARAMETER:
+        if len(value) > limits.parameter_chars:
             raise CutoutUsageError(f"parameter {key} is {len(value)} characters long; the "
-                                   f"limit is {MAX_PARAMETER}")
+                                   f"limit is {limits.parameter_chars}")
         params[key] = value
     return params
 

@@ -5,7 +5,14 @@ origin of every copy, and the replication plan (which sites keep copies of whose
 A site is one database, one data server and its HTTP API, named by the API's URL. Its data
 server sends and receives files that carry their lineage (`site_data_server_app`)."""
 
-from awlineage.federation._bundle import Bundle, BundleError, PointerRecord, read_bundle
+from awlineage.federation._bundle import (
+    Bundle,
+    BundleError,
+    BundleLimits,
+    PointerRecord,
+    check_pointers,
+    read_bundle,
+)
 from awlineage.federation._carrier import (
     DEFAULT_LINEAGE_DEPTH,
     DatabaseLineageCarrier,
@@ -77,6 +84,7 @@ __all__ = [
     "SITE_TABLES",
     "Bundle",
     "BundleError",
+    "BundleLimits",
     "DatabaseLineageCarrier",
     "FetchSummary",
     "ImportReport",
@@ -94,6 +102,7 @@ __all__ = [
     "SiteUnreachableError",
     "SubCluster",
     "Workload",
+    "check_pointers",
     "consolidated_weights",
     "content_hash",
     "correlation_objective",

@@ -20,23 +20,29 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from awlineage.errors import AwlError
+from awlineage.federation._bundle_limits import (
+    BundleError,
+    BundleLimits,
+    check_depth,
+    check_directory,
+    read_member,
+)
 from awlineage.federation._records import ObjectRecord
 from awlineage.federation._site import Site
 
 FORMAT = "awlineage-bundle"
 VERSION = 1
 MANIFEST = "bundle.json"
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
-
-class BundleError(AwlError):
-    """A bundle that cannot be used: not a bundle, damaged, or a hash that does not verify.
-    Nothing of it is stored."""
+__all__ = ["MANIFEST", "Bundle", "BundleError", "BundleLimits", "PointerRecord",
+           "check_pointers", "read_bundle"]
 
 
 @dataclass(frozen=True)
@@ -114,8 +120,14 @@ def _site(data: Any, where: str) -> Site:
         raise BundleError(f"{where}: not a site (site_id, url, name)") from None
 
 
-def read_bundle(source: bytes | str | Path, *, name: str | None = None) -> Bundle:
-    """Read a bundle and verify it: every record's content hash and every file's SHA-256.
+def read_bundle(source: bytes | str | Path, *, name: str | None = None,
+                limits: BundleLimits | None = None) -> Bundle:
+    """Read a bundle and verify it: every record's content hash, every pointer's hash and
+    every file's SHA-256, within `limits`.
+
+    The ZIP's directory is checked against `limits` (member count, uncompressed sizes,
+    compression ratio) before anything is decompressed, and the manifest's nesting depth
+    before it is parsed, so a hostile bundle is refused in a few megabytes of memory.
 
     Parameters
     ----------
@@ -123,44 +135,93 @@ def read_bundle(source: bytes | str | Path, *, name: str | None = None) -> Bundl
         The bundle's bytes, or the path of a ``.awlb`` file.
     name
         What to call the bundle in errors (default: the path, or "the bundle").
+    limits
+        How much the bundle may hold (default: `BundleLimits()`).
 
     Raises
     ------
     BundleError
-        Naming what is wrong: not a bundle, a missing field, or the object (class and id) or
-        file whose hash does not verify.
+        Naming what is wrong: not a bundle, a member over a limit (naming the member and the
+        limit), a missing field, a malformed pointer, or the object (class and id) or file
+        whose hash does not verify.
     """
-    if isinstance(source, (str, Path)):
-        label = name or str(source)
-        try:
-            data = Path(source).read_bytes()
-        except OSError as exc:
-            raise BundleError(f"cannot read bundle {label}: {exc.strerror}") from None
-    else:
-        label, data = name or "the bundle", bytes(source)
+    limits = limits or BundleLimits()
+    label = name or (str(source) if isinstance(source, (str, Path)) else "the bundle")
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        manifest = json.loads(archive.read(MANIFEST))
-    except (zipfile.BadZipFile, KeyError, ValueError, EOFError) as exc:
+        # a path is read member by member, never whole
+        archive = zipfile.ZipFile(source if isinstance(source, (str, Path))
+                                  else io.BytesIO(source))
+    except OSError as exc:
+        raise BundleError(f"cannot read bundle {label}: {exc.strerror or exc}") from None
+    except (zipfile.BadZipFile, ValueError, EOFError) as exc:
         raise BundleError(f"{label} is not an awlineage bundle (a ZIP archive holding "
                           f"{MANIFEST}): {exc}") from None
     with archive:
+        check_directory(archive, label, limits)
+        try:
+            text, _ = read_member(archive, MANIFEST, label, limits.manifest_bytes,
+                                  "BundleLimits.manifest_bytes")
+        except KeyError:
+            raise BundleError(f"{label} is not an awlineage bundle (a ZIP archive holding "
+                              f"{MANIFEST}): it has no {MANIFEST}") from None
+        check_depth(text, label, MANIFEST, limits)
+        try:
+            # decoded first: json.loads would take UTF-16 or UTF-32 bytes too, in which the
+            # depth scan above could not see where strings end
+            manifest = json.loads(text.decode("utf-8"))
+        except ValueError as exc:
+            raise BundleError(f"{label}: {MANIFEST} is not JSON in UTF-8: {exc}") from None
+        del text
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise BundleError(f"{label}: {MANIFEST} is not an awlineage bundle manifest")
         if manifest.get("version") != VERSION:
             raise BundleError(f"{label}: bundle format version {manifest.get('version')!r} "
                               f"is not supported (this awlineage reads version {VERSION})")
         bundle = _parse(manifest, label)
-        for file_name, described in manifest.get("files", {}).items():
+        files = manifest.get("files", {})
+        if not isinstance(files, dict):
+            raise BundleError(f"{label}: its manifest's files is not an object of "
+                              "name: {size, sha256}")
+        for file_name, described in files.items():
+            if not isinstance(described, dict):
+                raise BundleError(f"{label}: file {file_name} is not described by "
+                                  "{size, sha256}")
             try:
-                content = archive.read(f"files/{file_name}")
+                content, sha256 = read_member(archive, f"files/{file_name}", label,
+                                              limits.total_bytes, "BundleLimits.total_bytes")
             except KeyError:
                 raise BundleError(f"{label}: file {file_name} is listed but missing") from None
-            if hashlib.sha256(content).hexdigest() != described.get("sha256"):
+            if sha256 != described.get("sha256"):
                 raise BundleError(f"{label}: file {file_name} does not match its SHA-256 "
                                   "(tampered or damaged); nothing was stored")
             bundle.files[file_name] = content
+    check_pointers(bundle, label)
     return bundle
+
+
+def check_pointers(bundle: Bundle, label: str = "the bundle") -> None:
+    """Refuse a bundle with a pointer whose hash is not a SHA-256 (64 lower-case hex
+    digits), that disagrees with the record of the same object in the bundle, or with
+    another pointer to it.
+
+    Raises
+    ------
+    BundleError
+        Naming the pointer (class and id) and what is wrong with it.
+    """
+    held = {r.object_id: r.content_hash for r in bundle.records}
+    seen: dict[int, str] = {}
+    for pointer in bundle.pointers:
+        what = f"{label}: pointer to {pointer.class_name} {pointer.object_id}"
+        if not _SHA256.fullmatch(pointer.content_hash):
+            raise BundleError(f"{what} has hash {pointer.content_hash[:80]!r}, not a SHA-256 "
+                              "(64 lower-case hex digits); nothing was stored")
+        expected = held.get(pointer.object_id, seen.get(pointer.object_id))
+        if expected is not None and expected != pointer.content_hash:
+            raise BundleError(f"{what} says its hash is {pointer.content_hash[:16]}..., but "
+                              f"the bundle holds it with hash {expected[:16]}... (tampered "
+                              "or damaged); nothing was stored")
+        seen[pointer.object_id] = pointer.content_hash
 
 
 def _parse(manifest: dict[str, Any], label: str) -> Bundle:
@@ -176,12 +237,14 @@ def _parse(manifest: dict[str, Any], label: str) -> Bundle:
         )
         records = manifest["records"]
         pointers = manifest["pointers"]
-    except (KeyError, TypeError, ValueError) as exc:
+        if not isinstance(records, list) or not isinstance(pointers, list):
+            raise TypeError("records and pointers (lists)")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise BundleError(f"{label}: its manifest lacks or garbles {exc}") from None
     for position, item in enumerate(records):
         try:
             record = ObjectRecord.from_json(item)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BundleError(f"{label}: record {position} lacks or garbles {exc}") from None
         if record.computed_hash() != record.content_hash:
             raise BundleError(
@@ -196,6 +259,6 @@ def _parse(manifest: dict[str, Any], label: str) -> Bundle:
             bundle.pointers.append(PointerRecord(
                 int(item["id"]), str(item["class"]), item.get("origin_url"),
                 str(item["origin_site"]), str(item["hash"])))
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BundleError(f"{label}: pointer {position} lacks or garbles {exc}") from None
     return bundle

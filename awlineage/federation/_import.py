@@ -27,7 +27,14 @@ from awlineage.database import (
     write_stored_rows,
 )
 from awlineage.errors import DuplicateObjectError, ReadOnlyDatabaseError
-from awlineage.federation._bundle import Bundle, BundleError, PointerRecord, read_bundle
+from awlineage.federation._bundle import (
+    Bundle,
+    BundleError,
+    BundleLimits,
+    PointerRecord,
+    check_pointers,
+    read_bundle,
+)
 from awlineage.federation._pointer import RemotePointer
 from awlineage.federation._records import ObjectRecord, record_of, row_of
 from awlineage.federation._site import (
@@ -74,7 +81,8 @@ class ImportReport:
 
 
 def import_bundle(bundle: Bundle | bytes | str | Path, *, database: Database | None = None,
-                  data_server: object | None = None, via: str = "bundle") -> ImportReport:
+                  data_server: object | None = None, via: str = "bundle",
+                  limits: BundleLimits | None = None) -> ImportReport:
     """Store a bundle's objects here (see the module docstring).
 
     Parameters
@@ -86,17 +94,22 @@ def import_bundle(bundle: Bundle | bytes | str | Path, *, database: Database | N
     via
         How the objects arrived, recorded with their origin: ``bundle``, ``file``,
         ``resolved`` or ``replicated``.
+    limits
+        How much a bundle read here may hold (`read_bundle`; default `BundleLimits()`).
 
     Raises
     ------
     BundleError
-        For a bundle that does not verify, or an object whose hash differs from the pointer
-        or copy already here (naming it); nothing is stored.
+        For a bundle that does not verify or exceeds `limits`, a pointer whose hash is
+        malformed or differs from what the bundle or this site holds for its object, or an
+        object whose hash differs from the pointer or copy already here (naming it);
+        nothing is stored.
     DuplicateObjectError
         When an id of the bundle is held here by a different object.
     """
     if not isinstance(bundle, Bundle):
-        bundle = read_bundle(bundle)
+        bundle = read_bundle(bundle, limits=limits)
+    check_pointers(bundle)
     db = database or current_database()
     if db.read_only:
         raise ReadOnlyDatabaseError(f"cannot import a bundle: database "
@@ -112,6 +125,7 @@ def import_bundle(bundle: Bundle | bytes | str | Path, *, database: Database | N
     pointer_hashes = _pointer_hashes(db, [oid for oid in held_records
                                           if held[oid] == POINTER_CLASS])
     _refuse_dangling_links(bundle, held)
+    _refuse_pointers_held_otherwise(db, bundle, held)
     rows: list[StoredRow] = []
     marks: list[Origin] = []
     filling: list[int] = []
@@ -196,6 +210,27 @@ def _refuse_dangling_links(bundle: Bundle, held: dict[int, str]) -> None:
                 raise BundleError(
                     f"{record.class_name} {record.object_id} links ({name}) to {target}, "
                     "which the bundle neither holds nor points to; nothing was stored")
+
+
+def _refuse_pointers_held_otherwise(db: Database, bundle: Bundle,
+                                    held: dict[int, str]) -> None:
+    """Refuse a pointer of the bundle whose hash differs from the hash this site recorded
+    for the same object: in its own pointer to it, or as the origin's hash of its copy.
+    (An object made here is checked when its record travels, not by pointers to it: its
+    record's hash here would follow later changes of its class's columns.)"""
+    ids = [p.object_id for p in bundle.pointers if p.object_id in held]
+    if not ids:
+        return
+    known = _pointer_hashes(db, [oid for oid in ids if held[oid] == POINTER_CLASS])
+    known.update({oid: origin.content_hash for oid, origin in
+                  origins_of(db, [oid for oid in ids if held[oid] != POINTER_CLASS]).items()})
+    for pointer in bundle.pointers:
+        recorded = known.get(pointer.object_id)
+        if recorded is not None and recorded != pointer.content_hash:
+            raise BundleError(
+                f"pointer to {pointer.class_name} {pointer.object_id} from "
+                f"{bundle.origin.describe()} says its hash is {pointer.content_hash[:16]}..., "
+                f"but this site holds it with hash {recorded[:16]}...; nothing was stored")
 
 
 def _pointer_hashes(db: Database, ids: list[int]) -> dict[int, str]:

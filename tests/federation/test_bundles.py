@@ -286,3 +286,239 @@ def test_objects_of_a_script_defined_class_arrive_readable(db: Database, site_b:
     second = site_b.get(second_id)
     assert type(second).__name__ == "ScriptThing"
     assert (second.label, second.parent.label) == ("second", "first")
+
+
+# Hostile bundles: refused with a BundleError naming the member and the limit, before
+# anything is decompressed or parsed, in little memory, and with nothing stored.
+
+BOMB_MIB = 400
+
+
+def _zip(path, members: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def _manifest(files: dict | None = None) -> bytes:
+    return json.dumps({"format": "awlineage-bundle", "version": 1,
+                       "origin": {"site_id": "s", "url": None, "name": ""}, "roots": [],
+                       "depth": None, "created": "2026-11-28T00:00:00+00:00", "classes": {},
+                       "records": [], "pointers": [], "files": files or {}}).encode()
+
+
+@pytest.fixture(scope="module", params=["files/bomb.fits", "bundle.json"])
+def zip_bomb(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """A bundle whose member (a file, or the manifest itself) expands from a few hundred
+    kilobytes to 400 MiB, written a megabyte at a time; (path, member)."""
+    member = request.param
+    path = tmp_path_factory.mktemp("bomb") / "bomb.awlb"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        if member != "bundle.json":
+            archive.writestr("bundle.json", _manifest({"bomb.fits": {
+                "size": BOMB_MIB * 2**20, "sha256": "0" * 64}}))
+        with archive.open(member, "w", force_zip64=True) as stream:
+            if member == "bundle.json":
+                stream.write(_manifest()[:-1])  # valid JSON, padded with spaces
+            for _ in range(BOMB_MIB):
+                stream.write(b" " * 2**20)
+            if member == "bundle.json":
+                stream.write(b"}")
+    assert path.stat().st_size < 2 * 2**20
+    return path, member
+
+
+MEASURE = '''
+import resource, sys
+from awlineage.federation import BundleError, read_bundle
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    read_bundle(sys.argv[1])
+    print("accepted")
+except BundleError as exc:
+    print(exc)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)
+'''
+
+
+def test_a_zip_bomb_is_refused_before_decompressing_in_under_100_mib(zip_bomb) -> None:
+    import subprocess
+    import sys
+
+    path, member = zip_bomb
+    done = subprocess.run([sys.executable, "-c", MEASURE, str(path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    message, grown = done.stdout.strip().splitlines()
+    assert int(grown) < 100 * 2**20, f"peak memory grew {int(grown) / 2**20:.0f} MiB"
+    assert f"member {member}" in message and "BundleLimits.ratio" in message
+
+
+def test_a_member_whose_directory_understates_its_size_is_refused_in_little_memory(
+        tmp_path) -> None:
+    import struct
+    import subprocess
+    import sys
+
+    path = tmp_path / "liar.awlb"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("bundle.json", _manifest({"bomb.fits": {"size": 1000,
+                                                                 "sha256": "0" * 64}}))
+        with archive.open("files/bomb.fits", "w") as stream:
+            for _ in range(BOMB_MIB):
+                stream.write(b" " * 2**20)
+    raw = bytearray(path.read_bytes())
+    entry = raw.rindex(b"files/bomb.fits") - 46  # its central directory header
+    assert raw[entry:entry + 4] == b"PK\x01\x02"
+    struct.pack_into("<I", raw, entry + 24, 1000)  # the directory's uncompressed size
+    path.write_bytes(bytes(raw))
+    assert zipfile.ZipFile(path).getinfo("files/bomb.fits").file_size == 1000
+    done = subprocess.run([sys.executable, "-c", MEASURE, str(path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    message, grown = done.stdout.strip().splitlines()
+    assert int(grown) < 100 * 2**20, f"peak memory grew {int(grown) / 2**20:.0f} MiB"
+    assert "member files/bomb.fits is damaged" in message
+
+
+def test_a_zip_bomb_is_refused_by_import_and_awl_import_with_nothing_stored(
+        db: Database, site_b: Database, zip_bomb) -> None:
+    from tests.commands import run_awl
+
+    path, member = zip_bomb
+    before = _count(site_b)
+    with pytest.raises(BundleError, match=f"member {member} would expand .* refused as a "
+                                          "ZIP bomb"):
+        import_bundle(path, database=site_b)
+    assert _count(site_b) == before
+    done = run_awl(site_b, "import", "bundle", str(path))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("awl: BundleError: ")
+    assert member in done.stderr
+    assert _count(site_b) == before
+
+
+def test_a_manifest_nested_100000_deep_is_refused_without_recursion(
+        db: Database, site_b: Database, tmp_path) -> None:
+    from tests.commands import run_awl
+
+    path = tmp_path / "deep.awlb"
+    _zip(path, {"bundle.json": b"[" * 100_000 + b"]" * 100_000})
+    before = _count(site_b)
+    with pytest.raises(BundleError, match="bundle.json is nested 100000 deep; the limit is 32 "
+                                          r"\(BundleLimits.depth\)"):
+        import_bundle(path, database=site_b)
+    deep_object = b'{"a":' * 50_000 + b"1" + b"}" * 50_000
+    _zip(path, {"bundle.json": deep_object})
+    with pytest.raises(BundleError, match="nested 50000 deep"):
+        read_bundle(path)
+    done = run_awl(site_b, "import", "bundle", str(path))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "bundle.json is nested 50000 deep" in done.stderr
+    # in UTF-16 a backslash escapes a NUL byte, not the quote: the scan must not be misled
+    hidden = '["\\"x", ' + "[" * 50_000 + "]" * 50_000 + "]"
+    _zip(path, {"bundle.json": hidden.encode("utf-16-le")})
+    with pytest.raises(BundleError, match="not JSON in UTF-8"):
+        read_bundle(path)
+    assert _count(site_b) == before
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting(tmp_path) -> None:
+    from awlineage.federation._bundle_limits import json_depth
+
+    assert json_depth(b'{"a": "[[[[{{{{\\"[[[", "b": [[1], {"c": []}]}') == 4
+    assert json_depth(b'"unterminated [[[[') == 0
+    assert json_depth(b"") == 0
+
+
+def test_bundle_limits_are_configurable_and_name_the_member(db: Database, tmp_path) -> None:
+    from awlineage.federation import BundleLimits
+
+    *_, s3 = _chain(db)
+    data = export_bundle(s3, database=db).to_bytes()
+    assert read_bundle(data, limits=BundleLimits(depth=8)).records
+    with pytest.raises(BundleError, match=r"1 members in the archive; the limit is 0 "
+                                          r"\(BundleLimits.members\)"):
+        read_bundle(data, limits=BundleLimits(members=0))
+    with pytest.raises(BundleError, match=r"member bundle.json holds \d+ bytes uncompressed; "
+                                          r"the limit is 100 \(BundleLimits.manifest_bytes\)"):
+        read_bundle(data, limits=BundleLimits(manifest_bytes=100))
+    with pytest.raises(BundleError, match=r"more than 100 bytes uncompressed \(at member "
+                                          r"bundle.json; BundleLimits.total_bytes\)"):
+        read_bundle(data, limits=BundleLimits(total_bytes=100))
+    with pytest.raises(BundleError, match=r"member bundle.json would expand \d+ times .* the "
+                                          r"limit is 2 \(BundleLimits.ratio\)"):
+        read_bundle(data, limits=BundleLimits(ratio=2, ratio_floor=0))
+    with pytest.raises(BundleError, match=r"nested \d deep; the limit is 2"):
+        read_bundle(data, limits=BundleLimits(depth=2))
+
+
+def test_a_damaged_member_is_refused_naming_it(tmp_path) -> None:
+    path = tmp_path / "damaged.awlb"
+    _zip(path, {"bundle.json": _manifest()})
+    raw = bytearray(path.read_bytes())
+    at = raw.index(b"bundle.json") + len(b"bundle.json") + 4  # inside the deflate stream
+    raw[at] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    with pytest.raises(BundleError, match=r"member bundle\.json is damaged"):
+        read_bundle(path)
+    _zip(path, {"bundle.json": _manifest()})
+    raw = bytearray(path.read_bytes())
+    raw[raw.rindex(b"bundle.json") - 46 + 8] |= 0x1  # the directory's "encrypted" flag
+    path.write_bytes(bytes(raw))
+    with pytest.raises(BundleError, match=r"member bundle\.json is encrypted"):
+        read_bundle(path)
+
+
+@pytest.mark.parametrize("forged", ["xyz", "A" * 64, "0" * 63, "0" * 64 + "\n"],
+                         ids=["not-hex", "upper-case", "63-digits", "trailing-newline"])
+def test_a_malformed_pointer_hash_is_refused_naming_the_pointer(
+        db: Database, site_b: Database, forged: str) -> None:
+    *_, s1, _, s3 = _chain(db)
+    data = export_bundle(s3, depth=1, database=db).to_bytes()
+
+    def forge(manifest: dict) -> None:
+        next(p for p in manifest["pointers"] if p["id"] == s1.object_id)["hash"] = forged
+
+    before = _count(site_b)
+    with pytest.raises(BundleError, match=f"pointer to tests.FedStep {s1.object_id} has hash "
+                                          ".* not a SHA-256"):
+        import_bundle(_tampered(data, forge), database=site_b)
+    assert _count(site_b) == before
+    assert not select(RemotePointer, database=site_b).all()
+
+
+def test_a_pointer_contradicting_the_bundles_own_record_is_refused(
+        db: Database, site_b: Database) -> None:
+    *_, s2, s3 = _chain(db)
+    data = export_bundle(s3, depth=1, database=db).to_bytes()
+
+    def forge(manifest: dict) -> None:
+        manifest["pointers"].append({"id": s2.object_id, "class": "tests.FedStep",
+                                     "origin_url": None, "origin_site": "x",
+                                     "hash": "ab" * 32})
+
+    before = _count(site_b)
+    with pytest.raises(BundleError, match=f"pointer to tests.FedStep {s2.object_id} says its "
+                                          "hash is abababab.*, but the bundle holds it"):
+        import_bundle(_tampered(data, forge), database=site_b)
+    assert _count(site_b) == before
+
+
+def test_a_pointer_contradicting_the_pointer_held_here_is_refused(
+        db: Database, site_b: Database) -> None:
+    *_, s1, _, s3 = _chain(db)
+    data = export_bundle(s3, depth=1, database=db).to_bytes()
+    import_bundle(data, database=site_b)
+    held = site_b.get(s1.object_id).content_hash
+
+    def forge(manifest: dict) -> None:
+        next(p for p in manifest["pointers"] if p["id"] == s1.object_id)["hash"] = "cd" * 32
+
+    before = _count(site_b)
+    with pytest.raises(BundleError, match=f"pointer to tests.FedStep {s1.object_id} .* says "
+                                          f"its hash is cdcdcdcd.*, but this site holds it "
+                                          f"with hash {held[:16]}"):
+        import_bundle(_tampered(data, forge), database=site_b)
+    assert _count(site_b) == before
+    assert site_b.get(s1.object_id).content_hash == held
