@@ -91,7 +91,7 @@ class Query:
                 prop, _ = find_property(self.cls, term.lstrip("-+"))
                 term = Ordering(Path.start(self.cls, prop), descending)
             elif isinstance(term, Path):
-                term = term.asc()
+                term = Path.asc(term)
             if len(term.path._steps) != 1 or term.path._last.kind is not Kind.DESCRIPTOR \
                     or term.path._index is not None \
                     or term.path._last.name not in self.cls._properties \
