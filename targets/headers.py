@@ -111,6 +111,9 @@ class HeaderValues:
         unreadable and what was used instead.
     sources
         For each value read from the header: the keyword it came from.
+    overridden
+        One sentence per keyword set or removed at ingest (``awl ingest --set``) before the
+        header was read.
     """
 
     kind: FrameKind
@@ -128,6 +131,7 @@ class HeaderValues:
     unit: str = ""
     defaults: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    overridden: list[str] = field(default_factory=list)
 
     @property
     def electrons_per_unit(self) -> float:
