@@ -108,7 +108,7 @@ class HeaderValues:
         The pixels' unit as BUNIT writes it ('' when the header has none: ADU).
     defaults
         For each value that is a default: a sentence saying which keywords were missing or
-        unreadable and what was used instead.
+        empty and what was used instead (a value present but unreadable is an error instead).
     sources
         For each value read from the header: the keyword it came from.
     overridden

@@ -215,6 +215,8 @@ def _split(path: Path, readable: Path, raw: RawFile,
             overridden = apply_overrides(header, overrides)
             # a changed header is stored with the pixels as written, not the original file
             whole = single and not overridden
+            if single and not whole:  # stored alone: the file's other HDUs are not with it
+                header.remove("NEXTEND", ignore_missing=True)
             data = None if whole else _data_bytes(stream, hdus, index)
             _check_pixels(where, hdu)
             raw.frames.append(RawImage(header, "" if single else label, index, data,

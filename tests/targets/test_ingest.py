@@ -395,3 +395,11 @@ def test_awl_ingest_refuses_an_unreadable_value_in_one_line_and_takes_set(db, tm
                     AWL_DATA_URL=str(data))
     assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1
     assert "expected KEYWORD=VALUE" in wrong.stderr
+
+
+def test_an_override_applies_to_every_frame_of_a_mosaic(db, data_dir, tmp_path):
+    path = mosaic_from_overscan_frame(tmp_path, {"IMAGETYP": "OBJECT"}, [{}, {"GAIN": "high"}])
+    report = ingest([path], overrides={"GAIN": 2.0})
+    assert [(frame.chip, frame.gain) for frame in frames_of(path)] == [("CCD1", 2.0),
+                                                                       ("CCD2", 2.0)]
+    assert len(report.overridden) == 2 and "(in mosaic.fits[CCD2])" in report.overridden[1]
