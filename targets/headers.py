@@ -1,7 +1,10 @@
 """What a raw FITS header says about its frame: the kind (bias, dome flat, science) and the values
 ingest stores (instrument, chip, filter, exposure time, observation date, gain, read noise,
-saturation, WCS). Any missing or unreadable keyword gets a stated default, reported to the caller;
-only a kind keyword with a value that names no known kind is an error, with the override to use.
+saturation, WCS). A missing (or empty) keyword gets a stated default, reported to the caller; a
+keyword that is present but cannot be read (a number that is no number, a date that is no date,
+a negative exposure time, a name of the wrong type) or a kind word that names no known kind is an
+error naming the keyword and the override to use (`awl ingest --set KEYWORD=VALUE`, `--type`):
+nothing is guessed from a value that is there but wrong.
 
 Examples
 --------
@@ -19,6 +22,7 @@ import datetime
 import enum
 import math
 import re
+import shlex
 import warnings
 from dataclasses import dataclass, field
 
@@ -104,9 +108,12 @@ class HeaderValues:
         The pixels' unit as BUNIT writes it ('' when the header has none: ADU).
     defaults
         For each value that is a default: a sentence saying which keywords were missing or
-        unreadable and what was used instead.
+        empty and what was used instead (a value present but unreadable is an error instead).
     sources
         For each value read from the header: the keyword it came from.
+    overridden
+        One sentence per keyword set or removed at ingest (``awl ingest --set``) before the
+        header was read.
     """
 
     kind: FrameKind
@@ -124,6 +131,7 @@ class HeaderValues:
     unit: str = ""
     defaults: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    overridden: list[str] = field(default_factory=list)
 
     @property
     def electrons_per_unit(self) -> float:
@@ -204,7 +212,10 @@ def interpret_header(
     ------
     HeaderError
         When a kind keyword has a value that is no known kind (for example IMAGETYP = 'DARK')
-        and no `kind` was given.
+        and no `kind` was given; when a keyword ingest reads is present but unreadable
+        (EXPTIME = 'thirty', DATE-OBS = 'not a date', GAIN = -2, a negative or, for a science
+        frame, zero exposure time, FILTER = T). One line naming `filename`, every such keyword
+        and its value, and the override (`awl ingest --set KEYWORD=VALUE`).
     ValueError
         When `kind` is not a known kind.
     """
@@ -221,20 +232,22 @@ def interpret_header(
         chip=_chip(reader),
         filter=(_filter(reader, "unknown") if frame_kind is not FrameKind.BIAS else
                 _filter(reader, "none", report=False)),
-        exptime=_exposure_time(reader, frame_kind, filename),
+        exptime=_exposure_time(reader, frame_kind),
         obs_date=_observation_date(reader),
         object=reader.text("object", OBJECT_KEYWORDS, "", report=science),
-        gain=reader.number("gain", GAIN_KEYWORDS, 1.0, minimum=1e-6),
+        gain=reader.number("gain", GAIN_KEYWORDS, 1.0, positive=True),
         read_noise=reader.optional_number("read_noise", READ_NOISE_KEYWORDS,
                                           "the noise is estimated from the pixels"),
         saturation=reader.number("saturation", SATURATION_KEYWORDS, _default_saturation(header),
-                                 minimum=1e-6),
+                                 positive=True),
         wcs=_celestial_wcs(reader, report=science),
         shape=_shape(header),
         unit=str(header.get("BUNIT", "") or "").strip(),
         defaults=reader.defaults,
         sources=reader.sources,
     )
+    if reader.unreadable:
+        raise HeaderError(unreadable_message(filename, reader.unreadable))
     if filename:
         values.defaults = {name: f"{reason} (in {filename})"
                            for name, reason in values.defaults.items()}
@@ -270,62 +283,132 @@ def _kind_from_header(reader: _Reader, filename: str | None) -> FrameKind:
     return FrameKind.SCIENCE
 
 
+@dataclass(frozen=True)
+class Unreadable:
+    """A keyword that is in the header with a value ingest cannot use."""
+
+    keyword: str
+    value: object
+    why: str
+    """What is wrong, after ``KEYWORD = value``: 'is not a number', 'is not a date' ..."""
+    example: str = "VALUE"
+    """What an override's value looks like (NUMBER, NAME, YYYY-MM-DDThh:mm:ss ...)."""
+
+    def __str__(self) -> str:
+        return f"{self.keyword} = {self.value!r} {self.why}"
+
+
+def unreadable_message(filename: str | None, problems: list[Unreadable]) -> str:
+    """One line naming the frame, each unreadable keyword with its value, and the overrides
+    that would let the frame in (``awl ingest --set KEYWORD=VALUE``)."""
+    where = f"{filename}: " if filename else ""
+    keywords = list(dict.fromkeys(problem.keyword for problem in problems))
+    examples = {problem.keyword: problem.example for problem in problems}
+    options = " ".join("--set " + shlex.quote(f"{keyword}={examples[keyword]}")
+                       for keyword in keywords)
+    python = ", ".join(f"{keyword!r}: ..." for keyword in keywords)
+    other_kind = (" or another kind (--type)"
+                  if any("science frame" in problem.why for problem in problems) else "")
+    return (f"{where}{'; '.join(map(str, problems))}; correct the header, or give the value "
+            f"with awl ingest {options}{other_kind} (in Python: ingest(..., overrides="
+            f"{{{python}}}); an empty value drops the keyword)")
+
+
+def _present(value: object) -> bool:
+    """Whether a header value says something: not absent, undefined or blank (those count as
+    missing, and get the stated default)."""
+    return not (value is None or isinstance(value, fits.card.Undefined)
+                or str(value).strip() == "")
+
+
+def _is_name(value: object) -> bool:
+    """Whether a value can be a name (instrument, chip, filter, object): text or a whole
+    number (DETECTOR = 3), never a logical or a real number."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
 class _Reader:
-    """Looks values up under alternative keywords, recording sources and defaults."""
+    """Looks values up under alternative keywords, recording sources, defaults for missing
+    keywords and the keywords present but unreadable."""
 
     def __init__(self, header: fits.Header) -> None:
         self.header = header
         self.defaults: dict[str, str] = {}
         self.sources: dict[str, str] = {}
+        self.unreadable: list[Unreadable] = []
+
+    def refuse(self, keyword: str, value: object, why: str, example: str = "VALUE") -> None:
+        """Record a keyword whose value cannot be used: the frame will be refused."""
+        self.unreadable.append(Unreadable(keyword, value, why, example))
 
     def _first(self, keywords: tuple[str, ...]) -> tuple[str | None, object, list[str]]:
-        unreadable = []
+        """The first of `keywords` with a value, and the ones before it that are empty."""
+        empty = []
         for keyword in keywords:
             if keyword not in self.header:
                 continue
             value = self.header[keyword]
-            if value is None or isinstance(value, fits.card.Undefined) or str(value).strip() == "":
-                unreadable.append(f"{keyword} is empty")
+            if not _present(value):
+                empty.append(f"{keyword} is empty")
                 continue
-            return keyword, value, unreadable
-        return None, None, unreadable
+            return keyword, value, empty
+        return None, None, empty
 
-    def _missing(self, name: str, keywords: tuple[str, ...], unreadable: list[str],
+    def _missing(self, name: str, keywords: tuple[str, ...], empty: list[str],
                  used: str) -> None:
-        what = "; ".join(unreadable) if unreadable else f"no {' / '.join(keywords)} keyword"
+        what = "; ".join(empty) if empty else f"no {' / '.join(keywords)} keyword"
         self.defaults[name] = f"{what}; {used}"
 
     def text(self, name: str, keywords: tuple[str, ...], default: str,
              report: bool = True) -> str:
-        keyword, value, unreadable = self._first(keywords)
+        keyword, value, empty = self._first(keywords)
         if keyword is None:
             if report:
-                self._missing(name, keywords, unreadable, f"using {default!r}")
+                self._missing(name, keywords, empty, f"using {default!r}")
+            return default
+        if not _is_name(value):
+            self.refuse(keyword, value, f"is not a name ({type(value).__name__})", "NAME")
             return default
         self.sources[name] = keyword
         return str(value).strip()
 
     def number(self, name: str, keywords: tuple[str, ...], default: float,
-               minimum: float | None = None) -> float:
-        value = self.optional_number(name, keywords, f"using {default!r}", minimum)
+               positive: bool = False) -> float:
+        value = self.optional_number(name, keywords, f"using {default!r}", positive)
         if value is None:
             return default
         return value
 
     def optional_number(self, name: str, keywords: tuple[str, ...], used: str,
-                        minimum: float | None = None) -> float | None:
-        keyword, value, unreadable = self._first(keywords)
-        while keyword is not None:
-            number = _as_float(value)
-            if number is not None and (minimum is None or number >= minimum):
-                self.sources[name] = keyword
-                return number
-            unreadable.append(f"{keyword} = {value!r} is not a usable number")
-            rest = keywords[keywords.index(keyword) + 1:]
-            keyword, value, more = self._first(rest)
-            unreadable += more
-        self._missing(name, keywords, unreadable, used)
-        return None
+                        positive: bool = False) -> float | None:
+        """The first of `keywords` that has a value, as a finite number that is not negative
+        (and not zero when `positive`); None, with a stated default, when none has a value;
+        None, recorded as unreadable, when the value is not such a number (a later keyword
+        never stands in for it: the header contradicts itself, and the user decides)."""
+        keyword, value, empty = self._first(keywords)
+        if keyword is None:
+            self._missing(name, keywords, empty, used)
+            return None
+        number = _as_float(value)
+        if number is None:
+            finite = not isinstance(value, bool) and _is_float(value)  # 'inf', 'nan'
+            self.refuse(keyword, value, "is not finite" if finite else "is not a number",
+                        "NUMBER")
+            return None
+        if number < 0 or (positive and number == 0):
+            self.refuse(keyword, value, "is negative" if number < 0 else "is zero",
+                        "NUMBER")
+            return None
+        self.sources[name] = keyword
+        return number
+
+
+def _is_float(value: object) -> bool:
+    try:
+        float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _as_float(value: object) -> float | None:
@@ -349,26 +432,37 @@ def _chip(reader: _Reader) -> str:
 def _filter(reader: _Reader, default: str, report: bool = True) -> str:
     """The filter in the beam: a single FILTER keyword naming one, else the filters of every
     wheel that holds one, joined with '+' ('g+OG515'); wheels that are open ('open', 'clear',
-    0, '') are left out. Only when every wheel is open is the filter 'open' (or the word used)."""
+    0, '') are left out. Only when every wheel is open is the filter 'open' (or the word used).
+    A filter keyword holding a logical or a real number is unreadable."""
     header = reader.header
     open_words = []
     for keyword in FILTER_KEYWORDS:
         value = header.get(keyword)
-        if isinstance(value, str) and value.strip():
-            if not _OPEN_FILTER.match(value.strip().lower()):
-                reader.sources["filter"] = keyword
-                return value.strip()
-            open_words.append(value.strip())
+        if not _present(value):
+            continue
+        if not _is_name(value):
+            reader.refuse(keyword, value, f"is not a name ({type(value).__name__})", "NAME")
+            continue
+        if isinstance(value, int) and value == 0:
+            continue  # position 0 holds no filter
+        text = str(value).strip()
+        if not _OPEN_FILTER.match(text.lower()):
+            reader.sources["filter"] = keyword
+            return text
+        open_words.append(text)
     names, used = [], []
     for wheel in FILTER_WHEELS:
         keyword = next((keyword for keyword in wheel if keyword in header), None)
         if keyword is None:
             continue
         value = header[keyword]
-        if isinstance(value, fits.card.Undefined) or value is None or isinstance(value, bool):
+        if isinstance(value, fits.card.Undefined) or value is None:
+            continue
+        if not _is_name(value):
+            reader.refuse(keyword, value, f"is not a name ({type(value).__name__})", "NAME")
             continue
         text = str(value).strip()
-        if isinstance(value, int | float) and value == 0:
+        if isinstance(value, int) and value == 0:
             continue  # a wheel position 0 holds no filter
         if _OPEN_FILTER.match(text.lower()):
             if text:
@@ -389,23 +483,24 @@ def _filter(reader: _Reader, default: str, report: bool = True) -> str:
     return default
 
 
-def _exposure_time(reader: _Reader, kind: FrameKind, filename: str | None) -> float:
-    """The exposure time; a science frame of no (or negative) exposure time is refused, a
-    default is used only when no keyword holds a number."""
-    seconds = reader.optional_number("exptime", EXPTIME_KEYWORDS,
-                                     f"using {0.0 if kind is FrameKind.BIAS else 1.0!r}")
+def _exposure_time(reader: _Reader, kind: FrameKind) -> float:
+    """The exposure time; a negative one is unreadable, and so is a zero one on a science
+    frame; a default is used only when no keyword has a value."""
+    default = 0.0 if kind is FrameKind.BIAS else 1.0
+    seconds = reader.optional_number("exptime", EXPTIME_KEYWORDS, f"using {default!r}")
     if seconds is None:
-        return 0.0 if kind is FrameKind.BIAS else 1.0
+        return default
     keyword = reader.sources["exptime"]
-    if seconds < 0 or (seconds == 0 and kind is FrameKind.SCIENCE):
-        where = f"{filename}: " if filename else ""
-        raise HeaderError(f"{where}{keyword} = {reader.header[keyword]!r}: a {kind} frame needs "
-                          "a positive exposure time; correct the header, or ingest the frame "
-                          "as another kind (awl ingest --type)")
+    if seconds == 0 and kind is FrameKind.SCIENCE:
+        reader.refuse(keyword, reader.header[keyword], "is zero: a science frame needs a "
+                      "positive exposure time", "SECONDS")
     return seconds
 
 
 _OLD_FITS_DATE = re.compile(r"^\s*(\d{1,2})/(\d{1,2})/(\d{2})\s*$")
+TIME_KEYWORDS = ("TIME-OBS", "UT", "UTSTART", "UT-START")
+"""Where the start time is when DATE-OBS holds only the day, first found wins."""
+_DATE_EXAMPLE = "YYYY-MM-DDThh:mm:ss"
 
 
 def _fits_date_text(value: object) -> str:
@@ -420,44 +515,59 @@ def _fits_date_text(value: object) -> str:
 
 
 def _observation_date(reader: _Reader) -> datetime.datetime | None:
+    """The start of the exposure from DATE-OBS (with TIME-OBS or UT when it holds only the
+    day), else MJD-OBS, else, stated as a default, DATE (the file's writing date). The first
+    of them that has a value must be readable: a date that is no date is never passed over
+    for the next keyword."""
     header = reader.header
-    tried = []
+    empty = [f"{keyword} is empty" for keyword in ("DATE-OBS", "MJD-OBS")
+             if keyword in header and not _present(header[keyword])]
     date_obs = header.get("DATE-OBS")
-    if date_obs not in (None, "") and not isinstance(date_obs, fits.card.Undefined):
-        text, with_time = _fits_date_text(date_obs), ""
-        for time_keyword in ("TIME-OBS", "UT", "UTSTART", "UT-START"):
-            if "T" not in text and header.get(time_keyword):
-                text = f"{text}T{str(header[time_keyword]).strip()}"
-                with_time = f" with {time_keyword} = {header[time_keyword]!r}"
-                break
-        date = _parse_time(text, "fits")
-        if date is not None:
-            reader.sources["obs_date"] = "DATE-OBS"
-            return date
-        tried.append(f"DATE-OBS = {date_obs!r}{with_time} is unreadable (not a date)")
+    if _present(date_obs):
+        text = _fits_date_text(date_obs)
+        date = _parse_date(text)
+        if date is None:
+            reader.refuse("DATE-OBS", date_obs, "is not a date", _DATE_EXAMPLE)
+            return None
+        if "T" not in text:
+            time_keyword = next((keyword for keyword in TIME_KEYWORDS
+                                 if _present(header.get(keyword))), None)
+            if time_keyword is not None:
+                date = _parse_date(f"{text}T{str(header[time_keyword]).strip()}")
+                if date is None:
+                    reader.refuse(time_keyword, header[time_keyword],
+                                  f"is not a time of day (DATE-OBS = {date_obs!r})", "hh:mm:ss")
+                    return None
+        reader.sources["obs_date"] = "DATE-OBS"
+        return date
     mjd_value = header.get("MJD-OBS")
-    mjd = _as_float(mjd_value)
-    if mjd is not None:
-        date = _parse_time(mjd, "mjd")
-        if date is not None:
-            reader.sources["obs_date"] = "MJD-OBS"
-            if tried:
-                reader.defaults["obs_date"] = f"{tried[0]}; using MJD-OBS"
-            return date
-    if mjd_value not in (None, "") and not isinstance(mjd_value, fits.card.Undefined):
-        tried.append(f"MJD-OBS = {mjd_value!r} is unreadable (not a number of days)")
-    date_written = header.get("DATE")
-    if date_written:
-        date = _parse_time(_fits_date_text(date_written), "fits")
-        if date is not None:
-            reader.sources["obs_date"] = "DATE"
-            what = "; ".join(tried) if tried else "no DATE-OBS or MJD-OBS"
-            reader.defaults["obs_date"] = f"{what}; using DATE, the file's writing date"
-            return date
-    what = "; ".join(tried) if tried else "no DATE-OBS, MJD-OBS or DATE keyword"
+    if _present(mjd_value):
+        mjd = _as_float(mjd_value)
+        date = None if mjd is None else _parse_time(mjd, "mjd")
+        if date is None:
+            reader.refuse("MJD-OBS", mjd_value, "is not a number of days", "DAYS")
+            return None
+        reader.sources["obs_date"] = "MJD-OBS"
+        return date
+    what = "; ".join(empty) if empty else "no DATE-OBS or MJD-OBS"
+    written = header.get("DATE")
+    if _present(written):
+        date = _parse_date(_fits_date_text(written))
+        if date is None:
+            reader.refuse("DATE", written, "is not a date", _DATE_EXAMPLE)
+            return None
+        reader.sources["obs_date"] = "DATE"
+        reader.defaults["obs_date"] = f"{what}; using DATE, the file's writing date"
+        return date
+    what = f"{what}; no DATE keyword" if empty else "no DATE-OBS, MJD-OBS or DATE keyword"
     reader.defaults["obs_date"] = (f"{what}; the observation date is unknown, so no "
                                    "calibration can be chosen by date")
     return None
+
+
+def _parse_date(text: str) -> datetime.datetime | None:
+    """A FITS date ('2024-03-14', '2024-03-14T21:05:30'), or an ISO one with a space."""
+    return _parse_time(text, "fits") or _parse_time(text, "iso")
 
 
 def _parse_time(value: object, form: str) -> datetime.datetime | None:

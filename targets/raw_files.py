@@ -22,7 +22,7 @@ import re
 import shutil
 import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +32,7 @@ from astropy.io import fits
 from astropy.utils.exceptions import AstropyWarning
 
 from dataserver import hash_file
+from targets.header_overrides import Value, apply_overrides
 from targets.headers import FrameKind, HeaderValues, interpret_header
 
 COMPANION_EXTNAMES: dict[str, str] = {
@@ -80,12 +81,16 @@ class RawImage:
         The HDU's index in the file.
     data
         The image's bytes as written, padded to a FITS block; None for the whole file.
+    overridden
+        One sentence per keyword of `header` set or removed at ingest (``--set``); a
+        single-image file whose header they change is no longer stored whole.
     """
 
     header: fits.Header
     extension: str
     index: int
     data: bytes | None = None
+    overridden: list[str] = field(default_factory=list)
 
     def fits_bytes(self) -> bytes:
         """The frame as a single-HDU FITS file (header and pixel bytes as written)."""
@@ -126,8 +131,16 @@ class RawFile:
         return len(self.frames) == 1 and self.frames[0].data is None
 
 
-def read_raw_file(path: str | Path) -> RawFile:
+def read_raw_file(path: str | Path, overrides: Mapping[str, Value] | None = None) -> RawFile:
     """Check a raw FITS file and split it into frames.
+
+    Parameters
+    ----------
+    path
+        The file.
+    overrides
+        Keywords to set (or, None, remove) in every frame's header before it is read,
+        checked by `targets.header_overrides.check_overrides`.
 
     Raises
     ------
@@ -141,7 +154,7 @@ def read_raw_file(path: str | Path) -> RawFile:
     _, sha256 = hash_file(path)
     raw = RawFile(path, sha256)
     with _uncompressed(path) as readable:
-        _split(path, readable, raw)
+        _split(path, readable, raw, overrides or {})
     return raw
 
 
@@ -170,9 +183,10 @@ def _uncompressed(path: Path) -> Iterator[Path]:
         yield plain
 
 
-def _split(path: Path, readable: Path, raw: RawFile) -> None:
-    """Check the FITS file at `readable` (uncompressed) and append its frames to `raw`; errors
-    name `path`, the file as given."""
+def _split(path: Path, readable: Path, raw: RawFile,
+           overrides: Mapping[str, Value]) -> None:
+    """Check the FITS file at `readable` (uncompressed) and append its frames to `raw`, with
+    `overrides` set in their headers; errors name `path`, the file as given."""
     size = readable.stat().st_size
     try:
         with warnings.catch_warnings():
@@ -195,11 +209,18 @@ def _split(path: Path, readable: Path, raw: RawFile) -> None:
                 raise RawFileError(f"{where}: the file is truncated ({size} bytes, the image "
                                    f"needs {end})")
             # before the pixels are read: astropy rewrites BITPIX and BZERO of scaled data
-            whole = index == 0 and len(candidates) == 1
-            header = hdu.header.copy() if whole else _merged_header(hdus[0].header, hdu.header)
+            single = index == 0 and len(candidates) == 1
+            header = hdu.header.copy() if single else _merged_header(hdus[0].header,
+                                                                      hdu.header)
+            overridden = apply_overrides(header, overrides)
+            # a changed header is stored with the pixels as written, not the original file
+            whole = single and not overridden
+            if single and not whole:  # stored alone: the file's other HDUs are not with it
+                header.remove("NEXTEND", ignore_missing=True)
             data = None if whole else _data_bytes(stream, hdus, index)
             _check_pixels(where, hdu)
-            raw.frames.append(RawImage(header, "" if whole else label, index, data))
+            raw.frames.append(RawImage(header, "" if single else label, index, data,
+                                       overridden))
 
 
 def interpret_frames(raw: RawFile, kind: str | FrameKind | None = None) -> list[HeaderValues]:
@@ -217,7 +238,10 @@ def interpret_frames(raw: RawFile, kind: str | FrameKind | None = None) -> list[
     values = []
     for frame in raw.frames:
         name = f"{raw.path.name}[{frame.extension}]" if frame.extension else raw.path.name
-        frame_values = interpret_header(frame.header, kind, name)
+        # a refusal names the HDU even of a single-image file: file[0] is its primary HDU
+        frame_values = interpret_header(frame.header, kind, name if frame.extension
+                                        else f"{name}[{frame.index}]")
+        frame_values.overridden = [f"{note} (in {name})" for note in frame.overridden]
         if frame_values.kind is FrameKind.SCIENCE and "object" not in frame_values.sources:
             # frames are grouped into pointings by OBJECT: one file, one pointing, and never
             # the unrelated files that lack OBJECT too

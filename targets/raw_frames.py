@@ -2,15 +2,18 @@
 A multi-extension file gives one frame per image extension, each stored as a single-HDU file
 (`targets.raw_files`); a single-image file is its own frame. The kind of frame (bias, dome flat,
 science) comes from the header or is given; a missing keyword gets a stated default, recorded
-with the frame, never a crash. A file that cannot be a frame is refused and nothing of it is
+with the frame, never a crash; a keyword present with a value that cannot be read refuses the
+frame until the user gives the value (``awl ingest --set KEYWORD=VALUE``, recorded with the frame
+and in its stored header). A file that cannot be a frame is refused and nothing of it is
 stored."""
 
 from __future__ import annotations
 
 import datetime
+import re
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from astropy.wcs import WCS
 from awlineage import DataObject, Footprint, commit, persistent, select
 from targets.errors import HeaderError
 from targets.footprints import set_footprint
+from targets.header_overrides import Value, check_overrides
 from targets.headers import (
     FrameKind,
     HeaderValues,
@@ -53,7 +57,8 @@ class RawFrame(DataObject):
     wcs_header = persistent("The celestial WCS as FITS header text; empty: none", str, "")
     footprint = persistent("Sky covered by the pixels (from the WCS); None: no usable WCS",
                            Footprint, None)
-    defaults_used = persistent("Values not in the header, and what was used instead", str, [])
+    defaults_used = persistent("Values not in the header, and what was used instead; keywords "
+                               "set at ingest (awl ingest --set)", str, [])
     extension = persistent("Extension of the original file the frame came from (EXTNAME, "
                            "EXTNAME,EXTVER or index); empty: the frame is the whole file",
                            str, "")
@@ -128,12 +133,13 @@ def raw_frame(values: HeaderValues, path: Path, original: Path | None = None,
         read_noise=values.read_noise,
         # the database stores finite floats only: no level is the largest float
         saturation=min(values.saturation, sys.float_info.max), rows=rows,
-        columns=columns, wcs_header=wcs_text, defaults_used=values.describe_defaults(),
+        columns=columns, wcs_header=wcs_text,
+        defaults_used=[*values.describe_defaults(), *values.overridden],
         extension=extension, source_hash=source_hash, unit=values.unit)
     problem = set_footprint(frame, values.wcs, values.shape)
     if problem is not None:  # the WCS stays for what it can do; the report says why
         values.defaults["footprint"] = f"{problem}; the frame is not found by sky queries"
-        frame.defaults_used = values.describe_defaults()
+        frame.defaults_used = [*values.describe_defaults(), *values.overridden]
     return frame
 
 
@@ -146,6 +152,8 @@ class IngestReport:
     """Files whose content was ingested before (nothing new stored)."""
     defaults: list[str] = field(default_factory=list)
     """Sentences naming the header values that were defaults."""
+    overridden: list[str] = field(default_factory=list)
+    """Sentences naming the keywords set at ingest (``overrides``), per frame."""
     skipped: list[str] = field(default_factory=list)
     """Extensions that are not frames (weight maps, tables, ...), one sentence each."""
     refused: list[tuple[Path, str]] = field(default_factory=list)
@@ -178,14 +186,17 @@ class _Prepared:
 
 
 def ingest(paths: Sequence[str | Path], kind: str | None = None, *,
-           refused: str = "raise") -> IngestReport:
+           refused: str = "raise", overrides: Mapping[str, Value] | None = None) -> IngestReport:
     """Store raw FITS files on the data server and commit a raw frame for each image in them.
 
     Every file is read and checked before anything is stored: a file that is not FITS, is
-    truncated, holds no usable 2-d image, or whose header cannot be interpreted is refused
-    (listed in `IngestReport.refused`) and nothing of it is stored; the frames of the other
-    files are committed in one transaction. A file ingested before (same content) is counted
-    in `already`, as is a file given twice.
+    truncated, holds no usable 2-d image, or whose header cannot be interpreted (a kind word
+    that names no kind, a value present but unreadable: EXPTIME = 'thirty', DATE-OBS = 'not a
+    date', a negative exposure time ...) is refused (listed in `IngestReport.refused`, naming
+    file, extension and keyword) and nothing of it is stored; the frames of the other files
+    are committed in one transaction. A missing keyword gets a stated default
+    (`IngestReport.defaults`). A file ingested before (same content) is counted in `already`,
+    as is a file given twice.
 
     Parameters
     ----------
@@ -196,24 +207,32 @@ def ingest(paths: Sequence[str | Path], kind: str | None = None, *,
     refused
         ``"raise"``: after committing the good files, raise `IngestRefusedError` when any file
         was refused; ``"report"``: only list them in the report.
+    overrides
+        Header values to use instead of the files' (``{"EXPTIME": 30, "DATE-OBS":
+        "2024-03-14T21:05:30"}``; None removes the keyword, which then counts as missing), set
+        in every frame's header before it is read (``awl ingest --set KEYWORD=VALUE``). A frame
+        whose header they change is stored with that header (a HISTORY line per keyword) and
+        lists them in `RawFrame.defaults_used`; `source_hash` stays the original file's.
 
     Raises
     ------
     IngestRefusedError
         Files were refused (the others are committed; the error carries the report).
     ValueError
-        When `kind` or `refused` is not a known word (nothing is read).
+        When `kind` or `refused` is not a known word, or an override names no valid FITS
+        keyword or a keyword of the data's layout (nothing is read).
     """
     if refused not in ("raise", "report"):
         raise ValueError(f"ingest: refused must be 'raise' or 'report', got {refused!r}")
     if kind is not None:
         parse_kind(kind)
+    checked = check_overrides(overrides)
     report = IngestReport()
     prepared: list[_Prepared] = []
     seen: set[str] = set()
     for path in map(Path, paths):
         try:
-            raw = read_raw_file(path)
+            raw = read_raw_file(path, checked)
             if raw.sha256 in seen or _ingested_before(raw.sha256):
                 report.already.append(path)
                 continue
@@ -238,6 +257,8 @@ def _store_and_commit(prepared: list[_Prepared], report: IngestReport) -> None:
             report.skipped.extend(f"{item.raw.path}: {note}" for note in item.raw.skipped)
             report.defaults.extend(note for values in item.values
                                    for note in values.describe_defaults())
+            report.overridden.extend(note for values in item.values
+                                     for note in values.overridden)
         for frame in frames:
             frame.store()
         commit(frames)
@@ -255,6 +276,9 @@ def _frames_of(item: _Prepared, scratch: Path) -> list[RawFrame]:
     frames = []
     for image, values in zip(raw.frames, item.values, strict=True):
         label = "".join(c if c.isalnum() or c in "-_" else "_" for c in image.extension)
-        split = image.write(scratch / f"{raw.path.stem}_{label}.fits")
+        # no label: a single-image file whose header was overridden, named as the file
+        name = f"{raw.path.stem}_{label}.fits" if label else \
+            re.sub(r"\.(gz|bz2)$", "", raw.path.name)
+        split = image.write(scratch / name)
         frames.append(raw_frame(values, split, raw.path, image.extension, raw.sha256))
     return frames

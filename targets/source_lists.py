@@ -155,7 +155,10 @@ class SourceList(Process, DataObject):
         self.background_level = extraction.background_level
         self.background_rms = extraction.background_rms
         table = sources_hdu(sources, header.get("BUNIT") or None)
-        table.header["COADD"] = self.coadd.filename
+        # the coadd by its content, not its file name: the name holds the coadd's object id,
+        # new at every remake, and the same inputs must give the same bytes
+        table.header["COADDSHA"] = self.coadd.content_hash  # no room left for a comment
+        table.header.add_comment("COADDSHA: SHA-256 of the coadd searched (its file)")
         self.store(fits.HDUList([fits.PrimaryHDU(header=_list_header(header)), table]))
         for number, row in enumerate(sources):
             measured = {name: _measured(row[name].item()) for name in Source.MEASURED}

@@ -1,5 +1,6 @@
 """Header interpretation: the kind from the usual keywords or an override, values under their
-alternative keywords, and a stated default (never a crash) for anything missing."""
+alternative keywords, a stated default (never a crash) for anything missing, and a refusal naming
+the keyword and the override for anything present but unreadable."""
 
 from __future__ import annotations
 
@@ -78,17 +79,62 @@ def test_values_come_from_alternative_keywords():
     assert values.sources["chip"] == "CCDNAME" and values.sources["gain"] == "EGAIN"
 
 
-def test_unreadable_number_falls_back_and_is_reported():
-    values = interpret_header(fits.Header({"IMAGETYP": "OBJECT", "EXPTIME": "n/a",
-                                           "GAIN": -2.0}))
-    assert values.exptime == 1.0 and values.gain == 1.0
-    assert "EXPTIME = 'n/a' is not a usable number" in values.defaults["exptime"]
-    assert "GAIN = -2.0" in values.defaults["gain"]
+@pytest.mark.parametrize(("cards", "named"), [
+    ({"EXPTIME": "thirty"}, "EXPTIME = 'thirty' is not a number"),
+    ({"EXPTIME": "inf"}, "EXPTIME = 'inf' is not finite"),
+    ({"EXPTIME": -5.0}, "EXPTIME = -5.0 is negative"),
+    ({"EXPTIME": True}, "EXPTIME = True is not a number"),
+    ({"GAIN": "high"}, "GAIN = 'high' is not a number"),
+    ({"GAIN": 0.0}, "GAIN = 0.0 is zero"),
+    ({"EGAIN": -2.0}, "EGAIN = -2.0 is negative"),
+    ({"RDNOISE": "n/a"}, "RDNOISE = 'n/a' is not a number"),
+    ({"READNOIS": -1.0}, "READNOIS = -1.0 is negative"),
+    ({"SATURATE": "nan"}, "SATURATE = 'nan' is not finite"),
+    ({"SATURATE": 0}, "SATURATE = 0 is zero"),
+    ({"DATE-OBS": "not a date"}, "DATE-OBS = 'not a date' is not a date"),
+    ({"DATE-OBS": "2024-13-45"}, "DATE-OBS = '2024-13-45' is not a date"),
+    ({"DATE-OBS": "2024-03-14", "UT": "noon"}, "UT = 'noon' is not a time of day"),
+    ({"MJD-OBS": "yesterday"}, "MJD-OBS = 'yesterday' is not a number of days"),
+    ({"DATE": "32/13/88"}, "DATE = '32/13/88' is not a date"),
+    ({"FILTER": True}, "FILTER = True is not a name (bool)"),
+    ({"FILTER2": 1.5}, "FILTER2 = 1.5 is not a name (float)"),
+    ({"DETECTOR": 2.5}, "DETECTOR = 2.5 is not a name (float)"),
+    ({"CHIPID": False}, "CHIPID = False is not a name (bool)"),
+])
+def test_a_present_but_unreadable_value_refuses_the_frame_naming_keyword_and_override(cards,
+                                                                                      named):
+    """A value that is there but wrong is never replaced by a default: the frame is refused,
+    one line naming the file, the keyword and value, and the override to give."""
+    header = fits.Header({"IMAGETYP": "OBJECT", "EXPTIME": 30.0, **cards})
+    with pytest.raises(HeaderError) as refused:
+        interpret_header(header, filename="night1.fits[ccd1]")
+    message = str(refused.value)
+    keyword = named.split(" = ")[0]
+    assert message.startswith(f"night1.fits[ccd1]: {named}")
+    assert f"awl ingest --set {keyword}=" in message and "overrides=" in message
+    assert "\n" not in message
 
 
-def test_a_later_keyword_rescues_an_unreadable_first_one():
-    values = interpret_header(fits.Header({"EXPTIME": "n/a", "EXPOSURE": 30.0}))
+def test_every_unreadable_keyword_of_a_frame_is_named_in_its_one_line():
+    header = fits.Header({"EXPTIME": "thirty", "DATE-OBS": "not a date", "GAIN": "x"})
+    with pytest.raises(HeaderError, match=r"EXPTIME = 'thirty'.*DATE-OBS = 'not a date'.*"
+                       r"GAIN = 'x'.*--set EXPTIME=NUMBER --set DATE-OBS=.* --set GAIN="):
+        interpret_header(header, filename="x.fits")
+
+
+def test_a_later_keyword_never_stands_in_for_an_unreadable_first_one():
+    with pytest.raises(HeaderError, match="EXPTIME = 'n/a' is not a number"):
+        interpret_header(fits.Header({"EXPTIME": "n/a", "EXPOSURE": 30.0}))
+    with pytest.raises(HeaderError, match="DATE-OBS = 'yesterday' is not a date"):
+        interpret_header(fits.Header({"DATE-OBS": "yesterday", "MJD-OBS": 60383.5}))
+
+
+def test_an_empty_keyword_counts_as_missing_and_gets_its_stated_default():
+    values = interpret_header(fits.Header({"IMAGETYP": "OBJECT", "EXPTIME": "",
+                                           "EXPOSURE": 30.0, "GAIN": "  ", "DATE-OBS": ""}))
     assert values.exptime == 30.0 and "exptime" not in values.defaults
+    assert values.gain == 1.0 and "GAIN is empty; using 1.0" in values.defaults["gain"]
+    assert values.obs_date is None and "DATE-OBS is empty" in values.defaults["obs_date"]
 
 
 def test_date_and_separate_time_are_combined_in_utc():
@@ -105,20 +151,6 @@ def test_mjd_is_used_when_date_obs_is_missing():
 def test_file_date_is_a_stated_last_resort():
     values = interpret_header(fits.Header({"DATE": "2024-03-15T08:00:00"}))
     assert values.obs_date.day == 15 and "writing date" in values.defaults["obs_date"]
-
-
-def test_garbled_date_is_reported_as_unreadable_not_raised():
-    values = interpret_header(fits.Header({"DATE-OBS": "yesterday"}))
-    assert values.obs_date is None
-    assert "DATE-OBS = 'yesterday' is unreadable" in values.defaults["obs_date"]
-    assert "no DATE-OBS" not in values.defaults["obs_date"]
-
-
-def test_garbled_date_is_named_when_the_file_date_is_used_instead():
-    values = interpret_header(fits.Header({"DATE-OBS": "32/13/88", "DATE": "1999-04-01"}))
-    assert values.obs_date == datetime.datetime(1999, 4, 1, tzinfo=datetime.UTC)
-    assert "DATE-OBS = '32/13/88' is unreadable" in values.defaults["obs_date"]
-    assert "using DATE" in values.defaults["obs_date"]
 
 
 @pytest.mark.parametrize(("cards", "date"), [
@@ -194,7 +226,8 @@ def test_eso_dpr_type_names_the_kind(dpr_type, kind):
 @pytest.mark.parametrize("exptime", [0, 0.0, -5.0])
 def test_science_frame_without_exposure_time_is_refused_naming_file_and_keyword(exptime):
     header = fits.Header({"IMAGETYP": "OBJECT", "EXPTIME": exptime})
-    with pytest.raises(HeaderError, match=r"night1\.fits: EXPTIME = .*positive exposure"):
+    with pytest.raises(HeaderError, match=r"night1\.fits: EXPTIME = .*(positive exposure|"
+                       r"negative)"):
         interpret_header(header, filename="night1.fits")
 
 

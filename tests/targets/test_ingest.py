@@ -243,14 +243,33 @@ def bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     with fits.open(real("megaprime_ccd10")) as mega:
         mega[0].header["EXPTIME"] = 0.0
         mega.writeto(tmp_path / "zero.fits")
-    made["no exposure"] = tmp_path / "zero.fits", r"zero\.fits: EXPTIME = 0\.0"
+    made["no exposure"] = tmp_path / "zero.fits", r"zero\.fits\[0\]: EXPTIME = 0\.0"
+    made["unreadable exposure"] = unreadable(tmp_path, "thirty.fits", EXPTIME="thirty"), \
+        r"^thirty\.fits\[0\]: EXPTIME = 'thirty' is not a number;.*--set EXPTIME="
+    made["unreadable date"] = unreadable(tmp_path, "nodate.fits", **{"DATE-OBS": "not a date"}), \
+        r"^nodate\.fits\[0\]: DATE-OBS = 'not a date' is not a date;.*--set DATE-OBS="
+    made["infinite exposure"] = unreadable(tmp_path, "inf.fits", EXPTIME="Infinity"), \
+        r"^inf\.fits\[0\]: EXPTIME = 'Infinity' is not finite"
+    made["unreadable gain of one chip"] = mosaic_from_overscan_frame(
+        tmp_path, {"IMAGETYP": "OBJECT"}, [{}, {"GAIN": "high"}]), \
+        r"^mosaic\.fits\[CCD2\]: GAIN = 'high' is not a number;.*--set GAIN="
     return made
+
+
+def unreadable(tmp_path: Path, name: str, **cards: object) -> Path:
+    """The MegaPrime cutout with `cards` set in its header."""
+    with fits.open(real("megaprime_ccd10")) as mega:
+        mega[0].header.update(cards)
+        mega.writeto(tmp_path / name)
+    return tmp_path / name
 
 
 @pytest.mark.parametrize("what", ["not FITS", "truncated", "cut in a header",
                                   "cut in the primary header",
                                   "extension missing", "3-d cube", "0x0", "all NaN", "all BLANK",
-                                  "no image", "no exposure"])
+                                  "no image", "no exposure", "unreadable exposure",
+                                  "unreadable date", "infinite exposure",
+                                  "unreadable gain of one chip"])
 def test_bad_file_is_refused_by_name_and_the_good_ones_are_committed(db, data_dir, tmp_path,
                                                                    what):
     bad, message = bad_files(tmp_path)[what]
@@ -260,6 +279,7 @@ def test_bad_file_is_refused_by_name_and_the_good_ones_are_committed(db, data_di
     report = refused.value.report
     assert [path for path, _ in report.refused] == [bad]
     assert re.search(message, report.refused[0][1]), report.refused[0][1]
+    assert "\n" not in report.refused[0][1]
     assert sorted(frame.original_name for frame in select(RawFrame).all()) == \
         sorted(path.name for path in good)
     assert all(frame.is_committed for frame in report.ingested)
@@ -297,3 +317,89 @@ def test_headers_of_every_frame_name_file_and_extension_in_errors(tmp_path):
                                       [{}, {"IMAGETYP": "DARK"}])
     with pytest.raises(HeaderError, match=r"mosaic\.fits\[CCD2\]: IMAGETYP = 'DARK'"):
         interpret_frames(read_raw_file(path))
+
+
+def test_an_override_lets_a_refused_frame_in_with_the_value_given_and_recorded(db, data_dir,
+                                                                            tmp_path):
+    bad = unreadable(tmp_path, "thirty.fits", EXPTIME="thirty", **{"DATE-OBS": "not a date"})
+    with pytest.raises(IngestRefusedError, match="EXPTIME = 'thirty'"):
+        ingest([bad])
+    assert select(RawFrame).count() == 0 and stored_files(data_dir) == set()
+    report = ingest([bad], overrides={"exptime": 30, "DATE-OBS": "2005-07-31T10:00:00"})
+    (frame,) = report.ingested
+    assert frame.exptime == 30.0
+    assert frame.obs_date == datetime.datetime(2005, 7, 31, 10, tzinfo=datetime.UTC)
+    assert (frame.original_name, frame.extension) == ("thirty.fits", "")
+    assert frame.source_hash == sha256(bad) != frame.content_hash
+    assert "EXPTIME = 30 set at ingest (the header said 'thirty') (in thirty.fits)" in \
+        frame.defaults_used and report.overridden == [
+            note for note in frame.defaults_used if "set at ingest" in note]
+    header = stored_header(frame)  # the stored file says what the database says
+    assert header["EXPTIME"] == 30 and header["DATE-OBS"] == "2005-07-31T10:00:00"
+    assert any("EXPTIME = 30 set at ingest" in line for line in header["HISTORY"])
+    with fits.open(bad) as original:  # the pixels as written (BZERO kept)
+        assert np.array_equal(read_hdu(frame, dtype=np.float64)[0], original[0].data)
+        assert (header["BITPIX"], header["BZERO"]) == (16, original[0].header["BZERO"])
+    assert ingest([bad]).already == [bad]  # the same original, whatever was set
+
+
+def test_an_empty_override_drops_a_keyword_which_then_gets_its_stated_default(db, data_dir,
+                                                                             tmp_path):
+    bad = unreadable(tmp_path, "nogain.fits", GAIN="high")
+    (frame,) = ingest([bad], overrides={"GAIN": None}).ingested
+    assert frame.gain == 1.0
+    assert any(note.startswith("gain: no GAIN") for note in frame.defaults_used)
+    assert "GAIN" not in stored_header(frame)
+
+
+def test_a_missing_keyword_keeps_its_stated_default(db, data_dir, tmp_path):
+    with fits.open(real("megaprime_ccd10")) as mega:
+        del mega[0].header["EXPTIME"]
+        mega.writeto(tmp_path / "noexp.fits")
+    (frame,) = ingest([tmp_path / "noexp.fits"]).ingested
+    assert frame.exptime == 1.0
+    assert any(note.startswith("exptime: no EXPTIME") for note in frame.defaults_used)
+    assert frame.content_hash == sha256(tmp_path / "noexp.fits")  # stored as it is
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    ({"NAXIS1": 3}, "NAXIS1 describes how the pixels are stored"),
+    ({"BAD KEY!": 3}, "'BAD KEY!' is not a FITS keyword"),
+    ({"EXP!": 3}, "'EXP!' is not a FITS keyword"),
+    ({"OBJECT": "caf\u00e9"}, "not a valid FITS card"),
+])
+def test_an_override_that_no_header_can_hold_is_refused_before_anything_is_read(
+        db, data_dir, overrides, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ingest([real("megaprime_ccd10")], overrides=overrides)
+    assert select(RawFrame).count() == 0
+
+
+def test_awl_ingest_refuses_an_unreadable_value_in_one_line_and_takes_set(db, tmp_path):
+    bad = unreadable(tmp_path, "thirty.fits", EXPTIME="thirty")
+    good = real("ukidss_wfcam")
+    data = tmp_path / "awl-data"
+    done = run_awl(db, "ingest", str(bad), str(good), cwd=tmp_path, AWL_DATA_URL=str(data))
+    assert done.returncode == 2
+    (line,) = [line for line in done.stderr.splitlines() if "thirty.fits[0]" in line]
+    assert line.startswith("refused: thirty.fits[0]: EXPTIME = 'thirty' is not a number")
+    assert "awl ingest --set EXPTIME=NUMBER" in line
+    assert done.stderr.splitlines()[-1].startswith("awl: ")
+    assert [frame.original_name for frame in select(RawFrame).all()] == [good.name]
+    fixed = run_awl(db, "ingest", "--set", "EXPTIME=30", str(bad), cwd=tmp_path,
+                    AWL_DATA_URL=str(data))
+    assert fixed.returncode == 0, fixed.stderr
+    assert "set: EXPTIME = 30 set at ingest (the header said 'thirty')" in fixed.stderr
+    assert select(RawFrame.original_name == "thirty.fits").first().exptime == 30.0
+    wrong = run_awl(db, "ingest", "--set", "EXPTIME", str(bad), cwd=tmp_path,
+                    AWL_DATA_URL=str(data))
+    assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1
+    assert "expected KEYWORD=VALUE" in wrong.stderr
+
+
+def test_an_override_applies_to_every_frame_of_a_mosaic(db, data_dir, tmp_path):
+    path = mosaic_from_overscan_frame(tmp_path, {"IMAGETYP": "OBJECT"}, [{}, {"GAIN": "high"}])
+    report = ingest([path], overrides={"GAIN": 2.0})
+    assert [(frame.chip, frame.gain) for frame in frames_of(path)] == [("CCD1", 2.0),
+                                                                       ("CCD2", 2.0)]
+    assert len(report.overridden) == 2 and "(in mosaic.fits[CCD2])" in report.overridden[1]
