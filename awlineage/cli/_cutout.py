@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from awlineage.cli._common import parse_id, prepare, resolve_id
-from awlineage.database import connect
+from awlineage.cli._common import open_database, prepare
+from awlineage.cli._ids import parse_id, resolve_id
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -18,7 +18,7 @@ def _run(args: argparse.Namespace) -> int:
     from awlineage.cutouts import CutoutUsageError, PixelBox, SkyCircle, anchor_of, cutouts
     from awlineage.storage import Session
 
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports)
     obj = db.get(resolve_id(db, args.id))
     shape = None

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from awlineage import config
+from awlineage.cli._listen import LOG_LEVELS, listening_socket, port_number
 from awlineage.errors import ConfigurationError
 
 
@@ -36,12 +37,17 @@ def _serve(args: argparse.Namespace) -> int:
               "not sent or received with their lineage", file=sys.stderr)
         app = data_server_app(settings)
     else:
+        from awlineage.database import Database
         from awlineage.federation import site_data_server_app
 
+        # Deletes are checked against the database: one that does not exist refers to
+        # nothing, and would let every file be deleted.
+        Database(settings.database_url, schema=settings.database_schema, create=False).close()
         app = site_data_server_app(settings, depth=args.lineage_depth)
-    print(f"awl dataserver: serving {settings.storage_url} on http://{args.host}:{args.port}",
-          file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    with listening_socket(args.host, args.port) as sock:
+        print(f"awl dataserver: serving {settings.storage_url} on http://{args.host}:"
+              f"{args.port}", file=sys.stderr)
+        uvicorn.Server(uvicorn.Config(app, log_level=args.log_level)).run(sockets=[sock])
     return 0
 
 
@@ -125,8 +131,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                        help="links of ancestry a file carries in full with ?with_lineage=1 "
                        "(default 2; pointers beyond)")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8300)
-    serve.add_argument("--log-level", default="info")
+    serve.add_argument("--port", type=port_number, default=8300)
+    serve.add_argument("--log-level", choices=LOG_LEVELS, default="info")
     serve.set_defaults(run=_serve)
 
     gc = sub.add_parser("gc", help="remove files that no committed object refers to, and "

@@ -12,15 +12,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from awlineage.cli._common import parse_id, prepare, print_objects, resolve_id
+from awlineage.cli._common import open_database, prepare, print_objects
+from awlineage.cli._ids import parse_id, resolve_id
 from awlineage.cli._sites import export_bundle_command
-from awlineage.database import Database, connect
+from awlineage.database import Database
 from awlineage.errors import AwlError
 from awlineage.persistence import DBObject
 
 
 def _open(args: argparse.Namespace) -> tuple[Database, list[DBObject]]:
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports)
     ids = args.ids if hasattr(args, "ids") else [args.id]
     return db, [db.get(resolve_id(db, text)) for text in ids]
@@ -137,7 +138,7 @@ def _export(args: argparse.Namespace) -> int:
 def _reindex(args: argparse.Namespace) -> int:
     from awlineage.lineage import drop_closure_index, reindex_closure
 
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports)
     if args.drop:
         dropped = drop_closure_index(db)
@@ -151,7 +152,7 @@ def _reindex(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from awlineage.lineage import check_closure_index
 
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports)
     result = check_closure_index(db)
     print(result)

@@ -89,11 +89,10 @@ def add(actions: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Optimise, print the plan and (unless ``--dry-run``) store it."""
-    from awlineage.cli._common import prepare
-    from awlineage.database import connect
+    from awlineage.cli._common import open_database, prepare
     from awlineage.regions import gather_inputs, optimise, set_adaptive, store_plan
 
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports)
     inputs = gather_inputs(db, args.workload, dict(args.pin))
     max_runtime = _runtime_seconds(args.max_runtime, inputs.workflow_seconds)

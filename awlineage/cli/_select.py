@@ -6,15 +6,20 @@ import argparse
 import sys
 from typing import Any
 
-from awlineage.cli._common import find_class, names_in_query, prepare, print_objects
-from awlineage.database import connect
+from awlineage.cli._common import (
+    find_class,
+    names_in_query,
+    open_database,
+    prepare,
+    print_objects,
+)
 from awlineage.errors import AwlError
 
 
 def _run(args: argparse.Namespace) -> int:
     from awlineage.query import select
 
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports, [*([args.cls] if args.cls else []), *names_in_query(args.query)])
     cls = find_class(db, args.cls) if args.cls else None
     query = select(args.query, cls, bind=_bindings(args.bind) if args.bind else None)

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from awlineage.cli._common import prepare, resolve_id
-from awlineage.database import connect
+from awlineage.cli._common import open_database, prepare
+from awlineage.cli._ids import resolve_id
 
 if TYPE_CHECKING:
     from awlineage.federation import Workload
@@ -26,7 +26,7 @@ def export_bundle_command(args: argparse.Namespace) -> int:
     if args.depth is not None and args.depth < 0:
         raise SystemExit(f"awl export bundle: --depth must be 0 or more links, not "
                          f"{args.depth}")
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports)
     bundle = export_bundle(resolve_id(db, args.id), depth=args.depth, database=db,
                            files=getattr(args, "files", False))
@@ -38,7 +38,7 @@ def export_bundle_command(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     from awlineage.federation import import_bundle, read_bundle
 
-    db = connect(args.database)
+    db = open_database(args, create=True)
     prepare(db, args.imports)
     for path in args.paths:
         bundle = read_bundle(Path(path))
@@ -50,7 +50,7 @@ def _import(args: argparse.Namespace) -> int:
 def _init(args: argparse.Namespace) -> int:
     from awlineage.federation import set_local_site
 
-    db = connect(args.database)
+    db = open_database(args, create=True)
     site = set_local_site(db, url=args.url, name=args.name)
     print(f"this site: {site.site_id} {site.url or '(no URL yet: awl sites init --url ...)'}"
           f"{' ' + site.name if site.name else ''}")
@@ -60,7 +60,7 @@ def _init(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from awlineage.federation import known_sites, local_site
 
-    db = connect(args.database)
+    db = open_database(args)
     here = local_site(db)
     print(f"this site  {here.site_id}  {here.url or '(no URL)'}  {here.name}".rstrip())
     for site in known_sites(db):
@@ -86,7 +86,7 @@ def _workload(args: argparse.Namespace) -> Workload:
         problem = read_workload(args.workload, communication_weight=args.communication_weight,
                                 storage_weight=args.storage_weight)
         return Workload(problem, here="")
-    db = connect(args.database)
+    db = open_database(args)
     workload = gather_workload(db, timeout=args.timeout,
                                communication_weight=args.communication_weight,
                                storage_weight=args.storage_weight)
@@ -98,7 +98,7 @@ def _workload(args: argparse.Namespace) -> Workload:
 def _replicate(args: argparse.Namespace) -> int:
     from awlineage.federation import plan_table, replicate
 
-    db = connect(args.database)
+    db = open_database(args)
     if args.workload:
         raise SystemExit("awl sites replicate: asks the sites themselves; --workload is for "
                          "awl sites plan")
