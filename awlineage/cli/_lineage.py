@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from awlineage.cli._arguments import link_count
 from awlineage.cli._common import open_database, prepare, print_objects
 from awlineage.cli._ids import parse_id, resolve_id
 from awlineage.cli._sites import export_bundle_command
@@ -203,7 +204,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         else:
             parser.add_argument("id", type=parse_id, metavar="ID",
                                 help="an object_id, or enough of its first digits to be unique")
-        parser.add_argument("--depth", type=int, default=depth,
+        parser.add_argument("--depth", type=link_count, default=depth,
                             help=f"links to follow (default: {depth or 'all'})")
         parser.add_argument("--import", dest="imports", action="append", default=[],
                             help="module defining persistent classes (repeatable)")

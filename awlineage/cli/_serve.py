@@ -6,10 +6,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from urllib.parse import urlsplit
 
 from awlineage import config
 from awlineage.cli._listen import LOG_LEVELS, listening_socket, port_number
+from awlineage.errors import ConfigurationError
 
+DATA_SCHEMES = ("file", "s3", "http", "https")
+"""The schemes of a data URL (`dataserver.open_storage`)."""
 MAX_WORKERS = 256
 """More worker processes than any machine serving a viewer has cores for."""
 
@@ -21,6 +25,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     database_url = config.setting("database_url", args.database)
     data_url = config.setting("data_url", args.data_url)
+    _check_data_url(str(data_url))
     schema = config.setting("database_schema", args.schema)
     where = f"http://{args.host}:{args.port}"
     if args.workers > 1:
@@ -42,6 +47,15 @@ def _serve(args: argparse.Namespace) -> int:
         else:
             uvicorn.Server(uvicorn.Config(app, log_level=args.log_level)).run(sockets=[sock])
     return 0
+
+
+def _check_data_url(url: str) -> None:
+    """Refuse a data URL of no known scheme now: the viewer opens it only when a file is
+    asked for, and would otherwise serve pages whose every file fails."""
+    scheme = urlsplit(url).scheme.lower()
+    if len(scheme) > 1 and scheme not in DATA_SCHEMES:  # one letter: a Windows drive
+        raise ConfigurationError(f"data URL {url!r}: unknown scheme {scheme!r} (use a "
+                                 "directory, file://, s3:// or http(s)://)")
 
 
 def _record_site(database_url: str, schema: str | None, url: str, replace: bool) -> None:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from awlineage.cli._arguments import real_number
 from awlineage.cli._common import open_database, prepare
 from awlineage.cli._ids import resolve_id
 
@@ -23,9 +24,6 @@ def export_bundle_command(args: argparse.Namespace) -> int:
     if not args.output:
         raise SystemExit("awl export bundle: give the bundle's file with -o/--output "
                          "(a bundle is binary)")
-    if args.depth is not None and args.depth < 0:
-        raise SystemExit(f"awl export bundle: --depth must be 0 or more links, not "
-                         f"{args.depth}")
     db = open_database(args)
     prepare(db, args.imports)
     bundle = export_bundle(resolve_id(db, args.id), depth=args.depth, database=db,
@@ -116,13 +114,14 @@ def _plan_arguments(parser: argparse.ArgumentParser) -> None:
                         "of which site asked which for how many bytes) instead of asking "
                         "this site and the sites it knows")
     parser.add_argument("--method", choices=REPLICATION_METHODS, default="best")
-    parser.add_argument("--communication-weight", type=float, default=1.0,
+    parser.add_argument("--communication-weight", type=real_number("a weight"), default=1.0,
                         help="cost of one unit of communication (default 1)")
-    parser.add_argument("--storage-weight", type=float, default=1.0,
+    parser.add_argument("--storage-weight", type=real_number("a weight"), default=1.0,
                         help="cost of one byte of replicated lineage (default 1)")
     parser.add_argument("--unit", default="bytes", help="unit of the log's amounts, for "
                         "printing (default bytes)")
-    parser.add_argument("--timeout", type=float, default=None,
+    parser.add_argument("--timeout", type=real_number("a number of seconds", above=True),
+                        default=None,
                         help="seconds to wait for each site (default AWL_SITE_TIMEOUT or 5)")
 
 
