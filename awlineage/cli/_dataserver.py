@@ -11,13 +11,11 @@ from pathlib import Path
 
 from awlineage import config
 from awlineage.cli._arguments import link_count
-from awlineage.cli._listen import LOG_LEVELS, listening_socket, port_number
+from awlineage.cli._listen import LOG_LEVELS, listening_socket, port_number, serve_on
 from awlineage.errors import ConfigurationError
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from awlineage.storage import data_server_app
     from dataserver import ServerConfig
 
@@ -54,8 +52,7 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"awl dataserver: {note}", file=sys.stderr)
         print(f"awl dataserver: serving {settings.storage_url} on http://{args.host}:"
               f"{args.port}", file=sys.stderr)
-        uvicorn.Server(uvicorn.Config(app, log_level=args.log_level)).run(sockets=[sock])
-    return 0
+        return serve_on(app, sock, args.log_level)
 
 
 def _gc(args: argparse.Namespace) -> int:

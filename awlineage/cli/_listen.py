@@ -52,3 +52,13 @@ def listening_socket(host: str, port: int) -> socket.socket:
         raise ConfigurationError(f"cannot listen on {host}:{port}: {reason}") from None
     sock.set_inheritable(True)
     return sock
+
+
+def serve_on(app: object, sock: socket.socket, log_level: str) -> int:
+    """Run `app` under uvicorn on the bound `sock` until stopped; the exit status: 0, or 1
+    when the app did not start (uvicorn has logged why)."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, log_level=log_level))  # type: ignore[arg-type]
+    server.run(sockets=[sock])
+    return 0 if server.started else 1

@@ -9,7 +9,7 @@ import sys
 from urllib.parse import urlsplit
 
 from awlineage import config
-from awlineage.cli._listen import LOG_LEVELS, listening_socket, port_number
+from awlineage.cli._listen import LOG_LEVELS, listening_socket, port_number, serve_on
 from awlineage.errors import ConfigurationError
 
 DATA_SCHEMES = ("file", "s3", "http", "https")
@@ -41,11 +41,10 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"awl serve: {database_url} (read-only), files from {data_url}, on {where}",
               file=sys.stderr)
         _record_site(database_url, schema, args.site_url or where, replace=bool(args.site_url))
-        if args.workers > 1:
-            uvicorn.run("webviewer:create_app", factory=True, fd=sock.fileno(),
-                        workers=args.workers, log_level=args.log_level)
-        else:
-            uvicorn.Server(uvicorn.Config(app, log_level=args.log_level)).run(sockets=[sock])
+        if args.workers == 1:
+            return serve_on(app, sock, args.log_level)
+        uvicorn.run("webviewer:create_app", factory=True, fd=sock.fileno(),
+                    workers=args.workers, log_level=args.log_level)
     return 0
 
 
