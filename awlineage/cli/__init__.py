@@ -60,8 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     on stderr (``AWL_TRACEBACK=1`` shows the traceback of an unexpected one)."""
     working_directory_first()
     _quiet_third_party_warnings()
-    args = build_parser().parse_args(argv)
+    args: argparse.Namespace | None = None
     try:
+        # inside: an argument type that fails in a way argparse does not catch is one line too
+        args = build_parser().parse_args(argv)
         return _run(args)
     except AwlError as exc:
         print(f"awl: {type(exc).__name__}: {exc}", file=sys.stderr)
@@ -105,7 +107,7 @@ def is_disconnect(exc: sa.exc.DBAPIError) -> bool:
     return bool(exc.connection_invalidated) or isinstance(exc, sa.exc.OperationalError)
 
 
-def database_failure(args: argparse.Namespace, exc: sa.exc.DBAPIError) -> str:
+def database_failure(args: argparse.Namespace | None, exc: sa.exc.DBAPIError) -> str:
     """One line saying which database failed and how (never the statement or its values)."""
     url = config.setting("database_url", getattr(args, "database", None))
     try:

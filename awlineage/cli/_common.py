@@ -1,9 +1,10 @@
 """What several commands share: finding the modules and classes a command names (the working
-directory, ``--import``, the ``awlineage.targets`` entry points), object ids and their unique
-prefixes, and printing objects."""
+directory, ``--import``, the ``awlineage.targets`` entry points), opening the database, and
+printing objects (object ids and their prefixes: `awlineage.cli._ids`)."""
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import importlib
 import importlib.metadata
@@ -13,13 +14,10 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-import sqlalchemy as sa
-
-from awlineage.database import Database
+from awlineage.database import Database, connect
 from awlineage.errors import (
     AmbiguousClassError,
     AwlError,
-    ObjectNotFoundError,
     UnknownClassError,
 )
 from awlineage.persistence import DBObject, describe_class
@@ -29,16 +27,8 @@ TARGETS_GROUP = "awlineage.targets"
 """Entry-point group under which a package names the modules of its process targets, e.g.
 ``[options.entry_points] awlineage.targets = pipeline = targets.pipeline`` in setup.cfg."""
 
-MAX_ID_DIGITS = 19
-"""Decimal digits of the largest object_id (63 bits)."""
-
-
 class ImportFailedError(AwlError):
     """A module named on the command line (or by an entry point) cannot be imported."""
-
-
-class AmbiguousIdError(AwlError, LookupError):
-    """An id prefix matches more than one stored object."""
 
 
 def working_directory_first() -> None:
@@ -143,48 +133,12 @@ def find_class(db: Database, name: str) -> type:
             "defines it") from None
 
 
-def parse_id(text: str) -> str:
-    """An argparse type for object ids: digits, the whole id or a unique prefix of it."""
-    import argparse
-
-    if not text.isdigit() or len(text) > MAX_ID_DIGITS:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an object_id (digits, or the "
-                                         "first digits of one)")
-    return text
-
-
-def resolve_id(db: Database, text: str) -> int:
-    """The object_id that `text` is, or that it is the only stored prefix of (like git's short
-    hashes). A complete stored id wins over longer ids it is a prefix of.
-
-    Raises
-    ------
-    ObjectNotFoundError
-        When nothing stored has that id or prefix.
-    AmbiguousIdError
-        When several stored ids start with `text`; the message lists some of them.
-    """
-    table = db.framework["awl_object"]
-    value = int(text)
-    # The ids starting with `text` are, for each length, one range of integers.
-    ranges = [table.c.object_id == value]
-    for extra in range(1, MAX_ID_DIGITS - len(text) + 1):
-        scale = 10 ** extra
-        ranges.append(table.c.object_id.between(value * scale, (value + 1) * scale - 1))
-    query = sa.select(table.c.object_id).where(sa.or_(*ranges)).order_by(
-        table.c.object_id).limit(6)
-    with db.engine.connect() as conn:
-        found = conn.execute(query).scalars().all()
-    if value in found:
-        return value
-    if not found:
-        raise ObjectNotFoundError(f"no stored object has object_id {text} or an object_id "
-                                  f"starting with {text}")
-    if len(found) > 1:
-        shown = ", ".join(map(str, found[:5])) + (", ..." if len(found) > 5 else "")
-        raise AmbiguousIdError(f"object_id prefix {text} is ambiguous: it begins {shown}; "
-                               "give more digits")
-    return found[0]
+def open_database(args: argparse.Namespace, *, create: bool = False) -> Database:
+    """The database a command names (``--database``, else the configured one), made the
+    current one. Only commands that store objects pass `create`; for every other command a
+    database that does not exist is an error naming it, not an empty answer to a mistyped
+    URL."""
+    return connect(args.database, create=create)
 
 
 def format_value(value: object, width: int = 100) -> str:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from awlineage.cli._common import parse_id, prepare, resolve_id
-from awlineage.database import connect
+from awlineage.cli._arguments import whole_number
+from awlineage.cli._common import open_database, prepare
+from awlineage.cli._ids import parse_id, resolve_id
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -18,7 +19,7 @@ def _run(args: argparse.Namespace) -> int:
     from awlineage.cutouts import CutoutUsageError, PixelBox, SkyCircle, anchor_of, cutouts
     from awlineage.storage import Session
 
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports)
     obj = db.get(resolve_id(db, args.id))
     shape = None
@@ -76,7 +77,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     region = cut.add_mutually_exclusive_group()
     region.add_argument("--radius", help="a circle of this radius, with a unit (5arcsec, "
                         "0.002deg), around the source or --center")
-    region.add_argument("--pixels", type=int, nargs=4, metavar=("X0", "X1", "Y0", "Y1"),
+    region.add_argument("--pixels", type=whole_number("a FITS pixel", low=1), nargs=4,
+                        metavar=("X0", "X1", "Y0", "Y1"),
                         help="a pixel box: 1-based, inclusive FITS pixels (of the source's "
                         "coadd for a source)")
     cut.add_argument("--center", help="centre of --radius: 'ra dec' in degrees (ICRS) or "

@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 from awlineage import config
+from awlineage.cli._arguments import link_count
+from awlineage.cli._listen import LOG_LEVELS, listening_socket, port_number, serve_on
 from awlineage.errors import ConfigurationError
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from awlineage.storage import data_server_app
     from dataserver import ServerConfig
 
@@ -26,33 +26,33 @@ def _serve(args: argparse.Namespace) -> int:
         tokens=tuple(args.token) or None,
         max_upload_bytes=args.max_upload,
     )
+    if settings.database_url is not None:
+        from awlineage.database import Database
+
+        # Deletes are checked against the database: one that does not exist refers to
+        # nothing, and would let every file be deleted.
+        Database(settings.database_url, schema=settings.database_schema, create=False).close()
+    notes = []
     if not settings.tokens:
         token = secrets.token_urlsafe(32)
         settings = dataclasses.replace(settings, tokens=(token,))
-        print(f"awl dataserver: no write token configured; this run accepts {token}\n"
-              "  (set AWL_DATASERVER_TOKENS, or --token, to choose)", file=sys.stderr)
+        notes.append(f"no write token configured; this run accepts {token}\n"
+                     "  (set AWL_DATASERVER_TOKENS, or --token, to choose)")
     if settings.database_url is None:
-        print("awl dataserver: no database configured: deletes are refused, and files are "
-              "not sent or received with their lineage", file=sys.stderr)
+        notes.append("no database configured: deletes are refused, and files are not sent "
+                     "or received with their lineage")
         app = data_server_app(settings)
     else:
         from awlineage.federation import site_data_server_app
 
         app = site_data_server_app(settings, depth=args.lineage_depth)
-    print(f"awl dataserver: serving {settings.storage_url} on http://{args.host}:{args.port}",
-          file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
-    return 0
-
-
-def _depth(text: str) -> int:
-    try:
-        depth = int(text)
-    except ValueError:
-        depth = -1
-    if depth < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of links (0 or more)")
-    return depth
+    # Said once the server can start: a failure before is its one line alone.
+    with listening_socket(args.host, args.port) as sock:
+        for note in notes:
+            print(f"awl dataserver: {note}", file=sys.stderr)
+        print(f"awl dataserver: serving {settings.storage_url} on http://{args.host}:"
+              f"{args.port}", file=sys.stderr)
+        return serve_on(app, sock, args.log_level)
 
 
 def _gc(args: argparse.Namespace) -> int:
@@ -122,12 +122,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                        help="bearer token accepted for writes (repeatable; default "
                        "AWL_DATASERVER_TOKENS)")
     serve.add_argument("--max-upload", help="largest upload, e.g. 10G (default 100G)")
-    serve.add_argument("--lineage-depth", type=_depth, default=2,
+    serve.add_argument("--lineage-depth", type=link_count, default=2,
                        help="links of ancestry a file carries in full with ?with_lineage=1 "
                        "(default 2; pointers beyond)")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8300)
-    serve.add_argument("--log-level", default="info")
+    serve.add_argument("--port", type=port_number, default=8300)
+    serve.add_argument("--log-level", choices=LOG_LEVELS, default="info")
     serve.set_defaults(run=_serve)
 
     gc = sub.add_parser("gc", help="remove files that no committed object refers to, and "

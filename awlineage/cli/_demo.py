@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from awlineage.cli._arguments import real_number
+
 
 def _run(args: argparse.Namespace) -> int:
     from targets.demo import run_demo
@@ -19,7 +21,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                                "lists and trace a star back to its raw pixels")
     demo.add_argument("--size", choices=("small", "medium", "large"), default="small")
     demo.add_argument("--executor", choices=("spark", "serial"), default="spark")
-    demo.add_argument("--cosmic-ray-threshold", type=float, metavar="SIGMA",
+    demo.add_argument("--cosmic-ray-threshold", type=real_number("a detection limit", above=True),
+                      metavar="SIGMA",
                       help="LACosmic's detection limit (default 4.5): changing it remakes only "
                            "what depends on it")
     demo.add_argument("--colour", "--color", choices=("auto", "always", "never"),

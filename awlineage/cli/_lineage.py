@@ -12,15 +12,17 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from awlineage.cli._common import parse_id, prepare, print_objects, resolve_id
+from awlineage.cli._arguments import link_count
+from awlineage.cli._common import open_database, prepare, print_objects
+from awlineage.cli._ids import parse_id, resolve_id
 from awlineage.cli._sites import export_bundle_command
-from awlineage.database import Database, connect
+from awlineage.database import Database
 from awlineage.errors import AwlError
 from awlineage.persistence import DBObject
 
 
 def _open(args: argparse.Namespace) -> tuple[Database, list[DBObject]]:
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports)
     ids = args.ids if hasattr(args, "ids") else [args.id]
     return db, [db.get(resolve_id(db, text)) for text in ids]
@@ -137,7 +139,7 @@ def _export(args: argparse.Namespace) -> int:
 def _reindex(args: argparse.Namespace) -> int:
     from awlineage.lineage import drop_closure_index, reindex_closure
 
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports)
     if args.drop:
         dropped = drop_closure_index(db)
@@ -151,7 +153,7 @@ def _reindex(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from awlineage.lineage import check_closure_index
 
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports)
     result = check_closure_index(db)
     print(result)
@@ -202,7 +204,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         else:
             parser.add_argument("id", type=parse_id, metavar="ID",
                                 help="an object_id, or enough of its first digits to be unique")
-        parser.add_argument("--depth", type=int, default=depth,
+        parser.add_argument("--depth", type=link_count, default=depth,
                             help=f"links to follow (default: {depth or 'all'})")
         parser.add_argument("--import", dest="imports", action="append", default=[],
                             help="module defining persistent classes (repeatable)")

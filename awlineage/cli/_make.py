@@ -7,15 +7,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from awlineage.cli._common import find_class, prepare, use_colour
-from awlineage.database import connect
+from awlineage.cli._common import find_class, open_database, prepare, use_colour
 from awlineage.errors import AwlError
 
 
 def _run(args: argparse.Namespace) -> int:
     from awlineage.processing import TargetProcessor, print_report
 
-    db = connect(args.database)
+    db = open_database(args, create=not args.dry_run)
     prepare(db, args.imports, [args.cls])
     cls = find_class(db, args.cls)
     _check_is_target(cls)

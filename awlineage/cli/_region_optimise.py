@@ -5,6 +5,7 @@ plan, and store it as `RegionStrategy` versions that later captures follow."""
 from __future__ import annotations
 
 import argparse
+import math
 import re
 
 from awlineage.regions import RegionError, format_size, plan_table
@@ -19,11 +20,12 @@ def parse_size(text: str) -> int:
     binary with ``i``)."""
     match = _SIZE.match(text)
     unit = match.group(2).lower() if match else None
-    if match is None or unit not in UNITS:
+    size = float(match.group(1)) * UNITS[unit] if match and unit in UNITS else math.nan
+    if not math.isfinite(size):
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a size: a number of bytes, or with a unit "
             "B, kB, MB, GB, TB, KiB, MiB, GiB)")
-    return round(float(match.group(1)) * UNITS[unit])
+    return round(size)
 
 
 def parse_runtime(text: str) -> tuple[str, float]:
@@ -33,11 +35,11 @@ def parse_runtime(text: str) -> tuple[str, float]:
     try:
         if stripped.endswith("s"):
             seconds = float(stripped[:-1])
-            if seconds >= 0:
+            if 0 <= seconds < math.inf:
                 return "seconds", seconds
         else:
             ratio = float(stripped)
-            if ratio >= 1:
+            if 1 <= ratio < math.inf:
                 return "ratio", ratio
     except ValueError:
         pass
@@ -89,11 +91,10 @@ def add(actions: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Optimise, print the plan and (unless ``--dry-run``) store it."""
-    from awlineage.cli._common import prepare
-    from awlineage.database import connect
+    from awlineage.cli._common import open_database, prepare
     from awlineage.regions import gather_inputs, optimise, set_adaptive, store_plan
 
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports)
     inputs = gather_inputs(db, args.workload, dict(args.pin))
     max_runtime = _runtime_seconds(args.max_runtime, inputs.workflow_seconds)

@@ -11,7 +11,7 @@ from dataclasses import asdict
 from typing import Any
 
 from awlineage.cli import _region_optimise
-from awlineage.database import connect
+from awlineage.cli._common import open_database
 
 
 def _bytes(n: float) -> str:
@@ -31,7 +31,7 @@ def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
 def _stats(args: argparse.Namespace) -> int:
     from awlineage.regions import read_operator_stats, read_query_summary
 
-    db = connect(args.database)
+    db = open_database(args)
     operators = read_operator_stats(db, operator=args.operator)
     queries = read_query_summary(db, operator=args.operator)
     if args.json:

@@ -6,15 +6,21 @@ import argparse
 import sys
 from typing import Any
 
-from awlineage.cli._common import find_class, names_in_query, prepare, print_objects
-from awlineage.database import connect
+from awlineage.cli._arguments import whole_number
+from awlineage.cli._common import (
+    find_class,
+    names_in_query,
+    open_database,
+    prepare,
+    print_objects,
+)
 from awlineage.errors import AwlError
 
 
 def _run(args: argparse.Namespace) -> int:
     from awlineage.query import select
 
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports, [*([args.cls] if args.cls else []), *names_in_query(args.query)])
     cls = find_class(db, args.cls) if args.cls else None
     query = select(args.query, cls, bind=_bindings(args.bind) if args.bind else None)
@@ -53,7 +59,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     sel = commands.add_parser("select", help="run a textual query and list the objects")
     sel.add_argument("query", help="e.g. \"RawFrame.exptime > 10 and RawFrame.chip == 'ccd50'\"")
     sel.add_argument("--class", dest="cls", help="class for bare attribute names")
-    sel.add_argument("--limit", type=int, default=100)
+    sel.add_argument("--limit", type=whole_number("a number of objects"), default=100)
     sel.add_argument("--count", action="store_true", help="print only how many match")
     sel.add_argument("--newest", action="store_true", help="only the newest version of each "
                      "identity (no object of which a newer version is stored)")

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from awlineage.cli._common import prepare, resolve_id
-from awlineage.database import connect
+from awlineage.cli._arguments import real_number
+from awlineage.cli._common import open_database, prepare
+from awlineage.cli._ids import resolve_id
 
 if TYPE_CHECKING:
     from awlineage.federation import Workload
@@ -23,10 +24,7 @@ def export_bundle_command(args: argparse.Namespace) -> int:
     if not args.output:
         raise SystemExit("awl export bundle: give the bundle's file with -o/--output "
                          "(a bundle is binary)")
-    if args.depth is not None and args.depth < 0:
-        raise SystemExit(f"awl export bundle: --depth must be 0 or more links, not "
-                         f"{args.depth}")
-    db = connect(args.database)
+    db = open_database(args)
     prepare(db, args.imports)
     bundle = export_bundle(resolve_id(db, args.id), depth=args.depth, database=db,
                            files=getattr(args, "files", False))
@@ -38,7 +36,7 @@ def export_bundle_command(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     from awlineage.federation import import_bundle, read_bundle
 
-    db = connect(args.database)
+    db = open_database(args, create=True)
     prepare(db, args.imports)
     for path in args.paths:
         bundle = read_bundle(Path(path))
@@ -50,7 +48,7 @@ def _import(args: argparse.Namespace) -> int:
 def _init(args: argparse.Namespace) -> int:
     from awlineage.federation import set_local_site
 
-    db = connect(args.database)
+    db = open_database(args, create=True)
     site = set_local_site(db, url=args.url, name=args.name)
     print(f"this site: {site.site_id} {site.url or '(no URL yet: awl sites init --url ...)'}"
           f"{' ' + site.name if site.name else ''}")
@@ -60,7 +58,7 @@ def _init(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from awlineage.federation import known_sites, local_site
 
-    db = connect(args.database)
+    db = open_database(args)
     here = local_site(db)
     print(f"this site  {here.site_id}  {here.url or '(no URL)'}  {here.name}".rstrip())
     for site in known_sites(db):
@@ -86,7 +84,7 @@ def _workload(args: argparse.Namespace) -> Workload:
         problem = read_workload(args.workload, communication_weight=args.communication_weight,
                                 storage_weight=args.storage_weight)
         return Workload(problem, here="")
-    db = connect(args.database)
+    db = open_database(args)
     workload = gather_workload(db, timeout=args.timeout,
                                communication_weight=args.communication_weight,
                                storage_weight=args.storage_weight)
@@ -98,7 +96,7 @@ def _workload(args: argparse.Namespace) -> Workload:
 def _replicate(args: argparse.Namespace) -> int:
     from awlineage.federation import plan_table, replicate
 
-    db = connect(args.database)
+    db = open_database(args)
     if args.workload:
         raise SystemExit("awl sites replicate: asks the sites themselves; --workload is for "
                          "awl sites plan")
@@ -116,13 +114,14 @@ def _plan_arguments(parser: argparse.ArgumentParser) -> None:
                         "of which site asked which for how many bytes) instead of asking "
                         "this site and the sites it knows")
     parser.add_argument("--method", choices=REPLICATION_METHODS, default="best")
-    parser.add_argument("--communication-weight", type=float, default=1.0,
+    parser.add_argument("--communication-weight", type=real_number("a weight"), default=1.0,
                         help="cost of one unit of communication (default 1)")
-    parser.add_argument("--storage-weight", type=float, default=1.0,
+    parser.add_argument("--storage-weight", type=real_number("a weight"), default=1.0,
                         help="cost of one byte of replicated lineage (default 1)")
     parser.add_argument("--unit", default="bytes", help="unit of the log's amounts, for "
                         "printing (default bytes)")
-    parser.add_argument("--timeout", type=float, default=None,
+    parser.add_argument("--timeout", type=real_number("a number of seconds", above=True),
+                        default=None,
                         help="seconds to wait for each site (default AWL_SITE_TIMEOUT or 5)")
 
 

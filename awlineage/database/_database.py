@@ -73,20 +73,32 @@ class Database:
         Open an existing database for reading only (the web viewer): the database itself
         refuses every write (SQLite ``query_only``, PostgreSQL read-only transactions),
         nothing is created or upgraded, and classes are read as the registry recorded them.
+    create
+        Create the database when it does not exist (an SQLite file and its directory; the
+        framework's tables). False for code that only reads: a database that does not exist,
+        or holds no awlineage objects, is then refused with `ConfigurationError` naming it
+        (a mistyped URL is an error, not an empty answer); an existing one is opened as
+        usual. Implied False by `read_only`.
+
+    Raises
+    ------
+    ConfigurationError
+        For a URL that is not one, a database server without that database, or (without
+        `create`) a database that does not exist or holds no awlineage objects.
     """
 
-    def __init__(self, url: str, schema: str | None = None, *, read_only: bool = False) -> None:
+    def __init__(self, url: str, schema: str | None = None, *, read_only: bool = False,
+                 create: bool = True) -> None:
         parsed = _parse_url(url)
         self.url = parsed
         self.schema = schema
         self.read_only = read_only
         self.dialect: ModuleType = _DIALECTS[parsed.get_backend_name()]
+        create = create and not read_only
         on_disk = self.dialect is sqlite and parsed.database not in (None, "", ":memory:")
-        if on_disk and read_only and not Path(parsed.database).expanduser().is_file():
-            raise ConfigurationError(f"database {url!r}: no such file "
-                                     f"{Path(parsed.database).expanduser()} (a read-only "
-                                     "reader does not create one)")
-        if on_disk and not read_only:
+        if on_disk and not create:
+            self._require_file(Path(parsed.database).expanduser())
+        if on_disk and create:
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         self.engine = self.dialect.create_engine(parsed, schema, read_only=read_only)
         self.metadata = new_metadata()
@@ -95,12 +107,41 @@ class Database:
         self._synced: dict[type, ClassTables] = {}
         self._lock = threading.RLock()
         self.classes = ClassFinder(self)
-        if read_only:
-            self._require_framework_tables(url)
+        try:
+            self._open(create)
+        except sa.exc.OperationalError as exc:
+            self.engine.dispose()
+            missing = self.dialect.missing_database(exc)
+            if missing is None:
+                raise
+            raise ConfigurationError(f"database {self._shown()} does not exist: the server "
+                                     f"has no database {missing!r}") from None
+        except ConfigurationError:
+            self.engine.dispose()
+            raise
+
+    def _open(self, create: bool) -> None:
+        """Check (without `create`) or create the framework's tables, and upgrade those of
+        an older version unless read-only."""
+        if not create:
+            self._require_framework_tables()
+        if self.read_only:
             return
         self.metadata.create_all(self.engine, tables=list(self.framework.values()))
         upgrade_framework_tables(self.engine, self.framework)
         upgrade_class_names(self.engine, self.framework, self.dialect)
+
+    def _shown(self) -> str:
+        return self.url.render_as_string(hide_password=True)
+
+    def _require_file(self, path: Path) -> None:
+        if path.is_file():
+            return
+        where = "no such file" if path.parent.is_dir() else "no such directory"
+        raise ConfigurationError(
+            f"database {self._shown()} does not exist ({where}: "
+            f"{path if path.parent.is_dir() else path.parent}); opening a database to read "
+            "does not create one")
 
     def _refuse_write_when_read_only(self, action: str, objects: Sequence[DBObject]) -> None:
         if not self.read_only:
@@ -111,13 +152,14 @@ class Database:
             f"cannot {action}{what}: database "
             f"{self.url.render_as_string(hide_password=True)} is open read-only")
 
-    def _require_framework_tables(self, url: str) -> None:
+    def _require_framework_tables(self) -> None:
         present = set(sa.inspect(self.engine).get_table_names(schema=self.schema))
         missing = [name for name in REQUIRED_TABLES if name not in present]
         if missing:
+            where = f" (schema {self.schema})" if self.schema else ""
             raise ConfigurationError(
-                f"database {url!r} holds no awlineage objects (no table {missing[0]}); a "
-                "read-only reader does not create one")
+                f"database {self._shown()}{where} holds no awlineage objects (no table "
+                f"{missing[0]}); opening a database to read does not create one")
 
     def __repr__(self) -> str:
         return f"Database({self.url.render_as_string(hide_password=True)!r})"
@@ -264,7 +306,8 @@ class Database:
 _connect_lock = threading.Lock()
 
 
-def connect(url: str | None = None, *, schema: str | None = None) -> Database:
+def connect(url: str | None = None, *, schema: str | None = None,
+            create: bool = True) -> Database:
     """Connect to a database and make it the process-wide default: the one objects are
     committed to, in every thread, wherever no `Session` is active.
 
@@ -275,6 +318,15 @@ def connect(url: str | None = None, *, schema: str | None = None) -> Database:
         ``awlineage.db`` in the working directory.
     schema
         PostgreSQL schema (``AWL_DATABASE_SCHEMA``).
+    create
+        Create the database if it does not exist (the default). Code that only reads passes
+        False: a database that does not exist is then an error naming it, not an empty one.
+
+    Raises
+    ------
+    ConfigurationError
+        Without `create`, when the database does not exist or holds no awlineage objects;
+        always, for a database server without the database the URL names.
 
     Examples
     --------
@@ -282,7 +334,7 @@ def connect(url: str | None = None, *, schema: str | None = None) -> Database:
     """
     resolved_url = config.setting("database_url", url)
     resolved_schema = config.setting("database_schema", schema)
-    db = Database(resolved_url, schema=resolved_schema)
+    db = Database(resolved_url, schema=resolved_schema, create=create)
     set_current_store(db)
     return db
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,17 @@ def create_engine(url: sa.URL, schema: str | None, *, read_only: bool = False) -
     engine = sa.create_engine(url, connect_args=connect_args, pool_pre_ping=True)
     sa.event.listen(engine, "before_cursor_execute", _binary_results)
     return engine
+
+
+_MISSING_DATABASE = re.compile(r'database "(.+)" does not exist')
+
+
+def missing_database(exc: sa.exc.OperationalError) -> str | None:
+    """The name of the database a failed connection asked for when the server has no such
+    database (psycopg gives no SQLSTATE for a refused connection, only the server's text);
+    None when it failed for another reason."""
+    found = _MISSING_DATABASE.search(str(exc.orig))
+    return found.group(1) if found else None
 
 
 _BINARY_RESULTS = "awl_binary_results"

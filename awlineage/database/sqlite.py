@@ -38,6 +38,12 @@ def create_engine(url: sa.URL, schema: str | None, *, read_only: bool = False) -
     return engine
 
 
+def missing_database(exc: sa.exc.OperationalError) -> str | None:
+    """None: SQLite has no server to lack a database (a missing file is found before
+    connecting, `Database`)."""
+    return None
+
+
 def fast_reads(conn: sa.Connection) -> sa.Connection:
     """`conn` as it is: SQLite hands rows over in process, with nothing to choose."""
     return conn

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from awlineage import Database
 from dataserver import AccessDenied, HTTPStorage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,7 +81,9 @@ def test_serve_without_a_token_makes_one_and_says_so(run_serve):
 
 def test_serve_with_a_database_sends_files_with_their_lineage(run_serve, tmp_path,
                                                               monkeypatch):
-    monkeypatch.setenv("AWL_DATABASE_URL", f"sqlite:///{tmp_path}/site.db")
+    database = f"sqlite:///{tmp_path}/site.db"
+    Database(database).close()
+    monkeypatch.setenv("AWL_DATABASE_URL", database)
     url, _ = run_serve("--token", TOKEN, "--lineage-depth", "1")
     info = httpx.get(url + "/").json()
     assert info["lineage"] is True and info["deletes"] is True

@@ -7,7 +7,9 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from awlineage import ProcessRun, select
+from awlineage import ProcessRun, commit, select
+from awlineage.cli import main
+from awlineage.cli._ids import prefix_ranges
 from tests.commands import run_awl as awl
 from tests.lineage.conftest import make_pipeline
 from tests.trace.models import BrokenTarget, Exposure, LevelParameters
@@ -123,3 +125,75 @@ def test_awl_diff_lists_causes_before_results(db, pipeline) -> None:
     lines = result.stdout.splitlines()
     assert lines[:2] == ["parameters (causes):", "  master.process_params.scale: 1.0 -> 3.0"]
     assert lines.index("results:") > 1
+
+
+LARGEST_ID = 2**63 - 1
+EDGE_IDS = (9, 92, 900, LARGEST_ID - 807, LARGEST_ID)
+"""Ids at the edges of prefix matching: short ones, and the largest a 64-bit column holds."""
+
+
+@pytest.fixture
+def edge_objects(db) -> dict[int, Exposure]:
+    """Exposures stored under the ids `EDGE_IDS` (besides nothing else)."""
+    exposures = {i: Exposure(object_id=i, chip=f"edge{i}") for i in EDGE_IDS}
+    commit(list(exposures.values()))
+    return exposures
+
+
+def test_a_prefix_of_zero_matches_no_id_beginning_with_another_digit(db, edge_objects) -> None:
+    for prefix in ("0", "00", "09"):
+        result = awl(db, "info", prefix)
+        assert result.returncode == 2
+        assert result.stderr.splitlines() == [
+            f"awl: ObjectNotFoundError: no stored object has object_id {prefix} or an "
+            f"object_id starting with {prefix}"]
+
+
+def test_a_prefix_whose_ranges_reach_past_64_bits_finds_the_real_candidates(db,
+                                                                            edge_objects
+                                                                            ) -> None:
+    whole = awl(db, "info", "9")  # 9 is stored: a complete id wins over longer ones
+    assert whole.returncode == 0, whole.stderr
+    assert whole.stdout.startswith("Exposure 9 v1\n")
+    unique = awl(db, "info", "90")
+    assert unique.returncode == 0, unique.stderr
+    assert unique.stdout.startswith("Exposure 900 v1\n")
+    shared = awl(db, "info", "922")
+    assert shared.returncode == 2
+    assert shared.stderr.splitlines() == [
+        f"awl: AmbiguousIdError: object_id prefix 922 is ambiguous: it begins "
+        f"{LARGEST_ID - 807}, {LARGEST_ID}; give more digits"]
+    largest = awl(db, "info", str(LARGEST_ID))
+    assert largest.returncode == 0, largest.stderr
+    assert largest.stdout.startswith(f"Exposure {LARGEST_ID} v1\n")
+    for absent in ("8", "93", "9223372036854775806"):
+        missing = awl(db, "info", absent)
+        assert missing.returncode == 2
+        assert missing.stderr.startswith(f"awl: ObjectNotFoundError: no stored object has "
+                                         f"object_id {absent} "), missing.stderr
+
+
+def test_prefix_ranges_are_the_ids_beginning_with_the_digits_and_none_past_64_bits() -> None:
+    assert prefix_ranges("0") == [(0, 0)] and prefix_ranges("007") == []
+    nine = prefix_ranges("9")
+    assert nine[:3] == [(9, 9), (90, 99), (900, 999)]
+    assert nine[-1] == (9 * 10**18, LARGEST_ID)
+    assert prefix_ranges(str(LARGEST_ID)) == [(LARGEST_ID, LARGEST_ID)]
+    assert prefix_ranges("95")[-1] == (95 * 10**16, 96 * 10**16 - 1)  # 95 x 10**17 > 2**63
+    for prefix in ("1", "5", "9", "92", "922337203685477580"):
+        for low, high in prefix_ranges(prefix):
+            assert low <= high <= LARGEST_ID
+            assert str(low).startswith(prefix) and str(high).startswith(prefix)
+
+
+@pytest.mark.parametrize("text", ["-1", "+5", "1.5", "12a", " 12", "\u0661\u0662", "",
+                                  str(LARGEST_ID + 1), "1" * 20])
+def test_an_id_that_no_object_can_have_is_one_line_naming_it(text: str, capsys) -> None:
+    for command in (["info", text], ["trace", text], ["diff", "1", text],
+                    ["export", "prov", text], ["cutout", text, "-o", "x.fits"]):
+        with pytest.raises(SystemExit) as exited:
+            main(command)
+        assert exited.value.code == 2
+        lines = capsys.readouterr().err.splitlines()
+        assert len(lines) == 1, lines
+        assert f"{text!r} is not an object_id" in lines[0]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from awlineage import commit
+from awlineage import Database, commit
 from tests.commands import REPO, run_awl_script
 from tests.commands import run_awl as awl
 from tests.persistence.models import CameraFrame, Instrument, MasterBias
@@ -25,6 +25,14 @@ from awlineage import DBObject, persistent
 class {name}(DBObject):
     n = persistent("A number", int, 0)
 """
+
+
+def _stored_database(folder: Path) -> str:
+    """The URL of an awlineage database, with nothing in it yet, in `folder` (reading commands
+    refuse one that does not exist)."""
+    url = f"sqlite:///{folder}/awl.db"
+    Database(url).close()
+    return url
 
 
 def test_awl_select_lists_matching_objects(db) -> None:
@@ -68,14 +76,14 @@ def test_awl_select_newest_keeps_the_newest_version_of_each_identity(db) -> None
 
 def test_awl_finds_modules_in_the_working_directory(tmp_path) -> None:
     (tmp_path / "mypipe.py").write_text(SAMPLE_MODULE.format(name="WorkingFolderSample"))
-    result = run_awl_script("--database", f"sqlite:///{tmp_path}/awl.db", "select",
+    result = run_awl_script("--database", _stored_database(tmp_path), "select",
                             "--import", "mypipe", "WorkingFolderSample.n >= 0", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "(0 objects)" in result.stderr
 
 
 def test_a_failed_import_is_one_line_naming_the_module_and_the_path(tmp_path) -> None:
-    result = run_awl_script("--database", f"sqlite:///{tmp_path}/awl.db", "select",
+    result = run_awl_script("--database", _stored_database(tmp_path), "select",
                             "--import", "nosuchpipe", "X.n > 0", cwd=tmp_path)
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1, result.stderr
@@ -99,7 +107,7 @@ def _installed_entry_point(site: Path, value: str) -> None:
 def test_awl_imports_the_target_modules_that_packages_declare(tmp_path) -> None:
     site = tmp_path / "site"
     _installed_entry_point(site, "sample_targets")
-    database = f"sqlite:///{tmp_path}/awl.db"
+    database = _stored_database(tmp_path)
     unknown = run_awl_script("--database", database, "select", "--class", "EntryPointSample",
                              "n >= 0", cwd=tmp_path)
     assert unknown.returncode == 2 and "'EntryPointSample'" in unknown.stderr
@@ -112,7 +120,7 @@ def test_awl_imports_the_target_modules_that_packages_declare(tmp_path) -> None:
 def test_a_broken_target_entry_point_is_one_line_naming_it(tmp_path) -> None:
     site = tmp_path / "site"
     _installed_entry_point(site, "sample_targets.missing")
-    result = run_awl_script("--database", f"sqlite:///{tmp_path}/awl.db", "select", "X.n > 0",
+    result = run_awl_script("--database", _stored_database(tmp_path), "select", "X.n > 0",
                             cwd=tmp_path, path=(site,))
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1, result.stderr

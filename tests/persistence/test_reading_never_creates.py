@@ -1,0 +1,159 @@
+"""Reading never creates a database: every ``awl`` command that only reads, and
+``connect(create=False)`` in Python, refuse a database that does not exist (or holds no
+awlineage objects), naming it; only commands that store objects create one. On SQLite the
+missing database is a file in a directory that does not exist; on PostgreSQL a database the
+server does not have, and an empty schema of one it has."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from awlineage import ConfigurationError, Database, connect
+from awlineage.cli import main
+from awlineage.persistence import set_current_store
+from tests.commands import run_awl
+
+ID = "914611200432847872"
+READING_COMMANDS = (
+    ("select", "Thing.n > 0"),
+    ("select", "--count", "Thing.n > 0"),
+    ("info", ID),
+    ("trace", ID),
+    ("diff", ID, ID),
+    ("ancestors", ID),
+    ("descendants", ID),
+    ("export", "prov", ID),
+    ("export", "openlineage", ID),
+    ("export", "bundle", ID, "-o", "out.awlb"),
+    ("cutout", ID, "-o", "out.fits"),
+    ("lineage", "check"),
+    ("lineage", "reindex"),
+    ("regions", "stats"),
+    ("regions", "optimise", "--dry-run"),
+    ("sites", "list"),
+    ("sites", "plan"),
+    ("sites", "replicate"),
+    ("make", "Thing", "--dry-run"),
+    ("serve", "--port", "1"),
+    ("dataserver", "serve", "--port", "1"),
+)
+"""A command line of each command that reads (or, like ``lineage reindex``, only works on
+what a database already holds); the port of the servers is never reached."""
+
+
+@dataclass
+class Absent:
+    """A database that does not exist: its URL, its schema, the name an error must give, and
+    a check that nothing of it was made."""
+
+    url: str
+    schema: str | None
+    named: str
+    was_created: object  # () -> bool
+
+
+@pytest.fixture(params=["sqlite", "sqlite-file", "postgresql", "postgresql-schema"])
+def absent(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Absent]:
+    """A missing SQLite file (in a missing directory, or in an existing one), a PostgreSQL
+    database the server does not have, and an empty PostgreSQL schema."""
+    if request.param == "sqlite":
+        folder = tmp_path / "no" / "such"
+        yield Absent(f"sqlite:///{folder}/awl.db", None, str(folder),
+                     lambda: (tmp_path / "no").exists())
+    elif request.param == "sqlite-file":
+        path = tmp_path / "typo.db"
+        yield Absent(f"sqlite:///{path}", None, str(path), lambda: path.exists())
+    elif request.param == "postgresql":
+        name = f"awl_missing_{uuid.uuid4().hex[:12]}"
+        url = sa.make_url(request.getfixturevalue("postgres_url")).set(database=name)
+        admin: sa.Engine = request.getfixturevalue("postgres_admin")
+
+        def created() -> bool:
+            with admin.connect() as conn:
+                return conn.execute(sa.text("SELECT count(*) FROM pg_database WHERE "
+                                            "datname = :n"), {"n": name}).scalar_one() > 0
+
+        yield Absent(url.render_as_string(hide_password=False), None, name, created)
+    else:
+        admin = request.getfixturevalue("postgres_admin")
+        schema = f"test_{uuid.uuid4().hex[:16]}"
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+
+        def tables() -> bool:
+            return bool(sa.inspect(admin).get_table_names(schema=schema))
+
+        yield Absent(request.getfixturevalue("postgres_url"), schema, schema, tables)
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+
+
+def test_every_reading_command_refuses_a_database_that_does_not_exist(
+        absent: Absent, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    if absent.schema:
+        monkeypatch.setenv("AWL_DATABASE_SCHEMA", absent.schema)
+    try:
+        for command in READING_COMMANDS:
+            status = main(["--database", absent.url, *command])
+            lines = capsys.readouterr().err.splitlines()
+            assert status == 2, (command, lines)
+            assert len(lines) == 1 and absent.named in lines[0], (command, lines)
+            assert "ConfigurationError: database " in lines[0], (command, lines)
+            assert "awl:awl@" not in lines[0]  # the password is not shown
+            assert not absent.was_created(), command
+    finally:
+        set_current_store(None)
+
+
+def test_awl_select_in_a_directory_that_does_not_exist_is_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "no" / "such" / "dir"
+    result = run_awl(None, "--database", f"sqlite:///{folder}/x.db", "select",
+                     "Thing.n > 0", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"awl: ConfigurationError: database sqlite:///{folder}/x.db does not exist (no such "
+        f"directory: {folder}); opening a database to read does not create one"]
+    assert not (tmp_path / "no").exists()
+
+
+def test_connect_without_create_refuses_a_missing_database_and_makes_nothing(
+        absent: Absent) -> None:
+    with pytest.raises(ConfigurationError, match=absent.named):
+        connect(absent.url, schema=absent.schema, create=False)
+    with pytest.raises(ConfigurationError, match=absent.named):
+        Database(absent.url, schema=absent.schema, create=False)
+    assert not absent.was_created()
+
+
+def test_connect_without_create_opens_a_database_that_exists(db: Database) -> None:
+    from tests.persistence.models import Instrument
+
+    Instrument(name="WFI").commit()
+    reader = connect(db.url.render_as_string(hide_password=False), schema=db.schema,
+                     create=False)
+    try:
+        from awlineage import select
+
+        assert [i.name for i in select(Instrument)] == ["WFI"]
+    finally:
+        reader.close()
+        set_current_store(db)
+
+
+def test_a_command_that_stores_objects_creates_the_database(tmp_path: Path) -> None:
+    folder = tmp_path / "new" / "site"
+    result = run_awl(None, "--database", f"sqlite:///{folder}/awl.db", "sites", "init",
+                     "--url", "http://127.0.0.1:8400", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (folder / "awl.db").is_file()
+    listed = run_awl(None, "--database", f"sqlite:///{folder}/awl.db", "sites", "list",
+                     cwd=tmp_path)
+    assert listed.returncode == 0 and "http://127.0.0.1:8400" in listed.stdout
