@@ -68,14 +68,18 @@ def fuzz(strategy: st.SearchStrategy[Any], cases: int
     return counts
 
 
-def run(db: Database, name: str, cases: int) -> int:
-    """Fuzz one database; return its number of raw exceptions."""
+FAMILIES = ("text", "expression", "query")
+
+
+def run(db: Database, name: str, cases: int, families: tuple[str, ...] = FAMILIES) -> int:
+    """Fuzz one database with `families`; return its number of raw exceptions."""
     objects = seed()
     before = fingerprint(db)
     raw = 0
-    families = (("text", texts()), ("expression", expressions(objects)),
-                ("query", refinements(objects)))
-    for family, strategy in families:
+    strategies = {"text": texts(), "expression": expressions(objects),
+                  "query": refinements(objects)}
+    for family in families:
+        strategy = strategies[family]
         started = time.perf_counter()
         counts = fuzz(strategy, cases)
         seconds = time.perf_counter() - started
@@ -138,20 +142,28 @@ def main() -> int:
                         help="hostile cases per database and family (0: skip)")
     parser.add_argument("--semantics", type=int, default=2000,
                         help="random well-typed queries checked against Python (0: skip)")
+    parser.add_argument("--families", default=",".join(FAMILIES),
+                        help=f"hostile families to run, comma-separated ({', '.join(FAMILIES)})")
     parser.add_argument("--sqlite-only", action="store_true")
+    parser.add_argument("--postgresql-only", action="store_true",
+                        help="hostile part on PostgreSQL alone (run beside a --sqlite-only)")
     args = parser.parse_args()
+    families = tuple(f for f in args.families.split(",") if f)
+    unknown = set(families) - set(FAMILIES)
+    if unknown:
+        parser.error(f"unknown families {sorted(unknown)}; choose from {', '.join(FAMILIES)}")
     failures = 0
     with tempfile.TemporaryDirectory() as folder:
-        if args.cases:
+        if args.cases and not args.postgresql_only:
             db = connect(f"sqlite:///{folder}/fuzz.db")
-            failures += run(db, "sqlite", args.cases)
+            failures += run(db, "sqlite", args.cases, families)
             db.close()
         if args.cases and not args.sqlite_only:
             with postgres_schema(POSTGRES_URL) as schema:
                 db = connect(POSTGRES_URL, schema=schema)
-                failures += run(db, "postgresql", args.cases)
+                failures += run(db, "postgresql", args.cases, families)
                 db.close()
-        if args.semantics:
+        if args.semantics and not args.postgresql_only:
             databases = {"sqlite": Database(f"sqlite:///{folder}/semantics.db")}
             with postgres_schema(POSTGRES_URL) as schema:
                 if not args.sqlite_only:
