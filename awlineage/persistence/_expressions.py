@@ -135,7 +135,8 @@ class Path:
 
     Reading a name on a path that ends in a link follows the link to that attribute, even
     when the name is also one of the path's own members (``Frame.previous.overlaps`` is the
-    linked frame's ``overlaps`` attribute whenever its class has one). The path's own data
+    linked frame's ``overlaps`` attribute whenever the link's class has one; an attribute only
+    a subclass of it declares is reached with ``Path.attribute``). The path's own data
     live in underscored fields that no persistent attribute can shadow; a shadowed method is
     still reached through the class, as ``Path.in_(Frame.previous, frames)``.
     """
@@ -185,13 +186,13 @@ class Path:
 
     def _linked_attribute(self, name: str) -> Path | None:
         """The path to attribute `name` of the linked class, when this path ends in a link
-        whose class (or a subclass of it) has such an attribute; None otherwise."""
+        whose declared class has such an attribute (its own or inherited); None otherwise.
+        Subclasses do not count: a class defined anywhere with an attribute ``in_`` must not
+        change what ``Run.output.in_`` means for a link to any object."""
         last = self._last
         if self._index is not None or not (last.kind.is_link or last.kind is Kind.LINK_LIST):
             return None
-        try:
-            find_property(last.type, name)
-        except UnknownAttributeError:
+        if name not in last.type._properties:  # type: ignore[attr-defined]
             return None
         return Path.attribute(self, name)
 

@@ -273,10 +273,11 @@ def _expression(draw: st.DrawFn, objects: list[DBObject], depth: int = 0) -> Cal
         def build() -> Any:
             path = getattr(cls, names[0])
             for name in names[1:]:
-                # Through a link, plain getattr reaches the attribute even when it is named
-                # like a member of paths (ApiNamed.partner.like); elsewhere attribute() says
-                # why there is no attribute to follow.
-                path = getattr(path, name) if _is_link(path) else Path.attribute(path, name)
+                # Through a link, plain getattr reaches the linked class's attribute even when
+                # it is named like a member of paths (ApiNamed.partner.like); elsewhere
+                # attribute() says why there is no attribute to follow.
+                path = getattr(path, name) if _declares(path, name) else \
+                    Path.attribute(path, name)
             if index is not None:
                 path = path[index]
             if op in ("like", "ilike", "in_", "contains"):
@@ -327,9 +328,11 @@ _TYPED_PATHS = (
 )
 
 
-def _is_link(path: Any) -> bool:
+def _declares(path: Any, name: str) -> bool:
+    """True when `path` ends in a link whose declared class has attribute `name`."""
     last = path._last
-    return path._index is None and (last.kind.is_link or last.kind is Kind.LINK_LIST)
+    return path._index is None and (last.kind.is_link or last.kind is Kind.LINK_LIST) \
+        and name in last.type._properties
 
 
 @st.composite
