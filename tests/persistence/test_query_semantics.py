@@ -197,3 +197,14 @@ def test_strings_compare_and_sort_by_code_point_whatever_the_locale(postgres_db)
     assert {f.name for f in select(LikeFrame.name < "a")} == {"B", "C"}
     assert [f.name for f in select(LikeFrame).order_by("name")] == ["B", "C", "a", "b"]
     assert [f.name for f in select(LikeFrame).order_by("-name")] == ["b", "a", "C", "B"]
+
+
+def test_a_subclass_attribute_never_shadows_a_member_on_a_link_to_its_base(db) -> None:
+    """`ApiNamed` (a DBObject) declares `contains`; a link to any DBObject keeps the member,
+    so what framework code means by `RegionTable.output.in_` cannot change with a user's
+    class."""
+    member = LikeFrame(label=1)
+    commit([member, LikeFrame(label=2, neighbours=[member])])
+    assert callable(LikeFrame.neighbours.contains)
+    assert labels(select(LikeFrame.neighbours.contains(member))) == {2}
+    assert str(LikeFrame.neighbours.attribute("contains")) == "LikeFrame.neighbours.contains"
