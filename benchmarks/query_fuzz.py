@@ -39,7 +39,7 @@ from tests.persistence.query_cases import (
     seed,
     texts,
 )
-from tests.persistence.semantic_cases import expected, labels, random_case, seed_world
+from tests.persistence.semantic_cases import expected, random_case, seed_world, serials
 
 
 def fuzz(strategy: st.SearchStrategy[Any], cases: int
@@ -113,7 +113,7 @@ def semantics(databases: dict[str, Database], cases: int) -> int:
             for form, query in (("text", lambda c=case: select(c.text)), ("expression",
                                                                           case.build)):
                 try:
-                    got = labels(query())
+                    got = serials(query())
                 except Exception as exc:  # a well-typed query must not fail at all
                     raw[f"{name} {form}"] += 1
                     got = {-1}

@@ -34,7 +34,7 @@ PATH_MEMBERS = ("overlaps", "steps", "start", "index", "root", "contains", "with
 """Public members of an attribute path, each also a persistent attribute of `ApiNamed`."""
 ATTRIBUTES = ("chip", "exptime", "nexp", "is_science", "obs_date", "keywords", "gains",
               "instrument", "overlaps", "previous", "name", "site", "altitude", "level",
-              "object_id", "creation_date", "version", "missing", "partner", *PATH_MEMBERS)
+              "object_id", "creation_date", "version", "missing", "counterpart", *PATH_MEMBERS)
 OPERATORS = ("==", "!=", "<", "<=", ">", ">=", "=", "like", "not like", "ilike", "not ilike",
              "in", "contains")
 TOKENS = (*OPERATORS, "and", "or", "not", "!", "&&", "||", "(", ")", "[", "]", ",", ".",
@@ -47,7 +47,7 @@ VALID_PATHS = ("CameraFrame.chip", "CameraFrame.exptime", "CameraFrame.nexp",
                "CameraFrame.overlaps.chip", "CameraFrame.previous.previous.nexp",
                "CameraFrame." + "previous." * 20 + "chip", "Instrument.site.name",
                "MasterBias.level", "DBObject.chip", "DBObject.object_id",
-               *(f"ApiNamed.partner.{name}" for name in PATH_MEMBERS))
+               *(f"ApiNamed.counterpart.{name}" for name in PATH_MEMBERS))
 CHAIN = 24
 
 
@@ -67,7 +67,7 @@ def seed() -> list[DBObject]:
               for i in range(3)]
     named = ApiNamed(overlaps=frames[:2], steps=["bias", "flat"],
                      **{name: f"{name}%" for name in PATH_MEMBERS[2:]})
-    made: list[DBObject] = [paranal, wfi, *frames, *biases, named, ApiNamed(partner=named),
+    made: list[DBObject] = [paranal, wfi, *frames, *biases, named, ApiNamed(counterpart=named),
                             ApiNamed()]
     commit(made)
     return made
@@ -274,7 +274,7 @@ def _expression(draw: st.DrawFn, objects: list[DBObject], depth: int = 0) -> Cal
             path = getattr(cls, names[0])
             for name in names[1:]:
                 # Through a link, plain getattr reaches the linked class's attribute even when
-                # it is named like a member of paths (ApiNamed.partner.like); elsewhere
+                # it is named like a member of paths (ApiNamed.counterpart.like); elsewhere
                 # attribute() says why there is no attribute to follow.
                 path = getattr(path, name) if _declares(path, name) else \
                     Path.attribute(path, name)

@@ -33,30 +33,30 @@ FRAMES = 40
 class Record:
     """A plain copy of one stored object: what the oracle reads."""
 
-    label: int | None = None
+    serial: int | None = None
     name: str | None = None
     tags: list[str] | None = None
     nexp: int | None = None
     owner: Record | None = None
-    site: Record | None = None
-    previous: Record | None = None
+    place: Record | None = None
+    earlier: Record | None = None
     neighbours: list[Record] | None = None
 
 
 def seed_world(seed: int = 7) -> dict[int, Record]:
-    """Commit the world to the current database; return its frames as records by label."""
+    """Commit the world to the current database; return its frames as records by serial."""
     rng = random.Random(seed)
     sites = [LikeSite(name=rng.choice((*STRINGS, None))) for _ in range(3)]
     owners = [LikeOwner(name=rng.choice((*STRINGS, None)),
-                        site=rng.choice([*sites, None])) for _ in range(5)]
+                        place=rng.choice([*sites, None])) for _ in range(5)]
     frames: list[LikeFrame] = []
-    for label in range(FRAMES):
+    for serial in range(FRAMES):
         frames.append(LikeFrame(
-            label=label, name=rng.choice((*STRINGS, None)),
+            serial=serial, name=rng.choice((*STRINGS, None)),
             tags=rng.sample(STRINGS, rng.randint(0, 2)),
             nexp=rng.choice((None, 0, 1, 2, 3)),
             owner=rng.choice([*owners, None, None]),
-            previous=rng.choice([*frames[-3:], None, None]) if frames else None,
+            earlier=rng.choice([*frames[-3:], None, None]) if frames else None,
             neighbours=rng.sample(frames, min(len(frames), rng.randint(0, 2)))))
     commit([*sites, *owners, *frames])
     return _records(sites, owners, frames)
@@ -65,15 +65,15 @@ def seed_world(seed: int = 7) -> dict[int, Record]:
 def _records(sites: list[LikeSite], owners: list[LikeOwner], frames: list[LikeFrame]
              ) -> dict[int, Record]:
     site_records = {id(s): Record(name=s.name) for s in sites}
-    owner_records = {id(o): Record(name=o.name, site=site_records.get(id(o.site)))
+    owner_records = {id(o): Record(name=o.name, place=site_records.get(id(o.place)))
                      for o in owners}
     by_label: dict[int, Record] = {}
     for frame in frames:
-        by_label[frame.label] = Record(
-            label=frame.label, name=frame.name, tags=list(frame.tags), nexp=frame.nexp,
+        by_label[frame.serial] = Record(
+            serial=frame.serial, name=frame.name, tags=list(frame.tags), nexp=frame.nexp,
             owner=owner_records.get(id(frame.owner)),
-            previous=by_label[frame.previous.label] if frame.previous is not None else None,
-            neighbours=[by_label[n.label] for n in frame.neighbours])
+            earlier=by_label[frame.earlier.serial] if frame.earlier is not None else None,
+            neighbours=[by_label[n.serial] for n in frame.neighbours])
     return by_label
 
 
@@ -93,19 +93,19 @@ PATHS = (
     PathSpec("tags[0]", ("tags",), 0, "str"),
     PathSpec("tags[-1]", ("tags",), -1, "str"),
     PathSpec("owner.name", ("owner", "name"), None, "str"),
-    PathSpec("owner.site.name", ("owner", "site", "name"), None, "str"),
-    PathSpec("previous.name", ("previous", "name"), None, "str"),
-    PathSpec("previous.previous.name", ("previous", "previous", "name"), None, "str"),
-    PathSpec("previous.owner.name", ("previous", "owner", "name"), None, "str"),
+    PathSpec("owner.place.name", ("owner", "place", "name"), None, "str"),
+    PathSpec("earlier.name", ("earlier", "name"), None, "str"),
+    PathSpec("earlier.earlier.name", ("earlier", "earlier", "name"), None, "str"),
+    PathSpec("earlier.owner.name", ("earlier", "owner", "name"), None, "str"),
     PathSpec("neighbours.name", ("neighbours", "name"), None, "str"),
     PathSpec("neighbours.owner.name", ("neighbours", "owner", "name"), None, "str"),
     PathSpec("nexp", ("nexp",), None, "int"),
-    PathSpec("previous.nexp", ("previous", "nexp"), None, "int"),
-    PathSpec("previous.previous.nexp", ("previous", "previous", "nexp"), None, "int"),
+    PathSpec("earlier.nexp", ("earlier", "nexp"), None, "int"),
+    PathSpec("earlier.earlier.nexp", ("earlier", "earlier", "nexp"), None, "int"),
     PathSpec("neighbours.nexp", ("neighbours", "nexp"), None, "int"),
     PathSpec("owner", ("owner",), None, "link"),
-    PathSpec("previous.owner", ("previous", "owner"), None, "link"),
-    PathSpec("owner.site", ("owner", "site"), None, "link"),
+    PathSpec("earlier.owner", ("earlier", "owner"), None, "link"),
+    PathSpec("owner.place", ("owner", "place"), None, "link"),
 )
 _LINK_LISTS = ("neighbours",)
 
@@ -221,8 +221,8 @@ def expression(tree: Leaf | Node) -> Any:
 
 # -- the oracle ------------------------------------------------------------------------------
 def expected(world: dict[int, Record], case: Case) -> set[int]:
-    """The labels of the frames `case` selects, by the stated semantics."""
-    return {label for label, record in world.items() if _holds(case.tree, record)}
+    """The serials of the frames `case` selects, by the stated semantics."""
+    return {serial for serial, record in world.items() if _holds(case.tree, record)}
 
 
 def _holds(tree: Leaf | Node, record: Record) -> bool:
@@ -286,6 +286,6 @@ def _leaf_holds(leaf: Leaf, value: Any) -> bool:
             ">": value > wanted, ">=": value >= wanted}[op]
 
 
-def labels(query: Any) -> set[int]:
-    """The labels of a query's frames."""
-    return {frame.label for frame in query.all()}
+def serials(query: Any) -> set[int]:
+    """The serials of a query's frames."""
+    return {frame.serial for frame in query.all()}

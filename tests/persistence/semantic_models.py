@@ -12,16 +12,16 @@ class LikeSite(DBObject):
 
 class LikeOwner(DBObject):
     name = persistent("Owner name", str, None)
-    site = persistent("Where the owner is", LikeSite, None)
+    place = persistent("Where the owner is", LikeSite, None)
 
 
 class LikeFrame(DBObject):
-    label = persistent("A number unique among the test's frames", int, 0)
+    serial = persistent("A number unique among the test's frames", int, 0)
     name = persistent("A name with case, wildcards and backslashes", str, None)
     tags = persistent("Names kept in a list", str, [])
     nexp = persistent("A number that may be missing", int, None)
     owner = persistent("An owner, often missing", LikeOwner, None)
-    previous = persistent("The frame before, often missing")
+    earlier = persistent("The frame before, often missing")
     neighbours = persistent("Frames nearby, often none", DBObject, [])
 
 
@@ -44,4 +44,4 @@ class ApiNamed(DBObject):
     in_ = persistent("Named like Path.in_", str, None)
     attribute = persistent("Named like Path.attribute", str, None)
     check_value = persistent("Named like Path.check_value", str, None)
-    partner = persistent("Another object of this class")
+    counterpart = persistent("Another object of this class")

@@ -17,9 +17,9 @@ from tests.persistence.semantic_cases import (
     Record,
     expected,
     expression,
-    labels,
     random_case,
     seed_world,
+    serials,
 )
 from tests.persistence.semantic_models import ApiNamed, LikeFrame
 
@@ -60,7 +60,7 @@ def test_random_queries_agree_on_both_databases_and_with_python(both) -> None:
             ("api", case.build)
         for name, database in both.items():
             set_current_store(database)
-            got = labels(query())
+            got = serials(query())
             if got != want and len(wrong) < 10:
                 wrong.append(f"{name} {form}: {case.text}\n  got {sorted(got)}\n"
                              f"  want {sorted(want)}")
@@ -76,7 +76,7 @@ def test_in_memory_evaluation_agrees_with_the_databases(both) -> None:
     for _ in range(300):
         case = random_case(rng)
         condition = expression(case.tree)
-        got = {f.label for f in frames if matches(condition, f)}
+        got = {f.serial for f in frames if matches(condition, f)}
         assert got == expected(world, case), case.text
 
 
@@ -87,7 +87,7 @@ def test_in_memory_evaluation_agrees_with_the_databases(both) -> None:
     ("\\a%", {"ab", "a_b", "aXb", "a\\b", "a\\_b", "a%b"}),
 ])
 def test_like_is_case_sensitive_with_backslash_escapes(db, pattern, want) -> None:
-    commit([LikeFrame(label=i, name=n) for i, n in enumerate(
+    commit([LikeFrame(serial=i, name=n) for i, n in enumerate(
         ["CCD1", "ccd1", "a_b", "aXb", "a\\b", "a\\_b", "a%b", "x*y", "x?y", "[a]", "Äb", "äb",
          "ab"])])
     assert {f.name for f in select(LikeFrame.name.like(pattern))} == want
@@ -96,7 +96,7 @@ def test_like_is_case_sensitive_with_backslash_escapes(db, pattern, want) -> Non
 
 
 def test_ilike_ignores_the_case_of_ascii_letters_only(db) -> None:
-    commit([LikeFrame(label=i, name=n) for i, n in enumerate(["CCD1", "ccd1", "Äb", "äb"])])
+    commit([LikeFrame(serial=i, name=n) for i, n in enumerate(["CCD1", "ccd1", "Äb", "äb"])])
     assert {f.name for f in select(LikeFrame.name.ilike("ccd%"))} == {"CCD1", "ccd1"}
     assert {f.name for f in select("LikeFrame.name ilike 'äB'")} == {"äb"}
     assert {f.name for f in select("LikeFrame.name not ilike 'C%'")} == {"Äb", "äb"}
@@ -110,32 +110,32 @@ def test_a_pattern_ending_in_a_lone_backslash_is_refused(db) -> None:
 
 
 def test_a_path_through_a_missing_link_reads_as_a_missing_value(db) -> None:
-    first = LikeFrame(label=0, nexp=None)
-    second = LikeFrame(label=1, nexp=2, previous=first)
-    third = LikeFrame(label=2, nexp=3, previous=second)
-    lone = LikeFrame(label=3, nexp=1)
+    first = LikeFrame(serial=0, nexp=None)
+    second = LikeFrame(serial=1, nexp=2, earlier=first)
+    third = LikeFrame(serial=2, nexp=3, earlier=second)
+    lone = LikeFrame(serial=3, nexp=1)
     commit([first, second, third, lone])
 
     def got(query) -> set[int]:
-        return labels(select(query))
+        return serials(select(query))
 
-    assert got(LikeFrame.previous.nexp == None) == {0, 1, 3}  # noqa: E711
-    assert got(LikeFrame.previous.nexp != None) == {2}  # noqa: E711
-    assert got(LikeFrame.previous.nexp != 2) == {0, 1, 3}
-    assert got(LikeFrame.previous.nexp > 0) == {2}
-    assert got(LikeFrame.previous.nexp.in_([None])) == {0, 1, 3}
-    assert got(LikeFrame.previous.previous.nexp == None) == {0, 1, 2, 3}  # noqa: E711
-    assert got("LikeFrame.previous.nexp == None") == {0, 1, 3}
-    everything = got(LikeFrame.previous.nexp == None) | got(  # noqa: E711
-        LikeFrame.previous.nexp != None)  # noqa: E711
+    assert got(LikeFrame.earlier.nexp == None) == {0, 1, 3}  # noqa: E711
+    assert got(LikeFrame.earlier.nexp != None) == {2}  # noqa: E711
+    assert got(LikeFrame.earlier.nexp != 2) == {0, 1, 3}
+    assert got(LikeFrame.earlier.nexp > 0) == {2}
+    assert got(LikeFrame.earlier.nexp.in_([None])) == {0, 1, 3}
+    assert got(LikeFrame.earlier.earlier.nexp == None) == {0, 1, 2, 3}  # noqa: E711
+    assert got("LikeFrame.earlier.nexp == None") == {0, 1, 3}
+    everything = got(LikeFrame.earlier.nexp == None) | got(  # noqa: E711
+        LikeFrame.earlier.nexp != None)  # noqa: E711
     assert everything == {0, 1, 2, 3}
 
 
 def test_an_empty_link_list_has_no_member_to_match(db) -> None:
-    alone = LikeFrame(label=0)
-    commit([alone, LikeFrame(label=1, neighbours=[alone])])
-    assert labels(select(LikeFrame.neighbours.nexp == None)) == {1}  # noqa: E711
-    assert labels(select(~(LikeFrame.neighbours.nexp == None))) == {0}  # noqa: E711
+    alone = LikeFrame(serial=0)
+    commit([alone, LikeFrame(serial=1, neighbours=[alone])])
+    assert serials(select(LikeFrame.neighbours.nexp == None)) == {1}  # noqa: E711
+    assert serials(select(~(LikeFrame.neighbours.nexp == None))) == {0}  # noqa: E711
 
 
 @pytest.mark.parametrize("name", ["overlaps", "steps", "start", "index", "root", "contains",
@@ -145,29 +145,29 @@ def test_attributes_named_like_path_members_are_reached_through_a_link(db, name)
     member = ApiNamed()
     values = {"overlaps": [member], "steps": ["bias"]}
     target = ApiNamed(**{name: values.get(name, f"{name}-value")})
-    commit([member, target, ApiNamed(partner=target)])
-    path = getattr(ApiNamed.partner, name)
-    assert str(path) == f"ApiNamed.partner.{name}"
+    commit([member, target, ApiNamed(counterpart=target)])
+    path = getattr(ApiNamed.counterpart, name)
+    assert str(path) == f"ApiNamed.counterpart.{name}"
     if name in values:
         wanted = values[name][0]
         assert len(select(AttributePath.contains(path, wanted))) == 1
         if name == "steps":
-            assert len(select(f"ApiNamed.partner.{name} contains 'bias'")) == 1
+            assert len(select(f"ApiNamed.counterpart.{name} contains 'bias'")) == 1
     else:
         assert len(select(path == f"{name}-value")) == 1
-        assert len(select(f"ApiNamed.partner.{name} == '{name}-value'")) == 1
+        assert len(select(f"ApiNamed.counterpart.{name} == '{name}-value'")) == 1
 
 
 def test_a_shadowed_path_method_is_still_reached_through_the_class(db) -> None:
     target = ApiNamed(start="x")
-    commit([target, ApiNamed(partner=target)])
-    assert len(select(AttributePath.in_(ApiNamed.partner, [target]))) == 1
-    assert str(ApiNamed.partner.attribute) == "ApiNamed.partner.attribute"
+    commit([target, ApiNamed(counterpart=target)])
+    assert len(select(AttributePath.in_(ApiNamed.counterpart, [target]))) == 1
+    assert str(ApiNamed.counterpart.attribute) == "ApiNamed.counterpart.attribute"
 
 
 @pytest.mark.parametrize("build", [
     lambda: ~LikeFrame.nexp, lambda: ~LikeFrame.name, lambda: ~LikeFrame.owner,
-    lambda: ~LikeFrame.tags, lambda: ~LikeFrame.previous.nexp,
+    lambda: ~LikeFrame.tags, lambda: ~LikeFrame.earlier.nexp,
 ])
 def test_negating_an_attribute_is_a_query_error(build) -> None:
     with pytest.raises(QueryError, match="~ negates a condition"):
@@ -177,7 +177,7 @@ def test_negating_an_attribute_is_a_query_error(build) -> None:
 @pytest.mark.parametrize("method", ["yield_per", "limit", "offset"])
 @pytest.mark.parametrize("value", [2**31, 2**63, 2**64, -1, 10**30, 1.5, True, "3"])
 def test_absurd_counts_are_refused_before_any_sql(db, method, value) -> None:
-    commit([LikeFrame(label=1)])
+    commit([LikeFrame(serial=1)])
     query = select(LikeFrame)
     try:
         result = getattr(query, method)(value)
@@ -189,7 +189,7 @@ def test_absurd_counts_are_refused_before_any_sql(db, method, value) -> None:
 def test_strings_compare_and_sort_by_code_point_whatever_the_locale(postgres_db) -> None:
     """A PostgreSQL column under a Unicode collation (which puts 'a' before 'B') still
     compares and sorts as SQLite and Python do."""
-    commit([LikeFrame(label=i, name=n) for i, n in enumerate(["B", "a", "C", "b"])])
+    commit([LikeFrame(serial=i, name=n) for i, n in enumerate(["B", "a", "C", "b"])])
     table = postgres_db.tables_for(LikeFrame).table
     with postgres_db.engine.begin() as conn:
         conn.exec_driver_sql(f'ALTER TABLE "{postgres_db.schema}"."{table.name}" ALTER COLUMN '
@@ -203,8 +203,8 @@ def test_a_subclass_attribute_never_shadows_a_member_on_a_link_to_its_base(db) -
     """`ApiNamed` (a DBObject) declares `contains`; a link to any DBObject keeps the member,
     so what framework code means by `RegionTable.output.in_` cannot change with a user's
     class."""
-    member = LikeFrame(label=1)
-    commit([member, LikeFrame(label=2, neighbours=[member])])
+    member = LikeFrame(serial=1)
+    commit([member, LikeFrame(serial=2, neighbours=[member])])
     assert callable(LikeFrame.neighbours.contains)
-    assert labels(select(LikeFrame.neighbours.contains(member))) == {2}
+    assert serials(select(LikeFrame.neighbours.contains(member))) == {2}
     assert str(LikeFrame.neighbours.attribute("contains")) == "LikeFrame.neighbours.contains"
