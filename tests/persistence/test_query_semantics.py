@@ -208,3 +208,11 @@ def test_a_subclass_attribute_never_shadows_a_member_on_a_link_to_its_base(db) -
     assert callable(LikeFrame.neighbours.contains)
     assert serials(select(LikeFrame.neighbours.contains(member))) == {2}
     assert str(LikeFrame.neighbours.attribute("contains")) == "LikeFrame.neighbours.contains"
+
+
+def test_the_fuzz_names_an_attribute_after_every_public_member_of_a_path() -> None:
+    from tests.persistence.query_cases import PATH_MEMBERS
+
+    members = {name for name in dir(AttributePath) if not name.startswith("_")}
+    assert set(PATH_MEMBERS) == members
+    assert members <= set(ApiNamed._properties)
