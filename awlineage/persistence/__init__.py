@@ -34,7 +34,7 @@ from awlineage.persistence._expressions import (
     root_class,
 )
 from awlineage.persistence._identity import new_object_id
-from awlineage.persistence._like import LikePattern, ascii_lower, parse_like
+from awlineage.persistence._like import LikePattern
 from awlineage.persistence._lists import FrozenList, PersistentList, frozen_list, open_list
 from awlineage.persistence._meta import (
     DBObjectMeta,
@@ -132,7 +132,6 @@ __all__ = [
     "arithmetic_compare",
     "arithmetic_numbers",
     "as_term",
-    "ascii_lower",
     "brief",
     "build_stand_in",
     "class_by_name",
@@ -156,7 +155,6 @@ __all__ = [
     "observers",
     "open_list",
     "origin_text",
-    "parse_like",
     "persistent",
     "qualified_name",
     "refuse_stand_in",

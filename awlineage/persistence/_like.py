@@ -11,6 +11,7 @@ and has no escape character) cannot leak into an answer.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -58,19 +59,25 @@ class LikePattern:
     def regex(self, case_sensitive: bool = True) -> re.Pattern[str]:
         """A Python regular expression that matches what the pattern matches (whole
         string); with `case_sensitive` False, apply it to `ascii_lower` of the value."""
-        tokens = self.tokens if case_sensitive else self.lowered().tokens
-        parts: list[str] = []
-        for wild, c in tokens:
-            if wild and c == ANY and parts and parts[-1] == ".*":
-                continue  # a run of % is one %; keeps the regular expression linear
-            parts.append((".*" if c == ANY else ".") if wild else re.escape(c))
-        return re.compile("".join(parts), re.DOTALL)
+        return _compiled(self.tokens if case_sensitive else self.lowered().tokens)
 
     def matches(self, value: str, case_sensitive: bool = True) -> bool:
         """True when `value` matches, by the rules in this module's docstring."""
         if not case_sensitive:
             value = ascii_lower(value)
         return self.regex(case_sensitive).fullmatch(value) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(tokens: tuple[tuple[bool, str], ...]) -> re.Pattern[str]:
+    """The regular expression of `tokens`, built once (the in-memory evaluator asks for it
+    per object)."""
+    parts: list[str] = []
+    for wild, c in tokens:
+        if wild and c == ANY and parts and parts[-1] == ".*":
+            continue  # a run of % is one %; keeps the regular expression linear
+        parts.append((".*" if c == ANY else ".") if wild else re.escape(c))
+    return re.compile("".join(parts), re.DOTALL)
 
 
 def parse_like(pattern: str, where: str) -> LikePattern:
