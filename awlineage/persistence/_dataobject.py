@@ -18,7 +18,20 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
 
 class DataObjectError(AwlError):
-    """A DataObject's file is missing, or was asked for before it was stored."""
+    """A DataObject's file is missing, or was asked for before it was stored.
+
+    Raised by `DataObject.store` when there is no file to store, and by
+    `DataObject.retrieve` and `DataObject.open` for an object without a stored file.
+
+    Examples
+    --------
+    >>> from awlineage import DataObject
+    >>> try:
+    ...     DataObject(pathname=tmp / "missing.txt").store()
+    ... except DataObjectError as err:
+    ...     print(str(err).endswith("no such file"))
+    True
+    """
 
 
 class DataObject(DBObject):
@@ -26,21 +39,36 @@ class DataObject(DBObject):
 
     Parameters
     ----------
-    pathname
+    pathname : str or os.PathLike, optional
         A local file to store later with `store()`; its base name becomes the default file
         name (made unique with the object_id when the server has other content under it).
-    **values
+    **values : Any
         Persistent attributes; ``filename`` chooses the name on the server.
+
+    Raises
+    ------
+    UnknownAttributeError
+        For a keyword the class does not declare.
+    PersistentTypeError
+        For a value of the wrong type.
 
     Examples
     --------
-    >>> obj = DataObject(pathname="myfile.fits")        # doctest: +SKIP
-    >>> obj.store(); obj.commit()                       # doctest: +SKIP
-    >>> select(DataObject.filename.like("myfile.fits%"))[0].retrieve()  # doctest: +SKIP
-    PosixPath('/home/me/awl-data/myfile.fits')
+    >>> from awlineage import DataObject, connect, select
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> _ = (tmp / "notes.txt").write_text("seeing 0.8 arcsec")
+    >>> notes = DataObject(pathname=tmp / "notes.txt")
+    >>> notes.store()
+    >>> notes.commit()
+    >>> found = select(DataObject.filename == "notes.txt")[0]
+    >>> found.file_size
+    17
+    >>> found.retrieve().read_text()
+    'seeing 0.8 arcsec'
 
-    From a local data server the file is read where it lies; from S3 or HTTP, a copy in the
-    cache (``~/.cache/awlineage/3f/3f2a...-myfile.fits``).
+    The data server here is the default ``./awl-data`` directory, where the file is read as
+    it lies; from S3 or HTTP, `retrieve` gives a copy in the cache
+    (``~/.cache/awlineage/3f/3f2a...-notes.txt``).
     """
 
     filename = persistent("Unique name of the file on the data server", str, "", index=True)

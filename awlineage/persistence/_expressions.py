@@ -139,6 +139,40 @@ class Path:
     a subclass of it declares is reached with ``Path.attribute``). The path's own data
     live in underscored fields that no persistent attribute can shadow; a shadowed method is
     still reached through the class, as ``Path.in_(Frame.previous, frames)``.
+
+    A path is made by reading an attribute on a persistent class, never by calling the
+    class; comparing it (``==``, ``<``, ``like``, ``in_``...) makes a query condition for
+    `select`. Public as ``awlineage.AttributePath``.
+
+    Parameters
+    ----------
+    _root : type
+        The persistent class the path starts from.
+    _steps : tuple of Step
+        The attributes the path reads, in order.
+    _index : int, optional
+        The list index the path ends in, if any.
+
+    Raises
+    ------
+    UnknownAttributeError
+        When a step names an attribute the linked class does not declare.
+
+    Examples
+    --------
+    >>> from awlineage import AttributePath, DBObject, connect, persistent, select
+    >>> class Sensor(DBObject):
+    ...     name = persistent("Sensor name", str, "")
+    ...     spare = persistent("The sensor that replaces this one when it fails")
+    >>> path = Sensor.spare.name
+    >>> isinstance(path, AttributePath), path.root.__name__, len(path.steps)
+    (True, 'Sensor', 2)
+    >>> path == "A"
+    Sensor.spare.name == 'A'
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> Sensor(name="B", spare=Sensor(name="A")).commit()
+    >>> [sensor.name for sensor in select(Sensor.spare.name == "A")]
+    ['B']
     """
 
     _root: type

@@ -26,6 +26,33 @@ class DBObjectMeta(type):
     namespace is the class's own ``__namespace__`` when it declares one (as Luigi's
     ``task_namespace``), else the top-level package of its module, or the file name of the
     script that defines it (``proc`` for ``python proc.py``, the same as ``import proc``).
+
+    Parameters
+    ----------
+    name : str
+        The class name.
+    bases : tuple of type
+        The base classes: `DBObject` or its subclasses.
+    namespace : dict
+        The class body; its `persistent` declarations become the class's properties.
+    **kwargs : Any
+        Keyword arguments of the class statement, passed on to `type`.
+
+    Raises
+    ------
+    PropertyDefinitionError
+        For a subclass that redefines a property incompatibly, a reserved table name, a bad
+        identity declaration, or a class name another module of the namespace already uses.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, DBObjectMeta, persistent
+    >>> class Telescope(DBObject):
+    ...     aperture = persistent("Aperture in metres", float, 0.0)
+    >>> type(Telescope) is DBObjectMeta
+    True
+    >>> DBObjectMeta.registry["awlineage.Telescope"] is Telescope
+    True
     """
 
     registry: dict[str, type] = {}

@@ -28,12 +28,33 @@ class DBObject(metaclass=DBObjectMeta):
     ``identity = ("chip", "obs_date")``: committed objects with equal identity are numbered
     versions 1, 2, 3 ...
 
+    Parameters
+    ----------
+    **values : Any
+        Initial values of persistent attributes, by name; the others take their declared
+        defaults. ``object_id`` may be given to reuse a known id.
+
+    Raises
+    ------
+    UnknownAttributeError
+        For a name the class does not declare.
+    PersistentTypeError
+        For a value of the wrong type.
+    PersistentValueError
+        For a value of the right type that cannot be stored.
+
     Examples
     --------
-    >>> class Instrument(DBObject):
-    ...     name = persistent("Instrument name", str, "")
-    >>> Instrument(name="WFI").name
-    'WFI'
+    >>> from awlineage import DBObject, connect, persistent, select
+    >>> class Mirror(DBObject):
+    ...     identity = ("name",)
+    ...     name = persistent("Mirror name", str, "")
+    ...     diameter = persistent("Diameter in metres", float, 0.0)
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> Mirror(name="M1", diameter=8.2).commit()
+    >>> Mirror(name="M1", diameter=8.1).commit()
+    >>> [(m.diameter, m.version) for m in select(Mirror).order_by("version")]
+    [(8.2, 1), (8.1, 2)]
     """
 
     __abstract__ = True
@@ -170,15 +191,31 @@ def get_persistent_properties(cls: type[DBObject] | DBObject,
 
     Parameters
     ----------
-    cls
+    cls : type of DBObject or DBObject
         A persistent class or object.
-    builtins
+    builtins : bool, default False
         Include ``object_id``, ``creation_date`` and ``version``.
 
     Returns
     -------
     list of PropertyInfo
         Name, kind, type, default and doc of each property, in declaration order.
+
+    Raises
+    ------
+    AttributeError
+        When `cls` is neither a persistent class nor a persistent object.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, get_persistent_properties, persistent
+    >>> class Mirror(DBObject):
+    ...     name = persistent("Mirror name", str, "")
+    ...     diameter = persistent("Diameter in metres", float, 0.0)
+    >>> for info in get_persistent_properties(Mirror):
+    ...     print(info.name, info.kind, info.type.__name__, repr(info.default))
+    name descriptor str ''
+    diameter descriptor float 0.0
     """
     klass = cls if isinstance(cls, type) else type(cls)
     return [

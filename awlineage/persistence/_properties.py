@@ -221,19 +221,40 @@ def persistent(doc: str, value_type: Any = _UNSET, default: Any = _UNSET, *,
 
     Parameters
     ----------
-    doc
+    doc : str
         What the attribute means, with its unit.
-    value_type
-        A basic type or a persistent class.
-    default
+    value_type : type, optional
+        A basic type or a persistent class; none for a self-link.
+    default : object, optional
         The value of a new object; a list makes the property a list.
-    index
+    index : bool, default False
         Ask for a database index on the column (identity attributes and links get one anyway).
+
+    Returns
+    -------
+    Property
+        The declaration, to be assigned to a class attribute of a `DBObject` subclass.
 
     Raises
     ------
     PropertyDefinitionError
         For a type that is neither basic nor persistent, or a default of the wrong shape.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, connect, persistent
+    >>> class Probe(DBObject):
+    ...     label = persistent("Probe label", str, "")
+    ...     depth = persistent("Depth in metres", float, 0.0)
+    ...     readings = persistent("Readings in kelvin", float, [])
+    ...     previous = persistent("The probe this one replaced")
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> old = Probe(label="P1", readings=[271.5, 272.0])
+    >>> new = Probe(label="P2", depth=3.5, previous=old)
+    >>> new.commit()
+    >>> loaded = db.get(new.object_id)
+    >>> loaded.depth, loaded.previous.label, list(loaded.previous.readings)
+    (3.5, 'P1', [271.5, 272.0])
     """
     from awlineage.persistence._object import DBObject
 
