@@ -63,10 +63,21 @@ def _examples_text(name: str) -> str:
     return "\n".join(_sections(name)["Examples"])
 
 
+def _misread_first_parameter(name: str, code: str, message: str) -> bool:
+    """numpydoc drops a first parameter named ``cls`` or ``self`` from every signature, as if
+    the function were a method, and then calls its documentation unknown (PR02)."""
+    obj = getattr(awlineage, name)
+    if code != "PR02" or not inspect.isfunction(obj):
+        return False
+    first = next(iter(inspect.signature(obj).parameters), None)
+    return first in ("cls", "self") and message == f"Unknown parameters {{'{first}'}}"
+
+
 @pytest.mark.parametrize("name", PUBLIC)
 def test_public_name_passes_numpydoc_validation(name: str) -> None:
     found = validate(_qualified(name))["errors"]
-    errors = [f"{code} {message}" for code, message in found if code in CHECKED_CODES]
+    errors = [f"{code} {message}" for code, message in found
+              if code in CHECKED_CODES and not _misread_first_parameter(name, code, message)]
     assert not errors, f"awlineage.{name}: " + "; ".join(errors)
 
 
