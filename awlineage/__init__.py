@@ -95,10 +95,33 @@ from awlineage.trace import (
 def commit(objects: "list[DBObject] | tuple[DBObject, ...]") -> None:
     """Commit many objects (and what they link to) in one transaction.
 
+    Either all of them are stored or, when one is refused, none is.
+
     Parameters
     ----------
-    objects
+    objects : list of DBObject or tuple of DBObject
         Uncommitted objects; each is written once even if several link to it.
+
+    Raises
+    ------
+    NotConnectedError
+        When no database is connected and no session is active.
+    DuplicateObjectError
+        When one of the objects, or another with its object_id, is already stored.
+    ReadOnlyDatabaseError
+        When the current database was opened read-only.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, commit, connect, persistent, select
+    >>> class Nebula(DBObject):
+    ...     name = persistent("Catalogue name", str, "")
+    ...     parent = persistent("The nebula this one is part of")
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> orion = Nebula(name="M42")
+    >>> commit([orion, Nebula(name="M43", parent=orion), Nebula(name="NGC 1977")])
+    >>> sorted(nebula.name for nebula in select(Nebula))
+    ['M42', 'M43', 'NGC 1977']
     """
     from awlineage.persistence import current_store
 
@@ -106,8 +129,39 @@ def commit(objects: "list[DBObject] | tuple[DBObject, ...]") -> None:
 
 
 def get(object_id: int) -> DBObject:
-    """The stored object with this id, of whatever class, from the current session's
-    database."""
+    """Return the stored object with this id, of whatever class.
+
+    It is read from the current database (that of the active session, else of `connect`).
+
+    Parameters
+    ----------
+    object_id : int
+        The object's `DBObject.object_id`.
+
+    Returns
+    -------
+    DBObject
+        The object, as an instance of its own class.
+
+    Raises
+    ------
+    ObjectNotFoundError
+        When the database holds no object with this id.
+    UnknownClassError
+        When the object's class can be neither found nor rebuilt from the database.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, connect, get, persistent
+    >>> class Nebula(DBObject):
+    ...     name = persistent("Catalogue name", str, "")
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> crab = Nebula(name="M1")
+    >>> crab.commit()
+    >>> found = get(crab.object_id)
+    >>> type(found).__name__, found.name
+    ('Nebula', 'M1')
+    """
     return current_database().get(object_id)
 
 

@@ -65,15 +65,15 @@ class Database:
 
     Parameters
     ----------
-    url
+    url : str
         SQLAlchemy URL: ``sqlite:///awlineage.db`` or ``postgresql+psycopg://…``.
-    schema
+    schema : str, optional
         PostgreSQL schema to work in (made the search_path); ignored for SQLite.
-    read_only
+    read_only : bool, default False
         Open an existing database for reading only (the web viewer): the database itself
         refuses every write (SQLite ``query_only``, PostgreSQL read-only transactions),
         nothing is created or upgraded, and classes are read as the registry recorded them.
-    create
+    create : bool, default True
         Create the database when it does not exist (an SQLite file and its directory; the
         framework's tables). False for code that only reads: a database that does not exist,
         or holds no awlineage objects, is then refused with `ConfigurationError` naming it
@@ -85,6 +85,20 @@ class Database:
     ConfigurationError
         For a URL that is not one, a database server without that database, or (without
         `create`) a database that does not exist or holds no awlineage objects.
+
+    Examples
+    --------
+    A database that is not the connected one, written and read explicitly:
+
+    >>> from awlineage import Database, DBObject, persistent
+    >>> class Beacon(DBObject):
+    ...     frequency = persistent("Frequency in MHz", float, 0.0)
+    >>> archive = Database("sqlite:///" + str(tmp / "archive.db"))
+    >>> beacon = Beacon(frequency=406.0)
+    >>> archive.commit([beacon])
+    >>> archive.get(beacon.object_id).frequency
+    406.0
+    >>> archive.close()
     """
 
     def __init__(self, url: str, schema: str | None = None, *, read_only: bool = False,
@@ -308,19 +322,26 @@ _connect_lock = threading.Lock()
 
 def connect(url: str | None = None, *, schema: str | None = None,
             create: bool = True) -> Database:
-    """Connect to a database and make it the process-wide default: the one objects are
-    committed to, in every thread, wherever no `Session` is active.
+    """Connect to a database and make it the process-wide default.
+
+    The default database is the one objects are committed to, in every thread, wherever no
+    `Session` is active.
 
     Parameters
     ----------
-    url
+    url : str, optional
         A database URL; otherwise ``AWL_DATABASE_URL``, the config file, or an SQLite file
         ``awlineage.db`` in the working directory.
-    schema
+    schema : str, optional
         PostgreSQL schema (``AWL_DATABASE_SCHEMA``).
-    create
+    create : bool, default True
         Create the database if it does not exist (the default). Code that only reads passes
         False: a database that does not exist is then an error naming it, not an empty one.
+
+    Returns
+    -------
+    Database
+        The connected database, now the process-wide default.
 
     Raises
     ------
@@ -330,7 +351,15 @@ def connect(url: str | None = None, *, schema: str | None = None,
 
     Examples
     --------
-    >>> db = connect("sqlite:///:memory:")
+    >>> from awlineage import DBObject, connect, current_database, persistent, select
+    >>> class Beacon(DBObject):
+    ...     frequency = persistent("Frequency in MHz", float, 0.0)
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> current_database() is db
+    True
+    >>> Beacon(frequency=121.5).commit()
+    >>> [beacon.frequency for beacon in select(Beacon)]
+    [121.5]
     """
     resolved_url = config.setting("database_url", url)
     resolved_schema = config.setting("database_schema", schema)
@@ -340,8 +369,35 @@ def connect(url: str | None = None, *, schema: str | None = None,
 
 
 def current_database() -> Database:
-    """The database of the session active in this context, else that of the last
-    `connect()`, connecting with the defaults if there is none."""
+    """Return the database objects are committed to here and now.
+
+    That is the database of the session active in this context, else that of the last
+    `connect()`, connecting with the defaults if there is none (``AWL_DATABASE_URL``, the
+    config file, or ``awlineage.db`` in the working directory).
+
+    Returns
+    -------
+    Database
+        The current database.
+
+    Raises
+    ------
+    ConfigurationError
+        When there is no current database and the configured one cannot be opened.
+
+    Examples
+    --------
+    >>> from awlineage import Session, connect, current_database
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> current_database() is db
+    True
+    >>> with Session("sqlite:///" + str(tmp / "other.db")) as session:
+    ...     current_database() is session.database
+    True
+    >>> session.close()
+    >>> current_database() is db
+    True
+    """
     session = active_session()
     if session is not None:
         return session.database  # type: ignore[return-value]

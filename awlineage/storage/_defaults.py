@@ -29,16 +29,18 @@ def open_data_server(url: str | None = None, *, token: str | None = None) -> Any
 
 
 def use_data_server(url: str | None = None, *, token: str | None = None) -> Any:
-    """Store and retrieve DataObject files on the data server at `url` from now on, in every
-    thread (wherever no `Session` with its own data server is active).
+    """Store and retrieve DataObject files on the data server at `url` from now on.
+
+    It applies in every thread, wherever no `Session` with its own data server is active;
+    the data server used before is closed.
 
     Parameters
     ----------
-    url
+    url : str, optional
         A directory (``./awl-data``, ``file:///data``), an S3 bucket
         (``s3://bucket?endpoint=host:port&secure=false``) or an HTTP data server
         (``http://host:port``); default ``AWL_DATA_URL`` or ``./awl-data``.
-    token
+    token : str, optional
         Bearer token for writing to an HTTP data server; default ``AWL_DATA_TOKEN``.
 
     Returns
@@ -46,9 +48,21 @@ def use_data_server(url: str | None = None, *, token: str | None = None) -> Any:
     dataserver.Storage
         The opened storage.
 
+    Raises
+    ------
+    dataserver.ServerConfigError
+        For a URL that names no kind of data server awlineage knows (an `AwlError`).
+
     Examples
     --------
-    >>> use_data_server("s3://frames?endpoint=127.0.0.1:9000&secure=false")  # doctest: +SKIP
+    >>> from awlineage import DataObject, connect, use_data_server
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> storage = use_data_server(str(tmp / "frames"))
+    >>> _ = (tmp / "flat.txt").write_text("flat field")
+    >>> flat = DataObject(pathname=tmp / "flat.txt")
+    >>> flat.store()
+    >>> (tmp / "frames" / flat.filename).read_text()
+    'flat field'
     """
     global _server
     storage = open_data_server(url, token=token)

@@ -23,26 +23,45 @@ _entered: contextvars.ContextVar[tuple[contextvars.Token, ...]] = contextvars.Co
 
 
 class Session:
-    """A database and a data server, used together (as daf_butler's Butler holds a Registry
-    and a Datastore).
+    """A database and a data server, used together.
+
+    As daf_butler's Butler holds a Registry and a Datastore, a session holds the database
+    objects are committed to and the data server their files go to.
 
     Parameters
     ----------
-    database
+    database : Database or str, optional
         A `Database`, or a URL to open one; default the current database (``connect()``'s).
-    data_server
+    data_server : dataserver.Storage or str, optional
         A `dataserver.Storage`, or a URL opened on first use; default the process-wide data
         server (``use_data_server()``, else ``AWL_DATA_URL``), whichever it is at each use.
-    schema
+    schema : str, optional
         PostgreSQL schema, when `database` is a URL.
-    token
+    token : str, optional
         Bearer token for writing, when `data_server` is the URL of an HTTP data server.
+
+    Raises
+    ------
+    ConfigurationError
+        When `database` is a URL that cannot be opened.
 
     Examples
     --------
-    >>> session = Session("sqlite:///other.db", "./other-data")   # doctest: +SKIP
-    >>> with session:                                             # doctest: +SKIP
-    ...     select(RawFrame).all()                                # on other.db
+    Objects committed inside ``with session:`` go to the session's database, not to the
+    connected one:
+
+    >>> from awlineage import DBObject, Session, connect, persistent, select
+    >>> class Observer(DBObject):
+    ...     name = persistent("Observer's name", str, "")
+    >>> db = connect("sqlite:///" + str(tmp / "main.db"))
+    >>> session = Session("sqlite:///" + str(tmp / "other.db"), str(tmp / "other-data"))
+    >>> with session:
+    ...     Observer(name="Herschel").commit()
+    ...     print([observer.name for observer in select(Observer)])
+    ['Herschel']
+    >>> select(Observer).count()
+    0
+    >>> session.close()
     """
 
     def __init__(self, database: Database | str | None = None, data_server: Any = None, *,
@@ -146,14 +165,36 @@ _default_session: Session | None = None
 
 
 def current_session(database: Database | None = None) -> Session:
-    """The session active in this context, else the one of the process defaults (the
-    database of ``connect()``, the data server of ``use_data_server()``).
+    """Return the session active in this context, else that of the process defaults.
+
+    The defaults are the database of ``connect()`` and the data server of
+    ``use_data_server()``.
 
     Parameters
     ----------
-    database
+    database : Database, optional
         When given, a session on this database with the current session's data server
         (what a `TargetProcessor` given a database works in).
+
+    Returns
+    -------
+    Session
+        The current session, or one on `database`.
+
+    Raises
+    ------
+    ConfigurationError
+        When no database is connected and the configured one cannot be opened.
+
+    Examples
+    --------
+    >>> from awlineage import Session, connect, current_session
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> current_session().database is db
+    True
+    >>> with Session(db, str(tmp / "frames")) as session:
+    ...     current_session() is session
+    True
     """
     global _default_session
     active = active_session()
