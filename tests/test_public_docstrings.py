@@ -64,10 +64,11 @@ def _examples_text(name: str) -> str:
 
 
 def _misread_first_parameter(name: str, code: str, message: str) -> bool:
-    """numpydoc drops a first parameter named ``cls`` or ``self`` from every signature, as if
-    the function were a method, and then calls its documentation unknown (PR02)."""
+    """numpydoc drops a first parameter named ``cls`` or ``self`` from every signature (of a
+    function or a class's constructor), as if it were a method's, and then calls its
+    documentation unknown (PR02)."""
     obj = getattr(awlineage, name)
-    if code != "PR02" or not inspect.isfunction(obj):
+    if code != "PR02" or not (inspect.isfunction(obj) or inspect.isclass(obj)):
         return False
     first = next(iter(inspect.signature(obj).parameters), None)
     return first in ("cls", "self") and message == f"Unknown parameters {{'{first}'}}"

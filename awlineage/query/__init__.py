@@ -16,20 +16,20 @@ from awlineage.query._text import parse_query, parse_value, point_at
 
 def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None = None, *,
            database: Database | None = None, bind: Mapping[str, Any] | None = None) -> Query:
-    """Objects that meet a condition, of a class and its subclasses.
+    """Select the objects of a class and its subclasses that meet a condition.
 
     Parameters
     ----------
-    what
+    what : Expression or str or type of DBObject
         An expression (``(RawFrame.exptime > 10) & (RawFrame.chip == "ccd50")``; Python's
         ``&`` and ``|`` bind tighter than comparisons, so parenthesise each comparison), a
         textual query (``"RawFrame.exptime > 10 and RawFrame.chip == 'ccd50'"``), or a class
         for all of its objects.
-    cls
+    cls : type of DBObject, optional
         The class to select from; needed for text with bare attribute names.
-    database
+    database : Database, optional
         The database to query; the connected one by default.
-    bind
+    bind : Mapping of str to Any, optional
         Values of the ``:name`` placeholders of a textual query (``select("X.n = :d",
         bind={"d": 5})``); every placeholder needs one, and every one must be used.
 
@@ -38,12 +38,30 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
     Query
         Lazy: iterate it, index it, or call ``count()``, ``first()``, ``exists()``.
 
+    Raises
+    ------
+    QueryError
+        For something that is not a condition, a class that is not persistent, or `bind`
+        without a textual query.
+    QuerySyntaxError
+        For a textual query that does not parse (with line, column and a caret).
+    UnknownAttributeError
+        For an attribute the class does not declare.
+
     Examples
     --------
-    >>> select((RawFrame.exptime > 10) & (RawFrame.instrument.name == "WFI"))  # doctest: +SKIP
-    >>> select((Raw.exptime * 2.0 > 60) & Raw.detector.in_(range(0, 10, 2)))  # doctest: +SKIP
-    >>> select("exptime * 2.0 > :t and detector in (0..9:2, 20)", Raw,
-    ...        bind={"t": 60})  # doctest: +SKIP
+    >>> from awlineage import DBObject, commit, connect, persistent, select
+    >>> class Tile(DBObject):
+    ...     detector = persistent("Detector number", int, 0)
+    ...     exptime = persistent("Exposure time in seconds", float, 0.0)
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> commit([Tile(detector=d, exptime=10.0 * d) for d in range(6)])
+    >>> [t.detector for t in select((Tile.exptime * 2.0 > 60) & Tile.detector.in_([0, 2, 4]))]
+    [4]
+    >>> select("exptime > :t and detector in (0..5:2)", Tile, bind={"t": 15}).count()
+    2
+    >>> select(Tile).count()
+    6
 
     Arithmetic (``+ - * /``, unary minus) works on int and float attributes in both forms;
     int op int is int (division truncates toward zero as in SQL), a float anywhere makes it

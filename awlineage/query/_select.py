@@ -47,6 +47,36 @@ class Query:
     Iterating runs the query and yields objects in batches; ``len()``, ``[i]``, slicing,
     `count`, `first` and `exists` run small queries of their own. The default order is by
     ``object_id``, which is creation order.
+
+    Usually made by `select`; `filter`, `order_by`, `limit`, `offset`, `prefetch`, `newest`
+    and `yield_per` each return a new query.
+
+    Parameters
+    ----------
+    cls : type of DBObject
+        The persistent class whose objects (and its subclasses') are selected.
+    where : Expression, optional
+        The condition; none selects every object of `cls`.
+    database : Database, optional
+        The database to query; the current one, at the time the query runs, by default.
+
+    Raises
+    ------
+    QueryError
+        When `where` is not an expression.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, Query, commit, connect, persistent
+    >>> class Reading(DBObject):
+    ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
+    >>> warm = Query(Reading, Reading.kelvin > 280.0)
+    >>> warm.count(), warm.exists()
+    (3, True)
+    >>> [r.kelvin for r in warm.order_by(Reading.kelvin.desc()).limit(2)]
+    [300.2, 290.5]
     """
 
     def __init__(self, cls: type[DBObject], where: Expression | None = None, *,

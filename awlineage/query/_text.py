@@ -461,22 +461,6 @@ def parse_query(text: str, cls: type | None = None,
                 bind: Mapping[str, Any] | None = None) -> Expression:
     """Parse a textual query into an expression tree.
 
-    Parameters
-    ----------
-    text
-        For example ``"RawFrame.exptime > 10 and RawFrame.instrument.name == 'WFI'"``.
-    cls
-        When given, bare attribute paths (``"chip == 'ccd50'"``) are read on this class.
-    classes
-        Finds a class by qualified (``targets.RawFrame``) or short name; by default among
-        the classes defined in this process (`select` passes its database's `class_named`,
-        which knows the stored classes too).
-    bind
-        Values for the ``:name`` placeholders of the text: ``parse_query("X.n = :d",
-        bind={"d": 5})``. A placeholder may stand for any value (checked against its
-        attribute as a written one is), also inside ``in`` lists (a bound list or `range`
-        there is spread out) and ranges (``n in (:lo..:hi)``, stride ``(0..9::step)``).
-
     The language: comparisons ``== = != < <= > >=``, ``like``, ``not like``, ``in (...)``,
     ``contains``, joined with ``and``/``or``/``not`` and parentheses. Numbers, ``'strings'``,
     dates (``2024-01-03T02:00``), ``true``/``false``/``none``. Arithmetic ``+ - * /`` with
@@ -488,19 +472,50 @@ def parse_query(text: str, cls: type | None = None,
     Butler: ``detector in (0..9)``, ``(0..9:2)`` with a stride, mixed with values
     ``(1, 5..7)``; they compile to BETWEEN, never to a list.
 
+    Parameters
+    ----------
+    text : str
+        For example ``"RawFrame.exptime > 10 and RawFrame.instrument.name == 'WFI'"``.
+    cls : type of DBObject, optional
+        When given, bare attribute paths (``"chip == 'ccd50'"``) are read on this class.
+    classes : callable, optional
+        Finds a class by qualified (``targets.RawFrame``) or short name; by default among
+        the classes defined in this process (`select` passes its database's `class_named`,
+        which knows the stored classes too).
+    bind : Mapping of str to Any, optional
+        Values for the ``:name`` placeholders of the text: ``parse_query("X.n = :d",
+        bind={"d": 5})``. A placeholder may stand for any value (checked against its
+        attribute as a written one is), also inside ``in`` lists (a bound list or `range`
+        there is spread out) and ranges (``n in (:lo..:hi)``, stride ``(0..9::step)``).
+
+    Returns
+    -------
+    Expression
+        The condition, as `select` takes it; printing it shows it in Python form.
+
     Raises
     ------
     QuerySyntaxError
         With line, column and a caret, when the text does not parse.
+    UnknownAttributeError
+        Naming the class and attribute, with its position, when an attribute is not known.
     QueryError
         When the text is longer than `MAX_TEXT_CHARS`, nests deeper than `MAX_TEXT_NESTING`
-        or has a number longer than `MAX_NUMBER_CHARS`.
-    UnknownAttributeError, QueryError
-        Naming the class or attribute, with its position, when a name is not known.
-    QueryError
-        With its position for a ``:name`` no value is bound to; naming them for bound values
-        the text does not use; for arithmetic on a str, bool, date or link attribute (naming
-        class, attribute and operator).
+        or has a number longer than `MAX_NUMBER_CHARS`; naming the class, with its
+        position, when a class is not known; with its position for a ``:name`` no value is
+        bound to; naming them for bound values the text does not use; for arithmetic on a
+        str, bool, date or link attribute (naming class, attribute and operator).
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, parse_query, persistent
+    >>> class Eyepiece(DBObject):
+    ...     focal_length = persistent("Focal length in mm", float, 0.0)
+    ...     maker = persistent("Who made it", str, "")
+    >>> parse_query("Eyepiece.focal_length < 10 and Eyepiece.maker like 'Tele%'")
+    (Eyepiece.focal_length < 10.0 and Eyepiece.maker like 'Tele%')
+    >>> parse_query("maker in ('Televue', 'Baader')", Eyepiece)
+    Eyepiece.maker in ('Televue', 'Baader')
     """
     if not isinstance(text, str):
         raise QueryError(f"a textual query is a str, got {type(text).__name__}")
