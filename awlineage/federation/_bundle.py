@@ -63,7 +63,49 @@ class PointerRecord:
 
 @dataclass
 class Bundle:
-    """An object's lineage to some depth, ready to travel to another site."""
+    """An object's lineage to some depth, ready to travel to another site.
+
+    Made by `export_bundle` or `read_bundle`, written with `write`, stored at another site
+    with `import_bundle`.
+
+    Parameters
+    ----------
+    origin : Site
+        The site that made the bundle.
+    roots : list of int
+        The object ids the bundle was made for.
+    depth : int or None
+        Links of ancestry included in full; None for all.
+    created : str
+        When the bundle was made (UTC, ISO 8601).
+    classes : dict of str to dict
+        The class registry entry of every class of the bundle's objects, by qualified name.
+    records : list of ObjectRecord
+        The objects, with their values and content hashes.
+    pointers : list of PointerRecord
+        What the included objects link to beyond `depth`, as pointers to the site holding it.
+    origins : dict of int to Site
+        The site each copied object came from, when not `origin`.
+    files : dict of str to bytes
+        The files of included DataObjects, by file name, when exported with them.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, connect, export_bundle, persistent, read_bundle
+    >>> class Satchel(DBObject):
+    ...     label = persistent("What the product is", str, "")
+    ...     source = persistent("The product it was made from")
+    >>> here = connect("sqlite:///" + str(tmp / "here.db"))
+    >>> raw = Satchel(label="raw")
+    >>> calibrated = Satchel(label="calibrated", source=raw)
+    >>> coadd = Satchel(label="coadd", source=calibrated)
+    >>> coadd.commit()
+    >>> bundle = export_bundle(coadd, depth=1)
+    >>> len(bundle.records), len(bundle.pointers), bundle.roots == [coadd.object_id]
+    (2, 1, True)
+    >>> bundle.summary().startswith("2 objects, 1 pointers, 0 files, depth 1, from site")
+    True
+    """
 
     origin: Site
     roots: list[int]
@@ -122,8 +164,10 @@ def _site(data: Any, where: str) -> Site:
 
 def read_bundle(source: bytes | str | Path, *, name: str | None = None,
                 limits: BundleLimits | None = None) -> Bundle:
-    """Read a bundle and verify it: every record's content hash, every pointer's hash and
-    every file's SHA-256, within `limits`.
+    """Read a bundle and verify it.
+
+    Every record's content hash, every pointer's hash and every file's SHA-256 is checked,
+    within `limits`.
 
     The ZIP's directory is checked against `limits` (member count, uncompressed sizes,
     compression ratio) before anything is decompressed, and the manifest's nesting depth
@@ -131,12 +175,17 @@ def read_bundle(source: bytes | str | Path, *, name: str | None = None,
 
     Parameters
     ----------
-    source
+    source : bytes or str or pathlib.Path
         The bundle's bytes, or the path of a ``.awlb`` file.
-    name
+    name : str, optional
         What to call the bundle in errors (default: the path, or "the bundle").
-    limits
+    limits : BundleLimits, optional
         How much the bundle may hold (default: `BundleLimits()`).
+
+    Returns
+    -------
+    Bundle
+        The verified bundle.
 
     Raises
     ------
@@ -144,6 +193,22 @@ def read_bundle(source: bytes | str | Path, *, name: str | None = None,
         Naming what is wrong: not a bundle, a member over a limit (naming the member and the
         limit), a missing field, a malformed pointer, or the object (class and id) or file
         whose hash does not verify.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, connect, export_bundle, persistent, read_bundle
+    >>> class Satchel(DBObject):
+    ...     label = persistent("What the product is", str, "")
+    ...     source = persistent("The product it was made from")
+    >>> here = connect("sqlite:///" + str(tmp / "here.db"))
+    >>> raw = Satchel(label="raw")
+    >>> calibrated = Satchel(label="calibrated", source=raw)
+    >>> coadd = Satchel(label="coadd", source=calibrated)
+    >>> coadd.commit()
+    >>> size = export_bundle(coadd, depth=1).write(tmp / "coadd.awlb")
+    >>> bundle = read_bundle(tmp / "coadd.awlb")
+    >>> len(bundle.records), bundle.roots == [coadd.object_id]
+    (2, True)
     """
     limits = limits or BundleLimits()
     label = name or (str(source) if isinstance(source, (str, Path)) else "the bundle")

@@ -23,8 +23,21 @@ _CHUNK = _MiB
 
 
 class BundleError(AwlError):
-    """A bundle that cannot be used: not a bundle, damaged, over a limit, or a hash that does
-    not verify. Nothing of it is stored."""
+    """A bundle that cannot be used.
+
+    Raised by `read_bundle` and `import_bundle` for a file that is not a bundle, is damaged,
+    exceeds a `BundleLimits` limit, or holds a hash that does not verify; nothing of the
+    bundle is stored.
+
+    Examples
+    --------
+    >>> from awlineage import read_bundle
+    >>> try:
+    ...     read_bundle(b"not a zip archive")
+    ... except BundleError as err:
+    ...     print(str(err).split(":")[0])
+    the bundle is not an awlineage bundle (a ZIP archive holding bundle.json)
+    """
 
 
 @dataclass(frozen=True)

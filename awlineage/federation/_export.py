@@ -31,19 +31,30 @@ _CHUNK = 500
 def export_bundle(objects: DBObject | int | Iterable[DBObject | int], depth: int | None = None,
                   *, database: Database | None = None, files: bool = False,
                   data_server: object | None = None) -> Bundle:
-    """The bundle of `objects`: each with its ancestry to `depth` links (None: all), their
+    """Make the bundle of `objects`, to carry their lineage to another site.
+
+    The bundle holds each object with its ancestry to `depth` links (None: all), their
     region tables, and pointers to what lies beyond.
 
     Parameters
     ----------
-    objects
+    objects : DBObject or int or iterable of DBObject or int
         Committed objects or object ids (the bundle's roots).
-    depth
+    depth : int, optional
         Links of ancestry to include in full (lambda); what the included objects link to
-        beyond it travels as pointers to the site that holds it.
-    files
+        beyond it travels as pointers to the site that holds it. None (the default) for all.
+    database : Database, optional
+        The database to export from; the current one by default.
+    files : bool, default False
         Include the files of the DataObjects included (read from `data_server`, default the
         current session's).
+    data_server : dataserver.Storage, optional
+        Where those files are read from; the current session's data server by default.
+
+    Returns
+    -------
+    Bundle
+        The bundle, in memory; `Bundle.write` saves it as a ``.awlb`` file.
 
     Raises
     ------
@@ -51,6 +62,24 @@ def export_bundle(objects: DBObject | int | Iterable[DBObject | int], depth: int
         Naming a root that is not stored.
     ValueError
         For a negative depth.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, connect, export_bundle, persistent
+    >>> class Parcel(DBObject):
+    ...     label = persistent("What the product is", str, "")
+    ...     source = persistent("The product it was made from")
+    >>> here = connect("sqlite:///" + str(tmp / "here.db"))
+    >>> raw = Parcel(label="raw")
+    >>> calibrated = Parcel(label="calibrated", source=raw)
+    >>> coadd = Parcel(label="coadd", source=calibrated)
+    >>> coadd.commit()
+    >>> bundle = export_bundle(coadd, depth=1)
+    >>> sorted(record.object_id for record in bundle.records) == sorted(
+    ...     [calibrated.object_id, coadd.object_id])
+    True
+    >>> [pointer.object_id for pointer in bundle.pointers] == [raw.object_id]
+    True
     """
     if depth is not None and depth < 0:
         raise ValueError(f"export_bundle: depth must be 0 or more links, not {depth}")

@@ -83,19 +83,31 @@ class ImportReport:
 def import_bundle(bundle: Bundle | bytes | str | Path, *, database: Database | None = None,
                   data_server: object | None = None, via: str = "bundle",
                   limits: BundleLimits | None = None) -> ImportReport:
-    """Store a bundle's objects here (see the module docstring).
+    """Store a bundle's objects here, with their ids, versions and hashes.
+
+    Pointers stand for what lies beyond the bundle's depth, the origin of every copy is
+    recorded, all in one transaction; importing the same bundle again changes nothing (see
+    the module docstring).
 
     Parameters
     ----------
-    bundle
+    bundle : Bundle or bytes or str or pathlib.Path
         A `Bundle`, or a bundle's bytes or path (read and verified first).
-    data_server
+    database : Database, optional
+        The database to store the objects in; the current one by default.
+    data_server : dataserver.Storage, optional
         Where the bundle's files go (default: the current session's data server).
-    via
+    via : str, default "bundle"
         How the objects arrived, recorded with their origin: ``bundle``, ``file``,
         ``resolved`` or ``replicated``.
-    limits
+    limits : BundleLimits, optional
         How much a bundle read here may hold (`read_bundle`; default `BundleLimits()`).
+
+    Returns
+    -------
+    ImportReport
+        The ids of the objects added, pointers filled, objects already here and new
+        pointers, and the files stored.
 
     Raises
     ------
@@ -106,6 +118,30 @@ def import_bundle(bundle: Bundle | bytes | str | Path, *, database: Database | N
         nothing is stored.
     DuplicateObjectError
         When an id of the bundle is held here by a different object.
+    ReadOnlyDatabaseError
+        When the database was opened read-only.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, connect, Database, export_bundle, import_bundle, persistent
+    >>> class Crate(DBObject):
+    ...     label = persistent("What the product is", str, "")
+    ...     source = persistent("The product it was made from")
+    >>> here = connect("sqlite:///" + str(tmp / "here.db"))
+    >>> raw = Crate(label="raw")
+    >>> calibrated = Crate(label="calibrated", source=raw)
+    >>> coadd = Crate(label="coadd", source=calibrated)
+    >>> coadd.commit()
+    >>> size = export_bundle(coadd, depth=1).write(tmp / "coadd.awlb")
+    >>> there = Database("sqlite:///" + str(tmp / "there.db"))
+    >>> report = import_bundle(tmp / "coadd.awlb", database=there)
+    >>> report.summary()
+    '2 objects added, 0 pointers filled, 0 already here, 1 new pointers, 0 files stored'
+    >>> there.get(calibrated.object_id).label, type(there.get(raw.object_id)).__name__
+    ('calibrated', 'RemotePointer')
+    >>> import_bundle(tmp / "coadd.awlb", database=there).changed
+    False
+    >>> there.close()
     """
     if not isinstance(bundle, Bundle):
         bundle = read_bundle(bundle, limits=limits)

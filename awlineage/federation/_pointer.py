@@ -12,7 +12,38 @@ class RemotePointer(DBObject):
     """An object held at another site, known here by its id, class and content hash.
 
     Lineage queries that meet one follow it by asking ``origin_url`` (`resolve`); until then
-    it stands in the graph as a leaf.
+    it stands in the graph as a leaf. `import_bundle` makes one for each object a bundle
+    links to beyond its depth, and replaces it by the object when a later bundle brings it.
+
+    Parameters
+    ----------
+    **values : Any
+        Persistent attributes: ``remote_class``, ``origin_url``, ``origin_site`` and
+        ``content_hash`` (and ``object_id``, the id of the object it stands for).
+
+    Raises
+    ------
+    UnknownAttributeError
+        For a keyword that is not one of these.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, connect, persistent
+    >>> class Courier(DBObject):
+    ...     label = persistent("What the product is", str, "")
+    ...     source = persistent("The product it was made from")
+    >>> here = connect("sqlite:///" + str(tmp / "here.db"))
+    >>> raw = Courier(label="raw")
+    >>> calibrated = Courier(label="calibrated", source=raw)
+    >>> coadd = Courier(label="coadd", source=calibrated)
+    >>> coadd.commit()
+    >>> from awlineage import Database, export_bundle, import_bundle
+    >>> there = Database("sqlite:///" + str(tmp / "there.db"))
+    >>> _ = import_bundle(export_bundle(coadd, depth=1), database=there)
+    >>> pointer = there.get(raw.object_id)
+    >>> isinstance(pointer, RemotePointer), pointer.remote_class
+    (True, 'awlineage.Courier')
+    >>> there.close()
     """
 
     __tablename__ = "awl_remote_pointer"
