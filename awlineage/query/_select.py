@@ -170,10 +170,33 @@ class Query:
         that fit in memory. Hold no other query open on the same database while streaming
         from SQLite.
 
+        Parameters
+        ----------
+        count : int
+            Objects per batch, from 1 to `MAX_BATCH`.
+
+        Returns
+        -------
+        Query
+            This query, streamed.
+
+        Raises
+        ------
+        QueryError
+            For a `count` that is not an int in that range.
+
         Examples
         --------
-        >>> for frame in select(RawFrame).yield_per(1000):  # doctest: +SKIP
-        ...     total += frame.exptime
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Reading(DBObject):
+        ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Reading(kelvin=270.0 + k) for k in range(5)])
+        >>> total = 0.0
+        >>> for reading in select(Reading).yield_per(2):
+        ...     total += reading.kelvin
+        >>> total
+        1360.0
         """
         if not isinstance(count, int) or isinstance(count, bool) or \
                 not 1 <= count <= MAX_BATCH:
