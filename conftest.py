@@ -13,8 +13,7 @@ from _pytest.doctest import DoctestItem
 
 
 @pytest.fixture(autouse=True)
-def _doctest_sandbox(request: pytest.FixtureRequest, tmp_path: Path,
-                     monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _doctest_sandbox(request: pytest.FixtureRequest) -> Iterator[None]:
     """For a doctest only: ``tmp`` (a fresh directory, also the working directory, so that
     the default ``./awl-data`` data server lands there) and the file cache inside it; after
     the example, the database it connected, the session it activated and the data server it
@@ -30,6 +29,9 @@ def _doctest_sandbox(request: pytest.FixtureRequest, tmp_path: Path,
     )
     from awlineage.storage import forget_data_server
 
+    # asked for here, not as arguments, so that the suite's own tests get no extra fixtures
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
     monkeypatch.chdir(tmp_path)
     for name in ("AWL_CONFIG", "AWL_DATABASE_URL", "AWL_DATABASE_SCHEMA", "AWL_DATA_URL",
                  "AWL_DATA_TOKEN"):
