@@ -103,14 +103,69 @@ class Query:
 
     # -- refining -------------------------------------------------------------------------
     def filter(self, expression: Expression) -> Query:
-        """A query that also requires `expression`."""
+        """Return a query that also requires `expression`.
+
+        Parameters
+        ----------
+        expression : Expression
+            A condition on the query's class, such as ``X.a > 1``.
+
+        Returns
+        -------
+        Query
+            A new query; this one is unchanged.
+
+        Raises
+        ------
+        QueryError
+            When `expression` is not a condition.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Reading(DBObject):
+        ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
+        >>> select(Reading).filter(Reading.kelvin > 280).filter(Reading.kelvin < 300).count()
+        2
+        """
         if not isinstance(expression, Expression):
             raise QueryError(f"filter() takes an expression, got {type(expression).__name__}")
         combined = expression if self.where is None else (self.where & expression)
         return self._clone(where=combined, _normal=normal_form(combined))
 
     def order_by(self, *terms: Ordering | Path | str) -> Query:
-        """Order by attributes of the class: ``X.a``, ``X.a.desc()``, ``"a"`` or ``"-a"``."""
+        """Return this query ordered by attributes of its class.
+
+        Parameters
+        ----------
+        *terms : AttributePath or Ordering or str
+            ``X.a``, ``X.a.desc()``, ``"a"`` or ``"-a"`` (descending); the first orders
+            first.
+
+        Returns
+        -------
+        Query
+            A new query; this one is unchanged.
+
+        Raises
+        ------
+        QueryError
+            For a term that is not a descriptor attribute of the class itself.
+        UnknownAttributeError
+            For a name the class does not declare.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Reading(DBObject):
+        ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
+        >>> [r.kelvin for r in select(Reading).order_by("-kelvin")]
+        [300.2, 290.5, 285.0, 271.0]
+        """
         order = []
         for term in terms:
             if not isinstance(term, Ordering | Path | str):
@@ -132,11 +187,63 @@ class Query:
         return self._clone(_order=tuple(order))
 
     def limit(self, count: int) -> Query:
-        """At most `count` objects."""
+        """Return this query limited to at most `count` objects.
+
+        Parameters
+        ----------
+        count : int
+            The most objects to return, from 0 up.
+
+        Returns
+        -------
+        Query
+            A new query; this one is unchanged.
+
+        Raises
+        ------
+        QueryError
+            For a `count` that is not a non-negative int.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Reading(DBObject):
+        ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
+        >>> [r.kelvin for r in select(Reading).limit(2)]
+        [271.0, 290.5]
+        """
         return self._clone(_limit=_count("limit", count))
 
     def offset(self, count: int) -> Query:
-        """Skip the first `count` objects."""
+        """Return this query without its first `count` objects.
+
+        Parameters
+        ----------
+        count : int
+            How many objects to skip, from 0 up.
+
+        Returns
+        -------
+        Query
+            A new query; this one is unchanged.
+
+        Raises
+        ------
+        QueryError
+            For a `count` that is not a non-negative int.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Reading(DBObject):
+        ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
+        >>> [r.kelvin for r in select(Reading).offset(2)]
+        [285.0, 300.2]
+        """
         return self._clone(_offset=_count("offset", count))
 
     def prefetch(self, *paths: Path | str) -> Query:
@@ -335,14 +442,56 @@ class Query:
         return objects  # type: ignore[return-value]
 
     def all(self) -> list[DBObject]:
-        """Every matching object, as a list."""
+        """Return every matching object, as a list.
+
+        Returns
+        -------
+        list of DBObject
+            The objects, in the query's order.
+
+        Raises
+        ------
+        QueryError
+            When the database refuses the query.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Reading(DBObject):
+        ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
+        >>> len(select(Reading.kelvin > 280).all())
+        3
+        """
         found: list[DBObject] = []  # not list(self): that would run a COUNT for len()
         for batch in self._batches():
             found.extend(batch)
         return found
 
     def count(self) -> int:
-        """How many objects match (after limit and offset)."""
+        """Count the matching objects (after limit and offset).
+
+        Returns
+        -------
+        int
+            How many objects match.
+
+        Raises
+        ------
+        QueryError
+            When the database refuses the query.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Reading(DBObject):
+        ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
+        >>> select(Reading.kelvin > 280).count()
+        3
+        """
         db = self.database()
         with self._refusals(), db.engine.connect() as conn:
             statement, _ = self.statement(Compiler(db, conn))
@@ -376,11 +525,55 @@ class Query:
         return self.count()
 
     def exists(self) -> bool:
-        """True when at least one object matches."""
+        """Tell whether at least one object matches.
+
+        Returns
+        -------
+        bool
+            True when at least one object matches.
+
+        Raises
+        ------
+        QueryError
+            When the database refuses the query.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Reading(DBObject):
+        ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
+        >>> select(Reading.kelvin > 300).exists(), select(Reading.kelvin > 400).exists()
+        (True, False)
+        """
         return self.first() is not None
 
     def first(self) -> DBObject | None:
-        """The first matching object, or None."""
+        """Return the first matching object, or None.
+
+        Returns
+        -------
+        DBObject or None
+            The first object in the query's order, None when none matches.
+
+        Raises
+        ------
+        QueryError
+            When the database refuses the query.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Reading(DBObject):
+        ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
+        >>> select(Reading).order_by("kelvin").first().kelvin
+        271.0
+        >>> print(select(Reading.kelvin > 400).first())
+        None
+        """
         return next(iter(self[0:1]), None)
 
     def __getitem__(self, index: int | slice) -> Any:
