@@ -267,8 +267,9 @@ class Query:
         return self._clone(_newest=True)
 
     def yield_per(self, count: int) -> Query:
-        """Stream the result in batches of `count` objects, in memory that does not grow with
-        the result.
+        """Stream the result in batches of `count` objects.
+
+        Memory use does not grow with the result.
 
         The database keeps the rows (a server-side cursor on PostgreSQL) and objects are built
         a batch at a time; objects the caller no longer references are freed, and the
