@@ -105,10 +105,10 @@ class DataObject(DBObject):
 
         Parameters
         ----------
-        source
+        source : str or os.PathLike or bytes or BinaryIO or HDUList, optional
             A local path, ``bytes``, a binary file object, or an astropy ``HDUList``;
             by default the `pathname` given at construction.
-        filename
+        filename : str, optional
             The name on the server (else the ``filename`` attribute, if set). Given, storing
             different content under an existing name is refused; by default the base name
             of `pathname` is used, with ``.<object_id>`` appended when the server has other
@@ -124,6 +124,16 @@ class DataObject(DBObject):
             If an explicit name is stored already with other content (naming the file).
         dataserver.InvalidFileName
             If the name is not valid on a data server (naming the rule it breaks).
+
+        Examples
+        --------
+        >>> from awlineage import DataObject, connect
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> _ = (tmp / "notes.txt").write_text("seeing 0.8 arcsec")
+        >>> notes = DataObject(pathname=tmp / "notes.txt")
+        >>> notes.store()
+        >>> notes.filename, notes.file_size
+        ('notes.txt', 17)
         """
         if self.is_committed:
             raise ImmutableObjectError(
@@ -189,7 +199,7 @@ class DataObject(DBObject):
 
     # -- reading --------------------------------------------------------------------------
     def retrieve(self, copy_to: str | os.PathLike | None = None) -> Path:
-        """The file on this machine, verified against `file_size` and `content_hash`.
+        """Return the file on this machine, verified against `file_size` and `content_hash`.
 
         When the data server is a local directory, the file is read where it lies (no copy):
         its size is checked on every call, and its SHA-256 the first time this process reads
@@ -201,10 +211,15 @@ class DataObject(DBObject):
 
         Parameters
         ----------
-        copy_to
+        copy_to : str or os.PathLike, optional
             A path (or an existing directory, keeping the file's base name) to receive a
             private, writable copy (mode 0600), verified as it is written; that path is
             returned. This is how to edit the file: the archive keeps the original.
+
+        Returns
+        -------
+        pathlib.Path
+            The read-only file (or the copy at `copy_to`).
 
         Raises
         ------
@@ -213,6 +228,20 @@ class DataObject(DBObject):
         dataserver.CorruptFileError
             If the file does not have the recorded size or SHA-256 (naming this object, the
             file, where it lies, and what was expected and found).
+
+        Examples
+        --------
+        >>> from awlineage import DataObject, connect
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> _ = (tmp / "notes.txt").write_text("seeing 0.8 arcsec")
+        >>> notes = DataObject(pathname=tmp / "notes.txt")
+        >>> notes.store()
+        >>> notes.commit()
+        >>> notes.retrieve().read_text()
+        'seeing 0.8 arcsec'
+        >>> copy = notes.retrieve(copy_to=tmp / "mine.txt")
+        >>> copy.name, copy.read_text()
+        ('mine.txt', 'seeing 0.8 arcsec')
         """
         self._require_file()
         try:
@@ -225,8 +254,33 @@ class DataObject(DBObject):
             raise named from None
 
     def open(self) -> BinaryIO:
-        """Stream the file from the data server. Reading it to the end checks it against
-        `content_hash` (`dataserver.CorruptFileError` at the end if it differs)."""
+        """Stream the file from the data server.
+
+        Reading it to the end checks it against `content_hash`.
+
+        Returns
+        -------
+        BinaryIO
+            The file, open for reading bytes.
+
+        Raises
+        ------
+        DataObjectError
+            If the object has no stored file.
+        dataserver.CorruptFileError
+            At the end of reading, if the file differs from `content_hash`.
+
+        Examples
+        --------
+        >>> from awlineage import DataObject, connect
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> _ = (tmp / "notes.txt").write_text("seeing 0.8 arcsec")
+        >>> notes = DataObject(pathname=tmp / "notes.txt")
+        >>> notes.store()
+        >>> with notes.open() as stream:
+        ...     stream.read()
+        b'seeing 0.8 arcsec'
+        """
         self._require_file()
         return current_files().open(self.filename, self.content_hash)
 

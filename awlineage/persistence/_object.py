@@ -142,6 +142,19 @@ class DBObject(metaclass=DBObjectMeta):
         ------
         DuplicateObjectError
             If this object, or another with its object_id, is already stored.
+        NotConnectedError
+            When no database is connected and no session is active.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, connect, persistent
+        >>> class Mirror(DBObject):
+        ...     name = persistent("Mirror name", str, "")
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> mirror = Mirror(name="M2")
+        >>> mirror.commit()
+        >>> mirror.is_committed, db.get(mirror.object_id).name
+        (True, 'M2')
         """
         if self.__dict__["_committed"]:
             raise DuplicateObjectError(
@@ -156,6 +169,23 @@ class DBObject(metaclass=DBObjectMeta):
         ------
         ObjectInUseError
             If other objects link to it.
+        ObjectNotFoundError
+            If it is not committed.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, connect, persistent
+        >>> class Mirror(DBObject):
+        ...     name = persistent("Mirror name", str, "")
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> mirror = Mirror(name="M3")
+        >>> mirror.commit()
+        >>> mirror.delete()
+        >>> try:
+        ...     db.get(mirror.object_id)
+        ... except LookupError:
+        ...     print("gone")
+        gone
         """
         store = self.__dict__["_store"]
         if not self.__dict__["_committed"] or store is None:
