@@ -381,13 +381,78 @@ class Path:
         return -attribute(self, "-")
 
     def like(self, pattern: str) -> Like:
-        """SQL LIKE on a string attribute, case-sensitive: ``%`` any run, ``_`` one
-        character, a backslash makes the next character literal (see
-        `awlineage.persistence._like`)."""
+        """Match a string attribute against an SQL LIKE pattern, case-sensitive.
+
+        ``%`` stands for any run of characters, ``_`` for one character, and a backslash
+        makes the next character literal (see `awlineage.persistence._like`).
+
+        Parameters
+        ----------
+        pattern : str
+            The pattern.
+
+        Returns
+        -------
+        Like
+            The condition, for `select`.
+
+        Raises
+        ------
+        QueryError
+            On an attribute that is not a string, or for too long a pattern.
+        PersistentTypeError
+            For a pattern that is not a str.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Sensor(DBObject):
+        ...     name = persistent("Sensor name", str, "")
+        ...     channel = persistent("Readout channel", int, 0)
+        ...     tags = persistent("Labels", str, [])
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Sensor(name="CCD-A", channel=1, tags=["blue"]),
+        ...         Sensor(name="ccd-b", channel=2), Sensor(name="IR-1", channel=3)])
+        >>> [s.name for s in select(Sensor.name.like("CCD%"))]
+        ['CCD-A']
+        >>> [s.name for s in select(Sensor.name.ilike("ccd%"))]
+        ['CCD-A', 'ccd-b']
+        """
         return Path._like(self, pattern, "like", case_sensitive=True)
 
     def ilike(self, pattern: str) -> Like:
-        """`like`, ignoring the case of the ASCII letters A-Z."""
+        """Match like `like`, ignoring the case of the ASCII letters A-Z.
+
+        Parameters
+        ----------
+        pattern : str
+            The pattern: ``%`` any run of characters, ``_`` one character.
+
+        Returns
+        -------
+        Like
+            The condition, for `select`.
+
+        Raises
+        ------
+        QueryError
+            On an attribute that is not a string, or for too long a pattern.
+        PersistentTypeError
+            For a pattern that is not a str.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Sensor(DBObject):
+        ...     name = persistent("Sensor name", str, "")
+        ...     channel = persistent("Readout channel", int, 0)
+        ...     tags = persistent("Labels", str, [])
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Sensor(name="CCD-A", channel=1, tags=["blue"]),
+        ...         Sensor(name="ccd-b", channel=2), Sensor(name="IR-1", channel=3)])
+        >>> select(Sensor.name.ilike("%-B")).count()
+        1
+        """
         return Path._like(self, pattern, "ilike", case_sensitive=False)
 
     def _like(self, pattern: Any, name: str, case_sensitive: bool) -> Like:
@@ -410,9 +475,43 @@ class Path:
         return Like(self, pattern, parse_like(pattern, f"{self}.{name}()"), case_sensitive)
 
     def in_(self, values: Any) -> In:
-        """True when the attribute equals one of `values` (a list, tuple or set); a `range`
-        longer than `MAX_IN_VALUES` is kept as its ends and stride (compiled to BETWEEN, see
-        `awlineage.persistence._ranges`), a shorter one is listed."""
+        """Require the attribute to equal one of `values`.
+
+        A `range` longer than `MAX_IN_VALUES` is kept as its ends and stride (compiled to
+        BETWEEN, see `awlineage.persistence._ranges`), a shorter one is listed.
+
+        Parameters
+        ----------
+        values : iterable
+            A list, tuple, set or range of values of the attribute's type.
+
+        Returns
+        -------
+        Expression
+            The condition, for `select`.
+
+        Raises
+        ------
+        QueryError
+            For something that is not a collection, or more than `MAX_IN_VALUES` values.
+        PersistentTypeError
+            For a value of the wrong type.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Sensor(DBObject):
+        ...     name = persistent("Sensor name", str, "")
+        ...     channel = persistent("Readout channel", int, 0)
+        ...     tags = persistent("Labels", str, [])
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Sensor(name="CCD-A", channel=1, tags=["blue"]),
+        ...         Sensor(name="ccd-b", channel=2), Sensor(name="IR-1", channel=3)])
+        >>> [s.name for s in select(Sensor.channel.in_([1, 3]))]
+        ['CCD-A', 'IR-1']
+        >>> select(Sensor.channel.in_(range(2, 10))).count()
+        2
+        """
         if isinstance(values, range) and len(values) > MAX_IN_VALUES:
             from awlineage.persistence._ranges import from_python_range
 
@@ -428,8 +527,41 @@ class Path:
         return In(self, tuple(checked))
 
     def contains(self, value: Any) -> Expression:
-        """A descriptor list holds `value`, a link list holds the object `value`, a footprint
-        holds a position, or an interval holds a time or an interval."""
+        """Require a list, footprint or interval attribute to hold `value`.
+
+        A descriptor list holds `value`, a link list holds the object `value`, a footprint
+        holds a position, or an interval holds a time or an interval.
+
+        Parameters
+        ----------
+        value : object
+            A list element, a persistent object, a position or a time.
+
+        Returns
+        -------
+        Expression
+            The condition, for `select`.
+
+        Raises
+        ------
+        QueryError
+            On an attribute that has no members.
+        PersistentTypeError
+            For a value of the wrong type.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Sensor(DBObject):
+        ...     name = persistent("Sensor name", str, "")
+        ...     channel = persistent("Readout channel", int, 0)
+        ...     tags = persistent("Labels", str, [])
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Sensor(name="CCD-A", channel=1, tags=["blue"]),
+        ...         Sensor(name="ccd-b", channel=2), Sensor(name="IR-1", channel=3)])
+        >>> [s.name for s in select(Sensor.tags.contains("blue"))]
+        ['CCD-A']
+        """
         from awlineage.persistence import _sky_predicates as sky
 
         if sky.value_kind(self) in ("footprint", "interval"):
@@ -460,11 +592,49 @@ class Path:
         return sky.overlaps(self, other)
 
     def asc(self) -> Ordering:
-        """Ascending order on this attribute."""
+        """Order ascending on this attribute, for `Query.order_by`.
+
+        Returns
+        -------
+        Ordering
+            The ordering term.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Sensor(DBObject):
+        ...     name = persistent("Sensor name", str, "")
+        ...     channel = persistent("Readout channel", int, 0)
+        ...     tags = persistent("Labels", str, [])
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Sensor(name="CCD-A", channel=1, tags=["blue"]),
+        ...         Sensor(name="ccd-b", channel=2), Sensor(name="IR-1", channel=3)])
+        >>> [s.channel for s in select(Sensor).order_by(Sensor.channel.asc())]
+        [1, 2, 3]
+        """
         return Ordering(self, descending=False)
 
     def desc(self) -> Ordering:
-        """Descending order on this attribute."""
+        """Order descending on this attribute, for `Query.order_by`.
+
+        Returns
+        -------
+        Ordering
+            The ordering term.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Sensor(DBObject):
+        ...     name = persistent("Sensor name", str, "")
+        ...     channel = persistent("Readout channel", int, 0)
+        ...     tags = persistent("Labels", str, [])
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> commit([Sensor(name="CCD-A", channel=1, tags=["blue"]),
+        ...         Sensor(name="ccd-b", channel=2), Sensor(name="IR-1", channel=3)])
+        >>> [s.channel for s in select(Sensor).order_by(Sensor.channel.desc())]
+        [3, 2, 1]
+        """
         return Ordering(self, descending=True)
 
     def __str__(self) -> str:
