@@ -243,7 +243,34 @@ class Database:
 
     # -- store protocol -------------------------------------------------------------------
     def commit(self, objects: Sequence[DBObject]) -> None:
-        """Write objects and the uncommitted objects they link to, in one transaction."""
+        """Write objects and the uncommitted objects they link to, in one transaction.
+
+        Parameters
+        ----------
+        objects : sequence of DBObject
+            Uncommitted objects; each is written once even if several link to it.
+
+        Raises
+        ------
+        DuplicateObjectError
+            When an object, or another with its object_id, is already stored.
+        ReadOnlyDatabaseError
+            When the database was opened read-only.
+        SchemaConflictError
+            When a class no longer matches what the database recorded of it.
+
+        Examples
+        --------
+        >>> from awlineage import Database, DBObject, persistent
+        >>> class Beacon(DBObject):
+        ...     frequency = persistent("Frequency in MHz", float, 0.0)
+        >>> archive = Database("sqlite:///" + str(tmp / "archive.db"))
+        >>> archive.commit([Beacon(frequency=121.5), Beacon(frequency=406.0)])
+        >>> from awlineage import select
+        >>> select(Beacon, database=archive).count()
+        2
+        >>> archive.close()
+        """
         self._refuse_write_when_read_only("commit", objects[:1])
         commit_objects(self, objects)
 
@@ -252,15 +279,99 @@ class Database:
         return load_link(self, obj, prop)
 
     def get(self, object_id: int) -> DBObject:
-        """The stored object with this id, of whatever class."""
+        """Return the stored object with this id, of whatever class.
+
+        Parameters
+        ----------
+        object_id : int
+            The object's id.
+
+        Returns
+        -------
+        DBObject
+            The object, as an instance of its own class.
+
+        Raises
+        ------
+        ObjectNotFoundError
+            When no stored object has this id.
+
+        Examples
+        --------
+        >>> from awlineage import Database, DBObject, persistent
+        >>> class Beacon(DBObject):
+        ...     frequency = persistent("Frequency in MHz", float, 0.0)
+        >>> archive = Database("sqlite:///" + str(tmp / "archive.db"))
+        >>> beacon = Beacon(frequency=406.0)
+        >>> archive.commit([beacon])
+        >>> archive.get(beacon.object_id).frequency
+        406.0
+        >>> archive.close()
+        """
         return load_objects(self, [object_id])[object_id]
 
     def get_many(self, object_ids: Sequence[int]) -> dict[int, DBObject]:
-        """Stored objects by id, loaded with one query per class."""
+        """Return stored objects by id, loaded with one query per class.
+
+        Parameters
+        ----------
+        object_ids : sequence of int
+            The ids to load.
+
+        Returns
+        -------
+        dict of int to DBObject
+            The objects, by id.
+
+        Raises
+        ------
+        ObjectNotFoundError
+            When one of the ids is not stored.
+
+        Examples
+        --------
+        >>> from awlineage import Database, DBObject, persistent
+        >>> class Beacon(DBObject):
+        ...     frequency = persistent("Frequency in MHz", float, 0.0)
+        >>> archive = Database("sqlite:///" + str(tmp / "archive.db"))
+        >>> beacons = [Beacon(frequency=f) for f in (121.5, 243.0)]
+        >>> archive.commit(beacons)
+        >>> found = archive.get_many([b.object_id for b in beacons])
+        >>> sorted(b.frequency for b in found.values())
+        [121.5, 243.0]
+        >>> archive.close()
+        """
         return load_objects(self, object_ids)
 
     def delete(self, obj: DBObject) -> None:
-        """Remove `obj`; refused with the names of the links when others link to it."""
+        """Remove a stored object; refused, naming the links, when others link to it.
+
+        Parameters
+        ----------
+        obj : DBObject
+            The committed object to remove.
+
+        Raises
+        ------
+        ObjectInUseError
+            When other objects link to it.
+        ReadOnlyDatabaseError
+            When the database was opened read-only.
+
+        Examples
+        --------
+        >>> from awlineage import Database, DBObject, persistent
+        >>> class Beacon(DBObject):
+        ...     frequency = persistent("Frequency in MHz", float, 0.0)
+        >>> archive = Database("sqlite:///" + str(tmp / "archive.db"))
+        >>> beacon = Beacon(frequency=406.0)
+        >>> archive.commit([beacon])
+        >>> archive.delete(beacon)
+        >>> from awlineage import select
+        >>> select(Beacon, database=archive).count()
+        0
+        >>> archive.close()
+        """
         self._refuse_write_when_read_only("delete", [obj])
         referrers = self.referrers(obj.object_id)
         if referrers:
