@@ -138,7 +138,35 @@ class Bundle:
         return buffer.getvalue()
 
     def write(self, path: str | Path) -> int:
-        """Write the bundle to `path`; returns its size in bytes."""
+        """Write the bundle to `path` as a ``.awlb`` file.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            Where to write it.
+
+        Returns
+        -------
+        int
+            The size of the file in bytes.
+
+        Raises
+        ------
+        OSError
+            When the file cannot be written.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, connect, export_bundle, persistent
+        >>> class Satchel(DBObject):
+        ...     label = persistent("What the product is", str, "")
+        >>> here = connect("sqlite:///" + str(tmp / "here.db"))
+        >>> satchel = Satchel(label="coadd")
+        >>> satchel.commit()
+        >>> size = export_bundle(satchel).write(tmp / "satchel.awlb")
+        >>> size == (tmp / "satchel.awlb").stat().st_size
+        True
+        """
         data = self.to_bytes()
         Path(path).write_bytes(data)
         return len(data)

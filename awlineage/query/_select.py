@@ -247,7 +247,37 @@ class Query:
         return self._clone(_offset=_count("offset", count))
 
     def prefetch(self, *paths: Path | str) -> Query:
-        """Load these links for every object of each batch with a few queries (no N+1)."""
+        """Load these links for every object of each batch with a few queries (no N+1).
+
+        Parameters
+        ----------
+        *paths : AttributePath or str
+            Link or link-list attributes (``X.instrument``, ``"instrument"``), or paths of
+            them (``X.raw.instrument``).
+
+        Returns
+        -------
+        Query
+            A new query; this one is unchanged.
+
+        Raises
+        ------
+        QueryError
+            For a path with a step that is not a link.
+        UnknownAttributeError
+            For a name the class does not declare.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, connect, persistent, select
+        >>> class Reading(DBObject):
+        ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
+        ...     previous = persistent("The reading before")
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> Reading(kelvin=280.0, previous=Reading(kelvin=279.5)).commit()
+        >>> [r.previous.kelvin for r in select(Reading.kelvin > 279.9).prefetch("previous")]
+        [279.5]
+        """
         resolved = []
         for path in paths:
             if isinstance(path, str):
@@ -263,7 +293,28 @@ class Query:
         return self._clone(_prefetch=tuple(resolved))
 
     def newest(self) -> Query:
-        """Only objects of which no newer version (same identity, higher version) exists."""
+        """Return this query without objects of which a newer version exists.
+
+        A newer version is an object of the same identity with a higher version.
+
+        Returns
+        -------
+        Query
+            A new query; this one is unchanged.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Reading(DBObject):
+        ...     identity = ("station",)
+        ...     station = persistent("Station name", str, "")
+        ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> for kelvin in (280.0, 281.5):
+        ...     Reading(station="north", kelvin=kelvin).commit()
+        >>> [(r.kelvin, r.version) for r in select(Reading).newest()]
+        [(281.5, 2)]
+        """
         return self._clone(_newest=True)
 
     def yield_per(self, count: int) -> Query:

@@ -122,8 +122,24 @@ class Session:
 
     # -- making it current ----------------------------------------------------------------
     def activate(self) -> Activation:
-        """Make this the current session in this context (thread, task) from now on; the
-        result, used in a ``with`` statement, restores the previous one at its end."""
+        """Make this the current session in this context (thread, task) from now on.
+
+        Returns
+        -------
+        Activation
+            Used in a ``with`` statement, it restores the previous session at its end.
+
+        Examples
+        --------
+        >>> from awlineage import Session, connect, current_session
+        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> session = Session(db, str(tmp / "frames"))
+        >>> with session.activate():
+        ...     current_session() is session
+        True
+        >>> current_session() is session
+        False
+        """
         return Activation(self)
 
     def __enter__(self) -> Session:
