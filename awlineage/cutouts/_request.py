@@ -52,8 +52,28 @@ def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool = False,
 
     Examples
     --------
-    >>> cutouts(source).writeto("star.fits")                     # doctest: +SKIP
-    >>> cutouts(coadd, parse_circle("150.02 2.21 0.002"), lineage=True)  # doctest: +SKIP
+    An image of 100 x 100 pixels of 0.36 arcsec, stored and cut twice:
+
+    >>> import numpy as np
+    >>> from astropy.io import fits
+    >>> from astropy.wcs import WCS
+    >>> from awlineage import DataObject, connect
+    >>> from awlineage.cutouts import parse_circle, parse_pixel
+    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> wcs = WCS(naxis=2)
+    >>> wcs.wcs.ctype = ["RA---TAN", "DEC--TAN"]
+    >>> wcs.wcs.crval, wcs.wcs.crpix, wcs.wcs.cdelt = [150.0, 2.2], [50.5, 50.5], [-1e-4, 1e-4]
+    >>> pixels = np.arange(10000, dtype="float32").reshape(100, 100)
+    >>> image = DataObject()
+    >>> image.store(fits.HDUList([fits.PrimaryHDU(pixels, header=wcs.to_header())]))
+    >>> image.commit()
+    >>> cutouts(image, parse_pixel("11 20 31 35"))[1].data.shape
+    (5, 10)
+    >>> cutouts(image, parse_circle("150.0 2.2 0.001"))[1].data.shape
+    (20, 20)
+
+    For a source (an object whose class has ``region_anchor()``), ``cutouts(source)`` cuts
+    every image that made it, placed by region lineage.
     """
     limits = limits or CutoutLimits()
     cache = cache or CutoutCache()
