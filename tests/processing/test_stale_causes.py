@@ -183,3 +183,16 @@ def test_a_cause_made_with_the_old_string_kind_is_the_same_as_with_the_member() 
 def test_every_category_has_a_distinct_label() -> None:
     labels = [category.label for category in Category]
     assert len(set(labels)) == len(labels) == 12 and all(labels)
+
+
+def test_a_report_counts_by_target_outcome_and_refuses_a_word_no_outcome_has(db, night,
+                                                                             serial) -> None:
+    from awlineage import TargetOutcome
+
+    report = serial.make(Calibrated, "chip == 'ccd52'")
+    assert report.count(TargetOutcome.MADE) == report.count("made") == 1
+    assert report.count(TargetOutcome.FAILED) == report.count(TargetOutcome.BLOCKED) == 0
+    assert report.outcome is not None
+    assert all(type(s) is TargetOutcome for s in report.outcome.status.values())
+    with pytest.raises(ValueError, match="no target outcome 'mades': one of made, reused"):
+        report.count("mades")
