@@ -13,7 +13,15 @@ from starlette.routing import Route
 
 from awlineage.errors import AwlError, QuerySyntaxError
 from awlineage.persistence import describe_class
-from awlineage.processing import Plan, Planner, PlanNode, State, render_causes, render_plan
+from awlineage.processing import (
+    Plan,
+    Planner,
+    PlanNode,
+    StaleCauseCategory,
+    State,
+    render_causes,
+    render_plan,
+)
 from webviewer._classes import ClassIndex
 from webviewer._errors import BadRequest, NotFound
 from webviewer._respond import Page, page
@@ -22,6 +30,10 @@ from webviewer._viewer import Viewer
 MARKS = {State.GREEN: "reuse", State.RED: "make", State.ORANGE: "reuse, newer exists",
          State.BLOCKED: "cannot make"}
 """What the processor does with a node in each state, as ``awl make --dry-run`` says it."""
+
+CATEGORIES = {category.value: category.label for category in StaleCauseCategory}
+"""The label of each stale-cause category, for the badge before each reason (and its CSS
+class ``cause-<category>``)."""
 
 
 class TreeBuilder:
@@ -59,7 +71,9 @@ class TreeBuilder:
             "attribute": attribute, "class": node.cls.__name__, "state": node.state.value,
             "mark": MARKS[node.state], "count": len(siblings), "label": _label(node),
             "object_id": node.result_id, "stored": node.stored,
-            "reasons": [{"kind": r.kind, "message": r.message} for r in node.reasons],
+            "reasons": [{"kind": r.category.value, "message": r.reason}
+                        | ({"dependency": r.dependency} if r.dependency else {})
+                        for r in node.reasons],
             "superseded": [{"attribute": a, "object_id": o.object_id,
                             "version": o.__dict__.get("version")}
                            for a, o in node.superseded.items()],
@@ -135,7 +149,7 @@ def plan_page(request: Request, viewer: Viewer) -> Page:
     builder = TreeBuilder(viewer.limits.graph_nodes, viewer.limits.max_depth)
     tree = builder.tree(plan)
     data = {"class": cls.__name__, "where": where, "counts": plan.summary(),
-            "selected": len(plan.selected), "tree": tree,
+            "selected": len(plan.selected), "tree": tree, "categories": CATEGORIES,
             "causes": [{"class": name, "reason": reason, "count": count}
                        for (name, reason), count in plan.causes().items()]}
     return Page("plan.html", data, title=f"Plan for {cls.__name__}",

@@ -12,7 +12,7 @@ from awlineage.errors import AwlError
 
 
 def _run(args: argparse.Namespace) -> int:
-    from awlineage.processing import TargetProcessor, print_report
+    from awlineage.processing import TargetOutcome, TargetProcessor, print_report
 
     db = open_database(args, create=not args.dry_run)
     prepare(db, args.imports, [args.cls])
@@ -26,7 +26,8 @@ def _run(args: argparse.Namespace) -> int:
     print_report(report, colour=colour)
     if args.dry_run:
         return 0
-    troubled = report.count("failed") + report.count("skipped") + report.count("blocked")
+    troubled = sum(report.count(outcome) for outcome in
+                   (TargetOutcome.FAILED, TargetOutcome.SKIPPED, TargetOutcome.BLOCKED))
     return 1 if troubled else 0
 
 

@@ -2,11 +2,13 @@
 chaining with reasons, and execution on Spark (or serially) with claims and progress."""
 
 from awlineage.persistence import DBObjectMeta, set_identity
+from awlineage.processing._causes import StaleCause, StaleCauseCategory, StaleReason
 from awlineage.processing._claims import Claims
 from awlineage.processing._declarations import Needs, OnePer, OnePerGroup, closest, newest
 from awlineage.processing._evaluate import matches
 from awlineage.processing._executors import Executor, SerialExecutor
-from awlineage.processing._plan import Plan, PlanNode, StaleReason, State
+from awlineage.processing._outcomes import TargetOutcome
+from awlineage.processing._plan import Plan, PlanNode, State
 from awlineage.processing._planner import Planner, ProcessingError, dependency_order
 from awlineage.processing._processor import ProcessingReport, TargetProcessor, print_report
 from awlineage.processing._render import render_causes, render_plan
@@ -42,8 +44,11 @@ __all__ = [
     "SerialExecutor",
     "Settings",
     "SparkExecutor",
+    "StaleCause",
+    "StaleCauseCategory",
     "StaleReason",
     "State",
+    "TargetOutcome",
     "TargetProcessor",
     "TaskResult",
     "TaskSpec",

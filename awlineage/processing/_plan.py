@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from awlineage.persistence import DBObject
+from awlineage.processing._causes import StaleCause, StaleCauseCategory
 
 
 class State(enum.Enum):
@@ -26,29 +27,6 @@ class State(enum.Enum):
     BLOCKED = "blocked"
     """It cannot be made: a required dependency has no candidate, a check of the class's
     ``blocked_when`` says why not, or something it needs cannot be made."""
-
-
-@dataclass(frozen=True)
-class StaleReason:
-    """Why a target will be made (or cannot be): a kind for programs, a sentence for people.
-
-    Kinds: ``missing``, ``forced``, ``no-run``, ``code``, ``parameters``, ``superseded``,
-    ``better-match``, ``dependency``, ``members``, ``grouping`` (a grouping key's value
-    differs from the stored one's), ``blocked`` (it cannot be made itself), ``blocked-by``
-    (something it needs cannot be made).
-    """
-
-    kind: str
-    message: str
-    changed: tuple[str, ...] = ()
-    """For ``code``: the pieces of the user's code (qualified names) that changed, appeared
-    or went since the stored object was made; empty when that is not known."""
-    general: str = ""
-    """The reason without what it is about (``the raw frame has no WCS``), so that equal
-    causes group in summaries; empty when the message itself is general."""
-
-    def __str__(self) -> str:
-        return self.message
 
 
 @dataclass(eq=False)
@@ -74,7 +52,7 @@ class PlanNode:
     obj: DBObject
     existing: DBObject | None
     state: State
-    reasons: list[StaleReason] = field(default_factory=list)
+    reasons: list[StaleCause] = field(default_factory=list)
     dependencies: dict[str, PlanNode | list[PlanNode] | None] = field(default_factory=dict)
     superseded: dict[str, DBObject] = field(default_factory=dict)
     stored: bool = False
@@ -180,7 +158,7 @@ class Plan:
         found: dict[tuple[str, str], int] = {}
         for node in self.red():
             for reason in node.reasons:
-                if reason.kind != "dependency":
+                if reason.category.is_root:
                     key = (node.cls.__name__, _generic(reason))
                     found[key] = found.get(key, 0) + 1
         return found
@@ -193,11 +171,12 @@ class Plan:
         for node in self.nodes:
             if node.state is not State.BLOCKED:
                 continue
-            own = [r for r in node.reasons if r.kind != "blocked-by"] or node.reasons
+            own = [r for r in node.reasons
+                   if r.category is not StaleCauseCategory.BLOCKED_BY] or node.reasons
             keys: dict[tuple[str, str], str] = {}
             for reason in own:
-                keys.setdefault((node.cls.__name__, reason.general or reason.message),
-                                reason.message)
+                keys.setdefault((node.cls.__name__, reason.general or reason.reason),
+                                reason.reason)
             for key, message in keys.items():
                 count, first = found.get(key, (0, message))
                 found[key] = (count + 1, first)
@@ -209,7 +188,8 @@ class Plan:
         return json.dumps([{
             "index": index[id(n)], "class": n.cls.__name__, "identity": n.identity_text(),
             "object_id": n.result_id, "state": n.state.value, "stored": n.stored,
-            "reasons": [{"kind": r.kind, "message": r.message}
+            "reasons": [{"kind": r.category.value, "message": r.reason}
+                        | ({"dependency": r.dependency} if r.dependency else {})
                         | ({"changed": list(r.changed)} if r.changed else {})
                         for r in n.reasons],
             "dependencies": [index[id(d)] for d in n.dependency_nodes() if id(d) in index],
@@ -217,11 +197,11 @@ class Plan:
              if n.left_out else {}) for n in self.nodes], indent=1)
 
 
-def _generic(reason: StaleReason) -> str:
+def _generic(reason: StaleCause) -> str:
     """A reason without the identity of its target, so that equal causes group."""
-    if reason.kind == "missing":
-        return "not stored yet"
-    return reason.general or reason.message
+    if reason.category is StaleCauseCategory.MISSING:
+        return StaleCauseCategory.MISSING.label
+    return reason.general or reason.reason
 
 
 def short_id(object_id: int | None) -> str:

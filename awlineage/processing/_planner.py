@@ -16,6 +16,8 @@ from awlineage.database import Database, identity_key, prefetch
 from awlineage.errors import AwlError
 from awlineage.persistence import DBObject, Expression, is_stand_in, refuse_stand_in
 from awlineage.processing._blocks import Block, ColumnBlock, NodeBlock, comparable
+from awlineage.processing._causes import StaleCause
+from awlineage.processing._causes import StaleCauseCategory as Category
 from awlineage.processing._column_planner import ColumnPlanner, attributes_read, declared_by_name
 from awlineage.processing._columns import newest_rows, stored_tables
 from awlineage.processing._declarations import Blocker, Needs, OnePer, OnePerGroup
@@ -24,7 +26,6 @@ from awlineage.processing._lazy_plan import UpToDatePlan
 from awlineage.processing._plan import (
     Plan,
     PlanNode,
-    StaleReason,
     State,
     nodes_of,
     short_id,
@@ -167,7 +168,7 @@ class Planner:
         selected = [n for n in block.all_nodes() if matches(where, n.obj)]
         for node in selected:
             if force and node.state is not State.BLOCKED and node.state is not State.RED:
-                self._make_red(node, [StaleReason("forced", "forced by the user")])
+                self._make_red(node, [StaleCause(Category.FORCED, "forced by the user")])
         return Plan(selected, reachable(selected))
 
     @property
@@ -242,7 +243,7 @@ class Planner:
             node = self._node(cls, candidate, sources, spec, needs, existing, expected, checks,
                               left_out)
             if force and node.state is not State.BLOCKED and node.state is not State.RED:
-                self._make_red(node, [StaleReason("forced", "forced by the user (upstream)")])
+                self._make_red(node, [StaleCause(Category.FORCED, "forced by the user (upstream)")])
             nodes.append(node)
         return nodes
 
@@ -251,7 +252,7 @@ class Planner:
               existing: dict[str | None, DBObject], expected: dict[str, Any],
               checks: dict[str, Blocker], left_out: list[PlanNode]) -> PlanNode:
         dependencies: dict[str, PlanNode | list[PlanNode] | None] = {spec.link: sources}
-        blocked: list[StaleReason] = []
+        blocked: list[StaleCause] = []
         for attribute, need in needs.items():
             chosen = self._choose(candidate, need)
             dependencies[attribute] = chosen
@@ -260,20 +261,23 @@ class Planner:
                 wanted = ", ".join(f"{c}={getattr(candidate, t)!r}" for t, c in
                                    need.match_pairs())
                 general = f"{attribute}: no {need.cls.__name__} can be found or made"
-                blocked.append(StaleReason("blocked", f"{general} ({wanted})",
-                                           general=general))
+                blocked.append(StaleCause(Category.BLOCKED, f"{general} ({wanted})",
+                                          attribute, general=general))
         blocked = self._checked(cls, candidate, checks) + blocked
+        linked_by = {id(node): attribute for attribute, value in reversed(dependencies.items())
+                     for node in (value if isinstance(value, list) else [value])}
         for dependency in [*nodes_of(dependencies), *([] if sources else left_out)]:
             if dependency.state is State.BLOCKED:
-                blocked.append(StaleReason(
-                    "blocked-by", f"{describe(dependency)} cannot be made",
+                blocked.append(StaleCause(
+                    Category.BLOCKED_BY, f"{describe(dependency)} cannot be made",
+                    linked_by.get(id(dependency), spec.link),
                     general=f"a {dependency.cls.__name__} it needs cannot be made"))
         stored = existing.get(identity_key(candidate))
         if blocked:
             return PlanNode(cls, candidate, stored, State.BLOCKED, blocked, dependencies,
                             candidate=candidate, left_out=left_out)
         if stored is None:
-            reason = StaleReason("missing", f"no {cls.__name__} with {_identity(candidate)} "
+            reason = StaleCause(Category.MISSING, f"no {cls.__name__} with {_identity(candidate)} "
                                             "is stored yet")
             return PlanNode(cls, candidate, None, State.RED, [reason], dependencies,
                             candidate=candidate, left_out=left_out)
@@ -298,7 +302,7 @@ class Planner:
 
     @staticmethod
     def _checked(cls: type, candidate: DBObject, checks: dict[str, Blocker]
-                 ) -> list[StaleReason]:
+                 ) -> list[StaleCause]:
         """The reasons the class's ``blocked_when`` checks give for `candidate`."""
         found = []
         for general, check in checks.items():
@@ -309,11 +313,11 @@ class Planner:
                                       f"{cls.__name__} ({_identity(candidate)}): "
                                       f"{type(error).__name__}: {error}") from error
             if why:
-                found.append(StaleReason("blocked", str(why), general=general))
+                found.append(StaleCause(Category.BLOCKED, str(why), general=general))
         return found
 
     @staticmethod
-    def _make_red(node: PlanNode, reasons: list[StaleReason]) -> None:
+    def _make_red(node: PlanNode, reasons: list[StaleCause]) -> None:
         """Turn a reused node into one that will be made (forced)."""
         node.obj = node.candidate or node.obj
         node.state = State.RED

@@ -15,6 +15,7 @@ from awlineage.errors import ConfigurationError
 from awlineage.persistence import DBObject, Expression, qualified_name
 from awlineage.processing._claims import DEFAULT_TIMEOUT, Claims, clear_leftover_claims
 from awlineage.processing._executors import Executor, SerialExecutor
+from awlineage.processing._outcomes import TargetOutcome
 from awlineage.processing._plan import Plan, PlanNode, State
 from awlineage.processing._planner import Planner
 from awlineage.processing._progress import ProgressBar, summary_table
@@ -42,15 +43,23 @@ class ProcessingReport:
         found = self.database.get_many(ids) if ids else {}
         return [found[i] for i in ids if i in found]
 
-    def count(self, status: str) -> int:
-        """How many targets ended `status` (``made``, ``reused``, ``failed``, ``skipped``,
-        ``blocked``); ``reused`` counts the green targets too."""
-        if status == "blocked":
+    def count(self, status: TargetOutcome | str) -> int:
+        """How many targets ended `status` (a `TargetOutcome` or its value: ``made``,
+        ``reused``, ``failed``, ``skipped``, ``blocked``); ``reused`` counts the green targets
+        too.
+
+        Raises
+        ------
+        ValueError
+            `status` is no `TargetOutcome`, naming the ones there are.
+        """
+        outcome = _outcome(status)
+        if outcome is TargetOutcome.BLOCKED:
             return self.plan.count(State.BLOCKED)
-        if status == "reused":
+        if outcome is TargetOutcome.REUSED:
             green = self.plan.count(State.GREEN) + self.plan.count(State.ORANGE)
-            return green + (self.outcome.count("reused") if self.outcome else 0)
-        return self.outcome.count(status) if self.outcome else 0
+            return green + (self.outcome.count(outcome) if self.outcome else 0)
+        return self.outcome.count(outcome) if self.outcome else 0
 
     @property
     def made(self) -> int:
@@ -65,7 +74,7 @@ class ProcessingReport:
     @property
     def reused(self) -> int:
         """How many targets were reused."""
-        return self.count("reused")
+        return self.count(TargetOutcome.REUSED)
 
     def failures(self) -> list[tuple[PlanNode, TaskResult]]:
         """The nodes whose make failed, with the task's result (error and traceback)."""
@@ -83,6 +92,14 @@ class ProcessingReport:
         """The plan's coloured tree with reasons (of the first `max_roots` targets asked for,
         if given)."""
         return render_plan(self.plan, colour=colour, max_roots=max_roots)
+
+
+def _outcome(status: TargetOutcome | str) -> TargetOutcome:
+    try:
+        return TargetOutcome(status)
+    except ValueError:
+        raise ValueError(f"no target outcome {status!r}: one of "
+                         f"{', '.join(o.value for o in TargetOutcome)}") from None
 
 
 class TargetProcessor:

@@ -6,6 +6,7 @@ import sys
 import time
 from typing import TextIO
 
+from awlineage.processing._outcomes import TargetOutcome
 from awlineage.processing._plan import Plan, State
 from awlineage.processing._scheduler import SKIPPED, Outcome
 from awlineage.processing._task import FAILED, MADE, REUSED
@@ -54,39 +55,41 @@ class ProgressBar:
             self.stream.flush()
 
 
-_COLUMNS = ("made", "reused", "failed", "skipped", "blocked", "to make")
+_RAN = (MADE, REUSED, FAILED, SKIPPED, TargetOutcome.BLOCKED)
+"""The columns after running: one per outcome a user sees (cancelled counts as skipped)."""
+_PLANNED = (TargetOutcome.REUSED, "to make", TargetOutcome.BLOCKED)
+_COLUMNS = (*_RAN, "to make")
 
 
 def summary_table(plan: Plan, outcome: Outcome | None) -> str:
     """Targets per class: made, reused, failed, skipped, blocked (stored data left out),
     dependencies first; before running (no `outcome`): reused and to make."""
     counts = plan.class_counts()
-    rows = {name: dict.fromkeys(_COLUMNS, 0) for name in counts}
+    rows: dict[str, dict[str, int]] = {name: dict.fromkeys(_COLUMNS, 0) for name in counts}
     if not any(by_state[State.RED] for by_state in counts.values()):
         for name, by_state in counts.items():  # nothing was to be made: no node is needed
-            rows[name]["blocked"] = by_state[State.BLOCKED]
-            rows[name]["reused"] = sum(n for state, n in by_state.items()
-                                       if state not in (State.BLOCKED, State.RED))
+            rows[name][TargetOutcome.BLOCKED] = by_state[State.BLOCKED]
+            rows[name][REUSED] = sum(n for state, n in by_state.items()
+                                     if state not in (State.BLOCKED, State.RED))
         return _table(rows, outcome)
     for node in plan.nodes:
         if node.stored:
             continue
         row = rows[node.cls.__name__]
         if node.state is State.BLOCKED:
-            row["blocked"] += 1
+            row[TargetOutcome.BLOCKED] += 1
         elif node.state is not State.RED:
-            row["reused"] += 1
+            row[REUSED] += 1
         elif outcome is None:
             row["to make"] += 1
         else:
             status = outcome.status.get(id(node), SKIPPED)
-            row[{MADE: "made", REUSED: "reused", FAILED: "failed"}.get(status, "skipped")] += 1
+            row[status if status in (MADE, REUSED, FAILED) else SKIPPED] += 1
     return _table(rows, outcome)
 
 
 def _table(rows: dict[str, dict[str, int]], outcome: Outcome | None) -> str:
-    columns = ["reused", "to make", "blocked"] if outcome is None else \
-        ["made", "reused", "failed", "skipped", "blocked"]
+    columns = _PLANNED if outcome is None else _RAN
     width = max([len("class"), *map(len, rows)])
     lines = [f"{'class':{width}s} " + " ".join(f"{c:>8s}" for c in columns)]
     for name, row in rows.items():

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from awlineage.persistence import DBObject, Kind
 from awlineage.processing._executors import Executor
+from awlineage.processing._outcomes import TargetOutcome
 from awlineage.processing._plan import Plan, PlanNode, State
 from awlineage.processing._task import (
     CANCELLED,
@@ -27,14 +28,14 @@ from awlineage.processing._task import (
     spec_for,
 )
 
-SKIPPED = "skipped"
+SKIPPED = TargetOutcome.SKIPPED
 
 
 @dataclass
 class Outcome:
     """What happened to each red node of a plan."""
 
-    status: dict[int, str] = field(default_factory=dict)
+    status: dict[int, TargetOutcome] = field(default_factory=dict)
     """id(node) -> made, reused, failed or skipped."""
     results: dict[int, TaskResult] = field(default_factory=dict)
     """id(node) -> the task's result (made, reused or failed nodes)."""
@@ -42,7 +43,7 @@ class Outcome:
     """How many of the made targets the local executor made while the executor was not
     ready."""
 
-    def count(self, status: str) -> int:
+    def count(self, status: TargetOutcome | str) -> int:
         """How many nodes ended with `status`."""
         return sum(1 for s in self.status.values() if s == status)
 

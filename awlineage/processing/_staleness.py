@@ -8,16 +8,18 @@ from typing import Any
 
 from awlineage.database import identity_key
 from awlineage.persistence import DBObject
-from awlineage.processing._plan import PlanNode, StaleReason, State, describe_object
+from awlineage.processing._causes import StaleCause
+from awlineage.processing._causes import StaleCauseCategory as Category
+from awlineage.processing._plan import PlanNode, State, describe_object
 from awlineage.trace import covered_code
 
 
 def run_reasons(cls: type, existing: DBObject, expected_params: dict[str, Any]
-                ) -> list[StaleReason]:
+                ) -> list[StaleCause]:
     """Code version and parameters of the run that made `existing`, against today's."""
     run = existing.process_run  # type: ignore[attr-defined]
     if run is None:
-        return [StaleReason("no-run", f"{describe_object(existing)} has no recorded run")]
+        return [StaleCause(Category.NO_RUN, f"{describe_object(existing)} has no recorded run")]
     reasons = []
     now = cls.class_code_version()  # type: ignore[attr-defined]
     if run.code_version != now:
@@ -26,18 +28,18 @@ def run_reasons(cls: type, existing: DBObject, expected_params: dict[str, Any]
     for name in sorted(set(used) | set(expected_params)):
         before, after = used.get(name), expected_params.get(name)
         if before != after:
-            reasons.append(StaleReason("parameters", f"{name} {before} -> {after}"))
+            reasons.append(StaleCause(Category.PARAMETERS, f"{name} {before} -> {after}"))
     return reasons
 
 
 def code_reason(cls: type, before: str, now: str | None, covered_before: dict[str, str]
-                ) -> StaleReason:
+                ) -> StaleCause:
     """The code version of `cls` differs from the one a stored object was made with: say so,
     and name the pieces of the user's code that changed when both versions list them."""
     covered_now = covered_code(cls)
     message = f"code version of {cls.__name__} changed {before} -> {now}"
     if not (covered_before and covered_now):
-        return StaleReason("code", message)
+        return StaleCause(Category.CODE, message)
     edited = sorted(n for n in covered_before.keys() & covered_now.keys()
                     if covered_before[n] != covered_now[n])
     added = sorted(covered_now.keys() - covered_before.keys())
@@ -46,7 +48,7 @@ def code_reason(cls: type, before: str, now: str | None, covered_before: dict[st
              f"uses {_names(added)} now" if added else "",
              f"no longer uses {_names(gone)}" if gone else ""]
     details = "; ".join(p for p in parts if p)
-    return StaleReason("code", f"{message} ({details})" if details else message,
+    return StaleCause(Category.CODE, f"{message} ({details})" if details else message,
                        changed=tuple(edited + added + gone))
 
 
@@ -58,35 +60,37 @@ def _names(names: list[str], shown: int = 3) -> str:
 
 
 def link_reasons(attribute: str, old: DBObject | None, node: PlanNode | None,
-                 chooser: str | None, superseded: dict[str, DBObject]) -> list[StaleReason]:
+                 chooser: str | None, superseded: dict[str, DBObject]) -> list[StaleCause]:
     """The object an existing target links through `attribute` against the node the
     processor chooses now."""
     if node is None:
         if old is None:
             return []
-        return [StaleReason("better-match", f"{attribute}: no candidate is chosen now "
-                                            f"(it was {describe_object(old)})")]
+        return [StaleCause(Category.BETTER_MATCH, f"{attribute}: no candidate is chosen now "
+                                                  f"(it was {describe_object(old)})", attribute)]
     if node.state is State.RED:
         what = describe_object(node.existing) if node.existing is not None \
             else f"a new {node.cls.__name__}"
         verb = "will be made again" if node.existing is not None else "will be made"
-        return [StaleReason("dependency", f"{attribute}: {what} {verb}")]
+        return [StaleCause(Category.DEPENDENCY, f"{attribute}: {what} {verb}", attribute)]
     if old is None:
-        return [StaleReason("better-match",
-                            f"{attribute}: {describe_object(node.obj)} is available now")]
+        return [StaleCause(Category.BETTER_MATCH,
+                           f"{attribute}: {describe_object(node.obj)} is available now",
+                           attribute)]
     if old.object_id == node.obj.object_id:
         return []
     if identity_key(old) is not None and identity_key(old) == identity_key(node.obj):
         superseded[attribute] = old
-        return [StaleReason("superseded", f"{attribute}: {describe_object(old)} has newer "
-                                          f"version {node.obj.version}")]
+        return [StaleCause(Category.SUPERSEDED, f"{attribute}: {describe_object(old)} has newer "
+                                                f"version {node.obj.version}", attribute)]
     how = f" ({chooser})" if chooser else ""
-    return [StaleReason("better-match", f"{attribute}: {describe_object(node.obj)} matches "
-                                        f"better{how} than {describe_object(old)}")]
+    return [StaleCause(Category.BETTER_MATCH, f"{attribute}: {describe_object(node.obj)} "
+                                              f"matches better{how} than "
+                                              f"{describe_object(old)}", attribute)]
 
 
 def member_reasons(attribute: str, old: list[DBObject], nodes: list[PlanNode]
-                   ) -> list[StaleReason]:
+                   ) -> list[StaleCause]:
     """The members an existing group target links against the group's members now."""
     reasons = []
     remade = [n for n in nodes if n.state is State.RED and n.existing is not None]
@@ -96,16 +100,17 @@ def member_reasons(attribute: str, old: list[DBObject], nodes: list[PlanNode]
     before = {o.object_id for o in old}
     added, removed = len(now - before) + len(brand_new), len(before - now)
     if added or removed:
-        reasons.append(StaleReason("members", f"{attribute}: {added} added, {removed} removed"))
+        reasons.append(StaleCause(Category.MEMBERS,
+                                  f"{attribute}: {added} added, {removed} removed", attribute))
     if remade:
-        reasons.append(StaleReason(
-            "dependency", f"{attribute}: {len(remade)} of {len(nodes)} "
-                          f"{remade[0].cls.__name__} will be made again"))
+        reasons.append(StaleCause(
+            Category.DEPENDENCY, f"{attribute}: {len(remade)} of {len(nodes)} "
+                                 f"{remade[0].cls.__name__} will be made again", attribute))
     return reasons
 
 
 def key_reasons(names: Iterable[str], stored: DBObject, candidate: DBObject
-                ) -> list[StaleReason]:
+                ) -> list[StaleCause]:
     """The grouping keys (not the identity) that the existing target holds other values of
     than its group gives now: a key function changed (a validity range widened), or the
     target was stored before the key existed (None then)."""
@@ -113,8 +118,8 @@ def key_reasons(names: Iterable[str], stored: DBObject, candidate: DBObject
     for name in names:
         before, after = getattr(stored, name), getattr(candidate, name)
         if before != after:
-            reasons.append(StaleReason("grouping", f"{name} {_shown(before)} -> "
-                                                   f"{_shown(after)}"))
+            reasons.append(StaleCause(Category.GROUPING, f"{name} {_shown(before)} -> "
+                                                         f"{_shown(after)}"))
     return reasons
 
 

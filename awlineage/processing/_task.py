@@ -14,9 +14,10 @@ from typing import Any
 from awlineage.database import Database
 from awlineage.errors import DuplicateObjectError
 from awlineage.persistence import DBObject, DBObjectMeta, Kind, qualified_name
+from awlineage.processing._outcomes import TargetOutcome
 
-MADE, REUSED, FAILED = "made", "reused", "failed"
-CANCELLED = "cancelled"
+MADE, REUSED, FAILED = TargetOutcome.MADE, TargetOutcome.REUSED, TargetOutcome.FAILED
+CANCELLED = TargetOutcome.CANCELLED
 """A task the executor cancelled before it ended (after another target failed)."""
 
 
@@ -45,11 +46,12 @@ class TaskSpec:
 
 @dataclass(frozen=True)
 class TaskResult:
-    """How a task ended: ``made``, ``reused`` (the object was there already: a retried or
-    speculative task) or ``failed``, with timings and the process that ran it."""
+    """How a task ended: `TargetOutcome` ``MADE``, ``REUSED`` (the object was there already:
+    a retried or speculative task), ``FAILED`` or ``CANCELLED``, with timings and the process
+    that ran it."""
 
     object_id: int
-    status: str
+    status: TargetOutcome
     seconds: float
     pid: int
     error: str | None = None

@@ -12,7 +12,7 @@ from awlineage.trace._process import (
     default_parameters,
     parameter_values,
 )
-from awlineage.trace._run import FAILED, SUCCEEDED, ProcessRun
+from awlineage.trace._run import FAILED, SUCCEEDED, ProcessRun, RunStatus
 
 # Methods of framework classes that appear in call traces (user classes: every public method).
 FRAMEWORK_TRACED_METHODS: dict[str, tuple[str, ...]] = {
@@ -51,6 +51,7 @@ __all__ = [
     "Process",
     "ProcessParameters",
     "ProcessRun",
+    "RunStatus",
     "code_version",
     "covered_code",
     "current_run",

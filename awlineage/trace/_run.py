@@ -4,13 +4,56 @@ parameters, what was read and made, how it ended, and the call trace."""
 from __future__ import annotations
 
 import datetime
+import enum
 import json
 from typing import Any
 
-from awlineage.persistence import DBObject, persistent
+from awlineage.persistence import DBObject, Kind, Property, persistent
 
-SUCCEEDED = "succeeded"
-FAILED = "failed"
+
+class RunStatus(enum.StrEnum):
+    """How a process run (one call of a target's ``make()``) ended.
+
+    Members are strings and are stored as their values, so runs stored before this enum
+    existed read back as members, and ``ProcessRun.status == "failed"`` still selects.
+
+    Attributes
+    ----------
+    SUCCEEDED
+        The make returned normally; the run is committed with its target.
+    FAILED
+        The make raised; the run is committed on its own, with the error and traceback.
+
+    Examples
+    --------
+    >>> from awlineage import RunStatus
+    >>> RunStatus("failed") is RunStatus.FAILED, RunStatus.SUCCEEDED == "succeeded"
+    (True, True)
+    """
+
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+SUCCEEDED = RunStatus.SUCCEEDED
+FAILED = RunStatus.FAILED
+
+
+class _StatusProperty(Property):
+    """The ``status`` column: text in the database (what older versions wrote), a
+    `RunStatus` when read on a run."""
+
+    def __get__(self, obj: DBObject | None, cls: type | None = None) -> Any:
+        value = super().__get__(obj, cls)
+        if obj is None or isinstance(value, RunStatus):
+            return value
+        # A value no member has (an empty default) is left as it is rather than refused.
+        return RunStatus._value2member_map_.get(value, value)
+
+    def check(self, value: Any, owner_name: str | None = None) -> Any:
+        checked = super().check(value, owner_name)
+        # stored and compared as plain text, whichever driver binds it
+        return str.__str__(checked) if isinstance(checked, RunStatus) else checked
 
 
 class ProcessRun(DBObject):
@@ -18,8 +61,9 @@ class ProcessRun(DBObject):
 
     A successful run is committed with its target (the target links to it through
     ``process_run``); a failed one is committed on its own, with nothing else of its make.
-    Query runs like any class: ``select((ProcessRun.status == "failed") &
-    (ProcessRun.target_class == "BiasFrame"))``.
+    Its `status` is a `RunStatus`. Query runs like any class:
+    ``select((ProcessRun.status == RunStatus.FAILED) & (ProcessRun.target_class ==
+    "BiasFrame"))`` (``ProcessRun.status == "failed"`` selects the same).
     """
 
     __tablename__ = "awl_process_run"
@@ -37,7 +81,8 @@ class ProcessRun(DBObject):
                               "digest (JSON object; empty for a declared version)", str, "{}")
     process_params = persistent("Parameters object used", DBObject, None)
     parameters = persistent("Parameter values used (JSON object)", str, "{}")
-    status = persistent("succeeded or failed", str, "", index=True)
+    # the doc is part of the stored class description: kept as older versions wrote it
+    status = _StatusProperty("succeeded or failed", str, "", kind=Kind.DESCRIPTOR, index=True)
     started = persistent("Start of the make, UTC", datetime.datetime, None)
     ended = persistent("End of the make, UTC", datetime.datetime, None)
     duration = persistent("Wall time of the make [s]", float, None)

@@ -1,0 +1,159 @@
+"""Why a target will be made, or cannot be: a category a program can branch on, a sentence a
+person can read, and the dependency (attribute) it is about."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class StaleCauseCategory(enum.StrEnum):
+    """The kind of reason a target will be made (or cannot be).
+
+    Members are strings (their values are what plans printed and stored before this enum
+    existed), so ``category == "code"`` and JSON output keep working.
+
+    Attributes
+    ----------
+    MISSING
+        No object of the target's identity is stored yet.
+    FORCED
+        The user asked for it to be made again (``force``, ``force_upstream``).
+    NO_RUN
+        The stored object has no recorded process run.
+    CODE
+        The code version of the target's class changed since the stored object was made.
+    PARAMETERS
+        A processing parameter differs from the value the stored object was made with.
+    SUPERSEDED
+        A linked dependency has a newer version now.
+    BETTER_MATCH
+        Another object is chosen now for a dependency (or one is found, or none is).
+    DEPENDENCY
+        A dependency will itself be made (again): the cause is further up the graph.
+    MEMBERS
+        The members of a group target differ from those it was made from.
+    GROUPING
+        A grouping key's value differs from the stored object's.
+    BLOCKED
+        The target cannot be made itself (no candidate for a required dependency, or a
+        ``blocked_when`` check says why not).
+    BLOCKED_BY
+        Something the target needs cannot be made.
+
+    Examples
+    --------
+    >>> from awlineage import StaleCauseCategory
+    >>> StaleCauseCategory("no-run") is StaleCauseCategory.NO_RUN
+    True
+    >>> StaleCauseCategory.CODE == "code", StaleCauseCategory.CODE.label
+    (True, 'code changed')
+    >>> StaleCauseCategory.BLOCKED_BY.blocks, StaleCauseCategory.DEPENDENCY.is_root
+    (True, False)
+    """
+
+    MISSING = "missing"
+    FORCED = "forced"
+    NO_RUN = "no-run"
+    CODE = "code"
+    PARAMETERS = "parameters"
+    SUPERSEDED = "superseded"
+    BETTER_MATCH = "better-match"
+    DEPENDENCY = "dependency"
+    MEMBERS = "members"
+    GROUPING = "grouping"
+    BLOCKED = "blocked"
+    BLOCKED_BY = "blocked-by"
+
+    @property
+    def label(self) -> str:
+        """A few words for people (legends, badges): ``code changed``."""
+        return _LABELS[self]
+
+    @property
+    def blocks(self) -> bool:
+        """True for the categories that say a target cannot be made."""
+        return self in (StaleCauseCategory.BLOCKED, StaleCauseCategory.BLOCKED_BY)
+
+    @property
+    def is_root(self) -> bool:
+        """False for causes that only point at a dependency being made (summaries of root
+        causes leave those out)."""
+        return self is not StaleCauseCategory.DEPENDENCY
+
+
+_LABELS = {
+    StaleCauseCategory.MISSING: "not stored yet",
+    StaleCauseCategory.FORCED: "forced",
+    StaleCauseCategory.NO_RUN: "no recorded run",
+    StaleCauseCategory.CODE: "code changed",
+    StaleCauseCategory.PARAMETERS: "parameters changed",
+    StaleCauseCategory.SUPERSEDED: "newer version of a dependency",
+    StaleCauseCategory.BETTER_MATCH: "another dependency matches",
+    StaleCauseCategory.DEPENDENCY: "dependency is made",
+    StaleCauseCategory.MEMBERS: "members changed",
+    StaleCauseCategory.GROUPING: "grouping key changed",
+    StaleCauseCategory.BLOCKED: "cannot be made",
+    StaleCauseCategory.BLOCKED_BY: "needs what cannot be made",
+}
+
+
+@dataclass(frozen=True)
+class StaleCause:
+    """Why a target will be made (or cannot be): a category for programs, a sentence for
+    people, and the dependency it is about.
+
+    A string `category` is turned into its `StaleCauseCategory` member.
+
+    Attributes
+    ----------
+    category
+        What kind of cause it is.
+    reason
+        The sentence (``code version of BiasFrame changed 1 -> 2``); ``str()`` gives it.
+    dependency
+        The attribute of the target that links the dependency the cause is about
+        (``bias``, ``raw``, ``regridded_frames``); None for causes about the target itself.
+    changed
+        For `StaleCauseCategory.CODE`: the pieces of the user's code (qualified names) that
+        changed, appeared or went since the stored object was made; empty when not known.
+    general
+        The reason without what it is about (``the raw frame has no WCS``), so that equal
+        causes group in summaries; empty when the reason itself is general.
+
+    Examples
+    --------
+    >>> from awlineage import StaleCause, StaleCauseCategory
+    >>> cause = StaleCause("superseded", "bias: BiasFrame 7 v1 has newer version 2",
+    ...                    dependency="bias")
+    >>> cause.category is StaleCauseCategory.SUPERSEDED, cause.dependency, str(cause)
+    (True, 'bias', 'bias: BiasFrame 7 v1 has newer version 2')
+    """
+
+    category: StaleCauseCategory
+    reason: str
+    dependency: str | None = None
+    changed: tuple[str, ...] = ()
+    general: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.category, StaleCauseCategory):
+            # a frozen dataclass: normalise through object.__setattr__
+            object.__setattr__(self, "category", StaleCauseCategory(self.category))
+
+    @property
+    def kind(self) -> StaleCauseCategory:
+        """The category, under the name `StaleReason` gave it (kept for code written then)."""
+        return self.category
+
+    @property
+    def message(self) -> str:
+        """The reason, under the name `StaleReason` gave it (kept for code written then)."""
+        return self.reason
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+StaleReason = StaleCause
+"""The earlier name of `StaleCause`, kept so that code written for it still imports."""
