@@ -63,15 +63,24 @@ from awlineage.processing import (
 )
 from awlineage.query import Query, parse_query, select
 from awlineage.regions import (
+    ArrayRef,
     Boxes,
     Operator,
     Region,
     RegionCapture,
     RegionLineage,
     RegionTable,
+    Shapes,
     backward,
     capture_regions,
+    elementwise,
+    elementwise_with_globals,
+    flagged_with_globals,
     forward,
+    global_summary,
+    payload_boxes,
+    reduce,
+    stack,
 )
 from awlineage.spacetime import (
     Box,
@@ -112,6 +121,7 @@ def get(object_id: int) -> DBObject:
 
 
 __all__ = [
+    "ArrayRef",
     "AttributePath",
     "AwlError",
     "Box",
@@ -154,6 +164,7 @@ __all__ = [
     "RemotePointer",
     "SchemaConflictError",
     "Session",
+    "Shapes",
     "SkyRegion",
     "SkyRegionError",
     "TargetProcessor",
@@ -170,7 +181,10 @@ __all__ = [
     "current_session",
     "descendants",
     "diff",
+    "elementwise",
+    "elementwise_with_globals",
     "export_bundle",
+    "flagged_with_globals",
     "footprint_from_wcs",
     "forward",
     "get",
@@ -178,15 +192,19 @@ __all__ = [
     "get_inverse_properties",
     "get_onthefly_dependencies",
     "get_persistent_properties",
+    "global_summary",
     "import_bundle",
     "info",
     "newest",
     "openlineage_events",
     "parse_query",
+    "payload_boxes",
     "persistent",
     "prov_json",
     "read_bundle",
+    "reduce",
     "select",
+    "stack",
     "traced",
     "use_data_server",
 ]
