@@ -15,6 +15,7 @@ DEFAULTS: dict[str, Any] = {
     "database_schema": None,
     "data_url": "./awl-data",
 }
+"""The embedded defaults: a SQLite file and a data directory in the working directory."""
 
 
 def _config_file() -> dict[str, Any]:
@@ -51,3 +52,6 @@ def setting(name: str, explicit: Any = None) -> Any:
     if from_file is not None:
         return from_file
     return DEFAULTS.get(name)
+
+
+__all__ = ["DEFAULTS", "setting"]

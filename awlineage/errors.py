@@ -79,3 +79,26 @@ class ReadOnlyDatabaseError(AwlError):
 
 class ConfigurationError(AwlError):
     """A configuration value is missing or malformed."""
+
+
+__all__ = [
+    "AmbiguousClassError",
+    "AwlError",
+    "ConfigurationError",
+    "DuplicateObjectError",
+    "ImmutableObjectError",
+    "NotConnectedError",
+    "ObjectInUseError",
+    "ObjectNotFoundError",
+    "PersistentTypeError",
+    "PersistentValueError",
+    "PropertyDefinitionError",
+    "QueryError",
+    "QuerySyntaxError",
+    "ReadOnlyDatabaseError",
+    "SchemaConflictError",
+    "SkyRegionError",
+    "StandInClassError",
+    "UnknownAttributeError",
+    "UnknownClassError",
+]

@@ -214,6 +214,7 @@ def _separation(lon0: float, lat0: float, lon: np.ndarray, lat: np.ndarray) -> n
 
 
 Shape = SkyShape | PixelBox
+"""What a cutout is asked for by: a region of the sky or a box of pixels."""
 
 
 # -- text forms (SODA and DALI) ------------------------------------------------------------

@@ -10,7 +10,9 @@ from typing import Any
 from awlineage.persistence import DBObject, persistent
 
 SUCCEEDED = "succeeded"
+"""`ProcessRun.status` of a make() that returned."""
 FAILED = "failed"
+"""`ProcessRun.status` of a make() that raised."""
 
 
 class ProcessRun(DBObject):
