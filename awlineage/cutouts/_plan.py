@@ -38,8 +38,19 @@ class CutoutLimits:
 
 @dataclass(frozen=True)
 class PlannedCutout:
-    """One array to cut: `hdu` of `obj`, the `region` reached there and its hop count
-    (processing steps from the object asked for; 0 for the start image)."""
+    """One array to cut, as `plan_cutouts` plans it.
+
+    Attributes
+    ----------
+    obj
+        The image.
+    hdu
+        Its HDU to cut.
+    region
+        The cells of that HDU the request reached.
+    hops
+        Processing steps from the object asked for (0 for the start image).
+    """
 
     obj: DataObject
     hdu: int | str

@@ -26,7 +26,15 @@ OUTLINE_POINTS = 64
 
 @dataclass(frozen=True)
 class PixelBox:
-    """Pixels ``x0..x1`` (columns, FITS axis 1) by ``y0..y1`` (rows), 1-based, inclusive."""
+    """A box of pixels: columns ``x0..x1`` (FITS axis 1) by rows ``y0..y1``.
+
+    Parameters
+    ----------
+    x0, x1
+        First and last column, 1-based and inclusive, as FITS counts them.
+    y0, y1
+        First and last row, 1-based and inclusive.
+    """
 
     x0: int
     x1: int

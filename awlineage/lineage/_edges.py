@@ -16,8 +16,19 @@ _MAX_UNION = 400  # below SQLite's limit of terms in one compound SELECT
 
 @dataclass(frozen=True)
 class Edge:
-    """`source` links to `target` through ``attribute`` (``Class.name``); `position` is the
-    index within a link list, None for a single link."""
+    """One link of the lineage graph: `source` links to `target` through `attribute`.
+
+    Attributes
+    ----------
+    source
+        The object id of the object holding the link.
+    attribute
+        The link attribute, qualified by its class: ``Class.name``.
+    target
+        The object id linked to.
+    position
+        The index within a link list; None for a single link.
+    """
 
     source: int
     attribute: str

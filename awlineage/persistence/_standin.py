@@ -22,13 +22,17 @@ class RecordedClass:
     module: str
     """The defining module, or ``__main__ (path of the script)``."""
     table_name: str
+    """The table its objects' rows are in."""
     bases: tuple[str, ...]
     """Qualified names of its persistent bases, nearest first."""
     definition: dict[str, dict[str, Any]]
     """Property name -> ``kind``, ``type`` and, when recorded, ``doc``, ``default``, ``index``."""
     identity: tuple[str, ...] = ()
+    """The attributes that identify versions of one logical product (none: no versions)."""
     code_version: str | None = None
+    """The code version of a process class, as last registered."""
     doc: str = field(default="", compare=False)
+    """The class's docstring."""
 
 
 class StandInMeta(DBObjectMeta):
