@@ -42,6 +42,22 @@ def setting(name: str, explicit: Any = None) -> Any:
         the upper-cased name (``AWL_DATABASE_URL``).
     explicit
         A value given by the caller; wins when not None.
+
+    Returns
+    -------
+    Any
+        The value: `explicit`, the environment variable, the config file's entry or the
+        default (None for a name none of them has).
+
+    Raises
+    ------
+    ConfigurationError
+        When ``AWL_CONFIG`` names a missing file, or the config file is not valid TOML.
+
+    Examples
+    --------
+    >>> setting("database_url", "sqlite:///elsewhere.db")
+    'sqlite:///elsewhere.db'
     """
     if explicit is not None:
         return explicit

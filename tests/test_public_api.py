@@ -14,6 +14,7 @@ import importlib
 import inspect
 from collections.abc import Iterator
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from types import ModuleType
 
@@ -40,7 +41,7 @@ def _attribute_docstring(module: ModuleType, name: str) -> str | None:
     files = sorted(source.parent.rglob("*.py")) if source.name == "__init__.py" else [source]
     for path in files:
         body = ast.parse(path.read_text()).body
-        for statement, following in zip(body, body[1:], strict=False):
+        for statement, following in pairwise(body):
             targets = ([statement.target] if isinstance(statement, ast.AnnAssign)
                        else statement.targets if isinstance(statement, ast.Assign) else [])
             if (any(isinstance(t, ast.Name) and t.id == name for t in targets)
@@ -178,6 +179,28 @@ def test_every_public_name_resolves_and_has_a_docstring(module_name: str) -> Non
     failing = [reason for name in module.__all__
                if (reason := why_not_public(module_name, name)) is not None]
     assert failing == []
+
+
+def test_tool_functions_the_pipeline_and_viewer_use_document_parameters_and_returns() -> None:
+    """The subpackage functions a tool author calls (those `targets` and `webviewer` call)
+    have numpy-style Parameters and Returns sections. (Those also in ``awlineage.__all__``
+    are left to the checks of the script API, which hold them to the whole numpy standard.)"""
+    used = {(module, name) for top in USERS for path in sorted((ROOT / top).rglob("*.py"))
+            for _, module, name in used_names(_parented(ast.parse(path.read_text())))
+            if module != "awlineage"}
+    script_api = importlib.import_module("awlineage")
+    lacking = []
+    for module, name in sorted(used):
+        function = getattr(importlib.import_module(module), name, None)
+        if not inspect.isfunction(function) or function is getattr(script_api, name, None):
+            continue
+        doc, signature = function.__doc__ or "", inspect.signature(function)
+        if signature.parameters and "\n    Parameters\n    ----------\n" not in doc:
+            lacking.append(f"{module}.{name}: Parameters")
+        if signature.return_annotation not in ("None", None) \
+                and "\n    Returns\n    -------\n" not in doc:
+            lacking.append(f"{module}.{name}: Returns")
+    assert lacking == []
 
 
 @pytest.mark.parametrize("module_name", PUBLIC_MODULES)
