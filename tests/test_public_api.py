@@ -181,6 +181,19 @@ def test_every_public_name_resolves_and_has_a_docstring(module_name: str) -> Non
     assert failing == []
 
 
+def test_pipeline_takes_the_script_api_from_awlineage() -> None:
+    """The pipeline is written as a user's script would be: a name `awlineage` exports
+    (region operators included) is imported from there, not from its subpackage."""
+    script_api = importlib.import_module("awlineage")
+    elsewhere = [f"{path.relative_to(ROOT)}:{line} takes {name} from {module}"
+                 for path in sorted((ROOT / "targets").rglob("*.py"))
+                 for line, module, name in used_names(_parented(ast.parse(path.read_text())))
+                 if module != "awlineage" and name in script_api.__all__
+                 and getattr(importlib.import_module(module), name, None)
+                 is getattr(script_api, name)]
+    assert elsewhere == []
+
+
 def test_tool_functions_the_pipeline_and_viewer_use_document_parameters_and_returns() -> None:
     """The subpackage functions a tool author calls (those `targets` and `webviewer` call)
     have numpy-style Parameters and Returns sections. (Those also in ``awlineage.__all__``
