@@ -66,15 +66,24 @@ from awlineage.processing import (
 )
 from awlineage.query import Query, parse_query, select
 from awlineage.regions import (
+    ArrayRef,
     Boxes,
     Operator,
     Region,
     RegionCapture,
     RegionLineage,
     RegionTable,
+    Shapes,
     backward,
     capture_regions,
+    elementwise,
+    elementwise_with_globals,
+    flagged_with_globals,
     forward,
+    global_summary,
+    payload_boxes,
+    reduce,
+    stack,
 )
 from awlineage.spacetime import (
     Box,
@@ -170,6 +179,7 @@ def get(object_id: int) -> DBObject:
 
 
 __all__ = [
+    "ArrayRef",
     "AttributePath",
     "AwlError",
     "Box",
@@ -213,6 +223,7 @@ __all__ = [
     "RunStatus",
     "SchemaConflictError",
     "Session",
+    "Shapes",
     "SkyRegion",
     "SkyRegionError",
     "StaleCause",
@@ -232,7 +243,10 @@ __all__ = [
     "current_session",
     "descendants",
     "diff",
+    "elementwise",
+    "elementwise_with_globals",
     "export_bundle",
+    "flagged_with_globals",
     "footprint_from_wcs",
     "forward",
     "get",
@@ -240,15 +254,19 @@ __all__ = [
     "get_inverse_properties",
     "get_onthefly_dependencies",
     "get_persistent_properties",
+    "global_summary",
     "import_bundle",
     "info",
     "newest",
     "openlineage_events",
     "parse_query",
+    "payload_boxes",
     "persistent",
     "prov_json",
     "read_bundle",
+    "reduce",
     "select",
+    "stack",
     "traced",
     "use_data_server",
 ]

@@ -15,6 +15,7 @@ DEFAULTS: dict[str, Any] = {
     "database_schema": None,
     "data_url": "./awl-data",
 }
+"""The embedded defaults: a SQLite file and a data directory in the working directory."""
 
 
 def _config_file() -> dict[str, Any]:
@@ -41,6 +42,22 @@ def setting(name: str, explicit: Any = None) -> Any:
         the upper-cased name (``AWL_DATABASE_URL``).
     explicit
         A value given by the caller; wins when not None.
+
+    Returns
+    -------
+    Any
+        The value: `explicit`, the environment variable, the config file's entry or the
+        default (None for a name none of them has).
+
+    Raises
+    ------
+    ConfigurationError
+        When ``AWL_CONFIG`` names a missing file, or the config file is not valid TOML.
+
+    Examples
+    --------
+    >>> setting("database_url", "sqlite:///elsewhere.db")
+    'sqlite:///elsewhere.db'
     """
     if explicit is not None:
         return explicit
@@ -51,3 +68,6 @@ def setting(name: str, explicit: Any = None) -> Any:
     if from_file is not None:
         return from_file
     return DEFAULTS.get(name)
+
+
+__all__ = ["DEFAULTS", "setting"]

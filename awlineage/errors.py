@@ -348,3 +348,26 @@ class ConfigurationError(AwlError):
     ...     print("does not exist" in str(err))
     True
     """
+
+
+__all__ = [
+    "AmbiguousClassError",
+    "AwlError",
+    "ConfigurationError",
+    "DuplicateObjectError",
+    "ImmutableObjectError",
+    "NotConnectedError",
+    "ObjectInUseError",
+    "ObjectNotFoundError",
+    "PersistentTypeError",
+    "PersistentValueError",
+    "PropertyDefinitionError",
+    "QueryError",
+    "QuerySyntaxError",
+    "ReadOnlyDatabaseError",
+    "SchemaConflictError",
+    "SkyRegionError",
+    "StandInClassError",
+    "UnknownAttributeError",
+    "UnknownClassError",
+]

@@ -8,14 +8,20 @@ from collections.abc import Callable
 
 import numpy as np
 
-from awlineage import DataObject, Interval, Needs, OnePerGroup, Process, closest, persistent
-from awlineage.regions import (
+from awlineage import (
     ArrayRef,
+    DataObject,
+    Interval,
+    Needs,
+    OnePerGroup,
+    Process,
     RegionCapture,
     capture_regions,
+    closest,
     elementwise,
     elementwise_with_globals,
     global_summary,
+    persistent,
 )
 from targets.calibration import (
     BiasParameters,

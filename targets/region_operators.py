@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from awlineage.regions import Boxes, Operator, Shapes
+from awlineage import Boxes, Operator, Shapes
 
 if TYPE_CHECKING:
     from targets.overscan import FrameLayout

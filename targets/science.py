@@ -11,12 +11,18 @@ from collections.abc import Callable
 import numpy as np
 from astropy.wcs import WCS
 
-from awlineage import DataObject, Footprint, Needs, OnePer, OnePerGroup, Process, persistent
-from awlineage.regions import (
+from awlineage import (
+    DataObject,
+    Footprint,
+    Needs,
+    OnePer,
+    OnePerGroup,
+    Process,
     capture_regions,
     elementwise,
     flagged_with_globals,
     global_summary,
+    persistent,
     reduce,
     stack,
 )

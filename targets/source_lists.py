@@ -14,8 +14,15 @@ from astropy.io import fits
 from astropy.table import QTable
 from astropy.wcs import WCS
 
-from awlineage import DataObject, DBObject, OnePer, Process, persistent
-from awlineage.regions import capture_regions, payload_boxes
+from awlineage import (
+    DataObject,
+    DBObject,
+    OnePer,
+    Process,
+    capture_regions,
+    payload_boxes,
+    persistent,
+)
 from targets.extraction import ExtractionParameters, extract_sources, source_boxes
 from targets.images import read_hdu
 from targets.parameters import SourceListParameters, stage_parameters

@@ -11,7 +11,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from awlineage import Database, DBObject, get_persistent_properties
-from awlineage.persistence import link_key
+from awlineage.persistence import link_ids
 
 LINK_KINDS = ("link", "self-link")
 LIST_KIND = "link list"
@@ -45,21 +45,6 @@ class Links:
     single: dict[str, DBObject | None]
     lists: dict[str, LinkList]
     extra: dict[int, DBObject]
-
-
-def link_ids(obj: DBObject) -> dict[str, int | None]:
-    """The ids the single links of `obj` point to, read from its row: nothing is loaded."""
-    state = obj.__dict__
-    ids: dict[str, int | None] = {}
-    for info in get_persistent_properties(obj):
-        if info.kind not in LINK_KINDS:
-            continue
-        if info.name in state:  # loaded already
-            target = state[info.name]
-            ids[info.name] = None if target is None else target.object_id
-        else:
-            ids[info.name] = state.get(link_key(info.name))
-    return ids
 
 
 def list_heads(db: Database, obj: DBObject, limit: int) -> dict[str, LinkList]:

@@ -127,3 +127,6 @@ def _quiet_third_party_warnings() -> None:
     for module in ("pyspark", "pandas", "py4j"):
         warnings.filterwarnings("ignore", category=FutureWarning, module=module)
         warnings.filterwarnings("ignore", category=DeprecationWarning, module=module)
+
+
+__all__ = ["build_parser", "main"]

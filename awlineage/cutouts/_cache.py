@@ -71,10 +71,18 @@ _FileKey = tuple[int, str]
 
 
 class CutoutCache:
-    """Headers, shapes and WCSs of stored images by (object id, content hash, HDU), the
-    verified local path of each file, request plans (at most `size` of each), and objects'
-    parent links (ten times as many). Safe across threads; one per server (the viewer) or
-    one per request (the default)."""
+    """What cutout requests read about stored images, kept between requests.
+
+    Headers, shapes and WCSs of stored images by (object id, content hash, HDU), the verified
+    local path of each file, request plans, and objects' parent links. Safe across threads;
+    one per server (the viewer) or one per request (the default).
+
+    Parameters
+    ----------
+    size
+        The most entries of each kind kept (parent links: ten times as many); the least
+        recently used go first.
+    """
 
     def __init__(self, size: int = 1_000) -> None:
         self.size = size

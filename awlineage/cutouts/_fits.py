@@ -31,7 +31,30 @@ BAND_BYTES = 4 * 2**20
 
 def cells_on_image(image: DataObject, hdu: int | str, shape: Shape | None,
                    cache: CutoutCache | None = None) -> np.ndarray:
-    """The (row, column) cells of `hdu` of `image` that `shape` covers (all without one)."""
+    """The cells of an image's HDU that a shape covers.
+
+    Parameters
+    ----------
+    image
+        The image.
+    hdu
+        The HDU of `image` (index or name).
+    shape
+        A sky shape (placed with the HDU's WCS) or a pixel box; None covers every cell.
+    cache
+        Headers, shapes and WCSs already read; None reads them afresh.
+
+    Returns
+    -------
+    numpy.ndarray
+        One (row, column) pair per covered cell, 0-based.
+
+    Raises
+    ------
+    CutoutUsageError
+        When the HDU is not a 2-d image, or a sky shape is given for an image without a
+        celestial WCS.
+    """
     info = (cache or CutoutCache()).info(image, hdu)
     array_shape = info.shape
     if len(array_shape) != 2:
@@ -48,9 +71,23 @@ def cells_on_image(image: DataObject, hdu: int | str, shape: Shape | None,
 
 def lineage_order(planned: list[PlannedCutout], cache: CutoutCache | None = None
                   ) -> list[PlannedCutout]:
-    """`planned` in the order of the cutout file's extensions: images with a celestial WCS
-    first (the science line: coadd, regridded, reduced, raw), then those without
-    (calibrations), each group by hop count."""
+    """Planned cutouts in the order of a cutout file's extensions.
+
+    Images with a celestial WCS come first (the science line: coadd, regridded, reduced,
+    raw), then those without (calibrations), each group by hop count.
+
+    Parameters
+    ----------
+    planned
+        Cutouts from `plan_cutouts`.
+    cache
+        Headers, shapes and WCSs already read; None reads them afresh.
+
+    Returns
+    -------
+    list of PlannedCutout
+        The same cutouts, ordered.
+    """
     cache = cache or CutoutCache()
     sky = {id(p): cache.info(p.obj, p.hdu).wcs is not None for p in planned}
     return sorted(planned, key=lambda p: (
@@ -90,9 +127,26 @@ def cutout_hdus(planned: list[PlannedCutout], asked: DBObject, request: str,
 
 def cut_pixels(image: DataObject, hdu: int | str, box: tuple[int, int, int, int],
                cache: CutoutCache | None = None) -> Cutout2D:
-    """The pixels of `box` ((row0, row1, column0, column1), 0-based inclusive, inside the
-    array) of HDU `hdu` of `image`, with its WCS (if any) moved to the cut; only those rows
-    are read (only those pixels past `BAND_BYTES`)."""
+    """The pixels of a box of an image's HDU, with its WCS (if any) moved to the cut.
+
+    Only the box's rows are read (only its pixels, for images larger than `BAND_BYTES`).
+
+    Parameters
+    ----------
+    image
+        The image.
+    hdu
+        The HDU of `image` (index or name).
+    box
+        ``(row0, row1, column0, column1)``, 0-based and inclusive, inside the array.
+    cache
+        Headers, shapes and WCSs already read; None reads them afresh.
+
+    Returns
+    -------
+    astropy.nddata.Cutout2D
+        The cut pixels and their WCS.
+    """
     cache = cache or CutoutCache()
     info = cache.info(image, hdu)
     r0, r1, c0, c1 = box

@@ -38,8 +38,19 @@ class CutoutLimits:
 
 @dataclass(frozen=True)
 class PlannedCutout:
-    """One array to cut: `hdu` of `obj`, the `region` reached there and its hop count
-    (processing steps from the object asked for; 0 for the start image)."""
+    """One array to cut, as `plan_cutouts` plans it.
+
+    Attributes
+    ----------
+    obj
+        The image.
+    hdu
+        Its HDU to cut.
+    region
+        The cells of that HDU the request reached.
+    hops
+        Processing steps from the object asked for (0 for the start image).
+    """
 
     obj: DataObject
     hdu: int | str
@@ -63,7 +74,22 @@ ShapeOnImage = Callable[[DataObject, int | str, Shape | None], np.ndarray]
 
 
 def anchor_of(obj: DBObject) -> tuple[DBObject, Any, int | str] | None:
-    """(stored object, cells, hdu) that `obj` stands for, if its class says so."""
+    """The stored image cells a non-image object stands for, if its class says so.
+
+    A class takes part in cutouts by defining ``region_anchor()`` (a source-list row answers
+    with its catalogue, its row and the HDU of the table, for example).
+
+    Parameters
+    ----------
+    obj
+        Any persistent object.
+
+    Returns
+    -------
+    tuple or None
+        ``(stored object, cells, hdu)`` from ``obj.region_anchor()``, or None when its class
+        has no such method.
+    """
     method = getattr(obj, "region_anchor", None)
     return method() if callable(method) else None
 
@@ -79,6 +105,30 @@ def plan_cutouts(obj: DBObject, shape: Shape | None, lineage: bool, cells_of: Sh
     object is cut through its `region_anchor`: the pixels of every ancestor image its cells
     depend on; a shape is then placed on the first image reached (such as a source's coadd)
     and followed from there.
+
+    Parameters
+    ----------
+    obj
+        The object asked for: an image, or an object anchored on one (`anchor_of`).
+    shape
+        The region to cut (a sky shape or a pixel box); None cuts whole arrays.
+    lineage
+        Whether to cut the ancestors region lineage reaches as well.
+    cells_of
+        Gives the cells of an image's HDU that a shape covers (`cells_on_image`).
+    limits
+        How much the request may take.
+    database
+        Where region lineage is read; None for the current session's.
+    hdu
+        The HDU of `obj` to cut, when it is an image.
+    cache
+        Headers, shapes and WCSs already read; None reads them afresh.
+
+    Returns
+    -------
+    list of PlannedCutout
+        One per array to cut; `lineage_order` puts them in the order of a cutout file.
 
     Raises
     ------

@@ -26,7 +26,15 @@ OUTLINE_POINTS = 64
 
 @dataclass(frozen=True)
 class PixelBox:
-    """Pixels ``x0..x1`` (columns, FITS axis 1) by ``y0..y1`` (rows), 1-based, inclusive."""
+    """A box of pixels: columns ``x0..x1`` (FITS axis 1) by rows ``y0..y1``.
+
+    Parameters
+    ----------
+    x0, x1
+        First and last column, 1-based and inclusive, as FITS counts them.
+    y0, y1
+        First and last row, 1-based and inclusive.
+    """
 
     x0: int
     x1: int
@@ -214,6 +222,7 @@ def _separation(lon0: float, lat0: float, lon: np.ndarray, lat: np.ndarray) -> n
 
 
 Shape = SkyShape | PixelBox
+"""What a cutout is asked for by: a region of the sky or a box of pixels."""
 
 
 # -- text forms (SODA and DALI) ------------------------------------------------------------
@@ -234,7 +243,25 @@ def _check_latitudes(values: list[float], name: str) -> None:
 
 
 def parse_circle(text: str, name: str = "CIRCLE") -> SkyCircle:
-    """``ra dec radius`` in degrees (ICRS), as SODA's CIRCLE and DALI's circle xtype."""
+    """A sky circle from ``ra dec radius`` in degrees (ICRS), as SODA's CIRCLE.
+
+    Parameters
+    ----------
+    text
+        The three numbers, separated by spaces (DALI's circle xtype).
+    name
+        The parameter's name in error messages.
+
+    Returns
+    -------
+    SkyCircle
+        The circle.
+
+    Raises
+    ------
+    CutoutUsageError
+        When the text is not three numbers, or they are out of range.
+    """
     values = _numbers(text, name)
     if len(values) != 3 or not all(math.isfinite(v) for v in values):
         raise CutoutUsageError(f"{name} needs three finite numbers: ra dec radius (degrees), "
@@ -248,7 +275,25 @@ def parse_circle(text: str, name: str = "CIRCLE") -> SkyCircle:
 
 
 def parse_polygon(text: str, name: str = "POLYGON") -> SkyPolygon:
-    """``ra1 dec1 ra2 dec2 ra3 dec3 ...`` in degrees (ICRS), at least three vertices."""
+    """A sky polygon from ``ra1 dec1 ra2 dec2 ra3 dec3 ...`` in degrees (ICRS).
+
+    Parameters
+    ----------
+    text
+        At least three vertices, as numbers separated by spaces (SODA's POLYGON).
+    name
+        The parameter's name in error messages.
+
+    Returns
+    -------
+    SkyPolygon
+        The polygon.
+
+    Raises
+    ------
+    CutoutUsageError
+        When the text is not an even count of at least six numbers, or they are out of range.
+    """
     values = _numbers(text, name)
     if len(values) < 6 or len(values) % 2 or not all(math.isfinite(v) for v in values):
         raise CutoutUsageError(f"{name} needs at least three ra dec pairs of finite numbers, "
@@ -271,7 +316,24 @@ def parse_range(text: str, name: str = "POS=RANGE") -> SkyRange:
 
 
 def parse_pos(text: str) -> SkyShape:
-    """SODA's POS: ``CIRCLE ...``, ``RANGE ...`` or ``POLYGON ...``."""
+    """A sky shape from SODA's POS parameter.
+
+    Parameters
+    ----------
+    text
+        ``CIRCLE ra dec radius``, ``RANGE ra1 ra2 dec1 dec2`` or ``POLYGON ra1 dec1 ...``,
+        in degrees (ICRS).
+
+    Returns
+    -------
+    SkyShape
+        A `SkyCircle`, `SkyRange` or `SkyPolygon`.
+
+    Raises
+    ------
+    CutoutUsageError
+        When the shape is unknown or its numbers are wrong.
+    """
     keyword, _, rest = text.strip().partition(" ")
     parsers = {"CIRCLE": parse_circle, "RANGE": parse_range, "POLYGON": parse_polygon}
     if keyword.upper() not in parsers:
@@ -281,7 +343,25 @@ def parse_pos(text: str) -> SkyShape:
 
 
 def parse_pixel(text: str, name: str = "PIXEL") -> PixelBox:
-    """``x0 x1 y0 y1``: 1-based, inclusive FITS pixel numbers (x is NAXIS1)."""
+    """A pixel box from ``x0 x1 y0 y1``: 1-based, inclusive FITS pixel numbers.
+
+    Parameters
+    ----------
+    text
+        The four integers, separated by spaces (x along NAXIS1, y along NAXIS2).
+    name
+        The parameter's name in error messages.
+
+    Returns
+    -------
+    PixelBox
+        The box.
+
+    Raises
+    ------
+    CutoutUsageError
+        When the text is not four integers, or they do not make a box.
+    """
     parts = text.split()
     if len(parts) != 4 or not all(p.lstrip("+").isdigit() for p in parts):
         raise CutoutUsageError(f"{name} needs four positive integers x0 x1 y0 y1 (1-based, "

@@ -82,7 +82,19 @@ def uncommitted_closure(objects: Iterable[DBObject]) -> list[DBObject]:
 
 
 def identity_key(obj: DBObject) -> str | None:
-    """The text that objects of one identity share (None for classes without identity)."""
+    """The text that objects of one identity share: the versions of one logical product.
+
+    Parameters
+    ----------
+    obj
+        A persistent object, loaded or not.
+
+    Returns
+    -------
+    str or None
+        The identity attributes' values as JSON (links as object ids); None for a class that
+        declares no identity.
+    """
     names = type(obj).identity
     if not names:
         return None

@@ -19,6 +19,7 @@ DIALECTS: dict[str, sa.Dialect] = {
     "postgresql": pg_dialect.psycopg.dialect(),
     "sqlite": sqlite_dialect.pysqlite.dialect(),
 }
+"""The SQLAlchemy dialect DDL is generated for, by back-end name."""
 
 
 def framework_ddl(backend: str, extra: Sequence[sa.Table] = ()) -> str:

@@ -73,7 +73,6 @@ from awlineage.federation._workload import (
     read_workload,
     workload_problem,
 )
-from awlineage.lineage import LineageIncompleteWarning, MissingLineage
 
 __all__ = [
     "BUNDLE_TYPE",
@@ -88,8 +87,6 @@ __all__ = [
     "DatabaseLineageCarrier",
     "FetchSummary",
     "ImportReport",
-    "LineageIncompleteWarning",
-    "MissingLineage",
     "ObjectRecord",
     "Origin",
     "PointerRecord",

@@ -101,9 +101,21 @@ def has_site_tables(db: Database) -> bool:
 
 
 def local_site(db: Database) -> Site:
-    """This database's site: its id (made once and kept), the URL from ``AWL_SITE_URL`` or
-    the one recorded, and its name. A read-only database that never recorded one answers
-    with an id derived from its URL (stable, but not stored)."""
+    """A database's site: its id (made once and kept), its URL and its name.
+
+    The URL is ``AWL_SITE_URL`` or the one recorded. A read-only database that never recorded
+    a site answers with an id derived from its URL (stable, but not stored).
+
+    Parameters
+    ----------
+    db
+        The database.
+
+    Returns
+    -------
+    Site
+        The site.
+    """
     row = None
     if db.read_only:
         if has_site_tables(db):
@@ -176,7 +188,20 @@ class Origin:
 
 
 def origins_of(db: Database, object_ids: Iterable[int]) -> dict[int, Origin]:
-    """The origin of each object among `object_ids` that is a copy from another site."""
+    """Where copies held in a database came from.
+
+    Parameters
+    ----------
+    db
+        The database.
+    object_ids
+        Objects to look up; those made here are left out of the answer.
+
+    Returns
+    -------
+    dict of int to Origin
+        The origin of each object among `object_ids` that is a copy from another site.
+    """
     ids = list(dict.fromkeys(object_ids))
     if not ids or not has_site_tables(db):
         return {}
@@ -196,7 +221,18 @@ def origins_of(db: Database, object_ids: Iterable[int]) -> dict[int, Origin]:
 
 
 def count_copies(db: Database) -> int:
-    """How many objects here are copies of other sites' objects."""
+    """How many objects in a database are copies of other sites' objects.
+
+    Parameters
+    ----------
+    db
+        The site's database.
+
+    Returns
+    -------
+    int
+        The count (0 for a database that never took part in a federation).
+    """
     if not has_site_tables(db):
         return 0
     with db.engine.connect() as conn:

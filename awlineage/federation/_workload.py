@@ -42,9 +42,23 @@ class FetchSummary:
 
 
 def lineage_size(db: Database, *, seed: int = 0) -> int:
-    """Bytes of lineage metadata this site made itself (its objects, not copies or pointers),
-    estimated as the number of such objects times the mean record size of a sample of up to
-    200 of them (records as bundles write them, uncompressed)."""
+    """Bytes of lineage metadata a site made itself (its objects, not copies or pointers).
+
+    Estimated as the number of such objects times the mean record size of a sample of up to
+    200 of them (records as bundles write them, uncompressed).
+
+    Parameters
+    ----------
+    db
+        The site's database.
+    seed
+        Seed of the sample, so that one database gives one answer.
+
+    Returns
+    -------
+    int
+        The estimated size in bytes.
+    """
     registry = db.framework["awl_object"]
     query = sa.select(registry.c.object_id, registry.c.class_name).where(
         registry.c.class_name != POINTER_CLASS)
@@ -66,7 +80,18 @@ def lineage_size(db: Database, *, seed: int = 0) -> int:
 
 
 def fetch_summary(db: Database) -> list[FetchSummary]:
-    """This site's query log, summed per site asked."""
+    """A site's requests to other sites for lineage, summed per site asked.
+
+    Parameters
+    ----------
+    db
+        The site's database.
+
+    Returns
+    -------
+    list of FetchSummary
+        One per site asked: requests, bytes and failures.
+    """
     if not has_site_tables(db):
         return []
     with db.engine.connect() as conn:

@@ -60,9 +60,22 @@ def index_is_on(conn: sa.Connection, db: Database) -> bool:
 
 
 def closure_index_present(db: Database) -> bool:
-    """Whether `db` has the closure index (built by `reindex_closure` or ``awl lineage
-    reindex``); commits then keep it up to date, and lineage queries use it. False for a
-    database older than the index, opened read-only."""
+    """Whether a database has the closure index.
+
+    The index is built by `reindex_closure` or ``awl lineage reindex``; commits then keep it
+    up to date, and lineage queries use it.
+
+    Parameters
+    ----------
+    db
+        The database.
+
+    Returns
+    -------
+    bool
+        True when the index is there and on; False for a database older than the index,
+        opened read-only.
+    """
     try:
         with db.engine.connect() as conn:
             return index_is_on(conn, db)
@@ -232,7 +245,23 @@ class ClosureIndexOffError(AwlError):
 
 
 def closure_ancestors(db: Database, node: int, conn: sa.Connection | None = None) -> set[int]:
-    """All ancestors of `node` from the index: the intervals containing one of its own.
+    """All ancestors of an object, from the closure index.
+
+    The answer is the objects whose intervals contain one of `node`'s: one range query.
+
+    Parameters
+    ----------
+    db
+        The database.
+    node
+        The object id.
+    conn
+        A connection to read through (inside a transaction); None opens one.
+
+    Returns
+    -------
+    set of int
+        The ancestors' object ids.
 
     Raises
     ------
@@ -244,8 +273,29 @@ def closure_ancestors(db: Database, node: int, conn: sa.Connection | None = None
 
 def closure_descendants(db: Database, node: int, conn: sa.Connection | None = None
                         ) -> set[int]:
-    """All descendants of `node` from the index: the intervals inside one of its own (raises
-    ClosureIndexOffError as `closure_ancestors` does)."""
+    """All descendants of an object, from the closure index.
+
+    The answer is the objects whose intervals lie inside one of `node`'s: one range query.
+
+    Parameters
+    ----------
+    db
+        The database.
+    node
+        The object id.
+    conn
+        A connection to read through (inside a transaction); None opens one.
+
+    Returns
+    -------
+    set of int
+        The descendants' object ids.
+
+    Raises
+    ------
+    ClosureIndexOffError
+        If the index is off (an empty answer is checked against the index's state).
+    """
     return _run(db, conn, lambda c: _checked(c, db, _ranges(db, c, node, _contained)))
 
 

@@ -16,8 +16,19 @@ _MAX_UNION = 400  # below SQLite's limit of terms in one compound SELECT
 
 @dataclass(frozen=True)
 class Edge:
-    """`source` links to `target` through ``attribute`` (``Class.name``); `position` is the
-    index within a link list, None for a single link."""
+    """One link of the lineage graph: `source` links to `target` through `attribute`.
+
+    Attributes
+    ----------
+    source
+        The object id of the object holding the link.
+    attribute
+        The link attribute, qualified by its class: ``Class.name``.
+    target
+        The object id linked to.
+    position
+        The index within a link list; None for a single link.
+    """
 
     source: int
     attribute: str
@@ -117,8 +128,28 @@ def _list_table(entry: RegisteredClass, attr: str) -> sa.TableClause:
 
 def incoming_edges(db: Database, ids: Iterable[int], attributes: AttributeFilter = ALL,
                    registry: Registry | None = None) -> list[Edge]:
-    """Every edge into one of `ids`, from objects of any class: one UNION query over every
-    link column and link list of every stored class, per batch of ids."""
+    """Every link into some objects, from objects of any class.
+
+    One UNION query over every link column and link list of every stored class, per batch
+    of ids.
+
+    Parameters
+    ----------
+    db
+        The database.
+    ids
+        Object ids.
+    attributes
+        Which attributes (``Class.name``) to read; all of them by default.
+    registry
+        The database's class registry (`Database.registered_classes`), when the caller has
+        read it already; None reads it.
+
+    Returns
+    -------
+    list of Edge
+        One per link from any object to one of `ids` (one per position in a link list).
+    """
     wanted = list(dict.fromkeys(ids))
     sources = []
     registry = registry if registry is not None else db.registered_classes()

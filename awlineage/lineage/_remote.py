@@ -74,7 +74,18 @@ def add_pointer_follower(follower: PointerFollower) -> None:
 
 
 def is_remote_pointer(obj: object) -> bool:
-    """Whether `obj` is a pointer to an object held at another site."""
+    """Whether an object is a pointer to an object held at another site.
+
+    Parameters
+    ----------
+    obj
+        Any object.
+
+    Returns
+    -------
+    bool
+        True for a persistent object of the stored class of `RemotePointer`.
+    """
     return isinstance(obj, DBObject) and qualified_name(type(obj)) == POINTER_CLASS
 
 

@@ -51,8 +51,23 @@ large; past it the depth, not the set, bounds the work, and the level-by-level w
 
 def parent_edges(db: Database, ids: Iterable[int], registry: Registry | None = None
                  ) -> list[Edge]:
-    """Edges from `ids` to what they were made from: their links, and the runs that listed
-    them as outputs."""
+    """Edges from objects to what they were made from, one level up.
+
+    Parameters
+    ----------
+    db
+        The database.
+    ids
+        Object ids.
+    registry
+        The database's class registry (`Database.registered_classes`), when the caller has
+        read it already; None reads it.
+
+    Returns
+    -------
+    list of Edge
+        Their links, and the edges from the runs that listed them as outputs.
+    """
     ids = list(ids)
     registry = registry if registry is not None else db.registered_classes()
     return outgoing_edges(db, ids, _NOT_PRODUCTS, registry) + \
@@ -61,8 +76,24 @@ def parent_edges(db: Database, ids: Iterable[int], registry: Registry | None = N
 
 def child_edges(db: Database, ids: Iterable[int], registry: Registry | None = None
                 ) -> list[Edge]:
-    """Edges from `ids` to what was made from them: objects that link to them, and the
-    outputs of runs among them."""
+    """Edges from objects to what was made from them, one level down.
+
+    Parameters
+    ----------
+    db
+        The database.
+    ids
+        Object ids.
+    registry
+        The database's class registry (`Database.registered_classes`), when the caller has
+        read it already; None reads it.
+
+    Returns
+    -------
+    list of Edge
+        The links of objects that link to them, and the edges to the outputs of runs among
+        them.
+    """
     ids = list(ids)
     registry = registry if registry is not None else db.registered_classes()
     return incoming_edges(db, ids, _NOT_PRODUCTS, registry) + \

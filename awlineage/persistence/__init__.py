@@ -35,6 +35,7 @@ from awlineage.persistence._expressions import (
 )
 from awlineage.persistence._identity import new_object_id
 from awlineage.persistence._like import LikePattern
+from awlineage.persistence._link_ids import link_ids
 from awlineage.persistence._lists import FrozenList, PersistentList, frozen_list, open_list
 from awlineage.persistence._meta import (
     DBObjectMeta,
@@ -148,6 +149,7 @@ __all__ = [
     "get_persistent_properties",
     "in_range",
     "is_stand_in",
+    "link_ids",
     "link_key",
     "namespace_of_module",
     "new_object_id",

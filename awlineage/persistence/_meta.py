@@ -142,12 +142,39 @@ def default_table_name(qualified_name: str) -> str:
 
 
 def qualified_name(cls: type) -> str:
-    """The name the database knows persistent class `cls` by: ``namespace.ClassName``."""
+    """The name the database knows a persistent class by: ``namespace.ClassName``.
+
+    Parameters
+    ----------
+    cls
+        A persistent class.
+
+    Returns
+    -------
+    str
+        Its namespace (the module, or the one the class declares) and its name.
+    """
     return cls._qualified_name  # type: ignore[attr-defined]
 
 
 def short_name(qualified: str) -> str:
-    """The class name of a qualified name (``targets.RawFrame`` -> ``RawFrame``)."""
+    """The class name of a qualified class name.
+
+    Parameters
+    ----------
+    qualified
+        A qualified name, as `qualified_name` gives it.
+
+    Returns
+    -------
+    str
+        The part after the namespace.
+
+    Examples
+    --------
+    >>> short_name("targets.RawFrame")
+    'RawFrame'
+    """
     return qualified.rsplit(".", 1)[-1]
 
 
@@ -187,7 +214,18 @@ def _plan_state(cls: type) -> None:
 
 
 def link_key(name: str) -> str:
-    """Key under which an object's state holds the id of a link not loaded yet."""
+    """The key under which an object's state holds the id of a link not loaded yet.
+
+    Parameters
+    ----------
+    name
+        The link attribute's name.
+
+    Returns
+    -------
+    str
+        The key in the object's ``__dict__``.
+    """
     return "@" + name
 
 
@@ -240,7 +278,25 @@ def class_by_name(name: str) -> type:
 
 
 def ambiguity_message(name: str, candidates: list[str]) -> str:
-    """The error text of a short class name that several classes have."""
+    """The error text of a short class name that several persistent classes have.
+
+    Parameters
+    ----------
+    name
+        The short name asked for.
+    candidates
+        The qualified names it may mean.
+
+    Returns
+    -------
+    str
+        One line naming the candidates and asking for a qualified name.
+
+    Examples
+    --------
+    >>> print(ambiguity_message("Frame", ["b.Frame", "a.Frame"]))  # doctest: +ELLIPSIS
+    persistent class name 'Frame' is ambiguous: it may mean a.Frame or b.Frame; write ...
+    """
     return (f"persistent class name {name!r} is ambiguous: it may mean "
             f"{' or '.join(sorted(candidates))}; write the qualified name")
 

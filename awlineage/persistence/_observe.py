@@ -22,6 +22,7 @@ class ObjectObserver(Protocol):
 
 
 observers: list[ObjectObserver] = []
+"""The registered observers (`add_observer`), told of every object created and read."""
 
 
 def add_observer(observer: ObjectObserver) -> None:

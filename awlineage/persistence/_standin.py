@@ -22,13 +22,17 @@ class RecordedClass:
     module: str
     """The defining module, or ``__main__ (path of the script)``."""
     table_name: str
+    """The table its objects' rows are in."""
     bases: tuple[str, ...]
     """Qualified names of its persistent bases, nearest first."""
     definition: dict[str, dict[str, Any]]
     """Property name -> ``kind``, ``type`` and, when recorded, ``doc``, ``default``, ``index``."""
     identity: tuple[str, ...] = ()
+    """The attributes that identify versions of one logical product (none: no versions)."""
     code_version: str | None = None
+    """The code version of a process class, as last registered."""
     doc: str = field(default="", compare=False)
+    """The class's docstring."""
 
 
 class StandInMeta(DBObjectMeta):
@@ -42,13 +46,35 @@ class StandInMeta(DBObjectMeta):
 
 
 def is_stand_in(cls: type) -> bool:
-    """True for a class read back from a class registry rather than defined in code."""
+    """Whether a class was read back from a class registry rather than defined in code.
+
+    Parameters
+    ----------
+    cls
+        A class.
+
+    Returns
+    -------
+    bool
+        True for a stand-in class (read-only; its objects can be read but not made).
+    """
     return bool(cls.__dict__.get("_stand_in", False))
 
 
 def origin_text(module: str) -> str:
-    """Where the registry says a class was defined, for people: ``script proc.py`` or
-    ``module mypipe``."""
+    """Where a class registry says a class was defined, for people.
+
+    Parameters
+    ----------
+    module
+        The module the registry recorded.
+
+    Returns
+    -------
+    str
+        ``module mypipe``, ``script proc.py`` for a script run as ``__main__``, or ``an
+        interactive session``.
+    """
     if not module.startswith("__main__"):
         return f"module {module}"
     script = recorded_script(module)
@@ -56,8 +82,19 @@ def origin_text(module: str) -> str:
 
 
 def describe_class(cls: type) -> str:
-    """A class's name for people; a stand-in adds where it was read from and defined
-    (``Summary (read from the registry; defined in script proc.py)``)."""
+    """A class's name for people.
+
+    Parameters
+    ----------
+    cls
+        A persistent class, or a stand-in class read from a class registry.
+
+    Returns
+    -------
+    str
+        The class name; a stand-in's adds where it was read from and defined
+        (``Summary (read from the registry; defined in script proc.py)``).
+    """
     origin = cls.__dict__.get("_stand_in_origin")
     if origin is None:
         return cls.__name__

@@ -19,7 +19,9 @@ from awlineage.spacetime import (
 )
 
 INT64_MIN = -(2**63)
+"""The smallest int a descriptor can store (a 64-bit column on every back end)."""
 INT64_MAX = 2**63 - 1
+"""The largest int a descriptor can store."""
 
 DESCRIPTOR_TYPES: tuple[type, ...] = (int, float, str, bool, datetime.datetime, bytes)
 """Types a descriptor may have; `bytes` holds encoded payloads (not allowed in lists)."""
@@ -27,6 +29,7 @@ DESCRIPTOR_TYPES: tuple[type, ...] = (int, float, str, bool, datetime.datetime, 
 LIST_ELEMENT_TYPES: tuple[type, ...] = (int, float, str, bool, datetime.datetime)
 
 UTC = datetime.UTC
+"""The time zone stored datetimes are given in (naive datetimes are refused)."""
 
 _UNSTORABLE_CHARS = re.compile("[\x00\ud800-\udfff]")
 """NUL, which PostgreSQL text cannot hold, and lone surrogates, which no UTF-8 column can."""

@@ -106,7 +106,15 @@ def nodes_of(dependencies: dict[str, PlanNode | list[PlanNode] | None]
 
 @dataclass
 class Plan:
-    """The targets asked for (`selected`) and every node they depend on."""
+    """The targets asked for and every node they depend on, as `Planner.plan` answers.
+
+    Attributes
+    ----------
+    selected
+        The nodes of the targets asked for.
+    nodes
+        Every node reachable from the selected ones, dependencies before dependants.
+    """
 
     selected: list[PlanNode]
     nodes: list[PlanNode]

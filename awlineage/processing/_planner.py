@@ -84,7 +84,23 @@ def is_planned(cls: type) -> bool:
 
 
 def dependency_order(cls: type) -> list[type]:
-    """`cls` and every planned class it depends on, dependencies first."""
+    """A process class and every planned class it depends on, dependencies first.
+
+    Parameters
+    ----------
+    cls
+        A `Process` class.
+
+    Returns
+    -------
+    list of type
+        `cls` last, each class after the classes it depends on.
+
+    Raises
+    ------
+    ProcessingError
+        When the declarations make a cycle.
+    """
     order: list[type] = []
     visiting: list[type] = []
 

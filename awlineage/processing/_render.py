@@ -39,12 +39,28 @@ def _group_siblings(children: list[tuple[str, PlanNode]]
 
 def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None,
                 group: bool = False, max_roots: int | None = None) -> str:
-    """The plan as an indented tree; a node shown before is referred to, not repeated.
+    """A plan as an indented tree; a node shown before is referred to, not repeated.
 
-    With `group`, dependencies of one attribute that share class and state are one line
-    (``regridded_frames: 6 x RegriddedFrame [make], the first: ...``), the first expanded.
-    With `max_roots`, the trees of the first so many targets asked for are drawn and the others
-    counted: the nodes of the rest are never built.
+    Parameters
+    ----------
+    plan
+        A plan from `Planner`.
+    colour
+        Whether to colour states with ANSI escapes (green reused, red to make).
+    max_depth
+        Levels of dependencies to draw; None draws all.
+    group
+        Whether dependencies of one attribute that share class and state are one line
+        (``regridded_frames: 6 x RegriddedFrame [make], the first: ...``), the first
+        expanded.
+    max_roots
+        How many of the targets asked for to draw; the others are counted, and the nodes of
+        their trees are never built. None draws all.
+
+    Returns
+    -------
+    str
+        The tree, one node per line.
     """
     lines: list[str] = []
     shown: set[int] = set()
@@ -99,9 +115,21 @@ def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None,
 
 
 def render_causes(plan: Plan) -> str:
-    """The root causes of the red targets, one line per class and reason, with counts; then
-    why targets cannot be made, one line per class and reason in general, with counts and the
-    first target's own reason (a thousand frames without a WCS are one line)."""
+    """Why a plan makes what it makes, in a few lines.
+
+    Parameters
+    ----------
+    plan
+        A plan from `Planner`.
+
+    Returns
+    -------
+    str
+        The root causes of the red targets, one line per class and reason, with counts;
+        then why targets cannot be made, one line per class and reason in general, with
+        counts and the first target's own reason (a thousand frames without a WCS are one
+        line).
+    """
     causes = plan.causes()
     blocked = plan.blocked_causes()
     if causes:

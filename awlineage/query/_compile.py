@@ -65,8 +65,16 @@ _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 
 
 class Compiler:
-    """Compiles expressions against one database's registered classes; with `conn`, reads
-    the registry (and the ids of long paths) on that connection rather than one of its own."""
+    """Compiles query expressions to SQL against one database's registered classes.
+
+    Parameters
+    ----------
+    db
+        The database whose class registry and tables the SQL is for.
+    conn
+        A connection to read the registry (and the ids of long paths) on, inside the
+        caller's transaction; None opens connections of its own.
+    """
 
     def __init__(self, db: Database, conn: sa.Connection | None = None) -> None:
         self.db = db

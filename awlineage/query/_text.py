@@ -76,7 +76,29 @@ _READABLE = {
 
 
 def point_at(text: str, line: int, column: int, message: str) -> str:
-    """`message`, then the line of `text` with a caret under `column` (both 1-based)."""
+    """An error message that points at a place in a query's text.
+
+    Parameters
+    ----------
+    text
+        The query text.
+    line, column
+        The place, both 1-based.
+    message
+        What is wrong there.
+
+    Returns
+    -------
+    str
+        `message`, then the line of `text` with a caret under `column`.
+
+    Examples
+    --------
+    >>> print(point_at("Frame.chip = = 3", 1, 14, "unexpected '='"))
+    unexpected '=' (line 1, column 14)
+      Frame.chip = = 3
+                   ^
+    """
     lines = text.splitlines() or [""]
     source = lines[min(max(line, 1), len(lines)) - 1]
     column = max(column, 1)

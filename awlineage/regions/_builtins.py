@@ -174,18 +174,100 @@ class Neighbourhood(Operator):
 
 
 def elementwise() -> Elementwise:
-    """One-to-one (broadcasting) arithmetic of any number of inputs; also the median or mean
-    of N frames given as N inputs."""
+    """An operator for one-to-one (broadcasting) arithmetic of any number of inputs.
+
+    Output cell x depends on cell x of every input (on index 0 along an input's broadcast
+    axes): bias subtraction, flat division, or the median or mean of N frames given as N
+    inputs. Map mode: nothing is stored; queries compute lineage from coordinates.
+
+    Returns
+    -------
+    Elementwise
+        The operator, to give to `RegionCapture.apply` or `RegionCapture.operator`.
+
+    Raises
+    ------
+    RegionError
+        When called (by a capture) with input shapes that do not broadcast.
+
+    Examples
+    --------
+    >>> from awlineage import Boxes, Shapes, elementwise
+    >>> op = elementwise()
+    >>> op.output_shape([(2, 3), (1, 3)])
+    (2, 3)
+    >>> shapes = Shapes(output=(2, 3), inputs=((2, 3), (1, 3)))
+    >>> op.map_b(Boxes.from_cells([[1, 2]]), 1, shapes).lo.tolist()
+    [[0, 2]]
+    """
     return Elementwise()
 
 
 def stack(axis: int = 0) -> Stack:
-    """``numpy.stack(frames, axis)``: input i becomes slice i along the new axis."""
+    """An operator for ``numpy.stack(frames, axis)``: input i becomes slice i along the new axis.
+
+    Parameters
+    ----------
+    axis
+        The new axis of the output (negative counts from the end, as in numpy).
+
+    Returns
+    -------
+    Stack
+        The operator, to give to `RegionCapture.apply` or `RegionCapture.operator`.
+
+    Raises
+    ------
+    RegionError
+        When called (by a capture) with inputs of different shapes.
+
+    Examples
+    --------
+    >>> from awlineage import Boxes, Shapes, stack
+    >>> op = stack()
+    >>> op.output_shape([(4, 5), (4, 5), (4, 5)])
+    (3, 4, 5)
+    >>> shapes = Shapes(output=(3, 4, 5), inputs=((4, 5),) * 3)
+    >>> op.map_b(Boxes.from_cells([[2, 1, 1]]), 2, shapes).lo.tolist()
+    [[1, 1]]
+    """
     return Stack(axis)
 
 
 def reduce(axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Reduce:
-    """A reduction along `axis` (all axes when None), e.g. the median of a cube of frames."""
+    """An operator for a reduction along `axis` (``sum``, ``mean``, ``median``, ...).
+
+    An output cell depends on the whole line (or plane) of input cells it reduces: the median
+    of a cube of stacked frames along axis 0, for example.
+
+    Parameters
+    ----------
+    axis
+        The axis or axes reduced; None reduces all of them.
+    keepdims
+        Whether the reduced axes stay in the output with length 1, as numpy's ``keepdims``.
+
+    Returns
+    -------
+    Reduce
+        The operator, to give to `RegionCapture.apply` or `RegionCapture.operator`.
+
+    Raises
+    ------
+    RegionError
+        When called (by a capture) with an axis out of range for the input.
+
+    Examples
+    --------
+    >>> from awlineage import Boxes, Shapes, reduce
+    >>> op = reduce(0)
+    >>> op.output_shape([(3, 4, 5)])
+    (4, 5)
+    >>> shapes = Shapes(output=(4, 5), inputs=((3, 4, 5),))
+    >>> found = op.map_b(Boxes.from_cells([[1, 2]]), 0, shapes)
+    >>> found.lo.tolist(), found.hi.tolist()
+    ([[0, 1, 2]], [[2, 1, 2]])
+    """
     return Reduce(axis, keepdims)
 
 

@@ -44,8 +44,31 @@ def timed_lineage(method: _Method) -> _Method:
 
 @dataclass(frozen=True, eq=False)
 class ArrayRef:
-    """One array in a capture: an HDU of a persistent object (``hdu:0``) or an intermediate
-    result of the capture's make() (``tmp:name``, owned by the output object)."""
+    """One array in a capture: an HDU of a persistent object or an intermediate result.
+
+    `RegionCapture.array` makes one for an input (``hdu:0``); `RegionCapture.apply` returns
+    one for what an operator wrote, an HDU of the output or an intermediate result of the
+    make() (``tmp:name``, owned by the output object). Pass them as the inputs of later
+    operator calls.
+
+    Parameters
+    ----------
+    owner
+        The persistent object the array belongs to.
+    array
+        Its name: ``hdu:<n>`` for an HDU of `owner`, ``tmp:<name>`` for an intermediate.
+    shape
+        The array's shape.
+
+    Examples
+    --------
+    >>> from awlineage import ArrayRef, DBObject
+    >>> class ArrayRefExample(DBObject):
+    ...     pass
+    >>> ref = ArrayRef(ArrayRefExample(), "hdu:0", (4, 5))
+    >>> ref.shape, ref.is_intermediate
+    ((4, 5), False)
+    """
 
     owner: DBObject
     array: str

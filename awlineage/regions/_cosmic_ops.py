@@ -141,17 +141,112 @@ class GlobalSummary(Operator):
 
 
 def global_summary(description: str) -> GlobalSummary:
-    """A source array standing for a global statistic (see `GlobalSummary`)."""
+    """An operator that records a small array standing for a global statistic.
+
+    The array (a background mesh, a normalisation) has no recorded inputs: `description` says
+    what it is and what it was computed from. A query that reaches it reports it whole and goes
+    no further (see `GlobalSummary`). Give it to `RegionCapture.apply` with no inputs and the
+    array's shape.
+
+    Parameters
+    ----------
+    description
+        What the array is and what it was computed from.
+
+    Returns
+    -------
+    GlobalSummary
+        The operator.
+
+    Raises
+    ------
+    RegionError
+        If `description` is empty.
+
+    Examples
+    --------
+    >>> from awlineage import global_summary
+    >>> global_summary("sky background: median of the frame in 64x64 cells").params
+    {'description': 'sky background: median of the frame in 64x64 cells'}
+    """
     return GlobalSummary(description)
 
 
 def flagged_with_globals(globals: Sequence[str] = ()) -> FlaggedWithGlobals:
-    """Composite lineage: one-to-one, except flagged cells (payload ``[radius]``), which
-    depend on the image within their radius and on every global input."""
+    """An operator with composite lineage for cleaning flagged cells (cosmic rays).
+
+    Input 0 is the image, the others are global inputs. An unflagged output cell depends on
+    the same cell of the image; a flagged cell (a payload row ``[radius]`` written with
+    ``lwrite_payload``) on the image cells within `radius` of it and on every cell of each
+    global input (see `FlaggedWithGlobals`).
+
+    Parameters
+    ----------
+    globals
+        One description per global input (inputs 1, 2, ...): what it is and what it was
+        computed from.
+
+    Returns
+    -------
+    FlaggedWithGlobals
+        The operator, to give to `RegionCapture.operator`.
+
+    Raises
+    ------
+    RegionError
+        If a description is empty, or when called with a number of inputs other than one
+        plus the number of descriptions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from awlineage import Boxes, Shapes, flagged_with_globals
+    >>> op = flagged_with_globals(["sky background"])
+    >>> shapes = Shapes(output=(5, 5), inputs=((5, 5), (2, 2)))
+    >>> flagged = Boxes.from_cells([[2, 2]])
+    >>> near = op.map_p(flagged, np.array([[1]]), 0, shapes)
+    >>> near.lo.tolist(), near.hi.tolist()
+    ([[1, 1]], [[3, 3]])
+    >>> op.map_p(flagged, np.array([[1]]), 1, shapes).hi.tolist()
+    [[1, 1]]
+    """
     return FlaggedWithGlobals(globals)
 
 
 def elementwise_with_globals(local: int, globals: Sequence[str] = ()
                              ) -> ElementwiseWithGlobals:
-    """Map lineage: cell by cell on `local` inputs, the whole of each global input."""
+    """An operator whose output cells depend cell by cell on `local` inputs and on the whole
+    of each global input.
+
+    Output cell p depends on cell p of each of the first `local` inputs (all of the output's
+    shape) and on every cell of each later input, such as a normalisation computed from whole
+    frames. Map mode: nothing is stored (see `ElementwiseWithGlobals`).
+
+    Parameters
+    ----------
+    local
+        How many inputs are read cell by cell (at least 1).
+    globals
+        One description per global input (the inputs after the local ones).
+
+    Returns
+    -------
+    ElementwiseWithGlobals
+        The operator, to give to `RegionCapture.apply` or `RegionCapture.operator`.
+
+    Raises
+    ------
+    RegionError
+        If `local` is less than 1 or a description is empty; when called with a number of
+        inputs that does not match, or a local input whose shape is not the output's.
+
+    Examples
+    --------
+    >>> from awlineage import Boxes, Shapes, elementwise_with_globals
+    >>> op = elementwise_with_globals(1, ["flat-field normalisation: median of the frame"])
+    >>> shapes = Shapes(output=(4, 4), inputs=((4, 4), (1,)))
+    >>> cell = Boxes.from_cells([[3, 0]])
+    >>> op.map_b(cell, 0, shapes).lo.tolist(), op.map_b(cell, 1, shapes).hi.tolist()
+    ([[3, 0]], [[0]])
+    """
     return ElementwiseWithGlobals(local, globals)

@@ -33,7 +33,23 @@ MODE_PREFERENCE = ("map", "comp", "pay", "full", "blackbox")
 
 @dataclass(frozen=True)
 class Shapes:
-    """Shapes of an operator call's output and inputs."""
+    """Shapes of an operator call's output and inputs, as an operator's lineage methods
+    (`Operator.map_b`, `Operator.map_f`, `Operator.map_p`) receive them.
+
+    Parameters
+    ----------
+    output
+        The output array's shape.
+    inputs
+        Each input array's shape, in the order of the call's inputs.
+
+    Examples
+    --------
+    >>> from awlineage import Shapes
+    >>> shapes = Shapes(output=(2, 3), inputs=((2, 3), (2, 3)))
+    >>> shapes.inputs[1]
+    (2, 3)
+    """
 
     output: tuple[int, ...]
     inputs: tuple[tuple[int, ...], ...]

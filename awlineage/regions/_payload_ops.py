@@ -144,7 +144,33 @@ def _describe(transform: Any) -> str | None:
 
 
 def payload_boxes() -> PayloadBoxes:
-    """Payload lineage: output regions depending on one input box each."""
+    """An operator with payload lineage: each output region depends on one input box.
+
+    The capture writes ``lwrite_payload(outcells, box)`` per output region, with ``box = [lo_0
+    .. lo_d-1, hi_0 .. hi_d-1]`` (the same box for every input): a source-list row depends on
+    its star's pixel box, for example (see `PayloadBoxes`).
+
+    Returns
+    -------
+    PayloadBoxes
+        The operator, to give to `RegionCapture.operator`.
+
+    Raises
+    ------
+    RegionError
+        When a payload row does not hold a box of the input's dimensions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from awlineage import Boxes, Shapes, payload_boxes
+    >>> op = payload_boxes()
+    >>> shapes = Shapes(output=(10, 3), inputs=((64, 64),))
+    >>> row = Boxes.from_cells([[4, 0]])
+    >>> star = op.map_p(row, np.array([[10, 12, 14, 16]]), 0, shapes)
+    >>> star.lo.tolist(), star.hi.tolist()
+    ([[10, 12]], [[14, 16]])
+    """
     return PayloadBoxes()
 
 

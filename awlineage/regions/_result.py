@@ -16,7 +16,17 @@ from awlineage.regions._steps import QueryStats
 
 @dataclass(frozen=True)
 class ArrayLineage:
-    """The cells of one array (`hdu` of `obj`) a query reached."""
+    """The cells of one array a region query reached.
+
+    Attributes
+    ----------
+    obj
+        The stored object the array belongs to.
+    hdu
+        Its HDU (index or name).
+    region
+        The cells reached.
+    """
 
     obj: DBObject
     hdu: int | str

@@ -188,7 +188,24 @@ class StepContext:
 
 
 def step_backward(record: RegionTable, region: Region, i: int, ctx: StepContext) -> Region:
-    """Cells of input `i` of `record` that `region` of its output depends on."""
+    """One backward hop of a region query: the input cells an output region depends on.
+
+    Parameters
+    ----------
+    record
+        The stored lineage of one operator call.
+    region
+        Cells of the call's output.
+    i
+        Which input of the call.
+    ctx
+        Caches shared by the hops of one query.
+
+    Returns
+    -------
+    Region
+        The cells of input `i` of `record` that `region` depends on.
+    """
     return _step(record, region, i, ctx, "backward")
 
 

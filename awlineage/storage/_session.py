@@ -226,8 +226,14 @@ def current_session(database: Database | None = None) -> Session:
 
 
 def current_data_server() -> Any:
-    """The data server of the current session (the process-wide one when no session with
-    a data server of its own is active)."""
+    """The data server of the current session.
+
+    Returns
+    -------
+    DataServer
+        The current session's data server, or the process-wide one when no session with a
+        data server of its own is active.
+    """
     active = active_session()
     if isinstance(active, Session):
         return active.data_server

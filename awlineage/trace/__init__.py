@@ -1,7 +1,7 @@
 """make() tracing: process targets, their parameters and code versions, and the process run
 written around every make(), with its inputs, outputs, environment and call trace."""
 
-from awlineage.persistence import DBObject, DBObjectMeta
+from awlineage.persistence import DBObjectMeta
 from awlineage.trace._calls import short_repr, traced, traced_method
 from awlineage.trace._codeversion import code_version, covered_code
 from awlineage.trace._context import current_recorder
@@ -47,7 +47,6 @@ DBObjectMeta.add_class_hook(_instrument)
 __all__ = [
     "FAILED",
     "SUCCEEDED",
-    "DBObject",
     "Process",
     "ProcessParameters",
     "ProcessRun",

@@ -36,7 +36,9 @@ class RunStatus(enum.StrEnum):
 
 
 SUCCEEDED = RunStatus.SUCCEEDED
+"""`ProcessRun.status` of a make() that returned."""
 FAILED = RunStatus.FAILED
+"""`ProcessRun.status` of a make() that raised."""
 
 
 class _StatusProperty(Property):

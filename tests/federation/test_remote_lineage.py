@@ -23,7 +23,6 @@ from starlette.routing import Route
 from awlineage import ancestors, backward, info
 from awlineage.federation import (
     BUNDLE_TYPE,
-    LineageIncompleteWarning,
     RemotePointer,
     SiteUnreachableError,
     export_bundle,
@@ -37,6 +36,7 @@ from awlineage.federation import (
     site_status,
 )
 from awlineage.federation._site import FETCHES
+from awlineage.lineage import LineageIncompleteWarning
 from awlineage.persistence import qualified_name
 from awlineage.regions import Region, capture_regions, elementwise
 from tests.commands import run_awl
