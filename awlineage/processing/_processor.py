@@ -90,30 +90,63 @@ class TargetProcessor:
 
     Parameters
     ----------
-    executor
+    executor : str or Executor, optional
         ``"spark"`` (default: Spark, local mode unless `spark_master` names a cluster),
         ``"serial"`` (this process, one at a time), or an executor object.
-    database
+    database : Database or None, optional
         The database; the current session's by default. Given, the processor works in a
         session on it with the current data server.
-    session
+    session : Session or None, optional
         The `Session` (database and data server) to work in; every make() runs in it, so
         its queries, default parameters and files use it too. Default: the current one.
-    spark_master
+    spark_master : str or None, optional
         A Spark master URL (``local[2]``, ``spark://host:7077``).
-    parameters
+    parameters : tuple of DBObject, optional
         Parameters objects to use instead of the defaults in code.
-    keep_going
+    keep_going : bool, optional
         After a failure, go on making what does not depend on it.
-    progress
+    progress : TextIO or bool, optional
         A stream for the progress bar (stderr by default); False for none.
-    claim_timeout
+    claim_timeout : float, optional
         Seconds after which a crashed processor's claim on a target is taken over.
+
+    Raises
+    ------
+    ConfigurationError
+        From `make`, when the Spark executor cannot run the targets (their classes are
+        defined in the script itself).
+    QuerySyntaxError
+        From `make` and `plan`, when the textual `where` condition does not parse.
+    UnknownAttributeError
+        From `make` and `plan`, when `where` names an attribute the class does not have.
 
     Examples
     --------
-    >>> report = TargetProcessor().make(ReducedScienceFrame, "chip == 'ccd50'")  # doctest: +SKIP
-    >>> print(report.summary())                                                   # doctest: +SKIP
+    >>> from awlineage import DBObject, OnePer, Process, commit, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocProcessorRaw(DBObject):
+    ...     chip = persistent("CCD name", str, "")
+    ...     level = persistent("Counts [ADU]", float, 0.0)
+    >>> class DocProcessorReduced(Process):
+    ...     targets = OnePer(DocProcessorRaw, link="raw", copy=("chip",))
+    ...     raw = persistent("The raw frame reduced", DocProcessorRaw, None)
+    ...     chip = persistent("CCD name", str, "")
+    ...     value = persistent("Reduced level [ADU]", float, None)
+    ...     def make(self):
+    ...         self.value = self.raw.level - 100.0
+    >>> commit([DocProcessorRaw(chip="ccd50", level=130.0),
+    ...         DocProcessorRaw(chip="ccd51", level=120.0)])
+    >>> processor = TargetProcessor("serial", progress=False)
+    >>> report = processor.make(DocProcessorReduced, "chip == 'ccd50'")
+    >>> print(report.summary())
+    class                   made   reused   failed  skipped  blocked
+    DocProcessorReduced        1        0        0        0        0
+    total                      1        0        0        0        0
+    >>> report = processor.make(DocProcessorReduced)
+    >>> report.made, report.reused
+    (1, 1)
+    >>> sorted(target.value for target in report.objects)
+    [20.0, 30.0]
     """
 
     def __init__(self, executor: str | Executor = "spark", *, database: Database | None = None,
