@@ -18,6 +18,28 @@ class Footprint(Polygon):
     Stored as its vertices (ICRS degrees) and indexed by the HEALPix cells it touches, so
     that ``Frame.footprint.contains(position)`` and ``Frame.footprint.overlaps(region)``
     pre-select frames with a B-tree and then test them exactly.
+
+    Parameters
+    ----------
+    vertices : SkyCoord or list of SkyCoord or list of (float, float)
+        The corners, as for `Polygon`: at least three, convex, in ICRS degrees.
+
+    Raises
+    ------
+    SkyRegionError
+        Naming the fault: too few vertices, two equal neighbours, not convex, too large.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, connect, persistent, select
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocFootprintFrame(DBObject):
+    ...     footprint = persistent("Sky covered", Footprint, None)
+    >>> DocFootprintFrame(footprint=Footprint([(0, 0), (1, 0), (1, 1), (0, 1)])).commit()
+    >>> DocFootprintFrame(footprint=Footprint([(5, 0), (6, 0), (6, 1), (5, 1)])).commit()
+    >>> found = select(DocFootprintFrame.footprint.contains((0.5, 0.5)))
+    >>> [frame.footprint.vertices[0] for frame in found]
+    [(0.0, 0.0)]
     """
 
     __slots__ = ("_cells",)
@@ -59,11 +81,36 @@ def footprint_from_wcs(wcs: Any, shape: tuple[int, ...]) -> Footprint:
     The pixel grid's straight edges are great circles under a TAN projection, so the polygon
     is exact there; with distortion terms (SIP) it is the polygon through the true corners.
 
+    Parameters
+    ----------
+    wcs : astropy.wcs.WCS
+        A celestial WCS (two sky axes).
+    shape : tuple of int
+        The image's shape, (rows, columns).
+
+    Returns
+    -------
+    Footprint
+        The four outer pixel corners joined by great circles.
+
     Raises
     ------
     SkyRegionError
         When the WCS is not celestial, the shape is not 2-D with rows and columns, or a
         corner has no position on the sky.
+
+    Examples
+    --------
+    >>> from astropy.wcs import WCS
+    >>> wcs = WCS(naxis=2)
+    >>> wcs.wcs.ctype = ["RA---TAN", "DEC--TAN"]
+    >>> wcs.wcs.crval, wcs.wcs.crpix = [150.0, 2.0], [50.5, 50.5]
+    >>> wcs.wcs.cdelt = [-0.001, 0.001]
+    >>> footprint = footprint_from_wcs(wcs, (100, 100))
+    >>> footprint.contains((150.0, 2.0)), footprint.contains((150.2, 2.0))
+    (True, False)
+    >>> [round(x, 3) for x in footprint.vertices[0]]
+    [150.05, 2.05]
     """
     if len(shape) != 2 or min(shape) < 1:
         raise SkyRegionError(f"footprint_from_wcs: shape {tuple(shape)} is not (rows, columns)"

@@ -47,10 +47,40 @@ class Interval:
     ``persistent("Valid for frames taken", Interval, None)``; queries ask
     ``X.validity.contains(when)`` and ``X.validity.overlaps(Interval(a, b))``.
 
+    Parameters
+    ----------
+    start : datetime.datetime or None
+        The first instant included (timezone-aware); None for no lower bound.
+    end : datetime.datetime or None
+        The first instant after the interval (timezone-aware); None for no upper bound.
+
     Raises
     ------
     SkyRegionError
         When an end is not a time, is naive, or the interval ends at or before its start.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> from awlineage import DBObject, connect, persistent, select
+    >>> utc = datetime.timezone.utc
+    >>> night = Interval(datetime.datetime(2026, 11, 1, tzinfo=utc),
+    ...                  datetime.datetime(2026, 11, 2, tzinfo=utc))
+    >>> night.contains(datetime.datetime(2026, 11, 1, 23, 59, tzinfo=utc))
+    True
+    >>> night.overlaps(Interval(datetime.datetime(2026, 11, 2, tzinfo=utc), None))
+    False
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocIntervalCal(DBObject):
+    ...     validity = persistent("Valid for frames taken", Interval, None)
+    >>> DocIntervalCal(validity=night).commit()
+    >>> when = datetime.datetime(2026, 11, 1, 3, tzinfo=utc)
+    >>> len(select(DocIntervalCal.validity.contains(when)))
+    1
+    >>> Interval(datetime.datetime(2026, 11, 1), None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    awlineage.errors.SkyRegionError: Interval start: naive datetime ... refused; give ...
     """
 
     __slots__ = ("end", "start")

@@ -37,7 +37,26 @@ MAX_VERTICES = 1000
 
 
 class SkyRegion(ABC):
-    """A closed region of the sky (ICRS), with exact tests."""
+    """A closed region of the sky (ICRS), with exact tests.
+
+    The base of `Circle` and `Polygon` (and so of `Box` and `Footprint`); it is not made
+    directly. Queries take any of them (``Frame.footprint.overlaps(region)``).
+
+    Raises
+    ------
+    TypeError
+        When instantiated itself: it is abstract.
+
+    Examples
+    --------
+    >>> regions = [Circle((10.0, 20.0), 0.5), Box((10.0, 20.0), 1.0, 1.0)]
+    >>> all(isinstance(region, SkyRegion) for region in regions)
+    True
+    >>> [region.contains((10.2, 20.2)) for region in regions]
+    [True, True]
+    >>> regions[0].overlaps(regions[1])
+    True
+    """
 
     @abstractmethod
     def contains_vectors(self, vectors: np.ndarray) -> np.ndarray:
@@ -73,10 +92,24 @@ class Circle(SkyRegion):
 
     Parameters
     ----------
-    center
+    center : SkyCoord or tuple of float
         A SkyCoord (any frame astropy converts to ICRS), or (ra, dec) in ICRS degrees.
-    radius
+    radius : Quantity or float
         An astropy angle (``5 * u.arcsec``), or a plain number of degrees; from 0 to 180 deg.
+
+    Raises
+    ------
+    SkyRegionError
+        When the centre is not a position or the radius is not an angle from 0 to 180 deg.
+
+    Examples
+    --------
+    >>> import astropy.units as u
+    >>> circle = Circle((10.0, 20.0), 5 * u.arcsec)
+    >>> circle.contains((10.0, 20.0)), circle.contains((10.01, 20.0))
+    (True, False)
+    >>> print(Circle((10.0, 20.0), 0.5))
+    CIRCLE(10.0, 20.0, 0.5deg)
     """
 
     __slots__ = ("_vector", "dec", "ra", "radius")
@@ -131,7 +164,7 @@ class Polygon(SkyRegion):
 
     Parameters
     ----------
-    vertices
+    vertices : SkyCoord or list of SkyCoord or list of (float, float)
         An array SkyCoord, or a list of SkyCoords or (ra, dec) pairs in ICRS degrees; at
         least three, the first not repeated at the end (a repeated one is dropped).
 
@@ -139,6 +172,20 @@ class Polygon(SkyRegion):
     ------
     SkyRegionError
         Naming the fault: too few vertices, two equal neighbours, not convex, too large.
+
+    Examples
+    --------
+    >>> square = Polygon([(0, 0), (1, 0), (1, 1), (0, 1)])
+    >>> square.contains((0.5, 0.5)), square.contains((1.5, 0.5))
+    (True, False)
+    >>> round(square.area(), 4)
+    1.0
+    >>> print(square)
+    POLYGON(0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0)
+    >>> Polygon([(0, 0), (1, 0)])
+    Traceback (most recent call last):
+    ...
+    awlineage.errors.SkyRegionError: Polygon: needs at least 3 vertices, got 2
     """
 
     __slots__ = ("_geometry", "vertices")
@@ -272,9 +319,35 @@ class Polygon(SkyRegion):
 
 
 class Box(Polygon):
-    """A rectangle centred on a position, `width` along right ascension and `height` along
-    declination, with great-circle sides (as an image's edges are): a `Polygon` of four
-    corners. Angles as astropy quantities or plain degrees; each under 180 deg."""
+    """A rectangle centred on a position, with great-circle sides (as an image's edges are).
+
+    A `Polygon` of four corners, `width` along right ascension and `height` along
+    declination.
+
+    Parameters
+    ----------
+    center : SkyCoord or tuple of float
+        A SkyCoord (any frame astropy converts to ICRS), or (ra, dec) in ICRS degrees.
+    width : Quantity or float
+        The extent along right ascension: an astropy angle or degrees, under 180 deg.
+    height : Quantity or float
+        The extent along declination: an astropy angle or degrees, under 180 deg.
+
+    Raises
+    ------
+    SkyRegionError
+        When the centre is not a position, or a side is not an angle above 0 and below
+        180 deg.
+
+    Examples
+    --------
+    >>> import astropy.units as u
+    >>> box = Box((10.0, 20.0), 1.0, 30 * u.arcmin)
+    >>> box.contains((10.4, 20.2)), box.contains((10.0, 20.3))
+    (True, False)
+    >>> round(box.area(), 3)
+    0.5
+    """
 
     __slots__ = ()
 
