@@ -29,9 +29,10 @@ def _link_properties(obj: DBObject) -> list[Any]:
 
 def get_dependencies(obj: DBObject, *, database: Database | None = None
                      ) -> dict[str, DBObject | list[DBObject] | None]:
-    """The objects `obj` links to, by attribute (a list for a link list), loaded in a few
-    batched queries. For a process target this includes its process run, whose ``inputs``
-    are what its make() read.
+    """The objects `obj` links to, by attribute (a list for a link list).
+
+    They are loaded in a few batched queries. For a process target this includes its process
+    run, whose ``inputs`` are what its make() read.
 
     Parameters
     ----------
@@ -82,8 +83,9 @@ def get_dependencies(obj: DBObject, *, database: Database | None = None
 
 def get_inverse_properties(obj: DBObject, *, database: Database | None = None
                            ) -> list[InverseLink]:
-    """Every stored object, of any class, that links to `obj`, with the attribute it links
-    through: one query over all link columns for the edges, then one per class to load.
+    """Every stored object, of any class, that links to `obj`, with the attribute it uses.
+
+    One query over all link columns finds the edges, then one per class loads the objects.
 
     Parameters
     ----------
@@ -137,8 +139,9 @@ def get_inverse_properties(obj: DBObject, *, database: Database | None = None
 
 def get_onthefly_dependencies(obj: DBObject, *, database: Database | None = None
                               ) -> list[DBObject]:
-    """The dependencies of `obj` that are process targets, and so could be made again (on
-    the fly) from their own dependencies.
+    """The dependencies of `obj` that are process targets.
+
+    These could be made again (on the fly) from their own dependencies.
 
     Parameters
     ----------

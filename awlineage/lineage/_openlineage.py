@@ -50,8 +50,9 @@ def _facet(url: str, **fields: Any) -> dict[str, Any]:
 
 def openlineage_events(obj: DBObject, depth: int | None = None, *,
                        database: Database | None = None) -> list[dict[str, Any]]:
-    """A START and a COMPLETE (or FAIL) event for every process run in the ancestry of
-    `obj`, oldest first, as JSON-ready dicts.
+    """OpenLineage events for every process run in the ancestry of `obj`, oldest first.
+
+    Each run gives a START and a COMPLETE (or FAIL) event, as JSON-ready dicts.
 
     Parameters
     ----------

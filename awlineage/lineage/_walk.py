@@ -185,8 +185,10 @@ def _ordered_objects(db: Database, distance: dict[int, int]) -> list[DBObject]:
 def ancestors(obj: DBObject, depth: int | None = None, *,
               database: Database | None = None, follow_remote: bool = True
               ) -> list[DBObject]:
-    """Every object `obj` was made from: what it links to, what those link to, and so on
-    (through its process run to the run's inputs and parameters).
+    """Every object `obj` was made from, nearest first.
+
+    What it links to, what those link to, and so on (through its process run to the run's
+    inputs and parameters).
 
     Parameters
     ----------
@@ -267,8 +269,9 @@ def follow_remote_ancestors(db: Database, root: int, depth: int | None,
 
 def descendants(obj: DBObject, depth: int | None = None, *,
                 database: Database | None = None) -> list[DBObject]:
-    """Every object made from `obj`: what links to it (runs that read it, targets those
-    runs made, ...), nearest first.
+    """Every object made from `obj`, nearest first.
+
+    What links to it (runs that read it, targets those runs made, ...), and so on.
 
     Parameters
     ----------

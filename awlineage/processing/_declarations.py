@@ -67,17 +67,17 @@ class OnePerGroup:
 
     Parameters
     ----------
-    source
+    source : type
         The class whose objects are grouped.
-    link
+    link : str
         The target's link-list attribute that holds the group's members.
-    by
+    by : sequence of str or of (str, callable), optional
         Grouping keys: an attribute name (copied to the target under the same name), or a pair
         ``(name, function)`` whose function computes the target attribute from a member (a
         night from an observation date, say).
-    where
+    where : callable or None, optional
         Only source objects for which ``where(source)`` is true are grouped.
-    partial
+    partial : bool, optional
         Whether a group is made from those of its members that can be made, the others left
         out of it (and shown in the plan as blocked, with their reasons); with False a member
         that cannot be made blocks the group. A group none of whose members can be made is
@@ -154,8 +154,9 @@ Chooser = Callable[[Any, list[Any]], Any]
 
 
 def newest() -> Chooser:
-    """The chooser of the candidate made last: highest version, then latest creation (a
-    candidate not yet made counts as newest of all).
+    """Choose the candidate made last: highest version, then latest creation.
+
+    A candidate not yet made counts as newest of all.
 
     Returns
     -------
@@ -200,8 +201,10 @@ def recency(candidate: Any) -> tuple[int, int, datetime.datetime]:
 
 def closest(target_attribute: str, candidate_attribute: str | None = None,
             within: datetime.timedelta | float | None = None) -> Chooser:
-    """The chooser of the candidate whose `candidate_attribute` is closest to the target's
-    `target_attribute` (a date, usually), newest first among equals; none beyond `within`.
+    """Choose the candidate whose value is closest to the target's (a date, usually).
+
+    The candidate's `candidate_attribute` is compared with the target's `target_attribute`;
+    among equals the newest wins; none beyond `within`.
 
     Parameters
     ----------

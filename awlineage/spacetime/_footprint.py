@@ -12,8 +12,9 @@ from awlineage.spacetime._regions import Polygon
 
 
 class Footprint(Polygon):
-    """The sky an image covers: a convex polygon (see `Polygon`) that a persistent class may
-    hold as a property, ``persistent("Sky covered", Footprint, None)``.
+    """The sky an image covers: a convex polygon that a persistent class may hold.
+
+    A property ``persistent("Sky covered", Footprint, None)`` holds one (see `Polygon`).
 
     Stored as its vertices (ICRS degrees) and indexed by the HEALPix cells it touches, so
     that ``Frame.footprint.contains(position)`` and ``Frame.footprint.overlaps(region)``
@@ -74,9 +75,10 @@ class Footprint(Polygon):
 
 
 def footprint_from_wcs(wcs: Any, shape: tuple[int, ...]) -> Footprint:
-    """The footprint of an image of `shape` (rows, columns, as numpy gives it) under the
-    celestial WCS `wcs` (an astropy ``WCS``): its four outer pixel corners joined by great
-    circles.
+    """The footprint of an image of `shape` under the celestial WCS `wcs`.
+
+    Its four outer pixel corners joined by great circles; `shape` is (rows, columns), as
+    numpy gives it, and `wcs` an astropy ``WCS``.
 
     The pixel grid's straight edges are great circles under a TAN projection, so the polygon
     is exact there; with distortion terms (SIP) it is the polygon through the true corners.

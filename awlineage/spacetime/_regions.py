@@ -159,8 +159,9 @@ class Circle(SkyRegion):
 
 
 class Polygon(SkyRegion):
-    """A convex spherical polygon: vertices joined by great-circle arcs, smaller than a
-    hemisphere; vertices in either winding order.
+    """A convex spherical polygon: vertices joined by great-circle arcs.
+
+    Smaller than a hemisphere; vertices in either winding order.
 
     Parameters
     ----------
