@@ -19,7 +19,51 @@ class ProcessRun(DBObject):
     A successful run is committed with its target (the target links to it through
     ``process_run``); a failed one is committed on its own, with nothing else of its make.
     Query runs like any class: ``select((ProcessRun.status == "failed") &
-    (ProcessRun.target_class == "BiasFrame"))``.
+    (ProcessRun.target_class == "BiasFrame"))``. Runs are written by ``make()``, not by
+    users.
+
+    Parameters
+    ----------
+    **values : Any
+        Initial values of persistent attributes, by name; the others take their defaults.
+
+    Raises
+    ------
+    UnknownAttributeError
+        When a keyword names no persistent attribute of the run.
+    PersistentTypeError
+        When a value is not of its attribute's type.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, Process, connect, persistent, select
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocRunRaw(DBObject):
+    ...     level = persistent("Counts [ADU]", float, 0.0)
+    >>> class DocRunReduced(Process):
+    ...     raw = persistent("The raw frame reduced", DocRunRaw, None)
+    ...     value = persistent("Reduced level [ADU]", float, None)
+    ...     def make(self):
+    ...         if self.raw.level < 0:
+    ...             raise ValueError("negative counts")
+    ...         self.value = self.raw.level - 100.0
+    >>> raw = DocRunRaw(level=130.0)
+    >>> raw.commit()
+    >>> target = DocRunReduced(raw=raw)
+    >>> target.make()
+    >>> target.commit()
+    >>> run = target.process_run
+    >>> run.succeeded, run.target_class, run.target_id == target.object_id
+    (True, 'DocRunReduced', True)
+    >>> run.inputs == [raw]
+    True
+    >>> try:
+    ...     DocRunReduced(raw=DocRunRaw(level=-1.0)).make()
+    ... except ValueError:
+    ...     pass
+    >>> runs = select(ProcessRun.target_class == "DocRunReduced")
+    >>> [(r.error_type, r.error_message) for r in runs if not r.succeeded]
+    [('builtins.ValueError', 'negative counts')]
     """
 
     __tablename__ = "awl_process_run"
