@@ -37,8 +37,13 @@ class Boxes:
 
     Parameters
     ----------
-    lo, hi
+    lo, hi : array_like of int
         Integer arrays of shape (N, d): first and last coordinate of each box on each axis.
+
+    Raises
+    ------
+    RegionError
+        When `lo` and `hi` are not two-dimensional arrays of one shape.
 
     Examples
     --------

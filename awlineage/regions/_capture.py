@@ -31,25 +31,43 @@ class RegionCapture:
     Use as a context manager inside a make() or a script; on a clean exit each call becomes
     a `RegionTable` that commits together with `output`. On an exception nothing is kept.
 
-    Parameters
-    ----------
-    output
-        The object being made (not yet committed).
-    orientation
-        Which orientation full-mode tables are stored in: ``backward`` (output cells as key),
-        ``forward`` (input cells as key) or ``both``; the default of calls that neither give
-        ``orientation=`` nor follow a stored choice.
-
     Calls given no ``mode=`` follow the stored choice of their operator (`RegionStrategy`,
     as ``awl regions optimise`` stores it), else the operator's default mode; the choices
     are read once per capture, and not at all outside a connected database.
 
+    Parameters
+    ----------
+    output : DBObject
+        The object being made (not yet committed).
+    orientation : str, optional
+        Which orientation full-mode tables are stored in: ``backward`` (output cells as key),
+        ``forward`` (input cells as key) or ``both``; the default of calls that neither give
+        ``orientation=`` nor follow a stored choice.
+
+    Raises
+    ------
+    RegionError
+        When `output` is not a persistent object, is already committed, or `orientation` is
+        none of the three.
+
     Examples
     --------
-    >>> with capture_regions(reduced) as cap:                        # doctest: +SKIP
-    ...     raw = cap.array(reduced.raw, shape=data.shape)
-    ...     bias = cap.array(reduced.bias, shape=data.shape)
-    ...     cap.apply(elementwise(), [raw, bias], hdu=0)
+    >>> from awlineage import DBObject, backward, capture_regions, commit, connect, persistent
+    >>> from awlineage.regions import elementwise
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocCaptureFrame(DBObject):
+    ...     label = persistent("What the frame is", str, "")
+    >>> raw, bias = DocCaptureFrame(label="raw"), DocCaptureFrame(label="bias")
+    >>> commit([raw, bias])
+    >>> reduced = DocCaptureFrame(label="reduced")
+    >>> with capture_regions(reduced) as cap:
+    ...     inputs = [cap.array(raw, shape=(4, 4)), cap.array(bias, shape=(4, 4))]
+    ...     output = cap.apply(elementwise(), inputs)
+    >>> reduced.commit()
+    >>> [(table.operator, table.mode, table.output_array) for table in cap.records]
+    [('elementwise', 'map', 'hdu:0')]
+    >>> backward(reduced, [[1, 2]])[raw].to_boxes().lo.tolist()
+    [[1, 2]]
     """
 
     def __init__(self, output: DBObject, *, orientation: str = "backward") -> None:
@@ -302,5 +320,49 @@ def _calling_code() -> Any:
 
 
 def capture_regions(output: DBObject, *, orientation: str = "backward") -> RegionCapture:
-    """Start capturing the region lineage of `output` (see `RegionCapture`)."""
+    """Start capturing the region lineage of `output` (see `RegionCapture`).
+
+    Parameters
+    ----------
+    output : DBObject
+        The object being made (not yet committed).
+    orientation : str, optional
+        Which orientation full-mode tables are stored in: ``backward``, ``forward`` or
+        ``both``.
+
+    Returns
+    -------
+    RegionCapture
+        A context manager: declare input arrays with ``cap.array``, record operator calls
+        with ``cap.apply`` or ``cap.run``; on a clean exit the records join `output`.
+
+    Raises
+    ------
+    RegionError
+        When `output` is not a persistent object, is already committed, or `orientation` is
+        none of the three.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, backward, capture_regions, commit, connect, persistent
+    >>> from awlineage.regions import elementwise
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocCaptureRegionsFrame(DBObject):
+    ...     label = persistent("What the frame is", str, "")
+    >>> raw, bias = DocCaptureRegionsFrame(label="raw"), DocCaptureRegionsFrame(label="bias")
+    >>> commit([raw, bias])
+    >>> reduced = DocCaptureRegionsFrame(label="reduced")
+    >>> with capture_regions(reduced) as cap:
+    ...     inputs = [cap.array(raw, shape=(4, 4)), cap.array(bias, shape=(4, 4))]
+    ...     output = cap.apply(elementwise(), inputs)
+    >>> reduced.commit()
+    >>> output.shape, len(cap.records)
+    ((4, 4), 1)
+    >>> sorted(frame.label for frame in backward(reduced, [[0, 0]]).objects())
+    ['bias', 'raw']
+    >>> capture_regions(raw)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    awlineage.regions._errors.RegionError: DocCaptureRegionsFrame ... is already committed; ...
+    """
     return RegionCapture(output, orientation=orientation)

@@ -44,9 +44,9 @@ class Operator:
 
     Parameters
     ----------
-    name
+    name : str or None, optional
         A name for the operator (default: the class name in lower case).
-    **params
+    **params : Any
         JSON-serialisable parameters; with the class's qualified name they are recorded, so
         that queries can rebuild the operator (``type(op)(**params)``).
 

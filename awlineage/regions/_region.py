@@ -42,10 +42,18 @@ class Region:
 
     Parameters
     ----------
-    shape
+    shape : sequence of int
         Shape of the array the cells belong to.
-    cells
-        Boxes, an (N, d) coordinate array, a boolean mask or a tuple of slices.
+    cells : Boxes, array_like, tuple of slice or None, optional
+        Boxes, an (N, d) coordinate array, a boolean mask or a tuple of slices; None for no
+        cells.
+    _disjoint : bool, optional
+        Internal: `cells` are boxes known not to overlap, kept as they are.
+
+    Raises
+    ------
+    RegionError
+        When a cell lies outside `shape`, or `cells` does not fit its dimensions.
 
     Examples
     --------
