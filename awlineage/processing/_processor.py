@@ -171,7 +171,32 @@ class TargetProcessor:
     # -- planning -------------------------------------------------------------------------
     def plan(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
              force_upstream: bool = False) -> Plan:
-        """The plan for the targets of `cls` meeting `where`: nothing is made."""
+        """The plan for the targets of `cls` meeting `where`: nothing is made.
+
+        Parameters
+        ----------
+        cls : type
+            The process class whose targets are wanted.
+        where : Expression or str or None, optional
+            A condition on the targets' attributes (text or expression); None for all.
+        force : bool, optional
+            Make the selected targets even when up to date.
+        force_upstream : bool, optional
+            Make everything they depend on, too.
+
+        Returns
+        -------
+        Plan
+            Every target and what it depends on, each green (reuse), red (make) or blocked,
+            with its reasons.
+
+        Raises
+        ------
+        QuerySyntaxError
+            When the textual `where` does not parse.
+        UnknownAttributeError
+            When `where` names an attribute `cls` does not have.
+        """
         planner = Planner(self.db, self.parameters)
         with self.session:
             return planner.plan(cls, where, force=force, force_upstream=force_upstream)
@@ -179,15 +204,50 @@ class TargetProcessor:
     # -- making ---------------------------------------------------------------------------
     def make(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
              force_upstream: bool = False, dry_run: bool = False) -> ProcessingReport:
-        """Plan, then make every red target (unless `dry_run`); see `ProcessingReport`."""
+        """Plan, then make every red target (unless `dry_run`); see `ProcessingReport`.
+
+        Parameters
+        ----------
+        cls : type
+            The process class whose targets are wanted.
+        where : Expression or str or None, optional
+            A condition on the targets' attributes (text or expression); None for all.
+        force : bool, optional
+            Make the selected targets even when up to date.
+        force_upstream : bool, optional
+            Make everything they depend on, too.
+        dry_run : bool, optional
+            Only plan: the report's plan says what would be made, and nothing is.
+
+        Returns
+        -------
+        ProcessingReport
+            The plan, what happened to each target, and the targets asked for (``objects``).
+
+        Raises
+        ------
+        QuerySyntaxError
+            When the textual `where` does not parse.
+        UnknownAttributeError
+            When `where` names an attribute `cls` does not have.
+        ConfigurationError
+            When the Spark executor cannot run the targets.
+        """
         with self.session:
             return self._make(cls, where, force, force_upstream, dry_run)
 
     def start(self, cls: type) -> None:
-        """Start the executor now, for a `make` of `cls` to come: Spark starts in the
-        background and its workers import `cls`'s module and connect, while this process
-        goes on (ingests, plans); the make uses that executor. Nothing to do for the serial
-        executor or one given ready-made."""
+        """Start the executor now, for a `make` of `cls` to come.
+
+        Spark starts in the background and its workers import `cls`'s module and connect,
+        while this process goes on (ingests, plans); the make uses that executor. Nothing to
+        do for the serial executor or one given ready-made.
+
+        Parameters
+        ----------
+        cls : type
+            The process class that will be made.
+        """
         if self._starting is None:
             self._starting = self._start_spark(cls)
 
@@ -223,7 +283,18 @@ class TargetProcessor:
         return ProcessingReport(plan, outcome, self.db)
 
     def settings(self, plan: Plan) -> Settings:
-        """Where the tasks of `plan` find the database and data server."""
+        """Where the tasks of `plan` find the database and data server.
+
+        Parameters
+        ----------
+        plan : Plan
+            The plan whose tasks will run.
+
+        Returns
+        -------
+        Settings
+            Database URL and schema, data server URL, and the module roots to import.
+        """
         roots = module_roots(sorted({n.cls for n in plan.nodes}, key=lambda c: c.__name__))
         return Settings(self.db.url.render_as_string(hide_password=False), self.db.schema,
                         self.session.data_url, roots)
