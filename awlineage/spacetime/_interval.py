@@ -94,8 +94,20 @@ class Interval:
 
     @classmethod
     def of(cls, value: Any) -> Interval | None:
-        """`value` as an interval: an Interval as it is, a (start, end) pair made one; None for
-        anything else (the caller names what it expected).
+        """`value` as an interval, or None when it is not one.
+
+        An Interval is taken as it is, a (start, end) pair made one; None for anything else
+        (the caller names what it expected).
+
+        Parameters
+        ----------
+        value : Any
+            An Interval, a (start, end) pair, or anything else.
+
+        Returns
+        -------
+        Interval or None
+            The interval `value` stands for.
 
         Raises
         ------
@@ -114,7 +126,23 @@ class Interval:
         return (self.start or EARLIEST, self.end or LATEST)
 
     def contains(self, when: Any) -> bool:
-        """Whether a time (or a whole interval) lies in this interval."""
+        """Whether a time (or a whole interval) lies in this interval.
+
+        Parameters
+        ----------
+        when : datetime.datetime or Interval
+            A timezone-aware time, or an interval that must lie wholly inside.
+
+        Returns
+        -------
+        bool
+            Whether `when` lies in the interval (its start included, its end not).
+
+        Raises
+        ------
+        SkyRegionError
+            When `when` is not a time or is naive.
+        """
         start, end = self.bounds
         if isinstance(when, Interval):
             other_start, other_end = when.bounds
@@ -123,7 +151,23 @@ class Interval:
         return moment is not None and start <= moment < end
 
     def overlaps(self, other: Interval) -> bool:
-        """Whether the two intervals share a moment."""
+        """Whether the two intervals share a moment.
+
+        Parameters
+        ----------
+        other : Interval
+            The other interval.
+
+        Returns
+        -------
+        bool
+            Whether some moment lies in both.
+
+        Raises
+        ------
+        SkyRegionError
+            When `other` is not an Interval.
+        """
         if not isinstance(other, Interval):
             raise SkyRegionError(f"Interval.overlaps() takes an Interval, got "
                                  f"{type(other).__name__}")

@@ -60,16 +60,54 @@ class SkyRegion(ABC):
 
     @abstractmethod
     def contains_vectors(self, vectors: np.ndarray) -> np.ndarray:
-        """For unit vectors (n x 3), whether each lies in the region (boundary included)."""
+        """For unit vectors (n x 3), whether each lies in the region (boundary included).
+
+        Parameters
+        ----------
+        vectors : numpy.ndarray
+            Unit vectors of positions, one row (x, y, z) each.
+
+        Returns
+        -------
+        numpy.ndarray
+            One bool per row.
+        """
 
     def contains(self, position: Any) -> bool:
-        """Whether the region holds a position (a SkyCoord, or (ra, dec) in degrees)."""
+        """Whether the region holds a position (boundary included).
+
+        Parameters
+        ----------
+        position : SkyCoord or tuple of float
+            A SkyCoord, or (ra, dec) in ICRS degrees.
+
+        Returns
+        -------
+        bool
+            Whether the position lies in the region.
+
+        Raises
+        ------
+        SkyRegionError
+            When `position` is not a position on the sky.
+        """
         ra, dec = as_radec(position, f"{type(self).__name__}.contains()")
         return bool(self.contains_vectors(np.array([unit_vector(ra, dec)]))[0])
 
     @abstractmethod
     def overlaps(self, other: SkyRegion) -> bool:
-        """Whether the two regions share at least one point."""
+        """Whether the two regions share at least one point.
+
+        Parameters
+        ----------
+        other : SkyRegion
+            The other region.
+
+        Returns
+        -------
+        bool
+            Whether they overlap (touching counts).
+        """
 
     @abstractmethod
     def bounding_radius(self) -> float:
@@ -299,7 +337,13 @@ class Polygon(SkyRegion):
         return to_radec(self._centre)
 
     def area(self) -> float:
-        """Area in square degrees (the spherical excess of its triangles about the centre)."""
+        """Area in square degrees (the spherical excess of its triangles about the centre).
+
+        Returns
+        -------
+        float
+            The area, in square degrees.
+        """
         total = 0.0
         for a, b, _ in self._edges():
             total += _triangle_area(self._centre, a, b)
