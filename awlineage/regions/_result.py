@@ -82,7 +82,13 @@ class RegionLineage:
         return iter(self.entries)
 
     def objects(self) -> list[DBObject]:
-        """The objects with an array that contributed, each once, in the order found."""
+        """The objects with an array that contributed, each once, in the order found.
+
+        Returns
+        -------
+        list of DBObject
+            The objects, without those listed only because of ``keep_empty=True``.
+        """
         seen: dict[int, DBObject] = {}
         for entry in self.entries:
             if entry.contributed:

@@ -108,15 +108,33 @@ class ProcessRun(DBObject):
         return self.status == SUCCEEDED
 
     def parameter_values(self) -> dict[str, Any]:
-        """The parameter values the make used."""
+        """The parameter values the make used.
+
+        Returns
+        -------
+        dict of str to Any
+            Parameter name to value, as recorded.
+        """
         return json.loads(self.parameters or "{}")
 
     def covered_code_digests(self) -> dict[str, str]:
-        """The pieces of the user's code the run's code version covered, with their digests
-        (empty for runs of declared versions and runs recorded before they were kept)."""
+        """The pieces of the user's code the run's code version covered, with their digests.
+
+        Returns
+        -------
+        dict of str to str
+            Qualified name to digest; empty for runs of declared versions and runs recorded
+            before they were kept.
+        """
         return json.loads(self.covered_code or "{}")
 
     def calls(self) -> list[dict[str, Any]]:
-        """The call trace: dicts with index, parent, depth, owner, method, arguments, result,
-        duration and error, in call order."""
+        """The call trace of the make, in call order.
+
+        Returns
+        -------
+        list of dict
+            One dict per call, with index, parent, depth, owner, method, arguments, result,
+            duration and error.
+        """
         return json.loads(self.call_trace or "[]")
