@@ -118,7 +118,7 @@ class Region:
 
     # -- views ----------------------------------------------------------------------------
     def to_boxes(self) -> Boxes:
-        """Boxes covering exactly the region.
+        """The boxes covering exactly the region.
 
         They are disjoint, except for very large arrays with very many boxes, where touching
         boxes are merged but may overlap.
