@@ -140,7 +140,13 @@ class RegionTable(DBObject):
 
     # -- decoded views --------------------------------------------------------------------
     def shapes(self) -> Any:
-        """Output and input shapes as a `Shapes` (parsed once: records are immutable)."""
+        """Output and input shapes as a `Shapes` (parsed once: records are immutable).
+
+        Returns
+        -------
+        Shapes
+            ``shapes.output`` and ``shapes.inputs``.
+        """
         from awlineage.regions._operator import Shapes
 
         shapes = self.__dict__.get("_shapes")
@@ -152,5 +158,11 @@ class RegionTable(DBObject):
         return shapes
 
     def spec(self) -> dict[str, Any]:
-        """The recorded operator specification."""
+        """The recorded operator specification.
+
+        Returns
+        -------
+        dict of str to Any
+            ``class``, ``name`` and ``params``, as `Operator.spec` gave them.
+        """
         return json.loads(self.operator_spec)

@@ -46,12 +46,34 @@ class Footprint(Polygon):
     __slots__ = ("_cells",)
 
     def to_text(self) -> str:
-        """The stored form: a JSON list of [ra, dec] vertices in degrees."""
+        """The stored form: a JSON list of [ra, dec] vertices in degrees.
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         return json.dumps([list(v) for v in self.vertices])
 
     @classmethod
     def from_text(cls, text: str) -> Footprint:
-        """The inverse of `to_text`."""
+        """The inverse of `to_text`.
+
+        Parameters
+        ----------
+        text : str
+            A stored footprint.
+
+        Returns
+        -------
+        Footprint
+            The footprint, its checks skipped (they passed when it was stored).
+
+        Raises
+        ------
+        SkyRegionError
+            When `text` is not valid JSON.
+        """
         try:
             vertices = json.loads(text)
         except ValueError as exc:
@@ -59,8 +81,23 @@ class Footprint(Polygon):
         return cls.from_checked([tuple(v) for v in vertices])  # type: ignore[return-value]
 
     def cells(self, what: str = "footprint") -> Any:
-        """The HEALPix cells at `FOOTPRINT_ORDER` it touches, computed once (`what` names
-        the footprint in the error for one too large to index)."""
+        """The HEALPix cells at `FOOTPRINT_ORDER` it touches, computed once.
+
+        Parameters
+        ----------
+        what : str, optional
+            Names the footprint in the error for one too large to index.
+
+        Returns
+        -------
+        numpy.ndarray
+            The cell numbers.
+
+        Raises
+        ------
+        SkyRegionError
+            When the footprint is too large to index.
+        """
         cells = getattr(self, "_cells", None)
         if cells is None:
             from awlineage.spacetime._healpix import footprint_cells
@@ -70,7 +107,18 @@ class Footprint(Polygon):
 
     @classmethod
     def from_polygon(cls, polygon: Polygon) -> Footprint:
-        """The footprint with `polygon`'s vertices."""
+        """The footprint with `polygon`'s vertices.
+
+        Parameters
+        ----------
+        polygon : Polygon
+            Any convex polygon.
+
+        Returns
+        -------
+        Footprint
+            A footprint of the same vertices.
+        """
         return cls(list(polygon.vertices))
 
 

@@ -176,7 +176,13 @@ class Interval:
         return start < other_end and other_start < end
 
     def to_text(self) -> str:
-        """The stored form: ``start/end`` in fixed-width ISO 8601 UTC, empty when unbounded."""
+        """The stored form: ``start/end`` in fixed-width ISO 8601 UTC, empty when unbounded.
+
+        Returns
+        -------
+        str
+            The stored text.
+        """
         def text(value: datetime.datetime | None) -> str:
             return "" if value is None else value.isoformat(timespec="microseconds")
 
@@ -184,14 +190,36 @@ class Interval:
 
     @classmethod
     def from_text(cls, text: str) -> Interval:
-        """The inverse of `to_text`."""
+        """The inverse of `to_text`.
+
+        Parameters
+        ----------
+        text : str
+            A stored interval.
+
+        Returns
+        -------
+        Interval
+            The interval.
+
+        Raises
+        ------
+        SkyRegionError
+            When `text` is not a stored interval.
+        """
         start, slash, end = text.partition("/")
         if not slash:
             raise SkyRegionError(f"stored interval {text!r} has no '/'")
         return cls(start or None, end or None)
 
     def query_text(self) -> str:
-        """The interval in the textual query language."""
+        """The interval in the textual query language.
+
+        Returns
+        -------
+        str
+            ``(start, end)``, each a ``T'...'`` time or None.
+        """
         def text(value: datetime.datetime | None) -> str:
             return "None" if value is None else f"T'{value.isoformat()}'"
 

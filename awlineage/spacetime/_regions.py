@@ -111,7 +111,13 @@ class SkyRegion(ABC):
 
     @abstractmethod
     def bounding_radius(self) -> float:
-        """Radius in degrees of a circle about `centre()` holding the region."""
+        """The radius in degrees of a circle about `centre()` holding the region.
+
+        Returns
+        -------
+        float
+            The radius, in degrees.
+        """
 
     @abstractmethod
     def centre(self) -> tuple[float, float]:
@@ -258,8 +264,20 @@ class Polygon(SkyRegion):
 
     @classmethod
     def from_checked(cls, vertices: list[tuple[float, float]]) -> Polygon:
-        """A polygon of vertices that a `Polygon` already checked and ordered (as stored):
-        no checks, and its geometry is computed when first needed."""
+        """A polygon of vertices that a `Polygon` already checked and ordered (as stored).
+
+        No checks are made, and its geometry is computed when first needed.
+
+        Parameters
+        ----------
+        vertices : list of (float, float)
+            (ra, dec) in degrees, as a `Polygon` holds them.
+
+        Returns
+        -------
+        Polygon
+            The polygon (of the class it is called on).
+        """
         polygon = cls.__new__(cls)
         polygon.vertices = tuple(vertices)
         polygon._geometry = None
@@ -290,8 +308,10 @@ class Polygon(SkyRegion):
     # -- geometry ------------------------------------------------------------------------
     @property
     def normals(self) -> list[Vector]:
-        """Unit normals of the edges, pointing inside: a point is in the polygon when its
-        dot product with every one is at least 0."""
+        """Unit normals of the edges, pointing inside.
+
+        A point is in the polygon when its dot product with every one is at least 0.
+        """
         return self._normals
 
     @property
