@@ -111,7 +111,13 @@ class OnePerGroup:
     partial: bool = True
 
     def key_functions(self) -> list[tuple[str, KeyFunction]]:
-        """(target attribute, function of a member) for every grouping key."""
+        """(target attribute, function of a member) for every grouping key.
+
+        Returns
+        -------
+        list of (str, callable)
+            One pair per entry of `by`; a name becomes a getter of that attribute.
+        """
         found = []
         for key in self.by:
             if isinstance(key, str):
@@ -321,5 +327,11 @@ class Needs:
     optional: bool = False
 
     def match_pairs(self) -> list[tuple[str, str]]:
-        """(target attribute, candidate attribute) pairs."""
+        """(target attribute, candidate attribute) pairs.
+
+        Returns
+        -------
+        list of (str, str)
+            One pair per entry of `match`; a single name stands for itself on both sides.
+        """
         return [(m, m) if isinstance(m, str) else (m[0], m[1]) for m in self.match]
