@@ -110,15 +110,46 @@ def diff(a: DBObject, b: DBObject, depth: int | None = None, *,
 
     Parameters
     ----------
-    a, b
+    a, b : DBObject
         The two objects, usually two versions or two makes of one product.
-    depth
+    depth : int or None, optional
         Levels of links to follow; None for all.
+    database : Database or None, optional
+        The database to load linked objects from; the current session's by default.
+
+    Returns
+    -------
+    LineageDiff
+        A list of `Difference` (path, value in `a`, value in `b`), causes (parameters, code
+        versions, inputs) first; prints them grouped by category, empty when none.
+
+    Raises
+    ------
+    ObjectNotFoundError
+        When a linked object is not stored in the database.
 
     Examples
     --------
-    >>> print(diff(regridded_1, regridded_2))          # doctest: +SKIP
-    process_params.pixel_scale: 0.2 -> 0.25
+    >>> from awlineage import DBObject, Process, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocDiffParameters(DBObject):
+    ...     offset = persistent("Level subtracted [ADU]", float, 100.0)
+    >>> class DocDiffReduced(Process):
+    ...     level = persistent("Counts [ADU]", float, 0.0)
+    ...     process_params = persistent("Parameters", DocDiffParameters, None)
+    ...     value = persistent("Reduced level [ADU]", float, None)
+    ...     def make(self):
+    ...         self.value = self.level - self.process_params.offset
+    >>> first = DocDiffReduced(level=130.0, process_params=DocDiffParameters())
+    >>> second = DocDiffReduced(level=130.0, process_params=DocDiffParameters(offset=90.0))
+    >>> for target in (first, second):
+    ...     target.make()
+    ...     target.commit()
+    >>> print(diff(first, second))
+    parameters (causes):
+      process_params.offset: 100.0 -> 90.0
+    results:
+      value: 30.0 -> 40.0
     """
     db = database or current_database()
     found = LineageDiff()

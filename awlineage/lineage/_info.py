@@ -120,19 +120,21 @@ def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool =
 
     Parameters
     ----------
-    obj
+    obj : DBObject
         The object at the root.
-    depth
+    depth : int, optional
         Levels of links to expand (0: the object's own attributes only).
-    attributes
+    attributes : bool, optional
         False shows only the links (the dependency tree, without leaves).
-    runs
+    runs : bool, optional
         False shows process runs as one line each instead of expanding them.
-    group
+    group : bool, optional
         True shows the members of a link list that are of one class as one line
         (``raw_frames = 12 x RawScienceFrame, the first: RawScienceFrame 9128... v1``), with
         only the first of them expanded: a tree of many similar inputs stays readable.
-    follow_remote
+    database : Database or None, optional
+        The database to load linked objects from; the current session's by default.
+    follow_remote : bool, optional
         Follow pointers to objects held at other sites within the tree (see `ancestors`);
         what cannot be fetched stays a pointer line, named by a `LineageIncompleteWarning`.
 
@@ -141,14 +143,38 @@ def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool =
     InfoNode
         Prints as the tree; ``to_dict()`` gives it as data.
 
+    Raises
+    ------
+    ObjectNotFoundError
+        When a linked object is not stored in the database.
+
     Examples
     --------
-    >>> print(info(bias, depth=2))                     # doctest: +SKIP
-    BiasFrame 1234 v1
-    ├── filename = 'bias-ccd50.fits'
-    ├── raw_frames[0] = RawBiasFrame 1100 v1
-    │   ├── chip = 'ccd50'
-    ...
+    >>> from awlineage import DBObject, Process, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocInfoRaw(DBObject):
+    ...     chip = persistent("CCD name", str, "")
+    >>> class DocInfoReduced(Process):
+    ...     raw = persistent("The raw frame reduced", DocInfoRaw, None)
+    ...     chip = persistent("CCD name", str, "")
+    ...     def make(self):
+    ...         self.chip = self.raw.chip
+    >>> raw = DocInfoRaw(chip="ccd50")
+    >>> raw.commit()
+    >>> reduced = DocInfoReduced(raw=raw)
+    >>> reduced.make()
+    >>> reduced.commit()
+    >>> import re
+    >>> tree = info(reduced, depth=1, runs=False)
+    >>> print(re.sub("[0-9]{6,}", "<id>", str(tree)))  # object ids differ from run to run
+    DocInfoReduced <id> v1
+    ├── process_params = ProcessParameters <id> v1
+    ├── process_run = ProcessRun <id> v1
+    ├── raw = DocInfoRaw <id> v1
+    │   └── chip = 'ccd50'
+    └── chip = 'ccd50'
+    >>> [child["name"] for child in tree.to_dict()["children"]]
+    ['process_params', 'process_run', 'raw', 'chip']
     """
     db = database or current_database()
     root = _tree(db, obj, depth, attributes, runs, group)

@@ -93,5 +93,50 @@ def to_prov(obj: DBObject, depth: int | None = None, *,
 
 def prov_json(obj: DBObject, depth: int | None = None, *,
               database: Database | None = None) -> str:
-    """The ancestry of `obj` as PROV-JSON text."""
+    """The ancestry of `obj` as PROV-JSON text.
+
+    Parameters
+    ----------
+    obj : DBObject
+        A committed object: the newest entity of the document.
+    depth : int or None, optional
+        Links to follow at most; None for the whole ancestry.
+    database : Database or None, optional
+        The database to read; the current session's by default.
+
+    Returns
+    -------
+    str
+        A W3C PROV-JSON document: objects are entities, process runs activities (see
+        `to_prov` for the relations).
+
+    Raises
+    ------
+    ObjectNotFoundError
+        When `obj` has not been committed.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, Process, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocProvRaw(DBObject):
+    ...     level = persistent("Counts [ADU]", float, 0.0)
+    >>> class DocProvReduced(Process):
+    ...     raw = persistent("The raw frame reduced", DocProvRaw, None)
+    ...     value = persistent("Reduced level [ADU]", float, None)
+    ...     def make(self):
+    ...         self.value = self.raw.level - 100.0
+    >>> raw = DocProvRaw(level=130.0)
+    >>> raw.commit()
+    >>> reduced = DocProvReduced(raw=raw)
+    >>> reduced.make()
+    >>> reduced.commit()
+    >>> import json
+    >>> document = json.loads(prov_json(reduced))
+    >>> sorted(document)  # doctest: +NORMALIZE_WHITESPACE
+    ['activity', 'agent', 'entity', 'prefix', 'used', 'wasAssociatedWith',
+     'wasDerivedFrom', 'wasGeneratedBy']
+    >>> sorted(entity["awl:class"] for entity in document["entity"].values())
+    ['DocProvRaw', 'DocProvReduced', 'ProcessParameters']
+    """
     return to_prov(obj, depth, database=database).serialize(format="json", indent=1)

@@ -216,16 +216,20 @@ def _ordered_objects(db: Database, distance: dict[int, int]) -> list[DBObject]:
 def ancestors(obj: DBObject, depth: int | None = None, *,
               database: Database | None = None, follow_remote: bool = True
               ) -> list[DBObject]:
-    """Every object `obj` was made from: what it links to, what those link to, and so on
-    (through its process run to the run's inputs and parameters).
+    """Every object `obj` was made from, nearest first.
+
+    What it links to, what those link to, and so on (through its process run to the run's
+    inputs and parameters).
 
     Parameters
     ----------
-    obj
+    obj : DBObject
         A committed object.
-    depth
+    depth : int or None, optional
         Links to follow at most (1: only what `obj` links to); None for all.
-    follow_remote
+    database : Database or None, optional
+        The database to read; the current session's by default.
+    follow_remote : bool, optional
         Follow pointers to objects held at other sites (`awlineage.federation`): fetch them
         from the site that holds them, keep them here and walk on. What cannot be fetched
         stays in the answer as a `RemotePointer` leaf, named by a
@@ -235,6 +239,32 @@ def ancestors(obj: DBObject, depth: int | None = None, *,
     -------
     list of DBObject
         Nearest first, then by object_id.
+
+    Raises
+    ------
+    ObjectNotFoundError
+        When `obj` has not been committed.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, Process, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocAncRaw(DBObject):
+    ...     level = persistent("Counts [ADU]", float, 0.0)
+    >>> class DocAncReduced(Process):
+    ...     raw = persistent("The raw frame reduced", DocAncRaw, None)
+    ...     value = persistent("Reduced level [ADU]", float, None)
+    ...     def make(self):
+    ...         self.value = self.raw.level - 100.0
+    >>> raw = DocAncRaw(level=130.0)
+    >>> raw.commit()
+    >>> reduced = DocAncReduced(raw=raw)
+    >>> reduced.make()
+    >>> reduced.commit()
+    >>> [type(o).__name__ for o in ancestors(reduced)]
+    ['DocAncRaw', 'ProcessParameters', 'ProcessRun']
+    >>> ancestors(reduced, depth=1)[0] is raw
+    True
     """
     require_stored(obj)
     db = database or current_database()
@@ -270,8 +300,50 @@ def follow_remote_ancestors(db: Database, root: int, depth: int | None,
 
 def descendants(obj: DBObject, depth: int | None = None, *,
                 database: Database | None = None) -> list[DBObject]:
-    """Every object made from `obj`: what links to it (runs that read it, targets those
-    runs made, ...), nearest first. See `ancestors` for the parameters."""
+    """Every object made from `obj`, nearest first.
+
+    What links to it (runs that read it, targets those runs made, ...), and so on.
+
+    Parameters
+    ----------
+    obj : DBObject
+        A committed object.
+    depth : int or None, optional
+        Links to follow at most (1: only what links to `obj`); None for all.
+    database : Database or None, optional
+        The database to read; the current session's by default.
+
+    Returns
+    -------
+    list of DBObject
+        Nearest first, then by object_id.
+
+    Raises
+    ------
+    ObjectNotFoundError
+        When `obj` has not been committed.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, Process, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocDescRaw(DBObject):
+    ...     level = persistent("Counts [ADU]", float, 0.0)
+    >>> class DocDescReduced(Process):
+    ...     raw = persistent("The raw frame reduced", DocDescRaw, None)
+    ...     value = persistent("Reduced level [ADU]", float, None)
+    ...     def make(self):
+    ...         self.value = self.raw.level - 100.0
+    >>> raw = DocDescRaw(level=130.0)
+    >>> raw.commit()
+    >>> reduced = DocDescReduced(raw=raw)
+    >>> reduced.make()
+    >>> reduced.commit()
+    >>> [type(o).__name__ for o in descendants(raw)]
+    ['DocDescReduced', 'ProcessRun']
+    >>> descendants(raw, depth=1)[0].value
+    30.0
+    """
     require_stored(obj)
     db = database or current_database()
     return _ordered_objects(db, lineage_distances(db, obj.object_id, False, depth))

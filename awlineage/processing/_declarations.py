@@ -25,14 +25,34 @@ class OnePer:
 
     Parameters
     ----------
-    source
+    source : type
         The class whose objects each give one target.
-    link
+    link : str
         The target's link attribute that holds its source object.
-    copy
+    copy : sequence of str, optional
         Attributes copied from the source object to the target (for ``--where`` and identity).
-    where
+    where : callable or None, optional
         Only source objects for which ``where(source)`` is true give a target.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, Process, TargetProcessor, commit, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocOnePerRaw(DBObject):
+    ...     chip = persistent("CCD name", str, "")
+    ...     level = persistent("Counts [ADU]", float, 0.0)
+    >>> class DocOnePerReduced(Process):
+    ...     targets = OnePer(DocOnePerRaw, link="raw", copy=("chip",),
+    ...                      where=lambda raw: raw.level > 0)
+    ...     raw = persistent("The raw frame reduced", DocOnePerRaw, None)
+    ...     chip = persistent("CCD name", str, "")
+    ...     value = persistent("Reduced level [ADU]", float, None)
+    ...     def make(self):
+    ...         self.value = self.raw.level - 100.0
+    >>> commit([DocOnePerRaw(chip="ccd50", level=130.0), DocOnePerRaw(chip="ccd51", level=0.0)])
+    >>> report = TargetProcessor("serial", progress=False).make(DocOnePerReduced)
+    >>> [(target.chip, target.value) for target in report.objects]
+    [('ccd50', 30.0)]
     """
 
     source: type
@@ -47,21 +67,41 @@ class OnePerGroup:
 
     Parameters
     ----------
-    source
+    source : type
         The class whose objects are grouped.
-    link
+    link : str
         The target's link-list attribute that holds the group's members.
-    by
+    by : sequence of str or of (str, callable), optional
         Grouping keys: an attribute name (copied to the target under the same name), or a pair
         ``(name, function)`` whose function computes the target attribute from a member (a
         night from an observation date, say).
-    where
+    where : callable or None, optional
         Only source objects for which ``where(source)`` is true are grouped.
-    partial
+    partial : bool, optional
         Whether a group is made from those of its members that can be made, the others left
         out of it (and shown in the plan as blocked, with their reasons); with False a member
         that cannot be made blocks the group. A group none of whose members can be made is
         blocked either way.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, Process, TargetProcessor, commit, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocGroupRaw(DBObject):
+    ...     chip = persistent("CCD name", str, "")
+    ...     level = persistent("Counts [ADU]", float, 0.0)
+    >>> class DocGroupMaster(Process):
+    ...     targets = OnePerGroup(DocGroupRaw, link="raws", by=("chip",))
+    ...     raws = persistent("Raw frames combined", DocGroupRaw, [])
+    ...     chip = persistent("CCD name", str, "")
+    ...     level = persistent("Mean level [ADU]", float, None)
+    ...     def make(self):
+    ...         self.level = sum(raw.level for raw in self.raws) / len(self.raws)
+    >>> commit([DocGroupRaw(chip="ccd50", level=100.0), DocGroupRaw(chip="ccd50", level=110.0),
+    ...         DocGroupRaw(chip="ccd51", level=90.0)])
+    >>> report = TargetProcessor("serial", progress=False).make(DocGroupMaster)
+    >>> sorted((master.chip, len(master.raws), master.level) for master in report.objects)
+    [('ccd50', 2, 105.0), ('ccd51', 1, 90.0)]
     """
 
     source: type
@@ -71,7 +111,13 @@ class OnePerGroup:
     partial: bool = True
 
     def key_functions(self) -> list[tuple[str, KeyFunction]]:
-        """(target attribute, function of a member) for every grouping key."""
+        """(target attribute, function of a member) for every grouping key.
+
+        Returns
+        -------
+        list of (str, callable)
+            One pair per entry of `by`; a name becomes a getter of that attribute.
+        """
         found = []
         for key in self.by:
             if isinstance(key, str):
@@ -114,8 +160,36 @@ Chooser = Callable[[Any, list[Any]], Any]
 
 
 def newest() -> Chooser:
-    """The candidate made last: highest version, then latest creation (a candidate not yet
-    made counts as newest of all)."""
+    """Choose the candidate made last: highest version, then latest creation.
+
+    A candidate not yet made counts as newest of all.
+
+    Returns
+    -------
+    callable
+        ``choose(target, candidates) -> candidate``, for the `choose` of `Needs` (its default).
+
+    Raises
+    ------
+    ValueError
+        When the chooser is called with no candidates (the processor never does so).
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocNewestCal(DBObject):
+    ...     level = persistent("Mean level [ADU]", float, 0.0)
+    >>> older, stored = DocNewestCal(level=100.0), DocNewestCal(level=101.0)
+    >>> older.commit()
+    >>> stored.commit()
+    >>> choose = newest()
+    >>> choose(None, [stored, older]) is stored
+    True
+    >>> not_made = DocNewestCal(level=102.0)
+    >>> choose(None, [stored, not_made, older]) is not_made
+    True
+    """
     def choose(target: Any, candidates: list[Any]) -> Any:
         return max(candidates, key=recency)
 
@@ -133,8 +207,47 @@ def recency(candidate: Any) -> tuple[int, int, datetime.datetime]:
 
 def closest(target_attribute: str, candidate_attribute: str | None = None,
             within: datetime.timedelta | float | None = None) -> Chooser:
-    """The candidate whose `candidate_attribute` is closest to the target's
-    `target_attribute` (a date, usually), newest first among equals; none beyond `within`."""
+    """Choose the candidate whose value is closest to the target's (a date, usually).
+
+    The candidate's `candidate_attribute` is compared with the target's `target_attribute`;
+    among equals the newest wins; none beyond `within`.
+
+    Parameters
+    ----------
+    target_attribute : str
+        The target's attribute compared.
+    candidate_attribute : str or None, optional
+        The candidates' attribute compared; `target_attribute` when None.
+    within : datetime.timedelta or float or None, optional
+        The largest distance accepted; None for any.
+
+    Returns
+    -------
+    callable
+        ``choose(target, candidates) -> candidate or None``, for the `choose` of `Needs`;
+        None when no candidate has a value within reach.
+
+    Raises
+    ------
+    TypeError
+        When the chooser meets values that cannot be subtracted (a date and a number).
+
+    Examples
+    --------
+    >>> import datetime
+    >>> from types import SimpleNamespace as Frame
+    >>> day = datetime.datetime(2026, 11, 1)
+    >>> target = Frame(obs_date=day)
+    >>> monday = Frame(night=day - datetime.timedelta(days=3))
+    >>> thursday = Frame(night=day + datetime.timedelta(hours=20))
+    >>> choose = closest("obs_date", "night", within=datetime.timedelta(days=2))
+    >>> choose(target, [monday, thursday]) is thursday
+    True
+    >>> choose(target, [monday]) is None
+    True
+    >>> choose.description
+    'closest in obs_date'
+    """
     other = candidate_attribute or target_attribute
 
     def choose(target: Any, candidates: list[Any]) -> Any:
@@ -161,23 +274,49 @@ def closest(target_attribute: str, candidate_attribute: str | None = None,
 class Needs:
     """A dependency chosen among the objects of `cls` for each target.
 
+    The first argument, `cls`, is the class of the dependency.
+
     Parameters
     ----------
-    cls
-        The class of the dependency.
-    match
+    match : sequence of str or of (str, str), optional
         Attributes that must be equal on the target and the candidate: names (the same on
         both) or pairs ``(target attribute, candidate attribute)``.
-    where
+    where : callable or None, optional
         A further condition ``where(target, candidate) -> bool`` (a validity range, say).
-    choose
+    choose : callable, optional
         Which of the remaining candidates wins (`newest` by default, or `closest`).
-    on_the_fly
+    on_the_fly : bool, optional
         Whether a candidate not made yet may be chosen (and then made); only stored ones
         compete otherwise.
-    optional
+    optional : bool, optional
         Whether the target may be made without it when there is no candidate (its absence is
         then recorded in the lineage: the link stays empty).
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, OnePer, Process, TargetProcessor, commit, connect
+    >>> from awlineage import persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocNeedsCal(DBObject):
+    ...     chip = persistent("CCD name", str, "")
+    ...     level = persistent("Bias level [ADU]", float, 0.0)
+    >>> class DocNeedsRaw(DBObject):
+    ...     chip = persistent("CCD name", str, "")
+    ...     counts = persistent("Counts [ADU]", float, 0.0)
+    >>> class DocNeedsReduced(Process):
+    ...     targets = OnePer(DocNeedsRaw, link="raw", copy=("chip",))
+    ...     requires = {"cal": Needs(DocNeedsCal, match=("chip",))}
+    ...     raw = persistent("The raw frame reduced", DocNeedsRaw, None)
+    ...     cal = persistent("The calibration subtracted", DocNeedsCal, None)
+    ...     chip = persistent("CCD name", str, "")
+    ...     value = persistent("Reduced counts [ADU]", float, None)
+    ...     def make(self):
+    ...         self.value = self.raw.counts - self.cal.level
+    >>> commit([DocNeedsCal(chip="ccd50", level=100.0), DocNeedsCal(chip="ccd51", level=90.0)])
+    >>> DocNeedsRaw(chip="ccd51", counts=130.0).commit()
+    >>> report = TargetProcessor("serial", progress=False).make(DocNeedsReduced)
+    >>> [(target.cal.chip, target.value) for target in report.objects]
+    [('ccd51', 40.0)]
     """
 
     cls: type
@@ -188,5 +327,11 @@ class Needs:
     optional: bool = False
 
     def match_pairs(self) -> list[tuple[str, str]]:
-        """(target attribute, candidate attribute) pairs."""
+        """(target attribute, candidate attribute) pairs.
+
+        Returns
+        -------
+        list of (str, str)
+            One pair per entry of `match`; a single name stands for itself on both sides.
+        """
         return [(m, m) if isinstance(m, str) else (m[0], m[1]) for m in self.match]

@@ -107,30 +107,63 @@ class TargetProcessor:
 
     Parameters
     ----------
-    executor
+    executor : str or Executor, optional
         ``"spark"`` (default: Spark, local mode unless `spark_master` names a cluster),
         ``"serial"`` (this process, one at a time), or an executor object.
-    database
+    database : Database or None, optional
         The database; the current session's by default. Given, the processor works in a
         session on it with the current data server.
-    session
+    session : Session or None, optional
         The `Session` (database and data server) to work in; every make() runs in it, so
         its queries, default parameters and files use it too. Default: the current one.
-    spark_master
+    spark_master : str or None, optional
         A Spark master URL (``local[2]``, ``spark://host:7077``).
-    parameters
+    parameters : tuple of DBObject, optional
         Parameters objects to use instead of the defaults in code.
-    keep_going
+    keep_going : bool, optional
         After a failure, go on making what does not depend on it.
-    progress
+    progress : TextIO or bool, optional
         A stream for the progress bar (stderr by default); False for none.
-    claim_timeout
+    claim_timeout : float, optional
         Seconds after which a crashed processor's claim on a target is taken over.
+
+    Raises
+    ------
+    ConfigurationError
+        From `make`, when the Spark executor cannot run the targets (their classes are
+        defined in the script itself).
+    QuerySyntaxError
+        From `make` and `plan`, when the textual `where` condition does not parse.
+    UnknownAttributeError
+        From `make` and `plan`, when `where` names an attribute the class does not have.
 
     Examples
     --------
-    >>> report = TargetProcessor().make(ReducedScienceFrame, "chip == 'ccd50'")  # doctest: +SKIP
-    >>> print(report.summary())                                                   # doctest: +SKIP
+    >>> from awlineage import DBObject, OnePer, Process, commit, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocProcessorRaw(DBObject):
+    ...     chip = persistent("CCD name", str, "")
+    ...     level = persistent("Counts [ADU]", float, 0.0)
+    >>> class DocProcessorReduced(Process):
+    ...     targets = OnePer(DocProcessorRaw, link="raw", copy=("chip",))
+    ...     raw = persistent("The raw frame reduced", DocProcessorRaw, None)
+    ...     chip = persistent("CCD name", str, "")
+    ...     value = persistent("Reduced level [ADU]", float, None)
+    ...     def make(self):
+    ...         self.value = self.raw.level - 100.0
+    >>> commit([DocProcessorRaw(chip="ccd50", level=130.0),
+    ...         DocProcessorRaw(chip="ccd51", level=120.0)])
+    >>> processor = TargetProcessor("serial", progress=False)
+    >>> report = processor.make(DocProcessorReduced, "chip == 'ccd50'")
+    >>> print(report.summary())
+    class                   made   reused   failed  skipped  blocked
+    DocProcessorReduced        1        0        0        0        0
+    total                      1        0        0        0        0
+    >>> report = processor.make(DocProcessorReduced)
+    >>> report.made, report.reused
+    (1, 1)
+    >>> sorted(target.value for target in report.objects)
+    [20.0, 30.0]
     """
 
     def __init__(self, executor: str | Executor = "spark", *, database: Database | None = None,
@@ -155,7 +188,32 @@ class TargetProcessor:
     # -- planning -------------------------------------------------------------------------
     def plan(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
              force_upstream: bool = False) -> Plan:
-        """The plan for the targets of `cls` meeting `where`: nothing is made."""
+        """The plan for the targets of `cls` meeting `where`: nothing is made.
+
+        Parameters
+        ----------
+        cls : type
+            The process class whose targets are wanted.
+        where : Expression or str or None, optional
+            A condition on the targets' attributes (text or expression); None for all.
+        force : bool, optional
+            Make the selected targets even when up to date.
+        force_upstream : bool, optional
+            Make everything they depend on, too.
+
+        Returns
+        -------
+        Plan
+            Every target and what it depends on, each green (reuse), red (make) or blocked,
+            with its reasons.
+
+        Raises
+        ------
+        QuerySyntaxError
+            When the textual `where` does not parse.
+        UnknownAttributeError
+            When `where` names an attribute `cls` does not have.
+        """
         planner = Planner(self.db, self.parameters)
         with self.session:
             return planner.plan(cls, where, force=force, force_upstream=force_upstream)
@@ -163,15 +221,50 @@ class TargetProcessor:
     # -- making ---------------------------------------------------------------------------
     def make(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
              force_upstream: bool = False, dry_run: bool = False) -> ProcessingReport:
-        """Plan, then make every red target (unless `dry_run`); see `ProcessingReport`."""
+        """Plan, then make every red target (unless `dry_run`); see `ProcessingReport`.
+
+        Parameters
+        ----------
+        cls : type
+            The process class whose targets are wanted.
+        where : Expression or str or None, optional
+            A condition on the targets' attributes (text or expression); None for all.
+        force : bool, optional
+            Make the selected targets even when up to date.
+        force_upstream : bool, optional
+            Make everything they depend on, too.
+        dry_run : bool, optional
+            Only plan: the report's plan says what would be made, and nothing is.
+
+        Returns
+        -------
+        ProcessingReport
+            The plan, what happened to each target, and the targets asked for (``objects``).
+
+        Raises
+        ------
+        QuerySyntaxError
+            When the textual `where` does not parse.
+        UnknownAttributeError
+            When `where` names an attribute `cls` does not have.
+        ConfigurationError
+            When the Spark executor cannot run the targets.
+        """
         with self.session:
             return self._make(cls, where, force, force_upstream, dry_run)
 
     def start(self, cls: type) -> None:
-        """Start the executor now, for a `make` of `cls` to come: Spark starts in the
-        background and its workers import `cls`'s module and connect, while this process
-        goes on (ingests, plans); the make uses that executor. Nothing to do for the serial
-        executor or one given ready-made."""
+        """Start the executor now, for a `make` of `cls` to come.
+
+        Spark starts in the background and its workers import `cls`'s module and connect,
+        while this process goes on (ingests, plans); the make uses that executor. Nothing to
+        do for the serial executor or one given ready-made.
+
+        Parameters
+        ----------
+        cls : type
+            The process class that will be made.
+        """
         if self._starting is None:
             self._starting = self._start_spark(cls)
 
@@ -207,7 +300,18 @@ class TargetProcessor:
         return ProcessingReport(plan, outcome, self.db)
 
     def settings(self, plan: Plan) -> Settings:
-        """Where the tasks of `plan` find the database and data server."""
+        """Where the tasks of `plan` find the database and data server.
+
+        Parameters
+        ----------
+        plan : Plan
+            The plan whose tasks will run.
+
+        Returns
+        -------
+        Settings
+            Database URL and schema, data server URL, and the module roots to import.
+        """
         roots = module_roots(sorted({n.cls for n in plan.nodes}, key=lambda c: c.__name__))
         return Settings(self.db.url.render_as_string(hide_password=False), self.db.schema,
                         self.session.data_url, roots)

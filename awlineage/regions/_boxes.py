@@ -37,8 +37,13 @@ class Boxes:
 
     Parameters
     ----------
-    lo, hi
+    lo, hi : array_like of int
         Integer arrays of shape (N, d): first and last coordinate of each box on each axis.
+
+    Raises
+    ------
+    RegionError
+        When `lo` and `hi` are not two-dimensional arrays of one shape.
 
     Examples
     --------
@@ -63,13 +68,35 @@ class Boxes:
     # -- construction ---------------------------------------------------------------------
     @classmethod
     def empty(cls, ndim: int) -> Boxes:
-        """No boxes, in `ndim` dimensions."""
+        """No boxes, in `ndim` dimensions.
+
+        Parameters
+        ----------
+        ndim : int
+            Number of array dimensions.
+
+        Returns
+        -------
+        Boxes
+            An empty set of boxes.
+        """
         zero = np.zeros((0, ndim), dtype=np.int64)
         return cls(zero, zero.copy())
 
     @classmethod
     def from_cells(cls, cells: Any) -> Boxes:
-        """One box per cell of an (N, d) coordinate array."""
+        """One box per cell of an (N, d) coordinate array.
+
+        Parameters
+        ----------
+        cells : array_like of int
+            Cell coordinates, one row each.
+
+        Returns
+        -------
+        Boxes
+            Boxes of one cell each, in row order.
+        """
         cells = np.asarray(cells, dtype=np.int64)
         if cells.ndim == 1:
             cells = cells[:, None]
@@ -80,7 +107,18 @@ class Boxes:
 
     @classmethod
     def full(cls, shape: Sequence[int]) -> Boxes:
-        """The one box covering an array of `shape`."""
+        """The one box covering an array of `shape`.
+
+        Parameters
+        ----------
+        shape : sequence of int
+            Shape of the array.
+
+        Returns
+        -------
+        Boxes
+            A single box.
+        """
         shape = tuple(int(s) for s in shape)
         if any(s <= 0 for s in shape):
             return cls.empty(len(shape))
@@ -88,7 +126,20 @@ class Boxes:
 
     @classmethod
     def concat(cls, parts: Sequence[Boxes], ndim: int) -> Boxes:
-        """All boxes of `parts`, in order."""
+        """All boxes of `parts`, in order.
+
+        Parameters
+        ----------
+        parts : sequence of Boxes
+            The sets of boxes joined.
+        ndim : int
+            Number of array dimensions (for an empty `parts`).
+
+        Returns
+        -------
+        Boxes
+            Their concatenation.
+        """
         parts = [p for p in parts if len(p)]
         if not parts:
             return cls.empty(ndim)
@@ -112,7 +163,13 @@ class Boxes:
         return f"Boxes({len(self)} boxes, {self.ndim}-d)"
 
     def volume(self) -> np.ndarray:
-        """Number of cells in each box (0 for an empty box)."""
+        """Number of cells in each box (0 for an empty box).
+
+        Returns
+        -------
+        numpy.ndarray
+            One integer per box.
+        """
         # Column by column: numpy reduces along a short last axis slowly.
         result = np.ones(len(self), dtype=np.int64)
         for axis in range(self.ndim):
@@ -120,24 +177,58 @@ class Boxes:
         return result
 
     def nonempty(self) -> Boxes:
-        """The boxes that hold at least one cell."""
+        """The boxes that hold at least one cell.
+
+        Returns
+        -------
+        Boxes
+            The non-empty boxes, in order.
+        """
         keep = all_columns(self.hi >= self.lo)
         return self if keep.all() else self[keep]
 
     def clip(self, shape: Sequence[int]) -> Boxes:
-        """Each box cut to the array of `shape`; boxes entirely outside are dropped."""
+        """Each box cut to the array of `shape`; boxes entirely outside are dropped.
+
+        Parameters
+        ----------
+        shape : sequence of int
+            Shape of the array.
+
+        Returns
+        -------
+        Boxes
+            The boxes inside the array.
+        """
         upper = np.asarray(shape, dtype=np.int64) - 1
         return Boxes(np.maximum(self.lo, 0), np.minimum(self.hi, upper)).nonempty()
 
     def expand(self, radius: Any) -> Boxes:
-        """Each box grown by `radius` cells on every side (a scalar, or one per box)."""
+        """Each box grown by `radius` cells on every side.
+
+        Parameters
+        ----------
+        radius : int or array_like of int
+            Cells added on every side: a scalar, or one per box.
+
+        Returns
+        -------
+        Boxes
+            The grown boxes (not cut to any array).
+        """
         r = np.asarray(radius, dtype=np.int64)
         if r.ndim == 1:
             r = r[:, None]
         return Boxes(self.lo - r, self.hi + r)
 
     def cells(self) -> np.ndarray:
-        """Every cell of every box, as an (M, d) coordinate array (repeats kept)."""
+        """Every cell of every box, as an (M, d) coordinate array (repeats kept).
+
+        Returns
+        -------
+        numpy.ndarray
+            One row of integer coordinates per cell.
+        """
         box = self.nonempty()
         counts = box.hi - box.lo + 1
         sizes = box.volume()

@@ -31,25 +31,43 @@ class RegionCapture:
     Use as a context manager inside a make() or a script; on a clean exit each call becomes
     a `RegionTable` that commits together with `output`. On an exception nothing is kept.
 
-    Parameters
-    ----------
-    output
-        The object being made (not yet committed).
-    orientation
-        Which orientation full-mode tables are stored in: ``backward`` (output cells as key),
-        ``forward`` (input cells as key) or ``both``; the default of calls that neither give
-        ``orientation=`` nor follow a stored choice.
-
     Calls given no ``mode=`` follow the stored choice of their operator (`RegionStrategy`,
     as ``awl regions optimise`` stores it), else the operator's default mode; the choices
     are read once per capture, and not at all outside a connected database.
 
+    Parameters
+    ----------
+    output : DBObject
+        The object being made (not yet committed).
+    orientation : str, optional
+        Which orientation full-mode tables are stored in: ``backward`` (output cells as key),
+        ``forward`` (input cells as key) or ``both``; the default of calls that neither give
+        ``orientation=`` nor follow a stored choice.
+
+    Raises
+    ------
+    RegionError
+        When `output` is not a persistent object, is already committed, or `orientation` is
+        none of the three.
+
     Examples
     --------
-    >>> with capture_regions(reduced) as cap:                        # doctest: +SKIP
-    ...     raw = cap.array(reduced.raw, shape=data.shape)
-    ...     bias = cap.array(reduced.bias, shape=data.shape)
-    ...     cap.apply(elementwise(), [raw, bias], hdu=0)
+    >>> from awlineage import DBObject, backward, capture_regions, commit, connect, persistent
+    >>> from awlineage.regions import elementwise
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocCaptureFrame(DBObject):
+    ...     label = persistent("What the frame is", str, "")
+    >>> raw, bias = DocCaptureFrame(label="raw"), DocCaptureFrame(label="bias")
+    >>> commit([raw, bias])
+    >>> reduced = DocCaptureFrame(label="reduced")
+    >>> with capture_regions(reduced) as cap:
+    ...     inputs = [cap.array(raw, shape=(4, 4)), cap.array(bias, shape=(4, 4))]
+    ...     output = cap.apply(elementwise(), inputs)
+    >>> reduced.commit()
+    >>> [(table.operator, table.mode, table.output_array) for table in cap.records]
+    [('elementwise', 'map', 'hdu:0')]
+    >>> backward(reduced, [[1, 2]])[raw].to_boxes().lo.tolist()
+    [[1, 2]]
     """
 
     def __init__(self, output: DBObject, *, orientation: str = "backward") -> None:
@@ -86,8 +104,25 @@ class RegionCapture:
 
         Parameters
         ----------
-        shape, data
-            Its shape, or the array itself to take the shape from.
+        obj : DBObject
+            The object holding the array (the output itself, for an HDU already written).
+        hdu : int or str, optional
+            The HDU number, or ``"tmp:name"`` for an intermediate.
+        shape : sequence of int or None, optional
+            Its shape.
+        data : array_like or None, optional
+            The array itself, to take the shape from when `shape` is not given.
+
+        Returns
+        -------
+        ArrayRef
+            The array, to pass as an input of `apply`, `run` or `operator`.
+
+        Raises
+        ------
+        RegionError
+            When `obj` is not persistent, neither `shape` nor `data` is given, or an HDU of
+            the output is asked for before it is written.
         """
         if not isinstance(obj, DBObject):
             raise RegionError(f"input arrays belong to persistent objects; got "
@@ -106,7 +141,23 @@ class RegionCapture:
         return ArrayRef(obj, name, tuple(int(s) for s in shape))
 
     def intermediate(self, name: str) -> ArrayRef:
-        """The intermediate `name` written earlier in this capture (e.g. by `run`)."""
+        """The intermediate `name` written earlier in this capture (e.g. by `run`).
+
+        Parameters
+        ----------
+        name : str
+            The intermediate's name, as given to the call that wrote it.
+
+        Returns
+        -------
+        ArrayRef
+            The array, to pass as an input of a further call.
+
+        Raises
+        ------
+        RegionError
+            When no intermediate of that name has been written.
+        """
         ref = self.written.get(f"tmp:{name}")
         if ref is None:
             raise RegionError(f"no intermediate {name!r} has been written in this capture")
@@ -119,30 +170,46 @@ class RegionCapture:
                  entire_array: bool | None = None, reuse: bool | str = False,
                  orientation: str | None = None, follow_choice: bool = False
                  ) -> OperatorCall:
-        """Start a call of `op` on `inputs`, writing HDU `hdu` of the output or the
-        intermediate `name` (default: HDU 0).
+        """Start a call of `op` on `inputs`, writing an HDU of the output or an intermediate.
 
         Parameters
         ----------
-        op
+        op : Operator or str
             An `Operator`, or a name for an operator that writes full lineage with lwrite.
-        shape
+        inputs : sequence of ArrayRef
+            The input arrays, in operator order (from `array` or `intermediate`).
+        hdu : int or str or None, optional
+            The HDU of the output written (default: HDU 0 unless `name` is given).
+        name : str or None, optional
+            The intermediate written instead of an HDU.
+        shape : sequence of int or None, optional
             Output shape, when the operator cannot infer it.
-        mode
+        mode : str or None, optional
             Lineage mode to record (default: the stored choice for the operator's name, else
             the operator's cheapest supported mode).
-        entire_array
+        entire_array : bool or None, optional
             Annotate that whole output <-> whole inputs (default: the operator's).
-        reuse
+        reuse : bool or str, optional
             Reuse lineage recorded for the same signature (full mode): True after a second
             capture confirmed it, ``"trust"`` at once.
-        follow_choice
+        orientation : str or None, optional
+            Orientation of this call's full-mode tables (default: the stored choice's, else
+            the capture's).
+        follow_choice : bool, optional
             Follow the stored strategy choice for the operator when no `mode` is given. `run`
             and `apply` set it, since there the operator writes its own lineage and asks
             ``call.wants(mode)``; a caller writing lineage itself keeps the operator's default.
-        orientation
-            Orientation of this call's full-mode tables (default: the stored choice's, else
-            the capture's).
+
+        Returns
+        -------
+        OperatorCall
+            The open call: write its lineage, then ``close()`` it.
+
+        Raises
+        ------
+        RegionError
+            When the capture has finished, an input does not fit the operator, or the mode
+            or orientation is unknown or unsupported.
         """
         if self.finished:
             raise RegionError("this capture has finished; start a new one")
@@ -196,9 +263,30 @@ class RegionCapture:
         return call
 
     def apply(self, op: Operator | str, inputs: Sequence[ArrayRef], **options: Any) -> ArrayRef:
-        """Record a call that needs no running code (mapping operators, ready-made full-mode
-        operators) and return the array it writes. An operator given by name alone writes
-        no lineage here, so it is recorded as all-to-all."""
+        """Record a call that needs no running code and return the array it writes.
+
+        For mapping operators and ready-made full-mode operators. An operator given by name
+        alone writes no lineage here, so it is recorded as all-to-all.
+
+        Parameters
+        ----------
+        op : Operator or str
+            The operator, or a name for an all-to-all one.
+        inputs : sequence of ArrayRef
+            The input arrays, in operator order.
+        **options : Any
+            Keywords of `operator` (``hdu``, ``name``, ``shape``, ``mode``, ...).
+
+        Returns
+        -------
+        ArrayRef
+            The array written.
+
+        Raises
+        ------
+        RegionError
+            As `operator` does.
+        """
         if isinstance(op, str):
             op = AllToAll(op)
         call = self.operator(op, inputs, follow_choice=True, **options)
@@ -208,10 +296,31 @@ class RegionCapture:
 
     def run(self, op: Operator, inputs: Sequence[ArrayRef], arrays: Sequence[Any],
             **options: Any) -> Any:
-        """Run ``op.run(*arrays, lineage=call)`` recording its lineage; returns its result.
+        """Run ``op.run(*arrays, lineage=call)`` recording its lineage; return its result.
 
         The output shape is taken from the result when neither the operator nor `shape=`
         gives it.
+
+        Parameters
+        ----------
+        op : Operator
+            The operator to run.
+        inputs : sequence of ArrayRef
+            The input arrays as declared, in operator order.
+        arrays : sequence of array_like
+            The data of `inputs`, in the same order and shapes.
+        **options : Any
+            Keywords of `operator` (``hdu``, ``name``, ``shape``, ``mode``, ...).
+
+        Returns
+        -------
+        Any
+            What ``op.run`` returns (the output array).
+
+        Raises
+        ------
+        RegionError
+            When `arrays` do not match `inputs` in number or shape, or as `operator` does.
         """
         if len(arrays) != len(inputs):
             raise RegionError(f"operator {getattr(op, 'name', op)}: {len(arrays)} arrays for "
@@ -256,7 +365,13 @@ class RegionCapture:
 
     # -- finishing ------------------------------------------------------------------------
     def finish(self) -> list[RegionTable]:
-        """Encode every call and attach its `RegionTable` to the output (idempotent)."""
+        """Encode every call and attach its `RegionTable` to the output (idempotent).
+
+        Returns
+        -------
+        list of RegionTable
+            One record per call, uncommitted; they commit with the output.
+        """
         if self.finished:
             return self.records
         for call in self.calls:
@@ -302,5 +417,49 @@ def _calling_code() -> Any:
 
 
 def capture_regions(output: DBObject, *, orientation: str = "backward") -> RegionCapture:
-    """Start capturing the region lineage of `output` (see `RegionCapture`)."""
+    """Start capturing the region lineage of `output` (see `RegionCapture`).
+
+    Parameters
+    ----------
+    output : DBObject
+        The object being made (not yet committed).
+    orientation : str, optional
+        Which orientation full-mode tables are stored in: ``backward``, ``forward`` or
+        ``both``.
+
+    Returns
+    -------
+    RegionCapture
+        A context manager: declare input arrays with ``cap.array``, record operator calls
+        with ``cap.apply`` or ``cap.run``; on a clean exit the records join `output`.
+
+    Raises
+    ------
+    RegionError
+        When `output` is not a persistent object, is already committed, or `orientation` is
+        none of the three.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, backward, capture_regions, commit, connect, persistent
+    >>> from awlineage.regions import elementwise
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocCaptureRegionsFrame(DBObject):
+    ...     label = persistent("What the frame is", str, "")
+    >>> raw, bias = DocCaptureRegionsFrame(label="raw"), DocCaptureRegionsFrame(label="bias")
+    >>> commit([raw, bias])
+    >>> reduced = DocCaptureRegionsFrame(label="reduced")
+    >>> with capture_regions(reduced) as cap:
+    ...     inputs = [cap.array(raw, shape=(4, 4)), cap.array(bias, shape=(4, 4))]
+    ...     output = cap.apply(elementwise(), inputs)
+    >>> reduced.commit()
+    >>> output.shape, len(cap.records)
+    ((4, 4), 1)
+    >>> sorted(frame.label for frame in backward(reduced, [[0, 0]]).objects())
+    ['bias', 'raw']
+    >>> capture_regions(raw)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    awlineage.regions._errors.RegionError: DocCaptureRegionsFrame ... is already committed; ...
+    """
     return RegionCapture(output, orientation=orientation)

@@ -60,11 +60,16 @@ class Operator:
 
     Parameters
     ----------
-    name
+    name : str or None, optional
         A name for the operator (default: the class name in lower case).
-    **params
+    **params : Any
         JSON-serialisable parameters; with the class's qualified name they are recorded, so
         that queries can rebuild the operator (``type(op)(**params)``).
+
+    Raises
+    ------
+    RegionError
+        When a parameter is not a JSON value.
 
     Examples
     --------
@@ -101,11 +106,28 @@ class Operator:
 
     # -- what a call produces -------------------------------------------------------------
     def output_shape(self, input_shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...] | None:
-        """The output shape for these input shapes, or None if the caller must give it."""
+        """The output shape for these input shapes, or None if the caller must give it.
+
+        Parameters
+        ----------
+        input_shapes : sequence of tuple of int
+            The shapes of the inputs, in operator order.
+
+        Returns
+        -------
+        tuple of int or None
+            The output shape; the base class returns None.
+        """
         return None
 
     def default_mode(self) -> str:
-        """The mode a call records when the caller does not choose."""
+        """The mode a call records when the caller does not choose.
+
+        Returns
+        -------
+        str
+            The cheapest of `supported_modes`, or ``"all"`` when it is empty.
+        """
         for mode in MODE_PREFERENCE:
             if mode in self.supported_modes:
                 return mode
@@ -113,33 +135,132 @@ class Operator:
 
     # -- lineage methods (override those of the supported modes) ---------------------------
     def map_b(self, boxes: Boxes, i: int, shapes: Shapes) -> Boxes:
-        """Cells of input `i` that the output cells in `boxes` depend on."""
+        """Find the cells of input `i` that the output cells in `boxes` depend on.
+
+        Parameters
+        ----------
+        boxes : Boxes
+            Output cells.
+        i : int
+            The input's position among the operator's inputs.
+        shapes : Shapes
+            The call's array shapes (``shapes.output``, ``shapes.inputs``).
+
+        Returns
+        -------
+        Boxes
+            Cells of input `i`.
+
+        Raises
+        ------
+        RegionError
+            In the base class: an operator of mode ``map`` overrides it.
+        """
         raise RegionError(f"operator {self.name} has no backward mapping function (map_b)")
 
     def map_f(self, boxes: Boxes, i: int, shapes: Shapes) -> Boxes:
-        """Output cells that depend on the cells in `boxes` of input `i`."""
+        """Find the output cells that depend on the cells in `boxes` of input `i`.
+
+        Parameters
+        ----------
+        boxes : Boxes
+            Cells of input `i`.
+        i : int
+            The input's position among the operator's inputs.
+        shapes : Shapes
+            The call's array shapes (``shapes.output``, ``shapes.inputs``).
+
+        Returns
+        -------
+        Boxes
+            Output cells.
+
+        Raises
+        ------
+        RegionError
+            In the base class: an operator of mode ``map`` overrides it.
+        """
         raise RegionError(f"operator {self.name} has no forward mapping function (map_f)")
 
     def map_p(self, boxes: Boxes, payload: np.ndarray, i: int, shapes: Shapes) -> Boxes:
-        """Cells of input `i` that output box k depends on, given payload row k: one box per
-        row, in row order."""
+        """Find the cells of input `i` that output box k depends on, given payload row k.
+
+        Parameters
+        ----------
+        boxes : Boxes
+            Output boxes, one per payload row.
+        payload : numpy.ndarray
+            The payload rows recorded for those boxes.
+        i : int
+            The input's position among the operator's inputs.
+        shapes : Shapes
+            The call's array shapes (``shapes.output``, ``shapes.inputs``).
+
+        Returns
+        -------
+        Boxes
+            One box of input `i` per row, in row order.
+
+        Raises
+        ------
+        RegionError
+            In the base class: an operator of mode ``pay`` or ``comp`` overrides it.
+        """
         raise RegionError(f"operator {self.name} has no payload function (map_p)")
 
     def run(self, *arrays: np.ndarray, lineage: Any) -> np.ndarray:
-        """Compute the output from input arrays; write lineage through `lineage` when
-        ``lineage.wants(mode)``. Needed for black-box re-execution."""
+        """Compute the output from input arrays, writing lineage when asked.
+
+        Lineage is written through `lineage` when ``lineage.wants(mode)``. Needed for
+        black-box re-execution.
+
+        Parameters
+        ----------
+        *arrays : numpy.ndarray
+            The input arrays, in operator order.
+        lineage : OperatorCall
+            The call being recorded.
+
+        Returns
+        -------
+        numpy.ndarray
+            The output array.
+
+        Raises
+        ------
+        RegionError
+            In the base class: an operator that can be re-run overrides it.
+        """
         raise RegionError(f"operator {self.name} cannot be re-run: it has no run() method")
 
     def record(self, call: Any, arrays: Sequence[np.ndarray] | None = None) -> None:
-        """Capture lineage without a run (ready-made full-mode operators compute it from
-        the shapes and their parameters)."""
+        """Capture lineage without a run.
+
+        Ready-made full-mode operators compute it from the shapes and their parameters; the
+        base class records nothing.
+
+        Parameters
+        ----------
+        call : OperatorCall
+            The call being recorded.
+        arrays : sequence of numpy.ndarray or None, optional
+            The input arrays, when the lineage depends on their values.
+        """
 
     # -- recording ------------------------------------------------------------------------
     def lineage_fingerprint(self) -> str | None:
-        """A digest of everything this operator's lineage may depend on besides its inputs'
-        shapes and values: the code of its class (and of its Operator base classes below
-        `Operator`), its parameters and any other state it holds (a transform, a WCS). None
-        when some of it cannot be described; such calls are never reused."""
+        """A digest of everything this operator's lineage may depend on besides its inputs.
+
+        That is the code of its class (and of its Operator base classes below `Operator`),
+        its parameters and any other state it holds (a transform, a WCS), but not its
+        inputs' shapes and values.
+
+        Returns
+        -------
+        str or None
+            The digest; None when some of it cannot be described (such calls are never
+            reused).
+        """
         from awlineage.regions._fingerprint import fingerprint
 
         classes = [c for c in type(self).__mro__
@@ -148,7 +269,13 @@ class Operator:
         return fingerprint({"classes": classes, "state": state})
 
     def spec(self) -> dict[str, Any]:
-        """What a query needs to rebuild this operator: class and parameters."""
+        """What a query needs to rebuild this operator: class and parameters.
+
+        Returns
+        -------
+        dict of str to Any
+            ``class`` (``module:qualname``), ``name`` and ``params``.
+        """
         cls = type(self)
         return {"class": f"{cls.__module__}:{cls.__qualname__}", "name": self.name,
                 "params": self.params}

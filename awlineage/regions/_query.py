@@ -54,28 +54,32 @@ def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0
 
     Parameters
     ----------
-    obj
+    obj : DBObject
         The object whose array is queried (HDU `hdu`).
-    cells
+    cells : array_like, Boxes or tuple of slice
         An (N, d) coordinate array, `Boxes`, a boolean mask or a tuple of slices.
-    to
+    to : DBObject, type, sequence of them, or None, optional
         Objects and/or persistent classes to report. The walk does not go past target
         objects; objects of target classes are reported and walked through. By default
         every stored array reached is reported, as far as lineage was recorded.
-    keep_empty
+    hdu : int or str, optional
+        The HDU of `obj` queried (``0``, or ``"tmp:name"`` for an intermediate).
+    keep_empty : bool, optional
         Also list the arrays the walk reached whose region is empty (a raw frame of the
         chain that no cell of this region came from), marked ``contributed=False``.
-    record_stats
+    database : Database or None, optional
+        The database to read; the current session's by default.
+    record_stats : bool or None, optional
         Whether to store a `RegionQueryStat` per hop (committed in one transaction at the
         end; a failure to write them only warns). Default: the setting
         ``region_query_stats`` (``AWL_REGION_QUERY_STATS``), on unless set false.
-    cost_model
+    cost_model : CostModel or None, optional
         The `CostModel` of the query-time choice between a record's stored tables and
         re-running its operator (default: calibrated on this database's recorded hops).
-    prefer
+    prefer : str or None, optional
         ``"stored"`` or ``"rerun"`` forces that choice wherever both are possible (the
         answer is the same; the time is not).
-    follow_remote
+    follow_remote : bool, optional
         Follow an input held at another site (a pointer, `awlineage.federation`): fetch it
         with its region tables and walk on. One that cannot be fetched ends the walk there,
         named by a `LineageIncompleteWarning`.
@@ -90,6 +94,30 @@ def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0
     ------
     RegionError
         If no region lineage was recorded for the array, or the cells do not fit it.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, backward, capture_regions, commit, connect, persistent
+    >>> from awlineage.regions import elementwise
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocBackwardFrame(DBObject):
+    ...     label = persistent("What the frame is", str, "")
+    >>> raw, bias = DocBackwardFrame(label="raw"), DocBackwardFrame(label="bias")
+    >>> commit([raw, bias])
+    >>> reduced = DocBackwardFrame(label="reduced")
+    >>> with capture_regions(reduced) as cap:
+    ...     inputs = [cap.array(raw, shape=(4, 4)), cap.array(bias, shape=(4, 4))]
+    ...     output = cap.apply(elementwise(), inputs)
+    >>> reduced.commit()
+    >>> found = backward(reduced, [[1, 2], [3, 3]], to=[raw])
+    >>> [frame.label for frame in found.objects()]
+    ['raw']
+    >>> found[raw].to_boxes().lo.tolist()
+    [[1, 2], [3, 3]]
+    >>> backward(reduced, [[9, 9]])
+    Traceback (most recent call last):
+    ...
+    awlineage.regions._errors.RegionError: cells: coordinates outside the array of shape (4, 4)
     """
     return _query(obj, cells, to, hdu, database, "backward", keep_empty,
                   _Choice(record_stats, cost_model, prefer), follow_remote)
@@ -99,7 +127,60 @@ def forward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0,
             keep_empty: bool = False, database: Database | None = None,
             record_stats: bool | None = None, cost_model: CostModel | None = None,
             prefer: str | None = None) -> RegionLineage:
-    """The cells of descendant arrays that depend on `cells` of `obj` (see `backward`)."""
+    """The cells of descendant arrays that depend on `cells` of `obj` (see `backward`).
+
+    Parameters
+    ----------
+    obj : DBObject
+        The object whose array is queried (HDU `hdu`).
+    cells : array_like, Boxes or tuple of slice
+        An (N, d) coordinate array, `Boxes`, a boolean mask or a tuple of slices.
+    to : DBObject, type, sequence of them, or None, optional
+        Objects and/or persistent classes to report; by default every stored array reached.
+    hdu : int or str, optional
+        The HDU of `obj` queried.
+    keep_empty : bool, optional
+        Also list the arrays the walk reached whose region is empty.
+    database : Database or None, optional
+        The database to read; the current session's by default.
+    record_stats : bool or None, optional
+        Whether to store a `RegionQueryStat` per hop (default: the ``region_query_stats``
+        setting).
+    cost_model : CostModel or None, optional
+        The `CostModel` of the choice between stored tables and re-running an operator.
+    prefer : str or None, optional
+        ``"stored"`` or ``"rerun"`` forces that choice wherever both are possible.
+
+    Returns
+    -------
+    RegionLineage
+        A `Region` per descendant array that depends on the cells.
+
+    Raises
+    ------
+    RegionError
+        If the cells do not fit the array.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, forward, capture_regions, commit, connect, persistent
+    >>> from awlineage.regions import elementwise
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocForwardFrame(DBObject):
+    ...     label = persistent("What the frame is", str, "")
+    >>> raw, bias = DocForwardFrame(label="raw"), DocForwardFrame(label="bias")
+    >>> commit([raw, bias])
+    >>> reduced = DocForwardFrame(label="reduced")
+    >>> with capture_regions(reduced) as cap:
+    ...     inputs = [cap.array(raw, shape=(4, 4)), cap.array(bias, shape=(4, 4))]
+    ...     output = cap.apply(elementwise(), inputs)
+    >>> reduced.commit()
+    >>> found = forward(raw, (slice(0, 2), slice(0, 2)))
+    >>> [frame.label for frame in found.objects()]
+    ['reduced']
+    >>> found[reduced].count()
+    4
+    """
     return _query(obj, cells, to, hdu, database, "forward", keep_empty,
                   _Choice(record_stats, cost_model, prefer))
 

@@ -66,7 +66,40 @@ class RegionTable(DBObject):
     or a payload table (pay, comp).
 
     The capture statistics (``run_seconds`` to ``output_cells``) are filled when the capture
-    finishes; records stored before they existed read them as None.
+    finishes; records stored before they existed read them as None. A `RegionCapture` makes
+    them; users read them (``select(RegionTable.output == obj)``).
+
+    Parameters
+    ----------
+    **values : Any
+        Initial values of persistent attributes, by name.
+
+    Raises
+    ------
+    UnknownAttributeError
+        When a keyword names no persistent attribute of the class.
+    PersistentTypeError
+        When a value is not of its attribute's type.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, capture_regions, commit, connect, persistent, select
+    >>> from awlineage.regions import elementwise
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocRegionTableFrame(DBObject):
+    ...     label = persistent("What the frame is", str, "")
+    >>> raw, bias = DocRegionTableFrame(label="raw"), DocRegionTableFrame(label="bias")
+    >>> commit([raw, bias])
+    >>> reduced = DocRegionTableFrame(label="reduced")
+    >>> with capture_regions(reduced) as cap:
+    ...     inputs = [cap.array(raw, shape=(4, 4)), cap.array(bias, shape=(4, 4))]
+    ...     output = cap.apply(elementwise(), inputs)
+    >>> reduced.commit()
+    >>> (table,) = select(RegionTable.output == reduced)
+    >>> table.operator, table.mode, table.input_arrays, table.output_shape
+    ('elementwise', 'map', ['hdu:0', 'hdu:0'], [4, 4])
+    >>> [frame.label for frame in table.inputs]
+    ['raw', 'bias']
     """
 
     __run_output__ = False  # a record about the make, not one of its products
@@ -107,7 +140,13 @@ class RegionTable(DBObject):
 
     # -- decoded views --------------------------------------------------------------------
     def shapes(self) -> Any:
-        """Output and input shapes as a `Shapes` (parsed once: records are immutable)."""
+        """Output and input shapes as a `Shapes` (parsed once: records are immutable).
+
+        Returns
+        -------
+        Shapes
+            ``shapes.output`` and ``shapes.inputs``.
+        """
         from awlineage.regions._operator import Shapes
 
         shapes = self.__dict__.get("_shapes")
@@ -119,5 +158,11 @@ class RegionTable(DBObject):
         return shapes
 
     def spec(self) -> dict[str, Any]:
-        """The recorded operator specification."""
+        """The recorded operator specification.
+
+        Returns
+        -------
+        dict of str to Any
+            ``class``, ``name`` and ``params``, as `Operator.spec` gave them.
+        """
         return json.loads(self.operator_spec)

@@ -42,10 +42,18 @@ class Region:
 
     Parameters
     ----------
-    shape
+    shape : sequence of int
         Shape of the array the cells belong to.
-    cells
-        Boxes, an (N, d) coordinate array, a boolean mask or a tuple of slices.
+    cells : Boxes, array_like, tuple of slice or None, optional
+        Boxes, an (N, d) coordinate array, a boolean mask or a tuple of slices; None for no
+        cells.
+    _disjoint : bool, optional
+        Internal: `cells` are boxes known not to overlap, kept as they are.
+
+    Raises
+    ------
+    RegionError
+        When a cell lies outside `shape`, or `cells` does not fit its dimensions.
 
     Examples
     --------
@@ -76,22 +84,65 @@ class Region:
     # -- construction ---------------------------------------------------------------------
     @classmethod
     def full(cls, shape: Sequence[int]) -> Region:
-        """Every cell of the array."""
+        """Every cell of the array.
+
+        Parameters
+        ----------
+        shape : sequence of int
+            Shape of the array.
+
+        Returns
+        -------
+        Region
+            The region of all its cells.
+        """
         return cls(shape, Boxes.full(shape), _disjoint=True)
 
     @classmethod
     def from_boxes(cls, boxes: Boxes, shape: Sequence[int]) -> Region:
-        """The union of `boxes` (cut to the array)."""
+        """The union of `boxes` (cut to the array).
+
+        Parameters
+        ----------
+        boxes : Boxes
+            Boxes of cells, possibly overlapping or reaching past the array.
+        shape : sequence of int
+            Shape of the array.
+
+        Returns
+        -------
+        Region
+            The cells of the array that some box holds.
+        """
         return cls(shape, boxes.clip(shape))
 
     # -- views ----------------------------------------------------------------------------
     def to_boxes(self) -> Boxes:
-        """Boxes covering exactly the region: disjoint, except for very large arrays with
-        very many boxes, where touching boxes are merged but may overlap."""
+        """The boxes covering exactly the region.
+
+        They are disjoint, except for very large arrays with very many boxes, where touching
+        boxes are merged but may overlap.
+
+        Returns
+        -------
+        Boxes
+            The region's boxes.
+        """
         return self._boxes
 
     def to_mask(self) -> np.ndarray:
-        """A boolean array of the array's shape, True on the region's cells."""
+        """A boolean array of the array's shape, True on the region's cells.
+
+        Returns
+        -------
+        numpy.ndarray
+            The mask, of dtype bool.
+
+        Raises
+        ------
+        RegionError
+            When the array is too large for a mask (use `to_boxes`).
+        """
         size = int(np.prod(self.shape))
         if size > MASK_LIMIT:
             raise RegionError(f"a mask of shape {self.shape} ({size} cells) exceeds the limit "
@@ -99,26 +150,61 @@ class Region:
         return paint(self._boxes, self.shape)
 
     def cells(self) -> np.ndarray:
-        """The region's cells as an (N, d) coordinate array."""
+        """The region's cells as an (N, d) coordinate array.
+
+        Returns
+        -------
+        numpy.ndarray
+            One row of integer coordinates per cell.
+        """
         return self._boxes.cells()
 
     def count(self) -> int:
-        """Number of cells."""
+        """Number of cells.
+
+        Returns
+        -------
+        int
+            How many cells the region holds.
+        """
         if not self._disjoint:
             self._boxes = union(self._boxes)
             self._disjoint = True
         return int(self._boxes.volume().sum())
 
     def is_empty(self) -> bool:
-        """True when the region holds no cell."""
+        """True when the region holds no cell.
+
+        Returns
+        -------
+        bool
+            Whether it is empty.
+        """
         return len(self._boxes) == 0
 
     def is_full(self) -> bool:
-        """True when the region holds every cell of the array."""
+        """True when the region holds every cell of the array.
+
+        Returns
+        -------
+        bool
+            Whether it is the whole array.
+        """
         return self.count() == int(np.prod(self.shape))
 
     def contains(self, cells: Any) -> np.ndarray:
-        """For each row of an (N, d) coordinate array, whether that cell is in the region."""
+        """For each row of an (N, d) coordinate array, whether that cell is in the region.
+
+        Parameters
+        ----------
+        cells : array_like of int
+            Coordinates of the cells asked about, one row each.
+
+        Returns
+        -------
+        numpy.ndarray
+            One bool per row of `cells`.
+        """
         cells = np.asarray(cells, dtype=np.int64).reshape(-1, len(self.shape))
         from awlineage.regions._join import overlapping_pairs
 

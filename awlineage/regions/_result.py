@@ -48,10 +48,37 @@ class RegionLineage:
     they are then marked (``entry.contributed`` is False) and indexing them gives their empty
     region.
 
+    Parameters
+    ----------
+    entries : list of ArrayLineage
+        One entry (object, HDU, region) per array reached, as the query found them.
+    stats : QueryStats
+        What the query did (hops, shortcuts, re-runs).
+
+    Raises
+    ------
+    KeyError
+        On indexing, for an array that did not contribute.
+
     Examples
     --------
-    >>> found = backward(sources, [[12]], to=RawFrame)      # doctest: +SKIP
-    >>> found[raw].to_boxes()                                # doctest: +SKIP
+    >>> from awlineage import DBObject, backward, capture_regions, commit, connect, persistent
+    >>> from awlineage.regions import elementwise
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocRegionLineageFrame(DBObject):
+    ...     label = persistent("What the frame is", str, "")
+    >>> raw, bias = DocRegionLineageFrame(label="raw"), DocRegionLineageFrame(label="bias")
+    >>> commit([raw, bias])
+    >>> reduced = DocRegionLineageFrame(label="reduced")
+    >>> with capture_regions(reduced) as cap:
+    ...     inputs = [cap.array(raw, shape=(4, 4)), cap.array(bias, shape=(4, 4))]
+    ...     output = cap.apply(elementwise(), inputs)
+    >>> reduced.commit()
+    >>> found = backward(reduced, (slice(0, 2), slice(1, 3)))
+    >>> len(found), found[raw].count(), (bias, 0) in found
+    (2, 4, True)
+    >>> reduced in found
+    False
     """
 
     def __init__(self, entries: list[ArrayLineage], stats: QueryStats) -> None:
@@ -65,7 +92,13 @@ class RegionLineage:
         return iter(self.entries)
 
     def objects(self) -> list[DBObject]:
-        """The objects with an array that contributed, each once, in the order found."""
+        """The objects with an array that contributed, each once, in the order found.
+
+        Returns
+        -------
+        list of DBObject
+            The objects, without those listed only because of ``keep_empty=True``.
+        """
         seen: dict[int, DBObject] = {}
         for entry in self.entries:
             if entry.contributed:

@@ -12,23 +12,68 @@ from awlineage.spacetime._regions import Polygon
 
 
 class Footprint(Polygon):
-    """The sky an image covers: a convex polygon (see `Polygon`) that a persistent class may
-    hold as a property, ``persistent("Sky covered", Footprint, None)``.
+    """The sky an image covers: a convex polygon that a persistent class may hold.
+
+    A property ``persistent("Sky covered", Footprint, None)`` holds one (see `Polygon`).
 
     Stored as its vertices (ICRS degrees) and indexed by the HEALPix cells it touches, so
     that ``Frame.footprint.contains(position)`` and ``Frame.footprint.overlaps(region)``
     pre-select frames with a B-tree and then test them exactly.
+
+    Parameters
+    ----------
+    vertices : SkyCoord or list of SkyCoord or list of (float, float)
+        The corners, as for `Polygon`: at least three, convex, in ICRS degrees.
+
+    Raises
+    ------
+    SkyRegionError
+        Naming the fault: too few vertices, two equal neighbours, not convex, too large.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, connect, persistent, select
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocFootprintFrame(DBObject):
+    ...     footprint = persistent("Sky covered", Footprint, None)
+    >>> DocFootprintFrame(footprint=Footprint([(0, 0), (1, 0), (1, 1), (0, 1)])).commit()
+    >>> DocFootprintFrame(footprint=Footprint([(5, 0), (6, 0), (6, 1), (5, 1)])).commit()
+    >>> found = select(DocFootprintFrame.footprint.contains((0.5, 0.5)))
+    >>> [frame.footprint.vertices[0] for frame in found]
+    [(0.0, 0.0)]
     """
 
     __slots__ = ("_cells",)
 
     def to_text(self) -> str:
-        """The stored form: a JSON list of [ra, dec] vertices in degrees."""
+        """The stored form: a JSON list of [ra, dec] vertices in degrees.
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         return json.dumps([list(v) for v in self.vertices])
 
     @classmethod
     def from_text(cls, text: str) -> Footprint:
-        """The inverse of `to_text`."""
+        """The inverse of `to_text`.
+
+        Parameters
+        ----------
+        text : str
+            A stored footprint.
+
+        Returns
+        -------
+        Footprint
+            The footprint, its checks skipped (they passed when it was stored).
+
+        Raises
+        ------
+        SkyRegionError
+            When `text` is not valid JSON.
+        """
         try:
             vertices = json.loads(text)
         except ValueError as exc:
@@ -36,8 +81,23 @@ class Footprint(Polygon):
         return cls.from_checked([tuple(v) for v in vertices])  # type: ignore[return-value]
 
     def cells(self, what: str = "footprint") -> Any:
-        """The HEALPix cells at `FOOTPRINT_ORDER` it touches, computed once (`what` names
-        the footprint in the error for one too large to index)."""
+        """The HEALPix cells at `FOOTPRINT_ORDER` it touches, computed once.
+
+        Parameters
+        ----------
+        what : str, optional
+            Names the footprint in the error for one too large to index.
+
+        Returns
+        -------
+        numpy.ndarray
+            The cell numbers.
+
+        Raises
+        ------
+        SkyRegionError
+            When the footprint is too large to index.
+        """
         cells = getattr(self, "_cells", None)
         if cells is None:
             from awlineage.spacetime._healpix import footprint_cells
@@ -47,23 +107,60 @@ class Footprint(Polygon):
 
     @classmethod
     def from_polygon(cls, polygon: Polygon) -> Footprint:
-        """The footprint with `polygon`'s vertices."""
+        """The footprint with `polygon`'s vertices.
+
+        Parameters
+        ----------
+        polygon : Polygon
+            Any convex polygon.
+
+        Returns
+        -------
+        Footprint
+            A footprint of the same vertices.
+        """
         return cls(list(polygon.vertices))
 
 
 def footprint_from_wcs(wcs: Any, shape: tuple[int, ...]) -> Footprint:
-    """The footprint of an image of `shape` (rows, columns, as numpy gives it) under the
-    celestial WCS `wcs` (an astropy ``WCS``): its four outer pixel corners joined by great
-    circles.
+    """The footprint of an image of `shape` under the celestial WCS `wcs`.
+
+    Its four outer pixel corners joined by great circles; `shape` is (rows, columns), as
+    numpy gives it, and `wcs` an astropy ``WCS``.
 
     The pixel grid's straight edges are great circles under a TAN projection, so the polygon
     is exact there; with distortion terms (SIP) it is the polygon through the true corners.
+
+    Parameters
+    ----------
+    wcs : astropy.wcs.WCS
+        A celestial WCS (two sky axes).
+    shape : tuple of int
+        The image's shape, (rows, columns).
+
+    Returns
+    -------
+    Footprint
+        The four outer pixel corners joined by great circles.
 
     Raises
     ------
     SkyRegionError
         When the WCS is not celestial, the shape is not 2-D with rows and columns, or a
         corner has no position on the sky.
+
+    Examples
+    --------
+    >>> from astropy.wcs import WCS
+    >>> wcs = WCS(naxis=2)
+    >>> wcs.wcs.ctype = ["RA---TAN", "DEC--TAN"]
+    >>> wcs.wcs.crval, wcs.wcs.crpix = [150.0, 2.0], [50.5, 50.5]
+    >>> wcs.wcs.cdelt = [-0.001, 0.001]
+    >>> footprint = footprint_from_wcs(wcs, (100, 100))
+    >>> footprint.contains((150.0, 2.0)), footprint.contains((150.2, 2.0))
+    (True, False)
+    >>> [round(x, 3) for x in footprint.vertices[0]]
+    [150.05, 2.05]
     """
     if len(shape) != 2 or min(shape) < 1:
         raise SkyRegionError(f"footprint_from_wcs: shape {tuple(shape)} is not (rows, columns)"

@@ -47,10 +47,40 @@ class Interval:
     ``persistent("Valid for frames taken", Interval, None)``; queries ask
     ``X.validity.contains(when)`` and ``X.validity.overlaps(Interval(a, b))``.
 
+    Parameters
+    ----------
+    start : datetime.datetime or None
+        The first instant included (timezone-aware); None for no lower bound.
+    end : datetime.datetime or None
+        The first instant after the interval (timezone-aware); None for no upper bound.
+
     Raises
     ------
     SkyRegionError
         When an end is not a time, is naive, or the interval ends at or before its start.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> from awlineage import DBObject, connect, persistent, select
+    >>> utc = datetime.timezone.utc
+    >>> night = Interval(datetime.datetime(2026, 11, 1, tzinfo=utc),
+    ...                  datetime.datetime(2026, 11, 2, tzinfo=utc))
+    >>> night.contains(datetime.datetime(2026, 11, 1, 23, 59, tzinfo=utc))
+    True
+    >>> night.overlaps(Interval(datetime.datetime(2026, 11, 2, tzinfo=utc), None))
+    False
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocIntervalCal(DBObject):
+    ...     validity = persistent("Valid for frames taken", Interval, None)
+    >>> DocIntervalCal(validity=night).commit()
+    >>> when = datetime.datetime(2026, 11, 1, 3, tzinfo=utc)
+    >>> len(select(DocIntervalCal.validity.contains(when)))
+    1
+    >>> Interval(datetime.datetime(2026, 11, 1), None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    awlineage.errors.SkyRegionError: Interval start: naive datetime ... refused; give ...
     """
 
     __slots__ = ("end", "start")
@@ -64,8 +94,20 @@ class Interval:
 
     @classmethod
     def of(cls, value: Any) -> Interval | None:
-        """`value` as an interval: an Interval as it is, a (start, end) pair made one; None for
-        anything else (the caller names what it expected).
+        """`value` as an interval, or None when it is not one.
+
+        An Interval is taken as it is, a (start, end) pair made one; None for anything else
+        (the caller names what it expected).
+
+        Parameters
+        ----------
+        value : Any
+            An Interval, a (start, end) pair, or anything else.
+
+        Returns
+        -------
+        Interval or None
+            The interval `value` stands for.
 
         Raises
         ------
@@ -84,7 +126,23 @@ class Interval:
         return (self.start or EARLIEST, self.end or LATEST)
 
     def contains(self, when: Any) -> bool:
-        """Whether a time (or a whole interval) lies in this interval."""
+        """Whether a time (or a whole interval) lies in this interval.
+
+        Parameters
+        ----------
+        when : datetime.datetime or Interval
+            A timezone-aware time, or an interval that must lie wholly inside.
+
+        Returns
+        -------
+        bool
+            Whether `when` lies in the interval (its start included, its end not).
+
+        Raises
+        ------
+        SkyRegionError
+            When `when` is not a time or is naive.
+        """
         start, end = self.bounds
         if isinstance(when, Interval):
             other_start, other_end = when.bounds
@@ -93,7 +151,23 @@ class Interval:
         return moment is not None and start <= moment < end
 
     def overlaps(self, other: Interval) -> bool:
-        """Whether the two intervals share a moment."""
+        """Whether the two intervals share a moment.
+
+        Parameters
+        ----------
+        other : Interval
+            The other interval.
+
+        Returns
+        -------
+        bool
+            Whether some moment lies in both.
+
+        Raises
+        ------
+        SkyRegionError
+            When `other` is not an Interval.
+        """
         if not isinstance(other, Interval):
             raise SkyRegionError(f"Interval.overlaps() takes an Interval, got "
                                  f"{type(other).__name__}")
@@ -102,7 +176,13 @@ class Interval:
         return start < other_end and other_start < end
 
     def to_text(self) -> str:
-        """The stored form: ``start/end`` in fixed-width ISO 8601 UTC, empty when unbounded."""
+        """The stored form: ``start/end`` in fixed-width ISO 8601 UTC, empty when unbounded.
+
+        Returns
+        -------
+        str
+            The stored text.
+        """
         def text(value: datetime.datetime | None) -> str:
             return "" if value is None else value.isoformat(timespec="microseconds")
 
@@ -110,14 +190,36 @@ class Interval:
 
     @classmethod
     def from_text(cls, text: str) -> Interval:
-        """The inverse of `to_text`."""
+        """The inverse of `to_text`.
+
+        Parameters
+        ----------
+        text : str
+            A stored interval.
+
+        Returns
+        -------
+        Interval
+            The interval.
+
+        Raises
+        ------
+        SkyRegionError
+            When `text` is not a stored interval.
+        """
         start, slash, end = text.partition("/")
         if not slash:
             raise SkyRegionError(f"stored interval {text!r} has no '/'")
         return cls(start or None, end or None)
 
     def query_text(self) -> str:
-        """The interval in the textual query language."""
+        """The interval in the textual query language.
+
+        Returns
+        -------
+        str
+            ``(start, end)``, each a ``T'...'`` time or None.
+        """
         def text(value: datetime.datetime | None) -> str:
             return "None" if value is None else f"T'{value.isoformat()}'"
 

@@ -37,24 +37,87 @@ MAX_VERTICES = 1000
 
 
 class SkyRegion(ABC):
-    """A closed region of the sky (ICRS), with exact tests."""
+    """A closed region of the sky (ICRS), with exact tests.
+
+    The base of `Circle` and `Polygon` (and so of `Box` and `Footprint`); it is not made
+    directly. Queries take any of them (``Frame.footprint.overlaps(region)``).
+
+    Raises
+    ------
+    TypeError
+        When instantiated itself: it is abstract.
+
+    Examples
+    --------
+    >>> regions = [Circle((10.0, 20.0), 0.5), Box((10.0, 20.0), 1.0, 1.0)]
+    >>> all(isinstance(region, SkyRegion) for region in regions)
+    True
+    >>> [region.contains((10.2, 20.2)) for region in regions]
+    [True, True]
+    >>> regions[0].overlaps(regions[1])
+    True
+    """
 
     @abstractmethod
     def contains_vectors(self, vectors: np.ndarray) -> np.ndarray:
-        """For unit vectors (n x 3), whether each lies in the region (boundary included)."""
+        """For unit vectors (n x 3), whether each lies in the region (boundary included).
+
+        Parameters
+        ----------
+        vectors : numpy.ndarray
+            Unit vectors of positions, one row (x, y, z) each.
+
+        Returns
+        -------
+        numpy.ndarray
+            One bool per row.
+        """
 
     def contains(self, position: Any) -> bool:
-        """Whether the region holds a position (a SkyCoord, or (ra, dec) in degrees)."""
+        """Whether the region holds a position (boundary included).
+
+        Parameters
+        ----------
+        position : SkyCoord or tuple of float
+            A SkyCoord, or (ra, dec) in ICRS degrees.
+
+        Returns
+        -------
+        bool
+            Whether the position lies in the region.
+
+        Raises
+        ------
+        SkyRegionError
+            When `position` is not a position on the sky.
+        """
         ra, dec = as_radec(position, f"{type(self).__name__}.contains()")
         return bool(self.contains_vectors(np.array([unit_vector(ra, dec)]))[0])
 
     @abstractmethod
     def overlaps(self, other: SkyRegion) -> bool:
-        """Whether the two regions share at least one point."""
+        """Whether the two regions share at least one point.
+
+        Parameters
+        ----------
+        other : SkyRegion
+            The other region.
+
+        Returns
+        -------
+        bool
+            Whether they overlap (touching counts).
+        """
 
     @abstractmethod
     def bounding_radius(self) -> float:
-        """Radius in degrees of a circle about `centre()` holding the region."""
+        """The radius in degrees of a circle about `centre()` holding the region.
+
+        Returns
+        -------
+        float
+            The radius, in degrees.
+        """
 
     @abstractmethod
     def centre(self) -> tuple[float, float]:
@@ -73,10 +136,24 @@ class Circle(SkyRegion):
 
     Parameters
     ----------
-    center
+    center : SkyCoord or tuple of float
         A SkyCoord (any frame astropy converts to ICRS), or (ra, dec) in ICRS degrees.
-    radius
+    radius : Quantity or float
         An astropy angle (``5 * u.arcsec``), or a plain number of degrees; from 0 to 180 deg.
+
+    Raises
+    ------
+    SkyRegionError
+        When the centre is not a position or the radius is not an angle from 0 to 180 deg.
+
+    Examples
+    --------
+    >>> import astropy.units as u
+    >>> circle = Circle((10.0, 20.0), 5 * u.arcsec)
+    >>> circle.contains((10.0, 20.0)), circle.contains((10.01, 20.0))
+    (True, False)
+    >>> print(Circle((10.0, 20.0), 0.5))
+    CIRCLE(10.0, 20.0, 0.5deg)
     """
 
     __slots__ = ("_vector", "dec", "ra", "radius")
@@ -126,12 +203,13 @@ class Circle(SkyRegion):
 
 
 class Polygon(SkyRegion):
-    """A convex spherical polygon: vertices joined by great-circle arcs, smaller than a
-    hemisphere; vertices in either winding order.
+    """A convex spherical polygon: vertices joined by great-circle arcs.
+
+    Smaller than a hemisphere; vertices in either winding order.
 
     Parameters
     ----------
-    vertices
+    vertices : SkyCoord or list of SkyCoord or list of (float, float)
         An array SkyCoord, or a list of SkyCoords or (ra, dec) pairs in ICRS degrees; at
         least three, the first not repeated at the end (a repeated one is dropped).
 
@@ -139,6 +217,20 @@ class Polygon(SkyRegion):
     ------
     SkyRegionError
         Naming the fault: too few vertices, two equal neighbours, not convex, too large.
+
+    Examples
+    --------
+    >>> square = Polygon([(0, 0), (1, 0), (1, 1), (0, 1)])
+    >>> square.contains((0.5, 0.5)), square.contains((1.5, 0.5))
+    (True, False)
+    >>> round(square.area(), 4)
+    1.0
+    >>> print(square)
+    POLYGON(0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0)
+    >>> Polygon([(0, 0), (1, 0)])
+    Traceback (most recent call last):
+    ...
+    awlineage.errors.SkyRegionError: Polygon: needs at least 3 vertices, got 2
     """
 
     __slots__ = ("_geometry", "vertices")
@@ -172,8 +264,20 @@ class Polygon(SkyRegion):
 
     @classmethod
     def from_checked(cls, vertices: list[tuple[float, float]]) -> Polygon:
-        """A polygon of vertices that a `Polygon` already checked and ordered (as stored):
-        no checks, and its geometry is computed when first needed."""
+        """A polygon of vertices that a `Polygon` already checked and ordered (as stored).
+
+        No checks are made, and its geometry is computed when first needed.
+
+        Parameters
+        ----------
+        vertices : list of (float, float)
+            (ra, dec) in degrees, as a `Polygon` holds them.
+
+        Returns
+        -------
+        Polygon
+            The polygon (of the class it is called on).
+        """
         polygon = cls.__new__(cls)
         polygon.vertices = tuple(vertices)
         polygon._geometry = None
@@ -204,8 +308,10 @@ class Polygon(SkyRegion):
     # -- geometry ------------------------------------------------------------------------
     @property
     def normals(self) -> list[Vector]:
-        """Unit normals of the edges, pointing inside: a point is in the polygon when its
-        dot product with every one is at least 0."""
+        """Unit normals of the edges, pointing inside.
+
+        A point is in the polygon when its dot product with every one is at least 0.
+        """
         return self._normals
 
     @property
@@ -251,7 +357,13 @@ class Polygon(SkyRegion):
         return to_radec(self._centre)
 
     def area(self) -> float:
-        """Area in square degrees (the spherical excess of its triangles about the centre)."""
+        """Area in square degrees (the spherical excess of its triangles about the centre).
+
+        Returns
+        -------
+        float
+            The area, in square degrees.
+        """
         total = 0.0
         for a, b, _ in self._edges():
             total += _triangle_area(self._centre, a, b)
@@ -272,9 +384,35 @@ class Polygon(SkyRegion):
 
 
 class Box(Polygon):
-    """A rectangle centred on a position, `width` along right ascension and `height` along
-    declination, with great-circle sides (as an image's edges are): a `Polygon` of four
-    corners. Angles as astropy quantities or plain degrees; each under 180 deg."""
+    """A rectangle centred on a position, with great-circle sides (as an image's edges are).
+
+    A `Polygon` of four corners, `width` along right ascension and `height` along
+    declination.
+
+    Parameters
+    ----------
+    center : SkyCoord or tuple of float
+        A SkyCoord (any frame astropy converts to ICRS), or (ra, dec) in ICRS degrees.
+    width : Quantity or float
+        The extent along right ascension: an astropy angle or degrees, under 180 deg.
+    height : Quantity or float
+        The extent along declination: an astropy angle or degrees, under 180 deg.
+
+    Raises
+    ------
+    SkyRegionError
+        When the centre is not a position, or a side is not an angle above 0 and below
+        180 deg.
+
+    Examples
+    --------
+    >>> import astropy.units as u
+    >>> box = Box((10.0, 20.0), 1.0, 30 * u.arcmin)
+    >>> box.contains((10.4, 20.2)), box.contains((10.0, 20.3))
+    (True, False)
+    >>> round(box.area(), 3)
+    0.5
+    """
 
     __slots__ = ()
 

@@ -21,7 +21,35 @@ FRAMEWORK_TRACED_METHODS: dict[str, tuple[str, ...]] = {
 
 
 def current_run() -> ProcessRun | None:
-    """The process run of the make() running in this context, or None outside a make."""
+    """The process run of the make() running in this context, or None outside a make.
+
+    Returns
+    -------
+    ProcessRun or None
+        The run being recorded (not yet committed), for a make() that wants to note
+        something about itself or hand its run to a helper.
+
+    Raises
+    ------
+    LookupError
+        Never in practice: the context variable it reads always has a default (the section
+        is here because every public function says what it raises).
+
+    Examples
+    --------
+    >>> from awlineage import Process, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocCurrentRunTarget(Process):
+    ...     made_by = persistent("Class named by the run", str, "")
+    ...     def make(self):
+    ...         self.made_by = current_run().target_class
+    >>> target = DocCurrentRunTarget()
+    >>> target.make()
+    >>> target.made_by
+    'DocCurrentRunTarget'
+    >>> current_run() is None
+    True
+    """
     recorder = current_recorder.get()
     return None if recorder is None else recorder.run
 

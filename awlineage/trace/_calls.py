@@ -92,13 +92,38 @@ def traced(function: F) -> F:
 
     Outside a make() the function runs as if undecorated (one context-variable look-up).
 
+    Parameters
+    ----------
+    function : callable
+        The function to record; its module and qualified name identify it in the trace.
+
+    Returns
+    -------
+    callable
+        A wrapper with the same name, signature and result.
+
+    Raises
+    ------
+    Exception
+        Whatever `function` raises, unchanged (the call is recorded with its error first).
+
     Examples
     --------
+    >>> from awlineage import Process, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
     >>> @traced
     ... def combine(frames, sigma=3.0):
     ...     return sum(frames)
     >>> combine([1, 2])
     3
+    >>> class DocTracedStack(Process):
+    ...     total = persistent("Sum of the frames", float, None)
+    ...     def make(self):
+    ...         self.total = combine([1.0, 2.0])
+    >>> target = DocTracedStack()
+    >>> target.make()
+    >>> [(call["method"], call["result"]) for call in target.process_run.calls()]
+    [('make', 'None'), ('combine', '3.0')]
     """
     owner = function.__module__.rpartition(".")[2] or function.__module__
 

@@ -15,8 +15,39 @@ from awlineage.trace._run import ProcessRun
 
 
 class ProcessParameters(DBObject):
-    """The parameters object of a process target that declares no parameters of its own;
-    subclass it (or any persistent class) to declare parameters with defaults."""
+    """The parameters object of a process target that declares no parameters of its own.
+
+    Subclass it (or any persistent class) to declare parameters with defaults in code; a
+    script changes them by making a new parameters object, never by editing the defaults.
+
+    Parameters
+    ----------
+    **values : Any
+        Initial values of persistent attributes, by name; the others take their defaults.
+
+    Raises
+    ------
+    UnknownAttributeError
+        When a keyword names no persistent attribute of the class.
+    PersistentTypeError
+        When a value is not of its attribute's type.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, Process, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocParametersPlain(Process):
+    ...     def make(self):
+    ...         pass
+    >>> target = DocParametersPlain()
+    >>> target.make()
+    >>> type(target.process_params).__name__
+    'ProcessParameters'
+    >>> class DocParametersClip(ProcessParameters):
+    ...     sigma = persistent("Clipping sigma", float, 3.0)
+    >>> DocParametersClip().sigma, DocParametersClip(sigma=2.5).sigma
+    (3.0, 2.5)
+    """
 
 
 class Process(DBObject):
@@ -27,15 +58,42 @@ class Process(DBObject):
     ``process_params`` to its own parameters class, and may declare ``code_version``; without
     one, the version is a hash of its methods' syntax trees.
 
+    Parameters
+    ----------
+    **values : Any
+        Initial values of persistent attributes, by name; the others take their defaults.
+
+    Raises
+    ------
+    UnknownAttributeError
+        When a keyword names no persistent attribute of the class.
+    PersistentTypeError
+        When a value is not of its attribute's type.
+
     Examples
     --------
-    >>> class BiasParameters(DBObject):                           # doctest: +SKIP
-    ...     clip_sigma = persistent("Sigma for clipping", float, 3.0)
-    >>> class BiasFrame(Process, DataObject):                     # doctest: +SKIP
-    ...     raw_frames = persistent("Raw bias frames", RawBiasFrame, [])
-    ...     process_params = persistent("Processing parameters", BiasParameters, None)
+    >>> from awlineage import DBObject, connect, persistent
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocProcessParameters(DBObject):
+    ...     offset = persistent("Level subtracted [ADU]", float, 100.0)
+    >>> class DocProcessReduced(Process):
+    ...     code_version = "1.0"
+    ...     counts = persistent("Counts [ADU]", float, [])
+    ...     process_params = persistent("Parameters", DocProcessParameters, None)
+    ...     values = persistent("Reduced counts [ADU]", float, [])
     ...     def make(self):
-    ...         ...
+    ...         self.values = [c - self.process_params.offset for c in self.counts]
+    >>> target = DocProcessReduced(counts=[130.0, 120.0])
+    >>> target.make()
+    >>> target.commit()
+    >>> target.values, target.process_params.offset
+    ([30.0, 20.0], 100.0)
+    >>> target.process_run.succeeded, target.process_run.code_version
+    (True, '1.0')
+    >>> DocProcessReduced(count=[1.0])
+    Traceback (most recent call last):
+    ...
+    awlineage.errors.UnknownAttributeError: DocProcessReduced has no persistent attribute 'count'
     """
 
     __abstract__ = True

@@ -65,7 +65,51 @@ class ProcessRun(DBObject):
     ``process_run``); a failed one is committed on its own, with nothing else of its make.
     Its `status` is a `RunStatus`. Query runs like any class:
     ``select((ProcessRun.status == RunStatus.FAILED) & (ProcessRun.target_class ==
-    "BiasFrame"))`` (``ProcessRun.status == "failed"`` selects the same).
+    "BiasFrame"))`` (``ProcessRun.status == "failed"`` selects the same). Runs are written by ``make()``, not by
+    users.
+
+    Parameters
+    ----------
+    **values : Any
+        Initial values of persistent attributes, by name; the others take their defaults.
+
+    Raises
+    ------
+    UnknownAttributeError
+        When a keyword names no persistent attribute of the run.
+    PersistentTypeError
+        When a value is not of its attribute's type.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, Process, connect, persistent, select
+    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> class DocRunRaw(DBObject):
+    ...     level = persistent("Counts [ADU]", float, 0.0)
+    >>> class DocRunReduced(Process):
+    ...     raw = persistent("The raw frame reduced", DocRunRaw, None)
+    ...     value = persistent("Reduced level [ADU]", float, None)
+    ...     def make(self):
+    ...         if self.raw.level < 0:
+    ...             raise ValueError("negative counts")
+    ...         self.value = self.raw.level - 100.0
+    >>> raw = DocRunRaw(level=130.0)
+    >>> raw.commit()
+    >>> target = DocRunReduced(raw=raw)
+    >>> target.make()
+    >>> target.commit()
+    >>> run = target.process_run
+    >>> run.succeeded, run.target_class, run.target_id == target.object_id
+    (True, 'DocRunReduced', True)
+    >>> run.inputs == [raw]
+    True
+    >>> try:
+    ...     DocRunReduced(raw=DocRunRaw(level=-1.0)).make()
+    ... except ValueError:
+    ...     pass
+    >>> runs = select(ProcessRun.target_class == "DocRunReduced")
+    >>> [(r.error_type, r.error_message) for r in runs if not r.succeeded]
+    [('builtins.ValueError', 'negative counts')]
     """
 
     __tablename__ = "awl_process_run"
@@ -111,15 +155,33 @@ class ProcessRun(DBObject):
         return self.status == SUCCEEDED
 
     def parameter_values(self) -> dict[str, Any]:
-        """The parameter values the make used."""
+        """The parameter values the make used.
+
+        Returns
+        -------
+        dict of str to Any
+            Parameter name to value, as recorded.
+        """
         return json.loads(self.parameters or "{}")
 
     def covered_code_digests(self) -> dict[str, str]:
-        """The pieces of the user's code the run's code version covered, with their digests
-        (empty for runs of declared versions and runs recorded before they were kept)."""
+        """The pieces of the user's code the run's code version covered, with their digests.
+
+        Returns
+        -------
+        dict of str to str
+            Qualified name to digest; empty for runs of declared versions and runs recorded
+            before they were kept.
+        """
         return json.loads(self.covered_code or "{}")
 
     def calls(self) -> list[dict[str, Any]]:
-        """The call trace: dicts with index, parent, depth, owner, method, arguments, result,
-        duration and error, in call order."""
+        """The call trace of the make, in call order.
+
+        Returns
+        -------
+        list of dict
+            One dict per call, with index, parent, depth, owner, method, arguments, result,
+            duration and error.
+        """
         return json.loads(self.call_trace or "[]")
