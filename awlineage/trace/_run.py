@@ -65,8 +65,8 @@ class ProcessRun(DBObject):
     ``process_run``); a failed one is committed on its own, with nothing else of its make.
     Its `status` is a `RunStatus`. Query runs like any class:
     ``select((ProcessRun.status == RunStatus.FAILED) & (ProcessRun.target_class ==
-    "BiasFrame"))`` (``ProcessRun.status == "failed"`` selects the same). Runs are written by ``make()``, not by
-    users.
+    "BiasFrame"))`` (``ProcessRun.status == "failed"`` selects the same). Runs are written
+    by ``make()``, not by users.
 
     Parameters
     ----------
