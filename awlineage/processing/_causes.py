@@ -100,24 +100,25 @@ _LABELS = {
 
 @dataclass(frozen=True)
 class StaleCause:
-    """Why a target will be made (or cannot be): a category for programs, a sentence for
-    people, and the dependency it is about.
+    """Why a target will be made (or cannot be): a category, a sentence and a dependency.
+
+    The category is for programs, the sentence for people.
 
     A string `category` is turned into its `StaleCauseCategory` member.
 
-    Attributes
+    Parameters
     ----------
-    category
+    category : StaleCauseCategory or str
         What kind of cause it is.
-    reason
+    reason : str
         The sentence (``code version of BiasFrame changed 1 -> 2``); ``str()`` gives it.
-    dependency
+    dependency : str or None
         The attribute of the target that links the dependency the cause is about
         (``bias``, ``raw``, ``regridded_frames``); None for causes about the target itself.
-    changed
+    changed : tuple of str
         For `StaleCauseCategory.CODE`: the pieces of the user's code (qualified names) that
         changed, appeared or went since the stored object was made; empty when not known.
-    general
+    general : str
         The reason without what it is about (``the raw frame has no WCS``), so that equal
         causes group in summaries; empty when the reason itself is general.
 

@@ -208,7 +208,7 @@ def stack(axis: int = 0) -> Stack:
 
     Parameters
     ----------
-    axis
+    axis : int
         The new axis of the output (negative counts from the end, as in numpy).
 
     Returns
@@ -242,9 +242,9 @@ def reduce(axis: int | Sequence[int] | None = None, keepdims: bool = False) -> R
 
     Parameters
     ----------
-    axis
+    axis : int, sequence of int or None
         The axis or axes reduced; None reduces all of them.
-    keepdims
+    keepdims : bool
         Whether the reduced axes stay in the output with length 1, as numpy's ``keepdims``.
 
     Returns

@@ -53,11 +53,11 @@ class ArrayRef:
 
     Parameters
     ----------
-    owner
+    owner : DBObject
         The persistent object the array belongs to.
-    array
+    array : str
         Its name: ``hdu:<n>`` for an HDU of `owner`, ``tmp:<name>`` for an intermediate.
-    shape
+    shape : tuple of int
         The array's shape.
 
     Examples

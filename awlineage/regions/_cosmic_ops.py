@@ -42,7 +42,7 @@ class FlaggedWithGlobals(Operator):
 
     Parameters
     ----------
-    globals
+    globals : sequence of str
         One description per global input (inputs 1, 2, ...).
     """
 
@@ -82,9 +82,9 @@ class ElementwiseWithGlobals(Operator):
 
     Parameters
     ----------
-    local
+    local : int
         How many inputs are read cell by cell.
-    globals
+    globals : sequence of str
         One description per global input (the inputs after the local ones).
     """
 
@@ -131,7 +131,7 @@ class GlobalSummary(Operator):
 
     Parameters
     ----------
-    description
+    description : str
         What the array is and what it was computed from.
     """
 
@@ -150,7 +150,7 @@ def global_summary(description: str) -> GlobalSummary:
 
     Parameters
     ----------
-    description
+    description : str
         What the array is and what it was computed from.
 
     Returns
@@ -182,7 +182,7 @@ def flagged_with_globals(globals: Sequence[str] = ()) -> FlaggedWithGlobals:
 
     Parameters
     ----------
-    globals
+    globals : sequence of str
         One description per global input (inputs 1, 2, ...): what it is and what it was
         computed from.
 
@@ -215,8 +215,7 @@ def flagged_with_globals(globals: Sequence[str] = ()) -> FlaggedWithGlobals:
 
 def elementwise_with_globals(local: int, globals: Sequence[str] = ()
                              ) -> ElementwiseWithGlobals:
-    """An operator whose output cells depend cell by cell on `local` inputs and on the whole
-    of each global input.
+    """An operator whose output cells depend on `local` inputs cell by cell and on global ones.
 
     Output cell p depends on cell p of each of the first `local` inputs (all of the output's
     shape) and on every cell of each later input, such as a normalisation computed from whole
@@ -224,9 +223,9 @@ def elementwise_with_globals(local: int, globals: Sequence[str] = ()
 
     Parameters
     ----------
-    local
+    local : int
         How many inputs are read cell by cell (at least 1).
-    globals
+    globals : sequence of str
         One description per global input (the inputs after the local ones).
 
     Returns

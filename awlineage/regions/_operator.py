@@ -33,14 +33,16 @@ MODE_PREFERENCE = ("map", "comp", "pay", "full", "blackbox")
 
 @dataclass(frozen=True)
 class Shapes:
-    """Shapes of an operator call's output and inputs, as an operator's lineage methods
-    (`Operator.map_b`, `Operator.map_f`, `Operator.map_p`) receive them.
+    """Shapes of an operator call's output and inputs.
+
+    An operator's lineage methods (`Operator.map_b`, `Operator.map_f`, `Operator.map_p`)
+    receive them.
 
     Parameters
     ----------
-    output
+    output : tuple of int
         The output array's shape.
-    inputs
+    inputs : tuple of tuple of int
         Each input array's shape, in the order of the call's inputs.
 
     Examples
