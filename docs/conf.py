@@ -19,7 +19,7 @@ extensions = [
     "sphinxarg.ext",
 ]
 
-source_suffix = {".md": "markdown"}
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 exclude_patterns = ["_build"]
 root_doc = "index"
 
