@@ -1,23 +1,25 @@
-"""README.md is executable: every ``python`` and ``sh`` block runs as written, section by
-section, each section in a fresh folder.
+"""The documentation is executable: every ``python`` and ``sh`` block of README.md and of the
+pages of docs/ runs as written, page by page, each page in a fresh folder.
 
-The rules the README follows:
+The rules the pages follow:
 
 - A ``python`` block is a script: it runs in a fresh interpreter (``python3 -``) in its
-  section's folder. The blocks of one ``##`` section share the folder (the SQLite file
-  awlineage.db, the data directory awl-data, files a block wrote), never Python names: every
-  block imports and defines what it uses.
-- An ``sh`` block runs as one bash script (``set -euo pipefail``) in its section's folder, after
-  the section's earlier blocks, with ``awl``, ``python`` and ``python3`` running this checkout.
+  page's folder. The blocks of one page share the folder (the SQLite file awlineage.db, the
+  data directory awl-data, files a block wrote), never Python names: every block imports and
+  defines what it uses. Blocks run in page order.
+- An ``sh`` block runs as one bash script (``set -euo pipefail``) in its page's folder, after
+  the page's earlier blocks, with ``awl``, ``python`` and ``python3`` running this checkout.
   Every line in it must run as written; a variable set on one line may be used on the next.
+- ``<!-- file: NAME -->`` on the line before a ``python`` block writes the block to NAME in the
+  page's folder instead of running it (a module the later blocks import).
 - A synopsis (placeholders such as ``ID``, alternatives such as ``a | b``, optional ``[--x]``)
   goes in a ``text`` block, as does anything else that is not to be run; fences without a
   language (the layout) are not run either.
 - ``<!-- needs: ... -->`` on the line before a block (or before the blank line above it) names
-  what the block needs, and the test provides it:
+  what the block needs, and the test provides it for the whole page:
   ``s3``: an S3 server on loopback (moto), credentials in the environment, and the block's
   ``127.0.0.1:9000`` replaced by the server's address;
-  ``demo``: the section's folder starts as a copy of one in which
+  ``demo``: the page's folder starts as a copy of one in which
   ``awl demo --executor serial`` ran (made once per test session, about 25 s).
 - Lines matching `EXEMPT` are not run, each for the reason given there.
 """
@@ -38,10 +40,9 @@ from tests.dataserver.conftest import (  # noqa: F401  (s3_endpoint: a fixture u
     S3_SECRET_KEY,
     s3_endpoint,
 )
-from tests.readme_blocks import Block, Section, readme_sections, section_id
+from tests.doc_blocks import Block, Page, documentation_pages, page_id, read_page
 
 REPO = Path(__file__).resolve().parents[1]
-README = REPO / "README.md"
 S3_PLACEHOLDER = "127.0.0.1:9000"
 BLOCK_TIMEOUT = 300
 
@@ -56,7 +57,7 @@ EXEMPT: dict[str, str] = {
 SETTINGS_CLEARED = ("AWL_DATABASE_URL", "AWL_DATABASE_SCHEMA", "AWL_DATA_URL", "AWL_DATA_TOKEN",
                     "AWL_CONFIG", "AWL_DATASERVER_STORAGE", "AWL_DATASERVER_TOKENS")
 
-SECTIONS = readme_sections(README)
+PAGES = documentation_pages(REPO)
 
 
 def _environment(tmp_path: Path) -> dict[str, str]:
@@ -101,25 +102,27 @@ def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("section", SECTIONS, ids=[section_id(s) for s in SECTIONS])
-def test_readme_section_runs_as_written(section: Section, tmp_path: Path,
-                                        request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize("page", PAGES, ids=[page_id(p) for p in PAGES])
+def test_page_runs_as_written(page: Page, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     folder = tmp_path / "work"
-    if "demo" in section.needs:
+    if "demo" in page.needs:
         shutil.copytree(request.getfixturevalue("demo_folder"), folder)
     else:
         folder.mkdir()
     env = _environment(tmp_path)
     endpoint = None
-    if "s3" in section.needs:
+    if "s3" in page.needs:
         endpoint = request.getfixturevalue("s3_endpoint")
         env.update(AWL_S3_ACCESS_KEY=S3_ACCESS_KEY, AWL_S3_SECRET_KEY=S3_SECRET_KEY)
-    for block in section.blocks:
+    for block in page.blocks:
         text = block.text
         if "s3" in block.needs:
-            assert S3_PLACEHOLDER in text, f"README.md:{block.line} needs s3 but names no " \
+            assert S3_PLACEHOLDER in text, f"{page.name}:{block.line} needs s3 but names no " \
                                            f"{S3_PLACEHOLDER}"
             text = text.replace(S3_PLACEHOLDER, endpoint)
+        if block.filename:
+            (folder / block.filename).write_text(text, encoding="utf-8")
+            continue
         if block.language == "python":
             command = [sys.executable, "-"]
         else:
@@ -127,35 +130,44 @@ def test_readme_section_runs_as_written(section: Section, tmp_path: Path,
         result = subprocess.run(command, input=text, cwd=folder, env=env, capture_output=True,
                                 text=True, timeout=BLOCK_TIMEOUT)
         assert result.returncode == 0, (
-            f"the {block.language} block at README.md:{block.line} failed "
+            f"the {block.language} block at {page.name}:{block.line} failed "
             f"(exit {result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
 
 
-def test_readme_exempts_only_lines_it_holds() -> None:
-    """An exemption that matches no line of the README is stale and goes."""
-    lines = [line for section in SECTIONS for block in section.blocks if block.language == "sh"
+def test_exemptions_each_match_a_line_of_the_documentation() -> None:
+    """An exemption that matches no line of the pages is stale and goes."""
+    lines = [line for page in PAGES for block in page.blocks if block.language == "sh"
              for line in block.text.replace("\\\n", " ").splitlines()]
     stale = [pattern for pattern in EXEMPT if not any(re.search(pattern, x) for x in lines)]
-    assert not stale, f"EXEMPT patterns that match no README line: {stale}"
+    assert not stale, f"EXEMPT patterns that match no documentation line: {stale}"
 
 
-def test_readme_marks_only_known_needs() -> None:
-    unknown = {need for section in SECTIONS for need in section.needs} - {"s3", "demo"}
-    assert not unknown, f"README.md asks for unknown needs: {sorted(unknown)}"
+def test_pages_mark_only_known_needs() -> None:
+    unknown = {need for page in PAGES for need in page.needs} - {"s3", "demo"}
+    assert not unknown, f"the documentation asks for unknown needs: {sorted(unknown)}"
 
 
-def test_readme_blocks_are_read_by_section_with_their_needs(tmp_path: Path) -> None:
-    """Only python and sh blocks are kept; a needs marker belongs to the next block alone."""
-    readme = tmp_path / "README.md"
-    readme.write_text("# t\n## One\n<!-- needs: s3, demo -->\n\n```python\nx = 1\n```\n"
-                      "```text\nawl info ID\n```\n```sh\nawl select x\n```\n"
-                      "## Two\n```\nlayout\n```\n## Three\n<!-- needs: s3 -->\nprose\n"
-                      "```sh\nawl info 1\n```\n", encoding="utf-8")
-    sections = readme_sections(readme)
-    assert [(s.title, [(b.language, b.text, sorted(b.needs)) for b in s.blocks])
-            for s in sections] == [
-        ("One", [("python", "x = 1\n", ["demo", "s3"]), ("sh", "awl select x\n", [])]),
-        ("Three", [("sh", "awl info 1\n", [])])]
+def test_every_page_of_the_site_and_the_readme_is_read() -> None:
+    """The tutorial and the README are among the pages run: a page the reader skips by
+    mistake (a wrong folder, a build directory) would leave its blocks untested."""
+    names = {page.name for page in PAGES}
+    assert {"README.md", "docs/tutorial.md", "docs/guide/persistence.md"} <= names
+    assert not any("_build" in name for name in names)
+
+
+def test_blocks_are_read_in_page_order_with_their_markers(tmp_path: Path) -> None:
+    """Only python and sh blocks are kept; a marker belongs to the next block alone."""
+    path = tmp_path / "page.md"
+    path.write_text("# t\n## One\n<!-- needs: s3, demo -->\n\n```python\nx = 1\n```\n"
+                    "```text\nawl info ID\n```\n```sh\nawl select x\n```\n"
+                    "## Two\n```\nlayout\n```\n<!-- file: mod.py -->\n```python\ny = 2\n```\n"
+                    "## Three\n<!-- needs: s3 -->\nprose\n```sh\nawl info 1\n```\n",
+                    encoding="utf-8")
+    page = read_page(path)
+    assert [(b.language, b.text, sorted(b.needs), b.filename) for b in page.blocks] == [
+        ("python", "x = 1\n", ["demo", "s3"], None), ("sh", "awl select x\n", [], None),
+        ("python", "y = 2\n", [], "mod.py"), ("sh", "awl info 1\n", [], None)]
+    assert page.needs == {"demo", "s3"}
 
 
 def test_exempt_lines_are_left_out_of_a_shell_block() -> None:
