@@ -100,7 +100,7 @@ class _BodyReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")
         while not self._pending:
             try:

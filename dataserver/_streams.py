@@ -165,7 +165,7 @@ class ChunkReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")
         while not self._pending:
             try:
@@ -185,7 +185,7 @@ class ChunkReader(io.RawIOBase):
 
 def chunk_stream(chunks: Iterator[bytes], on_close: Callable[[], object] | None = None) -> BinaryIO:
     """A buffered binary stream reading `chunks` (see `ChunkReader`)."""
-    return io.BufferedReader(ChunkReader(chunks, on_close), CHUNK_SIZE)  # type: ignore[return-value]
+    return io.BufferedReader(ChunkReader(chunks, on_close), CHUNK_SIZE)
 
 
 def limited_chunks(stream: BinaryIO, length: int | None) -> Iterator[bytes]:

@@ -60,7 +60,7 @@ def object_versions(request: Request, viewer: Viewer) -> Page:
         f"Versions of {short_name(name)} {oid} against creation date")
     data = {"object_id": oid, "url": f"/obj/{oid}", "class": name,
             "class_label": describe_class(cls), "class_url": class_url(name),
-            "identity": list(cls.identity), "total": total,  # type: ignore[attr-defined]
+            "identity": list(cls.identity), "total": total,
             "versions": versions}
     return Page("versions.html", data, title=f"Versions of {oid}", context={"chart": chart},
                 limits_hit=limits_hit)

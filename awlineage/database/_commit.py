@@ -234,7 +234,7 @@ def _freeze_lists(obj: DBObject) -> None:
         if isinstance(value, PersistentList):
             value.freeze()
         elif value is not None:  # set through __dict__ by framework code
-            state[name] = frozen_list(value, cls._properties[name],  # type: ignore[attr-defined]
+            state[name] = frozen_list(value, cls._properties[name],
                                       cls.__name__)
 
 

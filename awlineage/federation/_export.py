@@ -204,6 +204,6 @@ def _files(records: list[ObjectRecord], data_server: object | None) -> dict[str,
         name = record.values.get("filename")
         if not isinstance(name, str) or not name or "content_hash" not in record.values:
             continue
-        with server.open(name) as stream:  # type: ignore[attr-defined]
+        with server.open(name) as stream:
             found[name] = stream.read()
     return found

@@ -39,7 +39,7 @@ def _entity_attributes(obj: DBObject) -> dict[str, Any]:
     attributes: dict[str, Any] = {f"{NAMESPACE_PREFIX}:class": type(obj).__name__}
     if obj.__dict__.get("version") is not None:
         attributes[f"{NAMESPACE_PREFIX}:version"] = obj.version
-    for name, prop in type(obj)._properties.items():  # type: ignore[attr-defined]
+    for name, prop in type(obj)._properties.items():
         if prop.builtin or prop.kind.is_link or prop.kind is Kind.LINK_LIST:
             continue
         value = obj.__dict__.get(name)

@@ -101,7 +101,7 @@ def find_property(cls: type, name: str) -> tuple[Property, tuple[type, ...]]:
     stack = list(cls.__subclasses__())
     while stack:
         sub = stack.pop()
-        if name in sub._properties:  # type: ignore[attr-defined]
+        if name in sub._properties:
             found.append(sub)
         else:
             stack.extend(sub.__subclasses__())
@@ -192,7 +192,7 @@ class Path:
         last = self._last
         if self._index is not None or not (last.kind.is_link or last.kind is Kind.LINK_LIST):
             return None
-        if name not in last.type._properties:  # type: ignore[attr-defined]
+        if name not in last.type._properties:
             return None
         return Path.attribute(self, name)
 

@@ -70,7 +70,7 @@ class PersistentList(list):
         else:
             super().__setitem__(index, self._checked((value,), int(index))[0])
 
-    def __iadd__(self, items: Iterable[Any]) -> PersistentList:  # type: ignore[override,misc]
+    def __iadd__(self, items: Iterable[Any]) -> PersistentList:
         self.extend(items)
         return self
 
@@ -101,8 +101,8 @@ class FrozenList(PersistentList):
     def freeze(self) -> None:
         """Nothing to do: frozen already."""
 
-    append = extend = insert = __setitem__ = __delitem__ = _refuse  # type: ignore[assignment]
-    __iadd__ = __imul__ = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
+    append = extend = insert = __setitem__ = __delitem__ = _refuse
+    __iadd__ = __imul__ = pop = remove = clear = sort = reverse = _refuse
 
 
 def open_list(items: Iterable[Any], prop: Property, owner: str) -> PersistentList:

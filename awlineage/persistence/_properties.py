@@ -85,7 +85,7 @@ class Property:
     # -- class creation -------------------------------------------------------------------
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
-        self.owner = owner  # type: ignore[assignment]
+        self.owner = owner
         if self.kind is Kind.SELF_LINK and self.type is None:
             self.type = owner
 

@@ -190,7 +190,7 @@ class Planner:
     def parameters_for(self, cls: type) -> DBObject:
         """The parameters object targets of `cls` are made with."""
         wanted = cls.parameters_class()  # type: ignore[attr-defined]
-        return self.parameters.get(wanted) or default_parameters(cls)  # type: ignore[arg-type]
+        return self.parameters.get(wanted) or default_parameters(cls)
 
     # -- one class ------------------------------------------------------------------------
     def _plan_block(self, cls: type, force: bool) -> Block:
@@ -281,7 +281,7 @@ class Planner:
         reasons = run_reasons(cls, stored, expected)
         if isinstance(spec, OnePer):
             reasons += link_reasons(spec.link, getattr(stored, spec.link), sources,
-                                    None, superseded)  # type: ignore[arg-type]
+                                    None, superseded)
         else:
             reasons += member_reasons(spec.link, getattr(stored, spec.link),
                                       sources)  # type: ignore[arg-type]

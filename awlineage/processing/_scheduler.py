@@ -230,7 +230,7 @@ def _link_ids(node: PlanNode, owner: dict[int, PlanNode]) -> dict[str, int | lis
         return obj.object_id
 
     ids: dict[str, int | list[int] | None] = {}
-    for name, prop in type(node.obj)._properties.items():  # type: ignore[attr-defined]
+    for name, prop in type(node.obj)._properties.items():
         if prop.builtin or name == "process_run":
             continue
         if prop.kind.is_link:

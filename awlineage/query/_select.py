@@ -234,7 +234,7 @@ class Query:
                     if single is not None:
                         batch = single.read_columns(columns)
                         for path in self._prefetch:
-                            _prefetch_path(db, batch, path)  # type: ignore[arg-type]
+                            _prefetch_path(db, batch, path)
                     else:
                         batch = self._materialise(db, list(zip(*columns, strict=True)),
                                                   names, readers)
@@ -401,7 +401,7 @@ def _prefetch_path(db: Database, objects: list[DBObject], path: Path) -> None:
     level: list[DBObject] = objects
     for step in path._steps:
         prop = step.prop
-        holders = [o for o in level if prop.name in type(o)._properties]  # type: ignore[attr-defined]
+        holders = [o for o in level if prop.name in type(o)._properties]
         prefetch(db, holders, prop)
         next_level: list[DBObject] = []
         for obj in holders:

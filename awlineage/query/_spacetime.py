@@ -92,7 +92,7 @@ def _footprint_matches(compiler: Compiler, ct: ClassTables, prop: Property,
         touching = _in_cells(side.c.cell, target, FOOTPRINT_ORDER)
 
         def passes(footprint: Footprint) -> bool:
-            return footprint.overlaps(target)  # type: ignore[arg-type]
+            return footprint.overlaps(target)
 
     column = ct.table.c[prop.name]
     candidates = sa.select(ct.table.c.object_id, column).where(
