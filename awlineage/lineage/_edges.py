@@ -120,7 +120,7 @@ def incoming_edges(db: Database, ids: Iterable[int], attributes: AttributeFilter
     """Every edge into one of `ids`, from objects of any class: one UNION query over every
     link column and link list of every stored class, per batch of ids."""
     wanted = list(dict.fromkeys(ids))
-    sources = []
+    sources: list[tuple[RegisteredClass, str, bool]] = []
     registry = registry if registry is not None else db.registered_classes()
     for entry in registry.values():
         single, lists = _links(entry, attributes)

@@ -48,7 +48,9 @@ def spacetime_leaf(compiler: Compiler, expression: SkyPredicate | TimePredicate)
     if isinstance(expression, TimePredicate):
         return lambda ct, prop, index: _time_condition(ct, prop, expression)
     if expression.op == "within":
-        return lambda ct, prop, index: _position_within(ct, prop, expression.region)
+        # "within" is a position inside a region (a footprint predicate has no "within")
+        return lambda ct, prop, index: _position_within(
+            ct, prop, expression.region)  # type: ignore[arg-type]
     return lambda ct, prop, index: _footprint_matches(compiler, ct, prop, expression)
 
 
