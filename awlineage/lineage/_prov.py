@@ -94,4 +94,6 @@ def to_prov(obj: DBObject, depth: int | None = None, *,
 def prov_json(obj: DBObject, depth: int | None = None, *,
               database: Database | None = None) -> str:
     """The ancestry of `obj` as PROV-JSON text."""
-    return to_prov(obj, depth, database=database).serialize(format="json", indent=1)
+    # without a destination, serialize() returns the text
+    return to_prov(obj, depth, database=database).serialize(  # type: ignore[return-value]
+        format="json", indent=1)

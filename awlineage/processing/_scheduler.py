@@ -109,7 +109,7 @@ class Scheduler:
             held: list[PlanNode] = []
             while ready and not stopping and batches.wanted(len(ready), running,
                                                             more_coming=self._blocked > 0):
-                batch = []
+                batch: list[PlanNode] = []
                 while ready and len(batch) < batches.size(running):
                     node = ready.popleft()
                     claimed = self.claim(node)
