@@ -8,7 +8,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from awlineage import DataObject, Interval, Needs, OnePerGroup, Process, closest, persistent
+from awlineage import (
+    DataObject,
+    DBObject,
+    Interval,
+    Needs,
+    OnePerGroup,
+    Process,
+    closest,
+    persistent,
+)
 from awlineage.regions import (
     ArrayRef,
     RegionCapture,
@@ -67,7 +76,8 @@ def calibration_needed(cls: type, match: tuple[str, ...], date: str = "obs_date"
                  optional=True)
 
 
-def corrected_raws(raws: list[RawFrame], params: object, what: str) -> list[CorrectedFrame]:
+def corrected_raws(raws: list[RawFrame], params: DBObject | None, what: str
+                   ) -> list[CorrectedFrame]:
     """The raw frames' pixels overscan-subtracted and trimmed, all the same way, by the
     overscan parameters of the persistent `params` (see `targets.overscan`)."""
     frames = [(*read_hdu(raw), raw.original_name) for raw in raws]

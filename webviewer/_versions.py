@@ -116,7 +116,8 @@ def class_versions(request: Request, viewer: Viewer) -> Page:
         limits_hit.append(f"only the newest {limit} {unit}s are charted (chart_buckets)")
     buckets.reverse()
     distribution = _versions_per_identity(db, tables) if tables else []
-    made = [{"bucket": b, "versions": n, "remade": r, "new": n - r} for b, n, r in buckets]
+    made: list[dict[str, Any]] = [
+        {"bucket": b, "versions": n, "remade": r, "new": n - r} for b, n, r in buckets]
     per_identity = [{"versions": n, "identities": k} for n, k in distribution]
     short = short_name(name)
     charts = {
