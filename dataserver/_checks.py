@@ -88,9 +88,9 @@ class ContentChecks:
                 continue  # changed while read (or replaced): look again
             if size != stored.size or actual != stored.sha256:
                 self.forget(name)
-                found = actual if size == stored.size else (
+                seen = actual if size == stored.size else (
                     f"{actual} ({size} bytes where {stored.size} were stored)")
-                raise CorruptFileError(name, stored.sha256, found, where=self.where)
+                raise CorruptFileError(name, stored.sha256, seen, where=self.where)
             if before is not None and after == before:
                 self._remember(key, before)
             return Checked(stored, after if after == before else None)

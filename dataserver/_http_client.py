@@ -10,7 +10,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 from urllib.parse import quote
 
 import httpx
@@ -143,7 +143,8 @@ class HTTPStorage(Storage):
         if not callable(getattr(source, "read", None)):
             raise TypeError(f"cannot store a {type(source).__name__}: give a path, bytes or a "
                             "binary file object")
-        return None, sha256.lower() if sha256 else None, read_chunks(source)
+        # it has read(): a binary stream
+        return None, sha256.lower() if sha256 else None, read_chunks(cast(BinaryIO, source))
 
     def _explain_broken_upload(self, name: str, size: int | None,
                                exc: Exception) -> DataServerError:

@@ -12,7 +12,7 @@ import contextlib
 import hashlib
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol, cast
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -116,7 +116,8 @@ async def receive_with_lineage(request: Request, storage: Storage, carrier: Line
                                name: str, limit: int) -> Response:
     """Spool the body (at most `limit` bytes), verify trailer, lineage and the file's hash,
     store the file, then its lineage; on any failure nothing stays stored."""
-    spool = await run_in_threadpool(tempfile.TemporaryFile, prefix="awl-lineage-")
+    # binary: TemporaryFile's default mode is w+b
+    spool = cast(BinaryIO, await run_in_threadpool(tempfile.TemporaryFile, prefix="awl-lineage-"))
     try:
         total = await _spool(request, spool, name, limit)
         trailer, lineage = await run_in_threadpool(read_carried, spool, total, name)

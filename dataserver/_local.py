@@ -201,7 +201,9 @@ class LocalStorage(Storage):
                     size, digest = copy_file_hashing(stream.fileno(), handle)
             elif is_bytes(source):
                 data = memoryview(source).cast("B")
-                size, digest = copy_hashing([data], lambda chunk: _write_all(handle, chunk))
+                # hashing and os.write take any buffer, not only bytes
+                size, digest = copy_hashing([data],  # type: ignore[list-item]
+                                            lambda chunk: _write_all(handle, chunk))
             else:
                 with open_source(source) as stream:
                     size, digest = copy_hashing(read_chunks(stream),

@@ -11,7 +11,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 import certifi
 import urllib3
@@ -134,14 +134,14 @@ class S3Storage(Storage):
                 return self._put_small(name, bytes(data), expected)
             digest = hashlib.sha256(data).hexdigest()
             _check_expected(name, expected, digest)
-            parts = (bytes(data[i:i + self.part_size])
+            parts: Iterator[bytes] = (bytes(data[i:i + self.part_size])
                      for i in range(0, len(data), self.part_size))
             return self._put_large(name, parts, digest)
         if is_path(source):
             if os.stat(source).st_size <= self.part_size:
-                data = Path(source).read_bytes()
-                if len(data) <= self.part_size:
-                    return self._put_small(name, data, expected)
+                whole = Path(source).read_bytes()
+                if len(whole) <= self.part_size:
+                    return self._put_small(name, whole, expected)
             digest = expected or hash_file(source)[1]
             with open(source, "rb") as stream:
                 return self._put_large(name, read_parts(stream, self.part_size), digest)
@@ -150,7 +150,7 @@ class S3Storage(Storage):
                 f"cannot store a {type(source).__name__}: give a path, bytes or a binary "
                 "file object"
             )
-        parts = read_parts(source, self.part_size)
+        parts = read_parts(cast(BinaryIO, source), self.part_size)  # it has read(): a stream
         first = next(parts, b"")
         second = next(parts, None) if len(first) == self.part_size else None
         if second is None:
@@ -212,7 +212,7 @@ class S3Storage(Storage):
     def _touch(self, name: str, existing: StoredFile) -> None:
         """Give an object stored again a new time (restarting the garbage collector's grace
         period) by copying it onto itself; S3 has no cheaper way."""
-        metadata = {"sha256": existing.sha256}
+        metadata: dict[str, str | list[str] | tuple[str]] = {"sha256": existing.sha256}
         if existing.size <= _LARGEST_COPY:
             self.client.copy_object(self.bucket, name, CopySource(self.bucket, name),
                                     metadata=metadata, metadata_directive=REPLACE)

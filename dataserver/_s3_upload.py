@@ -59,7 +59,8 @@ def put_small(client: Minio, bucket: str, name: str, data: bytes, sha256: str) -
     NameTaken
         If an object of that name exists.
     """
-    headers = {"Content-Type": CONTENT_TYPE, SHA256_HEADER: sha256, "If-None-Match": "*"}
+    headers: dict[str, str | list[str] | tuple[str]] = {
+        "Content-Type": CONTENT_TYPE, SHA256_HEADER: sha256, "If-None-Match": "*"}
     try:
         client._put_object(bucket, name, data, headers)
     except S3Error as exc:
@@ -152,7 +153,7 @@ def _complete(client: Minio, bucket: str, name: str, upload_id: str, etags: list
         ElementTree.SubElement(part, "PartNumber").text = str(number)
         ElementTree.SubElement(part, "ETag").text = f'"{etag}"'
     body = ElementTree.tostring(root)
-    headers = {
+    headers: dict[str, str | list[str] | tuple[str]] = {
         "Content-Type": "application/xml",
         "Content-MD5": base64.b64encode(hashlib.md5(body).digest()).decode(),
         "If-None-Match": "*",

@@ -5,6 +5,7 @@ that memory stays at a few blocks whatever the file's size."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import anyio
 import anyio.from_thread
@@ -72,7 +73,7 @@ async def receive_upload(request: Request, storage: Storage, name: str,
         with io.BufferedReader(_BodyReader(receive, body_error), CHUNK_SIZE) as body:
             return storage.put(name, body, sha256=sha256)
 
-    outcome: dict[str, StoredFile | Exception] = {}
+    outcome: dict[str, Any] = {}  # "stored": the StoredFile, or "error": the exception
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(pump)
         try:
@@ -85,7 +86,7 @@ async def receive_upload(request: Request, storage: Storage, name: str,
         raise body_error[0]
     if "error" in outcome:
         raise outcome["error"]
-    return outcome["stored"]  # type: ignore[return-value]
+    return outcome["stored"]
 
 
 class _BodyReader(io.RawIOBase):
@@ -100,7 +101,7 @@ class _BodyReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")
         while not self._pending:
             try:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeGuard
 
 CHUNK_SIZE = 1024 * 1024
 
@@ -20,12 +20,12 @@ Source = str | os.PathLike | bytes | bytearray | memoryview | BinaryIO
 """What can be stored: a local path, bytes, or a readable binary stream."""
 
 
-def is_path(source: object) -> bool:
+def is_path(source: object) -> TypeGuard[str | os.PathLike]:
     """True when `source` names a local file (a ``str`` or ``os.PathLike``)."""
     return isinstance(source, (str, os.PathLike))
 
 
-def is_bytes(source: object) -> bool:
+def is_bytes(source: object) -> TypeGuard[bytes | bytearray | memoryview]:
     """True when `source` is the content itself."""
     return isinstance(source, (bytes, bytearray, memoryview))
 
@@ -165,7 +165,7 @@ class ChunkReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")
         while not self._pending:
             try:
@@ -185,7 +185,7 @@ class ChunkReader(io.RawIOBase):
 
 def chunk_stream(chunks: Iterator[bytes], on_close: Callable[[], object] | None = None) -> BinaryIO:
     """A buffered binary stream reading `chunks` (see `ChunkReader`)."""
-    return io.BufferedReader(ChunkReader(chunks, on_close), CHUNK_SIZE)  # type: ignore[return-value]
+    return io.BufferedReader(ChunkReader(chunks, on_close), CHUNK_SIZE)
 
 
 def limited_chunks(stream: BinaryIO, length: int | None) -> Iterator[bytes]:

@@ -62,7 +62,7 @@ class VerifyingReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")
         data = self._stream.read(len(view))
         if not data:

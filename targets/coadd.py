@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from astropy.io import fits
@@ -96,7 +97,10 @@ def coadd(images: Iterable[RegriddedImage], scales: Iterable[float] | None = Non
     """
     parameters = parameters or CoaddParameters()
     scale_list = None if scales is None else list(scales)
-    total = weights = count = None
+    # made on the first frame's grid; a frame always comes before they are used
+    total: Any = None
+    weights: Any = None
+    count: Any = None
     grid: SkyGrid | None = None
     headers: list[fits.Header] = []
     used = 0

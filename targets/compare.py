@@ -252,7 +252,7 @@ def empty_aperture_noise(image: np.ndarray, weight: np.ndarray, radius: float,
     """The measured and the weight-predicted noise of circular apertures of `radius` pixels
     on empty sky: measured as `empty_aperture_scatter`; predicted, the median over the same
     kind of random empty positions of sqrt(sum of 1 / weight) in the aperture."""
-    measured = float(empty_aperture_scatter(image, weight, [radius], apertures=apertures,
+    measured = float(empty_aperture_scatter(image, weight, np.array([radius]), apertures=apertures,
                                             seed=seed)[0])
     good = np.isfinite(image) & (weight > 0)
     variance = np.ascontiguousarray(np.where(good, 1.0 / np.where(good, weight, 1.0), 0.0))

@@ -16,7 +16,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from awlineage import TargetProcessor, backward, connect, info, select
 from awlineage.processing import render_plan
@@ -86,7 +86,8 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
             "on Spark)")
     for node, result in made.failures():
         say(f"failed: {node.cls.__name__} ({node.identity_text()}): {result.error}")
-    lists = sorted(made.objects, key=lambda s: s.filter)
+    lists = sorted(cast(list[SourceList], made.objects),  # made for SourceList
+                   key=lambda s: s.filter)
     if not lists:
         return 1
     sources = lists[0]

@@ -220,7 +220,8 @@ class _Chain:
             run.biases[(chip, start)] = master
             self.save(f"bias_{chip}_{start:%Y%m%d}.fits", master.data, calibration_header(
                 [f.header for f in frames], "MASTERBIAS", master.nframes,
-                p.bias.window(members[0].values.obs_date)))
+                # frames are grouped by their date: they all have one
+                p.bias.window(members[0].values.obs_date)))  # type: ignore[arg-type]
 
     def flat(self) -> None:
         p, run = self.p, self.run
@@ -240,7 +241,8 @@ class _Chain:
                                       filter_name)
             run.flats[(chip, filter_name, start)] = master
             header = calibration_header([f.header for f in frames], "MASTERFLAT",
-                                        master.nframes, p.flat.window(members[0].values.obs_date))
+                                        master.nframes,  # grouped by date: they have one
+                                        p.flat.window(members[0].values.obs_date))  # type: ignore[arg-type]
             self.save(f"flat_{filter_name}_{chip}_{start:%Y%m%d}.fits", master.data, header,
                       BAD=master.bad)
 

@@ -34,7 +34,7 @@ def set_footprint(obj: DBObject, wcs: WCS | None, shape: tuple[int, ...] | None
     if footprint is None:
         return problem
     try:
-        obj.footprint = footprint  # type: ignore[attr-defined]
+        obj.footprint = footprint
     except PersistentValueError as exc:
         return f"no footprint: {exc}"
     return None

@@ -423,7 +423,7 @@ def _as_float(value: object) -> float | None:
 
 def _chip(reader: _Reader) -> str:
     extname = reader.header.get("EXTNAME")
-    keywords = CHIP_KEYWORDS
+    keywords: tuple[str, ...] = CHIP_KEYWORDS
     if not isinstance(extname, str) or extname.strip().upper() in GENERIC_EXTNAMES:
         keywords = tuple(keyword for keyword in CHIP_KEYWORDS if keyword != "EXTNAME")
     return reader.text("chip", keywords, "unknown")
@@ -436,6 +436,7 @@ def _filter(reader: _Reader, default: str, report: bool = True) -> str:
     A filter keyword holding a logical or a real number is unreadable."""
     header = reader.header
     open_words = []
+    keyword: str | None
     for keyword in FILTER_KEYWORDS:
         value = header.get(keyword)
         if not _present(value):

@@ -101,8 +101,9 @@ def check_injected_stars(path: Path, folder: Path, *, fwhm: float, count: int = 
     data = np.ascontiguousarray(np.nan_to_num(image), dtype=np.float64)
     noise = sep.Background(data, mask=~np.isfinite(image)).rms()
     rows, cols = places[:, 0], places[:, 1]
-    peak = np.exp(rng.uniform(*np.log(peak_snr), len(places))) * \
-        noise[rows.round().astype(int), cols.round().astype(int)]
+    # peak_snr is (low, high)
+    peak = np.exp(rng.uniform(*np.log(peak_snr), len(places))) * (  # type: ignore[call-overload]
+        noise[rows.round().astype(int), cols.round().astype(int)])
     sigma = fwhm / (2.0 * np.sqrt(2.0 * np.log(2.0)))
     central = render_stars((1, 1), np.zeros(1), np.zeros(1), np.ones(1), sigma)[0, 0]
     fluxes = peak / central  # the brightest pixel of a centred star holds `central` of it
@@ -120,6 +121,8 @@ def check_injected_stars(path: Path, folder: Path, *, fwhm: float, count: int = 
                if isinstance(frame, RawScienceFrame))
     TargetProcessor("serial", progress=False, parameters=parameters).make(SourceList)
     reduced = select(ReducedScienceFrame.raw == raw).first()
+    if reduced is None:
+        raise RuntimeError(f"no ReducedScienceFrame was made of {target.name}")
     mask = read_hdu(reduced, "MASK", np.uint8)[0].astype(bool)
     row0, col0 = reduced.trim_origin or (0, 0)
     kept = ~mask[rows.round().astype(int) - row0, cols.round().astype(int) - col0]
@@ -128,7 +131,7 @@ def check_injected_stars(path: Path, folder: Path, *, fwhm: float, count: int = 
                           for frame in found.coadd.regridded_frames))
     frame = next(f for f in sources.coadd.regridded_frames if f.raw.object_id == raw.object_id)
     found = select(Source.sourcelist == sources).all()
-    x, y = raw.wcs.world_to_pixel(SkyCoord([s.ra for s in found], [s.dec for s in found],
+    x, y = raw.wcs.world_to_pixel(SkyCoord(  # type: ignore[union-attr]  # reduced: has a WCS[s.ra for s in found], [s.dec for s in found],
                                            unit="deg", frame="icrs")) if found else ([], [])
     measured = np.array([s.flux for s in found], dtype=np.float64) / frame.scale
     recovered, ratio = _recovery(np.asarray(x, np.float64), np.asarray(y, np.float64),

@@ -11,6 +11,7 @@ import numpy as np
 from awlineage import (
     ArrayRef,
     DataObject,
+    DBObject,
     Interval,
     Needs,
     OnePerGroup,
@@ -73,7 +74,8 @@ def calibration_needed(cls: type, match: tuple[str, ...], date: str = "obs_date"
                  optional=True)
 
 
-def corrected_raws(raws: list[RawFrame], params: object, what: str) -> list[CorrectedFrame]:
+def corrected_raws(raws: list[RawFrame], params: DBObject | None, what: str
+                   ) -> list[CorrectedFrame]:
     """The raw frames' pixels overscan-subtracted and trimmed, all the same way, by the
     overscan parameters of the persistent `params` (see `targets.overscan`)."""
     frames = [(*read_hdu(raw), raw.original_name) for raw in raws]

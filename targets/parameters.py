@@ -26,7 +26,7 @@ def stage_parameters(params: DBObject | None, stage_class: type[T]) -> T:
         return stage_class()
     names = {f.name for f in dataclasses.fields(stage_class)}  # type: ignore[arg-type]
     values: dict[str, Any] = {name: getattr(params, name)
-                              for name in type(params)._properties  # type: ignore[attr-defined]
+                              for name in type(params)._properties
                               if name in names}
     return stage_class(**values)
 

@@ -22,10 +22,11 @@ import re
 import shutil
 import tempfile
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from astropy.io import fits
@@ -158,7 +159,7 @@ def read_raw_file(path: str | Path, overrides: Mapping[str, Value] | None = None
     return raw
 
 
-_OPENERS = {b"\x1f\x8b": gzip.open, b"BZ": bz2.open}
+_OPENERS: dict[bytes, Callable[..., Any]] = {b"\x1f\x8b": gzip.open, b"BZ": bz2.open}
 """Compressed FITS files astropy reads (gzip, bzip2), by their first bytes."""
 
 

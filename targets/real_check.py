@@ -103,8 +103,9 @@ def _compare(raw: RawScienceFrame, sources: SourceList, min_snr: float) -> Frame
     ra = np.array([s.ra for s in found], float)
     dec = np.array([s.dec for s in found], float)
     # the sources' RA/Dec are ICRS (the grid's frame); the raw WCS may be in FK5
-    x, y = raw.wcs.world_to_pixel(SkyCoord(ra, dec, unit="deg", frame="icrs")) \
-        if len(found) else (ra, dec)
+    # a science frame the pipeline reduced has a WCS
+    x, y = raw.wcs.world_to_pixel(  # type: ignore[union-attr]
+        SkyCoord(ra, dec, unit="deg", frame="icrs")) if len(found) else (ra, dec)
     frame = next(f for f in sources.coadd.regridded_frames if f.raw.object_id == raw.object_id)
     flux = np.array([s.flux for s in found], float) / frame.scale  # e-/s -> raw units
     same = _same_aperture_fluxes(raw, pixels, sources, [s.number for s in found])
@@ -140,7 +141,7 @@ def _same_aperture_fluxes(raw: RawScienceFrame, pixels: np.ndarray, sources: Sou
 
     def to_raw(cols: np.ndarray, rows_: np.ndarray) -> np.ndarray:
         world = coadd_wcs.pixel_to_world(cols, rows_)
-        return np.stack(raw.wcs.world_to_pixel(world), -1)
+        return np.stack(raw.wcs.world_to_pixel(world), -1)  # type: ignore[union-attr]  # reduced
 
     centre = to_raw(x, y)
     jacobian = np.stack([(to_raw(x + 0.5, y) - to_raw(x - 0.5, y)),

@@ -424,6 +424,8 @@ def trace_cosmic_rays(
     """`find_cosmic_rays`, also saying in which LACosmic iteration each pixel was first
     flagged (when `iterations`): astroscrappy is deterministic, so running it again with 1,
     2, ... iterations gives the mask after each, until it equals the final mask."""
+    level: np.floating | np.ndarray
+    noise: np.floating | np.ndarray
     if background is None:
         level, noise = np.float32(sky.level), np.float32(sky.noise)
     else:

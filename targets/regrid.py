@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from astropy.io import fits
@@ -341,7 +342,7 @@ class PixelTransform:
         """The input frame's celestial WCS as FITS header text."""
         self.shape_in = tuple(shape_in)
         self.grid = grid
-        self.origin = tuple(origin)
+        self.origin = cast(tuple[int, int], tuple(origin))  # (row, col)
         self.order = order
         self._wcs_cache: tuple[WCS, WCS] | None = None
 

@@ -142,11 +142,12 @@ class ReducedScienceFrame(ScienceProduct):
                       *reduced.applied]
         self.notes = [*frame.notes, *reduced.notes]
         self.trim_origin = list(frame.layout.origin)
-        self.star_peaks, self.star_peaks_masked = (reduced.star_peaks.count,
-                                                   reduced.star_peaks.masked)
+        peaks, sky_map = reduced.star_peaks, reduced.background
+        assert peaks is not None and sky_map is not None  # reduce_science measures both
+        self.star_peaks, self.star_peaks_masked = (peaks.count, peaks.masked)
         problem = set_footprint(self, reduced_wcs(self, reduced.data.shape), reduced.data.shape)
         self.notes = [*self.notes, *([problem] if problem else [])]
-        mesh = background_mesh(reduced.background, parameters.background_box)
+        mesh = background_mesh(sky_map, parameters.background_box)
         store_image(self, reduced.data, reduced.header, WEIGHT=reduced.weight,
                     MASK=reduced.mask, BACKGROUND=mesh)
         with capture_regions(self) as capture:

@@ -19,6 +19,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from astropy.io import fits
@@ -35,7 +36,7 @@ from targets.sky_render import (
 )
 
 KINDS = ("bias", "domeflat", "science")
-_PRESETS: dict[str, dict[str, object]] = {
+_PRESETS: dict[str, dict[str, Any]] = {
     "small": {},
     "medium": {"chip_shape": (1024, 1024), "n_chips": 4, "n_dithers": 4, "chip_gap": 40},
     "large": {"chip_shape": (2048, 2048), "n_chips": 4, "n_dithers": 5, "chip_gap": 60,
@@ -389,7 +390,7 @@ class _NightRenderer:
         wcs = None
         if spec.kind == "domeflat":
             level = p.dome_level * exposure_rng.uniform(0.9, 1.1)
-            electrons = level * self.truth.flats[(chip.name, spec.filter)].astype(np.float64)
+            electrons = level * self.truth.flats[(chip.name, spec.filter)].astype(np.float64)  # type: ignore[index]  # flats have a filter
             sky = level
         elif spec.kind == "science":
             seeing = p.seeing_fwhm * exposure_rng.uniform(0.9, 1.2)
@@ -402,8 +403,8 @@ class _NightRenderer:
             near = (x > -20) & (x < shape[1] + 20) & (y > -20) & (y < shape[0] + 20)
             sigma = seeing / p.pixel_scale / FWHM_PER_SIGMA
             electrons = sky + render_stars(shape, x[near], y[near],
-                                           stars.flux[spec.filter][near] * p.exptime, sigma)
-            electrons *= self.truth.flats[(chip.name, spec.filter)]
+                                           stars.flux[spec.filter][near] * p.exptime, sigma)  # type: ignore[index]
+            electrons *= self.truth.flats[(chip.name, spec.filter)]  # type: ignore[index]  # science: a filter
         cosmic_time = spec.exptime + p.readout_time
         hits = cosmic_ray_tracks(rng, shape, p.cosmic_ray_rate * shape[0] * shape[1] * cosmic_time)
         if spec.kind == "domeflat":  # invisible under the lamp; keep the truth honest

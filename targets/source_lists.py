@@ -72,7 +72,7 @@ def source_table(sources: np.ndarray, image_unit: str | u.UnitBase | None = None
     """
     flux_unit = _flux_unit(image_unit)
     table = QTable()
-    for name in sources.dtype.names:
+    for name in sources.dtype.names:  # type: ignore[union-attr]  # a structured array
         unit, column = _column_unit(name, flux_unit), np.asarray(sources[name])
         table[name] = column if unit is None else u.Quantity(column, unit, dtype=column.dtype)
     return table
@@ -98,7 +98,8 @@ def sources_hdu(sources: np.ndarray, image_unit: str | u.UnitBase | None = None
     """
     flux_unit = _flux_unit(image_unit)
     hdu = fits.BinTableHDU(np.ascontiguousarray(sources), name="SOURCES")
-    for number, name in enumerate(sources.dtype.names, start=1):
+    for number, name in enumerate(sources.dtype.names,  # type: ignore[arg-type]  # structured
+                                  start=1):
         unit = _column_unit(name, flux_unit)
         if unit is not None and unit != u.dimensionless_unscaled:
             hdu.header[f"TUNIT{number}"] = _unit_text(unit)

@@ -74,7 +74,9 @@ def choose_hdu(obj: DBObject, hdus: Any, hdu: int | None) -> ImageHDU:
     images = [i for i, h in enumerate(hdus) if _is_image(h)]
     if hdu is None:
         if not images:
-            raise NotFound(f"{_describe(obj)}: its file {obj.filename} holds no 2-D image")
+            # its file was opened, so it is a DataObject
+            raise NotFound(f"{_describe(obj)}: its file "
+                           f"{obj.filename} holds no 2-D image")  # type: ignore[attr-defined]
         return _entry(images[0], hdus[images[0]])
     if not 0 <= hdu < len(hdus):
         raise BadRequest(f"parameter hdu must be between 0 and {len(hdus) - 1} (the file of "

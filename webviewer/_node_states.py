@@ -10,7 +10,7 @@ classes hold more than `Limits.staleness_targets` objects.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
@@ -167,7 +167,7 @@ def _qualified(cls: type) -> str:
     return qualified_name(cls)
 
 
-def newer_versions(db: Database, by_class: dict[str, Iterable[int]]
+def newer_versions(db: Database, by_class: Mapping[str, Iterable[int]]
                    ) -> dict[int, tuple[int, int]]:
     """Object id -> (newest version, its object id) for each object among `by_class` of
     which a newer version exists: one query per class that has an identity."""

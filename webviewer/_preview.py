@@ -144,7 +144,9 @@ def render_preview(object_id: int, hdu: int | None, size: int) -> Preview:
     chosen, data = read_image(obj, hdu)
     factor = binning(chosen.shape, size)
     grey = scale_to_grey(bin_image(data, factor))[::-1]  # FITS row 0 at the bottom
-    tag = hashlib.sha256(f"{obj.content_hash}:{chosen.index}:{size}:{RENDERING}".encode())
+    # read_image read its file, so it is a DataObject
+    tag = hashlib.sha256(f"{obj.content_hash}:"  # type: ignore[attr-defined]
+                         f"{chosen.index}:{size}:{RENDERING}".encode())
     return Preview(encode_grey_png(np.ascontiguousarray(grey)), f'"{tag.hexdigest()[:32]}"',
                    factor, chosen.index, chosen.shape)
 

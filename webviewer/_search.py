@@ -123,7 +123,7 @@ def _version(hit: Hit) -> dict[str, Any]:
 def _attributes(obj: DBObject) -> dict[str, Any]:
     """The first few stored values of `obj` (no links: those would need a query each)."""
     shown: dict[str, Any] = {}
-    for prop in type(obj)._properties.values():  # type: ignore[attr-defined]
+    for prop in type(obj)._properties.values():
         if prop.builtin or prop.kind is not Kind.DESCRIPTOR:
             continue
         value = obj.__dict__.get(prop.name)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -44,8 +46,8 @@ from webviewer._viewer import Viewer, viewer_of
 
 log = logging.getLogger("webviewer")
 
-REGION_PARAMETERS = {"POS": parse_pos, "CIRCLE": parse_circle, "POLYGON": parse_polygon,
-                     "PIXEL": parse_pixel}
+REGION_PARAMETERS: dict[str, Callable[[str], Any]] = {
+    "POS": parse_pos, "CIRCLE": parse_circle, "POLYGON": parse_polygon, "PIXEL": parse_pixel}
 """The region parameters, of which a request may give one."""
 FITS_TYPES = ("", "fits", "application/fits", "image/fits")
 """RESPONSEFORMAT values answered: the only format is FITS."""

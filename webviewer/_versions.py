@@ -60,7 +60,7 @@ def object_versions(request: Request, viewer: Viewer) -> Page:
         f"Versions of {short_name(name)} {oid} against creation date")
     data = {"object_id": oid, "url": f"/obj/{oid}", "class": name,
             "class_label": describe_class(cls), "class_url": class_url(name),
-            "identity": list(cls.identity), "total": total,  # type: ignore[attr-defined]
+            "identity": list(cls.identity), "total": total,
             "versions": versions}
     return Page("versions.html", data, title=f"Versions of {oid}", context={"chart": chart},
                 limits_hit=limits_hit)
@@ -116,7 +116,8 @@ def class_versions(request: Request, viewer: Viewer) -> Page:
         limits_hit.append(f"only the newest {limit} {unit}s are charted (chart_buckets)")
     buckets.reverse()
     distribution = _versions_per_identity(db, tables) if tables else []
-    made = [{"bucket": b, "versions": n, "remade": r, "new": n - r} for b, n, r in buckets]
+    made: list[dict[str, Any]] = [
+        {"bucket": b, "versions": n, "remade": r, "new": n - r} for b, n, r in buckets]
     per_identity = [{"versions": n, "identities": k} for n, k in distribution]
     short = short_name(name)
     charts = {

@@ -160,7 +160,7 @@ def print_objects(objects: Sequence[DBObject], out: TextIO = sys.stdout) -> None
     for obj in objects:
         values = [
             f"{name}={format_value(obj.__dict__.get(name))}"
-            for name, prop in type(obj)._properties.items()  # type: ignore[attr-defined]
+            for name, prop in type(obj)._properties.items()
             if not prop.builtin and not (prop.kind.is_link or prop.kind.is_list)
         ]
         print(f"{obj.object_id}  {describe_class(type(obj))} v{obj.version}  "

@@ -22,7 +22,7 @@ def _run(args: argparse.Namespace) -> int:
     db = open_database(args)
     prepare(db, args.imports)
     obj = db.get(resolve_id(db, args.id))
-    shape = None
+    shape: PixelBox | SkyCircle | None = None
     if args.pixels:
         shape = PixelBox(*args.pixels)
         if min(args.pixels) < 1 or shape.x0 > shape.x1 or shape.y0 > shape.y1:

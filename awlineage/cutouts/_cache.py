@@ -181,6 +181,7 @@ class CutoutCache:
         key = (image.object_id, str(image.content_hash))
         with self._lock:
             known = self._paths.get(key)
+        signature: _Signature | None
         if known is not None:
             path, signature = known
             if _signature(path) == signature:

@@ -246,7 +246,7 @@ def _freeze_lists(obj: DBObject) -> None:
         if isinstance(value, PersistentList):
             value.freeze()
         elif value is not None:  # set through __dict__ by framework code
-            state[name] = frozen_list(value, cls._properties[name],  # type: ignore[attr-defined]
+            state[name] = frozen_list(value, cls._properties[name],
                                       cls.__name__)
 
 
@@ -260,7 +260,7 @@ def _assign_versions(conn: sa.Connection, tables: dict[type, ClassTables],
                 versions[id(obj)] = (1, None)
             continue
         table = tables[cls].table
-        newest: dict[str, int] = {}
+        newest: dict[str | None, int] = {}
         distinct = sorted({k for o in objs if (k := keys[id(o)]) is not None})
         for start in range(0, len(distinct), _CHUNK):
             chunk = distinct[start:start + _CHUNK]
@@ -280,7 +280,7 @@ def _assign_versions(conn: sa.Connection, tables: dict[type, ClassTables],
 def _insert(conn: sa.Connection, db: Database, tables: dict[type, ClassTables],
             by_class: dict[type, list[DBObject]],
             versions: _Versions) -> None:
-    registry_rows = []
+    registry_rows: list[dict[str, Any]] = []
     for cls, objs in by_class.items():
         name = qualified_name(cls)
         registry_rows.extend(

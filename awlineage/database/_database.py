@@ -110,10 +110,11 @@ class Database:
         self.dialect: ModuleType = _DIALECTS[parsed.get_backend_name()]
         create = create and not read_only
         on_disk = self.dialect is sqlite and parsed.database not in (None, "", ":memory:")
+        file = parsed.database or ""  # on disk: the file name
         if on_disk and not create:
-            self._require_file(Path(parsed.database).expanduser())
+            self._require_file(Path(file).expanduser())
         if on_disk and create:
-            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            Path(file).expanduser().parent.mkdir(parents=True, exist_ok=True)
         self.engine = self.dialect.create_engine(parsed, schema, read_only=read_only)
         self.metadata = new_metadata()
         self.framework = {n: self.metadata.tables[n] for n in FRAMEWORK_TABLES}

@@ -53,7 +53,7 @@ class IdentityMap:
                 del refs[oid]
 
     def __contains__(self, object_id: object) -> bool:
-        ref = self.refs.get(object_id)  # type: ignore[arg-type]
+        ref = self.refs.get(object_id)  # type: ignore[call-overload]  # any value may be asked
         return ref is not None and ref() is not None
 
     def pop(self, object_id: int, default: Any = None) -> Any:

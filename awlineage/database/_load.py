@@ -113,7 +113,7 @@ class RowReader:
                 if value is not None:
                     value._prop = prop
                     value._owner = self.name
-        cls = self.cls
+        cls: type[DBObject] = self.cls
         objects = list(map(cls.__new__, repeat(cls, len(states))))
         deque(map(_SET_STATE, objects, states), maxlen=0)
         self.db.identity_map.refs.update(zip(ids, map(weakref.ref, objects), strict=True))

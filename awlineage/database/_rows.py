@@ -10,7 +10,7 @@ type may offer a `column_result_processor(dialect)` that converts a whole column
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import closing
 from typing import Any
 
@@ -49,7 +49,7 @@ def _per_value(process: Processor) -> ColumnProcessor:
 
 
 def column_batches(conn: sa.Connection, statement: sa.Select, size: int,
-                   stream: bool = False) -> Iterator[list[Sequence[Any]]]:
+                   stream: bool = False) -> Generator[list[Sequence[Any]], None, None]:
     """The rows of `statement` a batch of at most `size` at a time, each batch as its
     converted columns (objects are built from columns without rebuilding rows).
 

@@ -154,7 +154,7 @@ def build_class_tables(metadata: sa.MetaData, cls: type, dialect: ModuleType,
     if name in metadata.tables:
         metadata.remove(metadata.tables[name])
     identity = tuple(cls.identity)  # type: ignore[attr-defined]
-    columns: list[sa.SchemaItem] = [
+    columns: list[sa.schema.SchemaItem] = [
         sa.Column("object_id", sa.BigInteger, sa.ForeignKey("awl_object.object_id"),
                   primary_key=True, autoincrement=False),
         sa.Column("creation_date", UTCDateTime, nullable=False),

@@ -51,7 +51,7 @@ def _utc_column(values: Sequence[datetime.datetime | None]) -> Sequence[Any]:
 def _sqlite_column(values: Sequence[str | None]) -> Sequence[Any]:
     """`_sqlite_result` of every value, parsed in one C loop when none is NULL."""
     try:
-        parsed = list(map(datetime.datetime.fromisoformat, values))
+        parsed = list(map(datetime.datetime.fromisoformat, values))  # type: ignore[arg-type]
     except TypeError:  # a NULL among them
         return [_sqlite_result(v) for v in values]
     return _utc_column(parsed)

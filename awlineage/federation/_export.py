@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -227,12 +228,13 @@ def _files(records: list[ObjectRecord], data_server: object | None) -> dict[str,
     """The files of the DataObjects among `records`, by name."""
     from awlineage.storage import current_session
 
-    server = data_server if data_server is not None else current_session().data_server
+    # any data server: local storage, S3 or the HTTP client, each with open()
+    server: Any = data_server if data_server is not None else current_session().data_server
     found: dict[str, bytes] = {}
     for record in records:
         name = record.values.get("filename")
         if not isinstance(name, str) or not name or "content_hash" not in record.values:
             continue
-        with server.open(name) as stream:  # type: ignore[attr-defined]
+        with server.open(name) as stream:
             found[name] = stream.read()
     return found

@@ -79,6 +79,7 @@ def _move_sites(clusters: list[list[str]], weights: Mapping[Pair, float], tol: f
         locked: set[str] = set()
         total, best_total, best = 0.0, tol, None
         while True:
+            step: tuple[str, int, int | None] | None  # (site, from cluster, to cluster or new)
             step_gain, step = -math.inf, None
             for i, cluster in enumerate(trial):
                 for site in cluster:
@@ -94,12 +95,12 @@ def _move_sites(clusters: list[list[str]], weights: Mapping[Pair, float], tol: f
                                 step_gain, step = gain, (site, i, j)
             if step is None:
                 break
-            site, i, j = step
+            site, i, into = step
             trial[i].remove(site)
-            if j is None:
+            if into is None:
                 trial.append([site])
             else:
-                trial[j] = sorted(trial[j] + [site])
+                trial[into] = sorted(trial[into] + [site])
             trial = [cluster for cluster in trial if cluster]
             locked.add(site)
             total += step_gain

@@ -245,7 +245,7 @@ def mark_origins(conn: sa.Connection, origins: Sequence[Origin]) -> None:
     if not origins:
         return
     ids = [o.object_id for o in origins]
-    present = set()
+    present: set[int] = set()
     for start in range(0, len(ids), 500):
         present.update(conn.execute(sa.select(ORIGINS.c.object_id)
                                     .where(ORIGINS.c.object_id.in_(ids[start:start + 500])))

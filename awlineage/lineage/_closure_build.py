@@ -101,13 +101,14 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
              key_of_rank(lab.anc_from), key_of_rank(lab.desc_until))
             for lab in encoding.labels]
     for start in range(0, len(rows), _INSERT_CHUNK):
-        insert_labels(conn, db, rows[start:start + _INSERT_CHUNK])
+        # the labels of a split graph's copies name their original node (an int)
+        insert_labels(conn, db, rows[start:start + _INSERT_CHUNK])  # type: ignore[arg-type]
     _mark_built(conn, db, counted)
     return ClosureBuild(len(nodes), len(edges), len(rows), encoding.stats)
 
 
 def _count(conn: sa.Connection, db: Database) -> int:
-    return conn.execute(sa.select(sa.func.count()).select_from(labels_table(db))).scalar()
+    return conn.execute(sa.select(sa.func.count()).select_from(labels_table(db))).scalar_one()
 
 
 def _mark_built(conn: sa.Connection, db: Database, counted: bool) -> None:

@@ -299,7 +299,8 @@ class _Encoder:
                 self.stats.split_parts += 1
                 graph = _Graph(split, ())
                 inner = _Encoder(graph, self.stats, self.budget, self.depth + 1)
-                return [(graph.ids[v][0], x, y)
+                # a split graph's nodes are (original node, copy) pairs (`_split_ends`)
+                return [(graph.ids[v][0], x, y)  # type: ignore[index]
                         for v, x, y in inner.encode(list(range(len(graph.ids))))]
         self.stats.duplicated_parts += 1
         # a forest of copies from the sources down or from the sinks up, the smaller

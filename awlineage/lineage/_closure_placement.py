@@ -143,6 +143,7 @@ class Placement:
         single = [shared[0] for shared in siblings if len(shared) == 1]
         views = {v.label.node: v for v in self._gap_views(single)}
         gap_users: dict[bytes, int] = {}
+        view: _GapView | None
         for view in views.values():
             for gap in set(view.gaps()):
                 gap_users[gap] = gap_users.get(gap, 0) + 1
@@ -255,9 +256,9 @@ class Placement:
         """Whether an interval starting inside `label`'s descendants ends after it: then
         an interval placed after those descendants would be inside that one too."""
         t = self.table
-        return self.conn.execute(sa.select(sa.exists().where(
+        return bool(self.conn.execute(sa.select(sa.exists().where(
             t.c.left_end > label.left, t.c.left_end <= label.desc_until,
-            t.c.right_end > label.right))).scalar()
+            t.c.right_end > label.right))).scalar())
 
     def _place_copies(self, nodes: list[int], candidates: list[StoredLabel],
                       wanted: set[int], above: dict[int, set[int]]) -> bool:
@@ -318,7 +319,9 @@ class Placement:
         base_from = min((left for left, _ in base), default=label.left)
         if not base_nodes <= wanted:
             return None
-        return _best_point(starts, after, inside, below_left, base_nodes, base_from, wanted)
+        # rows of (left, right, node)
+        return _best_point(starts, after, inside, below_left,  # type: ignore[arg-type]
+                           base_nodes, base_from, wanted)
 
     def _try(self, nodes: list[int], inside: Iterable[StoredLabel], wanted: set[int]) -> bool:
         """Place an interval of each of `nodes` inside every label of `inside` if the
@@ -343,7 +346,9 @@ class Placement:
             sa.select(t.c.node_id).distinct().where(*containing)).scalars())
         if found != wanted:
             return False
-        self._insert(nodes, inside, self._end(t.c.left_end, *containing))
+        # `containing` matched the wanted nodes just above, so it has a first key
+        self._insert(nodes, inside,
+                     self._end(t.c.left_end, *containing))  # type: ignore[arg-type]
         return True
 
     def _insert(self, nodes: list[int], inside: Sequence[StoredLabel], anc_from: bytes

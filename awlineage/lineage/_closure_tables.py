@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 
@@ -117,6 +117,7 @@ def _copy_labels(conn: sa.Connection, table: str, rows: list[LabelRow]) -> None:
     """PostgreSQL: write `rows` with COPY on the connection's own transaction (a rebuild at
     200,000 objects spent 21 s of its 77 in executemany)."""
     driver = conn.connection.driver_connection
+    assert driver is not None  # an open connection has its driver's
     with driver.cursor() as cursor, cursor.copy(
             f"COPY {table} ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
         for row in rows:
@@ -191,7 +192,7 @@ def _ranges(db: Database, conn: sa.Connection, node: int,
 def _range_statement(table: sa.Table,
                      range_of: Callable[[sa.Table | sa.Alias, _Ends], sa.ColumnElement],
                      only: bool, postgresql: bool) -> sa.Select:
-    other = table.alias("other")
+    other = cast(sa.Alias, table.alias("other"))  # typed a named FROM clause; it is an Alias
     node = sa.bindparam("node", type_=sa.BigInteger)
     if postgresql:
         query, column = _ranges_postgresql(table, other, node, range_of)

@@ -23,7 +23,7 @@ class InverseLink:
 
 
 def _link_properties(obj: DBObject) -> list[Any]:
-    return [p for p in type(obj)._properties.values()  # type: ignore[attr-defined]
+    return [p for p in type(obj)._properties.values()
             if p.kind.is_link or p.kind is Kind.LINK_LIST]
 
 

@@ -178,7 +178,7 @@ def _compare(prefix: str, x: DBObject, y: DBObject,
         return []
     ignored = set(getattr(type(x), "__diff_ignore__", ()))
     deeper: list[tuple[str, DBObject, DBObject]] = []
-    for name, prop in type(x)._properties.items():  # type: ignore[attr-defined]
+    for name, prop in type(x)._properties.items():
         if prop.builtin or name in ignored:
             continue
         path = prefix + name

@@ -151,7 +151,7 @@ def incoming_edges(db: Database, ids: Iterable[int], attributes: AttributeFilter
         One per link from any object to one of `ids` (one per position in a link list).
     """
     wanted = list(dict.fromkeys(ids))
-    sources = []
+    sources: list[tuple[RegisteredClass, str, bool]] = []
     registry = registry if registry is not None else db.registered_classes()
     for entry in registry.values():
         single, lists = _links(entry, attributes)

@@ -39,7 +39,7 @@ def _entity_attributes(obj: DBObject) -> dict[str, Any]:
     attributes: dict[str, Any] = {f"{NAMESPACE_PREFIX}:class": type(obj).__name__}
     if obj.__dict__.get("version") is not None:
         attributes[f"{NAMESPACE_PREFIX}:version"] = obj.version
-    for name, prop in type(obj)._properties.items():  # type: ignore[attr-defined]
+    for name, prop in type(obj)._properties.items():
         if prop.builtin or prop.kind.is_link or prop.kind is Kind.LINK_LIST:
             continue
         value = obj.__dict__.get(name)
@@ -139,4 +139,6 @@ def prov_json(obj: DBObject, depth: int | None = None, *,
     >>> sorted(entity["awl:class"] for entity in document["entity"].values())
     ['DocProvRaw', 'DocProvReduced', 'ProcessParameters']
     """
-    return to_prov(obj, depth, database=database).serialize(format="json", indent=1)
+    # without a destination, serialize() returns the text
+    return to_prov(obj, depth, database=database).serialize(  # type: ignore[return-value]
+        format="json", indent=1)

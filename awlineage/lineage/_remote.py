@@ -126,7 +126,7 @@ def forget_stale_links(db: Database, resolved: Iterable[int]) -> None:
         return
     for obj in list(db.identity_map.values()):
         state = obj.__dict__
-        for name, prop in type(obj)._properties.items():  # type: ignore[attr-defined]
+        for name, prop in type(obj)._properties.items():
             value = state.get(name)
             if value is None or not (prop.kind.is_link or prop.kind is Kind.LINK_LIST):
                 continue

@@ -308,7 +308,7 @@ def numbers(comparison: ArithmeticComparison) -> list[Number]:
 
 
 # -- evaluation in Python: the specification the SQL of every database follows --------------
-def _int_result(value: int) -> int | None:
+def _int_result(value: float) -> float | None:
     return value if INT64_MIN <= value <= INT64_MAX else None
 
 

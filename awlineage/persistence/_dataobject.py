@@ -301,8 +301,9 @@ class DataObject(DBObject):
         fields = ("name", "expected", "actual", "where")
         if not all(hasattr(error, field) for field in fields):
             return error
-        owner = f"{error.where} (the file of {type(self).__name__} {self.object_id})"
-        return type(error)(error.name, error.expected, error.actual, owner)
+        found: Any = error  # a CorruptFileError: its fields are checked just above
+        owner = f"{found.where} (the file of {type(self).__name__} {self.object_id})"
+        return type(error)(found.name, found.expected, found.actual, owner)
 
     def _require_file(self) -> None:
         if not self.filename or self.content_hash is None:

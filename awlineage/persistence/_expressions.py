@@ -98,7 +98,7 @@ def find_property(cls: type, name: str) -> tuple[Property, tuple[type, ...]]:
     if name in props:
         return props[name], (cls,)
     found: list[type] = []
-    stack = list(cls.__subclasses__())
+    stack: list[type] = list(cls.__subclasses__())
     while stack:
         sub = stack.pop()
         if name in sub._properties:  # type: ignore[attr-defined]
@@ -185,6 +185,8 @@ class Path:
         """The one-step path of `prop` read on class `root`; `classes` are those of its
         subclasses that declare `prop`, when `root` does not (see `find_property`)."""
         root = root if root is not None else prop.owner
+        if root is None:
+            raise QueryError(f"{prop.name} is read before its class was made")
         return cls(root, (Step(prop, classes or (root,)),))
 
     @property
@@ -226,7 +228,7 @@ class Path:
         last = self._last
         if self._index is not None or not (last.kind.is_link or last.kind is Kind.LINK_LIST):
             return None
-        if name not in last.type._properties:  # type: ignore[attr-defined]
+        if name not in last.type._properties:
             return None
         return Path.attribute(self, name)
 
@@ -518,7 +520,7 @@ class Path:
             return from_python_range(self, values)  # type: ignore[return-value]
         if isinstance(values, str | bytes) or not hasattr(values, "__iter__"):
             raise QueryError(f"{self}.in_() takes a list of values, got {brief(values)}")
-        checked = []
+        checked: list[Any] = []
         for value in values:
             if len(checked) == MAX_IN_VALUES:
                 raise QueryError(f"{self}.in_(): more than {MAX_IN_VALUES:,} values; the limit "

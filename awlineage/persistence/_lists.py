@@ -23,6 +23,7 @@ class PersistentList(list):
     """
 
     __slots__ = ("_owner", "_prop")
+    _owner: str | None
 
     def bind(self, prop: Property, owner: str) -> None:
         """Name the attribute this list is the value of, for checks and error messages."""
@@ -70,7 +71,8 @@ class PersistentList(list):
         else:
             super().__setitem__(index, self._checked((value,), int(index))[0])
 
-    def __iadd__(self, items: Iterable[Any]) -> PersistentList:  # type: ignore[override,misc]
+    # list's += takes only lists; this one takes any iterable, checked item by item
+    def __iadd__(self, items: Iterable[Any]) -> PersistentList:  # type: ignore[misc]
         self.extend(items)
         return self
 
@@ -101,8 +103,8 @@ class FrozenList(PersistentList):
     def freeze(self) -> None:
         """Nothing to do: frozen already."""
 
-    append = extend = insert = __setitem__ = __delitem__ = _refuse  # type: ignore[assignment]
-    __iadd__ = __imul__ = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
+    append = extend = insert = __setitem__ = __delitem__ = _refuse
+    __iadd__ = __imul__ = pop = remove = clear = sort = reverse = _refuse
 
 
 def open_list(items: Iterable[Any], prop: Property, owner: str) -> PersistentList:

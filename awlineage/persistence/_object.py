@@ -86,7 +86,7 @@ class DBObject(metaclass=DBObjectMeta):
         cls = type(self)
         state = self.__dict__
         state.update(cls._fresh_state)  # type: ignore[attr-defined]
-        props = cls._properties  # type: ignore[attr-defined]
+        props = cls._properties
         name = cls.__name__
         for key, default in cls._list_defaults:  # type: ignore[attr-defined]
             state[key] = open_list(default, props[key], name)
@@ -196,7 +196,7 @@ class DBObject(metaclass=DBObjectMeta):
 
     def __repr__(self) -> str:
         parts = [f"object_id={self.object_id}"]
-        for name, prop in type(self)._properties.items():  # type: ignore[attr-defined]
+        for name, prop in type(self)._properties.items():
             if prop.builtin:
                 continue
             if name in self.__dict__:
@@ -250,6 +250,6 @@ def get_persistent_properties(cls: type[DBObject] | DBObject,
     klass = cls if isinstance(cls, type) else type(cls)
     return [
         PropertyInfo(p.name, p.kind.value, p.type, p.default, p.doc)
-        for p in klass._properties.values()  # type: ignore[attr-defined]
+        for p in klass._properties.values()
         if builtins or not p.builtin
     ]

@@ -85,7 +85,7 @@ class Property:
     # -- class creation -------------------------------------------------------------------
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
-        self.owner = owner  # type: ignore[assignment]
+        self.owner = owner
         if self.kind is Kind.SELF_LINK and self.type is None:
             self.type = owner
 
@@ -162,7 +162,9 @@ class Property:
         return self.default
 
     # -- descriptor protocol --------------------------------------------------------------
-    def __get__(self, obj: DBObject | None, cls: type | None = None) -> Any:
+    # `obj` is a DBObject or None; typed Any because mypy also applies this descriptor to
+    # properties that merely return a Property, such as Path._last (python/mypy#13608).
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
         if obj is None:
             from awlineage.persistence._expressions import Path
 
@@ -310,7 +312,7 @@ class PositionProperty(Property):
     as an ICRS SkyCoord built on first reading. A class of its own, so that reading every
     other property costs what it did."""
 
-    def __get__(self, obj: DBObject | None, cls: type | None = None) -> Any:
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
         value = super().__get__(obj, cls)
         if obj is None or value is None:
             return value

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import chain
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -32,7 +32,7 @@ def declared_by_name(spec: OnePer | OnePerGroup, needs: dict[str, Needs],
     if isinstance(spec, OnePerGroup):
         if not all(isinstance(key, str) for key in spec.by):
             return False
-        known = set(spec.by)  # type: ignore[arg-type]
+        known = set(cast(Sequence[str], spec.by))  # all names, checked just above
     else:
         known = {*spec.copy, spec.link}
     if not identity or not set(identity) <= known:
@@ -240,7 +240,9 @@ class ColumnPlanner:
             values = {name: getattr(source.obj, name) for name in spec.copy}
             candidate = self.cls(**values, **{spec.link: source.obj})
         else:
-            values = {name: getattr(source[0].obj, name) for name in spec.by}  # type: ignore[union-attr]
+            # columns plan only groups keyed by names (`declared_by_name`)
+            values = {name: getattr(source[0].obj, name)
+                      for name in cast(Sequence[str], spec.by)}
             candidate = self.cls(**values, **{spec.link: [m.obj for m in source]})
         candidate.process_params = self.params
         for name in self.needs:

@@ -13,9 +13,13 @@ class Executor(Protocol):
     """Runs the tasks of a batch per call of `submit_batch`; `capacity` targets may be
     submitted and not finished at once; `cores` of them run at the same time."""
 
-    capacity: int
-    cores: int
     name: str
+
+    # read-only: the Spark executor learns them from the cluster
+    @property
+    def capacity(self) -> int: ...
+    @property
+    def cores(self) -> int: ...
 
     def submit_batch(self, specs: list[TaskSpec], settings: Settings
                      ) -> list[concurrent.futures.Future]:

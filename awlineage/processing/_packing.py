@@ -60,14 +60,14 @@ def pack(items: Sequence[Item], expected: Callable[[Item], float | None], cores:
     partitions: list[list[Item]] = []
     current: dict[int, list[Item]] = {}
     for i, item in enumerate(items):
-        chunk = chunk_of.get(i)
-        if chunk is None:
+        at = chunk_of.get(i)
+        if at is None:
             partitions.append([item])
-        elif chunk in current:
-            current[chunk].append(item)
+        elif at in current:
+            current[at].append(item)
         else:
-            current[chunk] = [item]
-            partitions.append(current[chunk])
+            current[at] = [item]
+            partitions.append(current[at])
     return _at_most(partitions, limit)
 
 

@@ -87,7 +87,7 @@ class PlanNode:
             value = getattr(self.obj, name, None)
             if isinstance(value, DBObject):
                 value = f"{type(value).__name__} {short_id(value.object_id)}"
-            elif hasattr(value, "isoformat"):
+            elif value is not None and hasattr(value, "isoformat"):
                 value = value.isoformat()
             parts.append(f"{name}={value}")
         return ", ".join(parts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from awlineage.database import Database, identity_key, prefetch
 from awlineage.errors import AwlError
@@ -36,7 +36,7 @@ from awlineage.processing._staleness import (
     member_reasons,
     run_reasons,
 )
-from awlineage.query import select
+from awlineage.query import Query, select
 from awlineage.trace import Process, default_parameters, parameter_values
 
 
@@ -207,7 +207,7 @@ class Planner:
     def parameters_for(self, cls: type) -> DBObject:
         """The parameters object targets of `cls` are made with."""
         wanted = cls.parameters_class()  # type: ignore[attr-defined]
-        return self.parameters.get(wanted) or default_parameters(cls)  # type: ignore[arg-type]
+        return self.parameters.get(wanted) or default_parameters(cls)
 
     # -- one class ------------------------------------------------------------------------
     def _plan_block(self, cls: type, force: bool) -> Block:
@@ -239,7 +239,7 @@ class Planner:
                                    newest=bool(cls.identity))  # type: ignore[attr-defined]
                 found = ColumnBlock(self.db, cls, rows, stored=True)
             else:
-                query = select(cls, database=self.db)
+                query: Query[DBObject] = select(cls, database=self.db)
                 objects = (query.newest() if cls.identity else query).all()  # type: ignore[attr-defined]
                 found = NodeBlock(cls, [PlanNode(cls, o, o, State.GREEN, stored=True)
                                         for o in objects], stored=True)
@@ -300,8 +300,9 @@ class Planner:
         superseded: dict[str, DBObject] = {}
         reasons = run_reasons(cls, stored, expected)
         if isinstance(spec, OnePer):
-            reasons += link_reasons(spec.link, getattr(stored, spec.link), sources,
-                                    None, superseded)  # type: ignore[arg-type]
+            # a OnePer target has one source node
+            reasons += link_reasons(spec.link, getattr(stored, spec.link),
+                                    cast(PlanNode, sources), None, superseded)
         else:
             reasons += member_reasons(spec.link, getattr(stored, spec.link),
                                       sources)  # type: ignore[arg-type]
@@ -354,7 +355,7 @@ class Planner:
         groups: dict[tuple[Any, ...], list[PlanNode]] = {}
         for source in sources:
             groups.setdefault(tuple(f(source.obj) for _, f in keys), []).append(source)
-        found = []
+        found: list[tuple[DBObject, PlanNode | list[PlanNode], list[PlanNode]]] = []
         for key, members in groups.items():
             left_out = [m for m in members if m.state is State.BLOCKED] if spec.partial else []
             members = [m for m in members if m.state is not State.BLOCKED] if left_out \
@@ -371,7 +372,8 @@ class Planner:
     def _existing(self, cls: type, links: list[str]) -> dict[str | None, DBObject]:
         """The newest stored version of every identity of `cls`, with its run and links
         loaded in batches."""
-        objects = [o for o in select(cls, database=self.db).newest().all() if type(o) is cls]
+        query: Query[DBObject] = select(cls, database=self.db)
+        objects = [o for o in query.newest().all() if type(o) is cls]
         for name in ["process_run", *links]:
             prefetch(self.db, objects, cls._properties[name])  # type: ignore[attr-defined]
         return {identity_key(o): o for o in objects}

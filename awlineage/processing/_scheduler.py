@@ -110,7 +110,7 @@ class Scheduler:
             held: list[PlanNode] = []
             while ready and not stopping and batches.wanted(len(ready), running,
                                                             more_coming=self._blocked > 0):
-                batch = []
+                batch: list[PlanNode] = []
                 while ready and len(batch) < batches.size(running):
                     node = ready.popleft()
                     claimed = self.claim(node)
@@ -231,7 +231,7 @@ def _link_ids(node: PlanNode, owner: dict[int, PlanNode]) -> dict[str, int | lis
         return obj.object_id
 
     ids: dict[str, int | list[int] | None] = {}
-    for name, prop in type(node.obj)._properties.items():  # type: ignore[attr-defined]
+    for name, prop in type(node.obj)._properties.items():
         if prop.builtin or name == "process_run":
             continue
         if prop.kind.is_link:

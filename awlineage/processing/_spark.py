@@ -24,7 +24,7 @@ import os
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +159,7 @@ def _run_partition(settings: Settings, channel: Any,
     return results
 
 
-def _spawned(_: Iterator[Any]) -> list[int]:
+def _spawned(_: Iterable[int]) -> list[int]:
     """Nothing: run once per core as Spark starts, so that the Python daemon (which imports
     the preloaded modules) and a worker per core exist before the first target."""
     return [os.getpid()]
@@ -257,7 +257,9 @@ class SparkExecutor:
             with _filtered_stderr():
                 context = SparkContext.getOrCreate(spark_conf)
             context.setLogLevel("ERROR")
-            channel = context.accumulator([], _ResultChannel(self._heard))
+            # _ResultChannel is an AccumulatorParam by duck typing (zero, addInPlace)
+            channel = context.accumulator(  # type: ignore[var-annotated]
+                [], _ResultChannel(self._heard))  # type: ignore[arg-type]
             cores = max(1, context.defaultParallelism)  # a worker per core, forked now
             context.parallelize(range(cores), cores).mapPartitions(_spawned).collect()
             self._started.set_result((context, channel))

@@ -62,7 +62,7 @@ def spec_for(obj: DBObject, link_ids: dict[str, Any]) -> TaskSpec:
     """The spec of an uncommitted target: its descriptor values and, for links, the ids in
     `link_ids` (attribute -> id or list of ids)."""
     values = {}
-    for name, prop in type(obj)._properties.items():  # type: ignore[attr-defined]
+    for name, prop in type(obj)._properties.items():
         if prop.builtin or prop.kind.is_link or prop.kind is Kind.LINK_LIST:
             continue
         if name in obj.__dict__:

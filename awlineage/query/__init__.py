@@ -4,7 +4,7 @@ compiled to SQL with bound parameters."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from awlineage.database import Database, current_database
 from awlineage.errors import QueryError
@@ -13,9 +13,22 @@ from awlineage.query._compile import Compiler
 from awlineage.query._select import Query
 from awlineage.query._text import parse_query, parse_value, point_at
 
+_T = TypeVar("_T", bound=DBObject)
 
+
+@overload
+def select(what: type[_T], cls: None = None, *, database: Database | None = None,
+           bind: Mapping[str, Any] | None = None) -> Query[_T]: ...
+@overload
+def select(what: Expression | str, cls: type[_T], *, database: Database | None = None,
+           bind: Mapping[str, Any] | None = None) -> Query[_T]: ...
+# the class of an expression's objects is known only when it runs
+@overload
+def select(what: Expression | str, cls: None = None, *, database: Database | None = None,
+           bind: Mapping[str, Any] | None = None) -> Query[Any]: ...
 def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None = None, *,
-           database: Database | None = None, bind: Mapping[str, Any] | None = None) -> Query:
+           database: Database | None = None, bind: Mapping[str, Any] | None = None
+           ) -> Query[Any]:
     """Select the objects of a class and its subclasses that meet a condition.
 
     Parameters

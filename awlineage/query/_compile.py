@@ -157,8 +157,9 @@ class Compiler:
                 else:
                     inner = self._steps[(key, i + 1)]
 
-                    def condition(sub: ClassTables, prop: Property = prop,
-                                  inner: Any = inner) -> sa.ColumnElement:
+                    def condition(  # type: ignore[misc]  # the other one has no `inner`
+                            sub: ClassTables, prop: Property = prop,
+                            inner: Any = inner) -> sa.ColumnElement:
                         return self._member(sub, prop, inner, missing_holds)
                 ids = self.object_ids(steps[i].classes, condition)
                 if (last - i) % _STAGE == _STAGE - 1 and i > 1:

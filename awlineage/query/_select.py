@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 import sqlalchemy as sa
 
@@ -33,6 +33,8 @@ from awlineage.persistence import (
 from awlineage.query._compile import Compiler
 from awlineage.query._shape import normal_form
 
+_T = TypeVar("_T", bound=DBObject)
+
 BATCH_SIZE = 1000
 _BUILTINS = ("object_id", "creation_date", "version")
 # SQLite reports a statement it cannot take as an OperationalError, like a locked file; these
@@ -41,7 +43,7 @@ _SQLITE_STATEMENT_LIMITS = ("parser stack overflow", "too complex", "too large",
                             "string or blob too big")
 
 
-class Query:
+class Query(Generic[_T]):
     """Objects of a class (and its subclasses) meeting a condition; nothing runs until used.
 
     Iterating runs the query and yields objects in batches; ``len()``, ``[i]``, slicing,
@@ -79,7 +81,7 @@ class Query:
     [300.2, 290.5]
     """
 
-    def __init__(self, cls: type[DBObject], where: Expression | None = None, *,
+    def __init__(self, cls: type[_T], where: Expression | None = None, *,
                  database: Database | None = None) -> None:
         if where is not None and not isinstance(where, Expression):
             raise QueryError(f"a query condition must be an expression, got "
@@ -95,14 +97,14 @@ class Query:
         self._newest = False
         self._yield_per: int | None = None
 
-    def _clone(self, **changes: Any) -> Query:
+    def _clone(self, **changes: Any) -> Query[_T]:
         clone = Query.__new__(Query)
         clone.__dict__.update(self.__dict__)
         clone.__dict__.update(changes)
         return clone
 
     # -- refining -------------------------------------------------------------------------
-    def filter(self, expression: Expression) -> Query:
+    def filter(self, expression: Expression) -> Query[_T]:
         """Return a query that also requires `expression`.
 
         Parameters
@@ -135,7 +137,7 @@ class Query:
         combined = expression if self.where is None else (self.where & expression)
         return self._clone(where=combined, _normal=normal_form(combined))
 
-    def order_by(self, *terms: Ordering | Path | str) -> Query:
+    def order_by(self, *terms: Ordering | Path | str) -> Query[_T]:
         """Return this query ordered by attributes of its class.
 
         Parameters
@@ -186,7 +188,7 @@ class Query:
             order.append(term)
         return self._clone(_order=tuple(order))
 
-    def limit(self, count: int) -> Query:
+    def limit(self, count: int) -> Query[_T]:
         """Return this query limited to at most `count` objects.
 
         Parameters
@@ -216,7 +218,7 @@ class Query:
         """
         return self._clone(_limit=_count("limit", count))
 
-    def offset(self, count: int) -> Query:
+    def offset(self, count: int) -> Query[_T]:
         """Return this query without its first `count` objects.
 
         Parameters
@@ -246,7 +248,7 @@ class Query:
         """
         return self._clone(_offset=_count("offset", count))
 
-    def prefetch(self, *paths: Path | str) -> Query:
+    def prefetch(self, *paths: Path | str) -> Query[_T]:
         """Load these links for every object of each batch with a few queries (no N+1).
 
         Parameters
@@ -292,7 +294,7 @@ class Query:
             resolved.append(path)
         return self._clone(_prefetch=tuple(resolved))
 
-    def newest(self) -> Query:
+    def newest(self) -> Query[_T]:
         """Return this query without objects of which a newer version exists.
 
         A newer version is an object of the same identity with a higher version.
@@ -317,7 +319,7 @@ class Query:
         """
         return self._clone(_newest=True)
 
-    def yield_per(self, count: int) -> Query:
+    def yield_per(self, count: int) -> Query[_T]:
         """Stream the result in batches of `count` objects.
 
         Memory use does not grow with the result.
@@ -414,7 +416,7 @@ class Query:
         return statement, columns
 
     # -- running --------------------------------------------------------------------------
-    def __iter__(self) -> Iterator[DBObject]:
+    def __iter__(self) -> Iterator[_T]:
         batches = self._batches()
         try:
             batch = next(batches, None)
@@ -425,7 +427,7 @@ class Query:
         finally:
             batches.close()
 
-    def _batches(self) -> Iterator[list[DBObject]]:
+    def _batches(self) -> Generator[list[_T], None, None]:
         """The matching objects, a batch at a time."""
         db = self.database()
         with db.engine.connect() as conn:  # one connection for the registry and the rows
@@ -444,9 +446,10 @@ class Query:
             try:
                 while columns is not None:
                     if single is not None:
-                        batch = single.read_columns(columns)
+                        # a row of self.cls's tables is an object of self.cls (or a subclass)
+                        batch = cast(list[_T], single.read_columns(columns))
                         for path in self._prefetch:
-                            _prefetch_path(db, batch, path)  # type: ignore[arg-type]
+                            _prefetch_path(db, batch, path)
                     else:
                         batch = self._materialise(db, list(zip(*columns, strict=True)),
                                                   names, readers)
@@ -463,7 +466,7 @@ class Query:
                 batches.close()
 
     def _materialise(self, db: Database, rows: Sequence[Any], columns: list[str],
-                     readers: dict[str, RowReader]) -> list[DBObject]:
+                     readers: dict[str, RowReader]) -> list[_T]:
         """Objects of rows from several tables: the last column names each row's class."""
         objects: list[DBObject | int | None] = [None] * len(rows)
         complete: dict[str, tuple[list[int], list[Any]]] = {}
@@ -493,7 +496,7 @@ class Query:
             _prefetch_path(db, objects, path)  # type: ignore[arg-type]
         return objects  # type: ignore[return-value]
 
-    def all(self) -> list[DBObject]:
+    def all(self) -> list[_T]:
         """Return every matching object, as a list.
 
         Returns
@@ -516,7 +519,7 @@ class Query:
         >>> len(select(Reading.kelvin > 280).all())
         3
         """
-        found: list[DBObject] = []  # not list(self): that would run a COUNT for len()
+        found: list[_T] = []  # not list(self): that would run a COUNT for len()
         for batch in self._batches():
             found.extend(batch)
         return found
@@ -601,7 +604,7 @@ class Query:
         """
         return self.first() is not None
 
-    def first(self) -> DBObject | None:
+    def first(self) -> _T | None:
         """Return the first matching object, or None.
 
         Returns
@@ -695,11 +698,11 @@ def _is_newest(table: sa.Table) -> sa.ColumnElement:
     )
 
 
-def _prefetch_path(db: Database, objects: list[DBObject], path: Path) -> None:
-    level: list[DBObject] = objects
+def _prefetch_path(db: Database, objects: Sequence[DBObject], path: Path) -> None:
+    level: Sequence[DBObject] = objects
     for step in path._steps:
         prop = step.prop
-        holders = [o for o in level if prop.name in type(o)._properties]  # type: ignore[attr-defined]
+        holders = [o for o in level if prop.name in type(o)._properties]
         prefetch(db, holders, prop)
         next_level: list[DBObject] = []
         for obj in holders:

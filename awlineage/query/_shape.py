@@ -79,7 +79,7 @@ def normal_form(expression: Expression) -> Expression:
         for part in node.parts:
             built, part_depth = done[(id(part), negated)]
             if type(built) is kind:
-                parts.extend(built.parts)  # type: ignore[attr-defined]
+                parts.extend(built.parts)
                 part_depth -= 1
             else:
                 parts.append(built)

@@ -48,7 +48,9 @@ def spacetime_leaf(compiler: Compiler, expression: SkyPredicate | TimePredicate)
     if isinstance(expression, TimePredicate):
         return lambda ct, prop, index: _time_condition(ct, prop, expression)
     if expression.op == "within":
-        return lambda ct, prop, index: _position_within(ct, prop, expression.region)
+        # "within" is a position inside a region (a footprint predicate has no "within")
+        return lambda ct, prop, index: _position_within(
+            ct, prop, expression.region)  # type: ignore[arg-type]
     return lambda ct, prop, index: _footprint_matches(compiler, ct, prop, expression)
 
 
@@ -92,7 +94,7 @@ def _footprint_matches(compiler: Compiler, ct: ClassTables, prop: Property,
         touching = _in_cells(side.c.cell, target, FOOTPRINT_ORDER)
 
         def passes(footprint: Footprint) -> bool:
-            return footprint.overlaps(target)  # type: ignore[arg-type]
+            return footprint.overlaps(target)
 
     column = ct.table.c[prop.name]
     candidates = sa.select(ct.table.c.object_id, column).where(

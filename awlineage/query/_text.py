@@ -6,6 +6,7 @@ reported with its line, column and a caret under the spot.
 
 from __future__ import annotations
 
+import builtins
 import datetime
 import re
 from collections.abc import Callable, Mapping
@@ -405,7 +406,7 @@ class _Builder(Transformer):
         return parts[0] if len(parts) == 1 else Or(tuple(parts))
 
     # -- sky and time -------------------------------------------------------------------
-    def _coordinate(self, operand: _Operand) -> float:
+    def _coordinate(self, operand: _Operand) -> builtins.float:  # float: the method above
         value = operand.value
         if isinstance(value, bool) or not isinstance(value, int | float):
             self._fail(operand.token, f"expected a number of degrees, got {brief(value)}")

@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -218,7 +219,8 @@ class RegionCapture:
 
             op = NamedOperator(op)
             if reuse:  # its lineage is whatever the calling code writes: sign that code
-                op.writer = _calling_code()
+                # an attribute of its own: the operator's signature covers vars(op)
+                op.writer = _calling_code()  # type: ignore[attr-defined]
         if not isinstance(op, Operator):
             raise RegionError(f"operators are Operator instances or names, got "
                               f"{type(op).__name__}")
@@ -409,7 +411,7 @@ class RegionCapture:
 
 def _calling_code() -> Any:
     """The code object of the nearest caller outside this package (a make() or script)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     package = Path(__file__).resolve().parent
     while frame is not None and Path(frame.f_code.co_filename).resolve().parent == package:
         frame = frame.f_back

@@ -341,7 +341,7 @@ def read_hop_samples(database: Database | None = None, *, limit: int = CALIBRATI
                        r.fan_in, r.fan_out, r.output_cells)
              .join_from(hops, records, h.record_id == r.object_id)
              .order_by(h.object_id.desc()).limit(limit))
-    samples = []
+    samples: list[HopSample] = []
     reran: dict[tuple[str, int], int] = {}  # (query, record) -> index of its slowest re-run
     with db.engine.connect() as conn:
         for row in conn.execute(query):

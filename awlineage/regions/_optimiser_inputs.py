@@ -42,7 +42,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import sqlalchemy as sa
 
@@ -196,7 +196,8 @@ def operator_facts(db: Database, recorded: Mapping[str, Iterable[str]]) -> dict[
     with db.engine.connect() as conn:
         newest = {op: (int(oid), int(n)) for op, oid, n in conn.execute(query)}
     loaded = load_objects(db, [oid for oid, _ in newest.values()])
-    records = {op: loaded[oid] for op, (oid, _) in newest.items()}
+    # the ids are RegionTable rows, so their objects are RegionTables
+    records = {op: cast(RegionTable, loaded[oid]) for op, (oid, _) in newest.items()}
     facts = {}
     for op, (_, calls) in newest.items():
         record = records[op]

@@ -5,6 +5,7 @@ exact set operations on unions of boxes by painting them on a compressed grid.""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import overload
 
 import numpy as np
 
@@ -14,6 +15,12 @@ from awlineage.regions._boxes import Boxes, column_max, column_min
 GRID_LIMIT = 1 << 26
 
 
+@overload
+def merge_along(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray, attr: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+@overload
+def merge_along(lo: np.ndarray, hi: np.ndarray, ref: None, attr: int
+                ) -> tuple[np.ndarray, np.ndarray, None]: ...
 def merge_along(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray | None, attr: int
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Merge rows equal on every column but attribute `attr` whose `attr` intervals overlap

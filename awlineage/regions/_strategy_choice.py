@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from awlineage.errors import NotConnectedError
 from awlineage.persistence import DBObject, current_store, persistent
@@ -86,7 +86,8 @@ def stored_choices(database: Database | None = None) -> dict[str, RegionStrategy
     from awlineage.query import select
 
     try:
-        store = database or current_store()
+        # the store of a connected session is a Database (persistence only names its Protocol)
+        store = database or cast("Database", current_store())
     except NotConnectedError:
         return {}
     return {c.operator: c for c in select(RegionStrategy, database=store).newest()}

@@ -438,7 +438,7 @@ def _from_tangent_plane(ra: float, dec: float, xi: float, eta: float) -> tuple[f
     east = (-math.sin(a), math.cos(a), 0.0)
     north = (-math.sin(d) * math.cos(a), -math.sin(d) * math.sin(a), math.cos(d))
     point = tuple(c + xi * e + eta * n for c, e, n in zip(centre, east, north, strict=True))
-    return to_radec(point)
+    return to_radec(point)  # type: ignore[arg-type]  # three components, zipped strictly
 
 
 def _edge_normals(vectors: list[Vector], what: str) -> list[Vector]:

@@ -94,7 +94,7 @@ class DataServerFiles:
         from dataserver import VerifyingReader
 
         reader = VerifyingReader(self.server.open(name), name, sha256)
-        return io.BufferedReader(reader, _READ_BUFFER)  # type: ignore[return-value]
+        return io.BufferedReader(reader, _READ_BUFFER)
 
     def local_path(self, name: str, sha256: str, *, size: int | None = None) -> Path | None:
         """Where the file lies when the data server is a local directory, else None.

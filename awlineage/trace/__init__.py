@@ -58,7 +58,8 @@ def _instrument(cls: type) -> None:
     """Wrap make() of process targets and the traced methods of every persistent class."""
     namespace = cls.__dict__
     if issubclass(cls, Process) and "make" in namespace:
-        cls.make = traced_make(namespace["make"])  # type: ignore[attr-defined]
+        # instrumenting is replacing the class's own make()
+        cls.make = traced_make(namespace["make"])  # type: ignore[method-assign]
     if cls.__module__.startswith("awlineage."):
         names = FRAMEWORK_TRACED_METHODS.get(cls.__name__, ())
     else:

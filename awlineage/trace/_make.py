@@ -23,7 +23,7 @@ from awlineage.persistence import DBObject, current_store
 from awlineage.trace._codeversion import covered_code
 from awlineage.trace._context import current_recorder
 from awlineage.trace._environment import current_environment
-from awlineage.trace._process import default_parameters, parameter_values
+from awlineage.trace._process import Process, default_parameters, parameter_values
 from awlineage.trace._recorder import RunRecorder, start_observing, stop_observing
 from awlineage.trace._run import FAILED, SUCCEEDED, ProcessRun
 
@@ -34,7 +34,7 @@ def traced_make(make: Callable[..., Any]) -> Callable[..., Any]:
         return make
 
     @functools.wraps(make)
-    def wrapper(self: DBObject, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: Process, *args: Any, **kwargs: Any) -> Any:
         parent = current_recorder.get()
         if parent is not None and parent.target is self:
             # super().make() inside a make: part of the same run, one call deeper.
@@ -55,7 +55,7 @@ def _unobserved() -> Iterator[None]:
         current_recorder.reset(token)
 
 
-def _run_make(make: Callable[..., Any], target: DBObject, args: tuple[Any, ...],
+def _run_make(make: Callable[..., Any], target: Process, args: tuple[Any, ...],
               kwargs: dict[str, Any], parent: RunRecorder | None) -> Any:
     cls = type(target)
     if target.is_committed:
@@ -86,7 +86,7 @@ def _run_make(make: Callable[..., Any], target: DBObject, args: tuple[Any, ...],
     return result
 
 
-def _new_run(target: DBObject, parent: RunRecorder | None) -> ProcessRun:
+def _new_run(target: Process, parent: RunRecorder | None) -> ProcessRun:
     """The run record of a make about to start; the target gets default parameters if it
     has none."""
     cls = type(target)

@@ -115,7 +115,7 @@ class Process(DBObject):
     @classmethod
     def parameters_class(cls) -> type[DBObject]:
         """The class of this target's parameters (`ProcessParameters` if none is declared)."""
-        declared = cls._properties["process_params"].type  # type: ignore[attr-defined]
+        declared = cls._properties["process_params"].type
         return ProcessParameters if declared is DBObject else declared
 
 
@@ -149,7 +149,7 @@ def default_parameters(process_class: type[Process]) -> DBObject:
 def _stored_defaults(params_class: type[DBObject]) -> DBObject | None:
     from awlineage.query import select
 
-    props = [p for p in params_class._properties.values()  # type: ignore[attr-defined]
+    props = [p for p in params_class._properties.values()
              if not p.builtin]
     if any(p.kind is not Kind.DESCRIPTOR for p in props):
         return None  # lists and links are not matched by value; make a fresh object
@@ -168,7 +168,7 @@ def parameter_values(params: DBObject | None) -> str:
         return "{}"
     values: dict[str, Any] = {}
     state = params.__dict__
-    for name, prop in type(params)._properties.items():  # type: ignore[attr-defined]
+    for name, prop in type(params)._properties.items():
         if prop.builtin:
             continue
         if prop.kind.is_link or prop.kind is Kind.LINK_LIST:

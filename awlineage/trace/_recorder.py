@@ -11,6 +11,7 @@ from typing import Any
 from awlineage.persistence import DBObject, add_observer, remove_observer
 from awlineage.trace._calls import CallLog
 from awlineage.trace._context import current_recorder
+from awlineage.trace._process import Process
 from awlineage.trace._run import ProcessRun
 
 
@@ -27,7 +28,7 @@ class RunRecorder:
         The recorder of the make that called this one, if any.
     """
 
-    def __init__(self, target: DBObject, run: ProcessRun, parent: RunRecorder | None) -> None:
+    def __init__(self, target: Process, run: ProcessRun, parent: RunRecorder | None) -> None:
         self.target = target
         self.run = run
         self.parent = parent

@@ -12,7 +12,7 @@ import sys
 import textwrap
 import tokenize
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 _DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)
 
@@ -53,7 +53,10 @@ def class_tree(cls: type) -> ast.AST | None:
     return without_docstrings(tree)
 
 
-def without_docstrings(tree: ast.AST) -> ast.AST:
+_Tree = TypeVar("_Tree", bound=ast.AST)
+
+
+def without_docstrings(tree: _Tree) -> _Tree:
     """`tree` with the docstring of every module, class and function in it removed."""
     for node in ast.walk(tree):
         if isinstance(node, _DOCUMENTED):

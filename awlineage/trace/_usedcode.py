@@ -88,6 +88,7 @@ def _function_code(function: Any) -> UsedCode:
             continue
     namespace = function.__globals__
     tree = function_tree(function)
+    names: set[tuple[str, ...]]
     if tree is None:
         text, names = bytecode(code), {(n,) for n in code.co_names}
     else:
@@ -107,7 +108,7 @@ def _class_code(cls: type) -> UsedCode:
     if tree is None:
         methods = [m for m in vars(cls).values() if inspect.isfunction(m)]
         text = "|".join(bytecode(m.__code__) for m in methods)
-        names = {(n,) for m in methods for n in m.__code__.co_names}
+        names: set[tuple[str, ...]] = {(n,) for m in methods for n in m.__code__.co_names}
     else:
         text, names = dump(tree), referenced_names(tree)
     return UsedCode(name, digest(text),
