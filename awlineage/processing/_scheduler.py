@@ -195,7 +195,8 @@ class Scheduler:
         self._finish(node, result.status, result, outcome, dependents, waiting_on, ready)
         return result.status == FAILED and not self.keep_going
 
-    def _finish(self, node: PlanNode, status: str, result: TaskResult | None, outcome: Outcome,
+    def _finish(self, node: PlanNode, status: TargetOutcome, result: TaskResult | None,
+                outcome: Outcome,
                 dependents: dict[int, list[PlanNode]], waiting_on: dict[int, int],
                 ready: collections.deque[PlanNode]) -> None:
         outcome.status[id(node)] = status
