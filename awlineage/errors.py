@@ -79,3 +79,8 @@ class ReadOnlyDatabaseError(AwlError):
 
 class ConfigurationError(AwlError):
     """A configuration value is missing or malformed."""
+
+
+class MissingExtraError(AwlError, ImportError):
+    """A part of awlineage was used whose optional dependencies (an extra, as in
+    ``pip install "awlineage[spark]"``) are not installed; the message names the extra."""
