@@ -7,7 +7,9 @@ Usage: python benchmarks/install_size.py [--quick] [--keep DIR]
 
 The project is installed from this checkout (not editable, as a wheel built from it); its
 dependencies come from PyPI, or from pip's cache when it holds them: a warm cache saves the
-downloads (pyspark alone is some 300 MB), so the script says which it was (from pip's log).
+downloads (pyspark alone is some 300 MB, and its wheel is built once), so the script prints how
+much pip's cache grew during each install (0 MB: everything came from the cache; pip's log says
+"Downloading" for cache hits too, so it cannot tell).
 ``--quick`` measures the bare install only, for a smoke run in CI.
 """
 
@@ -36,8 +38,7 @@ class Installed:
     seconds: float
     megabytes: float
     packages: int
-    downloaded: int
-    cached: int
+    cache_growth: float
 
 
 def _site_packages(python: Path) -> Path:
@@ -64,6 +65,12 @@ def _packages(python: Path) -> int:
     return len(names - NOT_COUNTED)
 
 
+def _pip_cache(python: Path) -> Path | None:
+    out = subprocess.run([str(python), "-m", "pip", "cache", "dir"], capture_output=True,
+                         text=True)
+    return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
+
+
 def measure(name: str, requirement: str, where: Path) -> Installed:
     """Install `requirement` into a fresh environment under `where` and measure it."""
     env_dir = where / name
@@ -72,17 +79,16 @@ def measure(name: str, requirement: str, where: Path) -> Installed:
     site = _site_packages(python)
     before = _megabytes(site)  # pip and setuptools, counted out of the size too
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    cache = _pip_cache(python)
+    cached_before = _megabytes(cache) if cache else 0.0
     start = time.perf_counter()
     done = subprocess.run([str(python), "-m", "pip", "install", "--disable-pip-version-check",
                            requirement], capture_output=True, text=True, env=environment)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"install_size: pip install {requirement} failed:\n{done.stderr[-2000:]}")
-    log = done.stdout.splitlines()
-    return Installed(name, seconds, _megabytes(site) - before, _packages(python),
-                     downloaded=sum(line.strip().startswith("Downloading ") for line in log),
-                     cached=sum("(from cache)" in line or line.strip().startswith("Using cached")
-                                for line in log))
+    growth = (_megabytes(cache) - cached_before) if cache else float("nan")
+    return Installed(name, seconds, _megabytes(site) - before, _packages(python), growth)
 
 
 def main() -> None:
@@ -97,11 +103,11 @@ def main() -> None:
         where = args.keep or Path(scratch)
         where.mkdir(parents=True, exist_ok=True)
         results = [measure(name, requirement, where) for name, requirement in wanted]
-    print(f"{'install':8s} {'pip install':>12s} {'site-packages':>14s} {'packages':>9s}  "
-          "wheels downloaded / from pip's cache")
+    print(f"{'install':8s} {'pip install':>12s} {'site-packages':>14s} {'packages':>9s} "
+          f"{'pip cache grew':>15s}")
     for r in results:
-        print(f"{r.name:8s} {r.seconds:10.1f} s {r.megabytes:11.1f} MB {r.packages:9d}  "
-              f"{r.downloaded} / {r.cached}")
+        print(f"{r.name:8s} {r.seconds:10.1f} s {r.megabytes:11.1f} MB {r.packages:9d} "
+              f"{r.cache_growth:12.1f} MB")
     print(f"(Python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.1f})")
 
 

@@ -172,6 +172,14 @@ def test_awl_demo_without_the_pipeline_extra_is_one_line_naming_it(bare) -> None
 
 def test_awl_make_of_a_pipeline_class_without_the_pipeline_extra_names_it(bare) -> None:
     (bare.work / "reduce_targets.py").write_text(TARGETS_MODULE)
+    stored = bare.python_code("""
+        from awlineage import connect
+        from reduce_targets import Exposure
+
+        connect("sqlite:///skip.db")
+        Exposure(chip="ccd1", counts=900.0).commit()
+    """)
+    assert stored.returncode == 0, stored.stderr
     ours = bare.awl("--database", "sqlite:///skip.db", "make", "Reduced", "--import",
                     "reduce_targets", "--executor", "serial")
     assert ours.returncode == 0, ours.stderr  # the pipeline's module is not needed for it
