@@ -350,12 +350,31 @@ class ConfigurationError(AwlError):
     """
 
 
+class MissingExtraError(AwlError, ImportError):
+    """A part of awlineage was used whose optional packages are not installed.
+
+    The packages come with an extra, as in ``pip install "awlineage[spark]"``; the message
+    names the part, the missing package and the extra to install. It is also an
+    ``ImportError``, so code that guards an optional import keeps working.
+
+    Examples
+    --------
+    >>> from awlineage.extras import require_extra
+    >>> try:
+    ...     require_extra("no_such_package_here", "spark", "the Spark executor")
+    ... except MissingExtraError as err:
+    ...     print(str(err).split(": ")[-1])
+    pip install "awlineage[spark]"
+    """
+
+
 __all__ = [
     "AmbiguousClassError",
     "AwlError",
     "ConfigurationError",
     "DuplicateObjectError",
     "ImmutableObjectError",
+    "MissingExtraError",
     "NotConnectedError",
     "ObjectInUseError",
     "ObjectNotFoundError",

@@ -9,8 +9,15 @@ garbage collection of files no committed object refers to (`collect_garbage`).
 Stored files are immutable and content-hashed (SHA-256): storing a name again with the same
 bytes is a no-op, with other bytes an error naming the file. A local directory's files are
 read-only (mode 0444).
+
+The S3 back end (extra ``s3``), the HTTP client and the HTTP data server (extra ``web``) are
+imported when first asked for, so that local directories work with neither installed.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from awlineage.extras import require_extra
 from dataserver._cache import FileCache
 from dataserver._checks import ContentChecks
 from dataserver._errors import (
@@ -28,12 +35,8 @@ from dataserver._errors import (
     UploadTooLarge,
 )
 from dataserver._gc import DEFAULT_GRACE_SECONDS, GarbageReport, collect_garbage, parse_duration
-from dataserver._http_client import HTTPStorage
-from dataserver._lineage import LineageCarrier
 from dataserver._local import LocalStorage
 from dataserver._names import MAX_NAME_LENGTH, validate_name, validate_prefix
-from dataserver._s3 import S3Storage
-from dataserver._server_app import ReferenceCheck, create_app
 from dataserver._server_config import ServerConfig, parse_size
 from dataserver._storage import Storage
 from dataserver._stored import FileEntry, StoredFile
@@ -50,6 +53,33 @@ from dataserver._trailer import (
 )
 from dataserver._urls import open_storage
 from dataserver._verify import VerifyingReader
+
+if TYPE_CHECKING:
+    from dataserver._http_client import HTTPStorage
+    from dataserver._lineage import LineageCarrier
+    from dataserver._s3 import S3Storage
+    from dataserver._server_app import ReferenceCheck, create_app
+
+_OPTIONAL = {
+    # name: (its module, the package it needs, the extra that installs it, what needs it)
+    "HTTPStorage": ("dataserver._http_client", "httpx", "web", "the HTTP data server's client"),
+    "S3Storage": ("dataserver._s3", "minio", "s3", "S3 storage"),
+    "LineageCarrier": ("dataserver._lineage", "starlette", "web", "the HTTP data server"),
+    "ReferenceCheck": ("dataserver._server_app", "starlette", "web", "the HTTP data server"),
+    "create_app": ("dataserver._server_app", "starlette", "web", "the HTTP data server"),
+}
+"""Names whose modules need an extra: imported on first use (PEP 562)."""
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, package, extra, what = _OPTIONAL[name]
+    except KeyError:
+        raise AttributeError(f"module 'dataserver' has no attribute {name!r}") from None
+    require_extra(package, extra, what)
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "DEFAULT_GRACE_SECONDS",

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from awlineage.extras import require_extra
 from dataserver._errors import ServerConfigError
 from dataserver._storage import Storage
 
@@ -59,6 +60,7 @@ def open_storage(url: str | os.PathLike, *, token: str | None = None,
     parts = urlsplit(text)
     scheme = parts.scheme.lower()
     if scheme in ("http", "https"):
+        require_extra("httpx", "web", f"a data server URL of {scheme}://")
         from dataserver._http_client import HTTPStorage
 
         return HTTPStorage(text, token=token)
@@ -119,6 +121,7 @@ def _open_local(url: str, path: str, options: dict[str, str], create: bool) -> S
 
 
 def _open_s3(url: str, bucket: str, path: str, options: dict[str, str]) -> Storage:
+    require_extra("minio", "s3", "a data server URL of s3://")
     from dataserver._s3 import DEFAULT_PART_SIZE, S3Storage
 
     if not bucket:

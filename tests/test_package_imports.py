@@ -113,3 +113,22 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 def test_no_import_cycle_between_packages() -> None:
     assert _cycle(_graph()) is None
+
+
+def test_the_framework_imports_neither_the_pipeline_nor_the_viewer() -> None:
+    """`awl demo`, `awl ingest` and `awl serve` come through entry points: no module of
+    awlineage imports targets or webviewer, not even inside a function."""
+    reaching_up = []
+    for path, module, tree in _modules():
+        if _unit(module) is None or not module.startswith("awlineage"):
+            continue
+        for line, name in _imports(tree, module, path.name == "__init__.py"):
+            if name.split(".")[0] in ("targets", "webviewer"):
+                reaching_up.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert reaching_up == []
+
+
+def test_the_upward_import_check_sees_a_function_level_import() -> None:
+    tree = ast.parse("def run():\n    from targets.demo import run_demo\n")
+    assert [name for _, name in _imports(tree, "awlineage.cli._x", False)] == [
+        "targets.demo", "targets.demo.run_demo"]

@@ -1,5 +1,12 @@
 """The ``awl`` command. Each command group lives in a module of its own that adds its
-subcommands to the parser (`COMMAND_MODULES`); this module assembles them and runs one."""
+subcommands to the parser (`COMMAND_MODULES`); other packages add theirs through the
+``awlineage.commands`` entry points (`COMMANDS_GROUP`; the contract is in
+``awlineage.cli._plugins``), as the example pipeline adds ``demo`` and ``ingest`` and the viewer
+``serve``. This module assembles them and runs one.
+
+What a plug-in command may use besides the public API: the argparse types `real_number`,
+`port_number`, and `listening_socket`, `serve_on` and `LOG_LEVELS` for a server.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +22,14 @@ from typing import NoReturn
 import sqlalchemy as sa
 
 from awlineage import config
+from awlineage.cli._arguments import real_number
 from awlineage.cli._common import working_directory_first
-from awlineage.errors import AwlError
+from awlineage.cli._listen import LOG_LEVELS, listening_socket, port_number, serve_on
+from awlineage.cli._plugins import COMMANDS_GROUP, add_plugin_commands, command_word
+from awlineage.errors import AwlError, MissingExtraError
+
+__all__ = ["COMMANDS_GROUP", "LOG_LEVELS", "build_parser", "listening_socket", "main",
+           "port_number", "real_number", "serve_on"]
 
 COMMAND_MODULES = (
     "awlineage.cli._select",
@@ -26,12 +39,10 @@ COMMAND_MODULES = (
     "awlineage.cli._regions",
     "awlineage.cli._cutout",
     "awlineage.cli._make",
-    "awlineage.cli._ingest",
     "awlineage.cli._dataserver",
-    "awlineage.cli._demo",
-    "awlineage.cli._serve",
 )
-"""Modules with an ``add_commands(subparsers)`` function, in the order of ``awl --help``."""
+"""Modules with an ``add_commands(subparsers)`` function, in the order of ``awl --help``
+(the plug-in commands follow, by name)."""
 RETRY_PAUSE = 1.0
 """Seconds before a read-only command is run again after a lost database connection."""
 
@@ -39,12 +50,16 @@ RETRY_PAUSE = 1.0
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line, like every other ``awl`` error."""
 
+    unavailable: dict[str, AwlError]
+    """Plug-in commands that cannot be loaded, and why (`add_plugin_commands`)."""
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``awl``, with the subcommands of every command module."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser of ``awl``, with the subcommands of every command module and
+    plug-in; given the command line `argv`, only the plug-in it names is loaded."""
     parser = _Parser(prog="awl", description="awlineage: persistent objects "
                                      "and lineage for scientific pipelines")
     parser.add_argument("--database", help="database URL (default: AWL_DATABASE_URL or "
@@ -52,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).add_commands(commands)
+    parser.unavailable = add_plugin_commands(commands, argv)
     return parser
 
 
@@ -63,8 +79,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args: argparse.Namespace | None = None
     try:
         # inside: an argument type that fails in a way argparse does not catch is one line too
-        args = build_parser().parse_args(argv)
+        given = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(given)
+        unavailable: dict[str, AwlError] = getattr(parser, "unavailable", {})
+        word = command_word(given)
+        if word in unavailable:  # before its arguments, which nothing here knows
+            raise unavailable[word]
+        args = parser.parse_args(given)
         return _run(args)
+    except MissingExtraError as exc:  # the message says it all: what needs which extra
+        print(f"awl: {exc}", file=sys.stderr)
+        return 2
     except AwlError as exc:
         print(f"awl: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2

@@ -18,14 +18,18 @@ from awlineage.database import Database, connect
 from awlineage.errors import (
     AmbiguousClassError,
     AwlError,
+    MissingExtraError,
     UnknownClassError,
 )
+from awlineage.extras import DISTRIBUTION, missing_extra
 from awlineage.persistence import DBObject, describe_class
 from awlineage.spacetime import Interval, SkyPosition, SkyRegion
 
 TARGETS_GROUP = "awlineage.targets"
 """Entry-point group under which a package names the modules of its process targets, e.g.
-``[options.entry_points] awlineage.targets = pipeline = targets.pipeline`` in setup.cfg."""
+``[options.entry_points] awlineage.targets = pipeline = targets.pipeline [pipeline]`` in
+setup.cfg; the ``[extra]`` says what to install when a package the module needs is missing
+(the module is then skipped, and named only if a class asked for stays unknown)."""
 
 class ImportFailedError(AwlError):
     """A module named on the command line (or by an entry point) cannot be imported."""
@@ -70,21 +74,38 @@ def _import_failure(name: str, exc: ImportError) -> str:
     return f"cannot import module {name!r}: {exc} (module path {searched})"
 
 
-def load_target_entry_points() -> list[str]:
+def load_target_entry_points() -> tuple[list[str], list[MissingExtraError]]:
     """Import every module declared under the ``awlineage.targets`` entry-point group; return
-    the names of those imported. A broken entry point is an error naming its distribution."""
-    loaded = []
+    the names of those imported, and why each of those skipped was: a package its declared
+    extra installs is missing. A broken entry point is an error naming its distribution."""
+    loaded: list[str] = []
+    skipped: list[MissingExtraError] = []
     for point in importlib.metadata.entry_points(group=TARGETS_GROUP):
         try:
             point.load()
+        except MissingExtraError as exc:
+            skipped.append(exc)
+            continue
+        except ModuleNotFoundError as exc:
+            missing = (exc.name or "").split(".")[0]
+            if point.extras and missing and missing != point.module.split(".")[0]:
+                owner = point.dist.name if point.dist is not None else DISTRIBUTION
+                what = f"the module {point.module} of process targets"
+                skipped.append(missing_extra(what, missing, ",".join(point.extras),
+                                             distribution=owner))
+                continue
+            raise ImportFailedError(_entry_point_failure(point, exc)) from None
         except Exception as exc:
-            owner = point.dist.name if point.dist is not None else "an installed package"
-            reason = _import_failure(point.module, exc) if isinstance(exc, ImportError) \
-                else _failed_while_running(point.module, exc)
-            raise ImportFailedError(f"entry point {point.name} = {point.value} of {owner} "
-                                    f"({TARGETS_GROUP}): {reason}") from None
+            raise ImportFailedError(_entry_point_failure(point, exc)) from None
         loaded.append(point.value)
-    return loaded
+    return loaded, skipped
+
+
+def _entry_point_failure(point: importlib.metadata.EntryPoint, exc: Exception) -> str:
+    owner = point.dist.name if point.dist is not None else "an installed package"
+    reason = _import_failure(point.module, exc) if isinstance(exc, ImportError) \
+        else _failed_while_running(point.module, exc)
+    return f"entry point {point.name} = {point.value} of {owner} ({TARGETS_GROUP}): {reason}"
 
 
 def prepare(db: Database, imports: Sequence[str] = (), names: Sequence[str] = ()) -> None:
@@ -94,7 +115,11 @@ def prepare(db: Database, imports: Sequence[str] = (), names: Sequence[str] = ()
     most commands name classes the database already knows)."""
     import_modules(imports)
     if any(not _known(db, name) for name in names):
-        load_target_entry_points()
+        _, skipped = load_target_entry_points()
+        unknown = [name for name in names if not _known(db, name)]
+        if unknown and skipped:  # the class may well be in a module that was skipped
+            raise MissingExtraError(f"unknown persistent class {unknown[0]!r}, and "
+                                    f"{skipped[0]}") from None
 
 
 def _known(db: Database, name: str) -> bool:

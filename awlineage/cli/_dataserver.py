@@ -13,9 +13,12 @@ from awlineage import config
 from awlineage.cli._arguments import link_count
 from awlineage.cli._listen import LOG_LEVELS, listening_socket, port_number, serve_on
 from awlineage.errors import ConfigurationError
+from awlineage.extras import require_extra
 
 
 def _serve(args: argparse.Namespace) -> int:
+    for package in ("starlette", "uvicorn"):  # before anything is opened or bound
+        require_extra(package, "web", "the HTTP data server (awl dataserver serve)")
     from awlineage.storage import data_server_app
     from dataserver import ServerConfig
 

@@ -8,6 +8,7 @@ import argparse
 import socket
 
 from awlineage.errors import ConfigurationError
+from awlineage.extras import require_extra
 
 MAX_PORT = 65535
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
@@ -57,8 +58,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
 def serve_on(app: object, sock: socket.socket, log_level: str) -> int:
     """Run `app` under uvicorn on the bound `sock` until stopped; the exit status: 0, or 1
     when the app did not start (uvicorn has logged why)."""
-    import uvicorn
-
+    uvicorn = require_extra("uvicorn", "web", "serving over HTTP")
     server = uvicorn.Server(uvicorn.Config(app, log_level=log_level))  # type: ignore[arg-type]
     server.run(sockets=[sock])
     return 0 if server.started else 1

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql as pg
 
 from awlineage.database._types import JSONList, list_to_json
+from awlineage.extras import require_extra
 
 if TYPE_CHECKING:
     from awlineage.persistence import LikePattern
@@ -32,6 +33,8 @@ def create_engine(url: sa.URL, schema: str | None, *, read_only: bool = False) -
     writes)."""
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")
+    if url.drivername == "postgresql+psycopg":  # another driver named in the URL is the user's
+        require_extra("psycopg", "postgres", "a PostgreSQL database")
     # jit off: PostgreSQL compiles a statement whose estimated cost passes jit_above_cost,
     # and it cannot see how narrow a range bounded by another row's columns is (the closure
     # index's scans, estimated at a fifth of a million-row table): at 1,000,000 objects the

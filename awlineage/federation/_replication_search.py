@@ -21,9 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
 
+from awlineage.extras import require_extra
 from awlineage.federation._replication import (
     Pair,
     ReplicationPlan,
@@ -136,6 +135,12 @@ def _lp_rounding(sites: Sequence[str], weights: Mapping[Pair, float]) -> list[li
     pairs = [(u, v) for i, u in enumerate(sites) for v in sites[i + 1:]]
     if not pairs:
         return [list(sites)]
+    # scipy (113 MB, the `optimise` extra) is imported on use: the federation's other parts
+    # need no solver
+    linprog = require_extra("scipy.optimize", "optimise", "the LP start of replication plans"
+                            ).linprog
+    coo_matrix = require_extra("scipy.sparse", "optimise", "the LP start of replication plans"
+                               ).coo_matrix
     column = {pair: k for k, pair in enumerate(pairs)}
     rows: list[int] = []
     cols: list[int] = []

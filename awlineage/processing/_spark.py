@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from awlineage.errors import ConfigurationError
+from awlineage.extras import require_extra, require_java
 from awlineage.processing._packing import Durations, pack
 from awlineage.processing._task import (
     CANCELLED,
@@ -196,6 +197,9 @@ class SparkExecutor:
     def __init__(self, master: str | None = None, python_path: tuple[str, ...] = (),
                  conf: dict[str, str] | None = None, background: bool = False,
                  preload: tuple[str, ...] = ()) -> None:
+        # before anything starts: a missing pyspark or Java is one line naming what to install
+        require_extra("pyspark", "spark", "the Spark executor")
+        require_java()
         self.master = master or DEFAULT_MASTER
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         paths = [p for p in (*python_path, *os.environ.get("PYTHONPATH", "").split(os.pathsep))

@@ -16,6 +16,8 @@ import os
 import sys
 from collections.abc import Iterator
 
+from awlineage.extras import require_extra
+
 PRELOAD_VARIABLE = "AWL_SPARK_PRELOAD"
 
 
@@ -49,7 +51,7 @@ def main() -> None:
     """Preload, then run PySpark's daemon."""
     with _stdout_to_stderr():
         preload(os.environ.get(PRELOAD_VARIABLE, ""))
-    from pyspark.daemon import manager
+    manager = require_extra("pyspark.daemon", "spark", "the Spark executor").manager
 
     manager()
 

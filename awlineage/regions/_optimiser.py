@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from awlineage.extras import require_extra
 from awlineage.regions._errors import RegionError
 from awlineage.regions._strategies import STRATEGIES
 
@@ -344,7 +345,9 @@ class _Problem:
     # -- the integer program --------------------------------------------------------------
     def solve(self, beta: float, epsilon: float) -> Plan:
         """Solve the program with HiGHS and read the plan off its solution."""
-        from scipy.optimize import Bounds, LinearConstraint, milp  # slow to import: on use
+        # scipy is slow to import, and an extra (`optimise`): imported on use
+        optimize = require_extra("scipy.optimize", "optimise", "the region lineage optimiser")
+        Bounds, LinearConstraint, milp = optimize.Bounds, optimize.LinearConstraint, optimize.milp
 
         cands = [c for cs in self.by_op.values() for c in cs]
         n = len(cands)

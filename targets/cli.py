@@ -1,6 +1,14 @@
-"""``awl ingest PATH...``: store raw FITS frames (one per image extension) and record what their
+"""The example pipeline's commands of ``awl``, found through the ``awlineage.commands`` entry
+points (contract: ``awlineage.cli._plugins``); the pipeline is imported only when one runs, so
+that ``awl --help`` needs none of the ``pipeline`` extra's packages.
+
+``awl demo``: the main job, on the embedded defaults (an SQLite file and a data directory in
+the working directory, Spark in local mode): the imaging pipeline on a synthetic night.
+
+``awl ingest PATH...``: store raw FITS frames (one per image extension) and record what their
 headers say; files that cannot be frames, or whose headers hold a value that cannot be read, are
-refused, naming why and the override (``--set KEYWORD=VALUE``), and nothing of them is stored."""
+refused, naming why and the override (``--set KEYWORD=VALUE``), and nothing of them is stored.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +16,34 @@ import argparse
 import sys
 from pathlib import Path
 
+from awlineage.cli import real_number
 from awlineage.database import connect
 from awlineage.errors import AwlError
 
 
-def _run(args: argparse.Namespace) -> int:
+def _demo(args: argparse.Namespace) -> int:
+    from targets.demo import run_demo
+
+    return run_demo(args.database, size=args.size, executor=args.executor,
+                    cosmic_ray_threshold=args.cosmic_ray_threshold, colour=args.colour)
+
+
+def add_demo(commands: argparse._SubParsersAction) -> None:
+    """Add ``awl demo`` (the ``awlineage.commands`` entry point ``demo``)."""
+    demo = commands.add_parser("demo", help="generate a night, ingest it, pull its source "
+                               "lists and trace a star back to its raw pixels")
+    demo.add_argument("--size", choices=("small", "medium", "large"), default="small")
+    demo.add_argument("--executor", choices=("spark", "serial"), default="spark")
+    demo.add_argument("--cosmic-ray-threshold", type=real_number("a detection limit", above=True),
+                      metavar="SIGMA",
+                      help="LACosmic's detection limit (default 4.5): changing it remakes only "
+                           "what depends on it")
+    demo.add_argument("--colour", "--color", choices=("auto", "always", "never"),
+                      default="auto")
+    demo.set_defaults(run=_demo)
+
+
+def _ingest(args: argparse.Namespace) -> int:
     from targets.header_overrides import parse_overrides
     from targets.pipeline import ingest
 
@@ -48,8 +79,8 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    """Add ``ingest`` to the ``awl`` parser."""
+def add_ingest(commands: argparse._SubParsersAction) -> None:
+    """Add ``awl ingest`` (the ``awlineage.commands`` entry point ``ingest``)."""
     ingest = commands.add_parser("ingest", help="store raw FITS frames (files or directories) "
                                  "and record what their headers say")
     ingest.add_argument("paths", nargs="+", metavar="PATH")
@@ -59,4 +90,4 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                         help="use VALUE for KEYWORD in every frame's header before it is read "
                         "(a value the header has but that cannot be read refuses the frame); "
                         "an empty VALUE removes the keyword; repeatable")
-    ingest.set_defaults(run=_run)
+    ingest.set_defaults(run=_ingest)

@@ -1,5 +1,7 @@
 """``awl serve``: the web object viewer under uvicorn, read-only, on loopback unless told
-otherwise."""
+otherwise; a command of ``awl`` found through the ``awlineage.commands`` entry point ``serve``
+(contract: ``awlineage.cli._plugins``). The viewer's packages (the ``web`` extra) are imported
+only when it runs."""
 
 from __future__ import annotations
 
@@ -9,8 +11,9 @@ import sys
 from urllib.parse import urlsplit
 
 from awlineage import config
-from awlineage.cli._listen import LOG_LEVELS, listening_socket, port_number, serve_on
+from awlineage.cli import LOG_LEVELS, listening_socket, port_number, serve_on
 from awlineage.errors import ConfigurationError
+from awlineage.extras import require_extra
 
 DATA_SCHEMES = ("file", "s3", "http", "https")
 """The schemes of a data URL (`dataserver.open_storage`)."""
@@ -19,6 +22,8 @@ MAX_WORKERS = 256
 
 
 def _serve(args: argparse.Namespace) -> int:
+    for package in ("starlette", "jinja2", "uvicorn"):
+        require_extra(package, "web", "the web viewer (awl serve)")
     import uvicorn
 
     from webviewer import create_app
@@ -91,8 +96,8 @@ def _workers(text: str) -> int:
     return workers
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    """Add ``awl serve``."""
+def add_serve(commands: argparse._SubParsersAction) -> None:
+    """Add ``awl serve`` (the ``awlineage.commands`` entry point ``serve``)."""
     serve = commands.add_parser("serve", help="the web object viewer (read-only)")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1: this machine only)")
