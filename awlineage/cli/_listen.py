@@ -59,6 +59,6 @@ def serve_on(app: object, sock: socket.socket, log_level: str) -> int:
     """Run `app` under uvicorn on the bound `sock` until stopped; the exit status: 0, or 1
     when the app did not start (uvicorn has logged why)."""
     uvicorn = require_extra("uvicorn", "web", "serving over HTTP")
-    server = uvicorn.Server(uvicorn.Config(app, log_level=log_level))  # type: ignore[arg-type]
+    server = uvicorn.Server(uvicorn.Config(app, log_level=log_level))
     server.run(sockets=[sock])
     return 0 if server.started else 1
