@@ -14,17 +14,54 @@ from types import ModuleType
 
 from awlineage.errors import MissingExtraError
 
+__all__ = ["DISTRIBUTION", "install_hint", "missing_extra", "require_extra", "require_java"]
+
 DISTRIBUTION = "awlineage"
+"""The distribution whose extras the messages name."""
 
 
 def install_hint(extra: str, distribution: str = DISTRIBUTION) -> str:
-    """The pip command that installs `extra` of `distribution`."""
+    """The pip command that installs `extra` of `distribution`.
+
+    Parameters
+    ----------
+    extra : str
+        The extra (``"spark"``).
+    distribution : str
+        The distribution that declares it.
+
+    Returns
+    -------
+    str
+        The command, quoted for a shell.
+
+    Examples
+    --------
+    >>> print(install_hint("postgres"))
+    pip install "awlineage[postgres]"
+    """
     return f'pip install "{distribution}[{extra}]"'
 
 
 def missing_extra(what: str, package: str, extra: str, *,
                   distribution: str = DISTRIBUTION) -> MissingExtraError:
     """The error for `what` (``"the Spark executor"``) needing `package`, which is missing.
+
+    Parameters
+    ----------
+    what : str
+        The part that needs the package, as the start of a sentence.
+    package : str
+        The missing package.
+    extra : str
+        The extra that installs it.
+    distribution : str
+        The distribution that declares the extra (a plug-in's own, for its commands).
+
+    Returns
+    -------
+    MissingExtraError
+        The error, to raise.
 
     Examples
     --------
@@ -40,11 +77,11 @@ def require_extra(module: str, extra: str, what: str) -> ModuleType:
 
     Parameters
     ----------
-    module
+    module : str
         The module to import (``"pyspark"``, ``"minio"``).
-    extra
+    extra : str
         The extra of awlineage that installs it (``"spark"``).
-    what
+    what : str
         The part that needs it, as the start of a sentence (``"the Spark executor"``).
 
     Returns
@@ -70,8 +107,19 @@ def require_extra(module: str, extra: str, what: str) -> ModuleType:
 
 
 def require_java(what: str = "the Spark executor") -> str:
-    """The ``java`` program Spark will start (``$JAVA_HOME/bin/java``, else the one on the
-    PATH), or a one-line error saying Java is missing and what to do instead.
+    """The ``java`` program Spark will start, or a one-line error saying Java is missing.
+
+    ``$JAVA_HOME/bin/java`` is taken first, else the ``java`` on the PATH.
+
+    Parameters
+    ----------
+    what : str
+        The part that needs Java, as the start of the error's sentence.
+
+    Returns
+    -------
+    str
+        The path of the ``java`` program.
 
     Raises
     ------

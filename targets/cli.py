@@ -16,9 +16,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from awlineage import AwlError, connect
 from awlineage.cli import real_number
-from awlineage.database import connect
-from awlineage.errors import AwlError
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 USERS = ("targets", "webviewer")
 """The packages written as a user of awlineage would write them: public names only."""
 PUBLIC_MODULES = ("awlineage", *(f"awlineage.{name}" for name in (
-    "cli", "config", "cutouts", "database", "errors", "federation", "lineage", "persistence",
+    "cli", "config", "cutouts", "database", "errors", "extras", "federation", "lineage",
+    "persistence",
     "processing", "query", "regions", "spacetime", "storage", "trace")))
 """The modules whose ``__all__`` is public, each with an API page."""
 

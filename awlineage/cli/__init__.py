@@ -153,5 +153,3 @@ def _quiet_third_party_warnings() -> None:
         warnings.filterwarnings("ignore", category=FutureWarning, module=module)
         warnings.filterwarnings("ignore", category=DeprecationWarning, module=module)
 
-
-__all__ = ["build_parser", "main"]

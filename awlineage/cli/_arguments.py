@@ -41,8 +41,29 @@ def whole_number(what: str, low: int = 0, high: int = MAX_WHOLE) -> Callable[[st
 
 
 def real_number(what: str, low: float = 0.0, *, above: bool = False) -> Callable[[str], float]:
-    """An argparse type: a finite number at least `low` (more than `low` with `above`), called
-    `what` in its error."""
+    """An argparse type: a finite number at least `low` (more than `low` with `above`).
+
+    Parameters
+    ----------
+    what : str
+        What the number is, as the error names it (``"a threshold in sigma"``).
+    low : float
+        The smallest value allowed.
+    above : bool
+        Whether `low` itself is refused too.
+
+    Returns
+    -------
+    callable
+        A function from the argument's text to its value, to give as ``type=`` to
+        ``add_argument``; it raises ``argparse.ArgumentTypeError`` naming `what`.
+
+    Examples
+    --------
+    >>> from awlineage.cli import real_number
+    >>> real_number("a gain", above=True)("2.5")
+    2.5
+    """
 
     def parse(text: str) -> float:
         try:

@@ -16,8 +16,31 @@ LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
 
 def port_number(text: str) -> int:
-    """An argparse type: a TCP port, 1 to 65535 (0, "any free port", would leave a site's
-    recorded address unknown)."""
+    """An argparse type: a TCP port, 1 to 65535.
+
+    0, "any free port", is refused: it would leave a site's recorded address unknown.
+
+    Parameters
+    ----------
+    text : str
+        The argument as given.
+
+    Returns
+    -------
+    int
+        The port.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        When `text` is not a whole number from 1 to 65535.
+
+    Examples
+    --------
+    >>> from awlineage.cli import port_number
+    >>> port_number("8080")
+    8080
+    """
     try:
         port = int(text)
     except ValueError:
@@ -34,6 +57,18 @@ def listening_socket(host: str, port: int) -> socket.socket:
     Uvicorn's own socket leaves Nagle on in the connections it accepts, which holds each
     keep-alive answer back by some 40 ms (delayed ACKs); Linux copies the option from the
     listening socket to every accepted one. The socket is inheritable, for worker processes.
+
+    Parameters
+    ----------
+    host : str
+        The address to listen on (``127.0.0.1``, ``::1``, a host name).
+    port : int
+        The TCP port.
+
+    Returns
+    -------
+    socket.socket
+        The bound, listening socket.
 
     Raises
     ------
@@ -56,8 +91,27 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 
 def serve_on(app: object, sock: socket.socket, log_level: str) -> int:
-    """Run `app` under uvicorn on the bound `sock` until stopped; the exit status: 0, or 1
-    when the app did not start (uvicorn has logged why)."""
+    """Run `app` under uvicorn on the bound `sock` until stopped.
+
+    Parameters
+    ----------
+    app : object
+        An ASGI application (the viewer's, the data server's).
+    sock : socket.socket
+        A socket from `listening_socket`.
+    log_level : str
+        One of `LOG_LEVELS`.
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 1 when the app did not start (uvicorn has logged why).
+
+    Raises
+    ------
+    MissingExtraError
+        When uvicorn (the ``web`` extra) is not installed.
+    """
     uvicorn = require_extra("uvicorn", "web", "serving over HTTP")
     server = uvicorn.Server(uvicorn.Config(app, log_level=log_level))
     server.run(sockets=[sock])

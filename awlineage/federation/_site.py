@@ -139,7 +139,27 @@ def local_site(db: Database) -> Site:
 
 
 def set_local_site(db: Database, url: str | None = None, name: str | None = None) -> Site:
-    """Record this site's URL and name (``awl sites init``)."""
+    """Record this site's URL and name (``awl sites init``).
+
+    Parameters
+    ----------
+    db : Database
+        This site's database.
+    url : str or None
+        The http:// or https:// URL other sites reach this one at; None keeps the recorded one.
+    name : str or None
+        The site's name; None keeps the recorded one.
+
+    Returns
+    -------
+    Site
+        This site, as recorded now.
+
+    Raises
+    ------
+    ConfigurationError
+        When `url` is not an http:// or https:// URL.
+    """
     if url is not None and not url.startswith(("http://", "https://")):
         raise ConfigurationError(f"site URL {url!r} is not an http:// or https:// URL")
     site = local_site(db)
