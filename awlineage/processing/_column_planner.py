@@ -106,7 +106,8 @@ class ColumnPlanner:
         if len(rows) < len(members):
             return None  # some target is not stored yet
         stored = self._stored_rows(rows, keys, identity)
-        if stored is None or not rows.run_current[stored].all():  # type: ignore[index]
+        # no run flags at all (nothing stored of the class yet): the object planner decides
+        if stored is None or rows.run_current is None or not rows.run_current[stored].all():
             return None
         links: dict[str, Link] = {}
         if isinstance(spec, OnePer):

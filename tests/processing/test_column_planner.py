@@ -162,3 +162,12 @@ def test_integer_identities_are_matched_as_a_dict_would_match_them() -> None:
     assert _int_positions(np.array([10, 10], np.int64), np.array([10], np.int64)) is None
     assert _int_positions(np.zeros(0, np.int64), np.array([1], np.int64)) is None
     assert _int_positions(np.zeros(0, np.int64), np.zeros(0, np.int64)).tolist() == []
+
+
+def test_a_class_with_nothing_stored_to_make_it_from_plans_nothing_on_both_planners(db) -> None:
+    # no raw frame yet: nothing to make, and the column planner must not fail on no rows
+    for cls in (ColGroup, ColFrame):
+        assert Planner(db, columnar=True).plan(cls).summary() == \
+            Planner(db, columnar=False).plan(cls).summary()
+    report = TargetProcessor("serial", progress=False).make(ColFrame)
+    assert report.count("made") == 0
