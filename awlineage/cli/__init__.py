@@ -1,11 +1,43 @@
 """The ``awl`` command. Each command group lives in a module of its own that adds its
 subcommands to the parser (`COMMAND_MODULES`); other packages add theirs through the
-``awlineage.commands`` entry points (`COMMANDS_GROUP`; the contract is in
-``awlineage.cli._plugins``), as the example pipeline adds ``demo`` and ``ingest`` and the viewer
-``serve``. This module assembles them and runs one.
+``awlineage.commands`` entry points (`COMMANDS_GROUP`), as the example pipeline adds ``demo``
+and ``ingest`` and the viewer ``serve``. This module assembles them and runs one.
 
 What a plug-in command may use besides the public API: the argparse types `real_number`,
 `port_number`, and `listening_socket`, `serve_on` and `LOG_LEVELS` for a server.
+
+The contract of an entry point of the group
+-------------------------------------------
+An entry point names a function ``add(subparsers)``; it receives the
+``argparse._SubParsersAction`` of ``awl`` and adds its command(s) to it::
+
+    def add_commands(commands: argparse._SubParsersAction) -> None:
+        parser = commands.add_parser("hello", help="one line for awl --help")
+        parser.add_argument("--name", default="world")
+        parser.set_defaults(run=_run)
+
+    def _run(args: argparse.Namespace) -> int:   # the exit status
+        from mypackage.heavy import greet         # imported when run, not when listed
+        ...
+
+and is declared in the package's metadata, with the extras its command needs::
+
+    [options.entry_points]
+    awlineage.commands =
+        hello = mypackage.cli:add_commands [web]
+
+- The entry point's name is the command's name (``awl hello``); a name ``awl`` has already
+  is refused.
+- ``run(args)`` gets the parsed arguments (``args.database``: the global ``--database``, None
+  when not given) and returns the exit status.
+- Errors are raised as `awlineage.errors.AwlError` (or a subclass); ``awl`` prints them as one
+  line ``awl: ...`` and exits with status 2.
+- Modules a command needs to *run* are imported inside ``run``: a package an extra installs
+  that is missing then makes the command one line naming the extra (from the entry point's
+  ``[extra]``), and never breaks ``awl --help`` or the other commands. An entry point that
+  cannot be loaded at all is listed with a note, and running it says why.
+- ``awl`` loads only the plug-in a command line names (all of them for ``awl --help``), so a
+  slow or broken plug-in costs the other commands nothing.
 """
 
 from __future__ import annotations

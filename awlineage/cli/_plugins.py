@@ -2,38 +2,7 @@
 group (as Rubin's Butler takes its CLI plug-ins): awlineage's own ``demo`` and ``ingest`` come
 from the example pipeline (`targets`), ``serve`` from the viewer (`webviewer`).
 
-The contract of an entry point of the group
--------------------------------------------
-An entry point names a function ``add(subparsers)``; it receives the
-``argparse._SubParsersAction`` of ``awl`` and adds its command(s) to it::
-
-    def add_commands(commands: argparse._SubParsersAction) -> None:
-        parser = commands.add_parser("hello", help="one line for awl --help")
-        parser.add_argument("--name", default="world")
-        parser.set_defaults(run=_run)
-
-    def _run(args: argparse.Namespace) -> int:   # the exit status
-        from mypackage.heavy import greet         # imported when run, not when listed
-        ...
-
-and is declared in the package's metadata, with the extras its command needs::
-
-    [options.entry_points]
-    awlineage.commands =
-        hello = mypackage.cli:add_commands [web]
-
-- The entry point's name is the command's name (``awl hello``); a name ``awl`` has already
-  is refused.
-- ``run(args)`` gets the parsed arguments (``args.database``: the global ``--database``, None
-  when not given) and returns the exit status.
-- Errors are raised as `awlineage.errors.AwlError` (or a subclass); ``awl`` prints them as one
-  line ``awl: ...`` and exits with status 2.
-- Modules a command needs to *run* are imported inside ``run``: a package an extra installs
-  that is missing then makes the command one line naming the extra (from the entry point's
-  ``[extra]``), and never breaks ``awl --help`` or the other commands. An entry point that
-  cannot be loaded at all is listed with a note, and running it says why.
-- ``awl`` loads only the plug-in a command line names (all of them for ``awl --help``), so a
-  slow or broken plug-in costs the other commands nothing.
+The contract a plug-in follows is in the docstring of `awlineage.cli`.
 """
 
 from __future__ import annotations
