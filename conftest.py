@@ -1,6 +1,7 @@
 """Doctest support for the Examples of the package's docstrings (``bash .ci/doctests``): each
-example runs in a fresh temporary working directory, given to it as ``tmp``, and leaves no
-connected database, active session or data server behind for the next one. Lives at the root
+example runs in a fresh temporary working directory, so that its relative paths
+(``connect("sqlite:///doc.db")``) are fresh and a reader can copy it into any folder, and
+leaves no connected database, active session or data server behind for the next one. Lives at the root
 so that it is not shipped with the package; the test suite's own fixtures are in tests/."""
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from _pytest.doctest import DoctestItem
 
 @pytest.fixture(autouse=True)
 def _doctest_sandbox(request: pytest.FixtureRequest) -> Iterator[None]:
-    """For a doctest only: ``tmp`` (a fresh directory, also the working directory, so that
-    the default ``./awl-data`` data server lands there) and the file cache inside it; after
+    """For a doctest only: a fresh working directory (so that relative paths and the default
+    ``./awl-data`` data server land there) with the file cache inside it; after
     the example, the database it connected, the session it activated and the data server it
     chose are closed and forgotten, as a fresh process would find them."""
     if not isinstance(request.node, DoctestItem):
@@ -37,7 +38,6 @@ def _doctest_sandbox(request: pytest.FixtureRequest) -> Iterator[None]:
                  "AWL_DATA_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWL_CACHE_DIR", str(tmp_path / "cache"))
-    request.getfixturevalue("doctest_namespace")["tmp"] = tmp_path
     before_store, before_session = default_store(), active_session()
     try:
         yield

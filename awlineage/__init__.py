@@ -131,7 +131,7 @@ def commit(objects: "list[DBObject] | tuple[DBObject, ...]") -> None:
     >>> class Nebula(DBObject):
     ...     name = persistent("Catalogue name", str, "")
     ...     parent = persistent("The nebula this one is part of")
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> orion = Nebula(name="M42")
     >>> commit([orion, Nebula(name="M43", parent=orion), Nebula(name="NGC 1977")])
     >>> sorted(nebula.name for nebula in select(Nebula))
@@ -169,7 +169,7 @@ def get(object_id: int) -> DBObject:
     >>> from awlineage import DBObject, connect, get, persistent
     >>> class Nebula(DBObject):
     ...     name = persistent("Catalogue name", str, "")
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> crab = Nebula(name="M1")
     >>> crab.commit()
     >>> found = get(crab.object_id)

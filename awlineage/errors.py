@@ -12,7 +12,7 @@ class AwlError(Exception):
     Examples
     --------
     >>> from awlineage import AwlError, connect, get
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> try:
     ...     get(12345)
     ... except AwlError as err:
@@ -107,7 +107,7 @@ class ImmutableObjectError(AwlError, AttributeError):
     >>> class Lamp(DBObject):
     ...     watts = persistent("Power in watts", float, 0.0)
     >>> from awlineage import connect
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> lamp = Lamp(watts=60.0)
     >>> lamp.commit()
     >>> try:
@@ -130,7 +130,7 @@ class DuplicateObjectError(AwlError):
     >>> class Lamp(DBObject):
     ...     watts = persistent("Power in watts", float, 0.0)
     >>> from awlineage import connect
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> lamp = Lamp(watts=60.0)
     >>> lamp.commit()
     >>> try:
@@ -155,7 +155,7 @@ class ObjectInUseError(AwlError):
     >>> class Shutter(DBObject):
     ...     lamp = persistent("The lamp behind the shutter", Lamp, None)
     >>> from awlineage import connect
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> lamp = Lamp(watts=60.0)
     >>> Shutter(lamp=lamp).commit()
     >>> try:
@@ -175,7 +175,7 @@ class ObjectNotFoundError(AwlError, LookupError):
     Examples
     --------
     >>> from awlineage import connect
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> try:
     ...     db.get(12345)
     ... except ObjectNotFoundError as err:
@@ -196,7 +196,7 @@ class SchemaConflictError(AwlError):
     >>> class Lamp(DBObject):
     ...     watts = persistent("Power in watts", float, 0.0)
     >>> from awlineage import connect
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> Lamp(watts=60.0).commit()
     >>> class Lamp(DBObject):
     ...     watts = persistent("Power, as text", str, "")
@@ -217,7 +217,7 @@ class UnknownClassError(AwlError, LookupError):
     Examples
     --------
     >>> from awlineage import connect
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> try:
     ...     db.class_named("Nowhere")
     ... except UnknownClassError as err:
@@ -321,9 +321,9 @@ class ReadOnlyDatabaseError(AwlError):
     >>> class Lamp(DBObject):
     ...     watts = persistent("Power in watts", float, 0.0)
     >>> from awlineage import connect
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> from awlineage import Database
-    >>> reader = Database("sqlite:///" + str(tmp / "doc.db"), read_only=True)
+    >>> reader = Database("sqlite:///doc.db", read_only=True)
     >>> try:
     ...     reader.commit([Lamp(watts=60.0)])
     ... except ReadOnlyDatabaseError as err:
@@ -343,7 +343,7 @@ class ConfigurationError(AwlError):
     --------
     >>> from awlineage import Database
     >>> try:
-    ...     Database("sqlite:///" + str(tmp / "missing.db"), create=False)
+    ...     Database("sqlite:///missing.db", create=False)
     ... except ConfigurationError as err:
     ...     print("does not exist" in str(err))
     True

@@ -59,7 +59,7 @@ def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool = False,
     >>> from astropy.wcs import WCS
     >>> from awlineage import DataObject, connect
     >>> from awlineage.cutouts import parse_circle, parse_pixel
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> wcs = WCS(naxis=2)
     >>> wcs.wcs.ctype = ["RA---TAN", "DEC--TAN"]
     >>> wcs.wcs.crval, wcs.wcs.crpix, wcs.wcs.cdelt = [150.0, 2.2], [50.5, 50.5], [-1e-4, 1e-4]

@@ -93,7 +93,7 @@ class Database:
     >>> from awlineage import Database, DBObject, persistent
     >>> class Beacon(DBObject):
     ...     frequency = persistent("Frequency in MHz", float, 0.0)
-    >>> archive = Database("sqlite:///" + str(tmp / "archive.db"))
+    >>> archive = Database("sqlite:///archive.db")
     >>> beacon = Beacon(frequency=406.0)
     >>> archive.commit([beacon])
     >>> archive.get(beacon.object_id).frequency
@@ -265,7 +265,7 @@ class Database:
         >>> from awlineage import Database, DBObject, persistent
         >>> class Beacon(DBObject):
         ...     frequency = persistent("Frequency in MHz", float, 0.0)
-        >>> archive = Database("sqlite:///" + str(tmp / "archive.db"))
+        >>> archive = Database("sqlite:///archive.db")
         >>> archive.commit([Beacon(frequency=121.5), Beacon(frequency=406.0)])
         >>> from awlineage import select
         >>> select(Beacon, database=archive).count()
@@ -302,7 +302,7 @@ class Database:
         >>> from awlineage import Database, DBObject, persistent
         >>> class Beacon(DBObject):
         ...     frequency = persistent("Frequency in MHz", float, 0.0)
-        >>> archive = Database("sqlite:///" + str(tmp / "archive.db"))
+        >>> archive = Database("sqlite:///archive.db")
         >>> beacon = Beacon(frequency=406.0)
         >>> archive.commit([beacon])
         >>> archive.get(beacon.object_id).frequency
@@ -334,7 +334,7 @@ class Database:
         >>> from awlineage import Database, DBObject, persistent
         >>> class Beacon(DBObject):
         ...     frequency = persistent("Frequency in MHz", float, 0.0)
-        >>> archive = Database("sqlite:///" + str(tmp / "archive.db"))
+        >>> archive = Database("sqlite:///archive.db")
         >>> beacons = [Beacon(frequency=f) for f in (121.5, 243.0)]
         >>> archive.commit(beacons)
         >>> found = archive.get_many([b.object_id for b in beacons])
@@ -364,7 +364,7 @@ class Database:
         >>> from awlineage import Database, DBObject, persistent
         >>> class Beacon(DBObject):
         ...     frequency = persistent("Frequency in MHz", float, 0.0)
-        >>> archive = Database("sqlite:///" + str(tmp / "archive.db"))
+        >>> archive = Database("sqlite:///archive.db")
         >>> beacon = Beacon(frequency=406.0)
         >>> archive.commit([beacon])
         >>> archive.delete(beacon)
@@ -466,7 +466,7 @@ def connect(url: str | None = None, *, schema: str | None = None,
     >>> from awlineage import DBObject, connect, current_database, persistent, select
     >>> class Beacon(DBObject):
     ...     frequency = persistent("Frequency in MHz", float, 0.0)
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> current_database() is db
     True
     >>> Beacon(frequency=121.5).commit()
@@ -500,10 +500,10 @@ def current_database() -> Database:
     Examples
     --------
     >>> from awlineage import Session, connect, current_database
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> current_database() is db
     True
-    >>> with Session("sqlite:///" + str(tmp / "other.db")) as session:
+    >>> with Session("sqlite:///other.db") as session:
     ...     current_database() is session.database
     True
     >>> session.close()

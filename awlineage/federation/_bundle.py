@@ -95,7 +95,7 @@ class Bundle:
     >>> class Satchel(DBObject):
     ...     label = persistent("What the product is", str, "")
     ...     source = persistent("The product it was made from")
-    >>> here = connect("sqlite:///" + str(tmp / "here.db"))
+    >>> here = connect("sqlite:///here.db")
     >>> raw = Satchel(label="raw")
     >>> calibrated = Satchel(label="calibrated", source=raw)
     >>> coadd = Satchel(label="coadd", source=calibrated)
@@ -160,11 +160,12 @@ class Bundle:
         >>> from awlineage import DBObject, connect, export_bundle, persistent
         >>> class Satchel(DBObject):
         ...     label = persistent("What the product is", str, "")
-        >>> here = connect("sqlite:///" + str(tmp / "here.db"))
+        >>> here = connect("sqlite:///here.db")
         >>> satchel = Satchel(label="coadd")
         >>> satchel.commit()
-        >>> size = export_bundle(satchel).write(tmp / "satchel.awlb")
-        >>> size == (tmp / "satchel.awlb").stat().st_size
+        >>> size = export_bundle(satchel).write("satchel.awlb")
+        >>> from pathlib import Path
+        >>> size == Path("satchel.awlb").stat().st_size
         True
         """
         data = self.to_bytes()
@@ -228,13 +229,13 @@ def read_bundle(source: bytes | str | Path, *, name: str | None = None,
     >>> class Satchel(DBObject):
     ...     label = persistent("What the product is", str, "")
     ...     source = persistent("The product it was made from")
-    >>> here = connect("sqlite:///" + str(tmp / "here.db"))
+    >>> here = connect("sqlite:///here.db")
     >>> raw = Satchel(label="raw")
     >>> calibrated = Satchel(label="calibrated", source=raw)
     >>> coadd = Satchel(label="coadd", source=calibrated)
     >>> coadd.commit()
-    >>> size = export_bundle(coadd, depth=1).write(tmp / "coadd.awlb")
-    >>> bundle = read_bundle(tmp / "coadd.awlb")
+    >>> size = export_bundle(coadd, depth=1).write("coadd.awlb")
+    >>> bundle = read_bundle("coadd.awlb")
     >>> len(bundle.records), bundle.roots == [coadd.object_id]
     (2, True)
     """

@@ -70,7 +70,7 @@ def export_bundle(objects: DBObject | int | Iterable[DBObject | int], depth: int
     >>> class Parcel(DBObject):
     ...     label = persistent("What the product is", str, "")
     ...     source = persistent("The product it was made from")
-    >>> here = connect("sqlite:///" + str(tmp / "here.db"))
+    >>> here = connect("sqlite:///here.db")
     >>> raw = Parcel(label="raw")
     >>> calibrated = Parcel(label="calibrated", source=raw)
     >>> coadd = Parcel(label="coadd", source=calibrated)

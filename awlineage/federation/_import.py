@@ -127,19 +127,19 @@ def import_bundle(bundle: Bundle | bytes | str | Path, *, database: Database | N
     >>> class Crate(DBObject):
     ...     label = persistent("What the product is", str, "")
     ...     source = persistent("The product it was made from")
-    >>> here = connect("sqlite:///" + str(tmp / "here.db"))
+    >>> here = connect("sqlite:///here.db")
     >>> raw = Crate(label="raw")
     >>> calibrated = Crate(label="calibrated", source=raw)
     >>> coadd = Crate(label="coadd", source=calibrated)
     >>> coadd.commit()
-    >>> size = export_bundle(coadd, depth=1).write(tmp / "coadd.awlb")
-    >>> there = Database("sqlite:///" + str(tmp / "there.db"))
-    >>> report = import_bundle(tmp / "coadd.awlb", database=there)
+    >>> size = export_bundle(coadd, depth=1).write("coadd.awlb")
+    >>> there = Database("sqlite:///there.db")
+    >>> report = import_bundle("coadd.awlb", database=there)
     >>> report.summary()
     '2 objects added, 0 pointers filled, 0 already here, 1 new pointers, 0 files stored'
     >>> there.get(calibrated.object_id).label, type(there.get(raw.object_id)).__name__
     ('calibrated', 'RemotePointer')
-    >>> import_bundle(tmp / "coadd.awlb", database=there).changed
+    >>> import_bundle("coadd.awlb", database=there).changed
     False
     >>> there.close()
     """

@@ -32,13 +32,13 @@ class RemotePointer(DBObject):
     >>> class Courier(DBObject):
     ...     label = persistent("What the product is", str, "")
     ...     source = persistent("The product it was made from")
-    >>> here = connect("sqlite:///" + str(tmp / "here.db"))
+    >>> here = connect("sqlite:///here.db")
     >>> raw = Courier(label="raw")
     >>> calibrated = Courier(label="calibrated", source=raw)
     >>> coadd = Courier(label="coadd", source=calibrated)
     >>> coadd.commit()
     >>> from awlineage import Database, export_bundle, import_bundle
-    >>> there = Database("sqlite:///" + str(tmp / "there.db"))
+    >>> there = Database("sqlite:///there.db")
     >>> _ = import_bundle(export_bundle(coadd, depth=1), database=there)
     >>> pointer = there.get(raw.object_id)
     >>> isinstance(pointer, RemotePointer), pointer.remote_class

@@ -54,7 +54,7 @@ def get_dependencies(obj: DBObject, *, database: Database | None = None
     Examples
     --------
     >>> from awlineage import DBObject, Process, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocDepsRaw(DBObject):
     ...     level = persistent("Counts [ADU]", float, 0.0)
     >>> class DocDepsReduced(Process):
@@ -107,7 +107,7 @@ def get_inverse_properties(obj: DBObject, *, database: Database | None = None
     Examples
     --------
     >>> from awlineage import DBObject, Process, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocInverseRaw(DBObject):
     ...     level = persistent("Counts [ADU]", float, 0.0)
     >>> class DocInverseReduced(Process):
@@ -164,7 +164,7 @@ def get_onthefly_dependencies(obj: DBObject, *, database: Database | None = None
     Examples
     --------
     >>> from awlineage import DBObject, Process, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocOnTheFlyRaw(DBObject):
     ...     level = persistent("Counts [ADU]", float, 0.0)
     >>> class DocOnTheFlyReduced(Process):

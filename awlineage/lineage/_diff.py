@@ -131,7 +131,7 @@ def diff(a: DBObject, b: DBObject, depth: int | None = None, *,
     Examples
     --------
     >>> from awlineage import DBObject, Process, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocDiffParameters(DBObject):
     ...     offset = persistent("Level subtracted [ADU]", float, 100.0)
     >>> class DocDiffReduced(Process):

@@ -151,7 +151,7 @@ def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool =
     Examples
     --------
     >>> from awlineage import DBObject, Process, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocInfoRaw(DBObject):
     ...     chip = persistent("CCD name", str, "")
     >>> class DocInfoReduced(Process):

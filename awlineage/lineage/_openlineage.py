@@ -77,7 +77,7 @@ def openlineage_events(obj: DBObject, depth: int | None = None, *,
     Examples
     --------
     >>> from awlineage import DBObject, Process, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocOpenLineageRaw(DBObject):
     ...     level = persistent("Counts [ADU]", float, 0.0)
     >>> class DocOpenLineageReduced(Process):

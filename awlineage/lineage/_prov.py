@@ -118,7 +118,7 @@ def prov_json(obj: DBObject, depth: int | None = None, *,
     Examples
     --------
     >>> from awlineage import DBObject, Process, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocProvRaw(DBObject):
     ...     level = persistent("Counts [ADU]", float, 0.0)
     >>> class DocProvReduced(Process):

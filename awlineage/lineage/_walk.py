@@ -248,7 +248,7 @@ def ancestors(obj: DBObject, depth: int | None = None, *,
     Examples
     --------
     >>> from awlineage import DBObject, Process, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocAncRaw(DBObject):
     ...     level = persistent("Counts [ADU]", float, 0.0)
     >>> class DocAncReduced(Process):
@@ -326,7 +326,7 @@ def descendants(obj: DBObject, depth: int | None = None, *,
     Examples
     --------
     >>> from awlineage import DBObject, Process, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocDescRaw(DBObject):
     ...     level = persistent("Counts [ADU]", float, 0.0)
     >>> class DocDescReduced(Process):

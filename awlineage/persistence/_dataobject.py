@@ -27,7 +27,7 @@ class DataObjectError(AwlError):
     --------
     >>> from awlineage import DataObject
     >>> try:
-    ...     DataObject(pathname=tmp / "missing.txt").store()
+    ...     DataObject(pathname="missing.txt").store()
     ... except DataObjectError as err:
     ...     print(str(err).endswith("no such file"))
     True
@@ -55,9 +55,10 @@ class DataObject(DBObject):
     Examples
     --------
     >>> from awlineage import DataObject, connect, select
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
-    >>> _ = (tmp / "notes.txt").write_text("seeing 0.8 arcsec")
-    >>> notes = DataObject(pathname=tmp / "notes.txt")
+    >>> db = connect("sqlite:///doc.db")
+    >>> from pathlib import Path
+    >>> _ = Path("notes.txt").write_text("seeing 0.8 arcsec")
+    >>> notes = DataObject(pathname="notes.txt")
     >>> notes.store()
     >>> notes.commit()
     >>> found = select(DataObject.filename == "notes.txt")[0]
@@ -128,9 +129,10 @@ class DataObject(DBObject):
         Examples
         --------
         >>> from awlineage import DataObject, connect
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
-        >>> _ = (tmp / "notes.txt").write_text("seeing 0.8 arcsec")
-        >>> notes = DataObject(pathname=tmp / "notes.txt")
+        >>> db = connect("sqlite:///doc.db")
+        >>> from pathlib import Path
+        >>> _ = Path("notes.txt").write_text("seeing 0.8 arcsec")
+        >>> notes = DataObject(pathname="notes.txt")
         >>> notes.store()
         >>> notes.filename, notes.file_size
         ('notes.txt', 17)
@@ -232,14 +234,15 @@ class DataObject(DBObject):
         Examples
         --------
         >>> from awlineage import DataObject, connect
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
-        >>> _ = (tmp / "notes.txt").write_text("seeing 0.8 arcsec")
-        >>> notes = DataObject(pathname=tmp / "notes.txt")
+        >>> db = connect("sqlite:///doc.db")
+        >>> from pathlib import Path
+        >>> _ = Path("notes.txt").write_text("seeing 0.8 arcsec")
+        >>> notes = DataObject(pathname="notes.txt")
         >>> notes.store()
         >>> notes.commit()
         >>> notes.retrieve().read_text()
         'seeing 0.8 arcsec'
-        >>> copy = notes.retrieve(copy_to=tmp / "mine.txt")
+        >>> copy = notes.retrieve(copy_to="mine.txt")
         >>> copy.name, copy.read_text()
         ('mine.txt', 'seeing 0.8 arcsec')
         """
@@ -273,9 +276,10 @@ class DataObject(DBObject):
         Examples
         --------
         >>> from awlineage import DataObject, connect
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
-        >>> _ = (tmp / "notes.txt").write_text("seeing 0.8 arcsec")
-        >>> notes = DataObject(pathname=tmp / "notes.txt")
+        >>> db = connect("sqlite:///doc.db")
+        >>> from pathlib import Path
+        >>> _ = Path("notes.txt").write_text("seeing 0.8 arcsec")
+        >>> notes = DataObject(pathname="notes.txt")
         >>> notes.store()
         >>> with notes.open() as stream:
         ...     stream.read()

@@ -169,7 +169,7 @@ class Path:
     (True, 'Sensor', 2)
     >>> path == "A"
     Sensor.spare.name == 'A'
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> Sensor(name="B", spare=Sensor(name="A")).commit()
     >>> [sensor.name for sensor in select(Sensor.spare.name == "A")]
     ['B']
@@ -412,7 +412,7 @@ class Path:
         ...     name = persistent("Sensor name", str, "")
         ...     channel = persistent("Readout channel", int, 0)
         ...     tags = persistent("Labels", str, [])
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Sensor(name="CCD-A", channel=1, tags=["blue"]),
         ...         Sensor(name="ccd-b", channel=2), Sensor(name="IR-1", channel=3)])
         >>> [s.name for s in select(Sensor.name.like("CCD%"))]
@@ -449,7 +449,7 @@ class Path:
         ...     name = persistent("Sensor name", str, "")
         ...     channel = persistent("Readout channel", int, 0)
         ...     tags = persistent("Labels", str, [])
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Sensor(name="CCD-A", channel=1, tags=["blue"]),
         ...         Sensor(name="ccd-b", channel=2), Sensor(name="IR-1", channel=3)])
         >>> select(Sensor.name.ilike("%-B")).count()
@@ -506,7 +506,7 @@ class Path:
         ...     name = persistent("Sensor name", str, "")
         ...     channel = persistent("Readout channel", int, 0)
         ...     tags = persistent("Labels", str, [])
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Sensor(name="CCD-A", channel=1, tags=["blue"]),
         ...         Sensor(name="ccd-b", channel=2), Sensor(name="IR-1", channel=3)])
         >>> [s.name for s in select(Sensor.channel.in_([1, 3]))]
@@ -558,7 +558,7 @@ class Path:
         ...     name = persistent("Sensor name", str, "")
         ...     channel = persistent("Readout channel", int, 0)
         ...     tags = persistent("Labels", str, [])
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Sensor(name="CCD-A", channel=1, tags=["blue"]),
         ...         Sensor(name="ccd-b", channel=2), Sensor(name="IR-1", channel=3)])
         >>> [s.name for s in select(Sensor.tags.contains("blue"))]
@@ -608,7 +608,7 @@ class Path:
         ...     name = persistent("Sensor name", str, "")
         ...     channel = persistent("Readout channel", int, 0)
         ...     tags = persistent("Labels", str, [])
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Sensor(name="CCD-A", channel=1, tags=["blue"]),
         ...         Sensor(name="ccd-b", channel=2), Sensor(name="IR-1", channel=3)])
         >>> [s.channel for s in select(Sensor).order_by(Sensor.channel.asc())]
@@ -631,7 +631,7 @@ class Path:
         ...     name = persistent("Sensor name", str, "")
         ...     channel = persistent("Readout channel", int, 0)
         ...     tags = persistent("Labels", str, [])
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Sensor(name="CCD-A", channel=1, tags=["blue"]),
         ...         Sensor(name="ccd-b", channel=2), Sensor(name="IR-1", channel=3)])
         >>> [s.channel for s in select(Sensor).order_by(Sensor.channel.desc())]

@@ -50,7 +50,7 @@ class DBObject(metaclass=DBObjectMeta):
     ...     identity = ("name",)
     ...     name = persistent("Mirror name", str, "")
     ...     diameter = persistent("Diameter in metres", float, 0.0)
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> Mirror(name="M1", diameter=8.2).commit()
     >>> Mirror(name="M1", diameter=8.1).commit()
     >>> [(m.diameter, m.version) for m in select(Mirror).order_by("version")]
@@ -150,7 +150,7 @@ class DBObject(metaclass=DBObjectMeta):
         >>> from awlineage import DBObject, connect, persistent
         >>> class Mirror(DBObject):
         ...     name = persistent("Mirror name", str, "")
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> mirror = Mirror(name="M2")
         >>> mirror.commit()
         >>> mirror.is_committed, db.get(mirror.object_id).name
@@ -177,7 +177,7 @@ class DBObject(metaclass=DBObjectMeta):
         >>> from awlineage import DBObject, connect, persistent
         >>> class Mirror(DBObject):
         ...     name = persistent("Mirror name", str, "")
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> mirror = Mirror(name="M3")
         >>> mirror.commit()
         >>> mirror.delete()

@@ -250,7 +250,7 @@ def persistent(doc: str, value_type: Any = _UNSET, default: Any = _UNSET, *,
     ...     depth = persistent("Depth in metres", float, 0.0)
     ...     readings = persistent("Readings in kelvin", float, [])
     ...     previous = persistent("The probe this one replaced")
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> old = Probe(label="P1", readings=[271.5, 272.0])
     >>> new = Probe(label="P2", depth=3.5, previous=old)
     >>> new.commit()

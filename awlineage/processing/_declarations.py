@@ -37,7 +37,7 @@ class OnePer:
     Examples
     --------
     >>> from awlineage import DBObject, Process, TargetProcessor, commit, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocOnePerRaw(DBObject):
     ...     chip = persistent("CCD name", str, "")
     ...     level = persistent("Counts [ADU]", float, 0.0)
@@ -86,7 +86,7 @@ class OnePerGroup:
     Examples
     --------
     >>> from awlineage import DBObject, Process, TargetProcessor, commit, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocGroupRaw(DBObject):
     ...     chip = persistent("CCD name", str, "")
     ...     level = persistent("Counts [ADU]", float, 0.0)
@@ -177,7 +177,7 @@ def newest() -> Chooser:
     Examples
     --------
     >>> from awlineage import DBObject, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocNewestCal(DBObject):
     ...     level = persistent("Mean level [ADU]", float, 0.0)
     >>> older, stored = DocNewestCal(level=100.0), DocNewestCal(level=101.0)
@@ -296,7 +296,7 @@ class Needs:
     --------
     >>> from awlineage import DBObject, OnePer, Process, TargetProcessor, commit, connect
     >>> from awlineage import persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocNeedsCal(DBObject):
     ...     chip = persistent("CCD name", str, "")
     ...     level = persistent("Bias level [ADU]", float, 0.0)

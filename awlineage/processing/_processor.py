@@ -140,7 +140,7 @@ class TargetProcessor:
     Examples
     --------
     >>> from awlineage import DBObject, OnePer, Process, commit, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocProcessorRaw(DBObject):
     ...     chip = persistent("CCD name", str, "")
     ...     level = persistent("Counts [ADU]", float, 0.0)

@@ -67,7 +67,7 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
     >>> class Tile(DBObject):
     ...     detector = persistent("Detector number", int, 0)
     ...     exptime = persistent("Exposure time in seconds", float, 0.0)
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> commit([Tile(detector=d, exptime=10.0 * d) for d in range(6)])
     >>> [t.detector for t in select((Tile.exptime * 2.0 > 60) & Tile.detector.in_([0, 2, 4]))]
     [4]

@@ -72,7 +72,7 @@ class Query(Generic[_T]):
     >>> from awlineage import DBObject, Query, commit, connect, persistent
     >>> class Reading(DBObject):
     ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
     >>> warm = Query(Reading, Reading.kelvin > 280.0)
     >>> warm.count(), warm.exists()
@@ -127,7 +127,7 @@ class Query(Generic[_T]):
         >>> from awlineage import DBObject, commit, connect, persistent, select
         >>> class Reading(DBObject):
         ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
         >>> select(Reading).filter(Reading.kelvin > 280).filter(Reading.kelvin < 300).count()
         2
@@ -163,7 +163,7 @@ class Query(Generic[_T]):
         >>> from awlineage import DBObject, commit, connect, persistent, select
         >>> class Reading(DBObject):
         ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
         >>> [r.kelvin for r in select(Reading).order_by("-kelvin")]
         [300.2, 290.5, 285.0, 271.0]
@@ -211,7 +211,7 @@ class Query(Generic[_T]):
         >>> from awlineage import DBObject, commit, connect, persistent, select
         >>> class Reading(DBObject):
         ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
         >>> [r.kelvin for r in select(Reading).limit(2)]
         [271.0, 290.5]
@@ -241,7 +241,7 @@ class Query(Generic[_T]):
         >>> from awlineage import DBObject, commit, connect, persistent, select
         >>> class Reading(DBObject):
         ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
         >>> [r.kelvin for r in select(Reading).offset(2)]
         [285.0, 300.2]
@@ -275,7 +275,7 @@ class Query(Generic[_T]):
         >>> class Reading(DBObject):
         ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
         ...     previous = persistent("The reading before")
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> Reading(kelvin=280.0, previous=Reading(kelvin=279.5)).commit()
         >>> [r.previous.kelvin for r in select(Reading.kelvin > 279.9).prefetch("previous")]
         [279.5]
@@ -311,7 +311,7 @@ class Query(Generic[_T]):
         ...     identity = ("station",)
         ...     station = persistent("Station name", str, "")
         ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> for kelvin in (280.0, 281.5):
         ...     Reading(station="north", kelvin=kelvin).commit()
         >>> [(r.kelvin, r.version) for r in select(Reading).newest()]
@@ -351,7 +351,7 @@ class Query(Generic[_T]):
         >>> from awlineage import DBObject, commit, connect, persistent, select
         >>> class Reading(DBObject):
         ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Reading(kelvin=270.0 + k) for k in range(5)])
         >>> total = 0.0
         >>> for reading in select(Reading).yield_per(2):
@@ -514,7 +514,7 @@ class Query(Generic[_T]):
         >>> from awlineage import DBObject, commit, connect, persistent, select
         >>> class Reading(DBObject):
         ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
         >>> len(select(Reading.kelvin > 280).all())
         3
@@ -542,7 +542,7 @@ class Query(Generic[_T]):
         >>> from awlineage import DBObject, commit, connect, persistent, select
         >>> class Reading(DBObject):
         ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
         >>> select(Reading.kelvin > 280).count()
         3
@@ -597,7 +597,7 @@ class Query(Generic[_T]):
         >>> from awlineage import DBObject, commit, connect, persistent, select
         >>> class Reading(DBObject):
         ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
         >>> select(Reading.kelvin > 300).exists(), select(Reading.kelvin > 400).exists()
         (True, False)
@@ -622,7 +622,7 @@ class Query(Generic[_T]):
         >>> from awlineage import DBObject, commit, connect, persistent, select
         >>> class Reading(DBObject):
         ...     kelvin = persistent("Temperature in kelvin", float, 0.0)
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+        >>> db = connect("sqlite:///doc.db")
         >>> commit([Reading(kelvin=k) for k in (271.0, 290.5, 285.0, 300.2)])
         >>> select(Reading).order_by("kelvin").first().kelvin
         271.0

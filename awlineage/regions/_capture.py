@@ -55,7 +55,7 @@ class RegionCapture:
     --------
     >>> from awlineage import DBObject, backward, capture_regions, commit, connect, persistent
     >>> from awlineage.regions import elementwise
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocCaptureFrame(DBObject):
     ...     label = persistent("What the frame is", str, "")
     >>> raw, bias = DocCaptureFrame(label="raw"), DocCaptureFrame(label="bias")
@@ -445,7 +445,7 @@ def capture_regions(output: DBObject, *, orientation: str = "backward") -> Regio
     --------
     >>> from awlineage import DBObject, backward, capture_regions, commit, connect, persistent
     >>> from awlineage.regions import elementwise
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocCaptureRegionsFrame(DBObject):
     ...     label = persistent("What the frame is", str, "")
     >>> raw, bias = DocCaptureRegionsFrame(label="raw"), DocCaptureRegionsFrame(label="bias")

@@ -99,7 +99,7 @@ def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0
     --------
     >>> from awlineage import DBObject, backward, capture_regions, commit, connect, persistent
     >>> from awlineage.regions import elementwise
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocBackwardFrame(DBObject):
     ...     label = persistent("What the frame is", str, "")
     >>> raw, bias = DocBackwardFrame(label="raw"), DocBackwardFrame(label="bias")
@@ -165,7 +165,7 @@ def forward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0,
     --------
     >>> from awlineage import DBObject, forward, capture_regions, commit, connect, persistent
     >>> from awlineage.regions import elementwise
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocForwardFrame(DBObject):
     ...     label = persistent("What the frame is", str, "")
     >>> raw, bias = DocForwardFrame(label="raw"), DocForwardFrame(label="bias")

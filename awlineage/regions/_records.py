@@ -85,7 +85,7 @@ class RegionTable(DBObject):
     --------
     >>> from awlineage import DBObject, capture_regions, commit, connect, persistent, select
     >>> from awlineage.regions import elementwise
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocRegionTableFrame(DBObject):
     ...     label = persistent("What the frame is", str, "")
     >>> raw, bias = DocRegionTableFrame(label="raw"), DocRegionTableFrame(label="bias")

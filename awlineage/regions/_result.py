@@ -64,7 +64,7 @@ class RegionLineage:
     --------
     >>> from awlineage import DBObject, backward, capture_regions, commit, connect, persistent
     >>> from awlineage.regions import elementwise
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocRegionLineageFrame(DBObject):
     ...     label = persistent("What the frame is", str, "")
     >>> raw, bias = DocRegionLineageFrame(label="raw"), DocRegionLineageFrame(label="bias")

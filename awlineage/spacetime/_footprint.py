@@ -33,7 +33,7 @@ class Footprint(Polygon):
     Examples
     --------
     >>> from awlineage import DBObject, connect, persistent, select
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocFootprintFrame(DBObject):
     ...     footprint = persistent("Sky covered", Footprint, None)
     >>> DocFootprintFrame(footprint=Footprint([(0, 0), (1, 0), (1, 1), (0, 1)])).commit()

@@ -70,7 +70,7 @@ class Interval:
     True
     >>> night.overlaps(Interval(datetime.datetime(2026, 11, 2, tzinfo=utc), None))
     False
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocIntervalCal(DBObject):
     ...     validity = persistent("Valid for frames taken", Interval, None)
     >>> DocIntervalCal(validity=night).commit()

@@ -56,12 +56,13 @@ def use_data_server(url: str | None = None, *, token: str | None = None) -> Any:
     Examples
     --------
     >>> from awlineage import DataObject, connect, use_data_server
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
-    >>> storage = use_data_server(str(tmp / "frames"))
-    >>> _ = (tmp / "flat.txt").write_text("flat field")
-    >>> flat = DataObject(pathname=tmp / "flat.txt")
+    >>> db = connect("sqlite:///doc.db")
+    >>> storage = use_data_server("frames")
+    >>> from pathlib import Path
+    >>> _ = Path("flat.txt").write_text("flat field")
+    >>> flat = DataObject(pathname="flat.txt")
     >>> flat.store()
-    >>> (tmp / "frames" / flat.filename).read_text()
+    >>> (Path("frames") / flat.filename).read_text()
     'flat field'
     """
     global _server

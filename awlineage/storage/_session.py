@@ -53,8 +53,8 @@ class Session:
     >>> from awlineage import DBObject, Session, connect, persistent, select
     >>> class Observer(DBObject):
     ...     name = persistent("Observer's name", str, "")
-    >>> db = connect("sqlite:///" + str(tmp / "main.db"))
-    >>> session = Session("sqlite:///" + str(tmp / "other.db"), str(tmp / "other-data"))
+    >>> db = connect("sqlite:///main.db")
+    >>> session = Session("sqlite:///other.db", "other-data")
     >>> with session:
     ...     Observer(name="Herschel").commit()
     ...     print([observer.name for observer in select(Observer)])
@@ -132,8 +132,8 @@ class Session:
         Examples
         --------
         >>> from awlineage import Session, connect, current_session
-        >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
-        >>> session = Session(db, str(tmp / "frames"))
+        >>> db = connect("sqlite:///doc.db")
+        >>> session = Session(db, "frames")
         >>> with session.activate():
         ...     current_session() is session
         True
@@ -205,10 +205,10 @@ def current_session(database: Database | None = None) -> Session:
     Examples
     --------
     >>> from awlineage import Session, connect, current_session
-    >>> db = connect("sqlite:///" + str(tmp / "doc.db"))
+    >>> db = connect("sqlite:///doc.db")
     >>> current_session().database is db
     True
-    >>> with Session(db, str(tmp / "frames")) as session:
+    >>> with Session(db, "frames") as session:
     ...     current_session() is session
     True
     """

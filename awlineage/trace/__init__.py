@@ -38,7 +38,7 @@ def current_run() -> ProcessRun | None:
     Examples
     --------
     >>> from awlineage import Process, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocCurrentRunTarget(Process):
     ...     made_by = persistent("Class named by the run", str, "")
     ...     def make(self):

@@ -110,7 +110,7 @@ def traced(function: F) -> F:
     Examples
     --------
     >>> from awlineage import Process, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> @traced
     ... def combine(frames, sigma=3.0):
     ...     return sum(frames)

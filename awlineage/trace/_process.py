@@ -35,7 +35,7 @@ class ProcessParameters(DBObject):
     Examples
     --------
     >>> from awlineage import DBObject, Process, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocParametersPlain(Process):
     ...     def make(self):
     ...         pass
@@ -73,7 +73,7 @@ class Process(DBObject):
     Examples
     --------
     >>> from awlineage import DBObject, connect, persistent
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocProcessParameters(DBObject):
     ...     offset = persistent("Level subtracted [ADU]", float, 100.0)
     >>> class DocProcessReduced(Process):

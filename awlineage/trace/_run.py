@@ -83,7 +83,7 @@ class ProcessRun(DBObject):
     Examples
     --------
     >>> from awlineage import DBObject, Process, connect, persistent, select
-    >>> db = connect(f"sqlite:///{tmp}/doc.db")
+    >>> db = connect("sqlite:///doc.db")
     >>> class DocRunRaw(DBObject):
     ...     level = persistent("Counts [ADU]", float, 0.0)
     >>> class DocRunReduced(Process):
