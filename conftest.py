@@ -1,8 +1,9 @@
 """Doctest support for the Examples of the package's docstrings (``bash .ci/doctests``): each
 example runs in a fresh temporary working directory, so that its relative paths
 (``connect("sqlite:///doc.db")``) are fresh and a reader can copy it into any folder, and
-leaves no connected database, active session or data server behind for the next one. Lives at the root
-so that it is not shipped with the package; the test suite's own fixtures are in tests/."""
+leaves no connected database, active session or data server behind for the next one. Lives
+at the root so that it is not shipped with the package; the suite's own fixtures are in
+tests/."""
 
 from __future__ import annotations
 

@@ -50,7 +50,15 @@ class Kind(enum.Enum):
         return self in (Kind.DESCRIPTOR_LIST, Kind.LINK_LIST)
 
 
-_UNSET: Any = object()
+class _Unset:
+    """The default of an argument not given; shown as ``<not given>`` in signatures, such as
+    ``help(persistent)``, rather than as an anonymous object's address."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_UNSET: Any = _Unset()
 _DESCRIPTOR, _DESCRIPTOR_LIST = Kind.DESCRIPTOR, Kind.DESCRIPTOR_LIST
 _LINK, _SELF_LINK = Kind.LINK, Kind.SELF_LINK
 

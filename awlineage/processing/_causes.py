@@ -102,9 +102,10 @@ _LABELS = {
 class StaleCause:
     """Why a target will be made (or cannot be): a category, a sentence and a dependency.
 
-    The category is for programs, the sentence for people.
-
-    A string `category` is turned into its `StaleCauseCategory` member.
+    The category is for programs, the sentence for people. The planner makes them: each node
+    of a plan (``TargetProcessor().plan(cls).nodes``) lists its causes in ``node.reasons``,
+    and ``awl make --dry-run`` and the viewer show them. A string `category` is turned into
+    its `StaleCauseCategory` member.
 
     Parameters
     ----------
@@ -144,12 +145,12 @@ class StaleCause:
 
     @property
     def kind(self) -> StaleCauseCategory:
-        """The category, under the name `StaleReason` gave it (kept for code written then)."""
+        """Another name for `category` (kept for code written before this class)."""
         return self.category
 
     @property
     def message(self) -> str:
-        """The reason, under the name `StaleReason` gave it (kept for code written then)."""
+        """Another name for `reason` (kept for code written before this class)."""
         return self.reason
 
     def __str__(self) -> str:
