@@ -218,4 +218,10 @@ def test_awl_make_of_a_pipeline_class_without_the_pipeline_extra_names_it(bare) 
     assert theirs.returncode == 2
     line = _one_line(theirs)
     assert "SourceList" in line and 'pip install "awlineage[pipeline]"' in line
+    mistyped = bare.awl("--database", "sqlite:///skip.db", "make", "Catalog", "--dry-run")
+    assert mistyped.returncode == 2
+    line = _one_line(mistyped)
+    assert line.startswith("awl: UnknownClassError: unknown persistent class 'Catalog': ")
+    assert line.endswith("; the process targets of targets.pipeline were not loaded (they need "
+                         'scipy: pip install "awlineage[pipeline]")')
 
