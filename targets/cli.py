@@ -3,7 +3,8 @@ points (contract: ``awlineage.cli._plugins``); the pipeline is imported only whe
 that ``awl --help`` needs none of the ``pipeline`` extra's packages.
 
 ``awl demo``: the main job, on the embedded defaults (an SQLite file and a data directory in
-the working directory, Spark in local mode): the imaging pipeline on a synthetic night.
+the working directory, Spark in local mode when the ``spark`` extra is installed, else the
+serial executor): the imaging pipeline on a synthetic night.
 
 ``awl ingest PATH...``: store raw FITS frames (one per image extension) and record what their
 headers say; files that cannot be frames, or whose headers hold a value that cannot be read, are
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from awlineage import AwlError, connect
 from awlineage.cli import real_number
+from awlineage.processing import EXECUTOR_NAMES
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -32,7 +34,9 @@ def add_demo(commands: argparse._SubParsersAction) -> None:
     demo = commands.add_parser("demo", help="generate a night, ingest it, pull its source "
                                "lists and trace a star back to its raw pixels")
     demo.add_argument("--size", choices=("small", "medium", "large"), default="small")
-    demo.add_argument("--executor", choices=("spark", "serial"), default="spark")
+    demo.add_argument("--executor", choices=EXECUTOR_NAMES, default="auto",
+                      help="where targets are made: spark, serial, or auto (default: spark "
+                      "when pyspark is installed, else serial)")
     demo.add_argument("--cosmic-ray-threshold", type=real_number("a detection limit", above=True),
                       metavar="SIGMA",
                       help="LACosmic's detection limit (default 4.5): changing it remakes only "

@@ -1,10 +1,11 @@
 """``awl demo``: the imaging pipeline on a synthetic night, on the embedded defaults.
 
 It generates a night (deterministic, so run again it is the same night), ingests it, shows the
-target processor's plan for every source list, makes what is red (on Spark in local mode by
-default), and then shows the lineage tree of a source list and one star traced back to the raw
-pixels of every exposure, bias and flat that made it. Run again, everything is reused; with
-``--cosmic-ray-threshold`` changed, only what depends on it is made again, and the plan says why.
+target processor's plan for every source list, makes what is red (on Spark in local mode when
+the ``spark`` extra is installed, else serially), and then shows the lineage tree of a source
+list and one star traced back to the raw pixels of every exposure, bias and flat that made it.
+Run again, everything is reused; with ``--cosmic-ray-threshold`` changed, only what depends on
+it is made again, and the plan says why.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from awlineage import TargetProcessor, backward, connect, info, select
-from awlineage.processing import render_plan
+from awlineage.processing import render_plan, resolve_executor
 from awlineage.storage import current_data_server
 from targets.pipeline import (
     ReducedScienceFrameParameters,
@@ -32,11 +33,12 @@ from targets.sky import SkyParameters, write_night
 SEED = 7
 
 
-def run_demo(database_url: str | None = None, *, size: str = "small", executor: str = "spark",
+def run_demo(database_url: str | None = None, *, size: str = "small", executor: str = "auto",
              cosmic_ray_threshold: float | None = None, colour: str = "auto",
              out: TextIO = sys.stdout) -> int:
     """Run the demo; returns the exit status (1 when a target could not be made)."""
     db = connect(database_url)
+    executor = resolve_executor(executor)
     if executor == "spark" and not _java_available():
         print("Java was not found, and Spark needs it: running the serial executor instead "
               "(install Java 17 for Spark)", file=sys.stderr)

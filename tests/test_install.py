@@ -131,6 +131,23 @@ def test_bare_install_makes_targets_with_the_serial_executor(bare) -> None:
     assert result.stdout.strip() == "[('ccd1', 800.0), ('ccd2', 1300.0)]"
 
 
+def test_bare_install_awl_make_uses_the_serial_executor_by_default(bare) -> None:
+    (bare.work / "reduce_targets.py").write_text(TARGETS_MODULE)
+    stored = bare.python_code("""
+        from awlineage import connect
+        from reduce_targets import Exposure
+
+        connect("sqlite:///auto.db")
+        for chip, counts in (("ccd1", 1000.0), ("ccd2", 1500.0)):
+            Exposure(chip=chip, counts=counts).commit()
+    """)
+    assert stored.returncode == 0, stored.stderr
+    made = bare.awl("--database", "sqlite:///auto.db", "make", "Reduced", "--import",
+                    "reduce_targets")
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.splitlines()[-1].split() == ["total", "2", "0", "0", "0", "0"]
+
+
 def test_awl_serve_without_the_web_extra_is_one_line_naming_it(bare) -> None:
     result = bare.awl("serve", "--port", "8765")
     assert result.returncode == 2
@@ -138,11 +155,23 @@ def test_awl_serve_without_the_web_extra_is_one_line_naming_it(bare) -> None:
     assert line.startswith("awl: ") and 'pip install "awlineage[web]"' in line
 
 
+def test_importing_the_viewer_without_the_web_extra_names_it(bare) -> None:
+    result = bare.python_code("import webviewer")
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "awlineage.errors.MissingExtraError: the web viewer needs starlette, which is not "
+        'installed: pip install "awlineage[web]"')
+    assert "ModuleNotFoundError" not in result.stderr
+
+
 def test_awl_help_lists_the_plugin_commands_without_their_extras(bare) -> None:
     result = bare.awl("--help")
     assert result.returncode == 0, result.stderr
     for command in ("demo", "ingest", "serve", "make", "select"):
         assert f"    {command} " in result.stdout
+    serve = " ".join(result.stdout.split()).split(" serve ", 1)[1]
+    assert serve.startswith('(not available: the web viewer needs starlette, which is not '
+                            'installed: pip install "awlineage[web]")')
 
 
 def test_a_postgresql_url_without_the_postgres_extra_is_one_line_naming_it(bare) -> None:
@@ -160,7 +189,8 @@ def test_the_spark_executor_without_the_spark_extra_is_one_line_naming_it(bare) 
     assert result.returncode == 2
     line = _one_line(result)
     assert line == ('awl: the Spark executor needs pyspark, which is not installed: '
-                    'pip install "awlineage[spark]"')
+                    'pip install "awlineage[spark]", or use the serial executor '
+                    '(--executor serial)')
 
 
 def test_awl_demo_without_the_pipeline_extra_is_one_line_naming_it(bare) -> None:
@@ -188,4 +218,10 @@ def test_awl_make_of_a_pipeline_class_without_the_pipeline_extra_names_it(bare) 
     assert theirs.returncode == 2
     line = _one_line(theirs)
     assert "SourceList" in line and 'pip install "awlineage[pipeline]"' in line
+    mistyped = bare.awl("--database", "sqlite:///skip.db", "make", "Catalog", "--dry-run")
+    assert mistyped.returncode == 2
+    line = _one_line(mistyped)
+    assert line.startswith("awl: UnknownClassError: unknown persistent class 'Catalog': ")
+    assert line.endswith("; the process targets of targets.pipeline were not loaded (they need "
+                         'scipy: pip install "awlineage[pipeline]")')
 

@@ -21,7 +21,7 @@ from awlineage.errors import (
     MissingExtraError,
     UnknownClassError,
 )
-from awlineage.extras import DISTRIBUTION, missing_extra
+from awlineage.extras import DISTRIBUTION, install_hint
 from awlineage.persistence import DBObject, describe_class
 from awlineage.spacetime import Interval, SkyPosition, SkyRegion
 
@@ -74,25 +74,26 @@ def _import_failure(name: str, exc: ImportError) -> str:
     return f"cannot import module {name!r}: {exc} (module path {searched})"
 
 
-def load_target_entry_points() -> tuple[list[str], list[MissingExtraError]]:
+def load_target_entry_points() -> tuple[list[str], list[str]]:
     """Import every module declared under the ``awlineage.targets`` entry-point group; return
-    the names of those imported, and why each of those skipped was: a package its declared
-    extra installs is missing. A broken entry point is an error naming its distribution."""
+    the names of those imported, and a note on each of those skipped because a package its
+    declared extra installs is missing (what to install). A broken entry point is an error
+    naming its distribution."""
     loaded: list[str] = []
-    skipped: list[MissingExtraError] = []
+    skipped: list[str] = []
     for point in importlib.metadata.entry_points(group=TARGETS_GROUP):
         try:
             point.load()
         except MissingExtraError as exc:
-            skipped.append(exc)
+            skipped.append(f"the process targets of {point.module} were not loaded ({exc})")
             continue
         except ModuleNotFoundError as exc:
             missing = (exc.name or "").split(".")[0]
             if point.extras and missing and missing != point.module.split(".")[0]:
                 owner = point.dist.name if point.dist is not None else DISTRIBUTION
-                what = f"the module {point.module} of process targets"
-                skipped.append(missing_extra(what, missing, ",".join(point.extras),
-                                             distribution=owner))
+                hint = install_hint(",".join(point.extras), owner)
+                skipped.append(f"the process targets of {point.module} were not loaded "
+                               f"(they need {missing}: {hint})")
                 continue
             raise ImportFailedError(_entry_point_failure(point, exc)) from None
         except Exception as exc:
@@ -112,14 +113,17 @@ def prepare(db: Database, imports: Sequence[str] = (), names: Sequence[str] = ()
     """Make the classes a command names known: ``--import`` modules and the modules the
     database's registry names, then, if one of `names` is still unknown, the modules of the
     ``awlineage.targets`` entry points (imported only then: a pipeline is slow to import, and
-    most commands name classes the database already knows)."""
+    most commands name classes the database already knows). A name still unknown then is an
+    `UnknownClassError` that notes the modules skipped for a missing extra, if any."""
     import_modules(imports)
     if any(not _known(db, name) for name in names):
         _, skipped = load_target_entry_points()
         unknown = [name for name in names if not _known(db, name)]
-        if unknown and skipped:  # the class may well be in a module that was skipped
-            raise MissingExtraError(f"unknown persistent class {unknown[0]!r}, and "
-                                    f"{skipped[0]}") from None
+        if unknown and skipped:  # most likely a typo; less likely, in a module skipped
+            try:
+                find_class(db, unknown[0])
+            except UnknownClassError as exc:
+                raise UnknownClassError(f"{exc}; {'; '.join(skipped)}") from None
 
 
 def _known(db: Database, name: str) -> bool:

@@ -9,6 +9,7 @@ import sys
 
 from awlineage.cli._common import find_class, open_database, prepare, use_colour
 from awlineage.errors import AwlError
+from awlineage.processing import EXECUTOR_NAMES
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -58,7 +59,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                       help="make everything they depend on, too")
     make.add_argument("--keep-going", action="store_true",
                       help="after a failure, go on with what does not depend on it")
-    make.add_argument("--executor", choices=("spark", "serial"), default="spark")
+    make.add_argument("--executor", choices=EXECUTOR_NAMES, default="auto",
+                      help="where targets are made: spark (Spark, the spark extra), serial "
+                      "(this process, one at a time) or auto (default: spark when pyspark is "
+                      "installed, else serial)")
     make.add_argument("--spark-master", help="Spark master URL (default local[*]); a cluster "
                       "needs PostgreSQL and an S3 or HTTP data server")
     make.add_argument("--colour", "--color", choices=("auto", "always", "never"),

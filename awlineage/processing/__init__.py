@@ -6,7 +6,12 @@ from awlineage.processing._causes import StaleCause, StaleCauseCategory, StaleRe
 from awlineage.processing._claims import Claims
 from awlineage.processing._declarations import Needs, OnePer, OnePerGroup, closest, newest
 from awlineage.processing._evaluate import matches
-from awlineage.processing._executors import Executor, SerialExecutor
+from awlineage.processing._executors import (
+    EXECUTOR_NAMES,
+    Executor,
+    SerialExecutor,
+    resolve_executor,
+)
 from awlineage.processing._outcomes import TargetOutcome
 from awlineage.processing._plan import Plan, PlanNode, State
 from awlineage.processing._planner import Planner, ProcessingError, dependency_order
@@ -31,6 +36,7 @@ def _identity_from_targets(cls: type) -> None:
 DBObjectMeta.add_class_hook(_identity_from_targets)
 
 __all__ = [
+    "EXECUTOR_NAMES",
     "Claims",
     "Executor",
     "Needs",
@@ -60,5 +66,6 @@ __all__ = [
     "print_report",
     "render_causes",
     "render_plan",
+    "resolve_executor",
     "run_task",
 ]

@@ -4,9 +4,50 @@ time (for debugging); `SparkExecutor` as Spark tasks, a batch of ready targets p
 from __future__ import annotations
 
 import concurrent.futures
+import importlib.util
 from typing import Any, Protocol
 
 from awlineage.processing._task import Settings, TaskResult, TaskSpec, make_target
+
+EXECUTOR_NAMES = ("auto", "spark", "serial")
+"""The executors a processor or ``awl make --executor`` can be given by name."""
+
+
+def resolve_executor(name: str, *, spark_package: str = "pyspark") -> str:
+    """The executor `name` stands for: ``"auto"`` is ``"spark"`` when pyspark is installed
+    (the ``spark`` extra), else ``"serial"``; ``"spark"`` and ``"serial"`` are themselves.
+
+    Whether pyspark is installed is read from the module path, without importing it.
+
+    Parameters
+    ----------
+    name : str
+        One of `EXECUTOR_NAMES`.
+    spark_package : str, optional
+        The package whose presence means Spark can be used.
+
+    Returns
+    -------
+    str
+        ``"spark"`` or ``"serial"``.
+
+    Raises
+    ------
+    ValueError
+        When `name` is not one of `EXECUTOR_NAMES`.
+
+    Examples
+    --------
+    >>> resolve_executor("serial")
+    'serial'
+    >>> resolve_executor("auto", spark_package="no_such_package_here")
+    'serial'
+    """
+    if name not in EXECUTOR_NAMES:
+        raise ValueError(f"unknown executor {name!r}: use {', '.join(map(repr, EXECUTOR_NAMES))}")
+    if name != "auto":
+        return name
+    return "spark" if importlib.util.find_spec(spark_package) is not None else "serial"
 
 
 class Executor(Protocol):

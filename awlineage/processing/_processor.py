@@ -14,7 +14,7 @@ from awlineage.database import Database, find_or_commit, identity_key
 from awlineage.errors import ConfigurationError
 from awlineage.persistence import DBObject, Expression, qualified_name
 from awlineage.processing._claims import DEFAULT_TIMEOUT, Claims, clear_leftover_claims
-from awlineage.processing._executors import Executor, SerialExecutor
+from awlineage.processing._executors import Executor, SerialExecutor, resolve_executor
 from awlineage.processing._outcomes import TargetOutcome
 from awlineage.processing._plan import Plan, PlanNode, State
 from awlineage.processing._planner import Planner
@@ -108,8 +108,9 @@ class TargetProcessor:
     Parameters
     ----------
     executor : str or Executor, optional
-        ``"spark"`` (default: Spark, local mode unless `spark_master` names a cluster),
-        ``"serial"`` (this process, one at a time), or an executor object.
+        ``"auto"`` (default: ``"spark"`` when pyspark is installed, the ``spark`` extra,
+        else ``"serial"``), ``"spark"`` (Spark, local mode unless `spark_master` names a
+        cluster), ``"serial"`` (this process, one at a time), or an executor object.
     database : Database or None, optional
         The database; the current session's by default. Given, the processor works in a
         session on it with the current data server.
@@ -129,6 +130,11 @@ class TargetProcessor:
 
     Raises
     ------
+    ValueError
+        When `executor` names no executor.
+    MissingExtraError
+        From `make`, when the Spark executor is asked for by name and pyspark or Java is not
+        installed.
     ConfigurationError
         From `make`, when the Spark executor cannot run the targets (their classes are
         defined in the script itself).
@@ -166,7 +172,7 @@ class TargetProcessor:
     [20.0, 30.0]
     """
 
-    def __init__(self, executor: str | Executor = "spark", *, database: Database | None = None,
+    def __init__(self, executor: str | Executor = "auto", *, database: Database | None = None,
                  session: Session | None = None, spark_master: str | None = None,
                  parameters: tuple[DBObject, ...] = (), keep_going: bool = False,
                  progress: TextIO | bool = True,
@@ -177,7 +183,8 @@ class TargetProcessor:
             session = session.with_database(database)
         self.session = session
         self.db = session.database
-        self.executor = executor
+        self.executor = resolve_executor(executor) if isinstance(executor, str) else executor
+        """The executor: ``"spark"``, ``"serial"`` (``"auto"`` resolved) or an object."""
         self.spark_master = spark_master
         self.parameters = tuple(parameters)
         self.keep_going = keep_going
@@ -247,6 +254,8 @@ class TargetProcessor:
             When the textual `where` does not parse.
         UnknownAttributeError
             When `where` names an attribute `cls` does not have.
+        MissingExtraError
+            When the Spark executor was asked for by name and pyspark or Java is missing.
         ConfigurationError
             When the Spark executor cannot run the targets.
         """
@@ -346,7 +355,7 @@ class TargetProcessor:
             if starting is not None:  # the tasks put the classes' roots on their module path
                 return starting
             return SparkExecutor(self.spark_master, python_path=module_roots(classes))
-        raise ValueError(f"unknown executor {self.executor!r}: use 'spark' or 'serial'")
+        raise ValueError(f"unknown executor {self.executor!r}")  # resolve_executor refused it
 
     def _progress_bar(self, total: int) -> ProgressBar | None:
         if self.progress is False:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from awlineage.errors import ConfigurationError
+from awlineage.errors import ConfigurationError, MissingExtraError
 from awlineage.extras import require_extra, require_java
 from awlineage.processing._packing import Durations, pack
 from awlineage.processing._task import (
@@ -198,7 +198,11 @@ class SparkExecutor:
                  conf: dict[str, str] | None = None, background: bool = False,
                  preload: tuple[str, ...] = ()) -> None:
         # before anything starts: a missing pyspark or Java is one line naming what to install
-        require_extra("pyspark", "spark", "the Spark executor")
+        try:
+            require_extra("pyspark", "spark", "the Spark executor")
+        except MissingExtraError as exc:  # the way out, as require_java's message says too
+            raise MissingExtraError(f"{exc}, or use the serial executor (--executor serial)"
+                                    ) from None
         require_java()
         self.master = master or DEFAULT_MASTER
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)

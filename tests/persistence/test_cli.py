@@ -127,6 +127,23 @@ def test_a_broken_target_entry_point_is_one_line_naming_it(tmp_path) -> None:
     assert "samples = sample_targets.missing of sample-targets" in result.stderr
 
 
+def test_an_unknown_class_is_the_error_and_a_target_module_missing_an_extra_a_note(
+        tmp_path) -> None:
+    site = tmp_path / "site"
+    _installed_entry_point(site, "sample_targets.needy [science]")
+    (site / "sample_targets" / "needy.py").write_text("import awl_no_such_science_package\n")
+    database = _stored_database(tmp_path)
+    note = ("; the process targets of sample_targets.needy were not loaded (they need "
+            'awl_no_such_science_package: pip install "sample-targets[science]")')
+    for command in (("select", "Rawframe.chip == 'ccd1'"), ("make", "Catalog", "--dry-run")):
+        result = run_awl_script("--database", database, *command, cwd=tmp_path, path=(site,))
+        assert result.returncode == 2
+        [line] = result.stderr.splitlines()
+        name = command[1].split(".")[0]
+        assert line.startswith(f"awl: UnknownClassError: unknown persistent class {name!r}: ")
+        assert line.endswith(note)
+
+
 def test_an_unreachable_database_is_one_line(tmp_path) -> None:
     result = run_awl_script("select", "X.n > 0", cwd=tmp_path,
                             AWL_DATABASE_URL="postgresql+psycopg://awl:awl@127.0.0.1:9/x")

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import os
 import pty
+import subprocess
+import sys
 
-from awlineage import select
+import pytest
+
+from awlineage import TargetProcessor, select
+from awlineage.processing import resolve_executor
+from tests.commands import REPO
 from tests.commands import run_awl as awl
 from tests.processing.models import Stack
 from tests.processing.test_failures import add_bad_frame
@@ -86,3 +92,65 @@ def _dry_run_on_a_terminal(db, **environment: str) -> str:
 def test_colours_show_on_a_terminal_unless_no_color_is_set(db, night) -> None:
     assert "\x1b[31m" in _dry_run_on_a_terminal(db)
     assert "\x1b[" not in _dry_run_on_a_terminal(db, NO_COLOR="1")
+
+
+WITHOUT_PYSPARK = """
+import sys
+from importlib.machinery import PathFinder
+
+class PathFinderWithoutPyspark(PathFinder):
+    # pyspark is not on this process's module path, as on a bare `pip install awlineage`
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.partition(".")[0] == "pyspark":
+            return None
+        return super().find_spec(name, path, target)
+
+sys.meta_path[:] = [PathFinderWithoutPyspark if f is PathFinder else f for f in sys.meta_path]
+from awlineage.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+"""``python -c`` code: ``awl`` in a process whose module path has no pyspark."""
+
+
+def _awl_without_pyspark(db, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    if db.schema:
+        env["AWL_DATABASE_SCHEMA"] = db.schema
+    return subprocess.run([sys.executable, "-c", WITHOUT_PYSPARK, "--database",
+                           db.url.render_as_string(hide_password=False), *args],
+                          capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
+
+
+def test_auto_executor_is_spark_when_pyspark_is_installed(db) -> None:
+    pytest.importorskip("pyspark")
+    assert resolve_executor("auto") == "spark"
+    assert TargetProcessor(database=db).executor == "spark"
+
+
+def test_auto_executor_is_serial_when_pyspark_is_missing(db) -> None:
+    assert resolve_executor("auto", spark_package="no_such_package_here") == "serial"
+    assert TargetProcessor("serial", database=db).executor == "serial"
+
+
+def test_make_without_pyspark_makes_the_targets_serially_by_default(db, night) -> None:
+    result = _awl_without_pyspark(db, "make", "Stack", "--import", "tests.processing.models")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1].split() == ["total", "10", "0", "0", "0", "0"]
+    assert select(Stack).count() == 3
+
+
+def test_make_on_spark_without_pyspark_names_the_extra_and_the_serial_executor(db,
+                                                                                night) -> None:
+    result = _awl_without_pyspark(db, "make", "Stack", "--executor", "spark",
+                                  "--import", "tests.processing.models")
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        'awl: the Spark executor needs pyspark, which is not installed: pip install '
+        '"awlineage[spark]", or use the serial executor (--executor serial)']
+    assert select(Stack).count() == 0
+
+
+def test_an_unknown_executor_is_refused_when_the_processor_is_made(db) -> None:
+    with pytest.raises(ValueError, match="unknown executor 'sparks'"):
+        TargetProcessor("sparks", database=db)
