@@ -225,7 +225,25 @@ def attribute(path: Path, op: str) -> Attribute:
 
 
 def as_term(value: Any, op: str) -> Term:
-    """A term, an attribute path or a number as a `Term`."""
+    """A term, an attribute path or a number as a `Term`.
+
+    Parameters
+    ----------
+    value : Any
+        A `Term` (returned as it is), an attribute path or a number.
+    op : str
+        The operator it is an operand of, for error messages.
+
+    Returns
+    -------
+    Term
+        The operand as a term.
+
+    Raises
+    ------
+    QueryError
+        For a condition, or a value that is not a number usable in arithmetic.
+    """
     if isinstance(value, Term):
         return value
     if isinstance(value, Path):
@@ -268,8 +286,30 @@ class ArithmeticComparison(Expression):
 
 
 def compare(left: Any, op: str, right: Any) -> ArithmeticComparison:
-    """``left op right`` with arithmetic on either side, checked: at least one attribute, and
-    every attribute on the same object (same class, same links)."""
+    """Return ``left op right`` with arithmetic on either side, checked.
+
+    At least one attribute, and every attribute on the same object (same class, same links).
+
+    Parameters
+    ----------
+    left : Any
+        A `Term`, an attribute path or a number.
+    op : str
+        One of ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``.
+    right : Any
+        A `Term`, an attribute path or a number.
+
+    Returns
+    -------
+    ArithmeticComparison
+        The comparison, a condition a query can use.
+
+    Raises
+    ------
+    QueryError
+        For an unknown operator, None on either side, a condition as a term, no attribute, too
+        many terms, or attributes of different objects.
+    """
     if op not in COMPARATORS:
         raise QueryError(f"unknown comparison {op!r}")
     if right is None or left is None:
@@ -293,7 +333,18 @@ def compare(left: Any, op: str, right: Any) -> ArithmeticComparison:
 
 
 def numbers(comparison: ArithmeticComparison) -> list[Number]:
-    """The numbers written in a comparison (each is one bound value)."""
+    """The numbers written in a comparison (each is one bound value).
+
+    Parameters
+    ----------
+    comparison : ArithmeticComparison
+        The comparison to search.
+
+    Returns
+    -------
+    list of Number
+        Every number on either side.
+    """
     found: list[Number] = []
     stack: list[Term] = [comparison.left, comparison.right]
     while stack:
@@ -344,8 +395,22 @@ def evaluate_term(term: Term, values: dict[int, Any]) -> int | float | None:
 
 
 def evaluate(comparison: ArithmeticComparison, values: dict[int, Any]) -> bool:
-    """True when the comparison holds for the attribute values in `values` (see
-    `evaluate_term`); a missing value makes ``!=`` true and the other comparisons false."""
+    """True when the comparison holds for the attribute values in `values`.
+
+    See `evaluate_term`; a missing value makes ``!=`` true and the other comparisons false.
+
+    Parameters
+    ----------
+    comparison : ArithmeticComparison
+        The comparison to evaluate.
+    values : dict of int to Any
+        The value of each attribute of the comparison.
+
+    Returns
+    -------
+    bool
+        Whether the comparison holds.
+    """
     left = evaluate_term(comparison.left, values)
     right = evaluate_term(comparison.right, values)
     if left is None or right is None:

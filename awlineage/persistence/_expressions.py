@@ -91,8 +91,25 @@ def _as_expression(value: Any) -> Expression:
 def find_property(cls: type, name: str) -> tuple[Property, tuple[type, ...]]:
     """Find attribute `name` on persistent class `cls`, or on the subclasses that declare it.
 
-    Returns the property and the classes whose objects can have it (`cls` itself, or the
-    top-most subclasses declaring it: a link to DBObject may be followed to ``.chip``).
+    Parameters
+    ----------
+    cls : type
+        A persistent class.
+    name : str
+        The attribute's name.
+
+    Returns
+    -------
+    tuple of (Property, tuple of type)
+        The property and the classes whose objects can have it (`cls` itself, or the
+        top-most subclasses declaring it: a link to DBObject may be followed to ``.chip``).
+
+    Raises
+    ------
+    UnknownAttributeError
+        When neither `cls` nor any of its subclasses declares `name`.
+    QueryError
+        When subclasses declare `name` with different kinds or types.
     """
     props = cls._properties  # type: ignore[attr-defined]
     if name in props:
@@ -652,8 +669,20 @@ names is reached all the same (see `Path.__getattribute__`)."""
 
 
 def brief(value: Any) -> str:
-    """A short description of a value for an error message; never raises (a 5,000-digit
-    int cannot even be turned into text)."""
+    """A short description of a value for an error message.
+
+    It never raises (a 5,000-digit int cannot even be turned into text).
+
+    Parameters
+    ----------
+    value : Any
+        Any value.
+
+    Returns
+    -------
+    str
+        Its repr, cut to 80 characters, or a description when the repr fails or is too large.
+    """
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
     try:
@@ -783,7 +812,23 @@ class Ordering:
 
 
 def root_class(expression: Expression) -> type[DBObject]:
-    """The class an expression selects from: the most derived root of its paths."""
+    """The class an expression selects from: the most derived root of its paths.
+
+    Parameters
+    ----------
+    expression : Expression
+        A condition.
+
+    Returns
+    -------
+    type of DBObject
+        The most derived class among the roots of its attribute paths.
+
+    Raises
+    ------
+    QueryError
+        When the expression mixes unrelated classes or names no attribute.
+    """
     roots = {p._root for p in expression.paths()}
     best = None
     for root in roots:

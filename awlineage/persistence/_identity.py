@@ -56,7 +56,13 @@ os.register_at_fork(after_in_child=_generator._reset)
 
 
 def new_object_id() -> int:
-    """Return a fresh object identifier."""
+    """Return a fresh object identifier.
+
+    Returns
+    -------
+    int
+        An identifier no other object in this process has received.
+    """
     return _generator.next()
 
 

@@ -16,7 +16,7 @@ def link_ids(obj: Any) -> dict[str, int | None]:
 
     Parameters
     ----------
-    obj
+    obj : Any
         A persistent object (a `DBObject`).
 
     Returns

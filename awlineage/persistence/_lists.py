@@ -108,8 +108,24 @@ class FrozenList(PersistentList):
 
 
 def open_list(items: Iterable[Any], prop: Property, owner: str) -> PersistentList:
-    """A list value of an uncommitted object of class `owner`: changes are checked by
-    `prop`. The items are taken as they are (checked already)."""
+    """A list value of an uncommitted object of class `owner`: changes are checked by `prop`.
+
+    The items are taken as they are (checked already).
+
+    Parameters
+    ----------
+    items : Iterable of Any
+        The checked items.
+    prop : Property
+        The list attribute that checks changes.
+    owner : str
+        The name of the owner's class, for error messages.
+
+    Returns
+    -------
+    PersistentList
+        The list value.
+    """
     value = PersistentList(items)
     value._prop = prop
     value._owner = owner
@@ -118,7 +134,22 @@ def open_list(items: Iterable[Any], prop: Property, owner: str) -> PersistentLis
 
 def frozen_list(items: Iterable[Any], prop: Property | None = None, owner: str | None = None
                 ) -> FrozenList:
-    """A list value of a committed object (a stored one: `bind` can name it later)."""
+    """A list value of a committed object (a stored one: `bind` can name it later).
+
+    Parameters
+    ----------
+    items : Iterable of Any
+        The items.
+    prop : Property, optional
+        The list attribute it is the value of.
+    owner : str, optional
+        The name of the owner's class, for error messages.
+
+    Returns
+    -------
+    FrozenList
+        The read-only list value.
+    """
     value = FrozenList(items)
     if prop is not None:
         value._prop = prop

@@ -117,8 +117,18 @@ def default_namespace(cls: type) -> str:
 
 
 def namespace_of_module(module: str) -> str:
-    """The default namespace of the classes of `module`, as the class registry records
-    modules: a dotted module name, or ``__main__ (path of the script)``."""
+    """The default namespace of the classes of `module`, as the class registry records modules.
+
+    Parameters
+    ----------
+    module : str
+        A dotted module name, or ``__main__ (path of the script)``.
+
+    Returns
+    -------
+    str
+        The top-level package, or the script's name without suffix (``__main__`` when unknown).
+    """
     if module.startswith("__main__"):
         script = recorded_script(module)
         return Path(script).stem if script else "__main__"
@@ -146,7 +156,7 @@ def qualified_name(cls: type) -> str:
 
     Parameters
     ----------
-    cls
+    cls : type
         A persistent class.
 
     Returns
@@ -162,7 +172,7 @@ def short_name(qualified: str) -> str:
 
     Parameters
     ----------
-    qualified
+    qualified : str
         A qualified name, as `qualified_name` gives it.
 
     Returns
@@ -218,7 +228,7 @@ def link_key(name: str) -> str:
 
     Parameters
     ----------
-    name
+    name : str
         The link attribute's name.
 
     Returns
@@ -230,7 +240,20 @@ def link_key(name: str) -> str:
 
 
 def set_identity(cls: type, names: tuple[str, ...]) -> None:
-    """Give `cls` the identity attributes `names` (checked as a declared identity is)."""
+    """Give `cls` the identity attributes `names` (checked as a declared identity is).
+
+    Parameters
+    ----------
+    cls : type
+        A persistent class.
+    names : tuple of str
+        The names of its identity attributes.
+
+    Raises
+    ------
+    PropertyDefinitionError
+        When the names are not fit to be an identity.
+    """
     cls.identity = names  # type: ignore[attr-defined]
     _check_identity(cls)
 
@@ -251,8 +274,18 @@ def _check_identity(cls: type) -> None:
 
 
 def classes_named(name: str) -> list[type]:
-    """The persistent classes defined in this process whose short or qualified name is
-    `name`."""
+    """The persistent classes defined in this process whose short or qualified name is `name`.
+
+    Parameters
+    ----------
+    name : str
+        A qualified name (with a dot) or a short class name.
+
+    Returns
+    -------
+    list of type
+        The classes of that name; empty when there is none.
+    """
     if "." in name:
         found = DBObjectMeta.registry.get(name)
         return [found] if found is not None else []
@@ -260,8 +293,17 @@ def classes_named(name: str) -> list[type]:
 
 
 def class_by_name(name: str) -> type:
-    """The persistent class defined in this process as `name` (qualified, or a short name
-    that only one class has).
+    """The persistent class defined in this process as `name`.
+
+    Parameters
+    ----------
+    name : str
+        A qualified name, or a short name that only one class has.
+
+    Returns
+    -------
+    type
+        The class.
 
     Raises
     ------
@@ -282,9 +324,9 @@ def ambiguity_message(name: str, candidates: list[str]) -> str:
 
     Parameters
     ----------
-    name
+    name : str
         The short name asked for.
-    candidates
+    candidates : list of str
         The qualified names it may mean.
 
     Returns
@@ -302,7 +344,18 @@ def ambiguity_message(name: str, candidates: list[str]) -> str:
 
 
 def concrete_subclasses(cls: type) -> list[type]:
-    """`cls` (unless abstract) and every non-abstract subclass defined in this process."""
+    """`cls` (unless abstract) and every non-abstract subclass defined in this process.
+
+    Parameters
+    ----------
+    cls : type
+        A persistent class.
+
+    Returns
+    -------
+    list of type
+        The class and its subclasses, abstract ones left out.
+    """
     seen: list[type] = []
     stack = [cls]
     while stack:

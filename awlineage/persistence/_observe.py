@@ -26,12 +26,29 @@ observers: list[ObjectObserver] = []
 
 
 def add_observer(observer: ObjectObserver) -> None:
-    """Start telling `observer` about created and read objects."""
+    """Start telling `observer` about created and read objects.
+
+    Parameters
+    ----------
+    observer : ObjectObserver
+        Told of each created object and each batch of objects read.
+    """
     observers.append(observer)
 
 
 def remove_observer(observer: ObjectObserver) -> None:
-    """Stop telling `observer`."""
+    """Stop telling `observer`.
+
+    Parameters
+    ----------
+    observer : ObjectObserver
+        An observer given to `add_observer`.
+
+    Raises
+    ------
+    ValueError
+        When `observer` is not being told.
+    """
     observers.remove(observer)
 
 
@@ -42,7 +59,13 @@ def notify_created(obj: Any) -> None:
 
 
 def notify_read(objects: Iterable[Any]) -> None:
-    """Tell every observer that stored `objects` were read."""
+    """Tell every observer that stored `objects` were read.
+
+    Parameters
+    ----------
+    objects : Iterable of Any
+        The objects read; None items are skipped.
+    """
     objects = [o for o in objects if o is not None]
     if objects:
         for observer in list(observers):

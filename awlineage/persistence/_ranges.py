@@ -35,8 +35,32 @@ class InRange(Expression):
 
 
 def in_range(path: Path, first: object, last: object, step: object = 1) -> InRange:
-    """``path in (first..last:step)`` (both ends included), checked: an int attribute, int
-    bounds within 64 bits and a positive stride."""
+    """Return ``path in (first..last:step)``, both ends included, checked.
+
+    The attribute must be an int, the bounds ints within 64 bits and the stride positive.
+
+    Parameters
+    ----------
+    path : Path
+        An int attribute (or an element of an int list attribute).
+    first : object
+        The first value in the range.
+    last : object
+        The last value in the range.
+    step : object, default 1
+        The stride.
+
+    Returns
+    -------
+    InRange
+        The condition.
+
+    Raises
+    ------
+    QueryError
+        When the attribute is not an int, a bound or the stride is not an int in 64 bits, or the
+        stride is not positive.
+    """
     kind = path._last.kind
     element = kind is Kind.DESCRIPTOR or (kind is Kind.DESCRIPTOR_LIST and path._index is not None)
     if not element or path._last.type is not int:

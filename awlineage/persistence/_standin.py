@@ -50,7 +50,7 @@ def is_stand_in(cls: type) -> bool:
 
     Parameters
     ----------
-    cls
+    cls : type
         A class.
 
     Returns
@@ -66,7 +66,7 @@ def origin_text(module: str) -> str:
 
     Parameters
     ----------
-    module
+    module : str
         The module the registry recorded.
 
     Returns
@@ -86,7 +86,7 @@ def describe_class(cls: type) -> str:
 
     Parameters
     ----------
-    cls
+    cls : type
         A persistent class, or a stand-in class read from a class registry.
 
     Returns
@@ -102,7 +102,20 @@ def describe_class(cls: type) -> str:
 
 
 def refuse_stand_in(cls: type, action: str) -> NoReturn:
-    """Raise `StandInClassError`: `action` (``make Summary 123``) needs the real class."""
+    """Raise `StandInClassError`: `action` (``make Summary 123``) needs the real class.
+
+    Parameters
+    ----------
+    cls : type
+        The stand-in class.
+    action : str
+        What was attempted, for the message.
+
+    Raises
+    ------
+    StandInClassError
+        Always.
+    """
     raise StandInClassError(
         f"cannot {action}: {describe_class(cls)} is read-only here, because "
         f"{cls.__dict__['_stand_in_origin']} cannot be imported in this process; import the "
@@ -128,8 +141,23 @@ def _refuse_delete(self: Any) -> None:
 
 def build_stand_in(record: RecordedClass, bases: tuple[type, ...],
                    properties: dict[str, Property]) -> type:
-    """A read-only class for `record`, deriving from `bases` (its nearest persistent bases,
-    real or themselves stand-ins), with `properties` (those the bases do not declare)."""
+    """A read-only class for `record`, with `bases` and `properties`.
+
+    Parameters
+    ----------
+    record : RecordedClass
+        The class as the class registry recorded it.
+    bases : tuple of type
+        Its nearest persistent bases, real or themselves stand-ins.
+    properties : dict of str to Property
+        The persistent attributes the bases do not declare.
+
+    Returns
+    -------
+    type
+        The stand-in class; creating, committing, deleting or making its objects raises
+        `StandInClassError`.
+    """
     recorded_version = record.code_version
 
     def class_code_version(cls: type) -> str | None:

@@ -90,35 +90,81 @@ _default_files: FileStore | None = None
 
 
 def active_session() -> SessionStores | None:
-    """The session activated in this context, or None (the process defaults apply)."""
+    """The session activated in this context, or None (the process defaults apply).
+
+    Returns
+    -------
+    SessionStores or None
+        The active session's database and file storage, or None when no session is active.
+    """
     return _active.get()
 
 
 def activate_session(session: SessionStores | None) -> contextvars.Token:
-    """Make `session` the active one in this context; `reset_session(token)` undoes it."""
+    """Make `session` the active one in this context; `reset_session(token)` undoes it.
+
+    Parameters
+    ----------
+    session : SessionStores or None
+        The database and file storage to make current; None makes the process defaults apply.
+
+    Returns
+    -------
+    contextvars.Token
+        The token that `reset_session` takes to restore the session active before.
+    """
     return _active.set(session)
 
 
 def reset_session(token: contextvars.Token) -> None:
-    """Restore the session that was active before `activate_session` returned `token`."""
+    """Restore the session that was active before `activate_session` returned `token`.
+
+    Parameters
+    ----------
+    token : contextvars.Token
+        What `activate_session` returned.
+    """
     _active.reset(token)
 
 
 def set_current_store(store: ObjectStore | None) -> None:
-    """Make `store` the process-wide default database (what ``connect()`` sets), used
-    wherever no session is active."""
+    """Make `store` the process-wide default database, used wherever no session is active.
+
+    ``connect()`` sets it.
+
+    Parameters
+    ----------
+    store : ObjectStore or None
+        The database; None forgets the default.
+    """
     global _default_store
     _default_store = store
 
 
 def default_store() -> ObjectStore | None:
-    """The process-wide default database, or None before ``connect()``."""
+    """The process-wide default database, or None before ``connect()``.
+
+    Returns
+    -------
+    ObjectStore or None
+        The default database, whatever session is active.
+    """
     return _default_store
 
 
 def current_store() -> ObjectStore:
-    """The database of the active session, else the process default; raises
-    `NotConnectedError` when there is neither."""
+    """The database of the active session, else the process default.
+
+    Returns
+    -------
+    ObjectStore
+        The database that reads and commits use here.
+
+    Raises
+    ------
+    NotConnectedError
+        When no session is active and ``connect()`` has not been called.
+    """
     session = _active.get()
     if session is not None:
         return session.database
@@ -128,13 +174,30 @@ def current_store() -> ObjectStore:
 
 
 def set_default_files(files: FileStore | None) -> None:
-    """Install the process-wide default file storage (the storage layer does, on import)."""
+    """Install the process-wide default file storage (the storage layer does, on import).
+
+    Parameters
+    ----------
+    files : FileStore or None
+        The file storage; None forgets the default.
+    """
     global _default_files
     _default_files = files
 
 
 def current_files() -> FileStore:
-    """The file storage of the active session, else the process default."""
+    """The file storage of the active session, else the process default.
+
+    Returns
+    -------
+    FileStore
+        The storage that stores and retrieves data files here.
+
+    Raises
+    ------
+    ConfigurationError
+        When no session is active and no default file storage is installed.
+    """
     session = _active.get()
     if session is not None:
         return session.files

@@ -189,14 +189,42 @@ def element_checker_for(value_type: type) -> Callable[[Any, str], Any]:
 
 
 def datetime_to_text(value: datetime.datetime) -> str:
-    """Fixed-width UTC text for a datetime (four-digit year, microseconds), so that text
-    order is time order."""
+    """Fixed-width UTC text for a datetime, so that text order is time order.
+
+    Parameters
+    ----------
+    value : datetime.datetime
+        The time to write.
+
+    Returns
+    -------
+    str
+        ISO 8601 in UTC with a four-digit year and microseconds.
+    """
     return value.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def text_to_datetime(text: str) -> datetime.datetime:
-    """Inverse of `datetime_to_text`; also reads the unpadded years ("999-05-01T...") that
-    earlier versions wrote for dates before year 1000."""
+    """Inverse of `datetime_to_text`.
+
+    It also reads the unpadded years ("999-05-01T...") that earlier versions wrote for dates
+    before year 1000.
+
+    Parameters
+    ----------
+    text : str
+        ISO 8601 text.
+
+    Returns
+    -------
+    datetime.datetime
+        The time, in UTC.
+
+    Raises
+    ------
+    ValueError
+        When the text is not an ISO 8601 time.
+    """
     try:
         return datetime.datetime.fromisoformat(text).astimezone(UTC)
     except ValueError:
