@@ -51,9 +51,17 @@ def _write_hooks() -> list[WriteHook]:
 
 
 def add_write_hook(hook: WriteHook) -> None:
-    """Run `hook` inside every commit's transaction, after the objects' rows are written and
-    before it commits: what it writes commits or rolls back with them (the lineage package
-    keeps its closure index up to date this way). Adding a hook twice adds it once."""
+    """Run `hook` inside every commit's transaction, after the objects' rows are written.
+
+    It runs before the transaction commits: what it writes commits or rolls back with them (the
+    lineage package keeps its closure index up to date this way). Adding a hook twice adds it
+    once.
+
+    Parameters
+    ----------
+    hook : WriteHook
+        Called with the connection of the transaction, the database and the objects written.
+    """
     if hook not in _WRITE_HOOKS:
         _WRITE_HOOKS.append(hook)
 
@@ -86,7 +94,7 @@ def identity_key(obj: DBObject) -> str | None:
 
     Parameters
     ----------
-    obj
+    obj : DBObject
         A persistent object, loaded or not.
 
     Returns
@@ -104,8 +112,21 @@ def identity_key(obj: DBObject) -> str | None:
 
 
 def identity_key_of(values: Sequence[Any]) -> str:
-    """The identity key of the identity attribute values `values` (links as objects or as
-    their ids): what `identity_key` gives an object holding them."""
+    """The identity key of the identity attribute values `values`.
+
+    Links may be given as objects or as their ids: the key is what `identity_key` gives an
+    object holding them.
+
+    Parameters
+    ----------
+    values : Sequence of Any
+        The values of a class's identity attributes, in the order of its ``identity``.
+
+    Returns
+    -------
+    str
+        The key, JSON text.
+    """
     return json.dumps([v.object_id if isinstance(v, DBObject) else
                        datetime_to_text(v) if hasattr(v, "tzinfo") else
                        v.to_text() if hasattr(v, "to_text") else v  # sky and time values
@@ -138,6 +159,18 @@ def find_or_commit(db: Database, obj: DBObject) -> DBObject:
     under a lock on the class, so processes racing to store equal objects (the default
     parameters of a process target) store one. Classes with link lists are not compared:
     `obj` is committed.
+
+    Parameters
+    ----------
+    db : Database
+        The database to look in and write to.
+    obj : DBObject
+        The object; returned as it is when already committed.
+
+    Returns
+    -------
+    DBObject
+        The stored twin, or `obj`, now committed.
     """
     if obj.__dict__["_committed"]:
         return obj
@@ -204,8 +237,19 @@ def _object_id(obj: DBObject) -> int:
 
 
 def take_lock(conn: sa.Connection, db: Database, name: str) -> None:
-    """Hold the database-wide lock `name` alone until `conn`'s write transaction ends (a
-    PostgreSQL advisory lock; SQLite's write transaction is already alone)."""
+    """Hold the database-wide lock `name` alone until `conn`'s write transaction ends.
+
+    A PostgreSQL advisory lock; SQLite's write transaction is already alone.
+
+    Parameters
+    ----------
+    conn : sqlalchemy.Connection
+        A connection in a write transaction.
+    db : Database
+        The database `conn` belongs to.
+    name : str
+        The lock's name.
+    """
     db.dialect.begin_write_lock(conn, f"{_lock_prefix(db)}{name}")
 
 

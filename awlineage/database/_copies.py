@@ -51,8 +51,24 @@ class StoredRow:
 
 
 def read_stored_rows(db: Database, cls: type, object_ids: Sequence[int]) -> list[StoredRow]:
-    """The stored rows of objects `object_ids` of class `cls` (exactly that class), in id
-    order, read in batches without building objects."""
+    """The stored rows of objects `object_ids` of class `cls` (exactly that class).
+
+    They are in id order, read in batches without building objects.
+
+    Parameters
+    ----------
+    db : Database
+        The database to read.
+    cls : type
+        A persistent class.
+    object_ids : Sequence of int
+        The ids of objects of exactly `cls`.
+
+    Returns
+    -------
+    list of StoredRow
+        The rows found, in id order; ids without a row are left out.
+    """
     ct = db.tables_for(cls)
     table = ct.table
     rows: dict[int, StoredRow] = {}
@@ -84,18 +100,21 @@ Extra = Callable[[sa.Connection], None]
 def write_stored_rows(db: Database, rows: Sequence[StoredRow], *,
                       replacing: Iterable[int] = (), before: Extra | None = None,
                       after: Extra | None = None) -> None:
-    """Insert copies of stored rows, keeping their ids, creation dates, versions and
-    identities, in one transaction (all or nothing).
+    """Insert copies of stored rows in one transaction (all or nothing).
+
+    The copies keep their ids, creation dates, versions and identities.
 
     Parameters
     ----------
-    rows
+    db : Database
+        The database to write to.
+    rows : Sequence of StoredRow
         The objects to write; none may be stored here already, except those in `replacing`.
-    replacing
+    replacing : Iterable of int, default ()
         Ids stored here as objects of another class (pointers to objects held elsewhere):
         their rows are removed and the id's registry entry takes the new class, so links to
         them stay valid.
-    before, after
+    before, after : Extra, optional
         Further writes in the same transaction, before the rows go in (checks that may
         raise) and after them (the caller keeps the lineage closure index up to date there:
         commit hooks do not run for copies).
@@ -172,10 +191,24 @@ def _insert_class_rows(conn: sa.Connection, ct: Any, rows: list[StoredRow]) -> N
 
 
 def ensure_recorded_class(db: Database, record: dict[str, Any]) -> type:
-    """The class of stored objects described by `record` (an ``awl_class`` row as a dict:
-    class_name, module, table_name, bases, identity, definition, code_version), with its
-    tables created here: recorded in this database's class registry first when it is not,
-    then the real class where its module imports, else a read-only stand-in."""
+    """The class of stored objects described by `record`, with its tables created here.
+
+    It is recorded in this database's class registry first when it is not; the class is the
+    real one where its module imports, else a read-only stand-in.
+
+    Parameters
+    ----------
+    db : Database
+        The database to create the tables in.
+    record : dict of str to Any
+        An ``awl_class`` row as a dict: class_name, module, table_name, bases, identity,
+        definition, code_version.
+
+    Returns
+    -------
+    type
+        The real class or a stand-in class.
+    """
     name = record["class_name"]
     real = _real_class(name, record["module"])
     if real is not None:

@@ -23,8 +23,22 @@ DIALECTS: dict[str, sa.Dialect] = {
 
 
 def framework_ddl(backend: str, extra: Sequence[sa.Table] = ()) -> str:
-    """CREATE statements of the framework tables for `backend` ("postgresql" or "sqlite"),
-    and of the `extra` tables that higher layers create on first use (the site tables)."""
+    """CREATE statements of the framework tables for `backend`.
+
+    Also of the `extra` tables that higher layers create on first use (the site tables).
+
+    Parameters
+    ----------
+    backend : str
+        ``"postgresql"`` or ``"sqlite"``.
+    extra : Sequence of sqlalchemy.Table, default ()
+        Further tables to include.
+
+    Returns
+    -------
+    str
+        The SQL text, tables in dependency order, each followed by its indexes.
+    """
     dialect = DIALECTS[backend]
     metadata = new_metadata()
     for cls in framework_classes():

@@ -163,7 +163,22 @@ bookkeeping)."""
 
 
 def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DBObject]:
-    """Load objects of exactly class `cls` by id, in batches."""
+    """Load objects of exactly class `cls` by id, in batches.
+
+    Parameters
+    ----------
+    db : Database
+        The database to read.
+    cls : type
+        A persistent class.
+    ids : Sequence of int
+        The ids of objects of exactly `cls`.
+
+    Returns
+    -------
+    dict of int to DBObject
+        The objects found, by id; ids without an object are left out.
+    """
     ct = db.tables_for(cls)
     columns = [c.name for c in ct.table.columns]
     reader = RowReader(db, ct, columns)
@@ -179,6 +194,18 @@ def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DB
 
 def load_objects(db: Database, ids: Iterable[int]) -> dict[int, DBObject]:
     """Load objects of any class by id: one registry query, then one per class and batch.
+
+    Parameters
+    ----------
+    db : Database
+        The database to read.
+    ids : Iterable of int
+        The object ids; repeats are read once.
+
+    Returns
+    -------
+    dict of int to DBObject
+        Every object, by id.
 
     Raises
     ------
@@ -221,7 +248,17 @@ def load_link(db: Database, obj: DBObject, prop: Property) -> Any:
 
 
 def prefetch(db: Database, objects: Sequence[DBObject], prop: Property) -> None:
-    """Load link `prop` of every object in `objects` with a few batched queries."""
+    """Load link `prop` of every object in `objects` with a few batched queries.
+
+    Parameters
+    ----------
+    db : Database
+        The database the objects are stored in.
+    objects : Sequence of DBObject
+        Stored objects that have `prop`; those that have loaded it already are skipped.
+    prop : Property
+        A link or link list attribute (other attributes are left alone).
+    """
     name = prop.name
     # once per object: a second copy in `objects` would find its link id popped already
     todo = list({id(o): o for o in objects if name not in o.__dict__}.values())

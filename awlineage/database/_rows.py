@@ -50,13 +50,30 @@ def _per_value(process: Processor) -> ColumnProcessor:
 
 def column_batches(conn: sa.Connection, statement: sa.Select, size: int,
                    stream: bool = False) -> Generator[list[Sequence[Any]], None, None]:
-    """The rows of `statement` a batch of at most `size` at a time, each batch as its
-    converted columns (objects are built from columns without rebuilding rows).
+    """The rows of `statement` a batch of at most `size` at a time, each batch as its columns.
+
+    The columns are converted, so objects are built from columns without rebuilding rows.
 
     With `stream` the database keeps the result and hands it over a batch at a time (a
     server-side cursor on PostgreSQL; SQLite always steps through its result), so memory
     does not grow with the result; without it the driver receives the whole result first,
     which costs PostgreSQL less per row.
+
+    Parameters
+    ----------
+    conn : sqlalchemy.Connection
+        The connection to run `statement` on.
+    statement : sqlalchemy.Select
+        The query.
+    size : int
+        The largest number of rows in one batch.
+    stream : bool, default False
+        Whether the database hands the result over a batch at a time.
+
+    Yields
+    ------
+    list of Sequence of Any
+        One batch: a sequence of converted values per column.
     """
     if stream:
         conn = conn.execution_options(stream_results=True, max_row_buffer=size)
@@ -93,8 +110,26 @@ def column_batches(conn: sa.Connection, statement: sa.Select, size: int,
 
 def row_batches(conn: sa.Connection, statement: sa.Select, size: int,
                 stream: bool = False) -> Iterator[list[tuple[Any, ...]]]:
-    """The rows of `statement`, as lists of at most `size` converted tuples (see
-    `column_batches`)."""
+    """The rows of `statement`, as lists of at most `size` converted tuples.
+
+    See `column_batches`.
+
+    Parameters
+    ----------
+    conn : sqlalchemy.Connection
+        The connection to run `statement` on.
+    statement : sqlalchemy.Select
+        The query.
+    size : int
+        The largest number of rows in one batch.
+    stream : bool, default False
+        Whether the database hands the result over a batch at a time.
+
+    Yields
+    ------
+    list of tuple
+        One batch of rows.
+    """
     with closing(column_batches(conn, statement, size, stream)) as batches:
         for columns in batches:
             yield list(zip(*columns, strict=True))

@@ -15,7 +15,18 @@ if TYPE_CHECKING:
 
 @contextmanager
 def recorded_statements(db: Database) -> Iterator[list[str]]:
-    """A list that fills with the text of every SQL statement `db` runs inside the block."""
+    """A list that fills with the text of every SQL statement `db` runs inside the block.
+
+    Parameters
+    ----------
+    db : Database
+        The database to watch.
+
+    Yields
+    ------
+    list of str
+        The statements, in the order they run.
+    """
     statements: list[str] = []
 
     def record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:

@@ -27,7 +27,13 @@ REQUIRED_TABLES = ("awl_object", "awl_class", "awl_claim")
 
 
 def new_metadata() -> sa.MetaData:
-    """A MetaData holding the framework tables."""
+    """A MetaData holding the framework tables.
+
+    Returns
+    -------
+    sqlalchemy.MetaData
+        New metadata with the project's naming convention.
+    """
     metadata = sa.MetaData(naming_convention=NAMING_CONVENTION)
     framework_tables(metadata)
     return metadata
@@ -125,7 +131,20 @@ class ClassTables:
 
 
 def list_table_name(table_name: str, attribute: str) -> str:
-    """Name of the table that holds a link list."""
+    """Name of the table that holds a link list.
+
+    Parameters
+    ----------
+    table_name : str
+        The table of the class declaring the link list.
+    attribute : str
+        The link list attribute's name.
+
+    Returns
+    -------
+    str
+        ``table_name__attribute``.
+    """
     return f"{table_name}__{attribute}"
 
 

@@ -29,8 +29,26 @@ _repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 8
 
 
 def short_repr(value: Any) -> str:
-    """A bounded description of a value: persistent objects by class and id, arrays by shape
-    and dtype, everything else by a repr cut to `REPR_LIMIT` characters."""
+    """A bounded description of a value.
+
+    Persistent objects are described by class and id, arrays by shape and dtype, everything
+    else by a repr cut to `REPR_LIMIT` characters.
+
+    Parameters
+    ----------
+    value : Any
+        Any value; a failing ``__repr__`` is described, not raised.
+
+    Returns
+    -------
+    str
+        The description.
+
+    Examples
+    --------
+    >>> short_repr("x" * 1000).endswith("...")
+    True
+    """
     if hasattr(type(value), "_properties") and hasattr(value, "object_id"):
         return f"<{type(value).__name__} {value.object_id}>"
     shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
@@ -139,7 +157,18 @@ def traced(function: F) -> F:
 
 
 def traced_method(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Like `traced`, for a method: the owner recorded is the class of the object called."""
+    """Like `traced`, for a method: the owner recorded is the class of the object called.
+
+    Parameters
+    ----------
+    function : Callable
+        The method; one wrapped already is returned as it is.
+
+    Returns
+    -------
+    Callable
+        The wrapped method, which records its calls while a process run is being recorded.
+    """
     if getattr(function, "__awl_traced__", False):
         return function
     name = function.__name__

@@ -29,6 +29,16 @@ def code_version(cls: type) -> str:
     formatting, and the user's code they use (`covered_code`). Methods whose source is
     unavailable (defined interactively) hash their bytecode.
 
+    Parameters
+    ----------
+    cls : type
+        Any class (a process target, usually).
+
+    Returns
+    -------
+    str
+        The declared version, or ``ast:`` and the hash.
+
     Examples
     --------
     >>> class A:
@@ -46,15 +56,25 @@ def code_version(cls: type) -> str:
 
 
 def covered_code(cls: type) -> dict[str, str]:
-    """The pieces of the user's code the hashed code version of `cls` covers: qualified name
-    (``targets.reduction.reduce_science``, ``targets.science.ReducedScienceFrame.make``) ->
-    16 hex digits of its syntax tree. Empty when `cls` declares its version.
+    """The pieces of the user's code the hashed code version of `cls` covers.
 
     Covered are the methods of `cls` and of its bases outside awlineage, and, followed from
     them, the functions, classes (whole, methods included) and module-level assignments they
     name in modules that are neither awlineage's, the standard library's nor an installed
     package's; a name is resolved through the module's globals and closures, and through
     modules (``reduction.reduce_science``). Computed once per class and process.
+
+    Parameters
+    ----------
+    cls : type
+        Any class (a process target, usually).
+
+    Returns
+    -------
+    dict of str to str
+        Qualified name (``targets.reduction.reduce_science``,
+        ``targets.science.ReducedScienceFrame.make``) to 16 hex digits of its syntax tree.
+        Empty when `cls` declares its version.
     """
     if declared_code_version(cls) is not None:
         return {}

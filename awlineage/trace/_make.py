@@ -29,7 +29,18 @@ from awlineage.trace._run import FAILED, SUCCEEDED, ProcessRun
 
 
 def traced_make(make: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a make() so that each call records a process run."""
+    """Wrap a make() so that each call records a process run.
+
+    Parameters
+    ----------
+    make : Callable
+        A process target's ``make`` method; one wrapped already is returned as it is.
+
+    Returns
+    -------
+    Callable
+        The wrapped method.
+    """
     if getattr(make, "__awl_traced__", False):
         return make
 

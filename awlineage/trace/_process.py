@@ -123,13 +123,29 @@ _defaults: dict[tuple[int, type], DBObject] = {}
 
 
 def default_parameters(process_class: type[Process]) -> DBObject:
-    """A parameters object with the defaults in code: one already stored with exactly those
-    values when there is one (found once per process and database), else a new one, the
-    same until it is stored.
+    """A parameters object with the defaults in code.
+
+    It is one already stored with exactly those values when there is one (found once per
+    process and database), else a new one, the same until it is stored.
 
     While the new one is not stored, each call looks in the database again: another
     process may store its twin first (a processor then uses that one, see
     `awlineage.database.find_or_commit`), and this process should use it too.
+
+    Parameters
+    ----------
+    process_class : type of Process
+        The process target class whose parameters class gives the defaults.
+
+    Returns
+    -------
+    DBObject
+        An object of ``process_class.parameters_class()``.
+
+    Raises
+    ------
+    NotConnectedError
+        When no database is connected.
     """
     params_class = process_class.parameters_class()
     store = current_store()
@@ -163,7 +179,18 @@ def _stored_defaults(params_class: type[DBObject]) -> DBObject | None:
 
 
 def parameter_values(params: DBObject | None) -> str:
-    """The values of a parameters object as a JSON object (links as object ids)."""
+    """The values of a parameters object as a JSON object (links as object ids).
+
+    Parameters
+    ----------
+    params : DBObject or None
+        A parameters object; None gives ``{}``.
+
+    Returns
+    -------
+    str
+        JSON text, keys sorted.
+    """
     if params is None:
         return "{}"
     values: dict[str, Any] = {}
