@@ -90,8 +90,20 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The argument parser of ``awl``, with the subcommands of every command module and
-    plug-in; given the command line `argv`, only the plug-in it names is loaded."""
+    """The argument parser of ``awl``, with the subcommands of every command module and plug-in.
+
+    Given the command line `argv`, only the plug-in it names is loaded.
+
+    Parameters
+    ----------
+    argv : Sequence of str, optional
+        The command line without the program name; None loads every plug-in.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser; plug-ins whose extra is missing are in its ``unavailable`` attribute.
+    """
     parser = _Parser(prog="awl", description="awlineage: persistent objects "
                                      "and lineage for scientific pipelines")
     parser.add_argument("--database", help="database URL (default: AWL_DATABASE_URL or "
@@ -104,8 +116,22 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``awl``; returns the exit status: 2 for an error, reported in one line
-    on stderr (``AWL_TRACEBACK=1`` shows the traceback of an unexpected one)."""
+    """Entry point of ``awl``; returns the exit status.
+
+    An error is reported in one line on stderr, and the status is 2 (``AWL_TRACEBACK=1``
+    shows the traceback of an unexpected one).
+
+    Parameters
+    ----------
+    argv : Sequence of str, optional
+        The command line without the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: the command's (0 when it succeeds), 2 for an error, 130 when
+        interrupted.
+    """
     working_directory_first()
     _quiet_third_party_warnings()
     args: argparse.Namespace | None = None

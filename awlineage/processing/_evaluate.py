@@ -66,9 +66,23 @@ def _compare(op: str, left: Any, right: Any) -> bool:
 
 
 def matches(expression: Expression | None, obj: Any) -> bool:
-    """True when `obj` meets `expression`, with the semantics of `select()`: a missing value
-    (or a path through a missing link) meets ``== None`` and ``!=`` a value and no other
-    comparison, and a link list matches when any member does."""
+    """True when `obj` meets `expression`, with the semantics of `select()`.
+
+    A missing value (or a path through a missing link) meets ``== None`` and ``!=`` a value and
+    no other comparison, and a link list matches when any member does.
+
+    Parameters
+    ----------
+    expression : Expression or None
+        A condition on the class of `obj`; None is met by every object.
+    obj : Any
+        A persistent object.
+
+    Returns
+    -------
+    bool
+        Whether `obj` meets `expression`.
+    """
     if expression is None:
         return True
     if isinstance(expression, And):

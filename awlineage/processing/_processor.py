@@ -409,7 +409,17 @@ MAX_ROOTS_SHOWN = 25
 
 def print_report(report: ProcessingReport, out: TextIO = sys.stdout, colour: bool = False
                  ) -> None:
-    """The tree, the summary table and the errors of failed makes, as ``awl make`` prints."""
+    """The tree, the summary table and the errors of failed makes, as ``awl make`` prints.
+
+    Parameters
+    ----------
+    report : ProcessingReport
+        What a processor run did.
+    out : TextIO, default sys.stdout
+        Where to print.
+    colour : bool, default False
+        Whether to colour the tree with terminal escape codes.
+    """
     print(report.tree(colour, max_roots=MAX_ROOTS_SHOWN), file=out)
     print(f"\nwhy:\n{render_causes(report.plan)}\n", file=out)
     print(report.summary(), file=out)

@@ -82,10 +82,24 @@ def _class(spec: TaskSpec) -> type:
 
 
 def make_target(spec: TaskSpec, session: Any) -> TaskResult:
-    """Build the target of `spec` in this process, make and commit it, all in `session` (an
-    `awlineage.storage.Session`, or a `Database` to work on with the current data server):
-    the make()'s queries, default parameters and files use its database and data server,
-    whatever this process has connected to."""
+    """Build the target of `spec` in this process, make and commit it, all in `session`.
+
+    The make()'s queries, default parameters and files use the session's database and data
+    server, whatever this process has connected to.
+
+    Parameters
+    ----------
+    spec : TaskSpec
+        The target to make.
+    session : Any
+        An `awlineage.storage.Session`, or a `Database` to work on with the current data server.
+
+    Returns
+    -------
+    TaskResult
+        Made, reused (an equal target was stored first) or failed, with the time taken and,
+        for a failure, the error and its traceback (a failure is returned, not raised).
+    """
     began = time.perf_counter()
     pid = os.getpid()
     if isinstance(session, Database):
@@ -163,6 +177,21 @@ def prepare_worker(settings: Settings, modules: tuple[str, ...] = ()) -> None:
 
 
 def run_task(spec: TaskSpec, settings: Settings) -> TaskResult:
-    """Make one target in a worker process, in this worker's session on the database and
-    data server named by `settings`; the worker's own defaults are left alone."""
+    """Make one target in a worker process, in this worker's session.
+
+    The session is on the database and data server named by `settings`; the worker's own
+    defaults are left alone.
+
+    Parameters
+    ----------
+    spec : TaskSpec
+        The target to make.
+    settings : Settings
+        The URLs of the database and the data server.
+
+    Returns
+    -------
+    TaskResult
+        As `make_target` returns it.
+    """
     return make_target(spec, _worker_session(settings))

@@ -568,13 +568,34 @@ def parse_query(text: str, cls: type | None = None,
 
 
 def parse_value(text: str) -> Any:
-    """One value written as in a textual query: ``5``, ``-2.5``, ``'WFI'``, ``2024-01-03``,
-    ``true``, ``false``, ``none`` (what ``awl select --bind name=value`` takes).
+    """One value written as in a textual query.
+
+    ``5``, ``-2.5``, ``'WFI'``, ``2024-01-03``, ``true``, ``false``, ``none`` (what ``awl
+    select --bind name=value`` takes).
+
+    Parameters
+    ----------
+    text : str
+        The value's text.
+
+    Returns
+    -------
+    Any
+        The value: an int, float, str, date, bool or None.
 
     Raises
     ------
     QuerySyntaxError
         With a caret, when `text` is not one value.
+    QueryError
+        When `text` is longer than a textual query may be.
+
+    Examples
+    --------
+    >>> parse_value("-2.5")
+    -2.5
+    >>> parse_value("'WFI'")
+    'WFI'
     """
     if len(text) > MAX_TEXT_CHARS:
         raise QueryError(f"value has {len(text):,} characters; the limit is "

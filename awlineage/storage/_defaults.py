@@ -20,8 +20,26 @@ DEFAULT_CACHE_BYTES = 20 * 2**30
 
 
 def open_data_server(url: str | None = None, *, token: str | None = None) -> Any:
-    """Open the data server at `url` (default ``AWL_DATA_URL`` or ``./awl-data``), with
-    `token` (default ``AWL_DATA_TOKEN``) for writing to an HTTP data server."""
+    """Open the data server at `url`, with `token` for writing to an HTTP data server.
+
+    Parameters
+    ----------
+    url : str, optional
+        A directory, S3 or HTTP URL (see `dataserver.open_storage`); default ``AWL_DATA_URL``
+        or ``./awl-data``.
+    token : str, optional
+        Bearer token for an HTTP data server; default ``AWL_DATA_TOKEN``.
+
+    Returns
+    -------
+    dataserver.Storage
+        The opened data server.
+
+    Raises
+    ------
+    dataserver.ServerConfigError
+        When the URL has an unknown scheme or option.
+    """
     from dataserver import open_storage
 
     return open_storage(config.setting("data_url", url),
@@ -85,8 +103,15 @@ def forget_data_server() -> None:
 
 
 def default_data_server() -> Any:
-    """The process-wide data server, opened from configuration on first use. Threads asking
-    at once share one: it is opened while the lock is held."""
+    """The process-wide data server, opened from configuration on first use.
+
+    Threads asking at once share one: it is opened while the lock is held.
+
+    Returns
+    -------
+    dataserver.Storage
+        The data server `open_data_server` opens without arguments.
+    """
     global _server
     server = _server
     if server is not None:
@@ -103,14 +128,32 @@ def opened_default_data_server() -> Any:
 
 
 def cache_directory() -> Path:
-    """Where retrieved files are kept (``AWL_CACHE_DIR``, default ~/.cache/awlineage)."""
+    """Where retrieved files are kept (``AWL_CACHE_DIR``, default ~/.cache/awlineage).
+
+    Returns
+    -------
+    pathlib.Path
+        The cache directory, user's home expanded.
+    """
     explicit = config.setting("cache_dir")
     return Path(explicit).expanduser() if explicit else Path.home() / ".cache" / "awlineage"
 
 
 def file_cache() -> Any:
-    """The local cache of retrieved files (size limit ``AWL_CACHE_BYTES``, default 20 GiB;
-    ``512M``, ``10G`` are understood)."""
+    """The local cache of retrieved files.
+
+    Its size limit is ``AWL_CACHE_BYTES``, default 20 GiB; ``512M``, ``10G`` are understood.
+
+    Returns
+    -------
+    dataserver.FileCache
+        The cache in `cache_directory`; the same one while the settings do not change.
+
+    Raises
+    ------
+    dataserver.ServerConfigError
+        When ``AWL_CACHE_BYTES`` is not a size.
+    """
     from dataserver import FileCache, parse_size
 
     global _cache

@@ -27,7 +27,18 @@ def _filename_tables(db: Database) -> list[sa.TableClause]:
 
 
 def referenced_filenames(db: Database) -> set[str]:
-    """Every file name a committed DataObject (of any subclass) refers to: one query."""
+    """Every file name a committed DataObject (of any subclass) refers to: one query.
+
+    Parameters
+    ----------
+    db : Database
+        The database to read.
+
+    Returns
+    -------
+    set of str
+        The file names.
+    """
     selects = [sa.select(t.c.filename) for t in _filename_tables(db)]
     if not selects:
         return set()
@@ -36,8 +47,22 @@ def referenced_filenames(db: Database) -> set[str]:
 
 
 def referenced_among(db: Database, names: Sequence[str]) -> set[str]:
-    """The names among `names` that a committed DataObject refers to (one query per 500
-    names)."""
+    """The names among `names` that a committed DataObject refers to.
+
+    One query per 500 names.
+
+    Parameters
+    ----------
+    db : Database
+        The database to read.
+    names : Sequence of str
+        File names.
+
+    Returns
+    -------
+    set of str
+        Those of `names` that are referred to.
+    """
     tables = _filename_tables(db)
     wanted = list(dict.fromkeys(names))
     if not tables or not wanted:
@@ -53,7 +78,20 @@ def referenced_among(db: Database, names: Sequence[str]) -> set[str]:
 
 
 def is_referenced(db: Database, name: str) -> bool:
-    """True when a committed DataObject refers to the file `name` (one query)."""
+    """True when a committed DataObject refers to the file `name` (one query).
+
+    Parameters
+    ----------
+    db : Database
+        The database to read.
+    name : str
+        A file name.
+
+    Returns
+    -------
+    bool
+        Whether any committed DataObject refers to it.
+    """
     tables = _filename_tables(db)
     if not tables:
         return False
