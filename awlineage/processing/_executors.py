@@ -14,8 +14,10 @@ EXECUTOR_NAMES = ("auto", "spark", "serial")
 
 
 def resolve_executor(name: str, *, spark_package: str = "pyspark") -> str:
-    """The executor `name` stands for: ``"auto"`` is ``"spark"`` when pyspark is installed
-    (the ``spark`` extra), else ``"serial"``; ``"spark"`` and ``"serial"`` are themselves.
+    """The executor `name` stands for.
+
+    ``"auto"`` is ``"spark"`` when pyspark is installed (the ``spark`` extra), else
+    ``"serial"``; ``"spark"`` and ``"serial"`` are themselves.
 
     Whether pyspark is installed is read from the module path, without importing it.
 

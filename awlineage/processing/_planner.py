@@ -88,7 +88,7 @@ def dependency_order(cls: type) -> list[type]:
 
     Parameters
     ----------
-    cls
+    cls : type
         A `Process` class.
 
     Returns

@@ -43,17 +43,17 @@ def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None,
 
     Parameters
     ----------
-    plan
+    plan : Plan
         A plan from `Planner`.
-    colour
+    colour : bool, default False
         Whether to colour states with ANSI escapes (green reused, red to make).
-    max_depth
+    max_depth : int, optional
         Levels of dependencies to draw; None draws all.
-    group
+    group : bool, default False
         Whether dependencies of one attribute that share class and state are one line
         (``regridded_frames: 6 x RegriddedFrame [make], the first: ...``), the first
         expanded.
-    max_roots
+    max_roots : int, optional
         How many of the targets asked for to draw; the others are counted, and the nodes of
         their trees are never built. None draws all.
 
@@ -119,7 +119,7 @@ def render_causes(plan: Plan) -> str:
 
     Parameters
     ----------
-    plan
+    plan : Plan
         A plan from `Planner`.
 
     Returns

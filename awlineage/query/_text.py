@@ -81,11 +81,11 @@ def point_at(text: str, line: int, column: int, message: str) -> str:
 
     Parameters
     ----------
-    text
+    text : str
         The query text.
-    line, column
+    line, column : int
         The place, both 1-based.
-    message
+    message : str
         What is wrong there.
 
     Returns

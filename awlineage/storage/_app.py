@@ -9,20 +9,23 @@ from awlineage.storage._references import DatabaseReferences
 
 
 def data_server_app(config: Any = None, *, storage: Any = None) -> Any:
-    """The data server as an ASGI application, refusing to delete a file that a committed
-    DataObject of ``config.database_url`` refers to (no database: deletes are refused).
+    """The data server as an ASGI application that keeps files committed objects refer to.
+
+    It refuses to delete a file that a committed DataObject of ``config.database_url``
+    refers to (no database: deletes are refused).
 
     Parameters
     ----------
-    config
+    config : dataserver.ServerConfig, optional
         A `dataserver.ServerConfig`; default `ServerConfig.load()` (arguments, environment,
         config file). Run it with ``uvicorn --factory awlineage.storage:data_server_app``.
-    storage
+    storage : dataserver.Storage, optional
         The back end, when already open (default: opened from ``config.storage_url``).
 
     Returns
     -------
     starlette.applications.Starlette
+        The application, for an ASGI server.
     """
     from dataserver import ServerConfig, create_app
 

@@ -93,8 +93,10 @@ def use_data_server(url: str | None = None, *, token: str | None = None) -> Any:
 
 
 def forget_data_server() -> None:
-    """Close the data server chosen so far; the next use opens one from configuration again
-    (as a fresh process would, after the configuration changed)."""
+    """Close the data server chosen so far; the next use opens one from configuration again.
+
+    As a fresh process would, after the configuration changed.
+    """
     global _server
     with _lock:
         previous, _server = _server, None
