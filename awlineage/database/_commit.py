@@ -126,6 +126,11 @@ def identity_key_of(values: Sequence[Any]) -> str:
     -------
     str
         The key, JSON text.
+
+    Examples
+    --------
+    >>> identity_key_of(["ccd50", 3])
+    '["ccd50", 3]'
     """
     return json.dumps([v.object_id if isinstance(v, DBObject) else
                        datetime_to_text(v) if hasattr(v, "tzinfo") else

@@ -26,6 +26,18 @@ def recorded_statements(db: Database) -> Iterator[list[str]]:
     ------
     list of str
         The statements, in the order they run.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, commit, connect, persistent, select
+    >>> class Pd1Frame(DBObject):
+    ...     exptime = persistent("Exposure time in seconds", float, 0.0)
+    >>> db = connect("sqlite:///doc.db")
+    >>> commit([Pd1Frame(exptime=10.0)])
+    >>> with recorded_statements(db) as statements:
+    ...     found = select(Pd1Frame.exptime > 5).count()
+    >>> found, len(statements) >= 1, statements[-1].lstrip().upper().startswith("SELECT")
+    (1, True, True)
     """
     statements: list[str] = []
 

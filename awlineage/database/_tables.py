@@ -144,6 +144,11 @@ def list_table_name(table_name: str, attribute: str) -> str:
     -------
     str
         ``table_name__attribute``.
+
+    Examples
+    --------
+    >>> list_table_name("mosaic", "frames")
+    'mosaic__frames'
     """
     return f"{table_name}__{attribute}"
 

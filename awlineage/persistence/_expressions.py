@@ -682,6 +682,11 @@ def brief(value: Any) -> str:
     -------
     str
         Its repr, cut to 80 characters, or a description when the repr fails or is too large.
+
+    Examples
+    --------
+    >>> brief(10 ** 5000)
+    'an integer of about 5,001 digits'
     """
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
         return f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"

@@ -128,6 +128,11 @@ def namespace_of_module(module: str) -> str:
     -------
     str
         The top-level package, or the script's name without suffix (``__main__`` when unknown).
+
+    Examples
+    --------
+    >>> namespace_of_module("targets.science")
+    'targets'
     """
     if module.startswith("__main__"):
         script = recorded_script(module)
@@ -309,6 +314,14 @@ def class_by_name(name: str) -> type:
     ------
     UnknownClassError
         When no class, or more than one, has that name (the error lists them).
+
+    Examples
+    --------
+    >>> from awlineage import DBObject
+    >>> class Pd1Chip(DBObject):
+    ...     pass
+    >>> class_by_name("Pd1Chip") is Pd1Chip
+    True
     """
     found = classes_named(name)
     if len(found) == 1:

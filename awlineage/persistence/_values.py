@@ -200,6 +200,12 @@ def datetime_to_text(value: datetime.datetime) -> str:
     -------
     str
         ISO 8601 in UTC with a four-digit year and microseconds.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> datetime_to_text(datetime.datetime(999, 5, 1, 12, tzinfo=datetime.UTC))
+    '0999-05-01T12:00:00.000000+00:00'
     """
     return value.astimezone(UTC).isoformat(timespec="microseconds")
 
@@ -224,6 +230,11 @@ def text_to_datetime(text: str) -> datetime.datetime:
     ------
     ValueError
         When the text is not an ISO 8601 time.
+
+    Examples
+    --------
+    >>> text_to_datetime("999-05-01T12:00:00+00:00")
+    datetime.datetime(999, 5, 1, 12, 0, tzinfo=datetime.timezone.utc)
     """
     try:
         return datetime.datetime.fromisoformat(text).astimezone(UTC)

@@ -190,6 +190,11 @@ def parameter_values(params: DBObject | None) -> str:
     -------
     str
         JSON text, keys sorted.
+
+    Examples
+    --------
+    >>> parameter_values(None)
+    '{}'
     """
     if params is None:
         return "{}"
