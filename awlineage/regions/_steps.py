@@ -210,7 +210,24 @@ def step_backward(record: RegionTable, region: Region, i: int, ctx: StepContext)
 
 
 def step_forward(record: RegionTable, region: Region, i: int, ctx: StepContext) -> Region:
-    """Cells of `record`'s output that depend on `region` of its input `i`."""
+    """Cells of `record`'s output that depend on `region` of its input `i`.
+
+    Parameters
+    ----------
+    record : RegionTable
+        The stored record of one operator call.
+    region : Region
+        Cells of input `i`.
+    i : int
+        The input's position in the call.
+    ctx : StepContext
+        Caches shared by the hops of one query.
+
+    Returns
+    -------
+    Region
+        Cells of the output.
+    """
     return _step(record, region, i, ctx, "forward")
 
 
