@@ -134,7 +134,20 @@ def _is_data_object(entry: dict[str, Any]) -> bool:
 
 
 def objects_with_file(db: Database, name: str) -> list[int]:
-    """The ids of the stored DataObjects (of every subclass) whose file is `name`."""
+    """The ids of the stored DataObjects (of every subclass) whose file is `name`.
+
+    Parameters
+    ----------
+    db : Database
+        The database searched.
+    name : str
+        A file name, as stored in ``DataObject.filename``.
+
+    Returns
+    -------
+    list of int
+        Object ids, sorted.
+    """
     tables = [sa.table(entry.table_name, sa.column("object_id"), sa.column("filename"))
               for entry in db.registered_classes().values()
               if (entry.name == _DATA_OBJECT or _DATA_OBJECT in entry.bases)
