@@ -106,12 +106,21 @@ def reachable(db: Database, start: Iterable[int], read_edges: EdgeReader,
 
     Parameters
     ----------
-    read_edges
+    db : Database
+        The database read.
+    start : iterable of int
+        Object ids the walk starts from.
+    read_edges : callable
         `parent_edges` to walk towards ancestors, `child_edges` towards descendants.
-    depth
+    depth : int or None, optional
         How many links to follow at most; None for all.
-    edges
+    edges : list of Edge or None, optional
         A list that collects the edges walked (for exports that draw the graph).
+
+    Returns
+    -------
+    dict of int to int
+        Links from `start` per object id reached.
     """
     seen = set(start)
     frontier = list(seen)
