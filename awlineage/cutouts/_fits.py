@@ -97,8 +97,28 @@ def lineage_order(planned: list[PlannedCutout], cache: CutoutCache | None = None
 
 def cutout_hdus(planned: list[PlannedCutout], asked: DBObject, request: str,
                 limits: CutoutLimits, cache: CutoutCache | None = None) -> fits.HDUList:
-    """The cutouts as one FITS file: a primary HDU describing the request, then one image
-    extension per array in `lineage_order`.
+    """The cutouts as one FITS file.
+
+    A primary HDU describing the request, then one image extension per array in
+    `lineage_order`.
+
+    Parameters
+    ----------
+    planned : list of PlannedCutout
+        The cutouts to make.
+    asked : DBObject
+        The object the cutouts were asked for (named in the primary header).
+    request : str
+        The request, kept in the primary header (first 60 characters).
+    limits : CutoutLimits
+        The service's limits.
+    cache : CutoutCache or None, optional
+        Headers and WCSs read already; a new cache by default.
+
+    Returns
+    -------
+    astropy.io.fits.HDUList
+        The primary HDU and the cutout extensions.
 
     Raises
     ------

@@ -303,7 +303,32 @@ def parse_polygon(text: str, name: str = "POLYGON") -> SkyPolygon:
 
 
 def parse_range(text: str, name: str = "POS=RANGE") -> SkyRange:
-    """``lon1 lon2 lat1 lat2`` in degrees (ICRS); -Inf/+Inf for open limits."""
+    """``lon1 lon2 lat1 lat2`` in degrees (ICRS); -Inf/+Inf for open limits.
+
+    Parameters
+    ----------
+    text : str
+        Four numbers separated by spaces.
+    name : str, optional
+        Names the parameter in errors.
+
+    Returns
+    -------
+    SkyRange
+        The range.
+
+    Raises
+    ------
+    CutoutUsageError
+        When there are not four numbers, a latitude is out of range or a range goes from high
+        to low.
+
+    Examples
+    --------
+    >>> from awlineage.cutouts import parse_range
+    >>> print(parse_range("10 20 -5 5"))
+    RANGE 10.0 20.0 -5.0 5.0
+    """
     values = _numbers(text, name)
     if len(values) != 4:
         raise CutoutUsageError(f"{name} needs four numbers: lon1 lon2 lat1 lat2, not "
