@@ -247,9 +247,9 @@ def parse_circle(text: str, name: str = "CIRCLE") -> SkyCircle:
 
     Parameters
     ----------
-    text
+    text : str
         The three numbers, separated by spaces (DALI's circle xtype).
-    name
+    name : str, optional
         The parameter's name in error messages.
 
     Returns
@@ -279,9 +279,9 @@ def parse_polygon(text: str, name: str = "POLYGON") -> SkyPolygon:
 
     Parameters
     ----------
-    text
+    text : str
         At least three vertices, as numbers separated by spaces (SODA's POLYGON).
-    name
+    name : str, optional
         The parameter's name in error messages.
 
     Returns
@@ -345,7 +345,7 @@ def parse_pos(text: str) -> SkyShape:
 
     Parameters
     ----------
-    text
+    text : str
         ``CIRCLE ra dec radius``, ``RANGE ra1 ra2 dec1 dec2`` or ``POLYGON ra1 dec1 ...``,
         in degrees (ICRS).
 
@@ -372,9 +372,9 @@ def parse_pixel(text: str, name: str = "PIXEL") -> PixelBox:
 
     Parameters
     ----------
-    text
+    text : str
         The four integers, separated by spaces (x along NAXIS1, y along NAXIS2).
-    name
+    name : str, optional
         The parameter's name in error messages.
 
     Returns

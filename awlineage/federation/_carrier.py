@@ -167,17 +167,18 @@ def site_data_server_app(config: Any = None, *, storage: Any = None,
 
     Parameters
     ----------
-    config
+    config : dataserver.ServerConfig or None, optional
         A `dataserver.ServerConfig`; default `ServerConfig.load()`. Run it with
         ``uvicorn --factory awlineage.federation:site_data_server_app``.
-    storage
+    storage : dataserver.Storage or None, optional
         The back end, when already open (default: opened from ``config.storage_url``).
-    depth
+    depth : int, optional
         Links of ancestry a file carries in full.
 
     Returns
     -------
     starlette.applications.Starlette
+        The ASGI application.
     """
     from awlineage.storage import DatabaseReferences
     from dataserver import ServerConfig, create_app

@@ -282,11 +282,17 @@ def resolve_pointers(db: Database, ids: Iterable[int] | None = None, *,
 
     Parameters
     ----------
-    depth
+    db : Database
+        This site's database, where what arrives is kept.
+    ids : iterable of int or None, optional
+        Object ids of the pointers to follow; None for every pointer here.
+    depth : int or None, optional
         Links of ancestry fetched with each object (None: all the site has).
-    timeout
+    timeout : float or None, optional
         Seconds per request (default ``AWL_SITE_TIMEOUT``, else 5).
-    via
+    max_rounds : int, optional
+        Rounds of requests at most (a round asks each site once).
+    via : str, optional
         How the copies arrived, recorded with their origin (``replicated`` for
         `replicate`).
 

@@ -108,7 +108,7 @@ def local_site(db: Database) -> Site:
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
 
     Returns
@@ -223,9 +223,9 @@ def origins_of(db: Database, object_ids: Iterable[int]) -> dict[int, Origin]:
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
-    object_ids
+    object_ids : iterable of int
         Objects to look up; those made here are left out of the answer.
 
     Returns
@@ -256,7 +256,7 @@ def count_copies(db: Database) -> int:
 
     Parameters
     ----------
-    db
+    db : Database
         The site's database.
 
     Returns

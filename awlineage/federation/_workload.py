@@ -49,9 +49,9 @@ def lineage_size(db: Database, *, seed: int = 0) -> int:
 
     Parameters
     ----------
-    db
+    db : Database
         The site's database.
-    seed
+    seed : int, optional
         Seed of the sample, so that one database gives one answer.
 
     Returns
@@ -84,7 +84,7 @@ def fetch_summary(db: Database) -> list[FetchSummary]:
 
     Parameters
     ----------
-    db
+    db : Database
         The site's database.
 
     Returns

@@ -67,7 +67,7 @@ def closure_index_present(db: Database) -> bool:
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
 
     Returns
@@ -252,11 +252,11 @@ def closure_ancestors(db: Database, node: int, conn: sa.Connection | None = None
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
-    node
+    node : int
         The object id.
-    conn
+    conn : sqlalchemy.Connection or None, optional
         A connection to read through (inside a transaction); None opens one.
 
     Returns
@@ -280,11 +280,11 @@ def closure_descendants(db: Database, node: int, conn: sa.Connection | None = No
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
-    node
+    node : int
         The object id.
-    conn
+    conn : sqlalchemy.Connection or None, optional
         A connection to read through (inside a transaction); None opens one.
 
     Returns

@@ -153,13 +153,13 @@ def incoming_edges(db: Database, ids: Iterable[int], attributes: AttributeFilter
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
-    ids
+    ids : iterable of int
         Object ids.
-    attributes
+    attributes : AttributeFilter, optional
         Which attributes (``Class.name``) to read; all of them by default.
-    registry
+    registry : dict of str to RegisteredClass, or None, optional
         The database's class registry (`Database.registered_classes`), when the caller has
         read it already; None reads it.
 

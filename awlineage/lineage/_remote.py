@@ -84,7 +84,7 @@ def is_remote_pointer(obj: object) -> bool:
 
     Parameters
     ----------
-    obj
+    obj : object
         Any object.
 
     Returns

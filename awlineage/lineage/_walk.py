@@ -55,11 +55,11 @@ def parent_edges(db: Database, ids: Iterable[int], registry: Registry | None = N
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
-    ids
+    ids : iterable of int
         Object ids.
-    registry
+    registry : dict of str to RegisteredClass, or None, optional
         The database's class registry (`Database.registered_classes`), when the caller has
         read it already; None reads it.
 
@@ -80,11 +80,11 @@ def child_edges(db: Database, ids: Iterable[int], registry: Registry | None = No
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
-    ids
+    ids : iterable of int
         Object ids.
-    registry
+    registry : dict of str to RegisteredClass, or None, optional
         The database's class registry (`Database.registered_classes`), when the caller has
         read it already; None reads it.
 

@@ -192,13 +192,13 @@ def step_backward(record: RegionTable, region: Region, i: int, ctx: StepContext)
 
     Parameters
     ----------
-    record
+    record : RegionTable
         The stored lineage of one operator call.
-    region
+    region : Region
         Cells of the call's output.
-    i
+    i : int
         Which input of the call.
-    ctx
+    ctx : StepContext
         Caches shared by the hops of one query.
 
     Returns
