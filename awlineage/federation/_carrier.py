@@ -161,9 +161,11 @@ def objects_with_file(db: Database, name: str) -> list[int]:
 
 def site_data_server_app(config: Any = None, *, storage: Any = None,
                          depth: int = DEFAULT_LINEAGE_DEPTH) -> Any:
-    """The data server of a site: deletes checked against its database (as
-    `awlineage.storage.data_server_app`) and, with a database, files sent and received with
-    their lineage (``?with_lineage=1``, `DatabaseLineageCarrier`).
+    """The data server of a site, checking deletes and carrying lineage with files.
+
+    Deletes are checked against its database (as `awlineage.storage.data_server_app`) and,
+    with a database, files are sent and received with their lineage (``?with_lineage=1``,
+    `DatabaseLineageCarrier`).
 
     Parameters
     ----------

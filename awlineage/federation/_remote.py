@@ -54,7 +54,7 @@ class SiteUnreachableError(AwlError):
 
 
 def site_timeout(timeout: float | None = None) -> float:
-    """Seconds a request to another site may take: `timeout`, else ``AWL_SITE_TIMEOUT``, else 5.
+    """The seconds a request to another site may take: `timeout`, else ``AWL_SITE_TIMEOUT``, else 5.
 
     Parameters
     ----------
@@ -272,8 +272,10 @@ def _pointers(db: Database, ids: Sequence[int] | None) -> list[_Pointer]:
 def resolve_pointers(db: Database, ids: Iterable[int] | None = None, *,
                      depth: int | None = DEFAULT_DEPTH, timeout: float | None = None,
                      max_rounds: int = 10, via: str = "resolved") -> ResolveReport:
-    """Follow the pointers among `ids` (None: every pointer here) by asking the sites that
-    hold their objects, and keep what arrives here (``via="resolved"``).
+    """Follow pointers by asking the sites that hold their objects, and keep what arrives here.
+
+    The pointers among `ids` (None: every pointer here) are followed; what arrives is kept
+    with its origin (``via="resolved"``).
 
     Pointers are grouped by site: one request per site per round. A site that answers
     with a pointer of its own for an object (it holds only a pointer too) is asked no

@@ -42,7 +42,7 @@ class FetchSummary:
 
 
 def lineage_size(db: Database, *, seed: int = 0) -> int:
-    """Bytes of lineage metadata a site made itself (its objects, not copies or pointers).
+    """The bytes of lineage metadata a site made itself (its objects, not copies or pointers).
 
     Estimated as the number of such objects times the mean record size of a sample of up to
     200 of them (records as bundles write them, uncompressed).

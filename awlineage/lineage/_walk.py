@@ -51,7 +51,7 @@ large; past it the depth, not the set, bounds the work, and the level-by-level w
 
 def parent_edges(db: Database, ids: Iterable[int], registry: Registry | None = None
                  ) -> list[Edge]:
-    """Edges from objects to what they were made from, one level up.
+    """The edges from objects to what they were made from, one level up.
 
     Parameters
     ----------
@@ -76,7 +76,7 @@ def parent_edges(db: Database, ids: Iterable[int], registry: Registry | None = N
 
 def child_edges(db: Database, ids: Iterable[int], registry: Registry | None = None
                 ) -> list[Edge]:
-    """Edges from objects to what was made from them, one level down.
+    """The edges from objects to what was made from them, one level down.
 
     Parameters
     ----------

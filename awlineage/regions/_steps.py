@@ -210,7 +210,7 @@ def step_backward(record: RegionTable, region: Region, i: int, ctx: StepContext)
 
 
 def step_forward(record: RegionTable, region: Region, i: int, ctx: StepContext) -> Region:
-    """Cells of `record`'s output that depend on `region` of its input `i`.
+    """One forward hop of a region query: the output cells that depend on `region` of input `i`.
 
     Parameters
     ----------

@@ -57,7 +57,7 @@ def value_kind_of(value_type: Any) -> str | None:
 
 
 def skycoord_type() -> type:
-    """astropy's SkyCoord class.
+    """The astropy SkyCoord class.
 
     Returns
     -------
