@@ -59,7 +59,18 @@ class ImageInfo:
 
 
 def celestial_wcs(header: fits.Header) -> WCS | None:
-    """The header's WCS when it has celestial axes, else None (a bias, a flat)."""
+    """The header's WCS when it has celestial axes, else None (a bias, a flat).
+
+    Parameters
+    ----------
+    header : astropy.io.fits.Header
+        An HDU's header.
+
+    Returns
+    -------
+    astropy.wcs.WCS or None
+        The WCS, or None when it has no celestial axes.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FITSFixedWarning)
         wcs = WCS(header)

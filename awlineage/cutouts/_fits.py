@@ -35,13 +35,13 @@ def cells_on_image(image: DataObject, hdu: int | str, shape: Shape | None,
 
     Parameters
     ----------
-    image
+    image : DataObject
         The image.
-    hdu
+    hdu : int or str
         The HDU of `image` (index or name).
-    shape
+    shape : Shape or None
         A sky shape (placed with the HDU's WCS) or a pixel box; None covers every cell.
-    cache
+    cache : CutoutCache or None, optional
         Headers, shapes and WCSs already read; None reads them afresh.
 
     Returns
@@ -78,9 +78,9 @@ def lineage_order(planned: list[PlannedCutout], cache: CutoutCache | None = None
 
     Parameters
     ----------
-    planned
+    planned : list of PlannedCutout
         Cutouts from `plan_cutouts`.
-    cache
+    cache : CutoutCache or None, optional
         Headers, shapes and WCSs already read; None reads them afresh.
 
     Returns
@@ -97,8 +97,28 @@ def lineage_order(planned: list[PlannedCutout], cache: CutoutCache | None = None
 
 def cutout_hdus(planned: list[PlannedCutout], asked: DBObject, request: str,
                 limits: CutoutLimits, cache: CutoutCache | None = None) -> fits.HDUList:
-    """The cutouts as one FITS file: a primary HDU describing the request, then one image
-    extension per array in `lineage_order`.
+    """The cutouts as one FITS file.
+
+    A primary HDU describing the request, then one image extension per array in
+    `lineage_order`.
+
+    Parameters
+    ----------
+    planned : list of PlannedCutout
+        The cutouts to make.
+    asked : DBObject
+        The object the cutouts were asked for (named in the primary header).
+    request : str
+        The request, kept in the primary header (first 60 characters).
+    limits : CutoutLimits
+        The service's limits.
+    cache : CutoutCache or None, optional
+        Headers and WCSs read already; a new cache by default.
+
+    Returns
+    -------
+    astropy.io.fits.HDUList
+        The primary HDU and the cutout extensions.
 
     Raises
     ------
@@ -133,13 +153,13 @@ def cut_pixels(image: DataObject, hdu: int | str, box: tuple[int, int, int, int]
 
     Parameters
     ----------
-    image
+    image : DataObject
         The image.
-    hdu
+    hdu : int or str
         The HDU of `image` (index or name).
-    box
+    box : tuple of (int, int, int, int)
         ``(row0, row1, column0, column1)``, 0-based and inclusive, inside the array.
-    cache
+    cache : CutoutCache or None, optional
         Headers, shapes and WCSs already read; None reads them afresh.
 
     Returns

@@ -81,7 +81,7 @@ def anchor_of(obj: DBObject) -> tuple[DBObject, Any, int | str] | None:
 
     Parameters
     ----------
-    obj
+    obj : DBObject
         Any persistent object.
 
     Returns
@@ -108,21 +108,21 @@ def plan_cutouts(obj: DBObject, shape: Shape | None, lineage: bool, cells_of: Sh
 
     Parameters
     ----------
-    obj
+    obj : DBObject
         The object asked for: an image, or an object anchored on one (`anchor_of`).
-    shape
+    shape : Shape or None
         The region to cut (a sky shape or a pixel box); None cuts whole arrays.
-    lineage
+    lineage : bool
         Whether to cut the ancestors region lineage reaches as well.
-    cells_of
+    cells_of : callable
         Gives the cells of an image's HDU that a shape covers (`cells_on_image`).
-    limits
+    limits : CutoutLimits
         How much the request may take.
-    database
+    database : Database or None, optional
         Where region lineage is read; None for the current session's.
-    hdu
+    hdu : int or str, optional
         The HDU of `obj` to cut, when it is an image.
-    cache
+    cache : CutoutCache or None, optional
         Headers, shapes and WCSs already read; None reads them afresh.
 
     Returns

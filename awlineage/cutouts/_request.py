@@ -21,20 +21,22 @@ def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool = False,
 
     Parameters
     ----------
-    obj
+    obj : DBObject
         An image (a `DataObject` with a FITS file), or an object whose class has
         ``region_anchor()`` (such as a source, which stands for its row of a source list).
-    shape
+    shape : Shape or None, optional
         The region: a sky shape (degrees, ICRS) or a `PixelBox`; None for the whole image,
         or for exactly the cells an anchored object stands for.
-    lineage
+    lineage : bool, optional
         Also cut every ancestor image where region lineage places the region (always so for
         an anchored object).
-    limits
+    limits : CutoutLimits or None, optional
         How many images, pixels and bytes the request may take.
-    hdu
+    database : Database or None, optional
+        The database to read; the current session's by default.
+    hdu : int or str, optional
         The HDU of an image `obj` to start from.
-    cache
+    cache : CutoutCache or None, optional
         Headers, WCSs and lineage already read (a server keeps one across requests); by default
         this request's own.
 

@@ -247,9 +247,9 @@ def parse_circle(text: str, name: str = "CIRCLE") -> SkyCircle:
 
     Parameters
     ----------
-    text
+    text : str
         The three numbers, separated by spaces (DALI's circle xtype).
-    name
+    name : str, optional
         The parameter's name in error messages.
 
     Returns
@@ -279,9 +279,9 @@ def parse_polygon(text: str, name: str = "POLYGON") -> SkyPolygon:
 
     Parameters
     ----------
-    text
+    text : str
         At least three vertices, as numbers separated by spaces (SODA's POLYGON).
-    name
+    name : str, optional
         The parameter's name in error messages.
 
     Returns
@@ -303,7 +303,32 @@ def parse_polygon(text: str, name: str = "POLYGON") -> SkyPolygon:
 
 
 def parse_range(text: str, name: str = "POS=RANGE") -> SkyRange:
-    """``lon1 lon2 lat1 lat2`` in degrees (ICRS); -Inf/+Inf for open limits."""
+    """``lon1 lon2 lat1 lat2`` in degrees (ICRS); -Inf/+Inf for open limits.
+
+    Parameters
+    ----------
+    text : str
+        Four numbers separated by spaces.
+    name : str, optional
+        Names the parameter in errors.
+
+    Returns
+    -------
+    SkyRange
+        The range.
+
+    Raises
+    ------
+    CutoutUsageError
+        When there are not four numbers, a latitude is out of range or a range goes from high
+        to low.
+
+    Examples
+    --------
+    >>> from awlineage.cutouts import parse_range
+    >>> print(parse_range("10 20 -5 5"))
+    RANGE 10.0 20.0 -5.0 5.0
+    """
     values = _numbers(text, name)
     if len(values) != 4:
         raise CutoutUsageError(f"{name} needs four numbers: lon1 lon2 lat1 lat2, not "
@@ -320,7 +345,7 @@ def parse_pos(text: str) -> SkyShape:
 
     Parameters
     ----------
-    text
+    text : str
         ``CIRCLE ra dec radius``, ``RANGE ra1 ra2 dec1 dec2`` or ``POLYGON ra1 dec1 ...``,
         in degrees (ICRS).
 
@@ -347,9 +372,9 @@ def parse_pixel(text: str, name: str = "PIXEL") -> PixelBox:
 
     Parameters
     ----------
-    text
+    text : str
         The four integers, separated by spaces (x along NAXIS1, y along NAXIS2).
-    name
+    name : str, optional
         The parameter's name in error messages.
 
     Returns

@@ -294,9 +294,17 @@ def read_bundle(source: bytes | str | Path, *, name: str | None = None,
 
 
 def check_pointers(bundle: Bundle, label: str = "the bundle") -> None:
-    """Refuse a bundle with a pointer whose hash is not a SHA-256 (64 lower-case hex
-    digits), that disagrees with the record of the same object in the bundle, or with
-    another pointer to it.
+    """Refuse a bundle with a pointer whose hash is wrong.
+
+    A pointer's hash must be a SHA-256 (64 lower-case hex digits) that agrees with the record
+    of the same object in the bundle and with any other pointer to it.
+
+    Parameters
+    ----------
+    bundle : Bundle
+        The bundle read.
+    label : str, optional
+        What the bundle is called in the error message.
 
     Raises
     ------

@@ -134,7 +134,20 @@ def _is_data_object(entry: dict[str, Any]) -> bool:
 
 
 def objects_with_file(db: Database, name: str) -> list[int]:
-    """The ids of the stored DataObjects (of every subclass) whose file is `name`."""
+    """The ids of the stored DataObjects (of every subclass) whose file is `name`.
+
+    Parameters
+    ----------
+    db : Database
+        The database searched.
+    name : str
+        A file name, as stored in ``DataObject.filename``.
+
+    Returns
+    -------
+    list of int
+        Object ids, sorted.
+    """
     tables = [sa.table(entry.table_name, sa.column("object_id"), sa.column("filename"))
               for entry in db.registered_classes().values()
               if (entry.name == _DATA_OBJECT or _DATA_OBJECT in entry.bases)
@@ -148,23 +161,26 @@ def objects_with_file(db: Database, name: str) -> list[int]:
 
 def site_data_server_app(config: Any = None, *, storage: Any = None,
                          depth: int = DEFAULT_LINEAGE_DEPTH) -> Any:
-    """The data server of a site: deletes checked against its database (as
-    `awlineage.storage.data_server_app`) and, with a database, files sent and received with
-    their lineage (``?with_lineage=1``, `DatabaseLineageCarrier`).
+    """The data server of a site, checking deletes and carrying lineage with files.
+
+    Deletes are checked against its database (as `awlineage.storage.data_server_app`) and,
+    with a database, files are sent and received with their lineage (``?with_lineage=1``,
+    `DatabaseLineageCarrier`).
 
     Parameters
     ----------
-    config
+    config : dataserver.ServerConfig or None, optional
         A `dataserver.ServerConfig`; default `ServerConfig.load()`. Run it with
         ``uvicorn --factory awlineage.federation:site_data_server_app``.
-    storage
+    storage : dataserver.Storage or None, optional
         The back end, when already open (default: opened from ``config.storage_url``).
-    depth
+    depth : int, optional
         Links of ancestry a file carries in full.
 
     Returns
     -------
     starlette.applications.Starlette
+        The ASGI application.
     """
     from awlineage.storage import DatabaseReferences
     from dataserver import ServerConfig, create_app

@@ -71,7 +71,24 @@ class ObjectRecord:
 
 
 def content_hash(body: dict[str, Any]) -> str:
-    """SHA-256 (hex) of the canonical JSON of `body`."""
+    """SHA-256 (hex) of the canonical JSON of `body`.
+
+    Parameters
+    ----------
+    body : dict of str to Any
+        A JSON-serialisable record body (no NaN or infinity).
+
+    Returns
+    -------
+    str
+        64 lower-case hex digits; equal bodies give equal hashes, whatever their key order.
+
+    Examples
+    --------
+    >>> from awlineage.federation import content_hash
+    >>> content_hash({"a": 1})
+    '015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862'
+    """
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                       allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()

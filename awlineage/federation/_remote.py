@@ -54,8 +54,23 @@ class SiteUnreachableError(AwlError):
 
 
 def site_timeout(timeout: float | None = None) -> float:
-    """Seconds a request to another site may take: `timeout`, else ``AWL_SITE_TIMEOUT``,
-    else 5."""
+    """The seconds a request to another site may take: `timeout`, else ``AWL_SITE_TIMEOUT``, else 5.
+
+    Parameters
+    ----------
+    timeout : float or None, optional
+        The caller's choice; None for the setting.
+
+    Returns
+    -------
+    float
+        A positive number of seconds.
+
+    Raises
+    ------
+    ConfigurationError
+        When the value is not a positive number.
+    """
     value = config.setting("site_timeout", timeout)
     if value is None:
         return DEFAULT_TIMEOUT
@@ -122,6 +137,18 @@ def _message(exc: urllib.error.HTTPError) -> str:
 def site_info(url: str, *, timeout: float | None = None) -> Site:
     """Ask a site who it is (``GET /api/site``).
 
+    Parameters
+    ----------
+    url : str
+        The site's HTTP API.
+    timeout : float or None, optional
+        Seconds the request may take; by default ``AWL_SITE_TIMEOUT``, else 5.
+
+    Returns
+    -------
+    Site
+        Its id, URL and name.
+
     Raises
     ------
     SiteUnreachableError
@@ -132,8 +159,21 @@ def site_info(url: str, *, timeout: float | None = None) -> Site:
 
 
 def site_status(url: str, *, timeout: float | None = None) -> dict[str, Any]:
-    """A site's ``/api/site`` answer: who it is, what it holds, its lineage size and its
-    query log per site asked.
+    """A site's ``/api/site`` answer.
+
+    Who it is, what it holds, its lineage size and its query log per site asked.
+
+    Parameters
+    ----------
+    url : str
+        The site's HTTP API.
+    timeout : float or None, optional
+        Seconds the request may take; by default ``AWL_SITE_TIMEOUT``, else 5.
+
+    Returns
+    -------
+    dict of str to Any
+        The parsed JSON answer; it has at least ``site_id``.
 
     Raises
     ------
@@ -152,8 +192,25 @@ def site_status(url: str, *, timeout: float | None = None) -> dict[str, Any]:
 
 def fetch_bundle(url: str, object_ids: Iterable[int], depth: int | None = DEFAULT_DEPTH, *,
                  timeout: float | None = None) -> bytes:
-    """A bundle of `object_ids` with their ancestry `depth` links deep (None: all), as
-    another site exports it (``GET /api/bundle``); bytes for `read_bundle`.
+    """A bundle of `object_ids` with their ancestry, as another site exports it.
+
+    The site answers ``GET /api/bundle``; the bytes are for `read_bundle`.
+
+    Parameters
+    ----------
+    url : str
+        The site's HTTP API.
+    object_ids : iterable of int
+        The objects asked for.
+    depth : int or None, optional
+        Links of ancestry to include; None for all.
+    timeout : float or None, optional
+        Seconds the request may take; by default ``AWL_SITE_TIMEOUT``, else 5.
+
+    Returns
+    -------
+    bytes
+        The bundle as the site sent it.
 
     Raises
     ------
@@ -215,8 +272,10 @@ def _pointers(db: Database, ids: Sequence[int] | None) -> list[_Pointer]:
 def resolve_pointers(db: Database, ids: Iterable[int] | None = None, *,
                      depth: int | None = DEFAULT_DEPTH, timeout: float | None = None,
                      max_rounds: int = 10, via: str = "resolved") -> ResolveReport:
-    """Follow the pointers among `ids` (None: every pointer here) by asking the sites that
-    hold their objects, and keep what arrives here (``via="resolved"``).
+    """Follow pointers by asking the sites that hold their objects, and keep what arrives here.
+
+    The pointers among `ids` (None: every pointer here) are followed; what arrives is kept
+    with its origin (``via="resolved"``).
 
     Pointers are grouped by site: one request per site per round. A site that answers
     with a pointer of its own for an object (it holds only a pointer too) is asked no
@@ -225,11 +284,17 @@ def resolve_pointers(db: Database, ids: Iterable[int] | None = None, *,
 
     Parameters
     ----------
-    depth
+    db : Database
+        This site's database, where what arrives is kept.
+    ids : iterable of int or None, optional
+        Object ids of the pointers to follow; None for every pointer here.
+    depth : int or None, optional
         Links of ancestry fetched with each object (None: all the site has).
-    timeout
+    timeout : float or None, optional
         Seconds per request (default ``AWL_SITE_TIMEOUT``, else 5).
-    via
+    max_rounds : int, optional
+        Rounds of requests at most (a round asks each site once).
+    via : str, optional
         How the copies arrived, recorded with their origin (``replicated`` for
         `replicate`).
 

@@ -40,8 +40,28 @@ class Workload:
 def gather_workload(db: Database, *, timeout: float | None = None,
                     communication_weight: float = 1.0,
                     storage_weight: float = 1.0) -> Workload:
-    """Ask this site and every site it knows (and every site a query log names) for its
-    lineage size and its query log; sites that do not answer are left out and listed."""
+    """Ask this site and every site it knows for its lineage size and its query log.
+
+    Every site a query log names is asked too; sites that do not answer are left out and
+    listed.
+
+    Parameters
+    ----------
+    db : Database
+        This site's database.
+    timeout : float or None, optional
+        Seconds each request may take; by default ``AWL_SITE_TIMEOUT``, else 5.
+    communication_weight : float, optional
+        Weight of saved communication in the problem's net saving.
+    storage_weight : float, optional
+        Weight of replica storage in the problem's net saving.
+
+    Returns
+    -------
+    Workload
+        The replication problem, this site's name in it and the sites that did not answer
+        (URL to reason).
+    """
     here = local_site(db).url or THIS_SITE
     sizes: dict[str, float] = {here: float(lineage_size(db))}
     log: list[tuple[str, str, float]] = [(here, f.site_url, float(f.bytes))
@@ -88,9 +108,32 @@ class ReplicationRun:
 
 def replicate(db: Database, workload: Workload | None = None, *,
               timeout: float | None = None, method: str = "best") -> ReplicationRun:
-    """Carry out this site's part of the replication plan: for each site in its
-    sub-cluster, follow every pointer here to that site's objects, with their whole ancestry
-    (``via="replicated"``)."""
+    """Carry out this site's part of the replication plan.
+
+    For each site in its sub-cluster, follow every pointer here to that site's objects, with
+    their whole ancestry (``via="replicated"``).
+
+    Parameters
+    ----------
+    db : Database
+        This site's database.
+    workload : Workload or None, optional
+        The problem to plan; None to ask the sites (`gather_workload`).
+    timeout : float or None, optional
+        Seconds each request may take; by default ``AWL_SITE_TIMEOUT``, else 5.
+    method : str, optional
+        The planning method, one of `REPLICATION_METHODS`.
+
+    Returns
+    -------
+    ReplicationRun
+        The plan, the sites this one replicates, and per site what was fetched.
+
+    Raises
+    ------
+    ValueError
+        An unknown method (naming it and the known ones).
+    """
     workload = workload or gather_workload(db, timeout=timeout)
     plan = plan_replication(workload.problem, method=method)
     partners = plan.replicates(workload.here)

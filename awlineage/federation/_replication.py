@@ -143,9 +143,22 @@ class ReplicationProblem:
 
 
 def consolidated_weights(problem: ReplicationProblem) -> dict[Pair, float]:
-    """The consolidated signed graph of section 6.6: for every pair of sites (names in sorted
-    order), ``w_f = a * w_e(u, v) - b * (w_u + w_v)``: what putting the two in one sub-cluster
-    saves (positive) or costs (negative)."""
+    """The consolidated signed graph of section 6.6: a weight per pair of sites.
+
+    For every pair (names in sorted order), ``w_f = a * w_e(u, v) - b * (w_u + w_v)``: what
+    putting the two in one sub-cluster saves (positive) or costs (negative).
+
+    Parameters
+    ----------
+    problem : ReplicationProblem
+        The sites, their lineage sizes, the traffic between them and the weights ``a``
+        (communication) and ``b`` (storage).
+
+    Returns
+    -------
+    dict of (str, str) to float
+        The weight per pair of site names.
+    """
     a, b = problem.communication_weight, problem.storage_weight
     sites = problem.sites
     return {_pair(u, v): a * problem.edge_weight(u, v) - b * (problem.sizes[u] + problem.sizes[v])
@@ -171,8 +184,28 @@ def _blocks(problem: ReplicationProblem, clusters: Iterable[Iterable[str]]) -> l
 
 def correlation_objective(problem: ReplicationProblem,
                           clusters: Iterable[Iterable[str]]) -> float:
-    """The seed's eq. 3: positive consolidated weights inside sub-clusters plus the magnitude of
-    negative ones between them.  It equals the net saving plus a constant (``W^-``)."""
+    """The seed's eq. 3 for a partition of the sites into sub-clusters.
+
+    Positive consolidated weights inside sub-clusters plus the magnitude of negative ones
+    between them. It equals the net saving plus a constant (``W^-``).
+
+    Parameters
+    ----------
+    problem : ReplicationProblem
+        The sites, their lineage sizes and the traffic between them.
+    clusters : iterable of iterable of str
+        A partition of the problem's sites.
+
+    Returns
+    -------
+    float
+        The objective's value.
+
+    Raises
+    ------
+    ValueError
+        If `clusters` is not a partition of the problem's sites (naming the site).
+    """
     index = {site: i for i, block in enumerate(_blocks(problem, clusters)) for site in block}
     total = 0.0
     for (u, v), weight in consolidated_weights(problem).items():
@@ -245,6 +278,21 @@ def evaluate_plan(problem: ReplicationProblem, clusters: Iterable[Iterable[str]]
                   method: str = "given") -> ReplicationPlan:
     """The costs of a given partition of the sites into sub-clusters.
 
+    Parameters
+    ----------
+    problem : ReplicationProblem
+        The sites, their lineage sizes and the traffic between them.
+    clusters : iterable of iterable of str
+        A partition of the problem's sites.
+    method : str, optional
+        The method named in the plan.
+
+    Returns
+    -------
+    ReplicationPlan
+        Per sub-cluster its saved communication, replica storage and net saving, the totals
+        and the two baselines (no replication, full replication).
+
     Raises
     ------
     ValueError
@@ -276,6 +324,16 @@ def exact_plan(problem: ReplicationProblem) -> ReplicationPlan:
 
     Among partitions with the same net saving (within rounding), the one with the least
     replica storage is chosen, then the first enumerated.
+
+    Parameters
+    ----------
+    problem : ReplicationProblem
+        The sites, their lineage sizes and the traffic between them.
+
+    Returns
+    -------
+    ReplicationPlan
+        The best plan, its method ``exact``.
 
     Raises
     ------

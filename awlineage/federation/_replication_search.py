@@ -180,9 +180,9 @@ def plan_replication(problem: ReplicationProblem, *, method: str = "best") -> Re
 
     Parameters
     ----------
-    problem
+    problem : ReplicationProblem
         The sites, their lineage sizes and the traffic between them.
-    method
+    method : str, optional
         One of `REPLICATION_METHODS`.  ``greedy``: from every site alone, merge the two
         sub-clusters whose union saves most while any union saves something.
         ``greedy+local``: then passes of single-site moves (to another sub-cluster or alone;

@@ -22,11 +22,26 @@ def _human(amount: float, unit: str) -> str:
 
 
 def plan_table(plan: ReplicationPlan, unit: str = "B") -> str:
-    """The plan as ``awl sites plan`` prints it: one row per sub-cluster (saved communication,
-    replica storage, net saving), the totals, the two baselines and, per site, whose lineage it
-    replicates.  Amounts are shown with SI prefixes when `unit` is ``"B"`` (bytes), plainly with
-    the unit otherwise (for traffic counted in queries, say).  The net saving is in the common
-    cost unit of the problem's weights (bytes when both are 1)."""
+    """The plan as ``awl sites plan`` prints it.
+
+    One row per sub-cluster (saved communication, replica storage, net saving), the totals,
+    the two baselines and, per site, whose lineage it replicates. Amounts are shown with SI
+    prefixes when `unit` is ``"B"`` (bytes), plainly with the unit otherwise (for traffic
+    counted in queries, say). The net saving is in the common cost unit of the problem's
+    weights (bytes when both are 1).
+
+    Parameters
+    ----------
+    plan : ReplicationPlan
+        The plan shown.
+    unit : str, optional
+        The unit of the amounts.
+
+    Returns
+    -------
+    str
+        The table and the lines after it.
+    """
     rows = [("cluster", "sites", "saved communication", "replica storage", "net saving")]
     for number, cluster in enumerate(plan.clusters, 1):
         rows.append((str(number), ", ".join(cluster.sites),

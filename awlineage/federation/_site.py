@@ -108,7 +108,7 @@ def local_site(db: Database) -> Site:
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
 
     Returns
@@ -188,7 +188,18 @@ def remember_site(conn: sa.Connection, site: Site) -> None:
 
 
 def known_sites(db: Database) -> list[Site]:
-    """The other sites this database has exchanged lineage with, by URL."""
+    """The other sites this database has exchanged lineage with, by URL.
+
+    Parameters
+    ----------
+    db : Database
+        The database asked.
+
+    Returns
+    -------
+    list of Site
+        Sorted by URL; empty when the database has no site tables.
+    """
     if not has_site_tables(db):
         return []
     with db.engine.connect() as conn:
@@ -212,9 +223,9 @@ def origins_of(db: Database, object_ids: Iterable[int]) -> dict[int, Origin]:
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
-    object_ids
+    object_ids : iterable of int
         Objects to look up; those made here are left out of the answer.
 
     Returns
@@ -245,7 +256,7 @@ def count_copies(db: Database) -> int:
 
     Parameters
     ----------
-    db
+    db : Database
         The site's database.
 
     Returns
@@ -279,8 +290,26 @@ def mark_origins(conn: sa.Connection, origins: Sequence[Origin]) -> None:
 
 def log_fetch(db: Database, site_url: str, object_id: int, size: int, seconds: float,
               ok: bool) -> None:
-    """Add one request for another site's lineage to the query log (never fails the
-    caller: a read-only database keeps no log)."""
+    """Add one request for another site's lineage to the query log.
+
+    Never fails the caller: a read-only database keeps no log, and a database error is
+    ignored.
+
+    Parameters
+    ----------
+    db : Database
+        The database whose log is written.
+    site_url : str
+        The site asked.
+    object_id : int
+        The object asked for.
+    size : int
+        Bytes received.
+    seconds : float
+        How long the request took.
+    ok : bool
+        Whether the site answered.
+    """
     if db.read_only:
         return
     try:

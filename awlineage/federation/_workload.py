@@ -42,16 +42,16 @@ class FetchSummary:
 
 
 def lineage_size(db: Database, *, seed: int = 0) -> int:
-    """Bytes of lineage metadata a site made itself (its objects, not copies or pointers).
+    """The bytes of lineage metadata a site made itself (its objects, not copies or pointers).
 
     Estimated as the number of such objects times the mean record size of a sample of up to
     200 of them (records as bundles write them, uncompressed).
 
     Parameters
     ----------
-    db
+    db : Database
         The site's database.
-    seed
+    seed : int, optional
         Seed of the sample, so that one database gives one answer.
 
     Returns
@@ -84,7 +84,7 @@ def fetch_summary(db: Database) -> list[FetchSummary]:
 
     Parameters
     ----------
-    db
+    db : Database
         The site's database.
 
     Returns
@@ -106,6 +106,20 @@ def read_workload(path: str | Path, *, communication_weight: float = 1.0,
                   storage_weight: float = 1.0) -> ReplicationProblem:
     """The replication problem of a workload file (see the module docstring).
 
+    Parameters
+    ----------
+    path : str or Path
+        A JSON file with ``sizes`` (site -> bytes of lineage it holds) and ``log``.
+    communication_weight : float, optional
+        Weight of saved communication in the net saving.
+    storage_weight : float, optional
+        Weight of replica storage in the net saving.
+
+    Returns
+    -------
+    ReplicationProblem
+        The sites, their lineage sizes and the traffic between them.
+
     Raises
     ------
     ConfigurationError
@@ -123,8 +137,29 @@ def read_workload(path: str | Path, *, communication_weight: float = 1.0,
 
 def workload_problem(data: Any, label: str, *, communication_weight: float = 1.0,
                      storage_weight: float = 1.0) -> ReplicationProblem:
-    """The replication problem of workload `data` (a parsed workload file); `label` names it
-    in errors."""
+    """The replication problem of workload `data` (a parsed workload file).
+
+    Parameters
+    ----------
+    data : Any
+        The parsed file: a dict with ``sizes`` and ``log``.
+    label : str
+        Names the workload in errors.
+    communication_weight : float, optional
+        Weight of saved communication in the net saving.
+    storage_weight : float, optional
+        Weight of replica storage in the net saving.
+
+    Returns
+    -------
+    ReplicationProblem
+        The sites, their lineage sizes and the traffic between them.
+
+    Raises
+    ------
+    ConfigurationError
+        Naming `label` and what is wrong in `data`.
+    """
     if not isinstance(data, dict) or not isinstance(data.get("sizes"), dict):
         raise ConfigurationError(f"workload {label}: needs a 'sizes' object (site -> bytes of "
                                  "lineage it holds)")

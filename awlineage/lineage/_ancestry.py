@@ -21,8 +21,29 @@ class Ancestry:
 
 
 def ancestry(db: Database, obj: DBObject, depth: int | None = None) -> Ancestry:
-    """The ancestry of `obj` (itself included), `depth` links deep (None: all); from the
-    closure index when the database has it (`lineage_distances`)."""
+    """The ancestry of `obj` (itself included), `depth` links deep.
+
+    Read from the closure index when the database has it (`lineage_distances`).
+
+    Parameters
+    ----------
+    db : Database
+        The database to read.
+    obj : DBObject
+        A committed object.
+    depth : int or None, optional
+        Links to follow at most; None for all.
+
+    Returns
+    -------
+    Ancestry
+        The objects by id and the links between them.
+
+    Raises
+    ------
+    ObjectNotFoundError
+        When `obj` has not been committed.
+    """
     require_stored(obj)
     edges: list[Edge] = []
     distance = lineage_distances(db, obj.object_id, True, depth, edges=edges)

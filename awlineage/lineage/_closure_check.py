@@ -51,7 +51,19 @@ class ClosureCheck:
 
 
 def check_closure_index(db: Database) -> ClosureCheck:
-    """Compare the index with the closure of the stored edges, for every object."""
+    """Compare the index with the closure of the stored edges, for every object.
+
+    Parameters
+    ----------
+    db : Database
+        The database checked.
+
+    Returns
+    -------
+    ClosureCheck
+        Counts of objects, edges and labels, and the first disagreements; ``present`` is
+        False when the index is off.
+    """
     with db.engine.connect() as conn:
         if not index_is_on(conn, db):
             return ClosureCheck(present=False)

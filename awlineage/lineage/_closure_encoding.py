@@ -102,12 +102,35 @@ def encode(edges: Iterable[tuple[Hashable, Hashable]], nodes: Iterable[Hashable]
            gap: int = LABEL_GAP, max_labels: int | None = None) -> ClosureEncoding:
     """The interval encoding of the DAG with parent -> child `edges` (and lone `nodes`).
 
+    Parameters
+    ----------
+    edges : iterable of (hashable, hashable)
+        Parent -> child pairs.
+    nodes : iterable of hashable, optional
+        Nodes besides those in `edges`.
+    gap : int, optional
+        Distance between consecutive interval ends, room for later insertions.
+    max_labels : int or None, optional
+        At most this many labels; None for no limit.
+
+    Returns
+    -------
+    ClosureEncoding
+        The labels (one or more per node), their statistics and the labels by node.
+
     Raises
     ------
     CycleError
         If the edges make a cycle.
     ClosureTooLargeError
         If duplication would make more than `max_labels` labels.
+
+    Examples
+    --------
+    >>> from awlineage.lineage import encode_closure
+    >>> encoding = encode_closure([("a", "b"), ("b", "c")])
+    >>> len(encoding.labels), encoding.stats.nodes
+    (3, 3)
     """
     graph = _Graph(edges, nodes)
     stats = EncodingStats(nodes=len(graph.ids), edges=graph.edge_count,

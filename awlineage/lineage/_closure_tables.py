@@ -67,7 +67,7 @@ def closure_index_present(db: Database) -> bool:
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
 
     Returns
@@ -252,11 +252,11 @@ def closure_ancestors(db: Database, node: int, conn: sa.Connection | None = None
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
-    node
+    node : int
         The object id.
-    conn
+    conn : sqlalchemy.Connection or None, optional
         A connection to read through (inside a transaction); None opens one.
 
     Returns
@@ -280,11 +280,11 @@ def closure_descendants(db: Database, node: int, conn: sa.Connection | None = No
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
-    node
+    node : int
         The object id.
-    conn
+    conn : sqlalchemy.Connection or None, optional
         A connection to read through (inside a transaction); None opens one.
 
     Returns
@@ -302,8 +302,29 @@ def closure_descendants(db: Database, node: int, conn: sa.Connection | None = No
 
 def closure_is_ancestor(db: Database, ancestor: int, node: int,
                         conn: sa.Connection | None = None) -> bool:
-    """Whether `ancestor` has a path to `node` (of length at least one), from the index
-    (raises ClosureIndexOffError as `closure_ancestors` does)."""
+    """Whether `ancestor` has a path to `node` (of length at least one), from the index.
+
+    Parameters
+    ----------
+    db : Database
+        The database read.
+    ancestor : int
+        Object id of the possible ancestor.
+    node : int
+        Object id of the possible descendant.
+    conn : sqlalchemy.Connection or None, optional
+        A connection to read in (inside a transaction); a new one by default.
+
+    Returns
+    -------
+    bool
+        True when `node` descends from `ancestor`.
+
+    Raises
+    ------
+    ClosureIndexOffError
+        When the index is off, as `closure_ancestors` does.
+    """
     return _run(db, conn, lambda c: _checked(c, db, bool(_ranges(
         db, c, node, _containing, only=ancestor))))
 

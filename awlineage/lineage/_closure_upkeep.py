@@ -49,8 +49,21 @@ from awlineage.persistence import DBObject
 
 
 def keep_closure_index(conn: sa.Connection, db: Database, written: list[DBObject]) -> None:
-    """Add the objects a commit writes to the closure index, if the index is on (the write
-    hook: runs in the commit's transaction, after its rows are in)."""
+    """Add the objects a commit writes to the closure index, if the index is on.
+
+    The write hook: runs in the commit's transaction, after its rows are in. When the objects
+    find no place and a rebuild would exceed the label budget, the index is turned off with a
+    `ClosureIndexOffWarning`.
+
+    Parameters
+    ----------
+    conn : sqlalchemy.Connection
+        The commit's connection, inside its transaction.
+    db : Database
+        The database committed to.
+    written : list of DBObject
+        The objects the commit writes.
+    """
     if not index_is_on(conn, db):
         return
     take_lock(conn, db, CLOSURE_LOCK)
@@ -70,10 +83,19 @@ def keep_closure_index(conn: sa.Connection, db: Database, written: list[DBObject
 
 
 def refresh_closure_index(conn: sa.Connection, db: Database) -> None:
-    """Re-encode the closure index inside `conn`'s write transaction, if it is on: for writes
-    that are not commits of new objects (copies of objects from another site, which may give
-    stored objects parents). Too large a graph turns the index off with a warning, as in a
-    commit."""
+    """Re-encode the closure index inside `conn`'s write transaction, if it is on.
+
+    For writes that are not commits of new objects (copies of objects from another site, which
+    may give stored objects parents). Too large a graph turns the index off with a
+    `ClosureIndexOffWarning`, as in a commit.
+
+    Parameters
+    ----------
+    conn : sqlalchemy.Connection
+        A connection inside the write transaction.
+    db : Database
+        The database written.
+    """
     if not index_is_on(conn, db):
         return
     try:

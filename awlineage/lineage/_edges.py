@@ -92,8 +92,26 @@ Registry = dict[str, RegisteredClass]
 
 def outgoing_edges(db: Database, ids: Iterable[int], wanted: AttributeFilter = ALL,
                    registry: Registry | None = None) -> list[Edge]:
-    """Every edge from one of `ids`: per class, one query for its link columns and one per
-    link list. `registry` is the class registry when the caller has read it already."""
+    """Every edge from one of `ids`.
+
+    Per class, one query for its link columns and one per link list.
+
+    Parameters
+    ----------
+    db : Database
+        The database read.
+    ids : iterable of int
+        Object ids the edges start from.
+    wanted : AttributeFilter, optional
+        The link attributes followed; all by default.
+    registry : dict of str to RegisteredClass, or None, optional
+        The class registry, when the caller has read it already.
+
+    Returns
+    -------
+    list of Edge
+        Per class, its single links then its link lists (by owner and position).
+    """
     registry = registry if registry is not None else db.registered_classes()
     edges: list[Edge] = []
     with db.engine.connect() as conn:
@@ -135,13 +153,13 @@ def incoming_edges(db: Database, ids: Iterable[int], attributes: AttributeFilter
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
-    ids
+    ids : iterable of int
         Object ids.
-    attributes
+    attributes : AttributeFilter, optional
         Which attributes (``Class.name``) to read; all of them by default.
-    registry
+    registry : dict of str to RegisteredClass, or None, optional
         The database's class registry (`Database.registered_classes`), when the caller has
         read it already; None reads it.
 

@@ -55,6 +55,25 @@ def to_prov(obj: DBObject, depth: int | None = None, *,
     Runs become activities (``used`` their inputs and parameters, ``wasAssociatedWith`` the
     user, ``wasInformedBy`` the runs of dependencies they made); a target and a run's outputs
     ``wasGeneratedBy`` the run; other links become ``wasDerivedFrom`` with the attribute name.
+
+    Parameters
+    ----------
+    obj : DBObject
+        A committed object.
+    depth : int or None, optional
+        Links to follow at most; None for all.
+    database : Database or None, optional
+        The database to read; the current session's by default.
+
+    Returns
+    -------
+    prov.model.ProvDocument
+        Entities, activities and agents with their relations, ready to serialise.
+
+    Raises
+    ------
+    ObjectNotFoundError
+        When `obj` has not been committed.
     """
     from awlineage.trace import ProcessRun
 

@@ -67,8 +67,14 @@ _FOLLOWERS: list[PointerFollower] = []
 
 
 def add_pointer_follower(follower: PointerFollower) -> None:
-    """Register a function that follows pointers (once; `awlineage.federation` does at
-    import)."""
+    """Register a function that follows pointers (once; `awlineage.federation` does at import).
+
+    Parameters
+    ----------
+    follower : callable
+        ``follower(db, pointer_ids, depth)``: fetches the objects the pointers stand for, stores
+        them here and returns a `FollowOutcome`. Registering it again does nothing.
+    """
     if follower not in _FOLLOWERS:
         _FOLLOWERS.append(follower)
 
@@ -78,7 +84,7 @@ def is_remote_pointer(obj: object) -> bool:
 
     Parameters
     ----------
-    obj
+    obj : object
         Any object.
 
     Returns
@@ -100,6 +106,20 @@ def follow_pointers(db: Database, pointer_ids: Iterable[int], depth: int | None 
 
     With no follower registered (``awlineage.federation`` not imported) nothing is fetched
     and every pointer is reported missing.
+
+    Parameters
+    ----------
+    db : Database
+        The database the fetched objects are stored in.
+    pointer_ids : iterable of int
+        Object ids of the pointers.
+    depth : int or None, optional
+        Links of ancestry to fetch with each; None for the follower's default.
+
+    Returns
+    -------
+    FollowOutcome
+        The ids now held here in full, and what could not be fetched.
     """
     ids = sorted(set(pointer_ids))
     outcome = FollowOutcome()
@@ -119,8 +139,17 @@ def follow_pointers(db: Database, pointer_ids: Iterable[int], depth: int | None 
 
 
 def forget_stale_links(db: Database, resolved: Iterable[int]) -> None:
-    """Drop the links that live objects of `db` hold to pointers now replaced by the
-    objects themselves, so reading them again loads the real object."""
+    """Drop the links live objects hold to pointers now replaced by the objects themselves.
+
+    Reading such a link again loads the real object.
+
+    Parameters
+    ----------
+    db : Database
+        The database whose live objects (identity map) are updated.
+    resolved : iterable of int
+        Object ids of the pointers now held in full.
+    """
     gone = set(resolved)
     if not gone:
         return
@@ -138,6 +167,14 @@ def forget_stale_links(db: Database, resolved: Iterable[int]) -> None:
 
 
 def warn_incomplete(missing: Sequence[MissingLineage], stacklevel: int = 3) -> None:
-    """Warn (`LineageIncompleteWarning`) when `missing` is not empty."""
+    """Warn (`LineageIncompleteWarning`) when `missing` is not empty.
+
+    Parameters
+    ----------
+    missing : sequence of MissingLineage
+        What could not be fetched.
+    stacklevel : int, optional
+        Passed to `warnings.warn`, so the warning names the caller's line.
+    """
     if missing:
         warnings.warn(LineageIncompleteWarning(missing), stacklevel=stacklevel)

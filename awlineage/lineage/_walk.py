@@ -51,15 +51,15 @@ large; past it the depth, not the set, bounds the work, and the level-by-level w
 
 def parent_edges(db: Database, ids: Iterable[int], registry: Registry | None = None
                  ) -> list[Edge]:
-    """Edges from objects to what they were made from, one level up.
+    """The edges from objects to what they were made from, one level up.
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
-    ids
+    ids : iterable of int
         Object ids.
-    registry
+    registry : dict of str to RegisteredClass, or None, optional
         The database's class registry (`Database.registered_classes`), when the caller has
         read it already; None reads it.
 
@@ -76,15 +76,15 @@ def parent_edges(db: Database, ids: Iterable[int], registry: Registry | None = N
 
 def child_edges(db: Database, ids: Iterable[int], registry: Registry | None = None
                 ) -> list[Edge]:
-    """Edges from objects to what was made from them, one level down.
+    """The edges from objects to what was made from them, one level down.
 
     Parameters
     ----------
-    db
+    db : Database
         The database.
-    ids
+    ids : iterable of int
         Object ids.
-    registry
+    registry : dict of str to RegisteredClass, or None, optional
         The database's class registry (`Database.registered_classes`), when the caller has
         read it already; None reads it.
 
@@ -106,12 +106,21 @@ def reachable(db: Database, start: Iterable[int], read_edges: EdgeReader,
 
     Parameters
     ----------
-    read_edges
+    db : Database
+        The database read.
+    start : iterable of int
+        Object ids the walk starts from.
+    read_edges : callable
         `parent_edges` to walk towards ancestors, `child_edges` towards descendants.
-    depth
+    depth : int or None, optional
         How many links to follow at most; None for all.
-    edges
+    edges : list of Edge or None, optional
         A list that collects the edges walked (for exports that draw the graph).
+
+    Returns
+    -------
+    dict of int to int
+        Links from `start` per object id reached.
     """
     seen = set(start)
     frontier = list(seen)

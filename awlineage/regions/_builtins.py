@@ -272,5 +272,16 @@ def reduce(axis: int | Sequence[int] | None = None, keepdims: bool = False) -> R
 
 
 def neighbourhood(radius: int | Sequence[int] = 1) -> Neighbourhood:
-    """Each output cell depends on the input cells within `radius` (per axis or for all)."""
+    """Each output cell depends on the input cells within `radius` (per axis or for all).
+
+    Parameters
+    ----------
+    radius : int or sequence of int, optional
+        Cells either side, one for all axes or one per axis.
+
+    Returns
+    -------
+    Neighbourhood
+        The operator.
+    """
     return Neighbourhood(radius)

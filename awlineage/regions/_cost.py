@@ -157,7 +157,20 @@ def combine(stats: Iterable[OperatorStats]) -> OperatorStats:
 
 def read_operator_stats(database: Database | None = None, *, operator: str | None = None
                         ) -> dict[str, OperatorStats]:
-    """`OperatorStats` per operator name from the stored records, in one query."""
+    """`OperatorStats` per operator name from the stored records, in one query.
+
+    Parameters
+    ----------
+    database : Database or None, optional
+        The database to read; the current session's by default.
+    operator : str or None, optional
+        Only this operator; None for all.
+
+    Returns
+    -------
+    dict of str to OperatorStats
+        Means per call, by operator name.
+    """
     by_operator: dict[str, list[OperatorStats]] = {}
     for (name, _), stats in read_strategy_stats(database, operator=operator).items():
         by_operator.setdefault(name, []).append(stats)

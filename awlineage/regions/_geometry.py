@@ -213,21 +213,67 @@ class Rot90(AxisMap):
 
 
 def crop(index: Any) -> Crop:
-    """``input[index]``: e.g. ``crop((slice(10, 20), slice(None, None, 2)))`` or
-    ``crop(np.s_[10:20, ::2])``."""
+    """``input[index]``: e.g. ``crop((slice(10, 20), slice(None, None, 2)))``.
+
+    Parameters
+    ----------
+    index : Any
+        What indexes the input array: an int, a slice or a tuple of them, e.g.
+        ``np.s_[10:20, ::2]``.
+
+    Returns
+    -------
+    Crop
+        The operator.
+    """
     return Crop(index)
 
 
 def transpose(axes: Sequence[int] | None = None) -> Transpose:
-    """``numpy.transpose(a, axes)``."""
+    """``numpy.transpose(a, axes)``.
+
+    Parameters
+    ----------
+    axes : sequence of int or None, optional
+        The permutation of the axes; None reverses them.
+
+    Returns
+    -------
+    Transpose
+        The operator.
+    """
     return Transpose(axes)
 
 
 def flip(axis: int | Sequence[int] | None = None) -> Flip:
-    """``numpy.flip(a, axis)``."""
+    """``numpy.flip(a, axis)``.
+
+    Parameters
+    ----------
+    axis : int, sequence of int or None, optional
+        The axes flipped; None for all.
+
+    Returns
+    -------
+    Flip
+        The operator.
+    """
     return Flip(axis)
 
 
 def rot90(k: int = 1, axes: Sequence[int] = (0, 1)) -> Rot90:
-    """``numpy.rot90(a, k, axes)``."""
+    """``numpy.rot90(a, k, axes)``.
+
+    Parameters
+    ----------
+    k : int, optional
+        Number of quarter turns.
+    axes : sequence of int, optional
+        The two axes of the plane rotated.
+
+    Returns
+    -------
+    Rot90
+        The operator.
+    """
     return Rot90(k, axes)

@@ -16,12 +16,25 @@ _loaders: list[ArrayLoader] = []
 
 
 def register_array_loader(loader: ArrayLoader) -> None:
-    """Let `loader(obj, hdu)` supply arrays; it returns the array, or None to pass."""
+    """Let `loader(obj, hdu)` supply arrays; it returns the array, or None to pass.
+
+    Parameters
+    ----------
+    loader : callable
+        Called with a `DBObject` and an HDU (int or name); returns the array, or None to let
+        the next loader answer.
+    """
     _loaders.append(loader)
 
 
 def unregister_array_loader(loader: ArrayLoader) -> None:
-    """Stop using `loader`."""
+    """Stop using `loader`.
+
+    Parameters
+    ----------
+    loader : callable
+        A loader given to `register_array_loader`; nothing happens when it is not registered.
+    """
     if loader in _loaders:
         _loaders.remove(loader)
 

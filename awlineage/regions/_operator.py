@@ -316,5 +316,13 @@ class AllToAll(Operator):
 
 
 def all_to_all() -> AllToAll:
-    """An operator whose output depends on all of its inputs."""
+    """An operator whose output depends on all of its inputs.
+
+    Every output cell depends on every cell of every input (an operator declaring nothing).
+
+    Returns
+    -------
+    AllToAll
+        The operator.
+    """
     return AllToAll("all_to_all")

@@ -148,30 +148,34 @@ def optimise(candidates: Iterable[Candidate], workload: Workload,
 
     Parameters
     ----------
-    candidates
+    candidates : iterable of Candidate
         Every (operator, strategy) with its costs; each operator needs at least one.
-    workload
+    workload : Workload
         ``(operator, direction)`` -> how often the workload's queries pass through the
         operator in that direction (best given as a fraction of the queries, as the paper's
         ``p_i``; only relative to `epsilon` does the scale matter).
-    max_disk
+    max_disk : float or None, optional
         MaxDISK: bytes all chosen strategies may store together (None: no limit).
-    max_runtime
+    max_runtime : float or None, optional
         MaxRUNTIME, in **seconds** of capture overhead added to one run of the workflow
         (None: no limit). A ratio to the workflow's own runtime (the CLI's
         ``--max-runtime 1.1``) is turned into seconds by the caller: ``(ratio - 1) * run``.
-    pinned
+    pinned : mapping of str to str or list of str, or None, optional
         Operator -> strategy (or strategies) the user fixed; always chosen.
-    beta, epsilon
-        Tie-break weights: ``epsilon * (disk + beta * runtime)`` is added per chosen
-        strategy.
-    prefer_mapping
+    beta : float, optional
+        Tie-break weight of runtime against disk: ``epsilon * (disk + beta * runtime)`` is
+        added per chosen strategy.
+    epsilon : float, optional
+        Tie-break weight of that sum against the expected query time.
+    prefer_mapping : bool, optional
         The paper's heuristic: an operator with a ``map`` candidate and no pin keeps only
         mapping lineage.
 
     Returns
     -------
     Plan
+        Per operator its chosen strategies and expected costs, the objective value and the
+        solver's status.
 
     Raises
     ------

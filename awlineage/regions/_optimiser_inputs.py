@@ -317,8 +317,31 @@ class OptimiserInputs:
 
 def gather_inputs(db: Database, workload: str | Path | None = None,
                   pins: Mapping[str, list[str]] | None = None) -> OptimiserInputs:
-    """Statistics, operators, workload (the file, else the recorded queries) and cost model
-    of `db`, turned into the optimiser's inputs (a handful of queries)."""
+    """The optimiser's inputs (a handful of queries), read from `db`.
+
+    Statistics, operators, workload (the file, else the recorded queries) and cost model of
+    `db`, turned into what `optimise` needs.
+
+    Parameters
+    ----------
+    db : Database
+        The database whose records and recorded queries are read.
+    workload : str, Path or None, optional
+        A workload file (JSON lines or CSV); None to use the recorded queries.
+    pins : mapping of str to list of str, or None, optional
+        Strategies per operator name the plan must keep, added to the stored pinned choices.
+
+    Returns
+    -------
+    OptimiserInputs
+        Candidates, workload weights, pins, the workflow's own seconds and where the workload
+        came from.
+
+    Raises
+    ------
+    RegionError
+        When the workload file has a malformed entry.
+    """
     from awlineage.regions._cost import CostModel, read_strategy_stats
     from awlineage.regions._strategy_choice import DEFAULT_OPERATOR, stored_choices
 

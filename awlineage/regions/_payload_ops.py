@@ -175,11 +175,33 @@ def payload_boxes() -> PayloadBoxes:
 
 
 def flagged_neighbourhood() -> FlaggedNeighbourhood:
-    """Composite lineage: one-to-one, except cells given a payload radius."""
+    """Composite lineage: one-to-one, except cells given a payload radius.
+
+    Returns
+    -------
+    FlaggedNeighbourhood
+        The operator.
+    """
     return FlaggedNeighbourhood()
 
 
 def resample(transform: Callable[[np.ndarray], np.ndarray], order: int = 1,
              area: bool = False) -> Resample:
-    """Resampling through ``transform`` (output pixel -> input pixel coordinates)."""
+    """Resampling through ``transform`` (output pixel -> input pixel coordinates).
+
+    Parameters
+    ----------
+    transform : callable
+        Output pixel coordinates -> input pixel coordinates, (N, d) -> (N, d) float arrays.
+    order : int, optional
+        Interpolation order: 0 nearest, 1 linear, 3 cubic.
+    area : bool, optional
+        Use the footprint of the whole output pixel (its corners transformed) instead of the
+        interpolation point.
+
+    Returns
+    -------
+    Resample
+        The operator.
+    """
     return Resample(transform, order, area)

@@ -8,7 +8,26 @@ from awlineage.regions._optimiser import Plan
 
 
 def format_size(size: float) -> str:
-    """``1.5 MB``-style text for a number of bytes."""
+    """``1.5 MB``-style text for a number of bytes.
+
+    Parameters
+    ----------
+    size : float
+        A number of bytes.
+
+    Returns
+    -------
+    str
+        Three significant digits and a unit (B, kB, MB or GB).
+
+    Examples
+    --------
+    >>> from awlineage.regions import format_size
+    >>> format_size(1.5e6)
+    '1.5 MB'
+    >>> format_size(512)
+    '512 B'
+    """
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if size >= scale:
             return f"{size / scale:.3g} {unit}"
@@ -16,8 +35,23 @@ def format_size(size: float) -> str:
 
 
 def plan_table(plan: Plan, source: str) -> str:
-    """The plan as a table: per operator its strategies, the strategy answering each
-    direction, expected query seconds, disk and capture runtime; then the totals."""
+    """The plan as a table, then the totals.
+
+    Per operator: its strategies, the strategy answering each direction, expected query
+    seconds, disk and capture runtime.
+
+    Parameters
+    ----------
+    plan : Plan
+        The optimiser's answer.
+    source : str
+        Where the workload came from, printed in the first line.
+
+    Returns
+    -------
+    str
+        A first line naming the workload and solver status, then the aligned table.
+    """
     header = ("operator", "strategies", "backward by", "forward by", "query s", "disk",
               "runtime s")
     rows = [header]

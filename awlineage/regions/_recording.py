@@ -189,7 +189,23 @@ def forget_decoded() -> None:
 
 
 def decode_record(record: RegionTable) -> DecodedLineage:
-    """The tables of a stored record (decoded once per process)."""
+    """The tables of a stored record (decoded once per process).
+
+    Parameters
+    ----------
+    record : RegionTable
+        A stored record with full, payload or composite lineage.
+
+    Returns
+    -------
+    DecodedLineage
+        Per input, its full-mode tables, or the payload table.
+
+    Raises
+    ------
+    RegionError
+        When the record has no encoded lineage, or its mode keeps no tables.
+    """
     cached = _decoded_cache.get(record.object_id)
     if cached is not None:
         return cached

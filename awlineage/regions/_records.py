@@ -22,9 +22,17 @@ _run_provider: RunProvider = _traced_run
 
 
 def set_run_provider(provider: RunProvider | None) -> None:
-    """Name the process run that captures belong to: `provider()` is called when a capture
-    finishes and its result is stored in ``RegionTable.process_run``. By default it is the
-    run of the make() being traced (None outside a make)."""
+    """Name the process run that captures belong to.
+
+    `provider()` is called when a capture finishes and its result is stored in
+    ``RegionTable.process_run``. By default it is the run of the make() being traced (None
+    outside a make).
+
+    Parameters
+    ----------
+    provider : callable or None
+        Returns the run (a `DBObject`) or None; None restores the default.
+    """
     global _run_provider
     _run_provider = provider or _traced_run
 

@@ -129,7 +129,20 @@ class QuerySummary:
 
 def read_query_summary(database: Database | None = None, *, operator: str | None = None
                        ) -> list[QuerySummary]:
-    """`QuerySummary` per (operator, direction) from the recorded hops (two queries)."""
+    """`QuerySummary` per (operator, direction) from the recorded hops (two queries).
+
+    Parameters
+    ----------
+    database : Database or None, optional
+        The database to read; the current session's by default.
+    operator : str or None, optional
+        Only this operator; None for all.
+
+    Returns
+    -------
+    list of QuerySummary
+        By operator then direction; empty when no query was recorded.
+    """
     from awlineage.regions._cost import stored_table
 
     db = database or current_database()

@@ -192,13 +192,13 @@ def step_backward(record: RegionTable, region: Region, i: int, ctx: StepContext)
 
     Parameters
     ----------
-    record
+    record : RegionTable
         The stored lineage of one operator call.
-    region
+    region : Region
         Cells of the call's output.
-    i
+    i : int
         Which input of the call.
-    ctx
+    ctx : StepContext
         Caches shared by the hops of one query.
 
     Returns
@@ -210,7 +210,24 @@ def step_backward(record: RegionTable, region: Region, i: int, ctx: StepContext)
 
 
 def step_forward(record: RegionTable, region: Region, i: int, ctx: StepContext) -> Region:
-    """Cells of `record`'s output that depend on `region` of its input `i`."""
+    """One forward hop of a region query: the output cells that depend on `region` of input `i`.
+
+    Parameters
+    ----------
+    record : RegionTable
+        The stored record of one operator call.
+    region : Region
+        Cells of input `i`.
+    i : int
+        The input's position in the call.
+    ctx : StepContext
+        Caches shared by the hops of one query.
+
+    Returns
+    -------
+    Region
+        Cells of the output.
+    """
     return _step(record, region, i, ctx, "forward")
 
 

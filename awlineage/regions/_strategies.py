@@ -22,7 +22,30 @@ def strategy_of(mode: str, orientation: str = "backward") -> str:
 
 
 def mode_and_orientation(strategy: str) -> tuple[str, str]:
-    """(mode, orientation) a capture records for `strategy`; raises naming an unknown one."""
+    """(mode, orientation) a capture records for `strategy`.
+
+    Parameters
+    ----------
+    strategy : str
+        One of `STRATEGIES`.
+
+    Returns
+    -------
+    tuple of (str, str)
+        The mode (``full`` for the ``full-*`` strategies, else the strategy itself) and the
+        orientation (``backward``, ``forward`` or ``both``).
+
+    Raises
+    ------
+    RegionError
+        Naming an unknown strategy.
+
+    Examples
+    --------
+    >>> from awlineage.regions import mode_and_orientation
+    >>> mode_and_orientation("full-forward")
+    ('full', 'forward')
+    """
     if strategy not in STRATEGIES:
         raise RegionError(f"unknown lineage strategy {strategy!r}; one of {STRATEGIES}")
     if strategy in FULL_STRATEGIES:
@@ -38,7 +61,19 @@ def can_rerun(op: Operator) -> bool:
 
 
 def available_strategies(op: Operator) -> tuple[str, ...]:
-    """The strategies a call of `op` can record, in `STRATEGIES` order."""
+    """The strategies a call of `op` can record, in `STRATEGIES` order.
+
+    Parameters
+    ----------
+    op : Operator
+        The operator asked about.
+
+    Returns
+    -------
+    tuple of str
+        Strategy names; ``("all",)`` for an operator that supports no mode, ``blackbox``
+        included when the operator can be re-run.
+    """
     modes = set(op.supported_modes)
     if not modes:
         return ("all",)

@@ -66,8 +66,27 @@ class RegionStrategy(DBObject):
 
 
 def check_strategies(operator: str, names: Sequence[str]) -> list[str]:
-    """`names` as a list, refused naming the operator when a name is unknown or more than one
-    strategy other than ``blackbox`` is given (one call stores one)."""
+    """`names` as a list, refused when a name is unknown or more than one strategy is stored.
+
+    One call stores one strategy; ``blackbox`` may be given beside it.
+
+    Parameters
+    ----------
+    operator : str
+        The operator's name, used in the error message.
+    names : sequence of str
+        Strategy names, each one of `STRATEGIES`.
+
+    Returns
+    -------
+    list of str
+        `names` without repeats, in their first order.
+
+    Raises
+    ------
+    RegionError
+        When a name is unknown, or more than one strategy other than ``blackbox`` is given.
+    """
     names = list(dict.fromkeys(names))
     for name in names:
         if name not in STRATEGIES:
@@ -94,8 +113,22 @@ def stored_choices(database: Database | None = None) -> dict[str, RegionStrategy
 
 
 def set_adaptive(enabled: bool = True, *, commit: bool = True) -> RegionStrategy:
-    """Turn the adaptive start on (operators without a choice start black-box, when they can
-    re-run) or off; returns the new version of the ``*`` choice."""
+    """Turn the adaptive start on or off.
+
+    When on, operators without a choice start black-box, when they can re-run.
+
+    Parameters
+    ----------
+    enabled : bool, optional
+        On (True) or off.
+    commit : bool, optional
+        Commit the new choice; False to leave that to the caller.
+
+    Returns
+    -------
+    RegionStrategy
+        The new version of the ``*`` choice.
+    """
     choice = RegionStrategy(operator=DEFAULT_OPERATOR,
                             strategies=[BLACKBOX] if enabled else [],
                             source="adaptive" if enabled else "user")
@@ -105,8 +138,27 @@ def set_adaptive(enabled: bool = True, *, commit: bool = True) -> RegionStrategy
 
 
 def store_plan(plan: Plan, *, commit: bool = True) -> list[RegionStrategy]:
-    """A new `RegionStrategy` version per operator of `plan` (pinned where the user pinned),
-    committed together (one transaction) unless `commit` is False."""
+    """A new `RegionStrategy` version per operator of `plan`, pinned where the user pinned.
+
+    They are committed together (one transaction) unless `commit` is False.
+
+    Parameters
+    ----------
+    plan : Plan
+        The optimiser's answer.
+    commit : bool, optional
+        Commit the new choices; False to leave that to the caller.
+
+    Returns
+    -------
+    list of RegionStrategy
+        The new choices, one per operator.
+
+    Raises
+    ------
+    RegionError
+        When a plan gives an operator an unknown strategy or more than one stored strategy.
+    """
     made = []
     for name, chosen in plan.operators.items():
         choice = RegionStrategy(

@@ -45,7 +45,28 @@ def _rust() -> Any:
 
 def position_cells(ra: np.ndarray, dec: np.ndarray, order: int = POSITION_ORDER
                    ) -> np.ndarray:
-    """The nested cells (int64) at `order` of positions given in degrees."""
+    """The nested cells (int64) at `order` of positions given in degrees.
+
+    Parameters
+    ----------
+    ra : numpy.ndarray
+        Right ascensions in degrees (any shape; flattened).
+    dec : numpy.ndarray
+        Declinations in degrees, as many.
+    order : int, optional
+        The HEALPix order; `POSITION_ORDER` by default.
+
+    Returns
+    -------
+    numpy.ndarray
+        One int64 cell number per position.
+
+    Examples
+    --------
+    >>> from awlineage.spacetime import position_cells
+    >>> position_cells([0.0], [90.0], order=3).tolist()
+    [63]
+    """
     lon = np.radians(np.asarray(ra, dtype=np.float64)).ravel()
     lat = np.radians(np.asarray(dec, dtype=np.float64)).ravel()
     cells = np.empty(lon.shape, dtype=np.uint64)
@@ -86,8 +107,22 @@ def region_cells(region: SkyRegion, depth: int, flat: bool = False
 
 
 def region_ranges(region: SkyRegion, order: int) -> list[tuple[int, int]]:
-    """Half-open ranges [lo, hi) of cells at `order` that cover `region` (a superset), merged
-    where they touch."""
+    """Half-open ranges [lo, hi) of cells at `order` that cover `region`, merged where they touch.
+
+    The cover is a superset of the region.
+
+    Parameters
+    ----------
+    region : SkyRegion
+        A cone, box or polygon on the sky.
+    order : int
+        The HEALPix order of the cell numbers.
+
+    Returns
+    -------
+    list of (int, int)
+        Sorted, disjoint ranges of nested cell numbers.
+    """
     cells, orders = region_cells(region, coverage_order(region, order))
     shift = 2 * (order - orders)
     starts = np.left_shift(cells, shift)
@@ -103,6 +138,18 @@ def region_ranges(region: SkyRegion, order: int) -> list[tuple[int, int]]:
 
 def footprint_cells(footprint: Polygon, what: str = "footprint") -> np.ndarray:
     """Every cell at `FOOTPRINT_ORDER` that `footprint` touches.
+
+    Parameters
+    ----------
+    footprint : Polygon
+        The footprint on the sky.
+    what : str, optional
+        Names the footprint in errors.
+
+    Returns
+    -------
+    numpy.ndarray
+        Nested HEALPix cell numbers, sorted and unique.
 
     Raises
     ------

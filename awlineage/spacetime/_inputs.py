@@ -35,8 +35,35 @@ def check_radec(ra: float, dec: float, what: str) -> tuple[float, float]:
 
 
 def as_radec(value: Any, what: str) -> tuple[float, float]:
-    """ICRS (ra, dec) in degrees of a scalar `SkyCoord` (in any frame astropy can convert
-    to ICRS) or of an (ra, dec) pair of plain numbers, taken as ICRS degrees."""
+    """ICRS (ra, dec) in degrees of a scalar `SkyCoord` or of an (ra, dec) pair.
+
+    A `SkyCoord` may be in any frame astropy can convert to ICRS; plain numbers are taken as
+    ICRS degrees.
+
+    Parameters
+    ----------
+    value : SkyCoord or tuple of (float, float)
+        One position.
+    what : str
+        Names the value in errors.
+
+    Returns
+    -------
+    tuple of (float, float)
+        Right ascension and declination in degrees.
+
+    Raises
+    ------
+    SkyRegionError
+        Naming `what` when `value` is not one position, cannot be converted to ICRS, or its
+        declination is out of range.
+
+    Examples
+    --------
+    >>> from awlineage.spacetime import as_radec
+    >>> as_radec((10.5, -3), "centre")
+    (10.5, -3.0)
+    """
     if hasattr(value, "icrs") and hasattr(value, "frame"):  # a SkyCoord or a frame
         if not value.isscalar:
             raise SkyRegionError(f"{what}: expected one position, got {value.shape} of them")
@@ -72,8 +99,35 @@ def as_radec_list(value: Any, what: str) -> list[tuple[float, float]]:
 
 
 def as_degrees(value: Any, what: str) -> float:
-    """An angle in degrees: an astropy `Quantity`/`Angle` in any angular unit, or a plain
-    number taken as degrees."""
+    """An angle in degrees, from an astropy angle or a plain number.
+
+    An astropy `Quantity` or `Angle` may be in any angular unit; a plain number is taken as
+    degrees.
+
+    Parameters
+    ----------
+    value : Any
+        The angle.
+    what : str
+        Names the value in errors.
+
+    Returns
+    -------
+    float
+        The angle in degrees, finite.
+
+    Raises
+    ------
+    SkyRegionError
+        Naming `what` when `value` is not a finite angle or number.
+
+    Examples
+    --------
+    >>> import astropy.units as u
+    >>> from awlineage.spacetime import as_degrees
+    >>> as_degrees(30 * u.arcmin, "radius"), as_degrees(2, "radius")
+    (0.5, 2.0)
+    """
     unit = getattr(value, "unit", None)
     if unit is not None:
         try:

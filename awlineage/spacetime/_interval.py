@@ -15,8 +15,34 @@ LATEST = datetime.datetime.max.replace(tzinfo=UTC)
 
 
 def as_utc(value: Any, what: str) -> datetime.datetime | None:
-    """A timezone-aware datetime in UTC from a datetime, an astropy ``Time`` or ISO 8601 text
-    (text without an offset is UTC, as everywhere in awlineage); None stays None."""
+    """A timezone-aware datetime in UTC, from a datetime, an astropy ``Time`` or ISO 8601 text.
+
+    Text without an offset is UTC, as everywhere in awlineage; a date is its midnight UTC;
+    None stays None.
+
+    Parameters
+    ----------
+    value : datetime, date, astropy.time.Time, str or None
+        The time.
+    what : str
+        Names the value in errors.
+
+    Returns
+    -------
+    datetime or None
+        In UTC; None when `value` is None.
+
+    Raises
+    ------
+    SkyRegionError
+        Naming `what` for text that is not ISO 8601, a naive datetime or another type.
+
+    Examples
+    --------
+    >>> from awlineage.spacetime import as_utc
+    >>> as_utc("2026-01-02T03:04:05", "start").isoformat()
+    '2026-01-02T03:04:05+00:00'
+    """
     if value is None:
         return None
     if hasattr(value, "to_datetime") and hasattr(value, "jd"):  # astropy Time

@@ -14,14 +14,36 @@ from awlineage.spacetime._inputs import as_radec
 
 
 def is_skycoord_type(value_type: Any) -> bool:
-    """Whether `value_type` is astropy's SkyCoord class (checked without importing astropy)."""
+    """Whether `value_type` is astropy's SkyCoord class (checked without importing astropy).
+
+    Parameters
+    ----------
+    value_type : Any
+        A property's value type.
+
+    Returns
+    -------
+    bool
+        True for `astropy.coordinates.SkyCoord`.
+    """
     return isinstance(value_type, type) and value_type.__name__ == "SkyCoord" and \
         value_type.__module__.startswith("astropy.coordinates")
 
 
 def value_kind_of(value_type: Any) -> str | None:
-    """"position", "footprint" or "interval" for the sky and time property types, else
-    None."""
+    """The kind of a sky or time property type: "position", "footprint" or "interval".
+
+    Parameters
+    ----------
+    value_type : Any
+        A property's value type.
+
+    Returns
+    -------
+    str or None
+        ``"position"`` for SkyCoord, ``"footprint"`` for `Footprint`, ``"interval"`` for
+        `Interval`; None for every other type.
+    """
     from awlineage.spacetime._footprint import Footprint
     from awlineage.spacetime._interval import Interval
 
@@ -35,7 +57,13 @@ def value_kind_of(value_type: Any) -> str | None:
 
 
 def skycoord_type() -> type:
-    """astropy's SkyCoord class."""
+    """The astropy SkyCoord class.
+
+    Returns
+    -------
+    type
+        `astropy.coordinates.SkyCoord` (imported on the first call).
+    """
     from astropy.coordinates import SkyCoord
 
     return SkyCoord

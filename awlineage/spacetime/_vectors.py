@@ -16,14 +16,40 @@ Vector = tuple[float, float, float]
 
 
 def unit_vector(ra: float, dec: float) -> Vector:
-    """The unit vector of a position given in degrees."""
+    """The unit vector of a position given in degrees.
+
+    Parameters
+    ----------
+    ra : float
+        Right ascension in degrees.
+    dec : float
+        Declination in degrees.
+
+    Returns
+    -------
+    tuple of (float, float, float)
+        The x, y and z components.
+    """
     alpha, delta = math.radians(ra), math.radians(dec)
     cos_delta = math.cos(delta)
     return (cos_delta * math.cos(alpha), cos_delta * math.sin(alpha), math.sin(delta))
 
 
 def unit_vectors(ra: np.ndarray, dec: np.ndarray) -> np.ndarray:
-    """Unit vectors (n x 3) of positions given in degrees."""
+    """Unit vectors (n x 3) of positions given in degrees.
+
+    Parameters
+    ----------
+    ra : numpy.ndarray
+        Right ascensions in degrees.
+    dec : numpy.ndarray
+        Declinations in degrees, as many.
+
+    Returns
+    -------
+    numpy.ndarray
+        One (x, y, z) row per position.
+    """
     alpha, delta = np.radians(ra), np.radians(dec)
     cos_delta = np.cos(delta)
     return np.stack([cos_delta * np.cos(alpha), cos_delta * np.sin(alpha), np.sin(delta)],
@@ -63,6 +89,19 @@ def angle(a: Vector, b: Vector) -> float:
 
 
 def chord_squared(radius: float) -> float:
-    """The squared chord length of an angle in radians: two unit vectors are at most
-    `radius` apart when their difference's squared length is at most this."""
+    """The squared chord length of an angle in radians.
+
+    Two unit vectors are at most `radius` apart when their difference's squared length is at
+    most this.
+
+    Parameters
+    ----------
+    radius : float
+        An angle in radians; angles beyond pi count as pi.
+
+    Returns
+    -------
+    float
+        Between 0 and 4.
+    """
     return (2.0 * math.sin(min(radius, math.pi) / 2.0)) ** 2
