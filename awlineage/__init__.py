@@ -5,6 +5,8 @@ Everything a script needs is importable from here::
     from awlineage import DBObject, persistent, select, connect
 """
 
+from collections.abc import Sequence
+
 from awlineage.database import Database, connect, current_database
 from awlineage.errors import (
     AwlError,
@@ -106,14 +108,14 @@ from awlineage.trace import (
 )
 
 
-def commit(objects: "list[DBObject] | tuple[DBObject, ...]") -> None:
+def commit(objects: "Sequence[DBObject]") -> None:
     """Commit many objects (and what they link to) in one transaction.
 
     Either all of them are stored or, when one is refused, none is.
 
     Parameters
     ----------
-    objects : list of DBObject or tuple of DBObject
+    objects : sequence of DBObject
         Uncommitted objects; each is written once even if several link to it.
 
     Raises

@@ -135,7 +135,7 @@ class S3Storage(Storage):
             digest = hashlib.sha256(data).hexdigest()
             _check_expected(name, expected, digest)
             parts: Iterator[bytes] = (bytes(data[i:i + self.part_size])
-                     for i in range(0, len(data), self.part_size))
+                                      for i in range(0, len(data), self.part_size))
             return self._put_large(name, parts, digest)
         if is_path(source):
             if os.stat(source).st_size <= self.part_size:

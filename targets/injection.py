@@ -131,8 +131,9 @@ def check_injected_stars(path: Path, folder: Path, *, fwhm: float, count: int = 
                           for frame in found.coadd.regridded_frames))
     frame = next(f for f in sources.coadd.regridded_frames if f.raw.object_id == raw.object_id)
     found = select(Source.sourcelist == sources).all()
-    x, y = raw.wcs.world_to_pixel(SkyCoord(  # type: ignore[union-attr]  # reduced: has a WCS[s.ra for s in found], [s.dec for s in found],
-                                           unit="deg", frame="icrs")) if found else ([], [])
+    x, y = raw.wcs.world_to_pixel(  # type: ignore[union-attr]  # a reduced raw frame has a WCS
+        SkyCoord([s.ra for s in found], [s.dec for s in found], unit="deg", frame="icrs")
+    ) if found else ([], [])
     measured = np.array([s.flux for s in found], dtype=np.float64) / frame.scale
     recovered, ratio = _recovery(np.asarray(x, np.float64), np.asarray(y, np.float64),
                                  measured, cols, rows, fluxes)

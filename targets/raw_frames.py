@@ -261,7 +261,7 @@ def _store_and_commit(prepared: list[_Prepared], report: IngestReport) -> None:
                                      for note in values.overridden)
         for frame in frames:
             frame.store()
-        commit(tuple(frames))  # a tuple: commit's list[DBObject] is invariant
+        commit(frames)
     report.ingested.extend(frames)
 
 

@@ -31,11 +31,11 @@ PRIVATE_METHODS = {
 }
 
 
-def test_setup_cfg_pins_the_minio_versions_the_s3_upload_is_written_for():
+def test_setup_cfg_s3_extra_pins_the_minio_versions_the_s3_upload_is_written_for():
     setup = configparser.ConfigParser()
     setup.read(ROOT / "setup.cfg")
     requirements = [Requirement(line) for line in
-                    setup["options"]["install_requires"].split("\n") if line.strip()]
+                    setup["options.extras_require"]["s3"].split("\n") if line.strip()]
     (minio,) = [r for r in requirements if r.name == "minio"]
     assert minio.specifier == Requirement(f"minio{MINIO_VERSIONS}").specifier
 
