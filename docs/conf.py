@@ -44,23 +44,3 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
 }
-
-
-def _note_canonical_once(app: object) -> None:
-    """A class re-exported both by ``awlineage`` and by its subpackage is documented on both
-    API pages, and autodoc notes its private defining name (``:canonical:``) from each: note it
-    once rather than warn that the same class is described twice."""
-    from sphinx.domains.python import PythonDomain
-
-    original = PythonDomain.note_object
-
-    def note_object(self, name, objtype, node_id, aliased=False, location=None):  # type: ignore[no-untyped-def]
-        if aliased and name in self.objects:
-            return
-        original(self, name, objtype, node_id, aliased=aliased, location=location)
-
-    PythonDomain.note_object = note_object  # type: ignore[method-assign]
-
-
-def setup(app):  # type: ignore[no-untyped-def]
-    _note_canonical_once(app)

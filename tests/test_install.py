@@ -222,6 +222,7 @@ def test_awl_make_of_a_pipeline_class_without_the_pipeline_extra_names_it(bare) 
     assert mistyped.returncode == 2
     line = _one_line(mistyped)
     assert line.startswith("awl: UnknownClassError: unknown persistent class 'Catalog': ")
-    assert line.endswith("; the process targets of targets.pipeline were not loaded (they need "
-                         'scipy: pip install "awlineage[pipeline]")')
+    assert line.endswith("; the process targets of targets.pipeline were not loaded (the "
+                         "module needs scipy, which is not installed: "
+                         'pip install "awlineage[pipeline]")')
 

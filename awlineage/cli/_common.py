@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from awlineage.cli._plugins import entry_point_extra_error
 from awlineage.database import Database, connect
 from awlineage.errors import (
     AmbiguousClassError,
@@ -21,7 +22,6 @@ from awlineage.errors import (
     MissingExtraError,
     UnknownClassError,
 )
-from awlineage.extras import DISTRIBUTION, install_hint
 from awlineage.persistence import DBObject, describe_class
 from awlineage.spacetime import Interval, SkyPosition, SkyRegion
 
@@ -88,14 +88,11 @@ def load_target_entry_points() -> tuple[list[str], list[str]]:
             skipped.append(f"the process targets of {point.module} were not loaded ({exc})")
             continue
         except ModuleNotFoundError as exc:
-            missing = (exc.name or "").split(".")[0]
-            if point.extras and missing and missing != point.module.split(".")[0]:
-                owner = point.dist.name if point.dist is not None else DISTRIBUTION
-                hint = install_hint(",".join(point.extras), owner)
-                skipped.append(f"the process targets of {point.module} were not loaded "
-                               f"(they need {missing}: {hint})")
-                continue
-            raise ImportFailedError(_entry_point_failure(point, exc)) from None
+            found = entry_point_extra_error("the module", point, exc)
+            if found is None:
+                raise ImportFailedError(_entry_point_failure(point, exc)) from None
+            skipped.append(f"the process targets of {point.module} were not loaded ({found})")
+            continue
         except Exception as exc:
             raise ImportFailedError(_entry_point_failure(point, exc)) from None
         loaded.append(point.value)

@@ -95,22 +95,26 @@ def _distribution(point: importlib.metadata.EntryPoint) -> str:
     return point.dist.name if point.dist is not None else DISTRIBUTION
 
 
-def _extra_missing(name: str, point: importlib.metadata.EntryPoint,
-                   exc: ModuleNotFoundError) -> AwlError | None:
-    """The missing-extra error for a package `exc` did not find, when the entry point
-    declares extras and the missing package is not the plug-in's own."""
+def entry_point_extra_error(what: str, point: importlib.metadata.EntryPoint,
+                            exc: ModuleNotFoundError) -> AwlError | None:
+    """The missing-extra error for a package `exc` did not find while `point` loaded or ran,
+    when the entry point declares extras (``name = module:attr [extra]``) and the missing
+    package is not the entry point's own; None otherwise (a broken package, not an extra).
+    `what` is what needs the package, as the start of the error's sentence."""
     missing = (exc.name or "").split(".")[0]
     if not point.extras or not missing or missing == point.module.split(".")[0]:
         return None
-    return missing_extra(f"awl {name}", missing, ",".join(point.extras),
+    return missing_extra(what, missing, ",".join(point.extras),
                          distribution=_distribution(point))
 
 
 def _load_error(name: str, point: importlib.metadata.EntryPoint, exc: Exception) -> AwlError:
     if isinstance(exc, AwlError):
         return exc
-    if isinstance(exc, ModuleNotFoundError) and (found := _extra_missing(name, point, exc)):
-        return found
+    if isinstance(exc, ModuleNotFoundError):
+        found = entry_point_extra_error(f"awl {name}", point, exc)
+        if found is not None:
+            return found
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return PluginError(f"the command {name!r} of {_distribution(point)} ({COMMANDS_GROUP} "
                        f"entry point {point.value}) cannot be loaded: {first}")
@@ -124,7 +128,7 @@ def _naming_extras(run: Run, name: str, point: importlib.metadata.EntryPoint) ->
         try:
             return run(args)
         except ModuleNotFoundError as exc:
-            found = _extra_missing(name, point, exc)
+            found = entry_point_extra_error(f"awl {name}", point, exc)
             if found is None:
                 raise
             raise found from None
@@ -133,4 +137,4 @@ def _naming_extras(run: Run, name: str, point: importlib.metadata.EntryPoint) ->
 
 
 __all__ = ["COMMANDS_GROUP", "PluginError", "add_plugin_commands", "command_entry_points",
-           "command_word"]
+           "command_word", "entry_point_extra_error"]

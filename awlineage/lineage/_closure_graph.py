@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from awlineage.database import Database, list_table_name
 from awlineage.lineage._edges import ALL, Registry, _links
 from awlineage.lineage._walk import PRODUCT_ATTRIBUTES, RECORD_CLASSES
-from awlineage.persistence import DBObject, link_key, qualified_name
+from awlineage.persistence import DBObject, link_ids, qualified_name
 
 Pair = tuple[int, int]
 """(parent, child): the child was made from the parent."""
@@ -65,12 +65,7 @@ def written_edges(objects: Iterable[DBObject]) -> list[Pair]:
             continue
         state = obj.__dict__
         own = state["object_id"]
-        for attr in cls._link_names:  # type: ignore[attr-defined]
-            if attr in state:
-                target = state[attr]
-                target_id = None if target is None else target.object_id
-            else:
-                target_id = state.get(link_key(attr))
+        for attr, target_id in link_ids(obj).items():
             if target_id is not None:
                 pairs[_pair(own, target_id, f"{name}.{attr}")] = None
         for attr in cls._link_list_names:  # type: ignore[attr-defined]

@@ -133,8 +133,9 @@ def test_an_unknown_class_is_the_error_and_a_target_module_missing_an_extra_a_no
     _installed_entry_point(site, "sample_targets.needy [science]")
     (site / "sample_targets" / "needy.py").write_text("import awl_no_such_science_package\n")
     database = _stored_database(tmp_path)
-    note = ("; the process targets of sample_targets.needy were not loaded (they need "
-            'awl_no_such_science_package: pip install "sample-targets[science]")')
+    note = ("; the process targets of sample_targets.needy were not loaded (the module needs "
+            "awl_no_such_science_package, which is not installed: "
+            'pip install "sample-targets[science]")')
     for command in (("select", "Rawframe.chip == 'ccd1'"), ("make", "Catalog", "--dry-run")):
         result = run_awl_script("--database", database, *command, cwd=tmp_path, path=(site,))
         assert result.returncode == 2

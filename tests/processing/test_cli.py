@@ -123,14 +123,13 @@ def _awl_without_pyspark(db, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_auto_executor_is_spark_when_pyspark_is_installed(db) -> None:
-    pytest.importorskip("pyspark")
+    # CI installs the spark extra: no skip, a missing pyspark fails here
     assert resolve_executor("auto") == "spark"
     assert TargetProcessor(database=db).executor == "spark"
 
 
-def test_auto_executor_is_serial_when_pyspark_is_missing(db) -> None:
+def test_auto_executor_is_serial_when_pyspark_is_missing() -> None:
     assert resolve_executor("auto", spark_package="no_such_package_here") == "serial"
-    assert TargetProcessor("serial", database=db).executor == "serial"
 
 
 def test_make_without_pyspark_makes_the_targets_serially_by_default(db, night) -> None:
