@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import threading
-import warnings
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -27,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from astropy.io import fits
-from astropy.wcs import WCS, FITSFixedWarning
+from astropy.wcs import WCS
 
 from awlineage.cutouts._errors import CutoutUsageError
+from awlineage.cutouts._wcs import read_wcs
 from awlineage.database import Database
 from awlineage.lineage import (
     ClosureIndexOffError,
@@ -58,22 +58,25 @@ class ImageInfo:
     """The header's full WCS when it has celestial axes, else None (a bias, a flat)."""
 
 
-def celestial_wcs(header: fits.Header) -> WCS | None:
+def celestial_wcs(header: fits.Header, hdul: fits.HDUList | None = None) -> WCS | None:
     """The header's WCS when it has celestial axes, else None (a bias, a flat).
+
+    Read as astropy reads it: a DSS plate solution, SIP, TPV, and with `hdul` the distortion
+    lookup tables kept in other HDUs.
 
     Parameters
     ----------
     header : astropy.io.fits.Header
         An HDU's header.
+    hdul : astropy.io.fits.HDUList or None, optional
+        The file, for lookup tables (``WCSDVARR``, ``D2IMARR`` extensions).
 
     Returns
     -------
     astropy.wcs.WCS or None
         The WCS, or None when it has no celestial axes.
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FITSFixedWarning)
-        wcs = WCS(header)
+    wcs = read_wcs(header, hdul)
     return wcs if wcs.has_celestial else None
 
 
@@ -179,7 +182,8 @@ class CutoutCache:
                 raise CutoutUsageError(f"{_name(image)} has no HDU {hdu!r}")
             header = chosen.header.copy()
             shape = tuple(int(n) for n in (chosen.shape or ()))
-        found = ImageInfo(header, shape, celestial_wcs(header) if len(shape) == 2 else None)
+            wcs = celestial_wcs(header, hdul) if len(shape) == 2 else None
+        found = ImageInfo(header, shape, wcs)
         with self._lock:
             self._infos[key] = found
             _trim(self._infos, self.size)

@@ -1,6 +1,7 @@
 """Cutting FITS images: the pixels a shape covers on an image (through its WCS), and the
-multi-extension FITS of a request's cutouts, each with its original header kept, the WCS
-moved with the cut (astropy's `Cutout2D`, SIP included) and provenance keywords.
+multi-extension FITS of a request's cutouts, each with its original header kept, its WCS
+moved with the cut (`cutout_wcs_header`: plate solutions, SIP, TPV, lookup tables) and
+provenance keywords.
 
 Only the cut's rows are read (``ImageHDU.section``; only its pixels when the rows are
 large), so a small cutout of a large image costs little; headers and WCSs come from a
@@ -18,6 +19,7 @@ from awlineage.cutouts._cache import CutoutCache
 from awlineage.cutouts._errors import CutoutUsageError
 from awlineage.cutouts._plan import CutoutLimits, PlannedCutout, whole_or_box
 from awlineage.cutouts._shapes import Shape, SkyShape
+from awlineage.cutouts._wcs import cutout_wcs_header
 from awlineage.persistence import DataObject, DBObject, qualified_name
 
 STRUCTURAL = ("SIMPLE", "XTENSION", "BITPIX", "NAXIS", "NAXIS1", "NAXIS2", "EXTEND",
@@ -197,11 +199,13 @@ def _cut(p: PlannedCutout, cache: CutoutCache, extver: int) -> fits.ImageHDU:
     # Copies: the cached header's cards are shared by every request.
     kept = fits.Header([copy.copy(card) for card in header.cards
                         if card.keyword not in STRUCTURAL])
-    if cut.wcs is not None:
-        # Cutout2D moved the reference pixel (and the SIP reference with it); the rest of
-        # the original WCS keywords stay as they were.
-        for axis, value in enumerate(cut.wcs.wcs.crpix, start=1):
-            kept[f"CRPIX{axis}"] = value
+    wcs = cache.info(p.obj, p.hdu).wcs
+    if wcs is not None:
+        # Every WCS keyword of the parent is replaced by those of its WCS moved to the cut
+        # (moving CRPIX alone left a DSS plate solution where it was, far off the cut).
+        kept, offset = cutout_wcs_header(kept, wcs, c0, r0, (r1 - r0 + 1, c1 - c0 + 1))
+        kept["AWLWCSER"] = (round(offset, 6) if np.isfinite(offset) else "unknown",
+                            "[arcsec] largest offset from the parent WCS")
     kept["LTV1"] = (-c0, "original pixel = cutout pixel - LTV1")
     kept["LTV2"] = (-r0, "original pixel = cutout pixel - LTV2")
     kept["LTM1_1"] = 1.0
