@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+from astropy.wcs.utils import pixel_to_pixel
 
 from awlineage import Boxes, Operator, Shapes
 
@@ -200,8 +201,8 @@ def _image_bounds(boxes: Boxes, from_wcs: object, to_wcs: object, widen: float,
                            along_r, along_r], axis=1)
     cols = np.concatenate([along_c, along_c, np.broadcast_to(c0, along_r.shape),
                            np.broadcast_to(c1, along_r.shape)], axis=1)
-    ra, dec = from_wcs.pixel_to_world_values(cols.ravel(), rows.ravel())  # type: ignore[attr-defined]
-    x, y = to_wcs.world_to_pixel_values(ra, dec)  # type: ignore[attr-defined]
+    # through sky coordinates in each WCS's own frame (FK5, FK4 or ICRS), as reproject maps
+    x, y = pixel_to_pixel(from_wcs, to_wcs, cols.ravel(), rows.ravel())
     y, x = np.asarray(y).reshape(rows.shape), np.asarray(x).reshape(cols.shape)
     return (np.stack([y.min(axis=1), x.min(axis=1)], axis=1),
             np.stack([y.max(axis=1), x.max(axis=1)], axis=1))

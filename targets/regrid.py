@@ -229,9 +229,9 @@ def grid_for_frames(wcs_list: Sequence[WCS], shapes: Sequence[tuple[int, int]],
     for index, wcs in enumerate(wcs_list):
         if wcs is None or not wcs.has_celestial:
             raise GridError(f"frame {index} has no celestial WCS; it cannot be put on a sky grid")
-    centres = [icrs_of_pixels(wcs, (shape[1] - 1) / 2, (shape[0] - 1) / 2)
+    centres = [_icrs_point(wcs, (shape[1] - 1) / 2, (shape[0] - 1) / 2)
                for wcs, shape in zip(wcs_list, shapes, strict=True)]
-    vectors = sorted(_unit_vector(float(ra), float(dec)) for ra, dec in centres)
+    vectors = sorted(_unit_vector(ra, dec) for ra, dec in centres)
     x, y, z = (math.fsum(v[i] for v in vectors) for i in range(3))
     ra = math.degrees(math.atan2(y, x)) % 360.0
     dec = math.degrees(math.atan2(z, math.hypot(x, y)))
@@ -272,7 +272,7 @@ def _follow_frame(wcs_list: Sequence[WCS], shapes: Sequence[tuple[int, int]],
     col, row = (float(v) for v in pixels_of_icrs(wcs, ra, dec))
     anchor_col = min(max(round(col), 0), cols - 1) if math.isfinite(col) else (cols - 1) // 2
     anchor_row = min(max(round(row), 0), rows - 1) if math.isfinite(row) else (rows - 1) // 2
-    ra_anchor, dec_anchor = (float(v) for v in icrs_of_pixels(wcs, anchor_col, anchor_row))
+    ra_anchor, dec_anchor = _icrs_point(wcs, anchor_col, anchor_row)
     # one-pixel steps of the frame, in pixels of a north-up grid of `scale` on the anchor
     probe = SkyGrid(ra_anchor, dec_anchor, scale, 1, 1).wcs()
     step_x, step_y = probe.world_to_pixel_values(*icrs_of_pixels(
@@ -469,6 +469,11 @@ class PixelTransform:
             cell_cols = np.stack([c0, c0 + 1, c0, c0 + 1], axis=1)
         valid = (inside[:, None] & (cell_rows <= rows_in - 1) & (cell_cols <= cols_in - 1))
         return cell_rows.astype(np.int64), cell_cols.astype(np.int64), valid
+
+
+def _icrs_point(wcs: WCS, x: float, y: float) -> tuple[float, float]:
+    ra, dec = icrs_of_pixels(wcs, x, y)
+    return float(ra), float(dec)
 
 
 def _unit_vector(ra: float, dec: float) -> tuple[float, float, float]:
