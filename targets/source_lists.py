@@ -26,7 +26,7 @@ from awlineage import (
 from targets.extraction import ExtractionParameters, extract_sources, source_boxes
 from targets.images import read_hdu
 from targets.parameters import SourceListParameters, stage_parameters
-from targets.product_headers import IDENTIFYING
+from targets.product_headers import IDENTIFYING, wcs_keywords
 from targets.science import CoaddedRegriddedFrame
 
 SOURCES_HDU = 1
@@ -167,7 +167,8 @@ class SourceList(Process, DataObject):
         # new at every remake, and the same inputs must give the same bytes
         table.header["COADDSHA"] = self.coadd.content_hash  # no room left for a comment
         table.header.add_comment("COADDSHA: SHA-256 of the coadd searched (its file)")
-        self.store(fits.HDUList([fits.PrimaryHDU(header=_list_header(header)), table]))
+        self.store(fits.HDUList([fits.PrimaryHDU(header=_list_header(header, self.filter)),
+                                 table]))
         for number, row in enumerate(sources):
             measured = {name: _measured(row[name].item()) for name in Source.MEASURED}
             # an (ra, dec) pair in ICRS degrees: no SkyCoord built per source
@@ -182,14 +183,20 @@ class SourceList(Process, DataObject):
             call.close()
 
 
-def _list_header(coadd_header: fits.Header) -> fits.Header:
-    """The coadd's identifying keywords and the span of its frames (see
-    `targets.product_headers`), kept on the source list's primary header."""
+def _list_header(coadd_header: fits.Header, filter_name: str) -> fits.Header:
+    """The source list's primary header: the coadd's identifying keywords, the span of its
+    frames (see `targets.product_headers`), the filter the list is for (the coadd's header
+    may name it under another keyword, or not at all) and the coadd's WCS, whose frame
+    (RADESYS, ICRS on a sky grid) is that of the table's RA and Dec."""
     kept = fits.Header()
     for keyword in (*IDENTIFYING, "NCOMBINE", "EXPTIME", "DATE-OBS", "DATE-BEG", "DATE-END",
-                    "MJD-OBS"):
+                    "MJD-OBS", *wcs_keywords(coadd_header)):
         if keyword in coadd_header:
             kept[keyword] = (coadd_header[keyword], coadd_header.comments[keyword])
+    if filter_name:
+        kept["FILTER"] = (filter_name, "filter of the coadd searched")
+    if "CTYPE1" in kept and "RADESYS" not in kept:  # what the grid's WCS says when unsaid
+        kept["RADESYS"] = ("ICRS", "frame of the WCS and of the RA/Dec columns")
     return kept
 
 

@@ -1,7 +1,8 @@
 """Every WCS read as the header means it, through the regrid: a frame whose WCS is in FK5 or
 FK4 (with its equinox and epoch) is put on a sky grid in ICRS properly converted, so regridding
 one frame on its own moves no light, whatever its RADESYS. Checked on a real HST exposure
-relabelled, and on rendered stars whose truth is known."""
+relabelled, and on rendered stars whose truth is known; and a source list says in its header
+the frame of its positions."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from astropy.coordinates import SkyCoord
 from astropy.io import fits
 from astropy.wcs import WCS, FITSFixedWarning
 
+from awlineage import TargetProcessor, select
+from targets.images import read_hdu
+from targets.pipeline import SourceList, ingest
 from targets.real_files import REAL_FILES
 from targets.regrid import RegridParameters, grid_for_frames, regrid
 from targets.sky_render import render_stars
@@ -115,3 +119,34 @@ def test_a_rendered_star_keeps_its_sky_position_through_the_regrid(frame: str) -
     assert (image.data * cols).sum() / total == pytest.approx(float(x), abs=0.02)
     assert (image.data * rows).sum() / total == pytest.approx(float(y), abs=0.02)
     assert image.data.max() == pytest.approx(data.max(), rel=LIGHT_TOLERANCE)
+
+
+def test_a_source_list_header_names_its_filter_frame_and_the_coadds_wcs(db, data_server,
+                                                                        tmp_path) -> None:
+    """The DSS plate scan, labelled FK5 as old archives label it, made into a source list:
+    its primary header says the filter, RADESYS = 'ICRS' and carries the coadd's WCS, which
+    places every row where the table's RA and Dec (ICRS) say."""
+    raw_path = tmp_path / "dss-fk5.fits"
+    with fits.open(REAL_FILES["dss_plate"].path()) as hdul:
+        hdul.verify("silentfix")
+        hdul[0].header["RADECSYS"] = "FK5"
+        hdul.writeto(raw_path)
+    ingest([raw_path], kind="science")
+    report = TargetProcessor("serial", progress=False).make(SourceList)
+    assert not report.failures(), report.summary()
+    (sources,) = select(SourceList).all()
+    with sources.open_fits(memmap=False) as hdul:
+        header = hdul[0].header.copy()
+        table = hdul[1].data
+    coadd_header = read_hdu(sources.coadd)[1]
+    assert header["FILTER"] == sources.filter
+    assert header["RADESYS"] == "ICRS"
+    for key in ("CTYPE1", "CTYPE2", "CRVAL1", "CRVAL2", "CRPIX1", "CRPIX2"):
+        assert header[key] == coadd_header[key], key
+    assert len(table) >= 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FITSFixedWarning)  # a table's header: no image axes
+        placed = WCS(header).pixel_to_world(table["x"], table["y"])
+    assert placed.frame.name == "icrs"
+    stated = SkyCoord(table["ra"], table["dec"], unit="deg", frame="icrs")
+    assert np.max(placed.separation(stated).arcsec) < 1e-3
