@@ -173,16 +173,42 @@ def wcs_offset(header: fits.Header, wcs: WCS, column: int, row: int,
     """
     y, x = np.meshgrid(np.linspace(-0.5, shape[0] - 0.5, CHECK_POINTS),
                        np.linspace(-0.5, shape[1] - 0.5, CHECK_POINTS), indexing="ij")
+    parent = wcs.celestial
     try:
         mine = read_wcs(_wcs_only(header)).celestial
         if not mine.has_celestial:
             return float("inf")
-        here = SkyCoord(mine.pixel_to_world(x, y))
+        if _same_frame(mine, parent):  # plain numbers: SkyCoords took most of a cut's time
+            lon, lat = mine.pixel_to_world_values(x, y)
+            lon0, lat0 = parent.pixel_to_world_values(x + column, y + row)
+            offsets = _separation_deg(np.asarray(lon), np.asarray(lat), np.asarray(lon0),
+                                      np.asarray(lat0)) * 3600.0
+        else:
+            here = SkyCoord(mine.pixel_to_world(x, y))
+            there = SkyCoord(parent.pixel_to_world(x + column, y + row))
+            offsets = here.separation(there).arcsec
     except Exception:  # wcslib raises many types; an unreadable header is simply wrong
         return float("inf")
-    there = SkyCoord(wcs.celestial.pixel_to_world(x + column, y + row))
-    offsets = here.separation(there).arcsec
     return float(np.max(offsets)) if np.all(np.isfinite(offsets)) else float("inf")
+
+
+def _same_frame(one: WCS, other: WCS) -> bool:
+    """Whether two celestial WCSs give their world values in the same sky frame and order."""
+    a, b = one.wcs, other.wcs
+    return (list(a.ctype) == list(b.ctype) and a.radesys == b.radesys
+            and (a.equinox == b.equinox or (np.isnan(a.equinox) and np.isnan(b.equinox)))
+            and a.dateobs == b.dateobs)
+
+
+def _separation_deg(lon: np.ndarray, lat: np.ndarray, lon0: np.ndarray,
+                    lat0: np.ndarray) -> np.ndarray:
+    """Great-circle distance (Vincenty's formula, exact at small angles), degrees."""
+    lon, lat, lon0, lat0 = (np.radians(v) for v in (lon, lat, lon0, lat0))
+    delta = lon - lon0
+    num = np.hypot(np.cos(lat) * np.sin(delta),
+                   np.cos(lat0) * np.sin(lat) - np.sin(lat0) * np.cos(lat) * np.cos(delta))
+    den = np.sin(lat0) * np.sin(lat) + np.cos(lat0) * np.cos(lat) * np.cos(delta)
+    return np.degrees(np.arctan2(num, den))
 
 
 _READ_TOO = re.compile(r"^(NAXIS\d*|DATE.*|MJD.*|TIME.*|OBSGEO.*)$")
