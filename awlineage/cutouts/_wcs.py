@@ -223,7 +223,11 @@ def _wcs_only(header: fits.Header) -> fits.Header:
 
 
 def _without_wcs(header: fits.Header) -> fits.Header:
-    return fits.Header([card for card in header.cards if not WCS_KEYWORD.match(card.keyword)])
+    # EPOCH is the equinox only when EQUINOX is missing; beside it, it is the epoch of
+    # observation (a plate's), which no WCS rewrites
+    epoch_kept = "EQUINOX" in header
+    return fits.Header([card for card in header.cards if not WCS_KEYWORD.match(card.keyword)
+                        or (epoch_kept and card.keyword == "EPOCH")])
 
 
 def _dss_moved(header: fits.Header, column: int, row: int) -> fits.Header:

@@ -117,3 +117,24 @@ def test_a_cutout_folds_distortion_lookup_tables_into_its_wcs(db, data_server) -
     cut = cutouts(image, PixelBox(21, 70, 11, 40))[1]
     assert not any(key.startswith(("CPDIS", "DP")) for key in cut.header)
     assert _worst_offset(cut, parent) < TOLERANCE_ARCSEC
+
+
+def test_a_cutout_of_an_fk4_frame_keeps_its_equinox_and_epoch_of_observation(
+        db, data_server) -> None:
+    """EPOCH stands for EQUINOX in old headers; FK4 positions also need the epoch of
+    observation (DATE-OBS), which the cutout keeps as the parent has it."""
+    hdul = fits.open(REAL_FILES["sip_apogee"].path())
+    header = hdul[0].header
+    header.remove("EQUINOX")
+    header["RADESYS"] = "FK4"
+    header["EPOCH"] = 1950.0
+    image = CutoutWcsImage(label="fk4")
+    image.store(hdul)
+    image.commit()
+    parent = _wcs(header)
+    assert parent.wcs.equinox == 1950.0
+    cut = cutouts(image, PixelBox(11, 60, 6, 40))[1]
+    mine = _wcs(cut.header)
+    assert (mine.wcs.radesys, mine.wcs.equinox) == ("FK4", 1950.0)
+    assert cut.header["DATE-OBS"] == header["DATE-OBS"]
+    assert _worst_offset(cut, parent) < TOLERANCE_ARCSEC
