@@ -102,10 +102,11 @@ def start_capturing() -> None:
             _replaced = warnings.showwarning
             warnings.showwarning = _show
             # changed in place: the list object stays the one catch_warnings blocks restore
-            _filters = warnings.filters
-            _saved = list(_filters)
+            filters: list[Any] = warnings.filters  # type: ignore[assignment]
+            _filters = filters
+            _saved = list(filters)
             _widening = _widened(_saved)
-            _filters[:] = _widening
+            filters[:] = _widening
             warnings._filters_mutated()  # type: ignore[attr-defined]
         _active += 1
 
