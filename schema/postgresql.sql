@@ -109,6 +109,8 @@ CREATE TABLE awl_process_run (
 	call_trace TEXT,
 	calls_recorded BIGINT,
 	calls_dropped BIGINT,
+	warnings JSONB,
+	warnings_count BIGINT,
 	CONSTRAINT pk_awl_process_run PRIMARY KEY (object_id),
 	CONSTRAINT uq_awl_process_run__identity_version UNIQUE (_identity, version),
 	CONSTRAINT fk_awl_process_run_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id),

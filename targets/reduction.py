@@ -516,6 +516,32 @@ def header_unit(header: fits.Header | None) -> u.UnitBase:
         return u.adu
 
 
+def at_or_above(values: np.ndarray, level: float) -> np.ndarray:
+    """Where `values` reach `level`, without casting a level their type cannot hold.
+
+    Raw frames of floating-point pixels have no saturation level: theirs is the largest
+    float (or infinity), which a float32 comparison would cast with an overflow.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Pixel values.
+    level : float
+        The level, possibly beyond the range of the values' type.
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean mask, True where a value is at or above `level`.
+    """
+    values = np.asarray(values)
+    if values.dtype.kind == "f" and level > float(np.finfo(values.dtype).max):
+        return np.isposinf(values)  # only infinity reaches a level beyond the largest value
+    if values.dtype.kind in "iu" and level > int(np.iinfo(values.dtype).max):
+        return np.zeros(values.shape, dtype=bool)
+    return values >= level
+
+
 def reduce_science(
     raw: np.ndarray,
     *,
@@ -564,7 +590,7 @@ def reduce_science(
             raise CalibrationMissingError(f"reduction{what}: no master {step}, and the "
                                           f"parameters require one (require_{step}=True)")
     raw = np.asarray(raw, dtype=np.float32)
-    unusable = ~np.isfinite(raw) | (raw >= saturation)
+    unusable = ~np.isfinite(raw) | at_or_above(raw, saturation)
     if bad is not None:
         unusable |= bad
     applied: list[str] = []

@@ -49,6 +49,7 @@ from targets.raw_frames import RawScienceFrame
 from targets.reduction import (
     ReducedImage,
     ReductionParameters,
+    at_or_above,
     background_mesh,
     cosmic_ray_reach,
     reduce_science,
@@ -134,7 +135,8 @@ class ReducedScienceFrame(ScienceProduct):
                                  gain=self.raw.electrons_per_unit,
                                  saturation=self.raw.saturation - frame.level,
                                  parameters=parameters, header=frame.header,
-                                 bad=frame.raw_trimmed >= self.raw.saturation, name=name)
+                                 bad=at_or_above(frame.raw_trimmed, self.raw.saturation),
+                                 name=name)
         self.sky_level, self.sky_noise = reduced.sky.level, reduced.sky.noise
         self.cosmic_ray_pixels = int(reduced.cosmic_rays.sum())
         self.steps = [*(["overscan"] if frame.layout.overscan is not None else []),

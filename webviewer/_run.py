@@ -91,6 +91,8 @@ def run_page(request: Request, viewer: Viewer) -> Page:
         "calls_recorded": run.calls_recorded,
         "calls_dropped": run.calls_dropped,
         "calls_hidden": hidden,
+        "warnings": list(run.warnings or []),
+        "warnings_count": run.warnings_count or 0,
         "urls": {"object": f"/obj/{oid}", "lineage": f"/obj/{oid}/lineage",
                  "prov_json": f"/obj/{oid}/prov.json"},
     }

@@ -72,7 +72,8 @@ def find_run(obj: DBObject) -> Any:
 
 
 def format_trace(run: Any) -> str:
-    """A run's header line and its call trace as an indented tree with durations."""
+    """A run's header line, its call trace as an indented tree with durations, and the
+    warnings raised during the make."""
     outcome = run.status if run.succeeded else f"{run.status}: {run.error_type}: " \
         f"{run.error_message}"
     duration = f" in {run.duration * 1000:.3f} ms" if run.duration is not None else ""
@@ -87,6 +88,10 @@ def format_trace(run: Any) -> str:
                      f"({call['arguments']}){result}  [{call['duration'] * 1000:.3f} ms]")
     if run.calls_dropped:
         lines.append(f"  ... {run.calls_dropped} more calls not recorded (AWL_TRACE_MAX_CALLS)")
+    count = run.warnings_count or 0
+    if count:
+        lines.append(f"  {count} warning{'s' if count != 1 else ''} during the make:")
+        lines.extend(f"    {entry}" for entry in run.warnings or [])
     return "\n".join(lines)
 
 

@@ -84,6 +84,15 @@ class ProcessingReport:
         return [(by_id[key], result) for key, result in self.outcome.results.items()
                 if result.status == FAILED]
 
+    def warned(self) -> list[tuple[PlanNode, TaskResult]]:
+        """The nodes whose makes recorded warnings on their runs, with the task's result
+        (``warnings``: how many; ``warned_run``: the first run that recorded one)."""
+        if self.outcome is None:
+            return []
+        by_id = {id(n): n for n in self.plan.nodes}
+        return [(by_id[key], result) for key, result in self.outcome.results.items()
+                if result.warnings]
+
     def summary(self) -> str:
         """The table of targets per class and what happened to them."""
         return summary_table(self.plan, self.outcome)
@@ -429,6 +438,37 @@ def print_report(report: ProcessingReport, out: TextIO = sys.stdout, colour: boo
     for node, result in report.failures():
         print(f"\nfailed: {node.cls.__name__} ({node.identity_text()}): {result.error}",
               file=out)
+    warning_line = _warnings_line(report)
+    if warning_line:
+        print(f"\n{warning_line}", file=out)
+
+
+def _warnings_line(report: ProcessingReport) -> str:
+    """One line counting the warnings the makes recorded on their runs, and where to read
+    them; empty when there were none.
+
+    Parameters
+    ----------
+    report : ProcessingReport
+        What a processor run did.
+
+    Returns
+    -------
+    str
+        For example ``3 targets recorded 7 warnings on their runs: awl trace 1234 shows
+        the first's (and the viewer's run page, /run/1234)``.
+    """
+    warned = report.warned()
+    if not warned:
+        return ""
+    total = sum(result.warnings for _, result in warned)
+    first = warned[0][1].warned_run
+    who = "1 target" if len(warned) == 1 else f"{len(warned)} targets"
+    what = "1 warning" if total == 1 else f"{total:,} warnings"
+    whose = "its run: awl trace {0} shows them" if len(warned) == 1 else \
+        "their runs: awl trace {0} shows the first's"
+    return (f"{who} recorded {what} on {whose.format(first)} "
+            f"(and the viewer's run page, /run/{first})")
 
 
 __all__ = ["ProcessingReport", "TargetProcessor", "print_report"]

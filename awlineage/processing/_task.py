@@ -15,6 +15,7 @@ from awlineage.database import Database
 from awlineage.errors import DuplicateObjectError
 from awlineage.persistence import DBObject, DBObjectMeta, Kind, qualified_name
 from awlineage.processing._outcomes import TargetOutcome
+from awlineage.trace import runs_finished
 
 MADE, REUSED, FAILED = TargetOutcome.MADE, TargetOutcome.REUSED, TargetOutcome.FAILED
 CANCELLED = TargetOutcome.CANCELLED
@@ -56,6 +57,10 @@ class TaskResult:
     pid: int
     error: str | None = None
     traceback: str | None = None
+    warnings: int = 0
+    """Warnings raised during the makes of the task, recorded on their runs."""
+    warned_run: int | None = None
+    """object_id of the first of those runs that recorded a warning."""
 
 
 def spec_for(obj: DBObject, link_ids: dict[str, Any]) -> TaskSpec:
@@ -106,17 +111,19 @@ def make_target(spec: TaskSpec, session: Any) -> TaskResult:
         from awlineage.storage import current_session
 
         session = current_session(session)
-    try:
-        with session:
-            _make_in_session(spec, session.database)
-        return TaskResult(spec.object_id, MADE, time.perf_counter() - began, pid)
-    except _AlreadyMade:
-        return TaskResult(spec.object_id, REUSED, time.perf_counter() - began, pid)
-    except DuplicateObjectError:
-        return TaskResult(spec.object_id, REUSED, time.perf_counter() - began, pid)
-    except Exception as exc:  # reported to the driver; the failed run is in the database
-        return TaskResult(spec.object_id, FAILED, time.perf_counter() - began, pid,
-                          f"{type(exc).__name__}: {exc}", traceback.format_exc())
+    with runs_finished() as runs:
+        try:
+            with session:
+                _make_in_session(spec, session.database)
+            status, error, trace = MADE, None, None
+        except (_AlreadyMade, DuplicateObjectError):
+            status, error, trace = REUSED, None, None
+        except Exception as exc:  # reported to the driver; the failed run is in the database
+            status, error, trace = FAILED, f"{type(exc).__name__}: {exc}", traceback.format_exc()
+    warned = [run for run in runs if run.warnings_count]
+    return TaskResult(spec.object_id, status, time.perf_counter() - began, pid, error, trace,
+                      sum(run.warnings_count for run in warned),
+                      warned[0].object_id if warned else None)
 
 
 class _AlreadyMade(Exception):

@@ -5,7 +5,7 @@ from awlineage.persistence import DBObjectMeta
 from awlineage.trace._calls import short_repr, traced, traced_method
 from awlineage.trace._codeversion import code_version, covered_code
 from awlineage.trace._context import current_recorder
-from awlineage.trace._make import traced_make
+from awlineage.trace._make import runs_finished, traced_make
 from awlineage.trace._process import (
     Process,
     ProcessParameters,
@@ -85,6 +85,7 @@ __all__ = [
     "current_run",
     "default_parameters",
     "parameter_values",
+    "runs_finished",
     "short_repr",
     "traced",
     "traced_make",

@@ -2,7 +2,7 @@
 
 On success the run is linked from the target (``process_run``) and commits with it; on failure
 the run alone is committed, marked failed with the exception, and the exception reaches the
-caller unchanged.
+caller unchanged. Warnings raised during the make are recorded on the run, not printed.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import Any
 
 from awlineage.errors import AwlError, ImmutableObjectError
@@ -26,6 +27,7 @@ from awlineage.trace._environment import current_environment
 from awlineage.trace._process import Process, default_parameters, parameter_values
 from awlineage.trace._recorder import RunRecorder, start_observing, stop_observing
 from awlineage.trace._run import FAILED, SUCCEEDED, ProcessRun
+from awlineage.trace._warnings import start_capturing, stop_capturing
 
 
 def traced_make(make: Callable[..., Any]) -> Callable[..., Any]:
@@ -79,22 +81,46 @@ def _run_make(make: Callable[..., Any], target: Process, args: tuple[Any, ...],
         companions = list(target.__dict__.get("_companions", ()))
         previous_run = target.__dict__.get("process_run")
     start_observing()
+    start_capturing()
     token = current_recorder.set(recorder)
     began = time.perf_counter()
     try:
         result = recorder.calls.call(cls.__name__, "make", make, (target, *args), kwargs)
     except BaseException as exc:
         current_recorder.reset(token)
+        stop_capturing()
         stop_observing()
         with _unobserved():
             _record_failure(recorder, exc, time.perf_counter() - began, companions,
                             previous_run)
         raise
     current_recorder.reset(token)
+    stop_capturing()
     stop_observing()
     with _unobserved():
         _record_success(recorder, time.perf_counter() - began)
     return result
+
+
+_finished_runs: ContextVar[list[ProcessRun] | None] = ContextVar("awlineage_finished_runs",
+                                                                default=None)
+
+
+@contextlib.contextmanager
+def runs_finished() -> Iterator[list[ProcessRun]]:
+    """Collect the runs of the makes that end in this context, failed ones too.
+
+    Returns
+    -------
+    Iterator of list of ProcessRun
+        A list that fills as makes end (dependencies made inside a make come first).
+    """
+    runs: list[ProcessRun] = []
+    token = _finished_runs.set(runs)
+    try:
+        yield runs
+    finally:
+        _finished_runs.reset(token)
 
 
 def _new_run(target: Process, parent: RunRecorder | None) -> ProcessRun:
@@ -136,6 +162,11 @@ def _finish(recorder: RunRecorder, status: str, duration: float) -> None:
     run.calls_recorded = len(recorder.calls.entries)
     run.calls_dropped = recorder.calls.dropped
     run.children = [c for c in recorder.children if status == SUCCEEDED or c.is_committed]
+    run.warnings = recorder.warnings.entries()
+    run.warnings_count = recorder.warnings.total
+    finished = _finished_runs.get()
+    if finished is not None:
+        finished.append(run)
 
 
 def _record_failure(recorder: RunRecorder, exc: BaseException, duration: float,

@@ -13,10 +13,11 @@ from awlineage.trace._calls import CallLog
 from awlineage.trace._context import current_recorder
 from awlineage.trace._process import Process
 from awlineage.trace._run import ProcessRun
+from awlineage.trace._warnings import WarningLog
 
 
 class RunRecorder:
-    """What one make() reads, creates and calls.
+    """What one make() reads, creates and calls, and the warnings it raises.
 
     Parameters
     ----------
@@ -36,6 +37,7 @@ class RunRecorder:
         self.created_objects: dict[int, DBObject] = {}
         self.children: list[ProcessRun] = []
         self.calls = CallLog()
+        self.warnings = WarningLog()
 
     def created(self, obj: DBObject) -> None:
         """A persistent object was constructed during the make (records about the make,

@@ -148,6 +148,10 @@ class ProcessRun(DBObject):
     call_trace = persistent("Calls made during the make (JSON list)", str, "[]")
     calls_recorded = persistent("Number of calls in the trace", int, 0)
     calls_dropped = persistent("Calls beyond the trace's limit, not recorded", int, 0)
+    warnings = persistent("Warnings raised during the make, one per distinct warning: "
+                          "'Category: message (file:line)', ' [N times]' when repeated",
+                          str, [])
+    warnings_count = persistent("Number of warnings raised during the make", int, 0)
 
     @property
     def succeeded(self) -> bool:
