@@ -69,6 +69,10 @@ _WCS = re.compile(r"^(WCSAXES\w?|WCSNAME\w?|CTYPE\d\w?|CUNIT\d\w?|CRVAL\d\w?|CRP
                   r"LONPOLE\w?|LATPOLE\w?|RADESYS\w?|RADECSYS|EQUINOX\w?|EPOCH|"
                   r"A_\w+|B_\w+|AP_\w+|BP_\w+|PC\d{3}\d{3}|CD\d{3}\d{3})$")
 _COMMENTARY = {"COMMENT", "HISTORY", ""}
+_READ_ELSEWHERE = {"BUNIT", "BIASSEC", "TRIMSEC", "DATASEC", "CCDSEC", "DETSEC"}
+"""Keywords the pipeline reads beyond the values `interpret_frames` records the source of (the
+pixels' unit, the sections the reduction uses): a card of theirs that cannot be read is never
+dropped silently."""
 
 
 _UNREADABLE = "unreadable card: "
@@ -393,7 +397,7 @@ def _drop_unreadable(frame: RawImage, values: HeaderValues, name: str) -> None:
     """Refuse the frame when a value was read from a card that cannot be read; else drop
     those cards from the header stored, each with a repair note and a HISTORY line."""
     for keyword, problem in frame.unreadable.items():
-        if keyword in values.sources.values():
+        if keyword in values.sources.values() or keyword in _READ_ELSEWHERE:
             raise HeaderError(f"{name}: the {keyword} card cannot be read ({problem}); fix "
                               f"the header, or give the value with awl ingest --set "
                               f"{keyword}=VALUE")

@@ -88,6 +88,11 @@ BAD = {
     "a CONTINUE card the pipeline reads": (
         lambda tmp_path: bad_continue(tmp_path, "UT", "continued.fits"),
         r"continued\.fits\[0\]: UT = 'unreadable card: CONTINUE cards must have string values"),
+    "a section card the reduction reads": (
+        lambda tmp_path: with_cards(tmp_path, "trimsec.fits", "TRIMSEC", "TRIMSEC = '[17:528&'",
+                                    "CONTINUE  1"),
+        r"trimsec\.fits\[0\]: the TRIMSEC card cannot be read \(CONTINUE cards must have "
+        r"string values\.\); fix the header, or give the value with awl ingest --set TRIMSEC="),
     "a truncated file": (truncated, r"cut\.fits\[PRIMARY\]: the file is truncated"),
     "a file that is not FITS": (not_fits, r"notes\.fits is not a FITS file"),
     "a layout card that cannot be read": (
