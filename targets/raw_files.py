@@ -225,7 +225,7 @@ def _split(path: Path, readable: Path, raw: RawFile,
             starts_as_fits = stream.read(9) == b"SIMPLE  ="
         what = "is truncated or corrupt" if starts_as_fits else "is not a FITS file"
         raise RawFileError(f"{path} {what} ({_one_line(exc)})") from None
-    opened = [f"{path.name}: {note}" for note in astropy_warning_notes(caught)]
+    opened = astropy_warning_notes(caught)
     with hdus, readable.open("rb") as stream:
         # before anything else reads the headers: astropy raises on a card it cannot parse
         # wherever a header is turned into text (even to find where the data start)
