@@ -8,7 +8,9 @@ serial executor): the imaging pipeline on a synthetic night.
 
 ``awl ingest PATH...``: store raw FITS frames (one per image extension) and record what their
 headers say; files that cannot be frames, or whose headers hold a value that cannot be read, are
-refused, naming why and the override (``--set KEYWORD=VALUE``), and nothing of them is stored.
+refused one line each, naming why and the override (``--set KEYWORD=VALUE``), and nothing of
+them is stored, while the other files are; a summary line ends the output, and the exit status
+is 1 when any file was refused (2 when the command could not run: a bad ``--set``).
 """
 
 from __future__ import annotations
@@ -68,18 +70,18 @@ def _ingest(args: argparse.Namespace) -> int:
               f"chip={frame.chip} filter={frame.filter} exptime={frame.exptime}")
     for note in report.overridden:
         print(f"set: {note}", file=sys.stderr)
+    for note in report.repairs:
+        print(f"repaired: {note}", file=sys.stderr)
     for note in report.defaults:
         print(f"default: {note}", file=sys.stderr)
     for note in report.skipped:
         print(f"skipped: {note}", file=sys.stderr)
-    print(f"ingested {len(report.ingested)} frame(s); {len(report.already)} already ingested",
-          file=sys.stderr)
-    if report.refused:
-        for _, reason in report.refused:
-            print(f"refused: {reason}", file=sys.stderr)
-        raise AwlError(f"{len(report.refused)} file(s) refused, nothing of them stored: "
-                       + ", ".join(str(path) for path, _ in report.refused))
-    return 0
+    for _, reason in report.refused:
+        print(f"refused: {reason}", file=sys.stderr)
+    print(report.summary(), file=sys.stderr)
+    # like make's "troubled" status: the batch ran and the other files are stored (exit 2 is
+    # for a command that could not run at all)
+    return 1 if report.refused else 0
 
 
 def add_ingest(commands: argparse._SubParsersAction) -> None:

@@ -6,6 +6,14 @@ and, when the extension has its own, the WCS come from the extension alone); its
 extension's bytes as written (BITPIX, BZERO and BSCALE kept). Companion extensions (weights,
 variances, quality and context maps) and tables are skipped and reported.
 
+Header cards are checked one by one: a card astropy can repair (a lower-case keyword, an unquoted
+string) is repaired, and a card it cannot read at all (a CONTINUE card without a string value ...)
+is dropped, each with a sentence in `RawImage.repairs`; a frame whose header is repaired is stored
+with the repaired header (a HISTORY line per repair), never as the original file. A card that
+cannot be read is refused instead when the frame needs it: a keyword of the data's layout or of
+the WCS, or one the header's interpretation reads (`interpret_frames`), unless it is given with
+``awl ingest --set KEYWORD=VALUE``.
+
 Examples
 --------
 >>> from targets.real_files import REAL_FILES
@@ -33,6 +41,7 @@ from astropy.io import fits
 from astropy.utils.exceptions import AstropyWarning
 
 from dataserver import hash_file
+from targets.errors import HeaderError
 from targets.header_overrides import Value, apply_overrides
 from targets.headers import FrameKind, HeaderValues, interpret_header
 
@@ -60,6 +69,15 @@ _WCS = re.compile(r"^(WCSAXES\w?|WCSNAME\w?|CTYPE\d\w?|CUNIT\d\w?|CRVAL\d\w?|CRP
                   r"LONPOLE\w?|LATPOLE\w?|RADESYS\w?|RADECSYS|EQUINOX\w?|EPOCH|"
                   r"A_\w+|B_\w+|AP_\w+|BP_\w+|PC\d{3}\d{3}|CD\d{3}\d{3})$")
 _COMMENTARY = {"COMMENT", "HISTORY", ""}
+_READ_ELSEWHERE = {"BUNIT", "BIASSEC", "TRIMSEC", "DATASEC", "CCDSEC", "DETSEC"}
+"""Keywords the pipeline reads beyond the values `interpret_frames` records the source of (the
+pixels' unit, the sections the reduction uses): a card of theirs that cannot be read is never
+dropped silently."""
+
+
+_UNREADABLE = "unreadable card: "
+"""How a card that cannot be read starts its stand-in value until the header is interpreted: a
+keyword the pipeline reads then refuses the frame, naming the keyword and why."""
 
 
 class RawFileError(ValueError):
@@ -85,6 +103,12 @@ class RawImage:
     overridden
         One sentence per keyword of `header` set or removed at ingest (``--set``); a
         single-image file whose header they change is no longer stored whole.
+    repairs
+        One sentence per card of the header astropy repaired, or dropped because it cannot
+        be read; a single-image file with repairs is no longer stored whole.
+    unreadable
+        Keywords of cards that cannot be read, with why; until `interpret_frames` refuses the
+        frame (the keyword is needed) or drops them, `header` holds a stand-in value.
     """
 
     header: fits.Header
@@ -92,6 +116,8 @@ class RawImage:
     index: int
     data: bytes | None = None
     overridden: list[str] = field(default_factory=list)
+    repairs: list[str] = field(default_factory=list)
+    unreadable: dict[str, str] = field(default_factory=dict)
 
     def fits_bytes(self) -> bytes:
         """The frame as a single-HDU FITS file (header and pixel bytes as written)."""
@@ -190,16 +216,21 @@ def _split(path: Path, readable: Path, raw: RawFile,
     `overrides` set in their headers; errors name `path`, the file as given."""
     size = readable.stat().st_size
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", AstropyWarning)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", AstropyWarning)
             hdus = fits.open(readable, memmap=False, lazy_load_hdus=False,
                              do_not_scale_image_data=True)
     except Exception as exc:  # astropy raises OSError, ValueError, ... for a file that is not FITS
         with readable.open("rb") as stream:
             starts_as_fits = stream.read(9) == b"SIMPLE  ="
         what = "is truncated or corrupt" if starts_as_fits else "is not a FITS file"
-        raise RawFileError(f"{path} {what} ({' '.join(str(exc).split())})") from None
+        raise RawFileError(f"{path} {what} ({_one_line(exc)})") from None
+    opened = astropy_warning_notes(caught)
     with hdus, readable.open("rb") as stream:
+        # before anything else reads the headers: astropy raises on a card it cannot parse
+        # wherever a header is turned into text (even to find where the data start)
+        fixed = [_repair_header(f"{path}[{index}]", hdu.header)
+                 for index, hdu in enumerate(hdus)]
         _check_complete(path, readable, hdus, size)
         candidates = _candidates(path, hdus, raw.skipped)
         for index, label in candidates:
@@ -213,15 +244,118 @@ def _split(path: Path, readable: Path, raw: RawFile,
             single = index == 0 and len(candidates) == 1
             header = hdu.header.copy() if single else _merged_header(hdus[0].header,
                                                                       hdu.header)
+            repairs = [*opened, *fixed[0][0], *(fixed[index][0] if index else [])]
             overridden = apply_overrides(header, overrides)
+            # the stand-ins still in the header: neither the extension's own card nor --set
+            unreadable = {keyword: problem for keyword, problem in
+                          {**fixed[0][1], **fixed[index][1]}.items()
+                          if str(header.get(keyword, "")).startswith(_UNREADABLE)}
             # a changed header is stored with the pixels as written, not the original file
-            whole = single and not overridden
+            whole = single and not overridden and not repairs and not unreadable
             if single and not whole:  # stored alone: the file's other HDUs are not with it
                 header.remove("NEXTEND", ignore_missing=True)
+            if repairs or unreadable:
+                header.remove("CHECKSUM", ignore_missing=True, remove_all=True)
+                for note in repairs:
+                    header.add_history(f"awlineage ingest: {note}")
             data = None if whole else _data_bytes(stream, hdus, index)
             _check_pixels(where, hdu)
             raw.frames.append(RawImage(header, "" if single else label, index, data,
-                                       overridden))
+                                       overridden, repairs, unreadable))
+
+
+def _repair_header(where: str, header: fits.Header) -> tuple[list[str], dict[str, str]]:
+    """Repair, in place, the cards of `header` astropy can fix; drop those it cannot read
+    that hold no value (CONTINUE, commentary), and give those that do a stand-in value.
+
+    Returns
+    -------
+    tuple
+        One sentence per repair or drop, and the keywords given a stand-in, with why.
+
+    Raises
+    ------
+    RawFileError
+        A card of the data's layout or of the WCS cannot be read (naming `where` and it).
+    """
+    notes: list[str] = []
+    unreadable: dict[str, str] = {}
+    index = 0
+    while index < len(header):
+        card = header.cards[index]
+        problem = None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", AstropyWarning)
+            try:
+                card.verify("fix+warn")
+                str(card)  # the value, comment and any CONTINUE cards parsed
+            except Exception as exc:  # VerifyError, ValueError, ... on a card astropy cannot read
+                problem = _one_line(exc)
+        if problem is None:
+            notes.extend(astropy_warning_notes(caught))
+            index += 1
+            continue
+        keyword = _keyword_of(card)
+        if _STRUCTURAL.match(keyword) or _WCS.match(keyword):
+            raise RawFileError(f"{where}: the {keyword} card cannot be read ({problem})")
+        del header[index]
+        stand_in = None
+        if keyword and keyword not in _COMMENTARY and keyword != "CONTINUE":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", AstropyWarning)  # a HIERARCH keyword
+                try:
+                    stand_in = fits.Card(keyword, _UNREADABLE + problem)
+                    str(stand_in)
+                except Exception:  # a keyword no card can hold: dropped with its value
+                    stand_in = None
+        if stand_in is None:
+            notes.append(f"card {index + 1} ({keyword or 'no keyword'}) dropped: it cannot be "
+                         f"read ({problem})")
+            continue
+        header.insert(index, stand_in)
+        unreadable[keyword] = problem
+        index += 1
+    return notes, unreadable
+
+
+def _keyword_of(card: fits.Card) -> str:
+    try:
+        return str(card.keyword).strip()
+    except Exception:  # a keyword astropy cannot parse either
+        return ""
+
+
+def _one_line(exc: BaseException) -> str:
+    """The exception's message on one line of ASCII (a header can hold nothing else)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text.encode("ascii", "replace").decode("ascii")
+
+
+def astropy_warning_notes(caught: list[warnings.WarningMessage]) -> list[str]:
+    """Sentences of the astropy warnings in `caught` (repairs astropy made, non-standard cards
+    it read), without its boilerplate; other warnings are issued again.
+
+    Parameters
+    ----------
+    caught
+        Warnings recorded by ``warnings.catch_warnings(record=True)``.
+
+    Returns
+    -------
+    list of str
+        One sentence per astropy warning, on one line.
+    """
+    notes = []
+    for warning in caught:
+        if not issubclass(warning.category, AstropyWarning):
+            warnings.warn_explicit(warning.message, warning.category, warning.filename,
+                                   warning.lineno)
+            continue
+        text = " ".join(str(warning.message).split())
+        if text and not text.startswith(("Verification reported errors",
+                                         "Note: astropy.io.fits uses zero-based")):
+            notes.append(text)
+    return notes
 
 
 def interpret_frames(raw: RawFile, kind: str | FrameKind | None = None) -> list[HeaderValues]:
@@ -243,6 +377,8 @@ def interpret_frames(raw: RawFile, kind: str | FrameKind | None = None) -> list[
         frame_values = interpret_header(frame.header, kind, name if frame.extension
                                         else f"{name}[{frame.index}]")
         frame_values.overridden = [f"{note} (in {name})" for note in frame.overridden]
+        _drop_unreadable(frame, frame_values, name if frame.extension
+                         else f"{name}[{frame.index}]")
         if frame_values.kind is FrameKind.SCIENCE and "object" not in frame_values.sources:
             # frames are grouped into pointings by OBJECT: one file, one pointing, and never
             # the unrelated files that lack OBJECT too
@@ -255,6 +391,21 @@ def interpret_frames(raw: RawFile, kind: str | FrameKind | None = None) -> list[
             frame_values.chip = frame.extension
         values.append(frame_values)
     return values
+
+
+def _drop_unreadable(frame: RawImage, values: HeaderValues, name: str) -> None:
+    """Refuse the frame when a value was read from a card that cannot be read; else drop
+    those cards from the header stored, each with a repair note and a HISTORY line."""
+    for keyword, problem in frame.unreadable.items():
+        if keyword in values.sources.values() or keyword in _READ_ELSEWHERE:
+            raise HeaderError(f"{name}: the {keyword} card cannot be read ({problem}); fix "
+                              f"the header, or give the value with awl ingest --set "
+                              f"{keyword}=VALUE")
+        frame.header.remove(keyword, ignore_missing=True)
+        note = f"{keyword} dropped: the card cannot be read ({problem})"
+        frame.repairs.append(note)
+        frame.header.add_history(f"awlineage ingest: {note}")
+    frame.unreadable = {}
 
 
 def _shared_keywords(raw: RawFile) -> set[str]:
@@ -334,7 +485,7 @@ def _check_pixels(where: str, hdu: fits.PrimaryHDU | fits.ImageHDU) -> None:
             data = hdu.data
     except Exception as exc:  # a short data block fails as ValueError, TypeError, OSError ...
         raise RawFileError(f"{where}: the pixels cannot be read, the file may be truncated "
-                           f"({' '.join(str(exc).split())})") from None
+                           f"({_one_line(exc)})") from None
     if data is None or data.size == 0:
         raise RawFileError(f"{where}: the image has no pixels")
     if data.dtype.kind == "f" and not np.isfinite(data).any():

@@ -13,11 +13,13 @@ import datetime
 import re
 import sys
 import tempfile
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from astropy.io import fits
+from astropy.utils.exceptions import AstropyWarning
 from astropy.wcs import WCS
 
 from awlineage import DataObject, Footprint, commit, persistent, select
@@ -31,7 +33,13 @@ from targets.headers import (
     electrons_per_unit,
     parse_kind,
 )
-from targets.raw_files import RawFile, RawFileError, interpret_frames, read_raw_file
+from targets.raw_files import (
+    RawFile,
+    RawFileError,
+    astropy_warning_notes,
+    interpret_frames,
+    read_raw_file,
+)
 
 
 class RawFrame(DataObject):
@@ -65,6 +73,8 @@ class RawFrame(DataObject):
     source_hash = persistent("SHA-256 of the original file ingested (shared by the frames of "
                              "a multi-extension file)", str, None, index=True)
     unit = persistent("Unit of the pixels (BUNIT); empty: ADU", str, "")
+    repairs = persistent("Header cards astropy repaired at ingest, or dropped because they "
+                         "cannot be read, and what astropy warned of; one sentence each", str, [])
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -110,7 +120,8 @@ RAW_CLASSES: dict[FrameKind, type[RawFrame]] = {
 
 
 def raw_frame(values: HeaderValues, path: Path, original: Path | None = None,
-              extension: str = "", source_hash: str | None = None) -> RawFrame:
+              extension: str = "", source_hash: str | None = None,
+              repairs: Sequence[str] = ()) -> RawFrame:
     """The (uncommitted) raw frame whose header says `values`, to be stored from `path`.
 
     Parameters
@@ -122,6 +133,13 @@ def raw_frame(values: HeaderValues, path: Path, original: Path | None = None,
     original, extension, source_hash
         The file ingested (default `path`), the extension the frame came from, and the
         original file's SHA-256.
+    repairs
+        Sentences naming the header cards repaired or dropped (`RawFrame.repairs`).
+
+    Returns
+    -------
+    RawFrame
+        Of the class of the frame's kind.
     """
     wcs_text = "" if values.wcs is None else \
         values.wcs.to_header(relax=True).tostring(sep="\n")
@@ -135,7 +153,8 @@ def raw_frame(values: HeaderValues, path: Path, original: Path | None = None,
         saturation=min(values.saturation, sys.float_info.max), rows=rows,
         columns=columns, wcs_header=wcs_text,
         defaults_used=[*values.describe_defaults(), *values.overridden],
-        extension=extension, source_hash=source_hash, unit=values.unit)
+        extension=extension, source_hash=source_hash, unit=values.unit,
+        repairs=list(repairs))
     problem = set_footprint(frame, values.wcs, values.shape)
     if problem is not None:  # the WCS stays for what it can do; the report says why
         values.defaults["footprint"] = f"{problem}; the frame is not found by sky queries"
@@ -159,6 +178,27 @@ class IngestReport:
     refused: list[tuple[Path, str]] = field(default_factory=list)
     """Files refused, with the reason (naming file, extension, keyword); nothing of them is
     stored."""
+    repairs: list[str] = field(default_factory=list)
+    """Header cards repaired or dropped, and astropy's warnings, per frame
+    (``file[extension]: ...``), as `RawFrame.repairs` records them."""
+    files: int = 0
+    """How many files the frames of `ingested` came from."""
+
+    def summary(self) -> str:
+        """One line: frames ingested and from how many files, files already stored, files
+        refused (``ingested 5 frames from 3 files; 1 file already stored; 1 file refused``).
+
+        Returns
+        -------
+        str
+            The line.
+        """
+        def count(number: int, word: str) -> str:
+            return f"{number} {word}{'' if number == 1 else 's'}"
+
+        return (f"ingested {count(len(self.ingested), 'frame')} from "
+                f"{count(self.files, 'file')}; {count(len(self.already), 'file')} already "
+                f"stored; {count(len(self.refused), 'file')} refused")
 
 
 class IngestRefusedError(HeaderError):
@@ -179,24 +219,22 @@ class IngestRefusedError(HeaderError):
                          f"{reasons}")
 
 
-@dataclass
-class _Prepared:
-    raw: RawFile
-    values: list[HeaderValues]
-
-
 def ingest(paths: Sequence[str | Path], kind: str | None = None, *,
            refused: str = "raise", overrides: Mapping[str, Value] | None = None) -> IngestReport:
     """Store raw FITS files on the data server and commit a raw frame for each image in them.
 
-    Every file is read and checked before anything is stored: a file that is not FITS, is
-    truncated, holds no usable 2-d image, or whose header cannot be interpreted (a kind word
-    that names no kind, a value present but unreadable: EXPTIME = 'thirty', DATE-OBS = 'not a
-    date', a negative exposure time ...) is refused (listed in `IngestReport.refused`, naming
-    file, extension and keyword) and nothing of it is stored; the frames of the other files
-    are committed in one transaction. A missing keyword gets a stated default
-    (`IngestReport.defaults`). A file ingested before (same content) is counted in `already`,
-    as is a file given twice.
+    Every file is read and checked on its own before anything is stored: a file that is not
+    FITS, is truncated, holds no usable 2-d image, raises any error while it is read, or whose
+    header cannot be interpreted (a kind word that names no kind, a value present but
+    unreadable: EXPTIME = 'thirty', DATE-OBS = 'not a date', a negative exposure time, a card
+    the pipeline reads that astropy cannot parse ...) is refused (listed in
+    `IngestReport.refused`, naming file, extension and keyword) and nothing of it is stored;
+    the frames of the other files are committed in one transaction. Header cards astropy can
+    repair are repaired, and cards it cannot read that the pipeline does not need are dropped;
+    each is recorded in `RawFrame.repairs`, a HISTORY line of the stored header and
+    `IngestReport.repairs` (astropy's warnings too, never printed). A missing keyword gets a
+    stated default (`IngestReport.defaults`). A file ingested before (same content) is counted
+    in `already`, as is a file given twice.
 
     Parameters
     ----------
@@ -228,57 +266,77 @@ def ingest(paths: Sequence[str | Path], kind: str | None = None, *,
         parse_kind(kind)
     checked = check_overrides(overrides)
     report = IngestReport()
-    prepared: list[_Prepared] = []
     seen: set[str] = set()
-    for path in map(Path, paths):
-        try:
-            raw = read_raw_file(path, checked)
-            if raw.sha256 in seen or _ingested_before(raw.sha256):
+    frames: list[RawFrame] = []
+    with tempfile.TemporaryDirectory(prefix="awl-ingest-") as scratch:
+        for path in map(Path, paths):
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", AstropyWarning)
+                    made = _frames_of_file(path, kind, checked, seen, Path(scratch))
+            except (RawFileError, HeaderError) as exc:
+                report.refused.append((path, str(exc)))
+                continue
+            except Exception as exc:  # any error reading one file refuses that file only,
+                # never the batch: astropy raises VerifyError, OSError, ValueError, KeyError ...
+                reason = " ".join(str(exc).split())
+                report.refused.append((path, f"{path} cannot be read ({type(exc).__name__}: "
+                                             f"{reason})"))
+                continue
+            if made is None:
                 report.already.append(path)
                 continue
-            values = interpret_frames(raw, kind)
-        except (RawFileError, HeaderError) as exc:
-            report.refused.append((path, str(exc)))
-            continue
-        seen.add(raw.sha256)
-        prepared.append(_Prepared(raw, values))
-    if prepared:
-        _store_and_commit(prepared, report)
+            raw, values, file_frames = made
+            warned = [f"astropy warned: {note}" for note in astropy_warning_notes(caught)]
+            for frame in file_frames:
+                frame.repairs = [*frame.repairs, *warned]
+                where = f"{raw.path.name}[{frame.extension}]" if frame.extension \
+                    else raw.path.name
+                report.repairs.extend(f"{where}: {note}" for note in frame.repairs)
+            seen.add(raw.sha256)
+            report.files += 1
+            report.skipped.extend(f"{raw.path}: {note}" for note in raw.skipped)
+            report.defaults.extend(note for frame_values in values
+                                   for note in frame_values.describe_defaults())
+            report.overridden.extend(note for frame_values in values
+                                     for note in frame_values.overridden)
+            frames.extend(file_frames)
+        if frames:
+            for frame in frames:
+                frame.store()
+            commit(frames)
+    report.ingested.extend(frames)
     if report.refused and refused == "raise":
         raise IngestRefusedError(report)
     return report
 
 
-def _store_and_commit(prepared: list[_Prepared], report: IngestReport) -> None:
-    with tempfile.TemporaryDirectory(prefix="awl-ingest-") as scratch:
-        frames = []
-        for item in prepared:
-            frames.extend(_frames_of(item, Path(scratch)))
-            report.skipped.extend(f"{item.raw.path}: {note}" for note in item.raw.skipped)
-            report.defaults.extend(note for values in item.values
-                                   for note in values.describe_defaults())
-            report.overridden.extend(note for values in item.values
-                                     for note in values.overridden)
-        for frame in frames:
-            frame.store()
-        commit(frames)
-    report.ingested.extend(frames)
+def _frames_of_file(path: Path, kind: str | None, overrides: Mapping[str, Value],
+                    seen: set[str], scratch: Path
+                    ) -> tuple[RawFile, list[HeaderValues], list[RawFrame]] | None:
+    """The file read, what its frames' headers say and its (unstored) frames; None when its
+    content was ingested before or earlier in the batch."""
+    raw = read_raw_file(path, overrides)
+    if raw.sha256 in seen or _ingested_before(raw.sha256):
+        return None
+    values = interpret_frames(raw, kind)
+    return raw, values, _frames_of(raw, values, scratch)
 
 
 def _ingested_before(sha256: str) -> bool:
     return select((RawFrame.source_hash == sha256) | (RawFrame.content_hash == sha256)).exists()
 
 
-def _frames_of(item: _Prepared, scratch: Path) -> list[RawFrame]:
-    raw = item.raw
+def _frames_of(raw: RawFile, file_values: list[HeaderValues], scratch: Path) -> list[RawFrame]:
     if raw.whole:
-        return [raw_frame(item.values[0], raw.path, source_hash=raw.sha256)]
+        return [raw_frame(file_values[0], raw.path, source_hash=raw.sha256)]
     frames = []
-    for image, values in zip(raw.frames, item.values, strict=True):
+    for image, values in zip(raw.frames, file_values, strict=True):
         label = "".join(c if c.isalnum() or c in "-_" else "_" for c in image.extension)
         # no label: a single-image file whose header was overridden, named as the file
         name = f"{raw.path.stem}_{label}.fits" if label else \
             re.sub(r"\.(gz|bz2)$", "", raw.path.name)
         split = image.write(scratch / name)
-        frames.append(raw_frame(values, split, raw.path, image.extension, raw.sha256))
+        frames.append(raw_frame(values, split, raw.path, image.extension, raw.sha256,
+                                image.repairs))
     return frames

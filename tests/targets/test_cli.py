@@ -23,21 +23,22 @@ def test_awl_ingest_stores_frames_once_and_names_bad_files(db, night, tmp_path) 
     raw = night.paths[0].parent
     first = awl("ingest", str(raw), cwd=tmp_path, db=db)
     assert first.returncode == 0, first.stderr
-    assert f"ingested {len(night.paths)} frame(s); 0 already ingested" in first.stderr
+    assert f"ingested {len(night.paths)} frames from {len(night.paths)} files; 0 files " \
+        "already stored; 0 files refused" in first.stderr
     assert "RawBiasFrame" in first.stdout and "RawScienceFrame" in first.stdout
     again = awl("ingest", str(night.paths[0]), cwd=tmp_path, db=db)
-    assert "ingested 0 frame(s); 1 already ingested" in again.stderr
+    assert "ingested 0 frames from 0 files; 1 file already stored" in again.stderr
     assert select(RawFrame).count() == len(night.paths)
 
     text = tmp_path / "notes.fits"
     text.write_text("not a FITS file")
     bad = awl("ingest", str(text), cwd=tmp_path, db=db)
-    assert bad.returncode == 2 and "notes.fits is not a FITS file" in bad.stderr
+    assert bad.returncode == 1 and "notes.fits is not a FITS file" in bad.stderr
     dark = tmp_path / "dark.fits"
     fits.PrimaryHDU(np.zeros((4, 4), np.uint16), fits.Header({"IMAGETYP": "DARK"})) \
         .writeto(dark)
     refused = awl("ingest", str(dark), cwd=tmp_path, db=db)
-    assert refused.returncode == 2 and "dark.fits" in refused.stderr
+    assert refused.returncode == 1 and "dark.fits" in refused.stderr
     assert "--type" in refused.stderr
     forced = awl("ingest", "--type", "bias", str(dark), cwd=tmp_path, db=db)
     assert forced.returncode == 0, forced.stderr
