@@ -344,8 +344,8 @@ def markdown() -> str:
 
     lines = ["| Frame type | Becomes | Words |", "| --- | --- | --- |"]
     for item in FRAME_TYPES:
-        kind = item.kind.value if item.kind is not None else "refused"
-        lines.append(f"| {item.name} | {kind}: {item.why} | {words(item.words)} |")
+        becomes = item.why if item.kind is None else f"{item.kind.value}: {item.why}"
+        lines.append(f"| {item.name} | {becomes} | {words(item.words)} |")
     lines.append("")
     lines.append(f"Passed over (say only that a frame is a calibration): "
                  f"{words(PASSED_OVER_WORDS)}. Words of one instrument's own: "
