@@ -17,6 +17,8 @@ import numpy as np
 
 from targets.errors import FrameQualityWarning
 
+IMPLAUSIBLE = "implausible"
+"""How every note of this module begins (products downstream carry such notes on)."""
 MOST_SATURATED = 0.5
 """A science frame with more than this fraction of its pixels at or above saturation is
 flagged (a sky flat taken for science was 77% saturated; a crowded field of bright stars is a
@@ -51,7 +53,7 @@ def saturated_note(raw: np.ndarray, saturation: float, name: str) -> str | None:
     fraction = float(np.mean(raw >= saturation))
     if fraction <= MOST_SATURATED:
         return None
-    return (f"implausible science frame {name}: {fraction:.0%} of its pixels are at or above "
+    return (f"{IMPLAUSIBLE} science frame {name}: {fraction:.0%} of its pixels are at or above "
             f"saturation ({saturation:g} ADU); is it a flat or a test exposure? Its sources "
             "are not to be trusted (give awl ingest --type if its kind is wrong)")
 
@@ -85,7 +87,7 @@ def level_note(kind: str, raws: list[tuple[str, np.ndarray, float]]) -> str | No
         return None
     expected = ("a bias sits at a few percent of the range" if kind == "bias" else
                 f"a flat should be well above 0 and below {limit:.0%} of saturation")
-    return (f"implausible raw {kind}(s): {', '.join(problems)}; {expected}: check the frames' "
+    return (f"{IMPLAUSIBLE} raw {kind}(s): {', '.join(problems)}; {expected}: check the frames' "
             "kind and exposure")
 
 

@@ -18,7 +18,14 @@ from awlineage import TargetProcessor, select
 from targets.errors import FrameQualityWarning, HeaderError
 from targets.frame_keywords import markdown
 from targets.headers import FrameKind, interpret_header, parse_kind
-from targets.pipeline import BiasFrame, RawDomeFlatFrame, RawFrame, ReducedScienceFrame, ingest
+from targets.pipeline import (
+    BiasFrame,
+    RawDomeFlatFrame,
+    RawFrame,
+    ReducedScienceFrame,
+    SourceList,
+    ingest,
+)
 from targets.raw_files import interpret_frames, read_raw_file
 from targets.real_files import REAL_FILES
 from tests.commands import run_awl
@@ -268,3 +275,20 @@ def test_the_documentation_page_shows_the_table_the_code_reads():
     shown = page.split("<!-- table: start -->\n", 1)[1].split("<!-- table: end -->", 1)[0]
     assert shown == markdown()
     assert "guide/frame-keywords" in (REPO / "docs" / "index.md").read_text()
+
+
+def test_the_flag_of_a_mostly_saturated_frame_reaches_its_source_list(db, data_server, tmp_path):
+    path = tmp_path / "plate.fits"
+    with fits.open(REAL_FILES["dss_plate"].path()) as hdus:
+        data = hdus[0].data.copy()
+        data[: 3 * data.shape[0] // 4] = 32767  # the 16-bit range: its saturation level
+        hdus[0].data = data
+        hdus.writeto(path, output_verify="silentfix")
+    ingest([path])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FrameQualityWarning)
+        TargetProcessor("serial", progress=False).make(SourceList)
+    source_list = select(SourceList).first()
+    assert source_list is not None
+    (note,) = source_list.notes
+    assert note.startswith("implausible science frame plate.fits: 75% of its pixels")
