@@ -18,3 +18,9 @@ class NoInputError(ValueError):
 
 class GridError(ValueError):
     """A frame cannot be placed on a sky grid (no WCS, no overlap, or grids that differ)."""
+
+
+class FrameQualityWarning(UserWarning):
+    """A frame or product whose pixels are implausible for its kind (a science frame mostly
+    saturated, a bias near saturation, a flat with no light or near saturation): it is made
+    all the same, and flagged in its notes."""

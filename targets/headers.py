@@ -19,7 +19,6 @@ Examples
 from __future__ import annotations
 
 import datetime
-import enum
 import math
 import re
 import shlex
@@ -31,52 +30,25 @@ from astropy.time import Time
 from astropy.utils.exceptions import AstropyWarning
 from astropy.wcs import WCS
 
+from targets import frame_keywords as table
 from targets.errors import HeaderError
-
-
-class FrameKind(enum.StrEnum):
-    """The kinds of raw frame the pipeline ingests."""
-
-    BIAS = "bias"
-    DOMEFLAT = "domeflat"
-    SCIENCE = "science"
-
-
-KIND_KEYWORDS = ("IMAGETYP", "OBSTYPE", "IMAGETYPE", "FRAMETYP", "EXPTYPE",
-                 "HIERARCH ESO DPR TYPE")
-_KIND_WORDS = {
-    FrameKind.BIAS: {"bias", "zero", "bias frame", "zero frame", "master bias"},
-    FrameKind.DOMEFLAT: {"flat", "domeflat", "dome flat", "flat dome", "flatfield", "flat field",
-                         "dflat", "lampflat", "lamp flat", "flat lamp", "flat frame",
-                         "dome lamp", "lamp dome", "dome", "intflat"},
-    # EXT: HST's word for an exposure of an external (astronomical) source; STD, SKY: ESO's
-    # DPR TYPE of standard-star and sky exposures, processed as science frames
-    FrameKind.SCIENCE: {"object", "science", "sci", "light", "light frame", "obj", "target",
-                        "expose", "exposure", "ext", "std", "standard", "sky", "object sky"},
-}
-_WORD_TO_KIND = {word: kind for kind, words in _KIND_WORDS.items() for word in words}
+from targets.frame_keywords import GENERIC_EXTNAMES, FrameKind, is_open_position, keywords
 
 INSTRUMENT_KEYWORDS = ("INSTRUME",)
-CHIP_KEYWORDS = ("EXTNAME", "CCDNAME", "CAMNUM", "DETECTOR", "CHIPID", "CCD_ID",
-                 "HIERARCH ESO DET CHIP ID")
-"""Where the chip is named, first found wins. EXTNAME counts only when it names a chip (``ccd10``),
-not the role of the data (``SCI``, ``DATA``); CAMNUM is WFCAM's detector number, ahead of its
-DETECTOR, which names the detector type."""
-GENERIC_EXTNAMES = frozenset({"PRIMARY", "SCI", "SCIENCE", "DATA", "IMAGE", "IMG", "IM", "FLUX",
-                              "COMPRESSED_IMAGE", "WSAIMAGE"})
-"""EXTNAMEs that say what an extension holds, not which chip it is."""
-FILTER_KEYWORDS = ("FILTER", "FILTNAME")
+KIND_KEYWORDS = keywords(table.KIND_KEYWORDS)
+"""Where the kind is named, in order (the table: `targets.frame_keywords`)."""
+CHIP_KEYWORDS = keywords(table.CHIP_KEYWORDS)
+"""Where the chip is named, first found wins (`targets.frame_keywords.CHIP_KEYWORDS`)."""
+FILTER_KEYWORDS = keywords(table.FILTER_KEYWORDS)
 """Single keywords naming the filter in the beam."""
-FILTER_WHEELS = (("FILTNAM1", "FILTER1"), ("FILTNAM2", "FILTER2"), ("FILTER3",),
-                 ("HIERARCH ESO INS FILT1 NAME",), ("HIERARCH ESO INS FILT2 NAME",))
-"""One entry per filter wheel: its keywords, the first present wins (WFPC2 names its filters in
-FILTNAMn and numbers their positions in FILTERn)."""
-_OPEN_FILTER = re.compile(r"^(open|clear|empty|blank|none|free|no ?filter)[\w.\-]*$|^$")
-"""A wheel position with no filter: 'open', 'Clear', 'open2-8', 'CLEAR1L', 'empty', ''."""
+FILTER_WHEELS = tuple(keywords(wheel) for wheel in table.FILTER_WHEELS)
+"""One entry per filter wheel: its keywords, the first present wins; ESO's wheels
+(``HIERARCH ESO INS FILTn NAME``) are found by `targets.frame_keywords.ESO_FILTER`."""
+GAIN_KEYWORDS = keywords(table.GAIN_KEYWORDS)
+INVERSE_GAIN_KEYWORDS = keywords(table.INVERSE_GAIN_KEYWORDS)
+READ_NOISE_KEYWORDS = keywords(table.READ_NOISE_KEYWORDS)
+SATURATION_KEYWORDS = keywords(table.SATURATION_KEYWORDS)
 EXPTIME_KEYWORDS = ("EXPTIME", "EXPOSURE", "ITIME", "EXP_TIME")
-GAIN_KEYWORDS = ("GAIN", "EGAIN", "CCDGAIN", "ATODGAIN", "HIERARCH ESO DET OUT1 GAIN")
-READ_NOISE_KEYWORDS = ("RDNOISE", "READNOIS", "RON", "READNOISE", "HIERARCH ESO DET OUT1 RON")
-SATURATION_KEYWORDS = ("SATURATE", "SATLEVEL", "SATURATION")
 OBJECT_KEYWORDS = ("OBJECT",)
 
 
@@ -114,6 +86,14 @@ class HeaderValues:
     overridden
         One sentence per keyword set or removed at ingest (``awl ingest --set``) before the
         header was read.
+    kind_from
+        What decided the kind: ``"OBJECT = 'SKY_FLAT' (sky flat)"``, ``"given: --type
+        bias"``, or ``"guess: ..."`` when no keyword named it.
+    kind_guessed
+        Whether the kind is a guess (no keyword named it: taken as science).
+    filter_from
+        The keyword(s) the filter came from ('FAFLTNM', 'FILTER1+FILTER2'), ``"open: ..."``
+        when every wheel named is open, '' when no keyword names a filter.
     """
 
     kind: FrameKind
@@ -132,6 +112,9 @@ class HeaderValues:
     defaults: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     overridden: list[str] = field(default_factory=list)
+    kind_from: str = ""
+    kind_guessed: bool = False
+    filter_from: str = ""
 
     @property
     def electrons_per_unit(self) -> float:
@@ -173,20 +156,38 @@ def electrons_per_second(gain: float, exptime: float, unit: str) -> float:
 
 
 def parse_kind(value: str | FrameKind) -> FrameKind:
-    """A frame kind from a user's word (`--type`): bias, zero, flat, domeflat, object, science...
+    """A frame kind from a user's word (`--type`): bias, zero, flat, domeflat, skyflat, object,
+    science... (the words of `targets.frame_keywords.FRAME_TYPES`).
+
+    Parameters
+    ----------
+    value
+        The word, or a kind.
+
+    Returns
+    -------
+    FrameKind
+        The kind the word names.
 
     Raises
     ------
     ValueError
-        Naming the word and the accepted ones.
+        Naming the word and the accepted ones (a dark is refused: the pipeline has no dark
+        step).
     """
     if isinstance(value, FrameKind):
         return value
-    kind = _WORD_TO_KIND.get(_normalise_word(value))
-    if kind is None:
-        raise ValueError(f"frame type {value!r} is not one of bias, domeflat or science "
-                         f"(accepted words: {', '.join(sorted(_WORD_TO_KIND))})")
-    return kind
+    named = table.frame_type(value)
+    if named is None or named.kind is None:
+        why = f": {named.why}" if named is not None else ""
+        raise ValueError(f"frame type {value!r} is not one of bias, domeflat or science{why} "
+                         f"(accepted words: {', '.join(_kind_words())})")
+    return named.kind
+
+
+def _kind_words() -> list[str]:
+    return [word for word in table.accepted_words()
+            if (named := table.frame_type(word)) is not None and named.kind is not None]
 
 
 def interpret_header(
@@ -223,8 +224,10 @@ def interpret_header(
     if kind is not None:
         frame_kind = parse_kind(kind)
         reader.sources["kind"] = "given"
+        decided = _Kind(frame_kind, f"given: --type {frame_kind.value}", False)
     else:
-        frame_kind = _kind_from_header(reader, filename)
+        decided = _kind_from_header(reader, filename)
+        frame_kind = decided.kind
     science = frame_kind is FrameKind.SCIENCE
     values = HeaderValues(
         kind=frame_kind,
@@ -235,7 +238,7 @@ def interpret_header(
         exptime=_exposure_time(reader, frame_kind),
         obs_date=_observation_date(reader),
         object=reader.text("object", OBJECT_KEYWORDS, "", report=science),
-        gain=reader.number("gain", GAIN_KEYWORDS, 1.0, positive=True),
+        gain=_gain(reader),
         read_noise=reader.optional_number("read_noise", READ_NOISE_KEYWORDS,
                                           "the noise is estimated from the pixels"),
         saturation=reader.number("saturation", SATURATION_KEYWORDS, _default_saturation(header),
@@ -245,7 +248,10 @@ def interpret_header(
         unit=str(header.get("BUNIT", "") or "").strip(),
         defaults=reader.defaults,
         sources=reader.sources,
+        kind_from=decided.source,
+        kind_guessed=decided.guessed,
     )
+    values.filter_from = reader.filter_from
     if reader.unreadable:
         raise HeaderError(unreadable_message(filename, reader.unreadable))
     if filename:
@@ -254,33 +260,72 @@ def interpret_header(
     return values
 
 
-def _normalise_word(value: str) -> str:
-    return re.sub(r"[\s_\-,]+", " ", str(value).strip().lower()).strip()
+@dataclass(frozen=True)
+class _Kind:
+    kind: FrameKind
+    source: str
+    guessed: bool
 
 
-def _kind_from_header(reader: _Reader, filename: str | None) -> FrameKind:
+def _kind_from_header(reader: _Reader, filename: str | None) -> _Kind:
+    """The kind the header's kind keywords name (`targets.frame_keywords.KIND_KEYWORDS`): a
+    calibration word beats a science word, the first calibration keyword beats the others;
+    science, marked as a guess, when none names a type."""
+    header = reader.header
+    instrument = str(header.get("INSTRUME", "") or "")
+    named: list[tuple[str, object, table.FrameType]] = []
     unknown = []
     for keyword in KIND_KEYWORDS:
-        value = reader.header.get(keyword)
-        if value is None or str(value).strip() == "":
+        value = header.get(keyword)
+        if not _present(value) or table.is_passed_over(value):
             continue
-        kind = _WORD_TO_KIND.get(_normalise_word(value))
-        if kind is not None:
-            reader.sources["kind"] = keyword
-            return kind
-        unknown.append(f"{keyword} = {value!r}")
-    object_name = _WORD_TO_KIND.get(_normalise_word(reader.header.get("OBJECT", "")))
-    if object_name is not None and not unknown:
-        reader.sources["kind"] = "OBJECT"
-        return object_name
-    if unknown:
-        where = f"{filename}: " if filename else ""
+        found = table.frame_type(value, keyword, instrument)
+        if found is not None:
+            named.append((keyword, value, found))
+        elif keyword != "OBJECT":  # OBJECT is the field's name unless it is a type's word
+            unknown.append(f"{keyword} = {value!r}")
+    where = f"{filename}: " if filename else ""
+    if unknown and all(keyword == "OBJECT" for keyword, _, _ in named):
         raise HeaderError(f"{where}{', '.join(unknown)} names no bias, domeflat or science "
                           "frame; give the kind explicitly (awl ingest --type bias|domeflat|"
                           "science)")
-    reader.defaults["kind"] = (f"none of {', '.join(KIND_KEYWORDS)} in the header; "
-                               "taken as a science frame")
-    return FrameKind.SCIENCE
+    if not named:
+        return _guess(reader)
+    calibrations = [item for item in named if item[2].kind is not FrameKind.SCIENCE]
+    keyword, value, chosen = (calibrations or named)[0]
+    if chosen.kind is None:
+        raise HeaderError(f"{where}{keyword} = {value!r} is a {chosen.name} frame, which the "
+                          f"pipeline does not use ({chosen.why}); give the kind explicitly "
+                          "(awl ingest --type bias|domeflat|science) or leave the file out")
+    reader.sources["kind"] = keyword
+    source = f"{keyword} = {value!r} ({chosen.name})"
+    overruled = [f"{other} = {text!r} ({kind.name})" for other, text, kind in named
+                 if kind.kind is not chosen.kind]
+    if overruled:
+        source += f", over {', '.join(overruled)}"
+        reader.defaults["kind"] = (f"{', '.join(overruled)} and {keyword} = {value!r} "
+                                   f"({chosen.name}) disagree; taken as a {chosen.name} (a "
+                                   "calibration word wins); give --type if that is wrong")
+    return _Kind(chosen.kind, source, False)
+
+
+_CALIBRATION_HINT = re.compile(r"bias|zero|flat|dark|twilight|dome|calib", re.IGNORECASE)
+
+
+def _guess(reader: _Reader) -> _Kind:
+    """Science, as a guess, with what made it one; a hint when OBJECT mentions a calibration
+    ('skyflat V' is no word of the table, but says 'flat')."""
+    object_name = reader.header.get("OBJECT")
+    said = (f"OBJECT = {object_name!r} is a field's name" if _present(object_name)
+            else "no OBJECT")
+    reason = f"no kind keyword ({', '.join(KIND_KEYWORDS[:-1])}) names a frame type, and {said}"
+    hint = ""
+    if _present(object_name) and _CALIBRATION_HINT.search(str(object_name)):
+        hint = (f" (but OBJECT = {object_name!r} looks like a calibration: give --type "
+                "bias or --type domeflat if it is one)")
+    reader.defaults["kind"] = f"{reason}; taken as a science frame, a guess{hint}"
+    return _Kind(FrameKind.SCIENCE, f"guess: science (no kind keyword names a frame type; "
+                 f"{said})", True)
 
 
 @dataclass(frozen=True)
@@ -336,6 +381,7 @@ class _Reader:
         self.defaults: dict[str, str] = {}
         self.sources: dict[str, str] = {}
         self.unreadable: list[Unreadable] = []
+        self.filter_from = ""
 
     def refuse(self, keyword: str, value: object, why: str, example: str = "VALUE") -> None:
         """Record a keyword whose value cannot be used: the frame will be refused."""
@@ -422,11 +468,31 @@ def _as_float(value: object) -> float | None:
 
 
 def _chip(reader: _Reader) -> str:
+    """The chip (`targets.frame_keywords.CHIP_KEYWORDS`); EXTNAME only when it names a chip."""
     extname = reader.header.get("EXTNAME")
     keywords: tuple[str, ...] = CHIP_KEYWORDS
     if not isinstance(extname, str) or extname.strip().upper() in GENERIC_EXTNAMES:
         keywords = tuple(keyword for keyword in CHIP_KEYWORDS if keyword != "EXTNAME")
     return reader.text("chip", keywords, "unknown")
+
+
+def _gain(reader: _Reader) -> float:
+    """Electrons per ADU: the first of `GAIN_KEYWORDS` with a value, else the inverse of ESO's
+    DET OUT1 GAIN (ADU per electron), else 1 (stated)."""
+    if reader._first(GAIN_KEYWORDS)[0] is None and \
+            reader._first(INVERSE_GAIN_KEYWORDS)[0] is not None:
+        per_electron = reader.number("gain", INVERSE_GAIN_KEYWORDS, 1.0, positive=True)
+        if "gain" in reader.sources:
+            reader.sources["gain"] = f"1 / {reader.sources['gain']}"
+        return 1.0 / per_electron
+    return reader.number("gain", (*GAIN_KEYWORDS, *INVERSE_GAIN_KEYWORDS), 1.0, positive=True)
+
+
+def _wheels(header: fits.Header) -> list[tuple[str, ...]]:
+    """The filter wheels of `header`: the table's, then ESO's ``INS FILTn NAME`` by n."""
+    eso = sorted((int(match.group(1)), f"HIERARCH ESO INS FILT{match.group(1)} NAME")
+                 for key in header if (match := table.ESO_FILTER.match(key)))
+    return [*FILTER_WHEELS, *((keyword,) for _, keyword in eso)]
 
 
 def _filter(reader: _Reader, default: str, report: bool = True) -> str:
@@ -435,7 +501,7 @@ def _filter(reader: _Reader, default: str, report: bool = True) -> str:
     0, '') are left out. Only when every wheel is open is the filter 'open' (or the word used).
     A filter keyword holding a logical or a real number is unreadable."""
     header = reader.header
-    open_words = []
+    open_words, open_keywords = [], []
     keyword: str | None
     for keyword in FILTER_KEYWORDS:
         value = header.get(keyword)
@@ -447,12 +513,14 @@ def _filter(reader: _Reader, default: str, report: bool = True) -> str:
         if isinstance(value, int) and value == 0:
             continue  # position 0 holds no filter
         text = str(value).strip()
-        if not _OPEN_FILTER.match(text.lower()):
-            reader.sources["filter"] = keyword
+        if not is_open_position(text):
+            reader.sources["filter"] = reader.filter_from = keyword
             return text
         open_words.append(text)
+        open_keywords.append(keyword)
     names, used = [], []
-    for wheel in FILTER_WHEELS:
+    wheels = _wheels(header)
+    for wheel in wheels:
         keyword = next((keyword for keyword in wheel if keyword in header), None)
         if keyword is None:
             continue
@@ -465,19 +533,22 @@ def _filter(reader: _Reader, default: str, report: bool = True) -> str:
         text = str(value).strip()
         if isinstance(value, int) and value == 0:
             continue  # a wheel position 0 holds no filter
-        if _OPEN_FILTER.match(text.lower()):
+        if is_open_position(text):
             if text:
                 open_words.append(text)
+                open_keywords.append(keyword)
             continue
         if text not in names:
             names.append(text)
             used.append(keyword)
     if names:
-        reader.sources["filter"] = "+".join(used)
+        reader.sources["filter"] = reader.filter_from = "+".join(used)
         return "+".join(names)
-    keywords = FILTER_KEYWORDS + tuple(keyword for wheel in FILTER_WHEELS for keyword in wheel)
-    if open_words or any(keyword in header for keyword in keywords):
+    keywords = FILTER_KEYWORDS + tuple(keyword for wheel in wheels for keyword in wheel)
+    present = [keyword for keyword in keywords if keyword in header]
+    if open_words or present:
         reader.sources["filter"] = "open"
+        reader.filter_from = f"open: {', '.join(open_keywords or present)}"
         return open_words[0] if open_words else "open"
     if report:
         reader._missing("filter", keywords, [], f"using {default!r}")

@@ -32,6 +32,7 @@ from targets.calibration import (
     make_master_flat,
     night_window,
 )
+from targets.frame_quality import flag, level_note
 from targets.images import read_hdu, store_image
 from targets.overscan import CorrectedFrame, OverscanParameters, correct_frames
 from targets.parameters import BiasFrameParameters, DomeFlatFrameParameters, stage_parameters
@@ -106,6 +107,15 @@ class MasterCalibration(Process, DataObject):
     night = persistent("Start of the night of the raw frames, UTC", datetime.datetime, None)
     validity = persistent("Used for frames taken in this interval, UTC", Interval, None)
     nframes = persistent("Raw frames combined", int, None)
+    notes = persistent("Raw frames whose level is implausible for their kind, and why", str,
+                       [])
+
+
+def _levels(raws: list[RawFrame], frames: list[CorrectedFrame]
+            ) -> list[tuple[str, np.ndarray, float]]:
+    """(name, raw pixels, saturation) of each raw frame, for `level_note`."""
+    return [(raw.original_name, frame.raw_trimmed, raw.saturation)
+            for raw, frame in zip(raws, frames, strict=True)]
 
 
 _NIGHT_KEYS = (("night", night_of), ("validity", validity_of))
@@ -131,6 +141,7 @@ class BiasFrame(MasterCalibration):
                                   self.chip)
         self.level, self.read_noise = master.level, master.read_noise
         self.rejected, self.nframes = master.rejected_fraction, master.nframes
+        self.notes = flag([], level_note("bias", _levels(raws, frames)))
         window = BiasParameters().window(raws[0].obs_date)
         header = calibration_header([f.header for f in frames], "MASTERBIAS", master.nframes,
                                     window)
@@ -164,6 +175,7 @@ class DomeFlatFrame(MasterCalibration):
                                   stage_parameters(self.process_params, FlatParameters),
                                   self.chip, self.filter)
         self.nframes, self.lamp_level = master.nframes, master.level
+        self.notes = flag([], level_note("flat", _levels(raws, frames)))
         self.bad_fraction = float(np.mean(master.bad))
         window = FlatParameters().window(raws[0].obs_date)
         header = calibration_header([f.header for f in frames], "MASTERFLAT", master.nframes,

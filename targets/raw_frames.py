@@ -75,6 +75,11 @@ class RawFrame(DataObject):
     unit = persistent("Unit of the pixels (BUNIT); empty: ADU", str, "")
     repairs = persistent("Header cards astropy repaired at ingest, or dropped because they "
                          "cannot be read, and what astropy warned of; one sentence each", str, [])
+    kind_from = persistent("What decided the kind: KEYWORD = 'value' (type), 'given: --type "
+                           "...', or 'guess: ...' (targets.frame_keywords)", str, "")
+    kind_guessed = persistent("Whether the kind is a guess (no keyword named it)", bool, False)
+    filter_from = persistent("Keyword(s) the filter came from; 'open: ...' when every wheel is "
+                             "open; empty: none", str, "")
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -154,7 +159,8 @@ def raw_frame(values: HeaderValues, path: Path, original: Path | None = None,
         columns=columns, wcs_header=wcs_text,
         defaults_used=[*values.describe_defaults(), *values.overridden],
         extension=extension, source_hash=source_hash, unit=values.unit,
-        repairs=list(repairs))
+        repairs=list(repairs), kind_from=values.kind_from, kind_guessed=values.kind_guessed,
+        filter_from=values.filter_from)
     problem = set_footprint(frame, values.wcs, values.shape)
     if problem is not None:  # the WCS stays for what it can do; the report says why
         values.defaults["footprint"] = f"{problem}; the frame is not found by sky queries"

@@ -30,6 +30,7 @@ from targets.coadd import CoaddParameters, coadd
 from targets.cosmic_lineage import lineage_radius
 from targets.errors import GridError
 from targets.footprints import set_footprint
+from targets.frame_quality import flag, saturated_note
 from targets.images import read_hdu, store_image
 from targets.masters import (
     BiasFrame,
@@ -142,7 +143,8 @@ class ReducedScienceFrame(ScienceProduct):
         self.steps = [*(["overscan"] if frame.layout.overscan is not None else []),
                       *(["trim"] if frame.layout.is_trimmed else []),
                       *reduced.applied]
-        self.notes = [*frame.notes, *reduced.notes]
+        self.notes = flag([*frame.notes, *reduced.notes],
+                          saturated_note(frame.raw_trimmed, self.raw.saturation, name))
         self.trim_origin = list(frame.layout.origin)
         peaks, sky_map = reduced.star_peaks, reduced.background
         assert peaks is not None and sky_map is not None  # reduce_science measures both

@@ -24,6 +24,7 @@ from awlineage import (
     persistent,
 )
 from targets.extraction import ExtractionParameters, extract_sources, source_boxes
+from targets.frame_quality import IMPLAUSIBLE
 from targets.images import read_hdu
 from targets.parameters import SourceListParameters, stage_parameters
 from targets.product_headers import IDENTIFYING, wcs_keywords
@@ -151,8 +152,12 @@ class SourceList(Process, DataObject):
     background_level = persistent("Global background of the coadd [e-/s]", float, None)
     background_rms = persistent("Global background noise of the coadd [e-/s]", float, None)
     process_params = persistent("Processing parameters", SourceListParameters, None)
+    notes = persistent("Flags of the frames coadded (implausible frames: "
+                       "targets.frame_quality), carried to the sources", str, [])
 
     def make(self) -> None:
+        self.notes = [note for frame in self.coadd.regridded_frames
+                      for note in frame.reduced.notes if note.startswith(IMPLAUSIBLE)]
         data, header = read_hdu(self.coadd)
         weight = read_hdu(self.coadd, "WEIGHT")[0]
         extraction = extract_sources(data, weight, WCS(header),

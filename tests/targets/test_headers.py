@@ -238,12 +238,14 @@ def test_bias_may_have_zero_exposure_time_but_not_a_negative_one():
 
 
 @pytest.mark.parametrize(("cards", "chip"), [
-    ({"EXTNAME": "ccd10", "CCDNAME": "8352-4-4", "DETECTOR": "MegaCam"}, "ccd10"),
+    ({"EXTNAME": "ccd10", "CCDNAME": "8352-4-4", "DETECTOR": "MegaCam"}, "8352-4-4"),
+    ({"EXTNAME": "ccd10", "CHIPID": "chip 7"}, "chip 7"),
+    ({"EXTNAME": "ccd10"}, "ccd10"),
     ({"EXTNAME": "SCI", "DETECTOR": 3}, "3"),
     ({"EXTNAME": "WSAIMAGE", "CAMNUM": 4, "DETECTOR": "RSC Hawaii 2"}, "4"),
     ({"DETECTOR": "ccd1", "CHIPID": 1}, "ccd1"),
 ])
-def test_chip_comes_from_a_specific_extname_before_detector_keywords(cards, chip):
+def test_chip_comes_from_chip_keywords_and_a_specific_extname_last(cards, chip):
     assert interpret_header(fits.Header(cards)).chip == chip
 
 

@@ -152,7 +152,8 @@ def test_a_single_image_file_is_its_own_frame(db, data_dir):
     path = real("megaprime_ccd10")
     (frame,) = ingest([path]).ingested
     assert frame.extension == "" and frame.content_hash == frame.source_hash == sha256(path)
-    assert (frame.chip, frame.filter, frame.saturation) == ("ccd10", "g.MP9401", 65535.0)
+    # CCDNAME names the chip; EXTNAME = 'ccd10' is the last resort
+    assert (frame.chip, frame.filter, frame.saturation) == ("8352-4-4", "g.MP9401", 65535.0)
 
 
 def mosaic_from_overscan_frame(tmp_path: Path, primary_cards: dict, chip_cards: list[dict]
@@ -305,7 +306,7 @@ def test_awl_ingest_good_bad_good_commits_the_good_ones_and_fails(db, tmp_path):
 def test_direct_chain_takes_one_frame_per_extension(tmp_path):
     frames = direct.ingest([real("wfpc2_four_chips"), real("megaprime_ccd10")],
                            split_to=tmp_path)
-    assert [frame.values.chip for frame in frames] == ["1", "2", "3", "4", "ccd10"]
+    assert [frame.values.chip for frame in frames] == ["1", "2", "3", "4", "8352-4-4"]
     assert len({frame.name for frame in frames}) == 5
     with fits.open(frames[2].path) as split, fits.open(real("wfpc2_four_chips")) as original:
         assert np.array_equal(split[0].data, original["SCI", 3].data)
