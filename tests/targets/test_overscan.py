@@ -55,13 +55,40 @@ def test_sections_read_as_iraf_writes_them() -> None:
     ("[4-13,1:520]", "not a range"),
     ("4:13,1:520", "not an IRAF section"),
     ("[0:13,1:520]", "from 1"),
+    ("[4096:4109]", "not an IRAF section"),
+    ("[530:536,1:600]", "reaches outside"),
 ])
-def test_a_bad_section_names_keyword_value_and_file(value: str, words: str) -> None:
+def test_a_bad_header_section_is_ignored_with_a_note_naming_keyword_value_and_why(
+        value: str, words: str) -> None:
     header = fits.Header({"BIASSEC": value, "TRIMSEC": "[17:528,1:520]"})
-    with pytest.raises(SectionError, match=words) as caught:
-        frame_layout(header, (520, 536), name="a8280271.fits")
-    assert "BIASSEC" in str(caught.value) and "a8280271.fits" in str(caught.value)
+    layout = frame_layout(header, (520, 536), name="a8280271.fits")
+    assert layout.overscan is None and layout.trim == Section(0, 520, 16, 528)
+    [note] = layout.ignored
+    assert "BIASSEC" in note and value in note and words in note and "ignored" in note
+    corrected = correct_frame(np.ones((520, 536)), header, name="a8280271.fits")
+    assert corrected.level == 0.0 and "no overscan subtracted" in corrected.notes
+
+
+def test_a_bad_trimsec_falls_back_to_datasec_and_says_so() -> None:
+    header = fits.Header({"BIASSEC": "[4:13,1:520]", "TRIMSEC": "[0:0]",
+                          "DATASEC": "[17:528,1:520]"})
+    layout = frame_layout(header, (520, 536), name="x.fits")
+    assert layout.trim == Section(0, 520, 16, 528) and layout.overscan == Section(0, 520, 3, 13)
+    assert len(layout.ignored) == 1 and "TRIMSEC" in layout.ignored[0]
+
+
+@pytest.mark.parametrize("value", ["[1:10]", "[0:13,1:520]", "[4096:4109,1:2]"])
+def test_a_bad_section_parameter_is_an_error_naming_the_parameter(value: str) -> None:
+    with pytest.raises(SectionError, match="parameter biassec") as caught:
+        frame_layout(fits.Header(), (520, 536), OverscanParameters(biassec=value))
     assert value in str(caught.value)
+
+
+def test_biassec_none_subtracts_no_overscan_whatever_the_header_says() -> None:
+    header = fits.Header({"BIASSEC": "[4:13,1:520]", "TRIMSEC": "[17:528,1:520]"})
+    layout = frame_layout(header, (520, 536), OverscanParameters(biassec="none"))
+    assert layout.overscan is None and layout.trim == Section(0, 520, 16, 528)
+    assert not layout.ignored
 
 
 def test_a_cutouts_sections_of_its_parent_chip_are_ignored_and_said_so() -> None:
@@ -82,10 +109,17 @@ def test_a_bad_section_parameter_is_named() -> None:
         OverscanParameters(overscan_smooth=4)
 
 
-def test_an_overscan_inside_the_data_section_is_refused() -> None:
+def test_a_header_overscan_inside_the_data_section_is_ignored_with_a_note() -> None:
     header = fits.Header({"BIASSEC": "[40:50,1:30]", "TRIMSEC": TRIMSEC})
+    layout = frame_layout(header, (ROWS, COLS), name="x.fits")
+    assert layout.overscan is None and layout.trim == parse_section(TRIMSEC, "TRIMSEC")
+    assert "overlaps the data section" in layout.ignored[0] and "x.fits" in layout.ignored[0]
+
+
+def test_parameter_sections_that_overlap_are_refused() -> None:
+    parameters = OverscanParameters(biassec="[40:50,1:30]", trimsec=TRIMSEC)
     with pytest.raises(SectionError, match="overlaps the data section"):
-        frame_layout(header, (ROWS, COLS), name="x.fits")
+        frame_layout(fits.Header(), (ROWS, COLS), parameters, name="x.fits")
 
 
 # -- a synthetic frame whose truth is known ------------------------------------------------
