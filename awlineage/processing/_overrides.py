@@ -137,10 +137,11 @@ def override_parameters(cls: type, settings: Sequence[str | ParameterSetting],
     >>> [params] = override_parameters(DocOverrideReduced, ["DocOverrideReduced.offset=90"])
     >>> params.offset, params.label
     (90.0, '')
-    >>> override_parameters(DocOverrideReduced, ["DocOverrideReduced.offset=many"])
-    Traceback (most recent call last):
-    ...
-    awlineage.processing._overrides.ParameterOverrideError: --set DocOverrideReduced.offset=many: 'many' is not a float
+    >>> try:
+    ...     override_parameters(DocOverrideReduced, ["DocOverrideReduced.offset=many"])
+    ... except ParameterOverrideError as exc:
+    ...     print(exc)
+    --set DocOverrideReduced.offset=many: 'many' is not a float
     """
     stages = _stages(cls)
     values: dict[type, dict[str, tuple[Any, ParameterSetting]]] = {}

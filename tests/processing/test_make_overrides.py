@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from awlineage import TargetProcessor, select
+from awlineage.cli import main
 from awlineage.processing import ParameterOverrideError, ParameterSetting, override_parameters
 from tests.commands import run_awl as awl
 from tests.processing.models import (
@@ -36,7 +37,7 @@ def test_set_makes_the_targets_with_the_value_and_records_it(db, night) -> None:
     assert run.parameter_values()["scale"] == 2.0
 
 
-def test_the_same_set_again_reuses_and_without_it_the_plan_says_parameters_changed(
+def test_the_same_set_again_reuses_and_without_it_the_plan_names_the_changed_parameter(
         db, night) -> None:
     made = awl(db, "make", "Stack", "--executor", "serial", "--set", "Calibrated.scale=2",
                *IMPORT)
@@ -76,13 +77,29 @@ def test_set_works_with_dry_run_and_makes_nothing(db, night) -> None:
     ("scale=2", "write STAGE.attribute=value"),
 ])
 def test_a_bad_setting_is_one_line_exit_two_and_nothing_made(db, night, setting: str,
-                                                             words: str) -> None:
-    result = awl(db, "make", "Stack", "--executor", "serial", "--set", setting, *IMPORT)
-    assert result.returncode == 2
-    assert len(result.stderr.splitlines()) == 1, result.stderr
-    assert result.stderr.startswith("awl: ParameterOverrideError: --set ")
-    assert words in result.stderr
+                                                             words: str, monkeypatch,
+                                                             capsys) -> None:
+    # in this process (the command's code, without a subprocess start per case)
+    if db.schema:
+        monkeypatch.setenv("AWL_DATABASE_SCHEMA", db.schema)
+    status = main(["--database", db.url.render_as_string(hide_password=False), "make",
+                   "Stack", "--executor", "serial", "--set", setting, *IMPORT])
+    error = capsys.readouterr().err
+    assert status == 2
+    assert len(error.splitlines()) == 1, error
+    assert error.startswith("awl: ParameterOverrideError: --set ")
+    assert words in error
     assert select(Calibrated).count() == 0 and select(MasterCal).count() == 0
+
+
+def test_the_command_refuses_a_bad_setting_before_making_anything(db, night) -> None:
+    result = awl(db, "make", "Stack", "--executor", "serial", "--set", "Calibrated.scale=2",
+                 "--set", "Calibrated.scal=3", *IMPORT)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "awl: ParameterOverrideError: --set Calibrated.scal=3: CalibParameters (the "
+        "parameters of Calibrated) has no attribute 'scal'; it has: delay, require_cal, scale"]
+    assert select(Calibrated).count() == 0 and select(CalibParameters).count() == 0
 
 
 def test_python_users_pass_the_objects_override_parameters_makes(db, night) -> None:
@@ -98,6 +115,6 @@ def test_python_users_pass_the_objects_override_parameters_makes(db, night) -> N
 
 
 def test_two_values_for_one_attribute_are_refused() -> None:
-    with pytest.raises(ParameterOverrideError, match="already set by --set Calibrated.scale=2"):
+    with pytest.raises(ParameterOverrideError, match=r"already set by --set Calibrated\.scale=2"):
         override_parameters(Stack, ["Calibrated.scale=2", "Calibrated.scale=3"])
     assert ParameterSetting.parse("A.b=c=d.e") == ParameterSetting("A", "b", "c=d.e")
