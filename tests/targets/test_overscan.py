@@ -470,3 +470,52 @@ def test_persistent_parameters_reach_the_overscan_step(db, data_server, chip_fil
     assert read_hdu(reduced)[0].shape == (ROWS, COLS) and reduced.trim_origin == [0, 0]
     assert reduced.steps[0] == "overscan" and "trim" not in reduced.steps
     assert reduced.process_params.overscan_statistic == "clipped_mean"
+
+
+def test_the_saao_frame_with_a_one_dimensional_biassec_reaches_its_source_list_with_a_note(
+        db, data_server, tmp_path: Path) -> None:
+    """Finding 5 of issue 35: BIASSEC = '[4096:4109]' (1-d, outside the image) failed the
+    reduction and nothing downstream was made."""
+    from awlineage.processing import StaleCauseCategory, override_parameters
+    from targets.pipeline import ReducedScienceFrame, SourceList, ingest
+
+    with fits.open(REAL_FILES["saao_overscan"].path()) as hdul:
+        data, header = hdul[0].data, hdul[0].header.copy()
+    header["BIASSEC"] = "[4096:4109]"
+    # a WCS, so that the frame is regridded and reaches a source list (the file has none)
+    header.update({"CTYPE1": "RA---TAN", "CTYPE2": "DEC--TAN", "CRPIX1": 268.0,
+                   "CRPIX2": 260.0, "CRVAL1": 331.0334, "CRVAL2": -0.9253,
+                   "CDELT1": -0.31 / 3600, "CDELT2": 0.31 / 3600})
+    path = tmp_path / "saao_bad_biassec.fits"
+    fits.PrimaryHDU(data, header).writeto(path)
+    ingest([path])
+    report = TargetProcessor("serial", progress=False).make(SourceList)
+    assert not report.failures(), report.summary()
+    assert select(SourceList).count() == 1
+    reduced = only(select(ReducedScienceFrame))
+    note = ("BIASSEC of saao_bad_biassec.fits: '[4096:4109]' is not an IRAF section "
+            "[x1:x2,y1:y2]: ignored")
+    assert note in reduced.notes and "no overscan subtracted" in reduced.notes
+    assert "overscan" not in reduced.steps and "trim" in reduced.steps
+    assert reduced.trim_origin == [0, 16]  # TRIMSEC still holds
+    # the user says what the header could not: the plan remakes the frame with it
+    override = override_parameters(SourceList, ["ReducedScienceFrame.biassec=[4:13,1:520]"])
+    plan = TargetProcessor("serial", progress=False, parameters=override).plan(SourceList)
+    remade = [node for node in plan.red() if node.cls is ReducedScienceFrame]
+    assert len(remade) == 1
+    assert any(r.category is StaleCauseCategory.PARAMETERS and "biassec" in r.reason
+               for r in remade[0].reasons), remade[0].reasons
+
+
+def test_a_malformed_section_set_for_the_pipeline_is_refused_before_any_make() -> None:
+    from awlineage.processing import ParameterOverrideError, override_parameters
+    from targets.pipeline import ReducedScienceFrameParameters, SourceList
+
+    with pytest.raises(SectionError, match=r"parameter biassec: '\[1:10\]'"):
+        ReducedScienceFrameParameters(biassec="[1:10]")
+    with pytest.raises(ParameterOverrideError,
+                       match=r"--set ReducedScienceFrame\.biassec=\[0:4,1:9\]: parameter "
+                             "biassec: .* count pixels from 1"):
+        override_parameters(SourceList, ["ReducedScienceFrame.biassec=[0:4,1:9]"])
+    [params] = override_parameters(SourceList, ["ReducedScienceFrame.biassec=none"])
+    assert params.biassec == "none"
