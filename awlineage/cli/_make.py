@@ -63,7 +63,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     make.add_argument("--set", dest="settings", action="append", default=[],
                       metavar="STAGE.ATTRIBUTE=VALUE",
                       help="a parameter of a target class the targets are made from, e.g. "
-                      "ReducedScienceFrame.biassec=none or SourceList.detect_threshold=3 "
+                      "ReducedScienceFrame.biassec=none or SourceList.threshold=3 "
                       "(repeatable): the defaults plus the values set, stored like any "
                       "parameters object; the targets it changes are made again")
     make.add_argument("--dry-run", action="store_true",

@@ -53,7 +53,7 @@ class ParameterSetting:
         Parameters
         ----------
         setting
-            The text, e.g. ``"SourceList.detect_threshold=3"``.
+            The text, e.g. ``"SourceList.threshold=3"``.
 
         Returns
         -------
@@ -67,8 +67,8 @@ class ParameterSetting:
 
         Examples
         --------
-        >>> ParameterSetting.parse("SourceList.detect_threshold=3")
-        ParameterSetting(stage='SourceList', attribute='detect_threshold', text='3')
+        >>> ParameterSetting.parse("SourceList.threshold=3")
+        ParameterSetting(stage='SourceList', attribute='threshold', text='3')
         """
         name, equals, text = setting.partition("=")
         stage, dot, attribute = name.strip().rpartition(".")
