@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from awlineage.errors import AwlError
-from awlineage.persistence import DBObject
-from awlineage.persistence._properties import Kind
+from awlineage.persistence import DBObject, Kind
 from awlineage.processing._planner import dependency_order
 
 _TRUE = frozenset({"true", "yes", "on", "1"})
