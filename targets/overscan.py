@@ -52,7 +52,9 @@ class OverscanParameters:
         Cut the frame to its data section.
     biassec, trimsec
         IRAF sections (``[x1:x2,y1:y2]``, 1-based, inclusive) that replace the header's
-        `BIASSEC` and `TRIMSEC`/`DATASEC`: the instrument's defaults; empty: the header's.
+        `BIASSEC` and `TRIMSEC`/`DATASEC`: the instrument's defaults; empty: the header's;
+        ``none``: no section (the header's is not used: ``biassec="none"`` subtracts no
+        overscan). A malformed one raises `SectionError` when the parameters are made.
     """
 
     overscan: bool = True
@@ -75,7 +77,7 @@ class OverscanParameters:
         for name in ("biassec", "trimsec"):
             value = getattr(self, name)
             if value.strip():
-                parse_section(value, f"parameter {name}")
+                parameter_section(value, name)
 
 
 @dataclass(frozen=True)
@@ -190,8 +192,9 @@ class FrameLayout:
     origin_from
         What the sections came from, for headers and notes.
     ignored
-        Header sections left alone because they do not fit the frame (a cutout keeps the
-        sections of the chip it was cut from), one sentence each.
+        Header sections left alone, one sentence each naming keyword, value and why: not a
+        section, outside the frame (a cutout keeps the sections of the chip it was cut from),
+        or an overscan overlapping the data kept.
     """
 
     shape: tuple[int, int]
@@ -228,13 +231,39 @@ def frame_layout(header: fits.Header | None, shape: tuple[int, int],
                  parameters: OverscanParameters | None = None, name: str = "") -> FrameLayout:
     """The layout of a raw frame from its header and the parameters (which take precedence).
 
+    A header's section that cannot be read (not ``[x1:x2,y1:y2]``, one-dimensional,
+    zero-based), that reaches outside the frame (the chip a cutout was cut from), or a header's
+    overscan that overlaps the data kept, is ignored: the frame is reduced without it (no
+    overscan subtracted; the trim from the other keywords), and `ignored` says which keyword,
+    its value and why. Sections given as parameters are the user's: they are never ignored.
+
+    Parameters
+    ----------
+    header
+        The raw header (None: no sections).
+    shape
+        (rows, columns) of the raw frame.
+    parameters
+        Sections and steps; defaults when None.
+    name
+        The file, named in errors and notes.
+
+    Returns
+    -------
+    FrameLayout
+        Overscan, trim and what was ignored.
+
     Raises
     ------
     SectionError
-        A section that cannot be read, a parameter's section outside the frame, sections that
-        overlap the data kept, or a per-row overscan that does not cover the rows kept; naming
-        keyword, value and file. A header's section that reaches outside the frame describes
-        the chip a cutout was cut from: it is ignored, and said so in `ignored`.
+        A parameter's section that cannot be read or lies outside the frame, or the
+        parameters' overscan overlapping their data section; naming parameter and value.
+
+    Examples
+    --------
+    >>> layout = frame_layout(fits.Header({"BIASSEC": "[4096:4109]"}), (520, 536), name="a.fits")
+    >>> layout.overscan is None, layout.ignored[0]
+    (True, "BIASSEC of a.fits: '[4096:4109]' is not an IRAF section [x1:x2,y1:y2]: ignored")
     """
     parameters = parameters or OverscanParameters()
     header = header if header is not None else fits.Header()
@@ -245,32 +274,85 @@ def frame_layout(header: fits.Header | None, shape: tuple[int, int],
     def section(keywords: Sequence[str], parameter: str) -> tuple[Section | None, str]:
         value = getattr(parameters, parameter)
         if value.strip():
-            return parse_section(value, f"parameter {parameter}", shape), f"parameter {parameter}"
+            return parameter_section(value, parameter, shape), f"parameter {parameter}"
         for keyword in keywords:
             if keyword in header and str(header[keyword]).strip():
-                found = parse_section(header[keyword], f"{keyword}{file_part}")
+                where = f"{keyword}{file_part}"
+                try:
+                    found = parse_section(header[keyword], where)
+                except SectionError as exc:
+                    ignored.append(f"{exc}: ignored")
+                    continue
                 if found is not None and not found.within(shape):
                     ignored.append(f"{keyword} = {header[keyword]!r} reaches outside the "
                                    f"{shape[1]} x {shape[0]} image (a cutout?): ignored")
                     continue
-                return found, f"{keyword}{file_part}"
+                return found, where
         return None, ""
 
     overscan, overscan_from = section(("BIASSEC",), "biassec")
     trim, trim_from = section(("TRIMSEC", "DATASEC"), "trimsec")
     if not parameters.overscan:
         overscan = None
+    if (overscan is not None and trim is not None and parameters.trim
+            and _overlap(overscan, trim)):
+        clash = (f"{overscan_from} {overscan.iraf()} overlaps the data section {trim.iraf()} "
+                 f"({trim_from})")
+        if overscan_from.startswith("parameter") and trim_from.startswith("parameter"):
+            raise SectionError(clash)
+        if not overscan_from.startswith("parameter"):  # the header's overscan goes
+            ignored.append(f"{clash}: the overscan is ignored")
+            overscan, overscan_from = None, ""
+        else:  # the user's overscan stays; the header's data section goes
+            ignored.append(f"{clash}: the data section is ignored")
+            trim, trim_from = None, ""
     if trim is None and overscan is not None:
         trim, trim_from = _away_from(overscan, shape), f"the side away from {overscan_from}"
     if trim is None or not parameters.trim:
         trim = Section.full(shape)
-    if overscan is not None and parameters.trim and _overlap(overscan, trim):
-        raise SectionError(f"{overscan_from} {overscan.iraf()} overlaps the data section "
-                           f"{trim.iraf()} ({trim_from})")
     # a strip of columns beside the rows kept gives a level per row; anything else one level
     per_row = overscan is not None and overscan.row0 <= trim.row0 and overscan.row1 >= trim.row1
     return FrameLayout(shape, overscan, trim, per_row, parameters.overscan_smooth,
                        tuple(f for f in (overscan_from, trim_from) if f), tuple(ignored))
+
+
+def parameter_section(value: str, parameter: str, shape: tuple[int, int] | None = None
+                      ) -> Section | None:
+    """The section a parameter names: ``none`` (any case) or ``[0:0,0:0]`` for no section
+    (the header's is not used either), else an IRAF section inside the image.
+
+    Parameters
+    ----------
+    value
+        The parameter's value.
+    parameter
+        Its name, for errors (``biassec``).
+    shape
+        (rows, columns) of the image, when known.
+
+    Returns
+    -------
+    Section or None
+        The section, or None for no section.
+
+    Raises
+    ------
+    SectionError
+        Naming ``parameter NAME`` and the value: not a section, zero-based or outside the
+        image.
+
+    Examples
+    --------
+    >>> parameter_section("none", "biassec") is None
+    True
+    >>> parameter_section("[1:10]", "biassec")
+    Traceback (most recent call last):
+    ...
+    targets.overscan.SectionError: parameter biassec: '[1:10]' is not an IRAF section [x1:x2,y1:y2]
+    """
+    if value.strip().lower() == "none":
+        return None
+    return parse_section(value, f"parameter {parameter}", shape)
 
 
 def _overlap(a: Section, b: Section) -> bool:
@@ -316,6 +398,8 @@ class CorrectedFrame:
     def notes(self) -> list[str]:
         """What was done, for a frame's notes."""
         notes = list(self.layout.ignored)
+        if self.layout.overscan is None and any("BIASSEC" in n for n in notes):
+            notes.append("no overscan subtracted")
         if self.layout.overscan is not None:
             how = "per row" if self.layout.per_row else "one level"
             notes.append(f"overscan {self.layout.overscan.iraf()} subtracted ({how}, median "
@@ -440,5 +524,6 @@ __all__ = [
     "correct_frames",
     "frame_layout",
     "overscan_levels",
+    "parameter_section",
     "parse_section",
 ]

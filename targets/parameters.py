@@ -31,7 +31,16 @@ def stage_parameters(params: DBObject | None, stage_class: type[T]) -> T:
     return stage_class(**values)
 
 
-class BiasFrameParameters(DBObject):
+class _SectionsChecked:
+    """Parameters with overscan sections: a malformed section (or statistic) is refused when
+    the object is made, naming the parameter, rather than when the first frame is reduced."""
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
+        stage_parameters(self, OverscanParameters)  # type: ignore[arg-type]
+
+
+class BiasFrameParameters(_SectionsChecked, DBObject):
     """How a master bias is made (see `targets.calibration.BiasParameters`)."""
 
     sigma_clip = persistent("Clip pixels further than this many sigma from the median", float,
@@ -52,7 +61,7 @@ class BiasFrameParameters(DBObject):
                          OverscanParameters.trimsec)
 
 
-class DomeFlatFrameParameters(DBObject):
+class DomeFlatFrameParameters(_SectionsChecked, DBObject):
     """How a master dome flat is made (see `targets.calibration.FlatParameters`)."""
 
     sigma_clip = persistent("Clipping sigma on the stack of median-scaled flats", float,
@@ -75,7 +84,7 @@ class DomeFlatFrameParameters(DBObject):
                          OverscanParameters.trimsec)
 
 
-class ReducedScienceFrameParameters(DBObject):
+class ReducedScienceFrameParameters(_SectionsChecked, DBObject):
     """How a science frame is reduced (see `targets.reduction.ReductionParameters`)."""
 
     sigclip = persistent("LACosmic detection limit (Laplacian over noise)", float,

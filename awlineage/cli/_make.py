@@ -1,6 +1,7 @@
-"""``awl make CLASS [--where QUERY]``: pull targets through the target processor, showing the
-coloured plan (``--dry-run``) or a progress bar and a summary table. Exit status 1 when a
-target failed or could not be made."""
+"""``awl make CLASS [--where QUERY] [--set STAGE.attribute=value ...]``: pull targets through
+the target processor, showing the coloured plan (``--dry-run``) or a progress bar and a summary
+table. ``--set`` makes parameters objects (defaults plus the values set) for target classes of
+the chain. Exit status 1 when a target failed or could not be made."""
 
 from __future__ import annotations
 
@@ -13,15 +14,22 @@ from awlineage.processing import EXECUTOR_NAMES
 
 
 def _run(args: argparse.Namespace) -> int:
-    from awlineage.processing import TargetOutcome, TargetProcessor, print_report
+    from awlineage.processing import (
+        TargetOutcome,
+        TargetProcessor,
+        override_parameters,
+        print_report,
+    )
 
     db = open_database(args, create=not args.dry_run)
     prepare(db, args.imports, [args.cls])
     cls = find_class(db, args.cls)
     _check_is_target(cls)
+    # before anything is made: a bad setting ends the command with nothing written
+    parameters = override_parameters(cls, args.settings, db.class_named)
     colour = use_colour(args.colour, sys.stdout)
     processor = TargetProcessor(args.executor, database=db, spark_master=args.spark_master,
-                                keep_going=args.keep_going)
+                                keep_going=args.keep_going, parameters=parameters)
     report = processor.make(cls, args.where, force=args.force,
                             force_upstream=args.force_upstream, dry_run=args.dry_run)
     print_report(report, colour=colour)
@@ -52,6 +60,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     make.add_argument("--where", help="condition on the targets' attributes, e.g. "
                       "\"chip == 'ccd50' and filter == 'r'\" (default: every target that "
                       "can be made)")
+    make.add_argument("--set", dest="settings", action="append", default=[],
+                      metavar="STAGE.ATTRIBUTE=VALUE",
+                      help="a parameter of a target class the targets are made from, e.g. "
+                      "ReducedScienceFrame.biassec=none or SourceList.threshold=3 "
+                      "(repeatable): the defaults plus the values set, stored like any "
+                      "parameters object; the targets it changes are made again")
     make.add_argument("--dry-run", action="store_true",
                       help="show the plan (green reuse, red make) and its reasons; make nothing")
     make.add_argument("--force", action="store_true", help="make the targets even if up to date")

@@ -13,6 +13,11 @@ from awlineage.processing._executors import (
     resolve_executor,
 )
 from awlineage.processing._outcomes import TargetOutcome
+from awlineage.processing._overrides import (
+    ParameterOverrideError,
+    ParameterSetting,
+    override_parameters,
+)
 from awlineage.processing._plan import Plan, PlanNode, State
 from awlineage.processing._planner import Planner, ProcessingError, dependency_order
 from awlineage.processing._processor import ProcessingReport, TargetProcessor, print_report
@@ -42,6 +47,8 @@ __all__ = [
     "Needs",
     "OnePer",
     "OnePerGroup",
+    "ParameterOverrideError",
+    "ParameterSetting",
     "Plan",
     "PlanNode",
     "Planner",
@@ -63,6 +70,7 @@ __all__ = [
     "make_target",
     "matches",
     "newest",
+    "override_parameters",
     "print_report",
     "render_causes",
     "render_plan",

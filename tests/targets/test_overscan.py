@@ -55,13 +55,40 @@ def test_sections_read_as_iraf_writes_them() -> None:
     ("[4-13,1:520]", "not a range"),
     ("4:13,1:520", "not an IRAF section"),
     ("[0:13,1:520]", "from 1"),
+    ("[4096:4109]", "not an IRAF section"),
+    ("[530:536,1:600]", "reaches outside"),
 ])
-def test_a_bad_section_names_keyword_value_and_file(value: str, words: str) -> None:
+def test_a_bad_header_section_is_ignored_with_a_note_naming_keyword_value_and_why(
+        value: str, words: str) -> None:
     header = fits.Header({"BIASSEC": value, "TRIMSEC": "[17:528,1:520]"})
-    with pytest.raises(SectionError, match=words) as caught:
-        frame_layout(header, (520, 536), name="a8280271.fits")
-    assert "BIASSEC" in str(caught.value) and "a8280271.fits" in str(caught.value)
+    layout = frame_layout(header, (520, 536), name="a8280271.fits")
+    assert layout.overscan is None and layout.trim == Section(0, 520, 16, 528)
+    [note] = layout.ignored
+    assert "BIASSEC" in note and value in note and words in note and "ignored" in note
+    corrected = correct_frame(np.ones((520, 536)), header, name="a8280271.fits")
+    assert corrected.level == 0.0 and "no overscan subtracted" in corrected.notes
+
+
+def test_a_bad_trimsec_falls_back_to_datasec_and_says_so() -> None:
+    header = fits.Header({"BIASSEC": "[4:13,1:520]", "TRIMSEC": "[0:0]",
+                          "DATASEC": "[17:528,1:520]"})
+    layout = frame_layout(header, (520, 536), name="x.fits")
+    assert layout.trim == Section(0, 520, 16, 528) and layout.overscan == Section(0, 520, 3, 13)
+    assert len(layout.ignored) == 1 and "TRIMSEC" in layout.ignored[0]
+
+
+@pytest.mark.parametrize("value", ["[1:10]", "[0:13,1:520]", "[4096:4109,1:2]"])
+def test_a_bad_section_parameter_is_an_error_naming_the_parameter(value: str) -> None:
+    with pytest.raises(SectionError, match="parameter biassec") as caught:
+        frame_layout(fits.Header(), (520, 536), OverscanParameters(biassec=value))
     assert value in str(caught.value)
+
+
+def test_biassec_none_subtracts_no_overscan_whatever_the_header_says() -> None:
+    header = fits.Header({"BIASSEC": "[4:13,1:520]", "TRIMSEC": "[17:528,1:520]"})
+    layout = frame_layout(header, (520, 536), OverscanParameters(biassec="none"))
+    assert layout.overscan is None and layout.trim == Section(0, 520, 16, 528)
+    assert not layout.ignored
 
 
 def test_a_cutouts_sections_of_its_parent_chip_are_ignored_and_said_so() -> None:
@@ -82,10 +109,17 @@ def test_a_bad_section_parameter_is_named() -> None:
         OverscanParameters(overscan_smooth=4)
 
 
-def test_an_overscan_inside_the_data_section_is_refused() -> None:
+def test_a_header_overscan_inside_the_data_section_is_ignored_with_a_note() -> None:
     header = fits.Header({"BIASSEC": "[40:50,1:30]", "TRIMSEC": TRIMSEC})
+    layout = frame_layout(header, (ROWS, COLS), name="x.fits")
+    assert layout.overscan is None and layout.trim == parse_section(TRIMSEC, "TRIMSEC")
+    assert "overlaps the data section" in layout.ignored[0] and "x.fits" in layout.ignored[0]
+
+
+def test_parameter_sections_that_overlap_are_refused() -> None:
+    parameters = OverscanParameters(biassec="[40:50,1:30]", trimsec=TRIMSEC)
     with pytest.raises(SectionError, match="overlaps the data section"):
-        frame_layout(header, (ROWS, COLS), name="x.fits")
+        frame_layout(fits.Header(), (ROWS, COLS), parameters, name="x.fits")
 
 
 # -- a synthetic frame whose truth is known ------------------------------------------------
@@ -436,3 +470,52 @@ def test_persistent_parameters_reach_the_overscan_step(db, data_server, chip_fil
     assert read_hdu(reduced)[0].shape == (ROWS, COLS) and reduced.trim_origin == [0, 0]
     assert reduced.steps[0] == "overscan" and "trim" not in reduced.steps
     assert reduced.process_params.overscan_statistic == "clipped_mean"
+
+
+def test_the_saao_frame_with_a_one_dimensional_biassec_reaches_its_source_list_with_a_note(
+        db, data_server, tmp_path: Path) -> None:
+    """Finding 5 of issue 35: BIASSEC = '[4096:4109]' (1-d, outside the image) failed the
+    reduction and nothing downstream was made."""
+    from awlineage.processing import StaleCauseCategory, override_parameters
+    from targets.pipeline import ReducedScienceFrame, SourceList, ingest
+
+    with fits.open(REAL_FILES["saao_overscan"].path()) as hdul:
+        data, header = hdul[0].data, hdul[0].header.copy()
+    header["BIASSEC"] = "[4096:4109]"
+    # a WCS, so that the frame is regridded and reaches a source list (the file has none)
+    header.update({"CTYPE1": "RA---TAN", "CTYPE2": "DEC--TAN", "CRPIX1": 268.0,
+                   "CRPIX2": 260.0, "CRVAL1": 331.0334, "CRVAL2": -0.9253,
+                   "CDELT1": -0.31 / 3600, "CDELT2": 0.31 / 3600})
+    path = tmp_path / "saao_bad_biassec.fits"
+    fits.PrimaryHDU(data, header).writeto(path)
+    ingest([path])
+    report = TargetProcessor("serial", progress=False).make(SourceList)
+    assert not report.failures(), report.summary()
+    assert select(SourceList).count() == 1
+    reduced = only(select(ReducedScienceFrame))
+    note = ("BIASSEC of saao_bad_biassec.fits: '[4096:4109]' is not an IRAF section "
+            "[x1:x2,y1:y2]: ignored")
+    assert note in reduced.notes and "no overscan subtracted" in reduced.notes
+    assert "overscan" not in reduced.steps and "trim" in reduced.steps
+    assert reduced.trim_origin == [0, 16]  # TRIMSEC still holds
+    # the user says what the header could not: the plan remakes the frame with it
+    override = override_parameters(SourceList, ["ReducedScienceFrame.biassec=[4:13,1:520]"])
+    plan = TargetProcessor("serial", progress=False, parameters=override).plan(SourceList)
+    remade = [node for node in plan.red() if node.cls is ReducedScienceFrame]
+    assert len(remade) == 1
+    assert any(r.category is StaleCauseCategory.PARAMETERS and "biassec" in r.reason
+               for r in remade[0].reasons), remade[0].reasons
+
+
+def test_a_malformed_section_set_for_the_pipeline_is_refused_before_any_make() -> None:
+    from awlineage.processing import ParameterOverrideError, override_parameters
+    from targets.pipeline import ReducedScienceFrameParameters, SourceList
+
+    with pytest.raises(SectionError, match=r"parameter biassec: '\[1:10\]'"):
+        ReducedScienceFrameParameters(biassec="[1:10]")
+    with pytest.raises(ParameterOverrideError,
+                       match=r"--set ReducedScienceFrame\.biassec=\[0:4,1:9\]: parameter "
+                             "biassec: .* count pixels from 1"):
+        override_parameters(SourceList, ["ReducedScienceFrame.biassec=[0:4,1:9]"])
+    [params] = override_parameters(SourceList, ["ReducedScienceFrame.biassec=none"])
+    assert params.biassec == "none"
