@@ -159,8 +159,8 @@ def measure_correction(image: np.ndarray, mask: np.ndarray, segmentation: np.nda
     radii = _grid(total_radius)
     enclosed = np.empty((len(cx), len(radii)))
     for column, radius in enumerate(radii):
-        enclosed[:, column], _, flags = sep.sum_circle(image, cx, cy, radius, mask=mask,
-                                                       segmap=segmap, seg_id=ids, subpix=1)
+        enclosed[:, column] = sep.sum_circle(image, cx, cy, radius, mask=mask, segmap=segmap,
+                                             seg_id=ids, subpix=1)[0]
     # a neighbour's segment or a masked pixel inside the total circle: not isolated
     _, _, blocked = sep.sum_circle(np.ones_like(image), cx, cy, total_radius, mask=mask,
                                    subpix=1)

@@ -347,5 +347,6 @@ def _grow(mask: np.ndarray, pixels: int) -> np.ndarray:
     return binary_dilation(mask, iterations=max(pixels, 1))
 
 
-__all__ = ["REFERENCE_DTYPE", "TOTAL_RADIUS", "Agreement", "agreement", "aperture_fluxes", "empty_aperture_noise",
-           "empty_aperture_scatter", "error_honesty", "pixel_noise", "sep_reference"]
+__all__ = ["REFERENCE_DTYPE", "TOTAL_RADIUS", "Agreement", "agreement", "aperture_fluxes",
+           "empty_aperture_noise", "empty_aperture_scatter", "error_honesty", "pixel_noise",
+           "sep_reference"]

@@ -10,9 +10,9 @@ import pytest
 from awlineage import select
 from targets.aperture_correction import gaussian_correction
 from targets.extraction import ExtractionParameters, extract_sources
+from targets.pipeline import SourceList
 from targets.real_check import check_real_file
 from targets.real_files import REAL_FILES
-from targets.pipeline import SourceList
 from targets.source_lists import SOURCES_HDU, read_sources
 from tests.targets.truth import isolated, match_to_stars
 
