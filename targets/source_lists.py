@@ -156,8 +156,7 @@ class SourceList(Process, DataObject):
                                      "none); each source's is in the table", float, None)
     aperture_correction_method = persistent("How the aperture correction was found: stars "
                                             "(curve of growth of the image's bright isolated "
-                                            "stars), gaussian (too few stars: a Gaussian of "
-                                            "their size) or none", str, None)
+                                            "stars) or none (too few such stars)", str, None)
     process_params = persistent("Processing parameters", SourceListParameters, None)
 
     def make(self) -> None:
@@ -200,7 +199,7 @@ def _record_correction(header: fits.Header, correction: ApertureCorrection,
     """The aperture correction on the SOURCES table's header: fluxes are totals."""
     header["APCORR"] = (round(float(correction.factor(min_radius)), 5),
                         "FLUX is total: total/min. circle flux")
-    header["APCORMTH"] = (correction.method, "aperture correction: stars/gaussian/none")
+    header["APCORMTH"] = (correction.method, "aperture correction from: stars or none")
     header["APCORNST"] = (correction.stars, "stars in the curve of growth")
     header["APCORRAD"] = (correction.total_radius, "[pixel] radius of total light")
 

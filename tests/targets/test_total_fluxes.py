@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from awlineage import select
-from targets.aperture_correction import gaussian_correction
 from targets.extraction import ExtractionParameters, extract_sources
 from targets.pipeline import SourceList
 from targets.real_check import check_real_file
@@ -69,19 +68,38 @@ def test_fluxes_and_errors_scale_together_with_the_correction(direct_run) -> Non
     np.testing.assert_allclose(corrected["flux_err"], plain["flux_err"] * factor)
 
 
-def test_too_few_stars_fall_back_to_a_gaussian_of_their_size() -> None:
+def test_an_image_with_too_few_stars_is_not_corrected_and_says_so() -> None:
     rows, cols = np.mgrid[0:96, 0:96]
-    sigma = 0.9  # undersampled
+    sigma = 0.9  # undersampled: a 1.75 px circle holds 0.85 of the light
     image = 2000.0 * np.exp(-((cols - 48.3) ** 2 + (rows - 47.6) ** 2) / (2 * sigma**2))
     image += np.random.default_rng(3).normal(0.0, 1.0, image.shape)
+    extraction = extract_sources(image, np.ones_like(image),
+                                 parameters=ExtractionParameters(correction_min_stars=2))
+    assert extraction.correction.method == "none" and extraction.correction.stars == 1
+    assert np.all(extraction.sources["aperture_correction"] == 1.0)
+
+
+def test_a_field_of_stars_gets_the_fraction_its_minimum_circle_misses() -> None:
+    rng = np.random.default_rng(5)
+    rows, cols = np.mgrid[0:160, 0:160]
+    sigma, image, total = 0.9, rng.normal(0.0, 1.0, (160, 160)), []
+    for row in range(20, 160, 30):
+        for col in range(20, 160, 30):
+            flux = rng.uniform(3000.0, 9000.0)
+            y0, x0 = row + rng.uniform(-0.5, 0.5), col + rng.uniform(-0.5, 0.5)
+            image += flux / (2 * np.pi * sigma**2) * np.exp(
+                -((cols - x0) ** 2 + (rows - y0) ** 2) / (2 * sigma**2))
+            total.append((x0, y0, flux))
     extraction = extract_sources(image, np.ones_like(image))
-    assert extraction.nsources >= 1  # the star, and perhaps a noise peak
-    correction = extraction.correction
-    assert correction.method == "gaussian" and correction.stars == 0
-    expected = gaussian_correction(sigma * np.sqrt(2 * np.log(2)), 8.0).factor(1.75)
-    assert correction.factor(1.75) == pytest.approx(expected, rel=0.1)
-    assert extraction.sources["flux"].max() == pytest.approx(2000.0 * 2 * np.pi * sigma**2,
-                                                          rel=0.05)
+    assert extraction.correction.method == "stars" and extraction.correction.stars >= 3
+    truth = np.array(total)
+    sources = extraction.sources
+    nearest = np.argmin(np.hypot(sources["x"][:, None] - truth[None, :, 0],
+                                 sources["y"][:, None] - truth[None, :, 1]), axis=1)
+    ratio = sources["flux"] / truth[nearest, 2]
+    assert np.median(ratio) == pytest.approx(1.0, abs=0.02)
+    # without the correction the minimum circle holds a fixed part of the light
+    assert np.median(sources["flux"] / sources["aperture_correction"] / truth[nearest, 2]) < 0.9
 
 
 def test_an_image_without_sources_is_not_corrected() -> None:
