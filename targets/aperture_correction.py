@@ -95,8 +95,9 @@ def measure_correction(image: np.ndarray, mask: np.ndarray, segmentation: np.nda
                        ) -> ApertureCorrection:
     """The curve of growth of the image's bright isolated point sources.
 
-    A star is a source with no flag, S/N (its flux over its error) above `min_snr`, whose
-    total-radius circle lies inside the image, holds no masked pixel and is less than
+    A star is a source with no flag but sep's OBJ_MERGED, S/N (its flux over its error) above
+    `min_snr`, whose total-radius circle lies inside the image, holds no masked pixel and is
+    less than
     `max_crowding` covered by other detected sources (whose pixels are left out of its sums, so
     that neighbours are not counted as wings), which holds at least `min_converged` of that
     light within half the total radius (a point source, not a galaxy), and whose half-light
@@ -139,7 +140,8 @@ def measure_correction(image: np.ndarray, mask: np.ndarray, segmentation: np.nda
                    0.0)
     inside = (x >= total_radius) & (x <= cols - 1 - total_radius) & \
         (y >= total_radius) & (y <= rows - 1 - total_radius)
-    candidate = (sources["flags"] == 0) & (snr > min_snr) & inside
+    # a deblended star (OBJ_MERGED) is kept: its neighbours are masked and their cover limited
+    candidate = ((sources["flags"] & ~sep.OBJ_MERGED) == 0) & (snr > min_snr) & inside
     if not candidate.any():
         return no_correction(total_radius)
     ids = np.flatnonzero(candidate).astype(np.int32) + 1
