@@ -97,12 +97,11 @@ def measure_correction(image: np.ndarray, mask: np.ndarray, segmentation: np.nda
 
     A star is a source with no flag but sep's OBJ_MERGED, S/N (its flux over its error) above
     `min_snr`, whose total-radius circle lies inside the image, holds no masked pixel and is
-    less than
-    `max_crowding` covered by other detected sources (whose pixels are left out of its sums, so
-    that neighbours are not counted as wings), which holds at least `min_converged` of that
-    light within half the total radius (a point source, not a galaxy), and whose half-light
-    radius is
-    within 20% of the smallest among such sources (the stellar locus: galaxies are larger).
+    less than `max_crowding` covered by other detected sources (whose pixels are left out of its
+    sums, so that neighbours are not counted as wings), which holds at least `min_converged` of
+    that light within half the total radius (a point source, not a galaxy), and whose
+    half-light radius is within 20% of the smallest among such sources (the stellar locus:
+    galaxies are larger).
     Each star's light in circles of increasing radius (centre-sampled, as the fluxes are
     summed) is divided by its light within `total_radius`; the curve is the median over the
     stars. With fewer than `min_stars` stars, no correction.
@@ -196,8 +195,8 @@ def _other_fraction(segmap: np.ndarray, x: np.ndarray, y: np.ndarray, ids: np.nd
         cc = np.clip(c0 + offsets, 0, cols - 1)
         patch = segmap[np.ix_(rr, cc)]
         near = np.hypot(cc[None, :] - cx, rr[:, None] - cy) <= radius
-        result[index] = np.count_nonzero(near & (patch != 0) & (patch != own)) / \
-            max(np.count_nonzero(near), 1)
+        others = int(np.count_nonzero(near & (patch != 0) & (patch != own)))
+        result[index] = others / max(int(np.count_nonzero(near)), 1)
     return result
 
 
