@@ -16,17 +16,14 @@ from targets.source_lists import SOURCES_HDU, read_sources
 from tests.targets.truth import isolated, match_to_stars
 
 
-def test_fluxes_on_an_undersampled_plate_scan_are_sep_totals(db, data_server) -> None:
+def test_fluxes_on_an_undersampled_plate_scan_are_sep_totals_with_the_correction_recorded(
+        db, data_server) -> None:
     check = check_real_file(REAL_FILES["dss_m13"].path())
     assert not check.failures and len(check.frames) == 1
     agreement = check.frames[0].agreement
     assert agreement.matched >= 3
     # before the correction the 1.75 px circle held 0.78 of sep's total
     assert agreement.flux_ratio == pytest.approx(1.0, abs=0.05), agreement
-
-
-def test_the_correction_is_recorded_on_the_source_list_and_its_table(db, data_server) -> None:
-    check_real_file(REAL_FILES["dss_m13"].path())
     sources = select(SourceList).first()
     assert sources.aperture_correction_method == "stars"
     assert sources.aperture_correction > 1.1  # an undersampled plate: much light outside
