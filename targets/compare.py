@@ -16,10 +16,18 @@ import sep
 from scipy.spatial import cKDTree
 
 REFERENCE_DTYPE = np.dtype([("x", "f8"), ("y", "f8"), ("flux", "f8"), ("flux_err", "f8"),
-                            ("snr", "f8"), ("peak_row", "i4"), ("peak_col", "i4"),
-                            ("flags", "i4")])
-"""One row per reference source: windowed centroid, Kron flux and its error, S/N, the
-brightest pixel's position and sep's flags."""
+                            ("total", "f8"), ("snr", "f8"), ("peak_row", "i4"),
+                            ("peak_col", "i4"), ("flags", "i4")])
+"""One row per reference source: windowed centroid, Kron flux and its error, sep's total flux
+(`TOTAL_RADIUS`), S/N, the brightest pixel's position and sep's flags."""
+
+TOTAL_RADIUS = 8.0
+"""sep's total flux of a source, the one definition the real-data checks compare the pipeline's
+fluxes with: its Kron ("auto") flux with a minimum circle of this radius [pixel] instead of
+1.75 (SExtractor's PHOT_AUTOPARAMS 2.5, 16), on the background-subtracted frame, with the pixels
+of every other detected source masked (sep's `seg_id`). A compact star's light within 8 pixels
+is all of it to better than a percent on the real frames; an extended source keeps its Kron
+ellipse when that is larger."""
 
 
 def sep_reference(image: np.ndarray, gain: float | None = None, *, threshold: float = 1.5,
@@ -69,11 +77,32 @@ def sep_reference(image: np.ndarray, gain: float | None = None, *, threshold: fl
     good = (win_flags == 0) & np.isfinite(win_x) & (np.hypot(win_x - x, win_y - y) < 2.0)
     found["x"], found["y"] = np.where(good, win_x, x), np.where(good, win_y, y)
     found["flux"], found["flux_err"] = flux, flux_err
+    found["total"] = _total(data, mask, segmentation, objects, kron, kron_factor)
     found["snr"] = _own_snr(data, rms, mask, segmentation, objects, kron_factor, min_radius,
                             gain)
     found["flags"] = objects["flag"] | kron_flags | flags
     found["peak_row"], found["peak_col"] = _peaks(data, segmentation, len(objects))
     return found
+
+
+def _total(data: np.ndarray, mask: np.ndarray, segmentation: np.ndarray, objects: np.ndarray,
+           kron: np.ndarray, kron_factor: float) -> np.ndarray:
+    """sep's total flux of each source (`TOTAL_RADIUS`): the Kron ellipse or, when that is
+    smaller, the circle of `TOTAL_RADIUS`, the other sources' pixels masked; windowless
+    (detection) centres, as sep's Kron fluxes."""
+    x, y = objects["x"], objects["y"]
+    a = np.maximum(np.nan_to_num(objects["a"], nan=1.0), 0.1)
+    b = np.clip(np.nan_to_num(objects["b"], nan=1.0), 0.1, a)
+    theta = np.clip(np.nan_to_num(objects["theta"]), -np.pi / 2, np.pi / 2)
+    ids = np.arange(1, len(objects) + 1, dtype=np.int32)
+    segmap = np.ascontiguousarray(segmentation, dtype=np.int32)
+    total, _, _ = sep.sum_ellipse(data, x, y, a, b, theta, np.maximum(kron_factor * kron, 1e-3),
+                                  mask=mask, subpix=5, seg_id=ids, segmap=segmap)
+    small = kron * np.sqrt(a * b) < TOTAL_RADIUS
+    if small.any():
+        total[small], _, _ = sep.sum_circle(data, x[small], y[small], TOTAL_RADIUS, mask=mask,
+                                            subpix=5, seg_id=ids[small], segmap=segmap)
+    return np.asarray(total)
 
 
 def _own_snr(data: np.ndarray, rms: np.ndarray, mask: np.ndarray, segmentation: np.ndarray,
@@ -132,10 +161,15 @@ class Agreement:
     median_offset
         Median distance of the matched pairs [pixel].
     flux_ratio
+        Median over the matched pairs of the pipeline's flux over sep's total flux on the
+        reference frame (`TOTAL_RADIUS`; both in its units): the photometry as a user reads it,
+        calibration and aperture correction together.
+    aperture_ratio
         Median over the matched pairs of the pipeline's flux over sep's flux on the reference
         frame in the same aperture on the sky (the pipeline's aperture carried into the
-        reference frame's pixels; both in its units): the photometric calibration (units,
-        resampling, background), NaN when no same-aperture fluxes were given.
+        reference frame's pixels): the photometric calibration alone (units, resampling,
+        background) when the pipeline's fluxes are given before their aperture correction;
+        NaN when no same-aperture fluxes were given.
     kron_ratio
         Median over the matched pairs of the pipeline's flux over the reference's own Kron
         flux: two Kron radii measured independently on differently sampled pixels, which on
@@ -148,6 +182,7 @@ class Agreement:
     matched: int
     median_offset: float
     flux_ratio: float
+    aperture_ratio: float
     kron_ratio: float
     unmatched: np.ndarray = field(default_factory=lambda: np.zeros(0, REFERENCE_DTYPE),
                                   repr=False, compare=False)
@@ -166,7 +201,7 @@ def agreement(reference: np.ndarray, x: np.ndarray, y: np.ndarray, flux: np.ndar
     units) to the reference's bright sources (S/N > `min_snr`, no sep flags, at least `edge`
     pixels inside a frame of `shape`), nearest neighbour within `radius` pixels.
     `same_aperture` is sep's flux on the reference frame in each pipeline source's own
-    aperture (`aperture_fluxes`), for the flux ratio."""
+    aperture (`aperture_fluxes`), for the aperture ratio."""
     bright = (reference["snr"] > min_snr) & (reference["flags"] == 0)
     if shape is not None:
         rows, cols = shape
@@ -175,7 +210,8 @@ def agreement(reference: np.ndarray, x: np.ndarray, y: np.ndarray, flux: np.ndar
     wanted = reference[bright]
     finite = np.isfinite(x) & np.isfinite(y)
     if len(wanted) == 0 or not finite.any():
-        return Agreement(len(wanted), 0, float("nan"), float("nan"), float("nan"), wanted)
+        return Agreement(len(wanted), 0, float("nan"), float("nan"), float("nan"),
+                         float("nan"), wanted)
     tree = cKDTree(np.column_stack([x[finite], y[finite]]))
     distance, index = tree.query(np.column_stack([wanted["x"], wanted["y"]]),
                                  distance_upper_bound=radius)
@@ -187,8 +223,11 @@ def agreement(reference: np.ndarray, x: np.ndarray, y: np.ndarray, flux: np.ndar
         usable = theirs > 0
         calibration = float(np.median(mine[usable] / theirs[usable])) if usable.any() \
             else float("nan")
+    total = wanted["total"][hit]
     return Agreement(len(wanted), int(hit.sum()),
                      float(np.median(distance[hit])) if hit.any() else float("nan"),
+                     float(np.median(mine[total > 0] / total[total > 0])) if (total > 0).any()
+                     else float("nan"),
                      calibration,
                      float(np.median(mine / wanted["flux"][hit])) if hit.any()
                      else float("nan"), wanted[~hit])
@@ -308,5 +347,6 @@ def _grow(mask: np.ndarray, pixels: int) -> np.ndarray:
     return binary_dilation(mask, iterations=max(pixels, 1))
 
 
-__all__ = ["REFERENCE_DTYPE", "Agreement", "agreement", "aperture_fluxes", "empty_aperture_noise",
-           "empty_aperture_scatter", "error_honesty", "pixel_noise", "sep_reference"]
+__all__ = ["REFERENCE_DTYPE", "TOTAL_RADIUS", "Agreement", "agreement", "aperture_fluxes",
+           "empty_aperture_noise", "empty_aperture_scatter", "error_honesty", "pixel_noise",
+           "sep_reference"]

@@ -185,3 +185,11 @@ class SourceListParameters(DBObject):
                             ExtractionParameters.min_radius)
     calibrate_errors = persistent("Scale flux errors by the empty-aperture noise correlation",
                                   bool, ExtractionParameters.calibrate_errors)
+    aperture_correction = persistent("Correct fluxes to the total light of a point source by the "
+                                     "image's curve of growth", bool,
+                                     ExtractionParameters.aperture_correction)
+    total_radius = persistent("Radius of a point source's total light [pixels]", float,
+                              ExtractionParameters.total_radius)
+    correction_min_stars = persistent("Fewest bright isolated stars for a measured curve of "
+                                      "growth (else a Gaussian of their size)", int,
+                                      ExtractionParameters.correction_min_stars)

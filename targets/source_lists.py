@@ -23,6 +23,7 @@ from awlineage import (
     payload_boxes,
     persistent,
 )
+from targets.aperture_correction import ApertureCorrection
 from targets.extraction import ExtractionParameters, extract_sources, source_boxes
 from targets.frame_quality import IMPLAUSIBLE
 from targets.images import read_hdu
@@ -40,10 +41,10 @@ COLUMN_UNITS: dict[str, str | None] = {
     "flux": IMAGE_UNIT, "flux_err": IMAGE_UNIT, "flags": None,
     "xmin": "pix", "xmax": "pix", "ymin": "pix", "ymax": "pix",
     "a": "pix", "b": "pix", "theta": "rad", "peak": IMAGE_UNIT, "npix": None,
-    "kron_radius": None, "background": IMAGE_UNIT,
+    "kron_radius": None, "background": IMAGE_UNIT, "aperture_correction": None,
 }
 """The unit of each column of the SOURCES table (None: a count, flags, or the Kron radius,
-which is in units of the source's a and b)."""
+which is in units of the source's a and b, and the aperture correction, a factor)."""
 
 
 def _flux_unit(image_unit: str | u.UnitBase | None) -> u.UnitBase:
@@ -151,6 +152,12 @@ class SourceList(Process, DataObject):
     nsources = persistent("Number of sources", int, None)
     background_level = persistent("Global background of the coadd [e-/s]", float, None)
     background_rms = persistent("Global background noise of the coadd [e-/s]", float, None)
+    aperture_correction = persistent("Aperture correction of the minimum circle: a compact "
+                                     "source's total flux over its flux in that circle (1: "
+                                     "none); each source's is in the table", float, None)
+    aperture_correction_method = persistent("How the aperture correction was found: stars "
+                                            "(curve of growth of the image's bright isolated "
+                                            "stars) or none (too few such stars)", str, None)
     process_params = persistent("Processing parameters", SourceListParameters, None)
     notes = persistent("Flags of the frames coadded (implausible frames: "
                        "targets.frame_quality), carried to the sources", str, [])
@@ -167,7 +174,12 @@ class SourceList(Process, DataObject):
         self.nsources = len(sources)
         self.background_level = extraction.background_level
         self.background_rms = extraction.background_rms
+        parameters = stage_parameters(self.process_params, ExtractionParameters)
+        correction = extraction.correction
+        self.aperture_correction = float(correction.factor(parameters.min_radius))
+        self.aperture_correction_method = correction.method
         table = sources_hdu(sources, header.get("BUNIT") or None)
+        _record_correction(table.header, correction, parameters.min_radius)
         # the coadd by its content, not its file name: the name holds the coadd's object id,
         # new at every remake, and the same inputs must give the same bytes
         table.header["COADDSHA"] = self.coadd.content_hash  # no room left for a comment
@@ -186,6 +198,16 @@ class SourceList(Process, DataObject):
             if len(sources):
                 call.lwrite_payload(np.arange(len(sources))[:, None], source_boxes(sources))
             call.close()
+
+
+def _record_correction(header: fits.Header, correction: ApertureCorrection,
+                       min_radius: float) -> None:
+    """The aperture correction on the SOURCES table's header: fluxes are totals."""
+    header["APCORR"] = (round(float(correction.factor(min_radius)), 5),
+                        "FLUX is total: total/min. circle flux")
+    header["APCORMTH"] = (correction.method, "aperture correction from: stars or none")
+    header["APCORNST"] = (correction.stars, "stars in the curve of growth")
+    header["APCORRAD"] = (correction.total_radius, "[pixel] radius of total light")
 
 
 def _list_header(coadd_header: fits.Header, filter_name: str) -> fits.Header:
@@ -225,7 +247,7 @@ class Source(DBObject):
     dec = persistent("Declination (ICRS) [deg]", float, None, index=True)
     position = persistent("Position (ICRS), as ra and dec; for sky queries: "
                           "Source.position.within(Circle(...))", SkyCoord, None)
-    flux = persistent("Kron flux [e-/s]", float, None, index=True)
+    flux = persistent("Total flux: Kron flux, aperture-corrected [e-/s]", float, None, index=True)
     flux_err = persistent("Error of the flux [e-/s]", float, None)
     flags = persistent("sep's extraction flags, OR-ed", int, 0)
     a = persistent("Semi-major axis [pixel]", float, None)
