@@ -51,6 +51,7 @@ from targets.real_check import (
     classification,
     cutout_wcs_error,
     single_frame_regrid,
+    total_flux_ratio,
 )
 from targets.real_files import REAL_FILES
 
@@ -129,9 +130,7 @@ def _science_cells(raw: RawFrame, science: FrameCheck | None) -> tuple[str, ...]
         return ("-",) * 6
     agree = science.agreement
     scale = _pixel_scale(raw)
-    # sep's total: the flux helper's total_ratio once targets.compare has it, sep's own Kron
-    # flux (MAG_AUTO's) until then
-    total = getattr(agree, "total_ratio", agree.kron_ratio)
+    total = total_flux_ratio(agree)
     reduced = select(ReducedScienceFrame.raw == raw).first()
     try:
         moved = single_frame_regrid(reduced) if reduced is not None else None
@@ -244,8 +243,8 @@ def main(arguments: list[str]) -> None:
     quick = "--quick" in arguments
     names = [name for name in arguments if name != "--quick"]
     names = names or (list(QUICK) if quick else list(REAL_FILES))
-    table = [_COLUMNS]
-    frames = [_FRAME_COLUMNS]
+    table: list[tuple[str, ...]] = [_COLUMNS]
+    frames: list[tuple[str, ...]] = [_FRAME_COLUMNS]
     with tempfile.TemporaryDirectory(prefix="awl-realdata-") as scratch:
         for name in names:
             with warnings.catch_warnings():

@@ -191,6 +191,24 @@ def _peaks_kept(raw: RawScienceFrame, reference: np.ndarray, min_snr: float, *,
     return float(np.mean(~masked if kept else masked))
 
 
+def total_flux_ratio(agreement: Agreement) -> float:
+    """The pipeline's flux over sep's total flux of the same stars (median over the matched
+    bright ones): ``Agreement.total_ratio`` where `targets.compare` measures it, else sep's
+    own Kron flux (SExtractor's FLUX_AUTO), the total a SExtractor user quotes.
+
+    Parameters
+    ----------
+    agreement
+        A frame's agreement with sep.
+
+    Returns
+    -------
+    float
+        The ratio (1 for a total flux).
+    """
+    return float(getattr(agreement, "total_ratio", agreement.kron_ratio))
+
+
 @dataclass(frozen=True)
 class Classification:
     """What ingest made of a frame's header.
@@ -344,4 +362,4 @@ def cutout_wcs_error(raw: RawFrame, *, size: int = 41) -> float:
 
 
 __all__ = ["Classification", "FileCheck", "FrameCheck", "RegridCheck", "check_real_file",
-           "classification", "cutout_wcs_error", "single_frame_regrid"]
+           "classification", "cutout_wcs_error", "single_frame_regrid", "total_flux_ratio"]
