@@ -129,6 +129,8 @@ def _science_cells(raw: RawFrame, science: FrameCheck | None) -> tuple[str, ...]
     if science is None:
         return ("-",) * 6
     agree = science.agreement
+    if not agree.matched:  # no bright source to compare (a flat, a 40x40 chip)
+        return (str(science.sources), *("-",) * 5)
     scale = _pixel_scale(raw)
     total = total_flux_ratio(agree)
     reduced = select(ReducedScienceFrame.raw == raw).first()
@@ -151,6 +153,8 @@ def _pixel_scale(raw: RawFrame) -> float:
 
 
 def _cutout_cell(raw: RawFrame) -> str:
+    if raw.wcs is None:
+        return "no WCS"
     try:
         return f"{cutout_wcs_error(raw):.3g}"
     except Exception as error:  # a frame without a WCS, or that the cutout code refuses
