@@ -18,7 +18,17 @@ bright detections are cosmic rays and the first table cannot say which peaks wer
 kept and stars recovered with and without star protection, and sep run directly on the same
 frame beside them.
 
-    python3 benchmarks/realdata.py [NAME ...]
+A third table (issue 35) has a row per frame of every real file, science or not: the kind
+and filter ingest found and the keyword each came from (``?`` where the frame does not say),
+the sources, the median offset against the original WCS, the flux over sep's total, the
+change of the brightest unsaturated stars' peak and 1.5 px aperture flux when the reduced
+frame is regridded on its own onto its own grid (`targets.real_check.single_frame_regrid`:
+0 when the regrid moves no light), and the largest error of a cutout's WCS against its
+parent's [arcsec] (`targets.real_check.cutout_wcs_error`).
+
+    python3 benchmarks/realdata.py [--quick] [NAME ...]
+
+``--quick`` runs two small files (a plate scan and the UKIRT frame) and skips the injections.
 """
 
 from __future__ import annotations
@@ -30,17 +40,36 @@ import time
 import warnings
 from pathlib import Path
 
-from awlineage import connect
+from awlineage import connect, select
 from awlineage.storage import forget_data_server, use_data_server
-from targets.real_check import FileCheck, check_real_file
+from targets.pipeline import ReducedScienceFrame
+from targets.raw_frames import RAW_CLASSES, RawFrame
+from targets.real_check import (
+    FileCheck,
+    FrameCheck,
+    check_real_file,
+    classification,
+    cutout_wcs_error,
+    single_frame_regrid,
+    total_flux_ratio,
+)
 from targets.real_files import REAL_FILES
 
 _COLUMNS = ("file", "frame", "found", "sep", "bright", "matched", "offset px", "flux ratio",
             "Kron ratio", "err ratio", "peaks kept", "unmatched masked", "s")
 
 
-def run(name: str, scratch: Path) -> tuple[FileCheck, float]:
-    """Check one real file in a database and data server of its own under `scratch`."""
+_FRAME_COLUMNS = ("file", "frame", "kind (from)", "filter (from)", "sources", "offset px",
+                  "offset \"", "flux/sep total", "regrid peak", "regrid 1.5px flux",
+                  "cutout WCS err \"")
+QUICK = ("ukst_plate", "ukidss_wfcam")
+"""Two small files for ``--quick``: a plate scan and an infrared frame."""
+
+
+def run(name: str, scratch: Path, frames: list[tuple[str, ...]] | None = None
+        ) -> tuple[FileCheck, float]:
+    """Check one real file in a database and data server of its own under `scratch`; with
+    `frames`, append the file's rows of the per-frame table (issue 35) to it."""
     folder = scratch / name
     folder.mkdir()
     connect(f"sqlite:///{folder}/awl.db")
@@ -52,7 +81,10 @@ def run(name: str, scratch: Path) -> tuple[FileCheck, float]:
         except Exception as error:  # a file the pipeline refuses is a row of the table
             check = FileCheck(REAL_FILES[name].path(), failures=[f"{type(error).__name__}: "
                                                                  f"{error}"])
-        return check, time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        if frames is not None:
+            frames.extend(frame_rows(name, check))
+        return check, seconds
     finally:
         forget_data_server()
 
@@ -74,6 +106,59 @@ def rows(name: str, check: FileCheck, seconds: float) -> list[tuple[str, ...]]:
                       else f"{frame.unmatched_masked:.0%}",
                       f"{seconds:.1f}"))
     return lines
+
+
+def frame_rows(name: str, check: FileCheck) -> list[tuple[str, ...]]:
+    """The per-frame table's rows of one file, from the connected database."""
+    raws = [raw for cls in dict.fromkeys(RAW_CLASSES.values()) for raw in select(cls)]
+    if not raws:
+        why = "; ".join(check.failures) or "nothing ingested"
+        return [(name, why[:90], *[""] * (len(_FRAME_COLUMNS) - 2))]
+    by_frame = {frame.frame: frame for frame in check.frames}
+    lines = []
+    for raw in sorted(raws, key=lambda raw: (raw.original_name, raw.extension or "")):
+        found = classification(raw)
+        science = by_frame.get(raw.original_name)
+        lines.append((name, f"{raw.original_name}[{raw.extension or 0}]",
+                      f"{found.kind} ({found.kind_from})", f"{found.filter} ({found.filter_from})",
+                      *_science_cells(raw, science), _cutout_cell(raw)))
+    return lines
+
+
+def _science_cells(raw: RawFrame, science: FrameCheck | None) -> tuple[str, ...]:
+    if science is None:
+        return ("-",) * 6
+    agree = science.agreement
+    if not agree.matched:  # no bright source to compare (a flat, a 40x40 chip)
+        return (str(science.sources), *("-",) * 5)
+    scale = _pixel_scale(raw)
+    total = total_flux_ratio(agree)
+    reduced = select(ReducedScienceFrame.raw == raw).first()
+    try:
+        moved = single_frame_regrid(reduced) if reduced is not None else None
+    except Exception as error:  # a frame the check cannot regrid says why in its cell
+        peak = flux = f"{type(error).__name__}"
+    else:
+        peak = "-" if moved is None else f"{moved.peak_change:+.2%}"
+        flux = "-" if moved is None else f"{moved.flux_change:+.2%}"
+    return (str(science.sources), f"{agree.median_offset:.3f}",
+            f"{agree.median_offset * scale:.3f}", f"{total:.3f}", peak, flux)
+
+
+def _pixel_scale(raw: RawFrame) -> float:
+    from astropy.wcs.utils import proj_plane_pixel_scales
+
+    wcs = raw.wcs
+    return float(proj_plane_pixel_scales(wcs.celestial).mean() * 3600.0) if wcs else math.nan
+
+
+def _cutout_cell(raw: RawFrame) -> str:
+    if raw.wcs is None:
+        return "no WCS"
+    try:
+        return f"{cutout_wcs_error(raw):.3g}"
+    except Exception as error:  # a frame without a WCS, or that the cutout code refuses
+        return f"{type(error).__name__}: {error}"[:40]
 
 
 def against_ccdproc(scratch: Path) -> str:
@@ -156,28 +241,35 @@ def _print(table: list[tuple[str, ...]]) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
 
 
-def main(names: list[str]) -> None:
-    """Run the named real files (all science ones by default) and print the table."""
-    names = names or [name for name, real in REAL_FILES.items() if real.science]
-    table = [_COLUMNS]
+def main(arguments: list[str]) -> None:
+    """Run the named real files (all by default; two small ones with ``--quick``) and print
+    the tables."""
+    quick = "--quick" in arguments
+    names = [name for name in arguments if name != "--quick"]
+    names = names or (list(QUICK) if quick else list(REAL_FILES))
+    table: list[tuple[str, ...]] = [_COLUMNS]
+    frames: list[tuple[str, ...]] = [_FRAME_COLUMNS]
     with tempfile.TemporaryDirectory(prefix="awl-realdata-") as scratch:
         for name in names:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                check, seconds = run(name, Path(scratch))
-            table.extend(rows(name, check, seconds))
+                check, seconds = run(name, Path(scratch), frames)
+            if REAL_FILES[name].science:
+                table.extend(rows(name, check, seconds))
             for failure in check.failures:
                 print(f"{name}: failed: {failure}", file=sys.stderr)
         comparison = against_ccdproc(Path(scratch)) if "saao_overscan" in names else ""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            stars = injections(Path(scratch)) if INJECTION_FILE in names else []
+            stars = injections(Path(scratch)) if INJECTION_FILE in names and not quick else []
     _print(table)
     if comparison:
         print(comparison)
     if stars:
         print()
         _print(stars)
+    print()
+    _print(frames)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,11 @@ pull its source lists with the target processor, and compare each with sep run d
 raw frame (`targets.compare`): matched fraction of the bright sources, median offset, flux
 ratio, the honesty of the flux errors, and how many bright star peaks the cosmic-ray cleaning
 spared. `benchmarks/realdata.py` prints these for every real file; the tests assert the goals.
+
+Three checks more of a frame on its own: how its kind and filter were found
+(`classification`), whether its regrid onto its own grid moves light (`single_frame_regrid`:
+a single frame's regrid should leave a star's peak and aperture flux as they were), and
+whether a cutout of the stored raw frame carries its parent's WCS (`cutout_wcs_error`).
 """
 
 from __future__ import annotations
@@ -15,12 +20,15 @@ from astropy.coordinates import SkyCoord
 from astropy.wcs import WCS
 
 from awlineage import TargetProcessor, select
+from awlineage.cutouts import PixelBox, cutouts
 from targets.compare import Agreement, agreement, aperture_fluxes, error_honesty, sep_reference
 from targets.extraction import ExtractionParameters, aperture_axes, aperture_radius
 from targets.images import read_hdu
 from targets.parameters import stage_parameters
 from targets.pipeline import ReducedScienceFrame, Source, SourceList, ingest
-from targets.raw_frames import RawScienceFrame
+from targets.raw_frames import RAW_CLASSES, RawFrame, RawScienceFrame
+from targets.regrid import RegridParameters, grid_for_frames, regrid
+from targets.science import reduced_wcs
 from targets.source_lists import read_sources
 
 
@@ -183,4 +191,175 @@ def _peaks_kept(raw: RawScienceFrame, reference: np.ndarray, min_snr: float, *,
     return float(np.mean(~masked if kept else masked))
 
 
-__all__ = ["FileCheck", "FrameCheck", "check_real_file"]
+def total_flux_ratio(agreement: Agreement) -> float:
+    """The pipeline's flux over sep's total flux of the same stars (median over the matched
+    bright ones): ``Agreement.total_ratio`` where `targets.compare` measures it, else sep's
+    own Kron flux (SExtractor's FLUX_AUTO), the total a SExtractor user quotes.
+
+    Parameters
+    ----------
+    agreement
+        A frame's agreement with sep.
+
+    Returns
+    -------
+    float
+        The ratio (1 for a total flux).
+    """
+    return float(getattr(agreement, "total_ratio", agreement.kron_ratio))
+
+
+@dataclass(frozen=True)
+class Classification:
+    """What ingest made of a frame's header.
+
+    Attributes
+    ----------
+    kind, filter, chip
+        The frame's kind (``bias``, ``domeflat``, ``science``), filter and chip.
+    kind_from, filter_from
+        The keyword each was read from, as the frame says (``?`` where it does not say).
+    """
+
+    kind: str
+    filter: str
+    chip: str
+    kind_from: str
+    filter_from: str
+
+
+def classification(frame: RawFrame) -> Classification:
+    """How `frame`'s kind, filter and chip were found.
+
+    Parameters
+    ----------
+    frame
+        An ingested raw frame.
+
+    Returns
+    -------
+    Classification
+        Kind, filter and chip, and the keywords they came from.
+    """
+    kind = next(str(kind) for kind, cls in RAW_CLASSES.items() if isinstance(frame, cls))
+    return Classification(kind, frame.filter, frame.chip,
+                          str(getattr(frame, "kind_from", "?") or "?"),
+                          str(getattr(frame, "filter_from", "?") or "?"))
+
+
+@dataclass(frozen=True)
+class RegridCheck:
+    """A reduced frame regridded on its own onto its own grid, against its own pixels.
+
+    Attributes
+    ----------
+    stars
+        Bright unsaturated isolated stars compared.
+    peak_change
+        Median relative change of their peak pixel (regridded / own - 1).
+    flux_change
+        Median relative change of their flux in a circle of `radius` pixels.
+    radius
+        The aperture radius [pixel].
+    """
+
+    stars: int
+    peak_change: float
+    flux_change: float
+    radius: float
+
+
+def single_frame_regrid(reduced: ReducedScienceFrame, *, stars: int = 10,
+                        radius: float = 1.5) -> RegridCheck:
+    """Regrid `reduced` alone, as the pipeline does (`targets.regrid`, default parameters),
+    and compare the peak and `radius`-pixel aperture flux of its brightest unsaturated stars
+    with the frame's own. Each star is placed on the grid through the frame's WCS and the
+    grid's, as sky coordinates (so a frame in FK5 is converted, not read as ICRS): a regrid
+    that moves no light changes neither.
+
+    Parameters
+    ----------
+    reduced
+        A reduced science frame whose raw frame has a WCS.
+    stars
+        How many of the brightest stars to compare.
+    radius
+        The aperture radius [pixel].
+
+    Returns
+    -------
+    RegridCheck
+        The median changes (NaN when no star qualifies).
+    """
+    import sep
+
+    data, _ = read_hdu(reduced)
+    weight = read_hdu(reduced, "WEIGHT")[0]
+    wcs = reduced_wcs(reduced, data.shape)
+    if wcs is None:
+        raise ValueError(f"{reduced.raw.original_name}: no WCS, nothing to regrid")
+    grid = grid_for_frames([wcs], [data.shape])
+    image = regrid(data, weight, wcs, grid, RegridParameters(), sky_level=reduced.sky_level)
+    own = np.where(weight > 0, data - reduced.sky_level, 0.0).astype(np.float64)
+    reference = sep_reference(np.where(weight > 0, data, np.nanmedian(data)))
+    saturation = reduced.raw.saturation or np.inf
+    good = (reference["flags"] == 0) & (reference["snr"] > 20)
+    good &= data[reference["peak_row"], reference["peak_col"]] < 0.8 * saturation
+    chosen = reference[good]
+    chosen = chosen[np.argsort(-chosen["flux"])][:stars]
+    if not len(chosen):
+        return RegridCheck(0, float("nan"), float("nan"), radius)
+    x, y = np.asarray(chosen["x"], float), np.asarray(chosen["y"], float)
+    gx, gy = image.wcs.world_to_pixel(wcs.pixel_to_world(x, y))
+    moved = np.ascontiguousarray(image.data, dtype=np.float64)
+    flux_own = sep.sum_circle(own, x, y, radius)[0]
+    flux_moved = sep.sum_circle(moved, np.asarray(gx), np.asarray(gy), radius)[0]
+    peak_own = np.array([_peak(own, xi, yi) for xi, yi in zip(x, y, strict=True)])
+    peak_moved = np.array([_peak(moved, xi, yi) for xi, yi in zip(gx, gy, strict=True)])
+    return RegridCheck(len(chosen), float(np.median(peak_moved / peak_own - 1.0)),
+                       float(np.median(flux_moved / flux_own - 1.0)), radius)
+
+
+def _peak(image: np.ndarray, x: float, y: float, half: int = 2) -> float:
+    """The largest pixel within `half` pixels of (x, y)."""
+    col, row = round(x), round(y)
+    box = image[max(row - half, 0):row + half + 1, max(col - half, 0):col + half + 1]
+    return float(box.max()) if box.size else float("nan")
+
+
+def cutout_wcs_error(raw: RawFrame, *, size: int = 41) -> float:
+    """The largest distance [arcsec] between where a cutout's WCS places its pixels and where
+    the parent frame's WCS places the same pixels: a box of `size` pixels is cut from the
+    middle of the stored raw frame with the project's cutout code (`awlineage.cutouts`, as
+    the SODA service and ``awl cutout`` cut) and both WCSs are read from the FITS headers as
+    astropy reads them.
+
+    Parameters
+    ----------
+    raw
+        A stored raw frame with a WCS.
+    size
+        The box's side [pixel] (smaller where the frame is).
+
+    Returns
+    -------
+    float
+        The error [arcsec] (0 when the cutout's WCS is exact).
+    """
+    _, header = read_hdu(raw)
+    parent = WCS(header).celestial
+    rows, cols = raw.rows or header["NAXIS2"], raw.columns or header["NAXIS1"]
+    half = min(size, rows, cols) // 2
+    y0, x0 = rows // 2 - half + 1, cols // 2 - half + 1  # 1-based, as FITS counts
+    with cutouts(raw, PixelBox(x0, x0 + 2 * half, y0, y0 + 2 * half)) as hdul:
+        cut = hdul[1]
+        wcs = WCS(cut.header).celestial
+        shape = cut.data.shape
+    rr, cc = np.mgrid[0:shape[0]:4, 0:shape[1]:4]
+    inside = wcs.pixel_to_world(cc.ravel(), rr.ravel())
+    outside = parent.pixel_to_world(cc.ravel() + x0 - 1, rr.ravel() + y0 - 1)
+    return float(np.max(inside.separation(outside).arcsec))
+
+
+__all__ = ["Classification", "FileCheck", "FrameCheck", "RegridCheck", "check_real_file",
+           "classification", "cutout_wcs_error", "single_frame_regrid", "total_flux_ratio"]

@@ -1,6 +1,6 @@
-"""Real telescope images that astronomy packages ship in their test data, found where pip put
-them (nothing is downloaded): the pipeline is tested and measured on them beside the synthetic
-night.
+"""Real telescope images that astronomy packages ship in their test data, found where pip (or,
+for ESO-MIDAS's test data, apt) put them (nothing is downloaded): the pipeline is tested and
+measured on them beside the synthetic night.
 
 >>> sorted(REAL_FILES)[:2]
 ['dss_m13', 'dss_plate']
@@ -20,7 +20,9 @@ class RealFile:
     Attributes
     ----------
     package, relative
-        The distribution's import name and the file's path inside it.
+        The distribution's import name and the file's path inside it; for a Debian package
+        (`debian`), the package's name and a glob pattern under ``/usr`` (the pattern spares
+        the version directory, ``eso-midas/22FEB/...``).
     what
         Instrument and what the file shows, for tables and messages.
     science
@@ -32,6 +34,8 @@ class RealFile:
     relative: str
     what: str
     science: bool = True
+    debian: bool = False
+    """Whether `package` is a Debian package (``.ci/run`` installs it with apt)."""
 
     def path(self) -> Path:
         """Where the file is.
@@ -41,6 +45,13 @@ class RealFile:
         FileNotFoundError
             When the package is not installed, or does not ship the file; naming both.
         """
+        if self.debian:
+            found = sorted(Path("/usr").glob(self.relative))
+            if not found:
+                raise FileNotFoundError(f"{self.what}: no /usr/{self.relative}; the Debian "
+                                        f"package {self.package} is not installed (apt install "
+                                        f"{self.package})")
+            return found[-1]
         spec = importlib.util.find_spec(self.package)
         if spec is None or spec.origin is None:
             raise FileNotFoundError(f"{self.what}: package {self.package!r} is not installed "
@@ -50,6 +61,9 @@ class RealFile:
             raise FileNotFoundError(f"{self.what}: {self.package} does not ship {self.relative}")
         return path
 
+
+_MIDAS = "eso-midas-testdata"
+_MIDAS_TEST = "lib/eso-midas/*/test/prim/"
 
 REAL_FILES: dict[str, RealFile] = {
     "dss_m13": RealFile("astropy", "io/fits/hdu/compressed/tests/data/m13.fits",
@@ -81,6 +95,27 @@ REAL_FILES: dict[str, RealFile] = {
                           science=False),
     "sip_apogee": RealFile("ccdproc", "tests/data/sip-wcs.fit",
                            "Apogee Alta 50x100 with a TAN-SIP WCS", science=False),
+    # ESO-MIDAS's test data (Debian's eso-midas-testdata)
+    "vimos_two_chips": RealFile(_MIDAS, _MIDAS_TEST + "vimos.fits",
+                                "VLT VIMOS dome flat, two 880x959 chips in one file (filter in "
+                                "ESO INS FILT2 NAME on chip 1, FILT3 on chip 2), FK5",
+                                science=False, debian=True),
+    "isaac_fk5": RealFile(_MIDAS, _MIDAS_TEST + "ISAAC.2006-04-13T06:32:38.944.fits",
+                          "VLT ISAAC 2.25 um narrow band, 1024x1024 infrared field in the "
+                          "Galactic bulge, RADECSYS='FK5'", debian=True),
+    "ukst_plate": RealFile(_MIDAS, _MIDAS_TEST + "dss_test2.fits",
+                           "UK Schmidt plate scan (DSS, southern), 177x177, plate solution "
+                           "beside a TAN WCS", debian=True),
+    "poss_plate": RealFile("astroquery", "ipac/ned/tests/data/query_images.fits",
+                           "Palomar 48-inch Schmidt plate scan of M1 (POSS-I E, DSS), 177x177, "
+                           "plate solution only (no CTYPE)"),
+    "alfosc_flat": RealFile(_MIDAS, _MIDAS_TEST + "NOT.fits",
+                            "NOT ALFOSC raw flat, 2148x2052 with a BIASSEC overscan, filter in "
+                            "FAFLTNM, chip in CCDNAME, FK5", science=False, debian=True),
+    "dfosc_sky_flat": RealFile(_MIDAS, _MIDAS_TEST + "badfitskeys.mt",
+                               "Danish 1.54m DFOSC sky flat, 2148x2102, only OBJECT='SKY_FLAT' "
+                               "says so; FK5 at EQUINOX 2004.7; non-standard FILTER_A card",
+                               science=False, debian=True),
 }
 """The real files, by a short name."""
 

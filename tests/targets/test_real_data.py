@@ -2,23 +2,41 @@
 both databases: each file is ingested, pulled to its source lists by the target processor and
 compared with sep run directly on the raw frame (`targets.real_check`). Frames that cannot be
 regridded (no WCS) are blocked with their reason, and reduced all the same; the raw frame with
-an overscan is reduced as ccdproc reduces it."""
+an overscan is reduced as ccdproc reduces it.
+
+Issue 35 adds frames of ESO-MIDAS's test data (Debian's eso-midas-testdata: a two-chip VIMOS
+flat, an FK5 ISAAC frame, a UK Schmidt plate, an ALFOSC raw flat with overscan, a DFOSC sky
+flat) and a POSS plate with only a plate solution (astroquery's): one ingest of every real
+file loses none, kinds and filters are read from the keywords these instruments use (the
+expected values read off the headers by hand), and the science frames' sources, positions,
+total fluxes, single-frame regrid and cutout WCS agree with sep and with the original WCS."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 
 import ccdproc
 import numpy as np
 import pytest
 from astropy.io import fits
 
-from awlineage import TargetProcessor, select
+from awlineage import TargetProcessor, connect, select
+from awlineage.storage import forget_data_server, use_data_server
 from targets.images import read_hdu
 from targets.injection import check_injected_stars
 from targets.parameters import ReducedScienceFrameParameters
 from targets.pipeline import ReducedScienceFrame, SourceList, ingest
-from targets.real_check import check_real_file
+from targets.raw_frames import RAW_CLASSES, RawFrame, RawScienceFrame
+from targets.real_check import (
+    FileCheck,
+    RegridCheck,
+    check_real_file,
+    cutout_wcs_error,
+    single_frame_regrid,
+    total_flux_ratio,
+)
 from targets.real_files import REAL_FILES
 
 
@@ -43,6 +61,8 @@ EXPECTED = {
     "muse_white": Expected(),
     "ukidss_wfcam": Expected(bright=2, errors=0.25),  # 2 bright sources, 10 faint
     "lick_a370": Expected(),
+    "ukst_plate": Expected(),
+    "poss_plate": Expected(),
 }
 """The science frames checked in every run (the others are in benchmarks/realdata.py)."""
 
@@ -61,6 +81,189 @@ def test_a_real_frame_becomes_a_source_list_that_agrees_with_sep(db, data_server
     assert agreement.flux_ratio == pytest.approx(1.0, abs=expected.flux), agreement
     assert frame.error_ratio == pytest.approx(1.0, abs=expected.errors), frame
     assert frame.peaks_kept >= expected.peaks, frame
+
+
+TOTAL_FLUX = 0.05
+"""The pipeline's flux over sep's total, within 5% (issue 35)."""
+
+
+@pytest.mark.parametrize("name", ["dss_m13", "dss_plate", "hst_hdfs", "ukst_plate",
+                                  "poss_plate"])
+def test_the_flux_of_compact_stars_on_undersampled_frames_is_their_total(db, data_server,
+                                                                        name: str) -> None:
+    check = check_real_file(REAL_FILES[name].path())
+    assert len(check.frames) == 1, (check.failures, check.blocked)
+    assert total_flux_ratio(check.frames[0].agreement) == pytest.approx(1.0, abs=TOTAL_FLUX)
+
+
+# ---- issue 35: one batch of every real file, classification, FK5, plate solutions, cutouts
+
+def _bad_continue_card(source: Path, folder: Path) -> Path:
+    """A copy of `source` whose sixth card is a CONTINUE card with a number, which astropy
+    cannot parse (VerifyError: CONTINUE cards must have string values)."""
+    content = bytearray(source.read_bytes())
+    content[400:480] = f"{'CONTINUE':8}  12345".ljust(80).encode()
+    path = folder / "bad_continue.fits"
+    path.write_bytes(bytes(content))
+    return path
+
+
+def _truncated(source: Path, folder: Path) -> Path:
+    """A copy of `source` cut in the middle of its pixels."""
+    path = folder / "truncated.fits"
+    content = source.read_bytes()
+    path.write_bytes(content[:len(content) - 4000])
+    return path
+
+
+def test_one_ingest_of_every_real_file_stores_each_or_refuses_it_by_name(
+        db, data_server, tmp_path) -> None:
+    paths = [real.path() for real in REAL_FILES.values()]
+    broken = [_bad_continue_card(REAL_FILES["sip_apogee"].path(), tmp_path),
+              _truncated(REAL_FILES["ukst_plate"].path(), tmp_path)]
+    report = ingest([*paths[:5], *broken, *paths[5:]], refused="report")
+    classes = set(RAW_CLASSES.values())
+    stored = {frame.source_hash for cls in classes for frame in select(cls)}
+    refused = {path: reason for path, reason in report.refused}
+    for path in paths:
+        if path in refused:
+            assert path.name in refused[path], refused[path]
+        else:
+            assert hashlib.sha256(path.read_bytes()).hexdigest() in stored, path
+    for path in broken:
+        assert path in refused and path.name in refused[path], report.refused
+    assert len(report.refused) < len(paths) // 2, report.refused
+    assert sum(select(cls).count() for cls in classes) == len(report.ingested) > len(paths)
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a frame's header says, read by hand: the kind, filter and chip an astronomer
+    reads there and the keyword that says it (None: not checked)."""
+
+    kind: str
+    kind_from: str | None = None
+    filter: str | None = None
+    filter_from: str | None = None
+    chip: str | None = None
+
+
+HEADERS = {
+    # IMAGETYP = 'OBJECT'; FILTER1 = 'open' (an empty position), FILTER2 = 'NB_2.25'
+    ("isaac_fk5", ""): Header("science", "IMAGETYP", "NB_2.25", "FILTER2"),
+    # HIERARCH ESO DPR TYPE = 'DOME,LAMP'; the filter of chip 1 is in FILT2, chip 2's in FILT3
+    ("vimos_two_chips", "WIN1.CHIP1.OUT1"): Header("domeflat", "DPR TYPE", "V", "FILT2 NAME"),
+    ("vimos_two_chips", "WIN1.CHIP2.OUT1"): Header("domeflat", "DPR TYPE", "V", "FILT3 NAME"),
+    # IMAGETYP = 'FLAT'; FAFLTNM = 'g''_SDSS 480_145', ALFLTNM = 'Open'; CCDNAME = 'CCD8'
+    # beside EXTNAME = 'im1'
+    ("alfosc_flat", "im1"): Header("domeflat", "IMAGETYP", "g'_SDSS 480_145", "FAFLTNM",
+                                   "CCD8"),
+    # no IMAGETYP: only OBJECT = 'SKY_FLAT' says what it is
+    ("dfosc_sky_flat", ""): Header("flat", "OBJECT"),
+    ("ukst_plate", ""): Header("science"),
+    ("poss_plate", ""): Header("science"),
+}
+"""Frames of the new real files, by (file, extension)."""
+
+
+@pytest.fixture(scope="module")
+def midas_frames(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], RawFrame]:
+    """The frames of the files `HEADERS` names, ingested once into an SQLite database of the
+    module's own (the classification is the header's, not the database's)."""
+    folder = tmp_path_factory.mktemp("midas")
+    connect(f"sqlite:///{folder}/awl.db")
+    use_data_server(str(folder / "data"))
+    try:
+        names = sorted({name for name, _ in HEADERS})
+        by_hash = {hashlib.sha256(REAL_FILES[name].path().read_bytes()).hexdigest(): name
+                   for name in names}
+        report = ingest([REAL_FILES[name].path() for name in names], refused="report")
+        return {(by_hash[frame.source_hash], frame.extension or ""): frame
+                for frame in report.ingested}
+    finally:
+        forget_data_server()
+
+
+def _kind(frame: RawFrame) -> str:
+    return next(str(kind) for kind, cls in RAW_CLASSES.items() if isinstance(frame, cls))
+
+
+@pytest.mark.parametrize("key", sorted(HEADERS), ids=["-".join(filter(None, key))
+                                                       for key in sorted(HEADERS)])
+def test_kind_filter_and_chip_are_read_from_the_keywords_the_instrument_uses(
+        midas_frames, key: tuple[str, str]) -> None:
+    frame, header = midas_frames[key], HEADERS[key]
+    assert header.kind in _kind(frame)
+    if header.kind_from is not None:
+        assert header.kind_from in frame.kind_from
+        if header.kind_from != "OBJECT":  # a type keyword is no guess
+            assert frame.kind_guessed is False
+    if header.filter is not None:
+        assert frame.filter == header.filter
+        assert header.filter_from in frame.filter_from
+    if header.chip is not None:
+        assert frame.chip == header.chip
+
+
+def test_the_chips_of_a_multi_chip_file_are_frames_of_their_own(midas_frames) -> None:
+    chips = [frame for (name, _), frame in midas_frames.items() if name == "vimos_two_chips"]
+    assert len(chips) == 2
+    assert len({frame.chip for frame in chips}) == 2
+    assert {frame.filter for frame in chips} == {"V"}
+
+
+def test_a_sky_flat_is_never_a_science_frame(midas_frames) -> None:
+    assert not isinstance(midas_frames["dfosc_sky_flat", ""], RawScienceFrame)
+
+
+@pytest.mark.parametrize("name", ["dss_m13", "dss_plate", "ukst_plate", "poss_plate",
+                                  "isaac_fk5", "sip_apogee", "ukidss_wfcam", "megaprime_ccd10"])
+def test_a_cutout_carries_the_wcs_of_its_parent_frame(db, data_server, name: str) -> None:
+    frames = ingest([REAL_FILES[name].path()]).ingested
+    assert frames
+    for frame in frames:
+        assert frame.wcs is not None, f"{name}: the plate solution or WCS was not read"
+        assert cutout_wcs_error(frame) < 0.1  # arcsec
+
+
+@dataclass
+class FrameOnItsOwn:
+    check: FileCheck
+    regrid: RegridCheck
+
+
+@pytest.fixture(scope="module")
+def isaac(tmp_path_factory: pytest.TempPathFactory) -> FrameOnItsOwn:
+    """The FK5 ISAAC frame pulled to its source list once, in an SQLite database of the
+    module's own (it is the largest of the new frames), and regridded on its own."""
+    folder = tmp_path_factory.mktemp("isaac")
+    connect(f"sqlite:///{folder}/awl.db")
+    use_data_server(str(folder / "data"))
+    try:
+        check = check_real_file(REAL_FILES["isaac_fk5"].path())
+        reduced = select(ReducedScienceFrame).first()
+        assert reduced is not None, (check.failures, check.blocked)
+        return FrameOnItsOwn(check, single_frame_regrid(reduced))
+    finally:
+        forget_data_server()
+
+
+def test_an_fk5_frame_becomes_a_source_list_that_agrees_with_sep(isaac) -> None:
+    assert not isaac.check.failures and not isaac.check.blocked
+    agreement = isaac.check.frames[0].agreement
+    assert agreement.bright >= 100
+    # a crowded bulge field: a tenth of sep's bright sources are blends the pipeline splits
+    # otherwise
+    assert agreement.matched_fraction >= 0.85, agreement
+    assert agreement.median_offset < 0.1, agreement  # pixels, against the original FK5 WCS
+    assert agreement.flux_ratio == pytest.approx(1.0, abs=0.02), agreement
+    assert total_flux_ratio(agreement) == pytest.approx(1.0, abs=TOTAL_FLUX), agreement
+
+
+def test_the_regrid_of_a_single_fk5_frame_moves_no_light(isaac) -> None:
+    assert isaac.regrid.stars >= 5
+    assert abs(isaac.regrid.peak_change) < 0.005, isaac.regrid
+    assert abs(isaac.regrid.flux_change) < 0.005, isaac.regrid
 
 
 @pytest.mark.parametrize(("fwhm", "protect"), [(1.3, True), (2.0, True), (1.3, False)])
