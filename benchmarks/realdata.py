@@ -51,12 +51,11 @@ from targets.real_check import (
     classification,
     cutout_wcs_error,
     single_frame_regrid,
-    total_flux_ratio,
 )
 from targets.real_files import REAL_FILES
 
-_COLUMNS = ("file", "frame", "found", "sep", "bright", "matched", "offset px", "flux ratio",
-            "Kron ratio", "err ratio", "peaks kept", "unmatched masked", "s")
+_COLUMNS = ("file", "frame", "found", "sep", "bright", "matched", "offset px", "flux/total",
+            "flux/same ap.", "Kron ratio", "err ratio", "peaks kept", "unmatched masked", "s")
 
 
 _FRAME_COLUMNS = ("file", "frame", "kind (from)", "filter (from)", "sources", "offset px",
@@ -100,7 +99,7 @@ def rows(name: str, check: FileCheck, seconds: float) -> list[tuple[str, ...]]:
         lines.append((name, frame.frame, str(frame.sources), str(frame.reference),
                       str(agree.bright), f"{agree.matched_fraction:.0%}",
                       f"{agree.median_offset:.3f}", f"{agree.flux_ratio:.3f}",
-                      f"{agree.kron_ratio:.3f}",
+                      f"{agree.aperture_ratio:.3f}", f"{agree.kron_ratio:.3f}",
                       f"{frame.error_ratio:.2f}", f"{frame.peaks_kept:.0%}",
                       "-" if math.isnan(frame.unmatched_masked)
                       else f"{frame.unmatched_masked:.0%}",
@@ -132,7 +131,7 @@ def _science_cells(raw: RawFrame, science: FrameCheck | None) -> tuple[str, ...]
     if not agree.matched:  # no bright source to compare (a flat, a 40x40 chip)
         return (str(science.sources), *("-",) * 5)
     scale = _pixel_scale(raw)
-    total = total_flux_ratio(agree)
+    total = agree.flux_ratio
     reduced = select(ReducedScienceFrame.raw == raw).first()
     try:
         moved = single_frame_regrid(reduced) if reduced is not None else None

@@ -117,6 +117,11 @@ def _compare(raw: RawScienceFrame, sources: SourceList, min_snr: float) -> Frame
     frame = next(f for f in sources.coadd.regridded_frames if f.raw.object_id == raw.object_id)
     flux = np.array([s.flux for s in found], float) / frame.scale  # e-/s -> raw units
     same = _same_aperture_fluxes(raw, pixels, sources, [s.number for s in found])
+    # the pipeline's fluxes are totals: the same aperture's flux times the aperture
+    # correction compares the calibration alone
+    if found:
+        rows = [s.number for s in found]
+        same *= np.asarray(read_sources(sources)["aperture_correction"], float)[rows]
     agree = agreement(reference, np.asarray(x), np.asarray(y), flux, same_aperture=same,
                       min_snr=min_snr, shape=pixels.shape)
     return FrameCheck(
@@ -189,24 +194,6 @@ def _peaks_kept(raw: RawScienceFrame, reference: np.ndarray, min_snr: float, *,
         return float("nan")
     masked = mask[rows[inside], cols[inside]]
     return float(np.mean(~masked if kept else masked))
-
-
-def total_flux_ratio(agreement: Agreement) -> float:
-    """The pipeline's flux over sep's total flux of the same stars (median over the matched
-    bright ones): ``Agreement.total_ratio`` where `targets.compare` measures it, else sep's
-    own Kron flux (SExtractor's FLUX_AUTO), the total a SExtractor user quotes.
-
-    Parameters
-    ----------
-    agreement
-        A frame's agreement with sep.
-
-    Returns
-    -------
-    float
-        The ratio (1 for a total flux).
-    """
-    return float(getattr(agreement, "total_ratio", agreement.kron_ratio))
 
 
 @dataclass(frozen=True)
@@ -362,4 +349,4 @@ def cutout_wcs_error(raw: RawFrame, *, size: int = 41) -> float:
 
 
 __all__ = ["Classification", "FileCheck", "FrameCheck", "RegridCheck", "check_real_file",
-           "classification", "cutout_wcs_error", "single_frame_regrid", "total_flux_ratio"]
+           "classification", "cutout_wcs_error", "single_frame_regrid"]
