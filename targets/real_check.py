@@ -167,9 +167,13 @@ def _same_aperture_fluxes(raw: RawScienceFrame, pixels: np.ndarray, sources: Sou
 
 def _error_ratio(sources: SourceList, max_snr: float = 10.0) -> float:
     """The faint (sky-limited) unflagged sources' flux errors over the scatter of empty-sky
-    apertures of the same size on the coadd (`targets.compare.error_honesty`)."""
+    apertures of the same size on the coadd (`targets.compare.error_honesty`). Fluxes and
+    errors are totals: divided by their aperture correction they are those of the aperture
+    summed, which the empty apertures measure."""
     table = read_sources(sources)
-    flux, error = np.asarray(table["flux"].value), np.asarray(table["flux_err"].value)
+    correction = np.asarray(table["aperture_correction"], float)
+    flux = np.asarray(table["flux"].value) / correction
+    error = np.asarray(table["flux_err"].value) / correction
     parameters = stage_parameters(sources.process_params, ExtractionParameters)
     radius = aperture_radius(np.asarray(table["kron_radius"]), np.asarray(table["a"].value),
                              np.asarray(table["b"].value), parameters)
