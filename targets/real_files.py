@@ -2,8 +2,8 @@
 for ESO-MIDAS's test data, apt) put them (nothing is downloaded): the pipeline is tested and
 measured on them beside the synthetic night.
 
->>> sorted(REAL_FILES)[:2]
-['dss_m13', 'dss_plate']
+>>> REAL_FILES["saao_overscan"].package, REAL_FILES["isaac_fk5"].debian
+('ccdproc', True)
 """
 
 from __future__ import annotations
