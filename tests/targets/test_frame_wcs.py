@@ -114,6 +114,7 @@ REAL_FRAMES = {  # real frames whose own grid was not their pixels' (issue 35)
     "ukidss_wfcam": "ZPN projection, east to the right (mirrored)",
     "poss_plate": "a DSS plate solution and no CTYPE",
     "lick_a370": "pixels 0.1% longer than wide",
+    "sip_apogee": "TAN-SIP, east to the right",
 }
 
 
