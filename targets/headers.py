@@ -671,16 +671,28 @@ def _shape(header: fits.Header) -> tuple[int, int] | None:
     return None
 
 
+_DSS_KEYWORDS = ("PLTRAH", "PLTDECD", "AMDX1", "AMDY1", "PPO3", "CNPIX1", "CNPIX2")
+"""Keywords of a DSS plate solution (the plate centre, the plate model's first terms and the
+scan's offsets), without which wcslib does not read one."""
+
+
 def _celestial_wcs(reader: _Reader, report: bool) -> WCS | None:
+    """The frame's celestial WCS as astropy (wcslib) reads the header: a DSS plate solution
+    (which wcslib prefers to CTYPE keywords beside it, as the survey's own readers do), SIP,
+    TPV, ZPN and the other projections, and the celestial frame from RADESYS/RADECSYS,
+    EQUINOX (alone: FK5 from 1984 on, FK4 before, by the FITS standard), EPOCH and DATE-OBS.
+    """
     header = reader.header
     problem = None
-    if any(key.startswith("CTYPE") for key in header):
+    dss = all(key in header for key in _DSS_KEYWORDS)
+    if dss or any(key.startswith("CTYPE") for key in header):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", AstropyWarning)
                 wcs = WCS(header).celestial
             if wcs.has_celestial and wcs.naxis == 2:
-                reader.sources["wcs"] = "CTYPE1/CTYPE2"
+                reader.sources["wcs"] = ("DSS plate solution (PLTRAH.., AMDX.., CNPIX1/2)"
+                                         if dss else "CTYPE1/CTYPE2")
                 return wcs
             problem = "the CTYPE keywords name no celestial axes"
         except Exception as exc:  # wcslib raises many types; a bad WCS must not stop ingest

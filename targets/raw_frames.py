@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from astropy.io import fits
 from astropy.utils.exceptions import AstropyWarning
 from astropy.wcs import WCS
@@ -124,6 +125,34 @@ RAW_CLASSES: dict[FrameKind, type[RawFrame]] = {
 }
 
 
+WCS_STORE_TOLERANCE = 1e-3
+"""Arcseconds: a stored WCS that places a pixel farther than this from where the header's
+WCS places it is reported on the frame (`RawFrame.defaults_used`)."""
+
+
+def _stored_wcs(wcs: WCS, shape: tuple[int, int] | None) -> tuple[str, float]:
+    """`wcs` as header text (`RawFrame.wcs_header`) and the largest offset [arcsec] between
+    where the text read back and `wcs` place the frame's pixels (a 9 x 9 lattice, corners
+    included). astropy writes every form it reads from one header: SIP, TPV, ZPN's PV terms,
+    and a DSS plate solution as the TPD polynomial wcslib turns it into."""
+    text = wcs.to_header(relax=True).tostring(sep="\n")
+    rows, cols = shape or (2, 2)
+    y, x = np.meshgrid(np.linspace(0, rows - 1, 9), np.linspace(0, cols - 1, 9), indexing="ij")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", AstropyWarning)
+            back = WCS(fits.Header.fromstring(text, sep="\n"))
+            lon, lat = (np.radians(v) for v in back.pixel_to_world_values(x, y))
+            lon0, lat0 = (np.radians(v) for v in wcs.pixel_to_world_values(x, y))
+    except Exception:  # wcslib raises many types: text that does not read back is all wrong
+        return text, float("inf")
+    # haversine: exact at the milliarcseconds compared here, where arccos is not
+    half = (np.sin((lat - lat0) / 2) ** 2
+            + np.cos(lat) * np.cos(lat0) * np.sin((lon - lon0) / 2) ** 2)
+    error = np.degrees(2 * np.arcsin(np.sqrt(np.clip(half, 0.0, 1.0)))) * 3600.0
+    return text, float(np.max(error)) if np.all(np.isfinite(error)) else float("inf")
+
+
 def raw_frame(values: HeaderValues, path: Path, original: Path | None = None,
               extension: str = "", source_hash: str | None = None,
               repairs: Sequence[str] = ()) -> RawFrame:
@@ -146,8 +175,8 @@ def raw_frame(values: HeaderValues, path: Path, original: Path | None = None,
     RawFrame
         Of the class of the frame's kind.
     """
-    wcs_text = "" if values.wcs is None else \
-        values.wcs.to_header(relax=True).tostring(sep="\n")
+    wcs_text, wcs_error = ("", 0.0) if values.wcs is None else \
+        _stored_wcs(values.wcs, values.shape)
     rows, columns = values.shape if values.shape is not None else (None, None)
     frame = RAW_CLASSES[values.kind](
         pathname=path, original_name=(original or path).name, instrument=values.instrument,
@@ -157,7 +186,10 @@ def raw_frame(values: HeaderValues, path: Path, original: Path | None = None,
         # the database stores finite floats only: no level is the largest float
         saturation=min(values.saturation, sys.float_info.max), rows=rows,
         columns=columns, wcs_header=wcs_text,
-        defaults_used=[*values.describe_defaults(), *values.overridden],
+        defaults_used=[*values.describe_defaults(), *values.overridden, *(
+            [f"wcs: the stored WCS places pixels up to {wcs_error:.3g} arcsec from where the "
+             "header's does (astropy cannot write that solution exactly)"]
+            if wcs_error > WCS_STORE_TOLERANCE else [])],
         extension=extension, source_hash=source_hash, unit=values.unit,
         repairs=list(repairs), kind_from=values.kind_from, kind_guessed=values.kind_guessed,
         filter_from=values.filter_from)

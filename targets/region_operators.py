@@ -79,7 +79,8 @@ class WcsResample(Operator):
         """The operator of a `targets.regrid.PixelTransform`."""
         grid = transform.grid
         return cls(transform.wcs_in_text, transform.shape_in,
-                   [grid.ra, grid.dec, grid.pixel_scale, grid.rows, grid.cols, grid.rotation],
+                   [grid.ra, grid.dec, grid.pixel_scale, grid.rows, grid.cols, grid.rotation,
+                    grid.stretch, grid.shear],
                    transform.origin, transform.order)
 
     def _wcs(self) -> tuple[object, object]:
@@ -89,7 +90,7 @@ class WcsResample(Operator):
 
             from targets.regrid import SkyGrid
 
-            ra, dec, scale, rows, cols, *turned = self.params["grid"]  # older: north up
+            ra, dec, scale, rows, cols, *turned = self.params["grid"]  # older: square, north up
             out_wcs = SkyGrid(ra, dec, scale, int(rows), int(cols), *turned).wcs(
                 tuple(self.params["origin"]))
             self._transforms = (out_wcs, WCS(fits.Header.fromstring(self.params["wcs_in"])))

@@ -240,6 +240,9 @@ class PointingGrid(Process):
                           float, 0.0)
     rows = persistent("Rows of the grid", int, None)
     cols = persistent("Columns of the grid", int, None)
+    stretch = persistent("A pixel's column step over the pixel scale (SkyGrid.stretch)",
+                         float, 1.0)
+    shear = persistent("A pixel's row step aside, in pixel scales (SkyGrid.shear)", float, 0.0)
     process_params = persistent("Processing parameters", PointingGridParameters, None)
 
     def make(self) -> None:
@@ -248,11 +251,12 @@ class PointingGrid(Process):
                                stage_parameters(self.process_params, RegridParameters))
         self.ra, self.dec, self.pixel_scale = grid.ra, grid.dec, grid.pixel_scale
         self.rows, self.cols, self.rotation = grid.rows, grid.cols, grid.rotation
+        self.stretch, self.shear = grid.stretch, grid.shear
 
     def sky_grid(self) -> SkyGrid:
         """The grid as the regridding functions take it."""
         return SkyGrid(self.ra, self.dec, self.pixel_scale, self.rows, self.cols,
-                       self.rotation or 0.0)
+                       self.rotation or 0.0, self.stretch or 1.0, self.shear or 0.0)
 
 
 class RegriddedFrame(ScienceProduct):

@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 from astropy.coordinates import SkyCoord
 from astropy.io import fits
+from astropy.time import Time
 from astropy.wcs import WCS, FITSFixedWarning
 
 from awlineage import TargetProcessor, select
 from targets.images import read_hdu
 from targets.pipeline import SourceList, ingest
+from targets.raw_frames import RawScienceFrame
 from targets.real_files import REAL_FILES
 from targets.regrid import RegridParameters, grid_for_frames, regrid
 from targets.sky_render import render_stars
@@ -72,9 +74,16 @@ def _apertures(data: np.ndarray, at: np.ndarray) -> np.ndarray:
 def _hst_frame() -> tuple[np.ndarray, fits.Header, np.ndarray]:
     """The HST WFPC2 exposure of Abell 478 (0.1"/px, undersampled) and its brightest
     isolated stars' peak pixels."""
-    with fits.open(REAL_FILES["hst_a478"].path()) as hdul:
-        data = np.nan_to_num(hdul[1].data.astype(np.float64))
-        header = hdul[1].header.copy()
+    return _real_frame("hst_a478")
+
+
+def _real_frame(name: str) -> tuple[np.ndarray, fits.Header, np.ndarray]:
+    """The first image of a real file, less its median, its header, and its eight brightest
+    isolated peak pixels at least 8 pixels from the edges."""
+    with fits.open(REAL_FILES[name].path()) as hdul:
+        hdu = next(h for h in hdul if h.data is not None and h.data.ndim == 2)
+        data = np.nan_to_num(hdu.data.astype(np.float64))
+        header = hdu.header.copy()
     level = np.median(data)
     data = data - level
     inner = data[8:-8, 8:-8]
@@ -98,6 +107,68 @@ def test_a_real_frame_regridded_on_its_own_keeps_its_stars_light(frame: str) -> 
     peak, peak_after, flux, flux_after = _regridded_stars(data, wcs, stars)
     np.testing.assert_allclose(peak_after, peak, rtol=LIGHT_TOLERANCE)
     np.testing.assert_allclose(flux_after, flux, rtol=LIGHT_TOLERANCE)
+
+
+REAL_FRAMES = {  # real frames whose own grid was not their pixels' (issue 35)
+    "hst_hdfs": "FK5 by EQUINOX alone, 0.0399 arcsec pixels the grid rounded to 0.0399",
+    "ukidss_wfcam": "ZPN projection, east to the right (mirrored)",
+    "poss_plate": "a DSS plate solution and no CTYPE",
+    "lick_a370": "pixels 0.1% longer than wide",
+    "sip_apogee": "TAN-SIP, east to the right",
+}
+
+
+@pytest.mark.parametrize("name", list(REAL_FRAMES))
+def test_a_real_frame_of_any_wcs_form_regridded_on_its_own_keeps_its_stars_light(
+        name: str) -> None:
+    data, header, stars = _real_frame(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FITSFixedWarning)
+        wcs = WCS(header).celestial
+    peak, peak_after, flux, flux_after = _regridded_stars(data, wcs, stars)
+    np.testing.assert_allclose(peak_after, peak, rtol=LIGHT_TOLERANCE)
+    np.testing.assert_allclose(flux_after, flux, rtol=LIGHT_TOLERANCE)
+
+
+def test_a_frame_with_only_a_dss_plate_solution_is_ingested_with_it(db, data_server) -> None:
+    """The Palomar plate scan has no CTYPE, only the plate solution (PLTRAH.., AMDX..): the
+    stored frame places its pixels where astropy's reading of that solution does."""
+    path = REAL_FILES["poss_plate"].path()
+    header = fits.getheader(path)
+    assert "CTYPE1" not in header
+    (frame,) = ingest([path]).ingested
+    assert isinstance(frame, RawScienceFrame)
+    assert frame.wcs is not None, frame.defaults_used
+    assert not [note for note in frame.defaults_used if note.startswith("wcs")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FITSFixedWarning)
+        truth = WCS(header).celestial
+    rows, cols = np.mgrid[0:header["NAXIS2"]:11, 0:header["NAXIS1"]:11]
+    stored = frame.wcs.pixel_to_world(cols, rows)
+    assert stored.frame.name == "fk5" and stored.frame.equinox.jyear == 2000.0
+    assert np.max(stored.separation(truth.pixel_to_world(cols, rows)).arcsec) < 1e-3
+
+
+@pytest.mark.parametrize(("cards", "frame", "equinox"), [
+    ({"EQUINOX": 2000.0}, "fk5", "J2000"),
+    ({"EQUINOX": 1950.0, "DATE-OBS": "1976-03-11"}, "fk4", "B1950"),
+    ({"RADECSYS": "FK5", "EPOCH": 2000.0}, "fk5", "J2000"),
+], ids=["EQUINOX 2000 alone: FK5", "EQUINOX 1950 alone: FK4", "RADECSYS and EPOCH"])
+def test_the_stored_wcs_keeps_the_celestial_frame_the_header_means(
+        db, data_server, tmp_path, cards: dict[str, object], frame: str,
+        equinox: str) -> None:
+    path = tmp_path / "relabelled.fits"
+    with fits.open(REAL_FILES["hst_a478"].path()) as hdul:
+        hdul.verify("silentfix")
+        for key in ("RADESYS", "RADECSYS", "EQUINOX", "EPOCH", "DATE-OBS", "MJD-OBS"):
+            for hdu in hdul:
+                hdu.header.remove(key, ignore_missing=True, remove_all=True)
+        hdul[1].header.update(cards)
+        hdul.writeto(path)
+    (stored,) = ingest([path], kind="science").ingested
+    sky = stored.wcs.pixel_to_world(10.0, 20.0)
+    assert sky.frame.name == frame
+    assert abs((sky.frame.equinox - Time(equinox)).sec) < 1.0
 
 
 @pytest.mark.parametrize("frame", list(FRAMES), ids=list(FRAMES))

@@ -248,13 +248,15 @@ def test_a_north_up_grid_is_the_older_layout() -> None:
     assert (follows.ra, follows.dec) != (grid.ra, grid.dec)  # on one of its pixels instead
 
 
-def test_a_mirrored_frame_sets_the_rotation_but_not_the_pixels() -> None:
+def test_a_mirrored_frame_puts_its_pixels_on_the_grid_mirrored() -> None:
     wcs = _wcs(150.0, 2.2, (32.5, 32.5))
     wcs.wcs.cd = wcs.wcs.cd @ np.diag([-1.0, 1.0])  # east to the right
     wcs.wcs.set()
     grid = grid_for_frames([wcs], [(64, 64)])
-    north = grid_for_frames([wcs], [(64, 64)], RegridParameters(orientation="north"))
-    assert (grid.ra, grid.dec) == (north.ra, north.dec)
+    rows, cols = np.mgrid[0:64:7, 0:64:9]
+    x, y = grid.wcs().world_to_pixel_values(*wcs.pixel_to_world_values(cols, rows))
+    assert np.allclose(x + cols, np.round(x + cols)[0, 0], atol=1e-6)  # columns reversed
+    assert np.allclose(y - rows, np.round(y - rows)[0, 0], atol=1e-6)
 
 
 def test_the_grid_rotation_travels_in_the_regridded_header() -> None:
