@@ -69,13 +69,17 @@ class ExtractionParameters:
         Scale flux errors by the ratio of the scatter of empty-sky apertures to the error the
         noise map predicts for them (`empty_aperture_factors`): resampled, drizzled or scanned
         images have correlated noise, which a per-pixel noise map cannot express.
-    aperture_correction, total_radius, correction_min_stars
-        Correct each flux (and its error) to the total light of a point source, the light
-        within `total_radius` pixels, by the curve of growth of the image's own bright isolated
-        stars (`targets.aperture_correction`; a Gaussian of their size with fewer than
-        `correction_min_stars`): the minimum circle of an undersampled star holds a fixed
-        fraction of its light (0.77 on the DSS scan of M13), a Kron ellipse a few percent less
-        than all of it. Extended sources whose aperture reaches `total_radius` are left alone.
+    aperture_correction, total_radius, correction_min_stars, own_total_min_snr
+        Correct each flux (and its error) to the source's total light, its light within
+        `total_radius` pixels (`targets.aperture_correction`): the minimum circle of an
+        undersampled star holds a fixed fraction of its light (0.77 on the DSS scan of M13), a
+        Kron ellipse a few percent less than all of it. Each source's own light (neighbours
+        masked) is measured out to the largest circle in which its S/N is at least
+        `own_total_min_snr`; the image's curve of growth, stretched to the source's own
+        concentration, corrects what lies beyond. The curve is that of the image's bright
+        isolated stars; with fewer than `correction_min_stars` of them, the median curve of
+        its isolated compact sources of S/N > 10; with fewer of those, none. Extended sources
+        whose aperture reaches `total_radius` are left alone.
     """
 
     threshold: float = 2.5
@@ -97,9 +101,11 @@ class ExtractionParameters:
         if not self.threshold > 0 or self.min_area < 1 or self.background_box < 4:
             raise ValueError("ExtractionParameters: threshold must be positive, min_area at "
                              "least 1, background_box at least 4")
-        if not self.total_radius > self.min_radius or self.correction_min_stars < 1:
-            raise ValueError("ExtractionParameters: total_radius must exceed min_radius and "
-                             "correction_min_stars be at least 1")
+        if not self.total_radius > self.min_radius or self.correction_min_stars < 1 or \
+                not self.own_total_min_snr > 0:
+            raise ValueError("ExtractionParameters: total_radius must exceed min_radius, "
+                             "correction_min_stars be at least 1 and own_total_min_snr "
+                             "positive")
 
 
 @dataclass
