@@ -170,6 +170,10 @@ def _error_ratio(sources: SourceList, max_snr: float = 10.0) -> float:
     apertures of the same size on the coadd (`targets.compare.error_honesty`)."""
     table = read_sources(sources)
     flux, error = np.asarray(table["flux"].value), np.asarray(table["flux_err"].value)
+    # the error of the flux in the aperture: the faint sources' totals are that flux and its
+    # error times the curve of growth's factor
+    flux, error = (flux / np.asarray(table["aperture_correction"]),
+                   error / np.asarray(table["aperture_correction"]))
     parameters = stage_parameters(sources.process_params, ExtractionParameters)
     radius = aperture_radius(np.asarray(table["kron_radius"]), np.asarray(table["a"].value),
                              np.asarray(table["b"].value), parameters)
