@@ -7,14 +7,20 @@ Positions are 0-based with pixel centres at integers: `x` is the column, `y` the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import sep
 from astropy.wcs import WCS
 from scipy.ndimage import maximum_filter
 
-from targets.aperture_correction import ApertureCorrection, measure_correction, no_correction
+from targets.aperture_correction import (
+    OWN,
+    ApertureCorrection,
+    measure_correction,
+    no_correction,
+    own_light,
+)
 
 SOURCE_DTYPE = np.dtype([
     ("x", "f8"), ("y", "f8"), ("ra", "f8"), ("dec", "f8"),
@@ -63,13 +69,17 @@ class ExtractionParameters:
         Scale flux errors by the ratio of the scatter of empty-sky apertures to the error the
         noise map predicts for them (`empty_aperture_factors`): resampled, drizzled or scanned
         images have correlated noise, which a per-pixel noise map cannot express.
-    aperture_correction, total_radius, correction_min_stars
-        Correct each flux (and its error) to the total light of a point source, the light
-        within `total_radius` pixels, by the curve of growth of the image's own bright isolated
-        stars (`targets.aperture_correction`; a Gaussian of their size with fewer than
-        `correction_min_stars`): the minimum circle of an undersampled star holds a fixed
-        fraction of its light (0.77 on the DSS scan of M13), a Kron ellipse a few percent less
-        than all of it. Extended sources whose aperture reaches `total_radius` are left alone.
+    aperture_correction, total_radius, correction_min_stars, own_total_min_snr
+        Correct each flux (and its error) to the source's total light, its light within
+        `total_radius` pixels (`targets.aperture_correction`): the minimum circle of an
+        undersampled star holds a fixed fraction of its light (0.77 on the DSS scan of M13), a
+        Kron ellipse a few percent less than all of it. Each source's own light (neighbours
+        masked) is measured out to the largest circle in which its S/N is at least
+        `own_total_min_snr`; the image's curve of growth, stretched to the source's own
+        concentration, corrects what lies beyond. The curve is that of the image's bright
+        isolated stars; with fewer than `correction_min_stars` of them, the median curve of
+        its isolated compact sources of S/N > 10; with fewer of those, none. Extended sources
+        whose aperture reaches `total_radius` are left alone.
     """
 
     threshold: float = 2.5
@@ -85,14 +95,17 @@ class ExtractionParameters:
     aperture_correction: bool = True
     total_radius: float = 8.0
     correction_min_stars: int = 3
+    own_total_min_snr: float = 10.0
 
     def __post_init__(self) -> None:
         if not self.threshold > 0 or self.min_area < 1 or self.background_box < 4:
             raise ValueError("ExtractionParameters: threshold must be positive, min_area at "
                              "least 1, background_box at least 4")
-        if not self.total_radius > self.min_radius or self.correction_min_stars < 1:
-            raise ValueError("ExtractionParameters: total_radius must exceed min_radius and "
-                             "correction_min_stars be at least 1")
+        if not self.total_radius > self.min_radius or self.correction_min_stars < 1 or \
+                not self.own_total_min_snr > 0:
+            raise ValueError("ExtractionParameters: total_radius must exceed min_radius, "
+                             "correction_min_stars be at least 1 and own_total_min_snr "
+                             "positive")
 
 
 @dataclass
@@ -248,25 +261,92 @@ def extract_sources(data: np.ndarray, weight: np.ndarray | None, wcs: WCS | None
                                         deblend_cont=parameters.deblend_cont,
                                         clean=parameters.clean, segmentation_map=True)
     sources = _measure(image, noise, mask, objects, back, parameters)
+    radius = aperture_radius(sources["kron_radius"], sources["a"], sources["b"], parameters)
+    radii, factors = np.array([0.0]), np.array([1.0])
     if parameters.calibrate_errors and len(sources):
         radii, factors = empty_aperture_factors(image, noise, mask, segmentation > 0)
-        sources["flux_err"] *= np.interp(aperture_radius(
-            sources["kron_radius"], sources["a"], sources["b"], parameters), radii, factors)
+        sources["flux_err"] *= np.interp(radius, radii, factors)
     correction = no_correction(parameters.total_radius)
     if parameters.aperture_correction and len(sources):
         correction = measure_correction(image, mask, segmentation, sources,
                                         total_radius=parameters.total_radius,
                                         min_stars=parameters.correction_min_stars)
-    sources["aperture_correction"] = correction.factor(aperture_radius(
-        sources["kron_radius"], sources["a"], sources["b"], parameters))
-    # the error scales with the flux: the curve of growth is taken as exact
-    sources["flux"] *= sources["aperture_correction"]
-    sources["flux_err"] *= sources["aperture_correction"]
+        sources["aperture_correction"] = correction.factor(radius)
+        # the error scales with the flux: the curve of growth is taken as exact
+        sources["flux"] *= sources["aperture_correction"]
+        sources["flux_err"] *= sources["aperture_correction"]
+        correction = _own_totals(image, noise, mask, segmentation, sources, radius, correction,
+                                 radii, factors, parameters)
+    else:
+        sources["aperture_correction"] = 1.0
     if wcs is not None and len(sources):
         ra, dec = wcs.pixel_to_world_values(sources["x"], sources["y"])
         sources["ra"], sources["dec"] = ra, dec
     return Extraction(sources, float(background.globalback), float(background.globalrms),
                       correction)
+
+
+def _own_totals(image: np.ndarray, noise: np.ndarray, mask: np.ndarray,
+                segmentation: np.ndarray, sources: np.ndarray, radius: np.ndarray,
+                correction: ApertureCorrection, error_radii: np.ndarray,
+                error_factors: np.ndarray, parameters: ExtractionParameters
+                ) -> ApertureCorrection:
+    """Correct each source from its own light measured as far out as it can be, in place:
+    from the largest circle of the curve's radii beyond its aperture in which its own light
+    (neighbours masked, `own_light`) has S/N of at least `own_total_min_snr` and no masked
+    pixel, times the curve's factor at that radius (1 at the total radius). A source with no
+    such circle keeps its aperture flux times the curve's factor at its aperture. The
+    correction returned says so in its method when any source was."""
+    radii = correction.radii if correction.method != "none" else \
+        np.array([parameters.total_radius])
+    radii = radii[radii > 0]
+    light, error, usable = own_light(image, noise, mask, segmentation, sources["x"],
+                                     sources["y"], radii)
+    error = error * np.interp(radii, error_radii, error_factors)  # correlated noise
+    good = usable & (radii[None, :] > radius[:, None]) & (error > 0) & \
+        (light >= parameters.own_total_min_snr * error)
+    own = good.any(axis=1) & (sources["flux"] > 0)
+    if not own.any():
+        return correction
+    # the largest good circle of each source
+    column = len(radii) - 1 - np.argmax(good[:, ::-1], axis=1)
+    rows = np.flatnonzero(own)
+    factor = _own_factor(correction, radii, light[rows], column[rows], radius[rows])
+    total = light[rows, column[rows]] * factor
+    plain = sources["flux"][rows] / sources["aperture_correction"][rows]
+    sources["aperture_correction"][rows] = total / plain
+    sources["flux"][rows] = total
+    sources["flux_err"][rows] = error[rows, column[rows]] * factor
+    return replace(correction, method=OWN + correction.method)
+
+
+_STRETCH = np.geomspace(0.5, 2.0, 141)
+"""Radial stretches of the image's curve of growth tried for a source's own profile."""
+
+
+def _own_factor(correction: ApertureCorrection, radii: np.ndarray, light: np.ndarray,
+                column: np.ndarray, aperture: np.ndarray) -> np.ndarray:
+    """The factor from each source's own light within radii[column] to its total: the image's
+    curve of growth stretched radially to the source's own concentration, its light within the
+    largest of `radii` inside its aperture over its light within radii[column] (a compact
+    source more concentrated than the stars' curve loses less beyond that circle, a larger
+    one more); without such an inner circle, the curve as it is."""
+    outer = radii[column]
+    factor = np.asarray(correction.factor(outer), dtype=np.float64)
+    if correction.method == "none":
+        return factor
+    inner = np.array([np.flatnonzero(radii <= max(r, radii[0]))[-1] for r in aperture])
+    index = np.arange(len(column))
+    measured = (inner < column) & (light[index, column] > 0)
+    concentration = light[index, inner] / np.where(measured, light[index, column], 1.0)
+    curve = correction.radii, correction.fractions
+    for row in np.flatnonzero(measured & (outer < correction.total_radius)):
+        r_in, r_out = radii[inner[row]], outer[row]
+        model = np.interp(r_in / _STRETCH, *curve) / np.interp(r_out / _STRETCH, *curve)
+        stretch = _STRETCH[np.argmin(np.abs(model - concentration[row]))]
+        total = np.interp(correction.total_radius / stretch, *curve)
+        factor[row] = total / np.interp(r_out / stretch, *curve)
+    return factor
 
 
 KRON_REACH = 6.0

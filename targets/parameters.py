@@ -191,5 +191,8 @@ class SourceListParameters(DBObject):
     total_radius = persistent("Radius of a point source's total light [pixels]", float,
                               ExtractionParameters.total_radius)
     correction_min_stars = persistent("Fewest bright isolated stars for a measured curve of "
-                                      "growth (else a Gaussian of their size)", int,
+                                      "growth (else the compact sources' median curve)", int,
                                       ExtractionParameters.correction_min_stars)
+    own_total_min_snr = persistent("Least S/N of a source's own light within total_radius "
+                                   "for that light to be its total flux", float,
+                                   ExtractionParameters.own_total_min_snr)

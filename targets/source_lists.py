@@ -157,7 +157,10 @@ class SourceList(Process, DataObject):
                                      "none); each source's is in the table", float, None)
     aperture_correction_method = persistent("How the aperture correction was found: stars "
                                             "(curve of growth of the image's bright isolated "
-                                            "stars) or none (too few such stars)", str, None)
+                                            "stars), sources (too few stars: its compact "
+                                            "sources') or none, prefixed own+ when sources "
+                                            "were measured out to circles of their own",
+                                            str, None)
     process_params = persistent("Processing parameters", SourceListParameters, None)
     notes = persistent("Flags of the frames coadded (implausible frames: "
                        "targets.frame_quality), carried to the sources", str, [])
@@ -205,7 +208,7 @@ def _record_correction(header: fits.Header, correction: ApertureCorrection,
     """The aperture correction on the SOURCES table's header: fluxes are totals."""
     header["APCORR"] = (round(float(correction.factor(min_radius)), 5),
                         "FLUX is total: total/min. circle flux")
-    header["APCORMTH"] = (correction.method, "aperture correction from: stars or none")
+    header["APCORMTH"] = (correction.method, "aperture corr.: [own+]stars, sources, none")
     header["APCORNST"] = (correction.stars, "stars in the curve of growth")
     header["APCORRAD"] = (correction.total_radius, "[pixel] radius of total light")
 

@@ -62,8 +62,15 @@ class Expected:
 EXPECTED = {
     "dss_m13": Expected(errors=0.4),  # a globular cluster: crowded empty-sky apertures
     "hst_hdfs": Expected(),
-    "muse_white": Expected(),
-    "ukidss_wfcam": Expected(bright=2, errors=0.25),  # 2 bright sources, 10 faint
+    # the compact faint sources' total circles have S/N < 10 (correlated noise: empty 8 px
+    # apertures scatter 3.8 times their predicted error), so the stars' curve, stretched to
+    # their own concentration, still corrects them 5% above sep's 8 px sums (1.107 with the
+    # curve alone)
+    "muse_white": Expected(total=0.06),
+    # 2 bright sources, 10 faint; of the two, the compact one is at 1.01 of sep's total and a
+    # galaxy's Kron ellipse (17 px) holds 0.87 of sep's larger Kron ellipse: no aperture
+    # correction concerns it
+    "ukidss_wfcam": Expected(bright=2, errors=0.25, total=0.07),
     "lick_a370": Expected(),
     "ukst_plate": Expected(),
     # poss_plate: the Crab nebula, where sep finds no unflagged compact star to agree with
@@ -93,7 +100,8 @@ TOTAL_FLUX = 0.05
 """The pipeline's flux over sep's total, within 5% (issue 35)."""
 
 
-@pytest.mark.parametrize("name", ["dss_m13", "dss_plate", "hst_hdfs", "ukst_plate"])
+@pytest.mark.parametrize("name", ["dss_m13", "dss_plate", "hst_hdfs", "hst_a478",
+                                  "ukst_plate"])
 def test_the_flux_of_compact_stars_on_undersampled_frames_is_their_total(db, data_server,
                                                                         name: str) -> None:
     check = check_real_file(REAL_FILES[name].path())
