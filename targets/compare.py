@@ -85,17 +85,25 @@ def sep_reference(image: np.ndarray, gain: float | None = None, *, threshold: fl
     return found
 
 
-def _total(data: np.ndarray, mask: np.ndarray, segmentation: np.ndarray, objects: np.ndarray,
-           kron: np.ndarray, kron_factor: float) -> np.ndarray:
-    """sep's total flux of each source (`TOTAL_RADIUS`): the Kron ellipse or, when that is
-    smaller, the circle of `TOTAL_RADIUS`, the other sources' pixels masked; windowless
-    (detection) centres, as sep's Kron fluxes."""
+def _ellipses(objects: np.ndarray, segmentation: np.ndarray) -> tuple[np.ndarray, ...]:
+    """sep's detections as apertures sep's sums accept: centres, axes and angle made finite
+    and in range, and each source's id in the segmentation map, for masking its
+    neighbours."""
     x, y = objects["x"], objects["y"]
     a = np.maximum(np.nan_to_num(objects["a"], nan=1.0), 0.1)
     b = np.clip(np.nan_to_num(objects["b"], nan=1.0), 0.1, a)
     theta = np.clip(np.nan_to_num(objects["theta"]), -np.pi / 2, np.pi / 2)
     ids = np.arange(1, len(objects) + 1, dtype=np.int32)
     segmap = np.ascontiguousarray(segmentation, dtype=np.int32)
+    return x, y, a, b, theta, ids, segmap
+
+
+def _total(data: np.ndarray, mask: np.ndarray, segmentation: np.ndarray, objects: np.ndarray,
+           kron: np.ndarray, kron_factor: float) -> np.ndarray:
+    """sep's total flux of each source (`TOTAL_RADIUS`): the Kron ellipse or, when that is
+    smaller, the circle of `TOTAL_RADIUS`, the other sources' pixels masked; windowless
+    (detection) centres, as sep's Kron fluxes."""
+    x, y, a, b, theta, ids, segmap = _ellipses(objects, segmentation)
     total, _, _ = sep.sum_ellipse(data, x, y, a, b, theta, np.maximum(kron_factor * kron, 1e-3),
                                   mask=mask, subpix=5, seg_id=ids, segmap=segmap)
     small = kron * np.sqrt(a * b) < TOTAL_RADIUS
@@ -115,12 +123,7 @@ def _own_snr(data: np.ndarray, rms: np.ndarray, mask: np.ndarray, segmentation: 
     the MUSE white-light image a source whose own isophotal S/N is 9 had a Kron S/N of 327
     (an aperture of 24 x 13 pixels holding 180 times its isophotal flux), and such sources
     counted among the "bright" ones the pipeline was asked to find."""
-    x, y = objects["x"], objects["y"]
-    a = np.maximum(np.nan_to_num(objects["a"], nan=1.0), 0.1)
-    b = np.clip(np.nan_to_num(objects["b"], nan=1.0), 0.1, a)
-    theta = np.clip(np.nan_to_num(objects["theta"]), -np.pi / 2, np.pi / 2)
-    ids = np.arange(1, len(objects) + 1, dtype=np.int32)
-    segmap = np.ascontiguousarray(segmentation, dtype=np.int32)
+    x, y, a, b, theta, ids, segmap = _ellipses(objects, segmentation)
     kron, _ = sep.kron_radius(data, x, y, a, b, theta, 6.0, mask=mask, seg_id=ids,
                               segmap=segmap)
     kron = np.nan_to_num(kron, nan=0.0)

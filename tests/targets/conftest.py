@@ -35,3 +35,12 @@ def data_server(tmp_path: Path):
     """A data server in a folder of the test's own (the embedded default), forgotten after."""
     yield use_data_server(str(tmp_path / "data"))
     forget_data_server()
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path):
+    """The data server as a local directory the test can list (the embedded default)."""
+    directory = tmp_path / "data"
+    use_data_server(str(directory))
+    yield directory
+    forget_data_server()

@@ -15,7 +15,6 @@ import pytest
 from astropy.io import fits
 
 from awlineage import select
-from awlineage.storage import forget_data_server, use_data_server
 from targets import direct
 from targets.errors import HeaderError
 from targets.images import read_hdu
@@ -29,15 +28,6 @@ from targets.pipeline import (
 from targets.raw_files import RawFileError, interpret_frames, read_raw_file
 from targets.real_files import REAL_FILES
 from tests.commands import run_awl
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path):
-    """The data server: a local directory, listed by the tests."""
-    directory = tmp_path / "data"
-    use_data_server(str(directory))
-    yield directory
-    forget_data_server()
 
 
 def real(name: str) -> Path:

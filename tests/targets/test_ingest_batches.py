@@ -18,20 +18,10 @@ from astropy.io import fits
 from astropy.utils.exceptions import AstropyWarning
 
 from awlineage import select
-from awlineage.storage import forget_data_server, use_data_server
 from targets.images import read_hdu
 from targets.pipeline import IngestRefusedError, RawFrame, ingest
 from targets.real_files import REAL_FILES
 from tests.commands import run_awl
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path):
-    """The data server: a local directory, listed by the tests."""
-    directory = tmp_path / "data"
-    use_data_server(str(directory))
-    yield directory
-    forget_data_server()
 
 
 def saao() -> Path:
