@@ -9,6 +9,9 @@ never be wanted again: every processor clears those when it starts making.
 A claim is one statement in autocommit (one round trip to the server, not three), and
 releases are sent by a thread of their own, many in one statement: with thousands of cheap
 targets the driver's claims would otherwise cost more than the targets.
+
+`TargetClaims` is what the scheduler asks before it starts a node: claimed, held by another
+processor, or made by another processor since the plan was made.
 """
 
 from __future__ import annotations
@@ -19,10 +22,15 @@ import os
 import socket
 import threading
 import uuid
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
-from awlineage.database import Database
+from awlineage.database import Database, identity_key
+from awlineage.persistence import qualified_name
+
+if TYPE_CHECKING:
+    from awlineage.processing._plan import PlanNode
 
 DEFAULT_TIMEOUT = 30.0
 RELEASES_PER_STATEMENT = 500
@@ -132,6 +140,63 @@ class Claims:
         if held:
             with self.db.engine.begin() as conn:
                 conn.execute(self.table.delete().where(self.table.c.claimed_by == self.owner))
+
+
+class TargetClaims:
+    """The claims service of one make: claims plan nodes (by class and identity) in `db`,
+    and sees targets another processor made since the plan was made.
+
+    Parameters
+    ----------
+    db
+        The database the claims and the targets are in.
+    timeout
+        Seconds without a heartbeat after which another processor may take a claim over.
+    """
+
+    def __init__(self, db: Database, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.db = db
+        self.claims = Claims(db, timeout)
+
+    def claim(self, node: PlanNode) -> bool | int:
+        """Claim `node` before it is made: True when claimed; False while another processor
+        holds it (try again later); or the object_id of the version another processor made
+        since the plan was made (nothing to make, nothing held)."""
+        key = claim_key(node)
+        if not self.claims.acquire(key):
+            return False
+        made = made_meanwhile(self.db, node)
+        if made is not None:
+            self.claims.release(key)
+            return made
+        return True
+
+    def release(self, node: PlanNode) -> None:
+        """Give up the claim on `node` (made, or failed)."""
+        self.claims.release(claim_key(node))
+
+    def close(self) -> None:
+        """Stop the heartbeats and release every claim still held."""
+        self.claims.close()
+
+
+def claim_key(node: PlanNode) -> str:
+    """The key `node`'s target is claimed by: its class and identity."""
+    return f"{qualified_name(node.cls)}:{identity_key(node.obj)}"[:1000]
+
+
+def made_meanwhile(db: Database, node: PlanNode) -> int | None:
+    """The id of a version of `node`'s identity stored since the plan was made (by
+    another processor), if any: the newest version is no longer the one planned on."""
+    key = identity_key(node.obj)
+    if key is None:
+        return None
+    table = db.tables_for(node.cls).table
+    with db.engine.connect() as conn:
+        newest = conn.execute(sa.select(table.c.object_id).where(table.c._identity == key)
+                              .order_by(table.c.version.desc()).limit(1)).scalar()
+    planned_on = None if node.existing is None else node.existing.object_id
+    return newest if newest != planned_on else None
 
 
 def clear_leftover_claims(db: Database, timeout: float = DEFAULT_TIMEOUT) -> int:

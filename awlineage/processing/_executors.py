@@ -54,7 +54,13 @@ def resolve_executor(name: str, *, spark_package: str = "pyspark") -> str:
 
 class Executor(Protocol):
     """Runs the tasks of a batch per call of `submit_batch`; `capacity` targets may be
-    submitted and not finished at once; `cores` of them run at the same time."""
+    submitted and not finished at once; `cores` of them run at the same time.
+
+    The serial, local-Spark and cluster executors implement it alike. While `ready` is
+    False (Spark starting) the scheduler makes targets with a local executor instead;
+    `cancel` is called when a target failed and the make stops. (An executor written
+    before `ready` and `cancel` were part of the interface counts as ready and is not
+    cancelled.)"""
 
     name: str
 
@@ -64,9 +70,18 @@ class Executor(Protocol):
     @property
     def cores(self) -> int: ...
 
+    @property
+    def ready(self) -> bool:
+        """Whether submitted targets start at once (without waiting for the executor to
+        start)."""
+        ...
+
     def submit_batch(self, specs: list[TaskSpec], settings: Settings
                      ) -> list[concurrent.futures.Future]:
         """Start making the targets of `specs`; a future per target gives its `TaskResult`."""
+
+    def cancel(self) -> None:
+        """Stop the targets submitted and not started: their futures give ``cancelled``."""
 
     def close(self) -> None:
         """Release what the executor started."""
@@ -84,6 +99,7 @@ class SerialExecutor:
 
     capacity = 1
     cores = 1
+    ready = True
     name = "serial"
 
     def __init__(self, session: Any) -> None:
@@ -99,6 +115,9 @@ class SerialExecutor:
                      ) -> list[concurrent.futures.Future]:
         """Make the targets now, in order, and return finished futures."""
         return [self.submit(spec, settings) for spec in specs]
+
+    def cancel(self) -> None:
+        """Nothing to cancel: every target submitted is made already."""
 
     def close(self) -> None:
         """Nothing to release."""

@@ -8,12 +8,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TextIO
 
-import sqlalchemy as sa
-
-from awlineage.database import Database, find_or_commit, identity_key
+from awlineage.database import Database, find_or_commit
 from awlineage.errors import ConfigurationError
-from awlineage.persistence import DBObject, Expression, qualified_name
-from awlineage.processing._claims import DEFAULT_TIMEOUT, Claims, clear_leftover_claims
+from awlineage.persistence import DBObject, Expression
+from awlineage.processing._claims import DEFAULT_TIMEOUT, TargetClaims, clear_leftover_claims
 from awlineage.processing._executors import Executor, SerialExecutor, resolve_executor
 from awlineage.processing._outcomes import TargetOutcome
 from awlineage.processing._plan import Plan, PlanNode, State
@@ -299,12 +297,10 @@ class TargetProcessor:
             return ProcessingReport(plan, None if dry_run else Outcome(), self.db)
         self._commit_parameters(plan)
         executor = self._executor(plan, starting)
-        claims = Claims(self.db, self.claim_timeout)
+        claims = TargetClaims(self.db, self.claim_timeout)
         bar = self._progress_bar(len(plan.red()))
         scheduler = Scheduler(
-            executor, self.settings(plan), keep_going=self.keep_going,
-            claim=lambda node: self._claim(claims, node),
-            release=lambda node: claims.release(_claim_key(node)),
+            executor, self.settings(plan), keep_going=self.keep_going, claims=claims,
             on_event=bar.update if bar else None,
             local=SerialExecutor(self.session) if isinstance(executor, SparkExecutor) else None)
         try:
@@ -383,33 +379,6 @@ class TargetProcessor:
             if id(params) not in stored:
                 stored[id(params)] = find_or_commit(self.db, params)
             node.obj.process_params = stored[id(params)]
-
-    def _claim(self, claims: Claims, node: PlanNode) -> bool | int:
-        key = _claim_key(node)
-        if not claims.acquire(key):
-            return False
-        made_meanwhile = self._made_meanwhile(node)
-        if made_meanwhile is not None:
-            claims.release(key)
-            return made_meanwhile
-        return True
-
-    def _made_meanwhile(self, node: PlanNode) -> int | None:
-        """The id of a version of `node`'s identity stored since the plan was made (by
-        another processor), if any: the newest version is no longer the one planned on."""
-        key = identity_key(node.obj)
-        if key is None:
-            return None
-        table = self.db.tables_for(node.cls).table
-        with self.db.engine.connect() as conn:
-            newest = conn.execute(sa.select(table.c.object_id).where(table.c._identity == key)
-                                  .order_by(table.c.version.desc()).limit(1)).scalar()
-        planned_on = None if node.existing is None else node.existing.object_id
-        return newest if newest != planned_on else None
-
-
-def _claim_key(node: PlanNode) -> str:
-    return f"{qualified_name(node.cls)}:{identity_key(node.obj)}"[:1000]
 
 
 MAX_ROOTS_SHOWN = 25

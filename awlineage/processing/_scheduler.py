@@ -2,22 +2,28 @@
 waiting for a whole level), in batches (one Spark job each) that grow while the executor is
 kept busy; a failure skips what depends on it, and, with keep-going, independent branches go
 on. While the executor is not ready yet (Spark starting), a local executor makes ready
-targets one at a time in this process, so that nobody waits for Spark to start."""
+targets one at a time in this process, so that nobody waits for Spark to start.
+
+The scheduler only sequences the pieces that decide: `DependencyTracker` (which nodes are
+ready, what a failure skips), `Placement` (where the next targets run, how many per batch),
+the `Executor` (runs them) and a `ClaimService` (whether another processor makes them)."""
 
 from __future__ import annotations
 
-import collections
 import concurrent.futures
 import functools
 import queue
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from awlineage.persistence import DBObject, Kind
 from awlineage.processing._executors import Executor
 from awlineage.processing._outcomes import TargetOutcome
-from awlineage.processing._plan import Plan, PlanNode, State
+from awlineage.processing._placement import Batches, Placement
+from awlineage.processing._plan import Plan, PlanNode
+from awlineage.processing._ready import DependencyTracker
 from awlineage.processing._task import (
     CANCELLED,
     FAILED,
@@ -29,6 +35,12 @@ from awlineage.processing._task import (
 )
 
 SKIPPED = TargetOutcome.SKIPPED
+_Batches = Batches  # the name it had when it lived here
+CLAIMED_ELSEWHERE_PAUSE = 0.2
+"""Seconds to wait before looking again when every ready node is claimed by another
+processor and nothing runs here."""
+CLAIMED_ELSEWHERE_POLL = 0.5
+"""Seconds to wait for results at most while some ready nodes are claimed elsewhere."""
 
 
 @dataclass
@@ -48,16 +60,42 @@ class Outcome:
         return sum(1 for s in self.status.values() if s == status)
 
 
+class ClaimService(Protocol):
+    """Keeps two processors from making one target (`awlineage.processing._claims.
+    TargetClaims` in a database)."""
+
+    def claim(self, node: PlanNode) -> bool | int:
+        """True when this processor may make `node`; False while another one makes it;
+        or the object_id another processor made it with."""
+
+    def release(self, node: PlanNode) -> None:
+        """`node` ended: give up its claim."""
+
+
+class NoClaims:
+    """Every node is this processor's to make (nothing else makes targets)."""
+
+    def claim(self, node: PlanNode) -> bool | int:
+        """Always True."""
+        return True
+
+    def release(self, node: PlanNode) -> None:
+        """Nothing to release."""
+
+
 class Scheduler:
     """Submits the red nodes of a plan to an executor in dependency order.
 
     Parameters
     ----------
-    claim
-        Called before a node is submitted; returns False while another processor makes the
-        same target (the node waits), or the object_id that processor made (reused).
-    release
-        Called once a node is finished.
+    executor
+        Makes the targets, in batches.
+    settings
+        Where the tasks find the database and data server.
+    keep_going
+        After a failure, go on with what does not depend on it (else cancel and stop).
+    claims
+        Asked before a node is submitted, told when it ended; `NoClaims` when None.
     on_event
         Called after every change, with the outcome so far and the running count.
     local
@@ -66,160 +104,164 @@ class Scheduler:
     """
 
     def __init__(self, executor: Executor, settings: Settings, keep_going: bool = False,
-                 claim: Callable[[PlanNode], bool | int] | None = None,
-                 release: Callable[[PlanNode], None] | None = None,
+                 claims: ClaimService | None = None,
                  on_event: Callable[[Outcome, int], None] | None = None,
                  local: Executor | None = None) -> None:
         self.executor = executor
         self.local = local
         self.settings = settings
         self.keep_going = keep_going
-        self.claim = claim or (lambda node: True)
-        self.release = release or (lambda node: None)
+        self.claims: ClaimService = claims or NoClaims()
         self.on_event = on_event or (lambda outcome, running: None)
 
     def run(self, plan: Plan) -> Outcome:
         """Make every red node of `plan` that can be made; return what happened."""
-        outcome = Outcome()
-        red = plan.red()
-        owner = {id(n.obj): n for n in plan.nodes}
-        dependents: dict[int, list[PlanNode]] = {}
-        waiting_on: dict[int, int] = {}
-        for node in red:
-            deps = [d for d in node.dependency_nodes() if d.state is State.RED]
-            waiting_on[id(node)] = len(deps)
-            for dep in deps:
-                dependents.setdefault(id(dep), []).append(node)
-        ready = collections.deque(n for n in red if waiting_on[id(n)] == 0)
-        self._blocked = len(red) - len(ready)  # nodes that may become ready later
-        done: queue.SimpleQueue[tuple[PlanNode, concurrent.futures.Future]] = \
+        return _Run(self, plan).go()
+
+
+class _Run:
+    """One run of a plan: the state the scheduler's steps share."""
+
+    def __init__(self, scheduler: Scheduler, plan: Plan) -> None:
+        self.s = scheduler
+        self.tracker = DependencyTracker(plan.red())
+        self.outcome = Outcome(status=self.tracker.status)
+        self.placement = Placement(scheduler.executor, scheduler.local)
+        self.owner = {id(n.obj): n for n in plan.nodes}
+        self.done: queue.SimpleQueue[tuple[PlanNode, concurrent.futures.Future]] = \
             queue.SimpleQueue()
-        batches: _Batches | None = None  # asks the executor its cores: once it is ready
-        running = 0
-        stopping = False
-        self.on_event(outcome, 0)
-        while ready or running:
-            if stopping and not running:
+        self.running = 0
+        self.stopping = False
+
+    def go(self) -> Outcome:
+        """Run until nothing is ready or running (or the run stopped after a failure)."""
+        self.s.on_event(self.outcome, 0)
+        while not self._over():
+            if self._local_turn():
+                self._make_locally()
+                self.s.on_event(self.outcome, self.running)
+                continue
+            held = self._submit_ready()
+            self.s.on_event(self.outcome, self.running)
+            if not self.running:
+                if not self._over():  # every ready node is claimed elsewhere: look again soon
+                    time.sleep(CLAIMED_ELSEWHERE_PAUSE)
+                continue
+            self._collect(CLAIMED_ELSEWHERE_POLL if held else None)
+        self.tracker.skip_the_rest()
+        self.s.on_event(self.outcome, 0)
+        return self.outcome
+
+    def _local_turn(self) -> bool:
+        return bool(self.tracker.ready) and not self.stopping and self.placement.runs_locally()
+
+    def _over(self) -> bool:
+        if self.stopping:
+            return not self.running
+        return not (self.tracker.ready or self.running)
+
+    # -- the executor, in batches ---------------------------------------------------------
+    def _submit_ready(self) -> bool:
+        """Submit batches while the placement wants them; True when ready nodes were held
+        back because another processor makes them (they are ready again)."""
+        held: list[PlanNode] = []
+        while not self.stopping:
+            size = self.placement.batch_size(self.tracker.ready, self.running,
+                                             self.tracker.more_coming)
+            if not size:
                 break
-            if ready and not stopping and self._not_ready():
-                stopping = self._make_locally(ready, outcome, dependents, waiting_on, owner)
-                self.on_event(outcome, running)
-                continue
-            if batches is None:
-                batches = _Batches(self.executor)
-            held: list[PlanNode] = []
-            while ready and not stopping and batches.wanted(len(ready), running,
-                                                            more_coming=self._blocked > 0):
-                batch: list[PlanNode] = []
-                while ready and len(batch) < batches.size(running):
-                    node = ready.popleft()
-                    claimed = self.claim(node)
-                    if claimed is False:
-                        held.append(node)
-                    elif claimed is not True:  # another processor made it meanwhile
-                        node.result_id = int(claimed)
-                        self._finish(node, REUSED, None, outcome, dependents, waiting_on,
-                                     ready)
-                    else:
-                        batch.append(node)
-                if not batch:
-                    continue
-                specs = [spec_for(n.obj, _link_ids(n, owner)) for n in batch]
-                futures = self.executor.submit_batch(specs, self.settings)
-                for node, future in zip(batch, futures, strict=True):
-                    future.add_done_callback(functools.partial(_report, done, node))
-                running += len(batch)
-                batches.submitted()
-            ready.extendleft(reversed(held))
-            self.on_event(outcome, running)
-            if not running:
-                if stopping or not ready:
-                    break
-                time.sleep(0.2)  # everything ready is claimed elsewhere: look again soon
-                continue
-            try:
-                finished = [done.get(timeout=0.5 if held else None)]
-            except queue.Empty:
-                continue
-            while not done.empty():  # everything that ended meanwhile, in one go
-                finished.append(done.get())
-            batches.finished()
-            for node, future in finished:
-                running -= 1
-                result: TaskResult = future.result()
-                self.release(node)
-                if result.status == CANCELLED:
-                    continue  # skipped, as everything else not started after a failure
-                if result.status in (MADE, REUSED):
-                    node.result_id = result.object_id
-                elif not self.keep_going and not stopping:
-                    stopping = True
-                    cancel = getattr(self.executor, "cancel", None)
-                    if cancel is not None and running:
-                        cancel()
-                self._finish(node, result.status, result, outcome, dependents, waiting_on,
-                             ready)
-            self.on_event(outcome, running)
-        for node in red:
-            outcome.status.setdefault(id(node), SKIPPED)
-        self.on_event(outcome, 0)
-        return outcome
+            batch = self._claim_batch(size, held)
+            if batch:
+                self._submit(batch)
+        self.tracker.put_back(held)
+        return bool(held)
 
-    def _not_ready(self) -> bool:
-        return self.local is not None and not getattr(self.executor, "ready", True)
+    def _claim_batch(self, size: int, held: list[PlanNode]) -> list[PlanNode]:
+        """Up to `size` ready nodes this processor claimed; those another one holds go to
+        `held`, those it made are reused."""
+        batch: list[PlanNode] = []
+        while self.tracker.ready and len(batch) < size:
+            node = self.tracker.take()
+            claimed = self.s.claims.claim(node)
+            if claimed is False:
+                held.append(node)
+            elif claimed is True:
+                batch.append(node)
+            else:
+                self._reuse(node, claimed)
+        return batch
 
-    def _make_locally(self, ready: collections.deque[PlanNode], outcome: Outcome,
-                      dependents: dict[int, list[PlanNode]], waiting_on: dict[int, int],
-                      owner: dict[int, PlanNode]) -> bool:
-        """Make the first ready node with the local executor; True when that failed and
-        the run should stop (without keep-going)."""
-        assert self.local is not None
-        node = ready.popleft()
-        claimed = self.claim(node)
-        if claimed is False:  # another processor makes it: look again soon
-            ready.append(node)
-            time.sleep(0.2)
-            return False
-        if claimed is not True:  # another processor made it meanwhile
-            node.result_id = int(claimed)
-            self._finish(node, REUSED, None, outcome, dependents, waiting_on, ready)
-            return False
-        spec = spec_for(node.obj, _link_ids(node, owner))
+    def _submit(self, batch: list[PlanNode]) -> None:
+        specs = [spec_for(n.obj, _link_ids(n, self.owner)) for n in batch]
+        futures = self.s.executor.submit_batch(specs, self.s.settings)
+        for node, future in zip(batch, futures, strict=True):
+            future.add_done_callback(functools.partial(_report, self.done, node))
+        self.running += len(batch)
+        self.placement.batches.submitted()
+
+    def _collect(self, timeout: float | None) -> None:
+        """Wait (up to `timeout` seconds) for a result, then take every one that ended."""
         try:
-            result: TaskResult = self.local.submit_batch([spec], self.settings)[0].result()
-        finally:
-            self.release(node)
-        outcome.local += result.status == MADE
+            finished = [self.done.get(timeout=timeout)]
+        except queue.Empty:
+            return
+        while not self.done.empty():  # everything that ended meanwhile, in one go
+            finished.append(self.done.get())
+        self.placement.batches.finished()
+        for node, future in finished:
+            self.running -= 1
+            result: TaskResult = future.result()
+            self.s.claims.release(node)
+            if result.status != CANCELLED:  # else skipped, as all not started after a failure
+                self._ended(node, result)
+        self.s.on_event(self.outcome, self.running)
+
+    def _ended(self, node: PlanNode, result: TaskResult) -> None:
         if result.status in (MADE, REUSED):
             node.result_id = result.object_id
-        self._finish(node, result.status, result, outcome, dependents, waiting_on, ready)
-        return result.status == FAILED and not self.keep_going
+        elif not self.s.keep_going and not self.stopping:
+            self._stop()
+        self.outcome.results[id(node)] = result
+        self.tracker.finish(node, result.status)
 
-    def _finish(self, node: PlanNode, status: TargetOutcome, result: TaskResult | None,
-                outcome: Outcome,
-                dependents: dict[int, list[PlanNode]], waiting_on: dict[int, int],
-                ready: collections.deque[PlanNode]) -> None:
-        outcome.status[id(node)] = status
-        if result is not None:
-            outcome.results[id(node)] = result
-        if status == FAILED:
-            self._skip(node, outcome, dependents)
+    def _stop(self) -> None:
+        """A target failed without keep-going: submit nothing more, cancel what runs."""
+        self.stopping = True
+        cancel = getattr(self.s.executor, "cancel", None)
+        if cancel is not None and self.running:
+            cancel()
+
+    # -- the local executor, while the executor starts ------------------------------------
+    def _make_locally(self) -> None:
+        """Make the first ready node with the local executor."""
+        local = self.placement.local
+        assert local is not None
+        node = self.tracker.take()
+        claimed = self.s.claims.claim(node)
+        if claimed is False:  # another processor makes it: look again soon
+            self.tracker.put_back([node], first=False)
+            time.sleep(CLAIMED_ELSEWHERE_PAUSE)
             return
-        for dependent in dependents.get(id(node), ()):
-            waiting_on[id(dependent)] -= 1
-            if waiting_on[id(dependent)] == 0 and id(dependent) not in outcome.status:
-                ready.append(dependent)
-                self._blocked -= 1
+        if claimed is not True:
+            self._reuse(node, claimed)
+            return
+        spec = spec_for(node.obj, _link_ids(node, self.owner))
+        try:
+            result: TaskResult = local.submit_batch([spec], self.s.settings)[0].result()
+        finally:
+            self.s.claims.release(node)
+        self.outcome.local += result.status == MADE
+        if result.status in (MADE, REUSED):
+            node.result_id = result.object_id
+        elif result.status == FAILED and not self.s.keep_going:
+            self.stopping = True
+        self.outcome.results[id(node)] = result
+        self.tracker.finish(node, result.status)
 
-    def _skip(self, node: PlanNode, outcome: Outcome,
-              dependents: dict[int, list[PlanNode]]) -> None:
-        stack = list(dependents.get(id(node), ()))
-        while stack:
-            dependent = stack.pop()
-            if id(dependent) not in outcome.status:
-                outcome.status[id(dependent)] = SKIPPED
-                self._blocked -= 1
-                stack.extend(dependents.get(id(dependent), ()))
+    def _reuse(self, node: PlanNode, object_id: int) -> None:
+        """Another processor made `node` since the plan was made: reuse its object."""
+        node.result_id = int(object_id)
+        self.tracker.finish(node, REUSED)
 
 
 def _link_ids(node: PlanNode, owner: dict[int, PlanNode]) -> dict[str, int | list[int] | None]:
@@ -245,43 +287,3 @@ def _link_ids(node: PlanNode, owner: dict[int, PlanNode]) -> dict[str, int | lis
 
 def _report(done: queue.SimpleQueue, node: PlanNode, future: concurrent.futures.Future) -> None:
     done.put((node, future))
-
-
-class _Batches:
-    """When to submit ready nodes and how many at once.
-
-    A job costs the driver tens of milliseconds, so ready nodes are held back while the
-    executor has enough to do (at least two targets per core submitted and not finished)
-    and too few are ready to fill a batch. The batch size starts at one per core, so the
-    cores start at once, and doubles with each batch, up to the executor's capacity; but
-    until the first results are back only two targets per core go out, so that the executor
-    knows how long targets take before it packs them into partitions. Once no node can
-    become ready any more (every one left is ready), what is ready goes at once."""
-
-    def __init__(self, executor: Executor) -> None:
-        self.capacity = max(1, executor.capacity)
-        self.cores = max(1, executor.cores)
-        self.next_size = self.cores
-        self.heard = False
-
-    def wanted(self, ready: int, running: int, more_coming: bool = True) -> bool:
-        """Whether to submit a batch now, with `ready` nodes ready, `running` in flight, and
-        (`more_coming`) nodes that may become ready later: if none may, waiting for a bigger
-        batch is pointless."""
-        if running >= self.capacity:
-            return False
-        if running < 2 * self.cores:
-            return True
-        return self.heard and (ready >= self.size(running) or not more_coming)
-
-    def size(self, running: int) -> int:
-        """The most nodes the next batch takes."""
-        return max(1, min(self.next_size, self.capacity - running))
-
-    def submitted(self) -> None:
-        """A batch went out: the next may be twice as big."""
-        self.next_size = min(2 * self.next_size, self.capacity)
-
-    def finished(self) -> None:
-        """Results came back."""
-        self.heard = True
