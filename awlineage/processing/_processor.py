@@ -296,7 +296,12 @@ class TargetProcessor:
         if dry_run or not plan.red():
             return ProcessingReport(plan, None if dry_run else Outcome(), self.db)
         self._commit_parameters(plan)
-        executor = self._executor(plan, starting)
+        outcome = self._run(plan, self._executor(plan, starting))
+        return ProcessingReport(plan, outcome, self.db)
+
+    def _run(self, plan: Plan, executor: Executor) -> Outcome:
+        """Run the red nodes of `plan` on `executor` (Spark's targets in this process while
+        it starts), with claims and the progress bar; close an executor made here."""
         claims = TargetClaims(self.db, self.claim_timeout)
         bar = self._progress_bar(len(plan.red()))
         scheduler = Scheduler(
@@ -304,14 +309,13 @@ class TargetProcessor:
             on_event=bar.update if bar else None,
             local=SerialExecutor(self.session) if isinstance(executor, SparkExecutor) else None)
         try:
-            outcome = scheduler.run(plan)
+            return scheduler.run(plan)
         finally:
             claims.close()
             if bar:
                 bar.close()
             if isinstance(self.executor, str):
                 executor.close()
-        return ProcessingReport(plan, outcome, self.db)
 
     def settings(self, plan: Plan) -> Settings:
         """Where the tasks of `plan` find the database and data server.

@@ -42,7 +42,7 @@ def test_nodes_without_red_dependencies_are_ready_at_once() -> None:
 
 
 def test_a_node_is_ready_once_its_last_dependency_is_made_or_reused() -> None:
-    (a, b, c, d, e), tracker = diamond()
+    (a, b, _, d, _), tracker = diamond()
     assert taken(tracker) == ["a", "b"] and tracker.blocked == 3
     tracker.finish(a, MADE)
     assert taken(tracker) == ["c"]  # d still waits for b
@@ -53,7 +53,7 @@ def test_a_node_is_ready_once_its_last_dependency_is_made_or_reused() -> None:
 
 
 def test_a_failure_skips_what_depends_on_it_however_far_and_nothing_else() -> None:
-    (a, b, c, d, e), tracker = diamond()
+    (a, b, _, d, e), tracker = diamond()
     taken(tracker)
     tracker.finish(b, FAILED)
     assert tracker.status == {id(b): FAILED, id(d): SKIPPED, id(e): SKIPPED}
@@ -63,7 +63,7 @@ def test_a_failure_skips_what_depends_on_it_however_far_and_nothing_else() -> No
 
 
 def test_nodes_put_back_come_out_first_or_last() -> None:
-    (a, b, c, d, e), tracker = diamond()
+    (a, b, *_), tracker = diamond()
     first = tracker.take()
     tracker.put_back([first], first=False)
     assert taken(tracker) == ["b", "a"]
