@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from awlineage.processing._scheduler import _Batches
+from awlineage.processing._placement import Batches as _Batches
 
 
 @dataclass
