@@ -5,15 +5,30 @@ reused (and what depends on it links that object), through the claims service.""
 
 from __future__ import annotations
 
+import concurrent.futures
+import threading
+
 from awlineage import TargetProcessor, select
 from awlineage.processing._claims import TargetClaims
 from awlineage.processing._executors import SerialExecutor
 from awlineage.processing._outcomes import TargetOutcome
 from awlineage.processing._plan import Plan, PlanNode
 from awlineage.processing._scheduler import NoClaims, Scheduler
-from tests.processing.models import Calibrated, Stack
+from awlineage.processing._task import TaskResult
+from tests.processing.models import Calibrated, RawSci, Stack, utc
 
 MADE, REUSED = TargetOutcome.MADE, TargetOutcome.REUSED
+FAILED, SKIPPED = TargetOutcome.FAILED, TargetOutcome.SKIPPED
+
+
+class CountingSerial(SerialExecutor):
+    """The serial executor, counting the targets submitted to it."""
+
+    made = 0
+
+    def submit_batch(self, specs, settings):
+        self.made += len(specs)
+        return super().submit_batch(specs, settings)
 
 
 class StartsAfter:
@@ -24,21 +39,13 @@ class StartsAfter:
     capacity = 4
     cores = 2
 
-    def __init__(self, serial: SerialExecutor, local: SerialExecutor, count: int) -> None:
+    def __init__(self, serial: SerialExecutor, local: CountingSerial, count: int) -> None:
         self.serial, self.local, self.count = serial, local, count
-        self.made_locally = 0
         self.submitted: list[str] = []
-        original = local.submit
-
-        def counting(spec, settings):
-            self.made_locally += 1
-            return original(spec, settings)
-
-        local.submit = counting  # type: ignore[method-assign]
 
     @property
     def ready(self) -> bool:
-        return self.made_locally >= self.count
+        return self.local.made >= self.count
 
     def submit_batch(self, specs, settings):
         assert self.ready, "nothing goes to the executor before it is ready"
@@ -65,6 +72,55 @@ class HeldOnce:
     def release(self, node: PlanNode) -> None: ...
 
 
+class HoldsBatchWithAFailure:
+    """Makes a batch's targets serially; when one fails, it reports that failure at once and
+    holds the results of the others until `cancel`, which reports them ``cancelled`` (as
+    Spark does with tasks in flight). Held results not cancelled go out as they are after
+    `GIVE_UP` seconds, so that a scheduler that never cancels fails the test, not hangs it."""
+
+    GIVE_UP = 30.0
+    name = "holds"
+    capacity = 16
+    cores = 8
+    ready = True
+
+    def __init__(self, serial: SerialExecutor) -> None:
+        self.serial = serial
+        self.held: list[concurrent.futures.Future] = []
+        self.cancelled_ids: list[int] = []
+        self.lock = threading.Lock()
+
+    def submit_batch(self, specs, settings):
+        results = [f.result() for f in self.serial.submit_batch(specs, settings)]
+        futures = [concurrent.futures.Future() for _ in specs]
+        failed = any(r.status == FAILED for r in results)
+        for future, result in zip(futures, results, strict=True):
+            if failed and result.status != FAILED:
+                future.result_held = result  # type: ignore[attr-defined]
+                self.held.append(future)
+            else:
+                future.set_result(result)
+        if self.held:
+            threading.Timer(self.GIVE_UP, self._give_up).start()
+        return futures
+
+    def cancel(self) -> None:
+        with self.lock:
+            held, self.held = self.held, []
+        for future in held:
+            result: TaskResult = future.result_held  # type: ignore[attr-defined]
+            self.cancelled_ids.append(result.object_id)
+            future.set_result(TaskResult(result.object_id, TargetOutcome.CANCELLED, 0.0, 0))
+
+    def _give_up(self) -> None:
+        with self.lock:
+            held, self.held = self.held, []
+        for future in held:
+            future.set_result(future.result_held)  # type: ignore[attr-defined]
+
+    def close(self) -> None: ...
+
+
 def _planned(processor: TargetProcessor, cls: type) -> Plan:
     plan = processor.plan(cls)
     processor._commit_parameters(plan)
@@ -74,7 +130,7 @@ def _planned(processor: TargetProcessor, cls: type) -> Plan:
 def test_targets_are_made_locally_until_the_executor_is_ready_then_on_it(db, night) -> None:
     processor = TargetProcessor("serial", progress=False)
     plan = _planned(processor, Stack)
-    local = SerialExecutor(processor.session)
+    local = CountingSerial(processor.session)
     executor = StartsAfter(SerialExecutor(processor.session), local, count=3)
     outcome = Scheduler(executor, processor.settings(plan), claims=NoClaims(),
                         local=local).run(plan)
@@ -127,3 +183,17 @@ def test_the_claims_service_says_held_elsewhere_until_released(db, night) -> Non
     finally:
         ours.close()
         theirs.close()
+
+
+def test_without_keep_going_a_failure_cancels_what_is_in_flight_and_it_is_skipped(
+        db, night) -> None:
+    RawSci(chip="ccd52", filter="r", pointing="F2", obs_date=utc(2024, 3, 2, 23),
+           counts=-1.0).commit()
+    processor = TargetProcessor("serial", progress=False)
+    plan = _planned(processor, Calibrated)
+    executor = HoldsBatchWithAFailure(SerialExecutor(processor.session))
+    outcome = Scheduler(executor, processor.settings(plan), claims=NoClaims()).run(plan)
+    assert outcome.count(FAILED) == 1 and executor.cancelled_ids
+    cancelled = [n for n in plan.red() if n.obj.object_id in executor.cancelled_ids]
+    assert all(outcome.status[id(n)] == SKIPPED for n in cancelled)
+    assert outcome.count(MADE) == 0  # nothing but the first batch went out
