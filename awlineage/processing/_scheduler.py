@@ -123,7 +123,7 @@ class _Run:
     """One run of a plan: the state the scheduler's steps share."""
 
     def __init__(self, scheduler: Scheduler, plan: Plan) -> None:
-        self.s = scheduler
+        self.scheduler = scheduler
         self.tracker = DependencyTracker(plan.red())
         self.outcome = Outcome(status=self.tracker.status)
         self.placement = Placement(scheduler.executor, scheduler.local)
@@ -135,21 +135,21 @@ class _Run:
 
     def go(self) -> Outcome:
         """Run until nothing is ready or running (or the run stopped after a failure)."""
-        self.s.on_event(self.outcome, 0)
+        self.scheduler.on_event(self.outcome, 0)
         while not self._over():
             if self._local_turn():
                 self._make_locally()
-                self.s.on_event(self.outcome, self.running)
+                self.scheduler.on_event(self.outcome, self.running)
                 continue
             held = self._submit_ready()
-            self.s.on_event(self.outcome, self.running)
+            self.scheduler.on_event(self.outcome, self.running)
             if not self.running:
                 if not self._over():  # every ready node is claimed elsewhere: look again soon
                     time.sleep(CLAIMED_ELSEWHERE_PAUSE)
                 continue
             self._collect(CLAIMED_ELSEWHERE_POLL if held else None)
         self.tracker.skip_the_rest()
-        self.s.on_event(self.outcome, 0)
+        self.scheduler.on_event(self.outcome, 0)
         return self.outcome
 
     def _local_turn(self) -> bool:
@@ -182,7 +182,7 @@ class _Run:
         batch: list[PlanNode] = []
         while self.tracker.ready and len(batch) < size:
             node = self.tracker.take()
-            claimed = self.s.claims.claim(node)
+            claimed = self.scheduler.claims.claim(node)
             if claimed is False:
                 held.append(node)
             elif claimed is True:
@@ -193,7 +193,7 @@ class _Run:
 
     def _submit(self, batch: list[PlanNode]) -> None:
         specs = [spec_for(n.obj, _link_ids(n, self.owner)) for n in batch]
-        futures = self.s.executor.submit_batch(specs, self.s.settings)
+        futures = self.scheduler.executor.submit_batch(specs, self.scheduler.settings)
         for node, future in zip(batch, futures, strict=True):
             future.add_done_callback(functools.partial(_report, self.done, node))
         self.running += len(batch)
@@ -211,15 +211,15 @@ class _Run:
         for node, future in finished:
             self.running -= 1
             result: TaskResult = future.result()
-            self.s.claims.release(node)
+            self.scheduler.claims.release(node)
             if result.status != CANCELLED:  # else skipped, as all not started after a failure
                 self._ended(node, result)
-        self.s.on_event(self.outcome, self.running)
+        self.scheduler.on_event(self.outcome, self.running)
 
     def _ended(self, node: PlanNode, result: TaskResult) -> None:
         if result.status in (MADE, REUSED):
             node.result_id = result.object_id
-        elif not self.s.keep_going and not self.stopping:
+        elif not self.scheduler.keep_going and not self.stopping:
             self._stop()
         self.outcome.results[id(node)] = result
         self.tracker.finish(node, result.status)
@@ -227,7 +227,7 @@ class _Run:
     def _stop(self) -> None:
         """A target failed without keep-going: submit nothing more, cancel what runs."""
         self.stopping = True
-        cancel = getattr(self.s.executor, "cancel", None)
+        cancel = getattr(self.scheduler.executor, "cancel", None)
         if cancel is not None and self.running:
             cancel()
 
@@ -237,7 +237,7 @@ class _Run:
         local = self.placement.local
         assert local is not None
         node = self.tracker.take()
-        claimed = self.s.claims.claim(node)
+        claimed = self.scheduler.claims.claim(node)
         if claimed is False:  # another processor makes it: look again soon
             self.tracker.put_back([node], first=False)
             time.sleep(CLAIMED_ELSEWHERE_PAUSE)
@@ -247,13 +247,13 @@ class _Run:
             return
         spec = spec_for(node.obj, _link_ids(node, self.owner))
         try:
-            result: TaskResult = local.submit_batch([spec], self.s.settings)[0].result()
+            result: TaskResult = local.submit_batch([spec], self.scheduler.settings)[0].result()
         finally:
-            self.s.claims.release(node)
+            self.scheduler.claims.release(node)
         self.outcome.local += result.status == MADE
         if result.status in (MADE, REUSED):
             node.result_id = result.object_id
-        elif result.status == FAILED and not self.s.keep_going:
+        elif result.status == FAILED and not self.scheduler.keep_going:
             self.stopping = True
         self.outcome.results[id(node)] = result
         self.tracker.finish(node, result.status)
