@@ -5,10 +5,10 @@ with the settings from the environment (``AWL_DATABASE_URL``, ``AWL_DATA_URL``).
 answers JSON on the same URL when asked with ``Accept: application/json``.
 """
 
-from typing import TYPE_CHECKING
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from awlineage.extras import require_extra
-from awlineage.lazy import lazy_attributes
 
 # Before the first of them is imported: without the web extra, importing the viewer is one
 # line naming the extra (and ``awl --help`` lists ``serve`` as not available, saying so).
@@ -20,10 +20,18 @@ if TYPE_CHECKING:
     from webviewer._graph_walk import WalkLimits, walk_lineage
     from webviewer._limits import Limits
 
-# imported on first use, so that ``awl --help`` (which loads the ``serve`` command) does not
-# import the app, astropy and the lineage package
-__getattr__, __dir__ = lazy_attributes(__name__, {
-    "create_app": "._app", "Limits": "._limits", "WalkLimits": "._graph_walk",
-    "walk_lineage": "._graph_walk"})
+_WHERE = {"create_app": "webviewer._app", "Limits": "webviewer._limits",
+          "WalkLimits": "webviewer._graph_walk", "walk_lineage": "webviewer._graph_walk"}
+"""The module of each name, imported on first use: ``awl --help`` loads the ``serve`` command
+from `webviewer.cli`, and needs neither the app nor astropy nor the lineage package."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = ["Limits", "WalkLimits", "create_app", "walk_lineage"]
