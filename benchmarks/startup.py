@@ -148,7 +148,7 @@ def main() -> None:
     if not args.skip_startup:
         startup(args.rounds, args.compare_to)
     if not args.skip_make:
-        make_with_and_without_bar(args.targets, 3 if args.quick else 5)
+        make_with_and_without_bar(args.targets, 4 if args.quick else 6)
     print(load())
 
 
