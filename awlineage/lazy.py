@@ -13,9 +13,10 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import Any
 
-__all__ = ["lazy_attributes"]
+__all__ = ["import_names", "lazy_attributes"]
 
 
 def lazy_attributes(package: str, where: Mapping[str, str]
@@ -58,3 +59,18 @@ def lazy_attributes(package: str, where: Mapping[str, str]
         return sorted({*vars(sys.modules[package]), *where})
 
     return __getattr__, __dir__
+
+
+def import_names(package: ModuleType) -> None:
+    """Import every name in `package`'s ``__all__`` now, as an eager package did on import.
+
+    For what needs every module that defines persistent classes or registers hooks (the
+    framework's DDL), not only those a program has used so far.
+
+    Parameters
+    ----------
+    package : types.ModuleType
+        A package whose attributes come from `lazy_attributes`.
+    """
+    for name in getattr(package, "__all__", ()):
+        getattr(package, name)

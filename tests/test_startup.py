@@ -61,3 +61,12 @@ def test_a_commit_through_the_database_layer_alone_keeps_the_lineage_hook() -> N
         "db = connect('sqlite:///' + os.path.join(tempfile.mkdtemp(), 'n.db'), create=True)\n"
         "StartupNote(text='x').commit()")
     assert "awlineage.lineage._closure_upkeep" in loaded
+
+
+def test_awl_schema_dump_in_a_fresh_process_finds_every_framework_table() -> None:
+    """The DDL names the persistent classes of every package, though a fresh ``awl`` process
+    has imported none of them when it asks."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    result = subprocess.run([sys.executable, "-m", "awlineage.cli", "schema", "dump", "--check"],
+                            capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    assert result.returncode == 0, result.stderr
