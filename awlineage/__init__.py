@@ -3,11 +3,15 @@
 Everything a script needs is importable from here::
 
     from awlineage import DBObject, persistent, select, connect
+
+The names are imported when first used (`awlineage.lazy`), so that ``import awlineage`` and
+``awl --help`` stay quick; ``import awlineage.persistence`` and the rest work as always.
 """
 
-from collections.abc import Sequence
+from __future__ import annotations
 
-from awlineage.database import Database, connect, current_database
+from typing import TYPE_CHECKING
+
 from awlineage.errors import (
     AwlError,
     ConfigurationError,
@@ -28,87 +32,170 @@ from awlineage.errors import (
     UnknownAttributeError,
     UnknownClassError,
 )
-from awlineage.federation import (
-    Bundle,
-    BundleError,
-    RemotePointer,
-    export_bundle,
-    import_bundle,
-    read_bundle,
-)
-from awlineage.lineage import (
-    ancestors,
-    descendants,
-    diff,
-    get_dependencies,
-    get_inverse_properties,
-    get_onthefly_dependencies,
-    info,
-    openlineage_events,
-    prov_json,
-)
-from awlineage.persistence import (
-    DataObject,
-    DataObjectError,
-    DBObject,
-    DBObjectMeta,
-    get_persistent_properties,
-    persistent,
-)
-from awlineage.persistence import Path as AttributePath
-from awlineage.processing import (
-    Needs,
-    OnePer,
-    OnePerGroup,
-    StaleCause,
-    StaleCauseCategory,
-    TargetOutcome,
-    TargetProcessor,
-    closest,
-    newest,
-)
-from awlineage.query import Query, parse_query, select
-from awlineage.regions import (
-    ArrayRef,
-    Boxes,
-    Operator,
-    Region,
-    RegionCapture,
-    RegionLineage,
-    RegionTable,
-    Shapes,
-    backward,
-    capture_regions,
-    elementwise,
-    elementwise_with_globals,
-    flagged_with_globals,
-    forward,
-    global_summary,
-    payload_boxes,
-    reduce,
-    stack,
-)
-from awlineage.spacetime import (
-    Box,
-    Circle,
-    Footprint,
-    Interval,
-    Polygon,
-    SkyRegion,
-    footprint_from_wcs,
-)
-from awlineage.storage import Session, current_session, use_data_server
-from awlineage.trace import (
-    Process,
-    ProcessParameters,
-    ProcessRun,
-    RunStatus,
-    current_run,
-    traced,
-)
+from awlineage.lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from awlineage.database import Database, connect, current_database
+    from awlineage.federation import (
+        Bundle,
+        BundleError,
+        RemotePointer,
+        export_bundle,
+        import_bundle,
+        read_bundle,
+    )
+    from awlineage.lineage import (
+        ancestors,
+        descendants,
+        diff,
+        get_dependencies,
+        get_inverse_properties,
+        get_onthefly_dependencies,
+        info,
+        openlineage_events,
+        prov_json,
+    )
+    from awlineage.persistence import (
+        DataObject,
+        DataObjectError,
+        DBObject,
+        DBObjectMeta,
+        get_persistent_properties,
+        persistent,
+    )
+    from awlineage.persistence import Path as AttributePath
+    from awlineage.processing import (
+        Needs,
+        OnePer,
+        OnePerGroup,
+        StaleCause,
+        StaleCauseCategory,
+        TargetOutcome,
+        TargetProcessor,
+        closest,
+        newest,
+    )
+    from awlineage.query import Query, parse_query, select
+    from awlineage.regions import (
+        ArrayRef,
+        Boxes,
+        Operator,
+        Region,
+        RegionCapture,
+        RegionLineage,
+        RegionTable,
+        Shapes,
+        backward,
+        capture_regions,
+        elementwise,
+        elementwise_with_globals,
+        flagged_with_globals,
+        forward,
+        global_summary,
+        payload_boxes,
+        reduce,
+        stack,
+    )
+    from awlineage.spacetime import (
+        Box,
+        Circle,
+        Footprint,
+        Interval,
+        Polygon,
+        SkyRegion,
+        footprint_from_wcs,
+    )
+    from awlineage.storage import Session, current_session, use_data_server
+    from awlineage.trace import (
+        Process,
+        ProcessParameters,
+        ProcessRun,
+        RunStatus,
+        current_run,
+        traced,
+    )
+
+_WHERE = {  # the module of each public name not defined here
+    "ancestors": "awlineage.lineage",
+    "ArrayRef": "awlineage.regions",
+    "AttributePath": "awlineage.persistence:Path",
+    "backward": "awlineage.regions",
+    "Box": "awlineage.spacetime",
+    "Boxes": "awlineage.regions",
+    "Bundle": "awlineage.federation",
+    "BundleError": "awlineage.federation",
+    "capture_regions": "awlineage.regions",
+    "Circle": "awlineage.spacetime",
+    "closest": "awlineage.processing",
+    "connect": "awlineage.database",
+    "current_database": "awlineage.database",
+    "current_run": "awlineage.trace",
+    "current_session": "awlineage.storage",
+    "Database": "awlineage.database",
+    "DataObject": "awlineage.persistence",
+    "DataObjectError": "awlineage.persistence",
+    "DBObject": "awlineage.persistence",
+    "DBObjectMeta": "awlineage.persistence",
+    "descendants": "awlineage.lineage",
+    "diff": "awlineage.lineage",
+    "elementwise": "awlineage.regions",
+    "elementwise_with_globals": "awlineage.regions",
+    "export_bundle": "awlineage.federation",
+    "flagged_with_globals": "awlineage.regions",
+    "Footprint": "awlineage.spacetime",
+    "footprint_from_wcs": "awlineage.spacetime",
+    "forward": "awlineage.regions",
+    "get_dependencies": "awlineage.lineage",
+    "get_inverse_properties": "awlineage.lineage",
+    "get_onthefly_dependencies": "awlineage.lineage",
+    "get_persistent_properties": "awlineage.persistence",
+    "global_summary": "awlineage.regions",
+    "import_bundle": "awlineage.federation",
+    "info": "awlineage.lineage",
+    "Interval": "awlineage.spacetime",
+    "Needs": "awlineage.processing",
+    "newest": "awlineage.processing",
+    "OnePer": "awlineage.processing",
+    "OnePerGroup": "awlineage.processing",
+    "openlineage_events": "awlineage.lineage",
+    "Operator": "awlineage.regions",
+    "parse_query": "awlineage.query",
+    "payload_boxes": "awlineage.regions",
+    "persistent": "awlineage.persistence",
+    "Polygon": "awlineage.spacetime",
+    "Process": "awlineage.trace",
+    "ProcessParameters": "awlineage.trace",
+    "ProcessRun": "awlineage.trace",
+    "prov_json": "awlineage.lineage",
+    "Query": "awlineage.query",
+    "read_bundle": "awlineage.federation",
+    "reduce": "awlineage.regions",
+    "Region": "awlineage.regions",
+    "RegionCapture": "awlineage.regions",
+    "RegionLineage": "awlineage.regions",
+    "RegionTable": "awlineage.regions",
+    "RemotePointer": "awlineage.federation",
+    "RunStatus": "awlineage.trace",
+    "select": "awlineage.query",
+    "Session": "awlineage.storage",
+    "Shapes": "awlineage.regions",
+    "SkyRegion": "awlineage.spacetime",
+    "stack": "awlineage.regions",
+    "StaleCause": "awlineage.processing",
+    "StaleCauseCategory": "awlineage.processing",
+    "TargetOutcome": "awlineage.processing",
+    "TargetProcessor": "awlineage.processing",
+    "traced": "awlineage.trace",
+    "use_data_server": "awlineage.storage",
+}
+"""Where each public name is defined (`lazy_attributes`)."""
+
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
 
 
-def commit(objects: "Sequence[DBObject]") -> None:
+def commit(objects: Sequence[DBObject]) -> None:
     """Commit many objects (and what they link to) in one transaction.
 
     Either all of them are stored or, when one is refused, none is.
@@ -178,6 +265,8 @@ def get(object_id: int) -> DBObject:
     >>> type(found).__name__, found.name
     ('Nebula', 'M1')
     """
+    from awlineage.database import current_database
+
     return current_database().get(object_id)
 
 

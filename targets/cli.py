@@ -19,7 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from awlineage import AwlError, connect
+from awlineage import AwlError
 from awlineage.cli import real_number
 from awlineage.processing import EXECUTOR_NAMES
 
@@ -49,6 +49,7 @@ def add_demo(commands: argparse._SubParsersAction) -> None:
 
 
 def _ingest(args: argparse.Namespace) -> int:
+    from awlineage import connect
     from targets.header_overrides import parse_overrides
     from targets.pipeline import ingest
 

@@ -49,9 +49,7 @@ import sys
 import time
 import warnings
 from collections.abc import Sequence
-from typing import NoReturn
-
-import sqlalchemy as sa
+from typing import TYPE_CHECKING, NoReturn
 
 from awlineage import config
 from awlineage.cli._arguments import real_number
@@ -59,6 +57,9 @@ from awlineage.cli._common import working_directory_first
 from awlineage.cli._listen import LOG_LEVELS, listening_socket, port_number, serve_on
 from awlineage.cli._plugins import COMMANDS_GROUP, add_plugin_commands, command_word
 from awlineage.errors import AwlError, MissingExtraError
+
+if TYPE_CHECKING:  # imported once a command uses the database: ``awl --help`` does not
+    import sqlalchemy as sa
 
 __all__ = ["COMMANDS_GROUP", "LOG_LEVELS", "build_parser", "listening_socket", "main",
            "port_number", "real_number", "serve_on"]
@@ -151,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AwlError as exc:
         print(f"awl: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
-    except sa.exc.DBAPIError as exc:  # the database went away or refused us
+    except _database_errors() as exc:  # the database went away or refused us
         print(f"awl: {database_failure(args, exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader (e.g. `head`) stopped early
@@ -178,20 +179,31 @@ def _run(args: argparse.Namespace) -> int:
     opens its own engine), since reading again cannot leave anything half-written."""
     try:
         return args.run(args)
-    except sa.exc.DBAPIError as exc:
+    except _database_errors() as exc:
         if not (getattr(args, "read_only", False) and is_disconnect(exc)):
             raise
         time.sleep(RETRY_PAUSE)
         return args.run(args)
 
 
+def _database_errors() -> tuple[type[sa.exc.DBAPIError], ...]:
+    """SQLAlchemy's DBAPIError once SQLAlchemy is imported (nothing else can raise it), or no
+    class at all, so that matching an exception does not import it."""
+    exc = sys.modules.get("sqlalchemy.exc")
+    return () if exc is None else (exc.DBAPIError,)
+
+
 def is_disconnect(exc: sa.exc.DBAPIError) -> bool:
     """Whether `exc` is a lost or refused connection rather than a failing statement."""
+    import sqlalchemy as sa
+
     return bool(exc.connection_invalidated) or isinstance(exc, sa.exc.OperationalError)
 
 
 def database_failure(args: argparse.Namespace | None, exc: sa.exc.DBAPIError) -> str:
     """One line saying which database failed and how (never the statement or its values)."""
+    import sqlalchemy as sa
+
     url = config.setting("database_url", getattr(args, "database", None))
     try:
         shown = sa.make_url(url).render_as_string(hide_password=True)

@@ -12,18 +12,19 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from awlineage.cli._plugins import entry_point_extra_error
-from awlineage.database import Database, connect
 from awlineage.errors import (
     AmbiguousClassError,
     AwlError,
     MissingExtraError,
     UnknownClassError,
 )
-from awlineage.persistence import DBObject, describe_class
-from awlineage.spacetime import Interval, SkyPosition, SkyRegion
+
+if TYPE_CHECKING:  # imported where used: ``awl --help`` needs no database layer
+    from awlineage.database import Database
+    from awlineage.persistence import DBObject
 
 TARGETS_GROUP = "awlineage.targets"
 """Entry-point group under which a package names the modules of its process targets, e.g.
@@ -164,12 +165,17 @@ def open_database(args: argparse.Namespace, *, create: bool = False) -> Database
     current one. Only commands that store objects pass `create`; for every other command a
     database that does not exist is an error naming it, not an empty answer to a mistyped
     URL."""
+    from awlineage.database import connect
+
     return connect(args.database, create=create)
 
 
 def format_value(value: object, width: int = 100) -> str:
     """A short, readable form of an attribute value (wide enough for file names and hashes,
     which hold ids and are pasted back)."""
+    from awlineage.persistence import DBObject
+    from awlineage.spacetime import Interval, SkyPosition, SkyRegion
+
     if isinstance(value, DBObject):
         return f"<{type(value).__name__} {value.object_id}>"
     if isinstance(value, datetime.datetime):
@@ -183,6 +189,8 @@ def format_value(value: object, width: int = 100) -> str:
 
 def print_objects(objects: Sequence[DBObject], out: TextIO = sys.stdout) -> None:
     """Print objects as a table: id, class, then each descriptor."""
+    from awlineage.persistence import describe_class
+
     for obj in objects:
         values = [
             f"{name}={format_value(obj.__dict__.get(name))}"

@@ -5,11 +5,12 @@ SQLite ``INTEGER``), so no range searched for a prefix passes the largest of the
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-import sqlalchemy as sa
-
-from awlineage.database import Database
 from awlineage.errors import AwlError, ObjectNotFoundError
+
+if TYPE_CHECKING:
+    from awlineage.database import Database
 
 MAX_OBJECT_ID = 2**63 - 1
 """The largest id a database column can hold (signed 64 bits)."""
@@ -67,6 +68,8 @@ def resolve_id(db: Database, text: str) -> int:
     AmbiguousIdError
         When several stored ids start with `text`; the message lists some of them.
     """
+    import sqlalchemy as sa
+
     column = db.framework["awl_object"].c.object_id
     found: list[int] = []
     ranges = prefix_ranges(text)

@@ -10,15 +10,17 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from awlineage.cli._arguments import link_count
 from awlineage.cli._common import open_database, prepare, print_objects
 from awlineage.cli._ids import parse_id, resolve_id
 from awlineage.cli._sites import export_bundle_command
-from awlineage.database import Database
 from awlineage.errors import AwlError
-from awlineage.persistence import DBObject
+
+if TYPE_CHECKING:
+    from awlineage.database import Database
+    from awlineage.persistence import DBObject
 
 
 def _open(args: argparse.Namespace) -> tuple[Database, list[DBObject]]:
@@ -109,8 +111,14 @@ def _diff(args: argparse.Namespace) -> int:
     return 0
 
 
-def _walk(walk: Callable[..., list[DBObject]]) -> Callable[[argparse.Namespace], int]:
+def _walk(direction: str) -> Callable[[argparse.Namespace], int]:
+    """The command that prints the `direction` (``ancestors`` or ``descendants``) of an
+    object (the lineage package is imported when it runs, not when ``awl`` lists it)."""
+
     def run(args: argparse.Namespace) -> int:
+        from awlineage import lineage
+
+        walk: Callable[..., list[DBObject]] = getattr(lineage, direction)
         _, (obj,) = _open(args)
         options = {} if getattr(args, "no_remote", None) is None else \
             {"follow_remote": not args.no_remote}
@@ -197,7 +205,6 @@ def _add_index_commands(commands: argparse._SubParsersAction) -> None:
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add the lineage commands to the ``awl`` parser."""
-    from awlineage.lineage import ancestors, descendants
 
     def command(name: str, help_text: str, run: Callable[[argparse.Namespace], int],
                 depth: int | None, two_ids: bool = False) -> argparse.ArgumentParser:
@@ -229,10 +236,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     remote_help = ("do not ask other sites for what pointers here stand for (by default "
                    "they are fetched and kept here; AWL_SITE_TIMEOUT bounds each request)")
     info.add_argument("--no-remote", action="store_true", help=remote_help)
-    walk_up = command("ancestors", "everything an object was made from", _walk(ancestors),
+    walk_up = command("ancestors", "everything an object was made from", _walk("ancestors"),
                       None)
     walk_up.add_argument("--no-remote", action="store_true", help=remote_help)
-    command("descendants", "everything made from an object", _walk(descendants), None)
+    command("descendants", "everything made from an object", _walk("descendants"), None)
     export = command("export", "an object's ancestry as PROV-JSON, OpenLineage events or a "
                      "bundle for another site", _export, None)
     export.add_argument("--output", "-o", help="write to this file instead of stdout")

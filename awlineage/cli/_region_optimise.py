@@ -8,8 +8,6 @@ import argparse
 import math
 import re
 
-from awlineage.regions import RegionError, format_size, plan_table
-
 UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*([a-z]*)\s*$", re.IGNORECASE)
@@ -50,7 +48,7 @@ def parse_runtime(text: str) -> tuple[str, float]:
 
 def parse_pin(text: str) -> tuple[str, list[str]]:
     """``OP=STRATEGY`` (or ``OP=S1,S2``) as (operator, strategies), names checked."""
-    from awlineage.regions import check_strategies
+    from awlineage.regions import RegionError, check_strategies
 
     operator, sep, names = text.partition("=")
     if not sep or not operator.strip() or not names.strip():
@@ -92,7 +90,7 @@ def add(actions: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Optimise, print the plan and (unless ``--dry-run``) store it."""
     from awlineage.cli._common import open_database, prepare
-    from awlineage.regions import gather_inputs, optimise, set_adaptive, store_plan
+    from awlineage.regions import gather_inputs, optimise, plan_table, set_adaptive, store_plan
 
     db = open_database(args)
     prepare(db, args.imports)
@@ -123,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
 def _runtime_seconds(limit: tuple[str, float] | None, workflow: float) -> float | None:
     if limit is None:
         return None
+    from awlineage.regions import RegionError
+
     kind, value = limit
     if kind == "seconds":
         return value
@@ -135,6 +135,8 @@ def _runtime_seconds(limit: tuple[str, float] | None, workflow: float) -> float 
 
 def _limits(max_disk: int | None, limit: tuple[str, float] | None, seconds: float | None,
             workflow: float) -> str:
+    from awlineage.regions import format_size
+
     disk = "no limit" if max_disk is None else format_size(max_disk)
     if limit is None:
         runtime = "no limit"

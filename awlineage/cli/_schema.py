@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from awlineage.database import DIALECTS, framework_ddl
-from awlineage.federation import SITE_TABLES
-
 
 def _dump(args: argparse.Namespace) -> int:
+    from awlineage.database import DIALECTS, framework_ddl
+    from awlineage.federation import SITE_TABLES
+
     out = Path(args.output)
     stale = []
     for backend in DIALECTS:

@@ -43,9 +43,11 @@ _WRITE_HOOKS: list[WriteHook] = []
 
 def _write_hooks() -> list[WriteHook]:
     # The lineage package registers its hook when imported, and the package's public surface
-    # imports it: a program that imported only the database layer must not write objects its
-    # closure index misses (the database layer itself never names the lineage package).
-    import awlineage  # noqa: F401
+    # imports it on use: a program that imported only the database layer must not write objects
+    # its closure index misses (the database layer itself never imports the lineage package).
+    import awlineage
+
+    awlineage.lineage  # noqa: B018 (the attribute imports the package: `awlineage.lazy`)
 
     return _WRITE_HOOKS
 

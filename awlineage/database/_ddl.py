@@ -70,7 +70,12 @@ def _created_on(index: sa.Index, backend: str) -> bool:
 
 def framework_classes() -> list[type]:
     """The concrete persistent classes awlineage itself defines, by table name."""
-    import awlineage  # noqa: F401  (registers every framework class)
+    import awlineage
+    from awlineage.lazy import import_names
+
+    # every module that defines a framework class, though the packages import names on use
+    for package in (awlineage, awlineage.federation, awlineage.processing):
+        import_names(package)
 
     found = [cls for cls in DBObjectMeta.registry.values()
              if cls.__module__.startswith("awlineage.") and not cls.__dict__.get("__abstract__")]

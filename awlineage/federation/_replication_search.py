@@ -32,6 +32,7 @@ from awlineage.federation._replication import (
     consolidated_weights,
     evaluate_plan,
 )
+from awlineage.federation._replication_methods import REPLICATION_METHODS
 
 __all__ = ["LP_MAX_SITES", "REPLICATION_METHODS", "plan_replication"]
 
@@ -39,10 +40,6 @@ LP_MAX_SITES = 40
 """The most sites the LP relaxation is solved for (3 * C(n, 3) triangle inequalities: 29,640
 at 40 sites); beyond, `plan_replication` starts from the others only."""
 
-REPLICATION_METHODS = ("best", "greedy", "greedy+local", "lp+local")
-"""`plan_replication`'s methods: ``best`` (the default) runs the local search from every start
-and keeps the best plan; ``greedy`` is the agglomeration alone; ``greedy+local`` and
-``lp+local`` run the local search from one start."""
 
 
 def _gain_to(site: str, block: Iterable[str], weights: Mapping[Pair, float]) -> float:

@@ -1,44 +1,74 @@
 """The target processor: declarations of how targets are made from what, planning by backward
 chaining with reasons, and execution on Spark (or serially) with claims and progress."""
 
-from awlineage.persistence import DBObjectMeta, set_identity
-from awlineage.processing._causes import StaleCause, StaleCauseCategory, StaleReason
-from awlineage.processing._claims import Claims
-from awlineage.processing._declarations import Needs, OnePer, OnePerGroup, closest, newest
-from awlineage.processing._evaluate import matches
-from awlineage.processing._executors import (
-    EXECUTOR_NAMES,
-    Executor,
-    SerialExecutor,
-    resolve_executor,
-)
-from awlineage.processing._outcomes import TargetOutcome
-from awlineage.processing._overrides import (
-    ParameterOverrideError,
-    ParameterSetting,
-    override_parameters,
-)
-from awlineage.processing._plan import Plan, PlanNode, State
-from awlineage.processing._planner import Planner, ProcessingError, dependency_order
-from awlineage.processing._processor import ProcessingReport, TargetProcessor, print_report
-from awlineage.processing._render import render_causes, render_plan
-from awlineage.processing._spark import SparkExecutor
-from awlineage.processing._task import Settings, TaskResult, TaskSpec, make_target, run_task
+from typing import TYPE_CHECKING
 
+from awlineage.lazy import lazy_attributes
 
-def _identity_from_targets(cls: type) -> None:
-    """A process class that declares targets but no identity is identified by them: one
-    per source object (its link), or one per group (its keys)."""
-    spec = cls.__dict__.get("targets")
-    if not isinstance(spec, OnePer | OnePerGroup) or cls.__dict__.get("identity"):
-        return
-    if isinstance(spec, OnePer):
-        set_identity(cls, (spec.link,))
-    else:
-        set_identity(cls, tuple(name for name, _ in spec.key_functions()))
+if TYPE_CHECKING:
+    from awlineage.processing._causes import StaleCause, StaleCauseCategory, StaleReason
+    from awlineage.processing._claims import Claims
+    from awlineage.processing._declarations import Needs, OnePer, OnePerGroup, closest, newest
+    from awlineage.processing._evaluate import matches
+    from awlineage.processing._executor_names import EXECUTOR_NAMES
+    from awlineage.processing._executors import (
+        Executor,
+        SerialExecutor,
+        resolve_executor,
+    )
+    from awlineage.processing._outcomes import TargetOutcome
+    from awlineage.processing._overrides import (
+        ParameterOverrideError,
+        ParameterSetting,
+        override_parameters,
+    )
+    from awlineage.processing._plan import Plan, PlanNode, State
+    from awlineage.processing._planner import Planner, ProcessingError, dependency_order
+    from awlineage.processing._processor import ProcessingReport, TargetProcessor, print_report
+    from awlineage.processing._render import render_causes, render_plan
+    from awlineage.processing._spark import SparkExecutor
+    from awlineage.processing._task import Settings, TaskResult, TaskSpec, make_target, run_task
 
+_WHERE = {
+    "Claims": "._claims",
+    "closest": "._declarations",
+    "dependency_order": "._planner",
+    "Executor": "._executors",
+    "EXECUTOR_NAMES": "._executor_names",
+    "make_target": "._task",
+    "matches": "._evaluate",
+    "Needs": "._declarations",
+    "newest": "._declarations",
+    "OnePer": "._declarations",
+    "OnePerGroup": "._declarations",
+    "override_parameters": "._overrides",
+    "ParameterOverrideError": "._overrides",
+    "ParameterSetting": "._overrides",
+    "Plan": "._plan",
+    "Planner": "._planner",
+    "PlanNode": "._plan",
+    "print_report": "._processor",
+    "ProcessingError": "._planner",
+    "ProcessingReport": "._processor",
+    "render_causes": "._render",
+    "render_plan": "._render",
+    "resolve_executor": "._executors",
+    "run_task": "._task",
+    "SerialExecutor": "._executors",
+    "Settings": "._task",
+    "SparkExecutor": "._spark",
+    "StaleCause": "._causes",
+    "StaleCauseCategory": "._causes",
+    "StaleReason": "._causes",
+    "State": "._plan",
+    "TargetOutcome": "._outcomes",
+    "TargetProcessor": "._processor",
+    "TaskResult": "._task",
+    "TaskSpec": "._task",
+}
+"""The module of each public name (imported on first use: `awlineage.lazy`)."""
 
-DBObjectMeta.add_class_hook(_identity_from_targets)
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
 
 __all__ = [
     "EXECUTOR_NAMES",

@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from awlineage.persistence import DBObjectMeta, set_identity
+
 KeyFunction = Callable[[Any], Any]
 
 
@@ -335,3 +337,19 @@ class Needs:
             One pair per entry of `match`; a single name stands for itself on both sides.
         """
         return [(m, m) if isinstance(m, str) else (m[0], m[1]) for m in self.match]
+
+
+def _identity_from_targets(cls: type) -> None:
+    """A process class that declares targets but no identity is identified by them: one
+    per source object (its link), or one per group (its keys). Registered here, beside the
+    declarations, so that it is in place whenever a class can declare them."""
+    spec = cls.__dict__.get("targets")
+    if not isinstance(spec, OnePer | OnePerGroup) or cls.__dict__.get("identity"):
+        return
+    if isinstance(spec, OnePer):
+        set_identity(cls, (spec.link,))
+    else:
+        set_identity(cls, tuple(name for name, _ in spec.key_functions()))
+
+
+DBObjectMeta.add_class_hook(_identity_from_targets)

@@ -7,10 +7,8 @@ import concurrent.futures
 import importlib.util
 from typing import Any, Protocol
 
+from awlineage.processing._executor_names import EXECUTOR_NAMES
 from awlineage.processing._task import Settings, TaskResult, TaskSpec, make_target
-
-EXECUTOR_NAMES = ("auto", "spark", "serial")
-"""The executors a processor or ``awl make --executor`` can be given by name."""
 
 
 def resolve_executor(name: str, *, spark_package: str = "pyspark") -> str:

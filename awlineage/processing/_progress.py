@@ -12,10 +12,14 @@ from awlineage.processing._scheduler import SKIPPED, Outcome
 from awlineage.processing._task import FAILED, MADE, REUSED
 
 WIDTH = 30
+REDRAW_EVERY = 0.1
+"""Seconds between two redraws of the bar on a terminal (the last state is always drawn)."""
 
 
 class ProgressBar:
-    """A one-line bar on a terminal (redrawn in place), or a line per change elsewhere."""
+    """A one-line bar on a terminal (redrawn in place, at most every `REDRAW_EVERY` seconds),
+    or a line per change elsewhere (at most one a second). An update costs the same however
+    many targets the plan holds: the outcome keeps its counts as it is written."""
 
     def __init__(self, total: int, stream: TextIO | None = None) -> None:
         self.total = total
@@ -23,6 +27,8 @@ class ProgressBar:
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self._last = ""
         self._started = time.perf_counter()
+        self._drawn_at = -REDRAW_EVERY
+        self._pending: tuple[Outcome, int] | None = None
         self._logged = -1
         self._logged_at = -1.0
 
@@ -30,17 +36,22 @@ class ProgressBar:
         """Show the state of `outcome` with `running` tasks in flight."""
         done = outcome.count(MADE) + outcome.count(REUSED)
         failed, skipped = outcome.count(FAILED), outcome.count(SKIPPED)
-        filled = int(WIDTH * (done + failed + skipped) / self.total) if self.total else WIDTH
+        finished = done + failed + skipped
+        elapsed = time.perf_counter() - self._started
+        if self.tty and finished < self.total and elapsed - self._drawn_at < REDRAW_EVERY:
+            self._pending = (outcome, running)  # drawn by a later update or by close()
+            return
+        self._pending = None
+        filled = int(WIDTH * finished / self.total) if self.total else WIDTH
         text = (f"[{'#' * filled}{'.' * (WIDTH - filled)}] {done}/{self.total} done, "
                 f"{failed} failed, {running} running")
         if text == self._last:
             return
         self._last = text
-        elapsed = time.perf_counter() - self._started
         if self.tty:
+            self._drawn_at = elapsed
             self.stream.write(f"\r{text}  {elapsed:6.1f} s")
         else:  # a log: a line when targets finish, at most one a second but the last
-            finished = done + failed + skipped
             if finished == self._logged or (finished < self.total
                                             and elapsed - self._logged_at < 1.0):
                 return
@@ -49,7 +60,11 @@ class ProgressBar:
         self.stream.flush()
 
     def close(self) -> None:
-        """End the line of the bar."""
+        """Draw the last state if a redraw was held back, and end the line of the bar."""
+        if self._pending is not None:
+            outcome, running = self._pending
+            self._drawn_at = -REDRAW_EVERY
+            self.update(outcome, running)
         if self.tty:
             self.stream.write("\n")
             self.stream.flush()

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from awlineage.processing._outcomes import TargetOutcome
 from awlineage.processing._plan import PlanNode, State
+from awlineage.processing._status_counts import StatusCounts
 
 FAILED = TargetOutcome.FAILED
 SKIPPED = TargetOutcome.SKIPPED
@@ -29,8 +30,9 @@ class DependencyTracker:
 
     def __init__(self, red: Iterable[PlanNode]) -> None:
         self.nodes = list(red)
-        self.status: dict[int, TargetOutcome] = {}
-        """id(node) -> how it ended, for the nodes that have."""
+        self.status = StatusCounts()
+        """id(node) -> how it ended, for the nodes that have (counted per status as it is
+        written, so that the progress bar reads counts in constant time)."""
         self._dependents: dict[int, list[PlanNode]] = {}
         self._waiting_on: dict[int, int] = {}
         for node in self.nodes:
