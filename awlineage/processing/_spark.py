@@ -105,6 +105,22 @@ def _filtered_stderr() -> Iterator[None]:
         os.close(restore)
 
 
+def require_spark() -> None:
+    """Before anything starts: a missing pyspark or Java is one line naming what to install.
+
+    Raises
+    ------
+    MissingExtraError
+        When pyspark or Java is not installed.
+    """
+    try:
+        require_extra("pyspark", "spark", "the Spark executor")
+    except MissingExtraError as exc:  # the way out, as require_java's message says too
+        raise MissingExtraError(f"{exc}, or use the serial executor (--executor serial)"
+                                ) from None
+    require_java()
+
+
 def check_cluster_settings(master: str, settings: Settings) -> None:
     """Refuse a cluster master with a database or data server only this machine can see."""
     if master.startswith("local"):
@@ -197,13 +213,7 @@ class SparkExecutor:
     def __init__(self, master: str | None = None, python_path: tuple[str, ...] = (),
                  conf: dict[str, str] | None = None, background: bool = False,
                  preload: tuple[str, ...] = ()) -> None:
-        # before anything starts: a missing pyspark or Java is one line naming what to install
-        try:
-            require_extra("pyspark", "spark", "the Spark executor")
-        except MissingExtraError as exc:  # the way out, as require_java's message says too
-            raise MissingExtraError(f"{exc}, or use the serial executor (--executor serial)"
-                                    ) from None
-        require_java()
+        require_spark()
         self.master = master or DEFAULT_MASTER
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         paths = [p for p in (*python_path, *os.environ.get("PYTHONPATH", "").split(os.pathsep))
