@@ -51,10 +51,14 @@ QUEUED_PER_CORE = 256
 the running ones, few enough that claims are not taken long before their target starts."""
 JOB_THREADS = 32
 """Driver threads that wait for Spark jobs (one per job in flight)."""
-THREAD_LIMITS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-"""Set to 1 for the workers unless set already (as Dask does for its workers): Spark runs a
-worker per core, and BLAS and OpenMP code (numpy, astroscrappy) would otherwise start a
-thread per core in each of them. A serial make uses those threads: the medium demo night's
+THREAD_LIMITS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                 "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+"""Set for the workers to ``spark.task.cpus`` (1 by default) unless set already (as Dask does
+for its workers): Spark runs a worker per task slot, and BLAS and OpenMP code (numpy,
+astroscrappy) would otherwise start a thread per core in each of them (one LACosmic call
+took 4.3 s with 2 OpenMP threads against 0.7 s with one, on a loaded 2-core machine). They
+are in the environment the Python daemon starts with, so they apply to the modules it
+preloads before it forks the workers. A serial make uses those threads: the medium demo night's
 make used 1.4 of 2 cores serially (87 CPU s in 62 s)."""
 PRELOAD_VARIABLE = "AWL_SPARK_PRELOAD"
 """The environment variable naming the modules `awlineage.processing._spark_daemon` imports
@@ -259,8 +263,9 @@ class SparkExecutor:
         for key, value in os.environ.items():
             if key.startswith(FORWARDED_ENVIRONMENT):  # data-server credentials and settings
                 spark_conf.set(f"spark.executorEnv.{key}", value)
-        for key in THREAD_LIMITS:  # a thread per worker: Spark runs a worker per core
-            spark_conf.set(f"spark.executorEnv.{key}", os.environ.get(key, "1"))
+        threads = conf.get("spark.task.cpus", "1")  # a worker per task slot
+        for key in THREAD_LIMITS:
+            spark_conf.set(f"spark.executorEnv.{key}", os.environ.get(key, threads))
         for key, value in conf.items():
             spark_conf.set(key, value)
         return spark_conf
