@@ -376,7 +376,7 @@ class TargetProcessor:
             if starting is not None:  # the tasks put the classes' roots on their module path
                 return starting
             if self._local_spark:  # started once the work left is worth it
-                require_spark()
+                require_spark(imported=False)
                 red = [qualified_name(n.cls) for n in plan.red()]
                 return SparkWhenItPays(lambda: self._start_spark(*classes), red,
                                        typical_seconds(self.db, classes),

@@ -19,6 +19,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import functools
+import importlib.util
 import itertools
 import os
 import sys
@@ -109,14 +110,23 @@ def _filtered_stderr() -> Iterator[None]:
         os.close(restore)
 
 
-def require_spark() -> None:
+def require_spark(imported: bool = True) -> None:
     """Before anything starts: a missing pyspark or Java is one line naming what to install.
+
+    Parameters
+    ----------
+    imported : bool, optional
+        Import pyspark; False only looks it up on the module path (a make that may not
+        start Spark does not pay for the import).
 
     Raises
     ------
     MissingExtraError
         When pyspark or Java is not installed.
     """
+    if not imported and importlib.util.find_spec("pyspark") is not None:
+        require_java()
+        return
     try:
         require_extra("pyspark", "spark", "the Spark executor")
     except MissingExtraError as exc:  # the way out, as require_java's message says too
