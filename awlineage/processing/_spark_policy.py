@@ -164,9 +164,9 @@ class SparkWhenItPays:
         if self.spark is None:
             work = sum(self._seen_seconds())
             return (f"{total}: made here, Spark would not pay ({work:.1f} CPU s of work; "
-                    f"it is started from about {self.threshold:.0f} s)")
+                    f"it starts once {self.threshold:.0f} CPU s are left to make)")
         return (f"{total}: Spark started after {self._started_at} made here, with about "
-                f"{self._estimate:.0f} CPU s of work left (it pays from {self.threshold:.0f} s)")
+                f"{self._estimate:.0f} CPU s of work left (it starts from {self.threshold:.0f})")
 
     def _seen_seconds(self) -> list[float]:
         return [s for seconds in self._seen.values() for s in seconds]
