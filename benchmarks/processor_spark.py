@@ -1,21 +1,26 @@
-"""Does Spark pay for itself? Figures printed, never asserted (issue 16, part 2 and 3).
+"""Does Spark pay for itself? Figures printed, never asserted (issue 16, parts 2 and 3;
+issue 36). Every row compares whole commands, each in a fresh folder and database, serial and
+Spark alternated, with the median and spread of the runs, and ``uptime`` before and after.
 
-1. Spark's start-up alone: a fresh Python process importing pyspark and starting a
-   ``SparkContext`` on ``local[2]``.
-2. 200 independent targets of 0.5 s CPU each, serially and on Spark ``local[2]`` (Spark started
-   outside the timing, as a long-lived driver would): the speed-up and the overhead per task,
-   ``(spark time x cores - work) / tasks`` (goals: >= 1.85 and < 20 ms).
-3. ``awl demo`` (small) and ``awl demo --size medium``, each in a fresh folder, serially and on
-   Spark: the whole command's wall time and its make phase (goals: small on Spark within serial +
-   start-up; medium on Spark at least 1.6x faster than serially).
+Rows (a function each, ``row_*``, so that more can be added):
 
-With ``--master URL`` (a Spark standalone master; ``--master start`` starts one on loopback with
-two one-core workers) it reports instead how many cheap targets per second per core the cluster
-makes, against PostgreSQL (``--postgres``) and an S3 bucket (a moto server on loopback unless
-``--data-url`` names one).
+1. ``awl demo`` (small night): serial against Spark (the default executor) - wall time, CPU
+   time and peak memory of the whole process tree (driver, JVM, Python workers: the sum of
+   their resident sets, sampled every 50 ms with psutil). Goal: Spark within 1.15x of serial,
+   and within 2x its memory.
+2. ``awl demo --size medium``: the same; goal: Spark at least 1.5x faster than serial.
+3. ``awl make BenchBusy`` as a command on 200 targets of 0.5 s CPU each, serial against
+   ``--spark-master local[2]``: the speed-up (goal >= 1.85) and Spark's overhead per target,
+   ``(Spark's wall time x 2 cores - work) / targets`` (goal < 20 ms; it includes Spark's start).
 
-Usage: python benchmarks/processor_spark.py [--tasks N] [--seconds S] [--skip-demo]
-       [--skip-medium] [--master URL|start [--cheap N]]
+``--quick`` is a smoke test (under ~30 s on a quiet machine): one run of each side of the
+small demo and of a few short targets. With ``--master URL`` (a Spark standalone master;
+``--master start`` starts one on loopback with two one-core workers) it reports instead how
+many cheap targets per second per core the cluster makes, against PostgreSQL
+(``--postgres``) and an S3 bucket (a moto server on loopback unless ``--data-url`` names one).
+
+Usage: python benchmarks/processor_spark.py [--quick] [--runs N] [--tasks N] [--seconds S]
+       [--skip-demo] [--skip-medium] [--skip-busy] [--master URL|start [--cheap N]]
 """
 
 from __future__ import annotations
@@ -23,19 +28,23 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+TARGETS = HERE / "spark_targets"
 # Spark's workers import processor_models from a directory of its own, holding nothing else
-sys.path.insert(0, str(HERE / "spark_targets"))
+sys.path.insert(0, str(TARGETS))
 sys.path.insert(0, str(ROOT))
 
 from benchmark_support import POSTGRES_URL, postgres_schema  # noqa: E402
@@ -46,8 +55,160 @@ from awlineage.persistence import set_current_store  # noqa: E402
 
 
 def _child_environment() -> dict[str, str]:
-    paths = [str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    paths = [str(ROOT), str(TARGETS), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
     return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p))
+
+
+def uptime() -> str:
+    """The load average, as ``uptime`` prints it."""
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+@dataclass
+class Measured:
+    """One whole command: wall and CPU seconds (of the whole process tree) and its peak
+    memory (the largest sum of the tree's resident sets seen)."""
+
+    wall: float
+    cpu: float
+    peak_mb: float
+    stdout: str
+
+
+def run_measured(command: list[str], cwd: str) -> Measured:
+    """Run `command` in `cwd`, sampling its process tree every 50 ms."""
+    import psutil
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, env=_child_environment(), text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    peak = 0
+    cpu: dict[int, float] = {}  # pid -> CPU seconds last seen
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        root = psutil.Process(process.pid)
+        while not stop.is_set():
+            try:
+                tree = [root, *root.children(recursive=True)]
+            except psutil.Error:
+                return
+            total = 0
+            for member in tree:
+                with contextlib.suppress(psutil.Error):
+                    total += member.memory_info().rss
+                    times = member.cpu_times()
+                    cpu[member.pid] = times.user + times.system
+            peak = max(peak, total)
+            stop.wait(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = process.communicate()
+    wall = time.perf_counter() - start
+    stop.set()
+    sampler.join()
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{out[-2000:]}\n{err[-2000:]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    reaped = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # two lower bounds of the tree's CPU time: the command's and its reaped children's (the
+    # JVM is not always reaped: its CPU would be missed), and the sum of what the samples saw
+    # of each process (the last 50 ms missed)
+    return Measured(wall, max(reaped, sum(cpu.values())), peak / 2**20, out)
+
+
+def _spread(values: list[float]) -> str:
+    median = statistics.median(values)
+    return f"{median:.1f} ({min(values):.1f}-{max(values):.1f})"
+
+
+def alternated(runs: int, sides: dict[str, Callable[[], Measured]]) -> dict[str, list[Measured]]:
+    """Run each side `runs` times, alternating (A B B A A B ...): load that drifts falls on
+    both sides alike."""
+    results: dict[str, list[Measured]] = {name: [] for name in sides}
+    names = list(sides)
+    for run in range(runs):
+        for name in (names if run % 2 == 0 else names[::-1]):
+            results[name].append(sides[name]())
+    return results
+
+
+def _demo_command(size: str, executor: str) -> Callable[[], Measured]:
+    def run() -> Measured:
+        with tempfile.TemporaryDirectory(prefix="awl-bench-demo-") as tmp:
+            return run_measured([sys.executable, "-m", "awlineage.cli", "demo", "--size", size,
+                                 "--executor", executor, "--colour", "never"], tmp)
+    return run
+
+
+def _print_sides(title: str, results: dict[str, list[Measured]]) -> None:
+    for name, measured in results.items():
+        print(f"  {title} {name:<6}: wall {_spread([m.wall for m in measured])} s, CPU "
+              f"{_spread([m.cpu for m in measured])} s, peak memory of the process tree "
+              f"{_spread([m.peak_mb for m in measured])} MB")
+
+
+def _note(stdout: str) -> str:
+    lines = [line for line in stdout.splitlines() if "targets to make:" in line]
+    return lines[-1].strip() if lines else "(no executor note)"
+
+
+def row_demo(size: str, runs: int) -> None:
+    """``awl demo --size size``: serial against Spark, whole commands, alternated."""
+    results = alternated(runs, {"serial": _demo_command(size, "serial"),
+                                "spark": _demo_command(size, "spark")})
+    serial = statistics.median(m.wall for m in results["serial"])
+    spark = statistics.median(m.wall for m in results["spark"])
+    memory = (statistics.median(m.peak_mb for m in results["spark"])
+              / statistics.median(m.peak_mb for m in results["serial"]))
+    goal = "Spark / serial, goal <= 1.15" if size == "small" else \
+        "serial / Spark, goal >= 1.5"
+    ratio = spark / serial if size == "small" else serial / spark
+    print(f"awl demo --size {size}, {runs} alternated run(s): {goal}: {ratio:.2f}; "
+          f"memory Spark / serial {memory:.2f} (goal <= 2)")
+    _print_sides("demo", results)
+    print(f"  Spark's run said: {_note(results['spark'][-1].stdout)}")
+
+
+WORK_SETUP = """
+import sys
+from awlineage import commit, connect
+from processor_models import BenchWork
+connect(sys.argv[1])
+commit([BenchWork(seconds=float(sys.argv[3])) for _ in range(int(sys.argv[2]))])
+"""
+
+
+def _busy_command(tasks: int, seconds: float, executor: list[str]) -> Callable[[], Measured]:
+    def run() -> Measured:
+        with tempfile.TemporaryDirectory(prefix="awl-bench-busy-") as tmp:
+            url = f"sqlite:///{tmp}/busy.db"
+            subprocess.run([sys.executable, "-c", WORK_SETUP, url, str(tasks), str(seconds)],
+                           cwd=tmp, env=_child_environment(), check=True)
+            return run_measured([sys.executable, "-m", "awlineage.cli", "--database", url,
+                                 "make", "BenchBusy", "--import", "processor_models",
+                                 "--colour", "never", *executor], tmp)
+    return run
+
+
+def row_busy_local(tasks: int, seconds: float, runs: int, cores: int = 2) -> None:
+    """``awl make`` of `tasks` targets of `seconds` CPU each: serial against local[cores]."""
+    results = alternated(runs, {
+        "serial": _busy_command(tasks, seconds, ["--executor", "serial"]),
+        "spark": _busy_command(tasks, seconds, ["--executor", "spark", "--spark-master",
+                                                f"local[{cores}]"])})
+    serial = statistics.median(m.wall for m in results["serial"])
+    spark = statistics.median(m.wall for m in results["spark"])
+    work = tasks * seconds
+    overhead = [(m.wall * cores - work) / tasks * 1e3 for m in results["spark"]]
+    print(f"awl make, {tasks} targets of {seconds} s CPU, {runs} alternated run(s): speed-up "
+          f"serial / Spark local[{cores}] {serial / spark:.2f} (goal >= 1.85), Spark's "
+          f"overhead per target {_spread(overhead)} ms (goal < 20 ms, Spark's start included)")
+    _print_sides("make", results)
+    print(f"  Spark's run said: {_note(results['spark'][-1].stdout)}")
 
 
 def spark_startup(master: str = "local[2]") -> float:
@@ -62,14 +223,15 @@ def spark_startup(master: str = "local[2]") -> float:
 
 
 def busy_speedup(tasks: int, seconds: float, master: str = "local[2]") -> dict[str, float]:
-    """Serial against Spark on `tasks` independent targets of `seconds` CPU each."""
+    """Warm, in-process: serial against a Spark already started, on `tasks` independent
+    targets of `seconds` CPU each (a second row, labelled so: no Spark start in it)."""
     from awlineage.processing import SparkExecutor
 
     timings: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         connect(f"sqlite:///{tmp}/spark.db")
         commit([BenchWork(seconds=seconds) for _ in range(tasks)])
-        spark = SparkExecutor(master, python_path=(str(HERE / "spark_targets"),))
+        spark = SparkExecutor(master, python_path=(str(TARGETS),))
         cores = spark.cores
         for name, executor in (("serial", "serial"), ("spark", spark)):
             processor = TargetProcessor(executor, progress=False)
@@ -82,49 +244,30 @@ def busy_speedup(tasks: int, seconds: float, master: str = "local[2]") -> dict[s
     work = tasks * seconds
     timings["speed-up"] = timings["serial"] / timings["spark"]
     timings["overhead"] = (timings["spark"] * cores - work) / tasks
-    timings["serial overhead"] = (timings["serial"] - work) / tasks
     return timings
 
 
-MADE_LINE = re.compile(r"target\(s\) made, \d+ reused, in ([0-9.]+) s")
-
-
-def demo(executor: str, size: str = "small") -> tuple[float, float]:
-    """The wall time of ``awl demo --size size --executor executor`` in a fresh folder, and
-    of its make phase (as the demo prints it)."""
-    with tempfile.TemporaryDirectory(prefix="awl-bench-demo-") as tmp:
-        start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "awlineage.cli", "demo", "--size", size,
-                               "--executor", executor, "--colour", "never"], cwd=tmp,
-                              env=_child_environment(), capture_output=True, text=True)
-        elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        raise RuntimeError(f"awl demo failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    found = MADE_LINE.search(done.stdout)
-    return elapsed, float(found.group(1)) if found else float("nan")
-
-
-def spark_figures(tasks: int = 200, seconds: float = 0.5, run_demo: bool = True,
-                  medium: bool = True) -> None:
-    """Print the local-mode figures: start-up, the CPU-bound speed-up and the demos."""
-    startup = spark_startup()
-    print(f"Spark start-up (import pyspark, SparkContext local[2], fresh process): "
-          f"{startup:.1f} s")
+def row_busy_warm(tasks: int, seconds: float) -> None:
+    """The warm, in-process figure (Spark started outside the timing), labelled as such."""
     busy = busy_speedup(tasks, seconds)
-    print(f"{tasks} targets of {seconds} s CPU: serial {busy['serial']:.1f} s, Spark local[2] "
-          f"{busy['spark']:.1f} s, speed-up {busy['speed-up']:.2f} (goal >= 1.85), overhead "
-          f"per task {busy['overhead'] * 1e3:.0f} ms on Spark (goal < 20 ms), "
-          f"{busy['serial overhead'] * 1e3:.0f} ms serially")
-    for size, wanted in (("small", run_demo), ("medium", medium)):
-        if not wanted:
-            continue
-        serial_all, serial_make = demo("serial", size)
-        spark_all, spark_make = demo("spark", size)
-        goal = (f"goal <= serial + start-up = {serial_all + startup:.1f} s" if size == "small"
-                else "goal >= 1.6")
-        print(f"awl demo --size {size}: serial {serial_all:.1f} s (make {serial_make:.1f} s), "
-              f"Spark {spark_all:.1f} s (make {spark_make:.1f} s); serial / Spark "
-              f"{serial_all / spark_all:.2f} ({goal})")
+    print(f"warm, in process (Spark started before the timing; one run): {tasks} targets of "
+          f"{seconds} s: speed-up {busy['speed-up']:.2f}, overhead per target "
+          f"{busy['overhead'] * 1e3:.0f} ms")
+
+
+def spark_figures(tasks: int = 200, seconds: float = 0.5, runs: int = 3, run_demo: bool = True,
+                  medium: bool = True, busy: bool = True, warm: bool = False) -> None:
+    """Print the local-mode rows."""
+    print(f"load before: {uptime()}")
+    if run_demo:
+        row_demo("small", runs)
+    if medium:
+        row_demo("medium", runs)
+    if busy:
+        row_busy_local(tasks, seconds, runs)
+    if warm:
+        row_busy_warm(tasks, seconds)
+    print(f"load after: {uptime()}")
 
 
 @contextlib.contextmanager
@@ -188,10 +331,16 @@ def cluster_figures(master: str, targets: int, postgres: str, data_url: str | No
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke test: one run of the small demo and of a few targets")
+    parser.add_argument("--runs", type=int, default=3, help="alternated runs of each side")
     parser.add_argument("--tasks", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=0.5)
     parser.add_argument("--skip-demo", action="store_true")
     parser.add_argument("--skip-medium", action="store_true")
+    parser.add_argument("--skip-busy", action="store_true")
+    parser.add_argument("--warm", action="store_true",
+                        help="add the warm, in-process row (Spark started before the timing)")
     parser.add_argument("--master", help="a Spark standalone master URL, or 'start'")
     parser.add_argument("--cheap", type=int, default=2000, help="targets on the cluster")
     parser.add_argument("--postgres", default=POSTGRES_URL)
@@ -199,8 +348,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.master:
         cluster_figures(args.master, args.cheap, args.postgres, args.data_url)
+    elif args.quick:
+        spark_figures(8, 0.05, 1, medium=False)
     else:
-        spark_figures(args.tasks, args.seconds, not args.skip_demo, not args.skip_medium)
+        spark_figures(args.tasks, args.seconds, args.runs, not args.skip_demo,
+                      not args.skip_medium, not args.skip_busy, args.warm)
 
 
 if __name__ == "__main__":

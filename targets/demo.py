@@ -80,7 +80,9 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
     say(made.summary())
     say(f"{made.made} target(s) made, {made.reused} reused, in "
         f"{time.perf_counter() - started:.1f} s")
-    if made.made_locally == made.made:
+    if made.note:
+        say(f"({made.note})")
+    elif made.made_locally == made.made:
         say("(all made in this process while Spark was starting: on a night this small, "
             "Spark's workers were not up before the end)")
     elif made.made_locally:

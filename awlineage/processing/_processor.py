@@ -10,7 +10,7 @@ from typing import TextIO
 
 from awlineage.database import Database, find_or_commit
 from awlineage.errors import ConfigurationError
-from awlineage.persistence import DBObject, Expression
+from awlineage.persistence import DBObject, Expression, qualified_name
 from awlineage.processing._claims import DEFAULT_TIMEOUT, TargetClaims, clear_leftover_claims
 from awlineage.processing._executors import Executor, SerialExecutor, resolve_executor
 from awlineage.processing._outcomes import TargetOutcome
@@ -19,7 +19,8 @@ from awlineage.processing._planner import Planner
 from awlineage.processing._progress import ProgressBar, summary_table
 from awlineage.processing._render import render_causes, render_plan
 from awlineage.processing._scheduler import Outcome, Scheduler
-from awlineage.processing._spark import SparkExecutor, module_roots
+from awlineage.processing._spark import SparkExecutor, module_roots, require_spark
+from awlineage.processing._spark_policy import SparkWhenItPays, typical_seconds
 from awlineage.processing._task import FAILED, MADE, Settings, TaskResult
 from awlineage.storage import Session, current_session
 
@@ -32,6 +33,8 @@ class ProcessingReport:
     outcome: Outcome | None
     """None for a dry run."""
     database: Database
+    note: str = ""
+    """Where the targets were made and why, when the processor chose (Spark or here)."""
 
     @cached_property
     def objects(self) -> list[DBObject]:
@@ -272,23 +275,25 @@ class TargetProcessor:
     def start(self, cls: type) -> None:
         """Start the executor now, for a `make` of `cls` to come.
 
-        Spark starts in the background and its workers import `cls`'s module and connect,
-        while this process goes on (ingests, plans); the make uses that executor. Nothing to
-        do for the serial executor or one given ready-made.
+        On a cluster master, Spark starts in the background and its workers import `cls`'s
+        module and connect, while this process goes on (ingests, plans); the make uses that
+        executor. Nothing to do for the serial executor, one given ready-made, or Spark in
+        local mode: the make starts it once the work left is worth its start
+        (`SparkWhenItPays`).
 
         Parameters
         ----------
         cls : type
             The process class that will be made.
         """
-        if self._starting is None:
+        if self._starting is None and not self._local_spark:
             self._starting = self._start_spark(cls)
 
     def _make(self, cls: type, where: Expression | str | None, force: bool,
               force_upstream: bool, dry_run: bool) -> ProcessingReport:
         starting = None
         if not dry_run:
-            starting = self._starting or self._start_spark(cls)
+            starting = self._starting or (None if self._local_spark else self._start_spark(cls))
             self._starting = None
         plan = self.plan(cls, where, force=force, force_upstream=force_upstream)
         if not dry_run:
@@ -296,8 +301,10 @@ class TargetProcessor:
         if dry_run or not plan.red():
             return ProcessingReport(plan, None if dry_run else Outcome(), self.db)
         self._commit_parameters(plan)
-        outcome = self._run(plan, self._executor(plan, starting))
-        return ProcessingReport(plan, outcome, self.db)
+        executor = self._executor(plan, starting)
+        outcome = self._run(plan, executor)
+        note = executor.note() if isinstance(executor, SparkWhenItPays) else ""
+        return ProcessingReport(plan, outcome, self.db, note)
 
     def _run(self, plan: Plan, executor: Executor) -> Outcome:
         """Run the red nodes of `plan` on `executor` (Spark's targets in this process while
@@ -307,7 +314,8 @@ class TargetProcessor:
         scheduler = Scheduler(
             executor, self.settings(plan), keep_going=self.keep_going, claims=claims,
             on_event=bar.update if bar else None,
-            local=SerialExecutor(self.session) if isinstance(executor, SparkExecutor) else None)
+            local=executor.local if isinstance(executor, SparkWhenItPays) else
+            SerialExecutor(self.session) if isinstance(executor, SparkExecutor) else None)
         try:
             return scheduler.run(plan)
         finally:
@@ -334,18 +342,23 @@ class TargetProcessor:
         return Settings(self.db.url.render_as_string(hide_password=False), self.db.schema,
                         self.session.data_url, roots)
 
-    def _start_spark(self, cls: type) -> SparkExecutor | None:
-        """Start Spark in the background, while the plan is made, when it will be needed
-        (it is left running if nothing turns out to be red, as after a make), and have its
-        workers import `cls`'s module and connect as soon as it is up."""
-        if self.executor != "spark" or cls.__module__ == "__main__":
+    @property
+    def _local_spark(self) -> bool:
+        """Whether the executor is Spark in local mode (started when it pays)."""
+        return self.executor == "spark" and (self.spark_master or "local").startswith("local")
+
+    def _start_spark(self, *classes: type) -> SparkExecutor | None:
+        """Start Spark in the background (while the plan is made, or while targets are made
+        here) and have its workers import the modules of `classes` and connect as soon as it
+        is up; it is left running after the make."""
+        modules = tuple(dict.fromkeys(c.__module__ for c in classes))
+        if self.executor != "spark" or "__main__" in modules:
             return None
-        roots = module_roots([cls])
+        roots = module_roots(list(classes))
         executor = SparkExecutor(self.spark_master, python_path=roots, background=True,
-                                 preload=(cls.__module__,))
+                                 preload=modules)
         executor.warm_up(Settings(self.db.url.render_as_string(hide_password=False),
-                                  self.db.schema, self.session.data_url, roots),
-                         (cls.__module__,))
+                                  self.db.schema, self.session.data_url, roots), modules)
         return executor
 
     def _executor(self, plan: Plan, starting: SparkExecutor | None = None) -> Executor:
@@ -363,6 +376,12 @@ class TargetProcessor:
                     "use the serial executor")
             if starting is not None:  # the tasks put the classes' roots on their module path
                 return starting
+            if self._local_spark:  # started once the work left is worth it
+                require_spark(imported=False)
+                red = [qualified_name(n.cls) for n in plan.red()]
+                return SparkWhenItPays(lambda: self._start_spark(*classes), red,
+                                       typical_seconds(self.db, classes),
+                                       SerialExecutor(self.session))
             return SparkExecutor(self.spark_master, python_path=module_roots(classes))
         raise ValueError(f"unknown executor {self.executor!r}")  # resolve_executor refused it
 
@@ -405,7 +424,9 @@ def print_report(report: ProcessingReport, out: TextIO = sys.stdout, colour: boo
     print(report.tree(colour, max_roots=MAX_ROOTS_SHOWN), file=out)
     print(f"\nwhy:\n{render_causes(report.plan)}\n", file=out)
     print(report.summary(), file=out)
-    if report.made_locally:
+    if report.note:
+        print(f"({report.note})", file=out)
+    elif report.made_locally:
         print(f"({report.made_locally} made in this process while Spark was starting)",
               file=out)
     for node, result in report.failures():

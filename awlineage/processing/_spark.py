@@ -19,6 +19,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import functools
+import importlib.util
 import itertools
 import os
 import sys
@@ -51,10 +52,14 @@ QUEUED_PER_CORE = 256
 the running ones, few enough that claims are not taken long before their target starts."""
 JOB_THREADS = 32
 """Driver threads that wait for Spark jobs (one per job in flight)."""
-THREAD_LIMITS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-"""Set to 1 for the workers unless set already (as Dask does for its workers): Spark runs a
-worker per core, and BLAS and OpenMP code (numpy, astroscrappy) would otherwise start a
-thread per core in each of them. A serial make uses those threads: the medium demo night's
+THREAD_LIMITS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                 "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+"""Set for the workers to ``spark.task.cpus`` (1 by default) unless set already (as Dask does
+for its workers): Spark runs a worker per task slot, and BLAS and OpenMP code (numpy,
+astroscrappy) would otherwise start a thread per core in each of them (one LACosmic call
+took 4.3 s with 2 OpenMP threads against 0.7 s with one, on a loaded 2-core machine). They
+are in the environment the Python daemon starts with, so they apply to the modules it
+preloads before it forks the workers. A serial make uses those threads: the medium demo night's
 make used 1.4 of 2 cores serially (87 CPU s in 62 s)."""
 PRELOAD_VARIABLE = "AWL_SPARK_PRELOAD"
 """The environment variable naming the modules `awlineage.processing._spark_daemon` imports
@@ -103,6 +108,31 @@ def _filtered_stderr() -> Iterator[None]:
         sys.stderr.flush()
         os.dup2(restore, 2)
         os.close(restore)
+
+
+def require_spark(imported: bool = True) -> None:
+    """Before anything starts: a missing pyspark or Java is one line naming what to install.
+
+    Parameters
+    ----------
+    imported : bool, optional
+        Import pyspark; False only looks it up on the module path (a make that may not
+        start Spark does not pay for the import).
+
+    Raises
+    ------
+    MissingExtraError
+        When pyspark or Java is not installed.
+    """
+    if not imported and importlib.util.find_spec("pyspark") is not None:
+        require_java()
+        return
+    try:
+        require_extra("pyspark", "spark", "the Spark executor")
+    except MissingExtraError as exc:  # the way out, as require_java's message says too
+        raise MissingExtraError(f"{exc}, or use the serial executor (--executor serial)"
+                                ) from None
+    require_java()
 
 
 def check_cluster_settings(master: str, settings: Settings) -> None:
@@ -197,13 +227,7 @@ class SparkExecutor:
     def __init__(self, master: str | None = None, python_path: tuple[str, ...] = (),
                  conf: dict[str, str] | None = None, background: bool = False,
                  preload: tuple[str, ...] = ()) -> None:
-        # before anything starts: a missing pyspark or Java is one line naming what to install
-        try:
-            require_extra("pyspark", "spark", "the Spark executor")
-        except MissingExtraError as exc:  # the way out, as require_java's message says too
-            raise MissingExtraError(f"{exc}, or use the serial executor (--executor serial)"
-                                    ) from None
-        require_java()
+        require_spark()
         self.master = master or DEFAULT_MASTER
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         paths = [p for p in (*python_path, *os.environ.get("PYTHONPATH", "").split(os.pathsep))
@@ -249,8 +273,9 @@ class SparkExecutor:
         for key, value in os.environ.items():
             if key.startswith(FORWARDED_ENVIRONMENT):  # data-server credentials and settings
                 spark_conf.set(f"spark.executorEnv.{key}", value)
-        for key in THREAD_LIMITS:  # a thread per worker: Spark runs a worker per core
-            spark_conf.set(f"spark.executorEnv.{key}", os.environ.get(key, "1"))
+        threads = conf.get("spark.task.cpus", "1")  # a worker per task slot
+        for key in THREAD_LIMITS:
+            spark_conf.set(f"spark.executorEnv.{key}", os.environ.get(key, threads))
         for key, value in conf.items():
             spark_conf.set(key, value)
         return spark_conf
