@@ -24,6 +24,8 @@ STATE_FILE = "cluster.json"
 """The state file's name in the cluster's directory."""
 START_TIMEOUT = 120.0
 """Seconds the master and each worker get to come up."""
+SPARK_DAEMONS = b"org.apache.spark.deploy."
+"""In the command line of every process a cluster is made of (`_alive`)."""
 STOP_TIMEOUT = 30.0
 """Seconds a process gets to end after SIGTERM before it is killed."""
 
@@ -36,16 +38,14 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def _alive(pid: int) -> bool:
+    """Whether `pid` is a running Spark master or worker: a process id of a state file may
+    have been taken by another process since (after a reboot), which must not be stopped."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process took the id
-        return False
-    try:  # a zombie (a child of this process, ended and not reaped) is not alive
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
-        return True
+        return False
+    return SPARK_DAEMONS in command and state != "Z"  # a zombie has ended
 
 
 @dataclasses.dataclass
