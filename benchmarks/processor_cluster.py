@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -75,8 +76,8 @@ def cluster_speedup(tasks: int, seconds: float, rounds: int, postgres: str) -> N
             environment = dict(
                 os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p),
                 AWL_DATABASE_URL=postgres, AWL_DATABASE_SCHEMA=schema,
-                AWL_DATA_URL=f"s3://awl-bench-{schema[-12:]}?endpoint={host}:{port}"
-                             "&secure=false",
+                AWL_DATA_URL=f"s3://awl-bench-{uuid.uuid4().hex[:12]}?endpoint={host}:"
+                             f"{port}&secure=false",
                 AWL_S3_ACCESS_KEY="awl-bench-access", AWL_S3_SECRET_KEY="awl-bench-secret")
             connect(postgres, schema=schema)
             commit([BenchWork(seconds=seconds) for _ in range(tasks)])
