@@ -28,6 +28,7 @@ def _demo(args: argparse.Namespace) -> int:
     from targets.demo import run_demo
 
     return run_demo(args.database, size=args.size, executor=args.executor,
+                    spark_master=args.spark_master,
                     cosmic_ray_threshold=args.cosmic_ray_threshold, colour=args.colour)
 
 
@@ -39,6 +40,10 @@ def add_demo(commands: argparse._SubParsersAction) -> None:
     demo.add_argument("--executor", choices=EXECUTOR_NAMES, default="auto",
                       help="where targets are made: spark, serial, or auto (default: spark "
                       "when pyspark is installed, else serial)")
+    demo.add_argument("--spark-master", metavar="URL",
+                      help="Spark master URL (default local[*]), such as the one awl spark "
+                      "start prints; a cluster needs PostgreSQL (AWL_DATABASE_URL) and an S3 "
+                      "or HTTP data server (AWL_DATA_URL)")
     demo.add_argument("--cosmic-ray-threshold", type=real_number("a detection limit", above=True),
                       metavar="SIGMA",
                       help="LACosmic's detection limit (default 4.5): changing it remakes only "

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO, cast
 
-from awlineage import TargetProcessor, backward, connect, info, select
+from awlineage import AwlError, TargetProcessor, backward, connect, info, select
 from awlineage.processing import render_plan, resolve_executor
 from awlineage.storage import current_data_server
 from targets.pipeline import (
@@ -34,12 +34,16 @@ SEED = 7
 
 
 def run_demo(database_url: str | None = None, *, size: str = "small", executor: str = "auto",
-             cosmic_ray_threshold: float | None = None, colour: str = "auto",
+             spark_master: str | None = None, cosmic_ray_threshold: float | None = None,
+             colour: str = "auto",
              out: TextIO = sys.stdout) -> int:
     """Run the demo; returns the exit status (1 when a target could not be made)."""
     db = connect(database_url)
-    executor = resolve_executor(executor)
-    if executor == "spark" and not _java_available():
+    if spark_master and executor == "serial":
+        raise AwlError(f"--spark-master {spark_master} needs the Spark executor, not "
+                       "--executor serial")
+    executor = "spark" if spark_master else resolve_executor(executor)
+    if executor == "spark" and not spark_master and not _java_available():
         print("Java was not found, and Spark needs it: running the serial executor instead "
               "(install Java 17 for Spark)", file=sys.stderr)
         executor = "serial"
@@ -50,11 +54,12 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
     say = _Printer(out)
     say.title("awlineage demo: an imaging pipeline on a synthetic night")
     say(f"database {db.url.render_as_string(hide_password=True)}, data server {server.url}, "
-        f"executor {executor}")
+        f"executor {executor}" + (f" on {spark_master}" if spark_master else ""))
 
     parameters = () if cosmic_ray_threshold is None else \
         (ReducedScienceFrameParameters(sigclip=cosmic_ray_threshold),)
-    processor = TargetProcessor(executor, database=db, parameters=parameters)
+    processor = TargetProcessor(executor, database=db, parameters=parameters,
+                                spark_master=spark_master)
     processor.start(SourceList)  # Spark starts while the night is ingested and planned
 
     say.title(f"1. A {size} synthetic night, ingested")

@@ -73,6 +73,7 @@ COMMAND_MODULES = (
     "awlineage.cli._cutout",
     "awlineage.cli._make",
     "awlineage.cli._dataserver",
+    "awlineage.cli._spark",
 )
 """Modules with an ``add_commands(subparsers)`` function, in the order of ``awl --help``
 (the plug-in commands follow, by name)."""

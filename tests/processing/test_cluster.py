@@ -1,12 +1,18 @@
-"""Cluster mode for real: a Spark standalone cluster on loopback (a master and two workers),
-the processor against it with PostgreSQL and the S3 back end; the targets are made by the
-workers' executors and committed once, also 2,000 of them in batches shared by both workers."""
+"""Cluster mode for real: a Spark standalone cluster on loopback (a master and two workers,
+started and stopped by ``awl spark start`` and ``awl spark stop``), the processor against it
+with PostgreSQL and the S3 back end; the targets are made by the workers' executors and
+committed once, also 2,000 of them in batches shared by both workers; and ``awl demo
+--spark-master`` on it, its products in PostgreSQL and S3."""
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import os
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -21,9 +27,9 @@ from awlineage import (
 )
 from awlineage.persistence import set_current_store
 from awlineage.processing import SparkExecutor
+from awlineage.processing._standalone import read_state
 from awlineage.storage import forget_data_server, use_data_server
 from tests.processing.conftest import ingest_night
-from tests.processing.spark_cluster import SparkCluster
 
 S3_ACCESS_KEY, S3_SECRET_KEY = "awl-cluster-access", "awl-cluster-secret"
 
@@ -50,8 +56,9 @@ def s3_bucket(monkeypatch: pytest.MonkeyPatch):
     host, port = server.get_host_and_port()
     monkeypatch.setenv("AWL_S3_ACCESS_KEY", S3_ACCESS_KEY)
     monkeypatch.setenv("AWL_S3_SECRET_KEY", S3_SECRET_KEY)
-    storage = use_data_server(f"s3://awl-{uuid.uuid4().hex[:16]}?endpoint={host}:{port}"
-                              "&secure=false")
+    url = f"s3://awl-{uuid.uuid4().hex[:16]}?endpoint={host}:{port}&secure=false"
+    storage = use_data_server(url)
+    storage.test_url = url  # for a command run in another process
     yield storage
     forget_data_server()  # later tests must not talk to the stopped server
     server.stop()
@@ -60,11 +67,36 @@ def s3_bucket(monkeypatch: pytest.MonkeyPatch):
 CHEAP_TARGETS = 2000
 
 
+def awl(*arguments: str, env: dict[str, str] | None = None,
+        cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run ``awl`` of this checkout as a command."""
+    paths = [os.getcwd(), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    environment = dict(os.environ if env is None else env,
+                       PYTHONPATH=os.pathsep.join(p for p in paths if p))
+    return subprocess.run([sys.executable, "-m", "awlineage.cli", *arguments], cwd=cwd,
+                          env=environment, capture_output=True, text=True, timeout=600)
+
+
+@dataclasses.dataclass
+class Cluster:
+    master_url: str
+    directory: Path
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    running = SparkCluster(tmp_path_factory.mktemp("cluster"), workers=2, cores=1)
-    yield running
-    running.stop()
+    """The cluster ``awl spark start`` starts (two one-core workers on loopback); stopped
+    by ``awl spark stop``, whose processes are then gone."""
+    directory = tmp_path_factory.mktemp("cluster") / "awl-spark"
+    started = awl("spark", "start", "--workers", "2", "--cores", "1",
+                  "--directory", str(directory))
+    assert started.returncode == 0, started.stderr
+    yield Cluster(started.stdout.strip(), directory)
+    state = read_state(directory)
+    stopped = awl("spark", "stop", "--directory", str(directory))
+    assert stopped.returncode == 0, stopped.stderr
+    assert state is not None and not any(state.alive())
+    assert read_state(directory) is None
 
 
 @pytest.fixture
@@ -123,3 +155,37 @@ def test_thousands_of_targets_are_made_once_each_by_both_workers(
     by_executor = collections.Counter(p.executor_dir for p in select(CheapProduct))
     assert len(by_executor) == 2, by_executor  # each worker's executor made some
     assert os.getcwd() not in by_executor
+
+
+def test_awl_spark_status_names_the_master_and_its_running_workers(cluster) -> None:
+    status = awl("spark", "status", "--directory", str(cluster.directory))
+    assert status.returncode == 0, status.stdout + status.stderr
+    assert cluster.master_url.startswith("spark://127.0.0.1:")
+    assert f"master {cluster.master_url}" in status.stdout
+    assert status.stdout.count(", running,") == 3  # the master and two workers
+    again = awl("spark", "start", "--directory", str(cluster.directory))
+    assert again.returncode == 2 and "running already" in again.stderr
+
+
+def test_awl_demo_on_the_cluster_stores_its_products_in_postgresql_and_s3(
+        postgres, s3_bucket, cluster, tmp_path) -> None:
+    from awlineage.processing._spark import FORWARDED_ENVIRONMENT
+    from targets.pipeline import ReducedScienceFrame, SourceList
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(FORWARDED_ENVIRONMENT)}
+    env.update(AWL_DATABASE_URL=postgres.url.render_as_string(hide_password=False),
+               AWL_DATABASE_SCHEMA=postgres.schema, AWL_DATA_URL=s3_bucket.test_url,
+               AWL_S3_ACCESS_KEY=S3_ACCESS_KEY, AWL_S3_SECRET_KEY=S3_SECRET_KEY)
+    demo = awl("demo", "--size", "small", "--spark-master", cluster.master_url,
+               "--colour", "never", env=env, cwd=tmp_path)
+    assert demo.returncode == 0, demo.stdout[-3000:] + demo.stderr[-3000:]
+    assert f"executor spark on {cluster.master_url}" in demo.stdout
+    assert not list(tmp_path.iterdir())  # no SQLite file, no data directory here
+    lists = list(select(SourceList))
+    assert lists and all(s.nsources > 0 for s in lists)
+    frames = list(select(ReducedScienceFrame))
+    for product in [*lists, *frames]:
+        stored = s3_bucket.stat(product.filename)
+        assert stored is not None and stored.sha256 == product.content_hash
+    pids = {r.pid for r in select(ProcessRun)}
+    assert len(pids) > 1  # the workers' processes made some, not only the demo's own
