@@ -112,7 +112,15 @@ UNDERSAMPLED = {"dss_m13": TOTAL_FLUX, "hst_hdfs": TOTAL_FLUX, "hst_a478": TOTAL
 fluxes are."""
 
 
-@pytest.mark.parametrize("name", sorted(UNDERSAMPLED))
+def test_the_frames_checked_twice_are_held_to_the_undersampled_goal_by_the_first_check(
+        ) -> None:
+    """An undersampled frame that is also in `EXPECTED` has its total flux checked there (one
+    pipeline run per frame and database instead of two), to a goal at least as strict."""
+    for name in set(UNDERSAMPLED) & set(EXPECTED):
+        assert EXPECTED[name].total <= UNDERSAMPLED[name], name
+
+
+@pytest.mark.parametrize("name", sorted(set(UNDERSAMPLED) - set(EXPECTED)))
 def test_the_flux_of_compact_stars_on_undersampled_frames_is_their_total(db, data_server,
                                                                         name: str) -> None:
     check = check_real_file(REAL_FILES[name].path())
