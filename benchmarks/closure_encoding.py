@@ -16,7 +16,7 @@ loading the graph); wall and CPU are of the encoding only.
 
 Usage: python benchmarks/closure_encoding.py [--sizes 1000,10000,...] [--shapes a,b,...]
            [--window W] [--seed S] [--budget B] [--timeout S] [--memory-gb G]
-           [--baseline DIR]
+           [--baseline DIR] [--quick]
 """
 
 from __future__ import annotations
@@ -124,7 +124,11 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir())
                         / "awl-closure-graphs", help="where generated graphs are kept")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: 1,000 nodes, random-d1 (the quickest to encode)")
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.shapes, args.timeout = "1000", "random-d1", 60.0
     if args.child:
         print(json.dumps(encode_one(args.child, args.budget)))
         return

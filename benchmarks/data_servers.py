@@ -384,7 +384,12 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=2, help="runs of the small case (best)")
     parser.add_argument("--workdir", help="scratch directory (default: a temporary one)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: 20 small files, 8 MiB, one run, local and http+s3")
     args = parser.parse_args()
+    if args.quick:  # the local store and HTTP over S3: both servers, started once each
+        args.small_count, args.large_mib, args.repeat = 20, 8, 1
+        args.backends = "local,http+s3"
     if args.child:
         child_main(json.loads(args.child))
         return 0

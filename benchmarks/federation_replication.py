@@ -13,7 +13,7 @@ more likely within the asker's group; a query fetches a log-normal amount of lin
 ``ReplicationProblem.from_query_log``.  Communication and storage bytes weigh the same.
 
 Usage: python benchmarks/federation_replication.py [--sites 6,8,10,12,20,40] [--workloads W]
-           [--seed S]
+           [--seed S] [--quick]
 
 The default run takes about 30 seconds on 2 cores (the exact optimum of 10 sites enumerates
 115,975 partitions per workload).
@@ -113,7 +113,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--shapes", default="grouped,unstructured",
                         help=f"workload shapes, comma-separated, of {', '.join(SHAPES)}")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: 6 and 8 sites, 2 workloads")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.sites, args.workloads = "6,8", 2
     for shape in args.shapes.split(","):
         if shape not in SHAPES:
             parser.error(f"unknown workload shape {shape!r}; known: {', '.join(SHAPES)}")

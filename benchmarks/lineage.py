@@ -17,7 +17,7 @@ Prints, each against a baseline run in the same process:
    cached (what every make() pays), with the number of pieces of code covered. No database.
 
 Usage: python benchmarks/lineage.py [--makes N] [--calls N] [--postgres URL] [--skip-postgres]
-       [--code-versions-only]
+       [--code-versions-only] [--quick]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from awlineage import (
     persistent,
     traced,
 )
-from awlineage.database import Database, list_table_name
+from awlineage.database import Database
 from awlineage.persistence import set_current_store
 from awlineage.trace import covered_code
 
@@ -172,8 +172,8 @@ def build_dag(objects: int, layers_count: int = 10, fan_in: int = 3) -> BenchNod
 
 
 def recursive_cte(db: Database, start: int) -> int:
-    table = sa.table(list_table_name("benchnode", "made_from"), sa.column("object_id"),
-                     sa.column("target_id"))
+    # the class's own link-list table: its name carries the module's prefix
+    table = db.tables_for(BenchNode).list_tables["made_from"]
     seed = sa.select(table.c.target_id.label("id")).where(table.c.object_id == start)
     reach = seed.cte("reach", recursive=True)
     step = sa.select(table.c.target_id).join(reach, table.c.object_id == reach.c.id)
@@ -184,9 +184,10 @@ def recursive_cte(db: Database, start: int) -> int:
         return len(conn.execute(query).all())
 
 
-def lineage_queries(db: Database, repeat: int) -> None:
+def lineage_queries(db: Database, repeat: int, sizes: tuple[int, ...], spokes_count: int
+                    ) -> None:
     print(f"  3. ancestors of a leaf in a layered DAG (best of {repeat})")
-    for objects in (1_000, 10_000):
+    for objects in sizes:
         leaf = build_dag(objects)
         found = len(ancestors(leaf))
         assert found == recursive_cte(db, leaf.object_id), "ancestors disagree with the CTE"
@@ -197,7 +198,7 @@ def lineage_queries(db: Database, repeat: int) -> None:
               f"({queries} queries), recursive CTE {t_cte * 1e3:8.1f} ms, "
               f"ratio {t_ours / t_cte:.2f}")
     hub = BenchHub(name="hub")
-    commit([BenchSpoke(hub=hub) for _ in range(10_000)])
+    commit([BenchSpoke(hub=hub) for _ in range(spokes_count)])
     spokes = db.tables_for(BenchSpoke).table
 
     def by_hand() -> int:
@@ -205,11 +206,11 @@ def lineage_queries(db: Database, repeat: int) -> None:
             return len(conn.execute(sa.select(spokes).where(spokes.c.hub == hub.object_id))
                        .all())
 
-    assert len(get_inverse_properties(hub)) == by_hand() == 10_000
+    assert len(get_inverse_properties(hub)) == by_hand() == spokes_count
     queries = count_queries(db, lambda: get_inverse_properties(hub))
     t_ours = best(lambda: get_inverse_properties(hub), repeat)
     t_hand = best(by_hand, repeat)
-    print("  4. get_inverse_properties of an object 10,000 others link to")
+    print(f"  4. get_inverse_properties of an object {spokes_count:,} others link to")
     print(f"     {t_ours * 1e3:8.1f} ms ({queries} queries), one hand-written SELECT "
           f"{t_hand * 1e3:8.1f} ms, ratio {t_ours / t_hand:.2f}")
 
@@ -224,7 +225,7 @@ print(time.perf_counter() - start)
 """
 
 
-def code_versions(repeat: int) -> None:
+def code_versions(repeat: int, calls: int = 10_000) -> None:
     from targets.pipeline import STAGES
 
     cold = min(float(subprocess.run([sys.executable, "-c", _COLD_CODE_VERSIONS], check=True,
@@ -232,7 +233,6 @@ def code_versions(repeat: int) -> None:
                for _ in range(repeat))
     for stage in STAGES:  # fill the caches
         stage.class_code_version()
-    calls = 10_000
 
     def cached() -> None:
         for _ in range(calls):
@@ -255,7 +255,7 @@ def run_backend(label: str, url: str, schema: str | None, args: argparse.Namespa
     db = connect(url, schema=schema)
     tracing_overhead(db, args.makes, args.repeat)
     call_overhead(args.calls, args.repeat)
-    lineage_queries(db, args.repeat)
+    lineage_queries(db, args.repeat, args.dag_sizes, args.spokes)
     db.close()
     set_current_store(None)
 
@@ -269,9 +269,16 @@ def main() -> None:
     parser.add_argument("--skip-postgres", action="store_true")
     parser.add_argument("--code-versions-only", action="store_true",
                         help="measure only the code versions (figure 5)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: 200 makes, 2,000 calls, DAGs of 100 and 500 objects, "
+                        "one run each")
     args = parser.parse_args()
+    args.dag_sizes, args.spokes = (1_000, 10_000), 10_000
+    if args.quick:
+        args.makes, args.calls, args.repeat = 200, 2_000, 1
+        args.dag_sizes, args.spokes = (100, 500), 500
     print("awlineage lineage benchmark: tracing overhead, lineage queries, code versions")
-    code_versions(args.repeat)
+    code_versions(args.repeat, 500 if args.quick else 10_000)
     if args.code_versions_only:
         return
     with tempfile.TemporaryDirectory() as tmp:

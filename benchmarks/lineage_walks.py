@@ -11,7 +11,7 @@ the machine being shared). Printed: p50 and mean wall time per call, CPU seconds
 process (the database server's are not counted), SQL statements per call, and the ratio
 off/on measured in the same process.
 
-Usage: python benchmarks/lineage_walks.py [--size N] [--queries Q] [--postgres URL]
+Usage: python benchmarks/lineage_walks.py [--size N] [--queries Q] [--postgres URL] [--quick]
            [--skip-postgres] [--skip-sqlite]
 """
 
@@ -152,7 +152,11 @@ def main() -> None:
     parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
     parser.add_argument("--skip-sqlite", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: 300 objects, 5 queries")
     args = parser.parse_args()
+    if args.quick:
+        args.size, args.queries = 300, 5
     if not args.skip_sqlite:
         with _sqlite() as db:
             run(db, args.size, args.queries, "SQLite")

@@ -20,7 +20,7 @@ With ``--stream N`` it instead commits N objects and iterates all of them with
 memory: Python's (tracemalloc) and the process's resident high-water mark, which also counts
 the database driver's buffers.
 
-Usage: python benchmarks/persistence.py [--objects N] [--repeat R] [--postgres URL]
+Usage: python benchmarks/persistence.py [--objects N] [--repeat R] [--postgres URL] [--quick]
        python benchmarks/persistence.py --stream 1000000
        python benchmarks/persistence.py --closure-index [--objects N] [--repeat R]
 """
@@ -297,7 +297,11 @@ def main() -> None:
                         help="measure the closure index's cost to (a) instead")
     parser.add_argument("--stream", type=int, metavar="N",
                         help="stream N objects with yield_per instead (memory and speed)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: 2,000 objects, one run")
     args = parser.parse_args()
+    if args.quick:
+        args.objects, args.repeat = 2_000, 1
     if args.closure_index:
         with tempfile.TemporaryDirectory() as tmp:
             run_closure_overhead("SQLite", [(f"sqlite:///{tmp}/off.db", None),

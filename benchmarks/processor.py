@@ -2,19 +2,23 @@
 
 1. Planning an up-to-date graph of the benchmark's shape (10 masters from 30 raw calibrations,
    frames that each choose their chip's master, groups of 4 frames) at several sizes, one table
-   row per tool and size, each measured in a child process of its own (seconds, microseconds
-   per target, peak resident memory): awlineage's ``TargetProcessor.plan`` on SQLite and on
-   PostgreSQL, ``awl make BenchGroup --dry-run`` on the same databases, ``snakemake -n`` on a
-   Snakefile of the same shape whose outputs all exist, Luigi with a full check of every
-   dependency, and ``luigi.build`` (which stops at complete top-level tasks); then awlineage on
-   PostgreSQL against Snakemake and against Luigi's full check (goals: 100k targets in under
-   1 s, 1M in under 10 s, at least 50x faster than Snakemake and 10x faster than Luigi).
+   row per tool and size, each a whole command in a child process of its own, the tools'
+   commands alternated (median and spread of wall seconds, microseconds per target, CPU
+   seconds, peak resident memory): ``awl make BenchGroup --dry-run`` on SQLite and on
+   PostgreSQL, ``snakemake -n`` on a Snakefile of the same shape whose outputs all exist, Luigi
+   with a full check of every dependency, and ``luigi.build`` (which stops at complete
+   top-level tasks), each started as a command; then, as a second, labelled row,
+   awlineage's ``TargetProcessor.plan`` warm and in-process (best of N); then whole commands
+   against whole commands: ``awl make --dry-run`` against ``snakemake -n`` and against Luigi's
+   full check (goals: 100k targets in under 1 s, 1M in under 10 s, at least 50x faster than
+   Snakemake and 10x faster than Luigi).
 2. 200 independent targets of 0.5 s of CPU work each on Spark ``local[2]`` against the
    serial executor (goal: a speed-up of at least 1.7 on two cores), with the per-task
    overhead.
 
 Usage: python benchmarks/processor.py [--sizes 10000,100000,1000000] [--tools plan-sqlite,...]
-       [--limit 600] [--skip-postgres] [--skip-spark] [--keep-postgres PREFIX]
+       [--limit 600] [--runs N] [--skip-postgres] [--skip-spark] [--keep-postgres PREFIX]
+       [--quick]
 With ``--keep-postgres PREFIX`` the PostgreSQL graph of F frames is built once into schema
 ``PREFIX_F`` and left there; later runs with the same PREFIX reuse it (a schema without every
 group of the graph is emptied and built again). Drop such schemas by hand when done
@@ -97,8 +101,16 @@ def main() -> None:
     parser.add_argument("--keep-postgres", metavar="PREFIX",
                         help="keep the PostgreSQL graphs in schemas PREFIX_<frames> and reuse "
                         "them in later runs (building 1M targets takes minutes)")
+    parser.add_argument("--runs", type=int, help="alternated runs of each whole command "
+                        "(default 5 up to 10k targets, 3 up to 100k, else 1)")
     parser.add_argument("--skip-spark", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: 110 targets, 2 runs, no Spark (benchmarks/"
+                        "processor_spark.py measures Spark)")
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.runs, args.repeat = "100", 2, 1
+        args.skip_spark, args.limit = True, 120.0
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     unknown = sorted(set(tools) - set(TOOLS))
     if unknown:
@@ -109,7 +121,8 @@ def main() -> None:
     print("1. planning an up-to-date graph")
     planning_table([int(s) for s in args.sizes.split(",")], tools, postgres=args.postgres,
                    limit=args.limit, repeat=args.repeat, batch=args.batch,
-                   snakemake=args.snakemake, workdir=args.workdir, keep=args.keep_postgres)
+                   snakemake=args.snakemake, workdir=args.workdir, keep=args.keep_postgres,
+                   runs=args.runs)
     if not args.skip_spark:
         print("2. independent CPU-bound targets, Spark local[2] against serial")
         spark_speedup(args.tasks, args.seconds)

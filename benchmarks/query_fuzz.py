@@ -147,7 +147,11 @@ def main() -> int:
     parser.add_argument("--sqlite-only", action="store_true")
     parser.add_argument("--postgresql-only", action="store_true",
                         help="hostile part on PostgreSQL alone (run beside a --sqlite-only)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: 30 hostile cases and 50 random queries")
     args = parser.parse_args()
+    if args.quick:
+        args.cases, args.semantics = 30, 50
     families = tuple(f for f in args.families.split(",") if f)
     unknown = set(families) - set(FAMILIES)
     if unknown:

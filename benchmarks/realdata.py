@@ -28,7 +28,7 @@ parent's [arcsec] (`targets.real_check.cutout_wcs_error`).
 
     python3 benchmarks/realdata.py [--quick] [NAME ...]
 
-``--quick`` runs two small files (a plate scan and the UKIRT frame) and skips the injections.
+``--quick`` runs the smallest file (a 100 x 100 plate scan) and skips the injections.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ _COLUMNS = ("file", "frame", "found", "sep", "bright", "matched", "offset px", "
 _FRAME_COLUMNS = ("file", "frame", "kind (from)", "filter (from)", "sources", "offset px",
                   "offset \"", "flux/sep total", "regrid peak", "regrid 1.5px flux",
                   "cutout WCS err \"")
-QUICK = ("ukst_plate", "ukidss_wfcam")
-"""Two small files for ``--quick``: a plate scan and an infrared frame."""
+QUICK = ("dss_plate",)
+"""The smallest file, for ``--quick`` (a smoke run): a 100 x 100 plate scan."""
 
 
 def run(name: str, scratch: Path, frames: list[tuple[str, ...]] | None = None
@@ -241,7 +241,7 @@ def _print(table: list[tuple[str, ...]]) -> None:
 
 
 def main(arguments: list[str]) -> None:
-    """Run the named real files (all by default; two small ones with ``--quick``) and print
+    """Run the named real files (all by default; the smallest with ``--quick``) and print
     the tables."""
     quick = "--quick" in arguments
     names = [name for name in arguments if name != "--quick"]

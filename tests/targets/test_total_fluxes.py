@@ -13,6 +13,7 @@ from targets.pipeline import SourceList
 from targets.real_check import check_real_file
 from targets.real_files import REAL_FILES
 from targets.source_lists import SOURCES_HDU, read_sources
+from tests.targets.test_real_data import EXPECTED, assert_agrees_with_sep
 from tests.targets.truth import isolated, match_to_stars
 
 
@@ -20,6 +21,8 @@ def test_fluxes_on_an_undersampled_plate_scan_are_sep_totals_with_the_correction
         db, data_server) -> None:
     check = check_real_file(REAL_FILES["dss_m13"].path())
     assert not check.failures and len(check.frames) == 1
+    # the frame's agreement with sep (test_real_data's, made here on the same run)
+    assert_agrees_with_sep(check, EXPECTED["dss_m13"])
     agreement = check.frames[0].agreement
     assert agreement.matched >= 3
     # before the correction the 1.75 px circle held 0.78 of sep's total
