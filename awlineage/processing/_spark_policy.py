@@ -38,6 +38,7 @@ class _TimedLocal:
     name = "serial"
     capacity = 1
     cores = 1
+    ready = True
 
     def __init__(self, local: Any, heard: Callable[[TaskSpec, Any, float], None]) -> None:
         self._local = local
@@ -54,6 +55,9 @@ class _TimedLocal:
             self._heard(spec, future.result(), time.process_time() - began)
             futures.append(future)
         return futures
+
+    def cancel(self) -> None:
+        """Nothing to cancel: every target is made before `submit_batch` returns."""
 
     def close(self) -> None:
         """Close the local executor."""
