@@ -7,7 +7,7 @@ import concurrent.futures
 import importlib.util
 from typing import Any, Protocol
 
-from awlineage.processing._task import Settings, TaskResult, TaskSpec, make_target
+from awlineage.processing._task import Settings, TaskResult, TaskSpec, make_targets
 
 EXECUTOR_NAMES = ("auto", "spark", "serial")
 """The executors a processor or ``awl make --executor`` can be given by name."""
@@ -76,29 +76,40 @@ class SerialExecutor:
     """Makes targets one after the other in this process, in the processor's session (its
     database and data server).
 
+    The scheduler hands it up to `capacity` ready targets at once; it makes them in order
+    and commits the made ones together (`make_targets`), so a cheap target does not pay a
+    transaction of its own. Each result is handed back once its target is committed.
+
     Parameters
     ----------
     session
         The `awlineage.storage.Session` every make() runs in.
+    keep_going
+        When False, the targets of a batch after a failed one are not started (they come
+        back ``CANCELLED``), as the scheduler starts nothing after a failure.
     """
 
-    capacity = 1
+    capacity = 64
     cores = 1
     name = "serial"
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, keep_going: bool = False) -> None:
         self.session = session
+        self.keep_going = keep_going
 
     def submit(self, spec: TaskSpec, settings: Settings) -> concurrent.futures.Future:
         """Make the target now and return a finished future."""
-        future: concurrent.futures.Future[TaskResult] = concurrent.futures.Future()
-        future.set_result(make_target(spec, self.session))
-        return future
+        return self.submit_batch([spec], settings)[0]
 
     def submit_batch(self, specs: list[TaskSpec], settings: Settings
                      ) -> list[concurrent.futures.Future]:
-        """Make the targets now, in order, and return finished futures."""
-        return [self.submit(spec, settings) for spec in specs]
+        """Make the targets now, in order, commit them, and return finished futures."""
+        futures = []
+        for result in make_targets(specs, self.session, keep_going=self.keep_going):
+            future: concurrent.futures.Future[TaskResult] = concurrent.futures.Future()
+            future.set_result(result)
+            futures.append(future)
+        return futures
 
     def close(self) -> None:
         """Nothing to release."""
