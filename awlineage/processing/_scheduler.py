@@ -259,6 +259,7 @@ class _Batches:
     become ready any more (every one left is ready), what is ready goes at once."""
 
     def __init__(self, executor: Executor) -> None:
+        self.executor = executor
         self.capacity = max(1, executor.capacity)
         self.cores = max(1, executor.cores)
         self.next_size = self.cores
@@ -283,5 +284,6 @@ class _Batches:
         self.next_size = min(2 * self.next_size, self.capacity)
 
     def finished(self) -> None:
-        """Results came back."""
+        """Results came back (the serial executor's capacity follows what they took)."""
         self.heard = True
+        self.capacity = max(1, self.executor.capacity)
