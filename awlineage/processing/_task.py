@@ -242,7 +242,7 @@ def _commit_made(db: Any, pending: list[_Made], results: list[TaskResult | None]
     began = time.perf_counter()
     try:
         db.commit([made.target for made in pending])
-    except Exception:  # noqa: BLE001  (nothing was written: each is committed on its own)
+    except Exception:  # nothing was written: each is committed on its own
         for made in pending:
             results[made.index] = _commit_alone(db, made, pid)
         return
