@@ -16,14 +16,7 @@ from awlineage import (
 )
 from awlineage.database import recorded_statements
 from awlineage.processing._scheduler import _link_ids
-from awlineage.processing._task import (
-    CANCELLED,
-    FAILED,
-    MADE,
-    REUSED,
-    make_targets,
-    spec_for,
-)
+from awlineage.processing._task import CANCELLED, FAILED, MADE, REUSED, spec_for
 
 TARGETS = 150
 STATEMENTS_PER_TARGET = 4
@@ -76,6 +69,8 @@ def _specs(cls: type) -> list:
 
 
 def test_a_batch_commits_what_was_made_before_a_failure_and_starts_nothing_after(db) -> None:
+    from awlineage.processing._task import make_targets
+
     commit([CostSeed(n=i) for i in range(5)])
     results = make_targets(_specs(CostFragile), db, keep_going=False)
     assert [r.status for r in results] == [MADE, MADE, FAILED, CANCELLED, CANCELLED]
@@ -86,6 +81,8 @@ def test_a_batch_commits_what_was_made_before_a_failure_and_starts_nothing_after
 
 
 def test_a_batch_keeps_going_past_a_failure_and_reuses_what_is_stored(db) -> None:
+    from awlineage.processing._task import make_targets
+
     commit([CostSeed(n=i) for i in range(5)])
     specs = _specs(CostFragile)
     first = make_targets(specs[:1], db)
