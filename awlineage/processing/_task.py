@@ -206,7 +206,7 @@ def _make_one(spec: TaskSpec, db: Any, pid: int) -> _Made | TaskResult:
     with runs_finished() as runs:
         try:
             target = _build(spec, db)
-            target.make()
+            target.make()  # type: ignore[attr-defined]  # a Process
         except DuplicateObjectError:  # what it writes is stored already: a retried task
             return TaskResult(spec.object_id, REUSED, time.perf_counter() - began, pid)
         except Exception as exc:  # reported to the driver; the failed run is in the database
