@@ -104,9 +104,19 @@ def begin_write(conn: sa.Connection, exclusive: Iterable[str] = (),
     wanted: dict[int, bool] = {lock_number(n): True for n in exclusive}
     for name in shared:
         wanted.setdefault(lock_number(name), False)
-    for number in sorted(wanted):
-        function = "pg_advisory_xact_lock" if wanted[number] else "pg_advisory_xact_lock_shared"
-        conn.execute(sa.text(f"SELECT {function}(:n)"), {"n": number})
+    numbers = sorted(wanted)
+    if len(numbers) == 1:
+        function = "pg_advisory_xact_lock" if wanted[numbers[0]] else "pg_advisory_xact_lock_shared"
+        conn.execute(sa.text(f"SELECT {function}(:n)"), {"n": numbers[0]})
+    elif numbers:  # one statement, not one per lock; volatile target lists run after sorting
+        conn.execute(_LOCKS, {"n": numbers, "e": [wanted[n] for n in numbers]}).all()
+
+
+_LOCKS = sa.text(
+    "SELECT CASE WHEN t.e THEN pg_advisory_xact_lock(t.n) "
+    "ELSE pg_advisory_xact_lock_shared(t.n) END "
+    "FROM unnest(CAST(:n AS bigint[]), CAST(:e AS boolean[])) WITH ORDINALITY AS t(n, e, i) "
+    "ORDER BY t.i")
 
 
 def begin_write_lock(conn: sa.Connection, name: str) -> None:

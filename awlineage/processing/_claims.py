@@ -54,6 +54,8 @@ class Claims:
         self.db = db
         self.table = db.framework["awl_claim"]
         self._engine = db.engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._insert = self.table.insert()  # built once: a claim per target
+        self._conn: sa.Connection | None = None  # acquire's, held: claims come one per target
         self.timeout = timeout
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.held: set[str] = set()
@@ -68,13 +70,19 @@ class Claims:
         self._releaser.start()
 
     def acquire(self, key: str) -> bool:
-        """Claim `key`; False when a live claim of another processor holds it."""
+        """Claim `key`; False when a live claim of another processor holds it.
+
+        Claims are taken from one thread (the scheduler's), on a connection kept open for
+        them."""
         table = self.table
         try:
-            with self._engine.connect() as conn:
-                conn.execute(table.insert().values(target_key=key, claimed_by=self.owner,
-                                                   heartbeat=_now()))
-        except sa.exc.IntegrityError:
+            self._connection().execute(self._insert, {"target_key": key,
+                                                      "claimed_by": self.owner,
+                                                      "heartbeat": _now()})
+        except sa.exc.DBAPIError as exc:
+            self._drop_connection()
+            if not isinstance(exc, sa.exc.IntegrityError):
+                raise
             stale = _now() - datetime.timedelta(seconds=self.timeout)
             with self._engine.connect() as conn:
                 taken = conn.execute(table.update().where(
@@ -85,6 +93,17 @@ class Claims:
         with self._lock:
             self.held.add(key)
         return True
+
+    def _connection(self) -> sa.Connection:
+        if self._conn is None:
+            self._conn = self._engine.connect()
+        return self._conn
+
+    def _drop_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(sa.exc.DBAPIError):
+                conn.close()
 
     def release(self, key: str) -> None:
         """Give up `key` (the target is made, or failed): the claim is deleted a moment
@@ -134,6 +153,7 @@ class Claims:
         self._wake.set()
         self._beat.join(timeout=5)
         self._releaser.join(timeout=5)
+        self._drop_connection()
         self._send_releases()
         with self._lock:
             held, self.held = self.held, set()

@@ -8,7 +8,14 @@ import importlib.util
 from typing import Any, Protocol
 
 from awlineage.processing._executor_names import EXECUTOR_NAMES
-from awlineage.processing._task import Settings, TaskResult, TaskSpec, make_target
+from awlineage.processing._task import (
+    CANCELLED,
+    COMMIT_AFTER,
+    Settings,
+    TaskResult,
+    TaskSpec,
+    make_targets,
+)
 
 
 def resolve_executor(name: str, *, spark_package: str = "pyspark") -> str:
@@ -85,34 +92,65 @@ class Executor(Protocol):
         """Release what the executor started."""
 
 
+MAX_BATCH = 64
+"""The most targets a `SerialExecutor` makes before it commits them."""
+
+
 class SerialExecutor:
     """Makes targets one after the other in this process, in the processor's session (its
     database and data server).
+
+    The scheduler hands it up to `capacity` ready targets at once; it makes them in order
+    and commits the made ones together (`make_targets`), so a cheap target does not pay a
+    transaction of its own. Each result is handed back once its target is committed. The
+    capacity follows how long targets take: about `COMMIT_AFTER` seconds of them (at most
+    `MAX_BATCH`, at least one), so that the targets claimed and not yet made, which other
+    processors wait for, are never much work.
 
     Parameters
     ----------
     session
         The `awlineage.storage.Session` every make() runs in.
+    keep_going
+        When False, the targets of a batch after a failed one are not started (they come
+        back ``CANCELLED``), as the scheduler starts nothing after a failure.
     """
 
-    capacity = 1
     cores = 1
     ready = True
     name = "serial"
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, keep_going: bool = False) -> None:
         self.session = session
+        self.keep_going = keep_going
+        self._seconds = 0.0
+        self._made = 0
+
+    @property
+    def capacity(self) -> int:
+        """How many targets the next batch may hold: one until a target was made, then
+        about `COMMIT_AFTER` seconds of them."""
+        if not self._made:
+            return 1
+        mean = self._seconds / self._made
+        return max(1, min(MAX_BATCH, int(COMMIT_AFTER / max(mean, 1e-6))))
 
     def submit(self, spec: TaskSpec, settings: Settings) -> concurrent.futures.Future:
         """Make the target now and return a finished future."""
-        future: concurrent.futures.Future[TaskResult] = concurrent.futures.Future()
-        future.set_result(make_target(spec, self.session))
-        return future
+        return self.submit_batch([spec], settings)[0]
 
     def submit_batch(self, specs: list[TaskSpec], settings: Settings
                      ) -> list[concurrent.futures.Future]:
-        """Make the targets now, in order, and return finished futures."""
-        return [self.submit(spec, settings) for spec in specs]
+        """Make the targets now, in order, commit them, and return finished futures."""
+        futures = []
+        for result in make_targets(specs, self.session, keep_going=self.keep_going):
+            if result.status is not CANCELLED:
+                self._seconds += result.seconds
+                self._made += 1
+            future: concurrent.futures.Future[TaskResult] = concurrent.futures.Future()
+            future.set_result(result)
+            futures.append(future)
+        return futures
 
     def cancel(self) -> None:
         """Nothing to cancel: every target submitted is made already."""

@@ -22,10 +22,12 @@ class Batches:
     Parameters
     ----------
     executor
-        Asked its ``capacity`` and ``cores`` once (for Spark, this waits until it is up).
+        Asked its ``cores`` once (for Spark, this waits until it is up) and its ``capacity``
+        whenever results come back (the serial executor's follows what targets took).
     """
 
     def __init__(self, executor: Executor) -> None:
+        self.executor = executor
         self.capacity = max(1, executor.capacity)
         self.cores = max(1, executor.cores)
         self.next_size = self.cores
@@ -50,8 +52,9 @@ class Batches:
         self.next_size = min(2 * self.next_size, self.capacity)
 
     def finished(self) -> None:
-        """Results came back."""
+        """Results came back: the executor's capacity may have changed with them."""
         self.heard = True
+        self.capacity = max(1, self.executor.capacity)
 
 
 class Placement:

@@ -365,7 +365,7 @@ class TargetProcessor:
         if not isinstance(self.executor, str):
             return self.executor
         if self.executor == "serial":
-            return SerialExecutor(self.session)
+            return SerialExecutor(self.session, keep_going=self.keep_going)
         if self.executor == "spark":
             classes = sorted({n.cls for n in plan.red()}, key=lambda c: c.__name__)
             scripted = [c.__name__ for c in classes if c.__module__ == "__main__"]

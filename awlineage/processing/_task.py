@@ -11,6 +11,8 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
+import sqlalchemy as sa
+
 from awlineage.database import Database
 from awlineage.errors import DuplicateObjectError
 from awlineage.persistence import DBObject, DBObjectMeta, Kind, qualified_name
@@ -105,48 +107,163 @@ def make_target(spec: TaskSpec, session: Any) -> TaskResult:
         Made, reused (an equal target was stored first) or failed, with the time taken and,
         for a failure, the error and its traceback (a failure is returned, not raised).
     """
-    began = time.perf_counter()
+    return make_targets([spec], session)[0]
+
+
+COMMIT_AFTER = 0.5
+"""Seconds of made and uncommitted work after which `make_targets` commits what it holds."""
+
+
+def make_targets(specs: list[TaskSpec], session: Any, *, keep_going: bool = True,
+                 commit_after: float = COMMIT_AFTER) -> list[TaskResult]:
+    """Make the independent targets of `specs` one after the other in this process, and
+    commit the made ones together: one transaction for every `commit_after` seconds of
+    work, not one per target.
+
+    A target's result is returned only once it is committed, so nothing reports it made
+    before it is durable; a crash loses the uncommitted ones whole (their make()s run again
+    elsewhere), never half of one. When the shared commit is refused (another process
+    stored one of the objects meanwhile), each target is committed on its own.
+
+    Parameters
+    ----------
+    specs : list of TaskSpec
+        Targets none of which depends on another.
+    session : Any
+        An `awlineage.storage.Session`, or a `Database` to work on with the current data server.
+    keep_going : bool, optional
+        When False, the targets after a failed one are not started: they end ``CANCELLED``.
+    commit_after : float, optional
+        Commit what is made once this many seconds have passed since the last commit.
+
+    Returns
+    -------
+    list of TaskResult
+        One per spec, in order, as `make_target` returns it.
+    """
     pid = os.getpid()
     if isinstance(session, Database):
         from awlineage.storage import current_session
 
         session = current_session(session)
+    db = session.database
+    results: list[TaskResult | None] = [None] * len(specs)
+    pending: list[_Made] = []
+    with session:
+        stored = _stored_ids(db, [spec.object_id for spec in specs])
+        since = time.perf_counter()
+        for index, spec in enumerate(specs):
+            if spec.object_id in stored:
+                results[index] = TaskResult(spec.object_id, REUSED, 0.0, pid)
+                continue
+            made = _make_one(spec, db, pid)
+            if isinstance(made, TaskResult):
+                results[index] = made
+                if made.status == FAILED and not keep_going:
+                    for later, rest in enumerate(specs[index + 1:], index + 1):
+                        results[later] = TaskResult(rest.object_id, CANCELLED, 0.0, pid)
+                    break
+                continue
+            made.index = index
+            pending.append(made)
+            if time.perf_counter() - since >= commit_after:
+                _commit_made(db, pending, results, pid)
+                pending, since = [], time.perf_counter()
+        _commit_made(db, pending, results, pid)
+    return [r for r in results if r is not None]
+
+
+@dataclass
+class _Made:
+    """A target made and not committed yet, with what its result will say."""
+
+    target: DBObject
+    seconds: float
+    warnings: int
+    warned_run: int | None
+    index: int = 0
+
+
+def _stored_ids(db: Any, object_ids: list[int]) -> set[int]:
+    """Those of `object_ids` stored already (a retried or speculative task's targets)."""
+    registry = db.framework["awl_object"]
+    found: set[int] = set()
+    with db.engine.connect() as conn:
+        for start in range(0, len(object_ids), _IDS_PER_QUERY):
+            chunk = object_ids[start:start + _IDS_PER_QUERY]
+            found.update(conn.execute(sa.select(registry.c.object_id)
+                                      .where(registry.c.object_id.in_(chunk))).scalars())
+    return found
+
+
+_IDS_PER_QUERY = 500
+
+
+def _make_one(spec: TaskSpec, db: Any, pid: int) -> _Made | TaskResult:
+    """Build and make the target of `spec`: the made, uncommitted target, or the result of a
+    failure (the failed run is committed by the tracer)."""
+    began = time.perf_counter()
     with runs_finished() as runs:
         try:
-            with session:
-                _make_in_session(spec, session.database)
-            status, error, trace = MADE, None, None
-        except (_AlreadyMade, DuplicateObjectError):
-            status, error, trace = REUSED, None, None
+            target = _build(spec, db)
+            target.make()  # type: ignore[attr-defined]  # a Process
+        except DuplicateObjectError:  # what it writes is stored already: a retried task
+            return TaskResult(spec.object_id, REUSED, time.perf_counter() - began, pid)
         except Exception as exc:  # reported to the driver; the failed run is in the database
-            status, error, trace = FAILED, f"{type(exc).__name__}: {exc}", traceback.format_exc()
+            warned = [run for run in runs if run.warnings_count]
+            return TaskResult(spec.object_id, FAILED, time.perf_counter() - began, pid,
+                              f"{type(exc).__name__}: {exc}", traceback.format_exc(),
+                              sum(run.warnings_count for run in warned),
+                              warned[0].object_id if warned else None)
     warned = [run for run in runs if run.warnings_count]
-    return TaskResult(spec.object_id, status, time.perf_counter() - began, pid, error, trace,
-                      sum(run.warnings_count for run in warned),
-                      warned[0].object_id if warned else None)
+    return _Made(target, time.perf_counter() - began,
+                 sum(run.warnings_count for run in warned),
+                 warned[0].object_id if warned else None)
 
 
-class _AlreadyMade(Exception):
-    """The target's object is stored already (a retried or speculative task)."""
-
-
-def _make_in_session(spec: TaskSpec, db: Any) -> None:
+def _build(spec: TaskSpec, db: Any) -> DBObject:
+    """The uncommitted target of `spec`, its links loaded from `db`."""
     cls = _class(spec)
-    registry = db.framework["awl_object"]
-    with db.engine.connect() as conn:
-        already = conn.execute(registry.select().where(
-            registry.c.object_id == spec.object_id)).first()
-    if already is not None:
-        raise _AlreadyMade
     wanted = [i for i in spec.links.values() if i is not None]
     wanted += [i for ids in spec.link_lists.values() for i in ids]
     loaded = db.get_many(wanted) if wanted else {}
     values = dict(spec.values)
     values.update({k: None if i is None else loaded[i] for k, i in spec.links.items()})
     values.update({k: [loaded[i] for i in ids] for k, ids in spec.link_lists.items()})
-    target = cls(object_id=spec.object_id, **values)
-    target.make()
-    db.commit([target])
+    return cls(object_id=spec.object_id, **values)
+
+
+def _commit_made(db: Any, pending: list[_Made], results: list[TaskResult | None],
+                 pid: int) -> None:
+    """Commit the targets of `pending` in one transaction (each alone when that is refused)
+    and put their results in `results`."""
+    if not pending:
+        return
+    began = time.perf_counter()
+    try:
+        db.commit([made.target for made in pending])
+    except Exception:  # nothing was written: each is committed on its own
+        for made in pending:
+            results[made.index] = _commit_alone(db, made, pid)
+        return
+    share = (time.perf_counter() - began) / len(pending)
+    for made in pending:
+        results[made.index] = TaskResult(made.target.object_id, MADE, made.seconds + share,
+                                         pid, None, None, made.warnings, made.warned_run)
+
+
+def _commit_alone(db: Any, made: _Made, pid: int) -> TaskResult:
+    began = time.perf_counter()
+    object_id = made.target.object_id
+    try:
+        db.commit([made.target])
+        status, error, trace = MADE, None, None
+    except DuplicateObjectError:
+        status, error, trace = REUSED, None, None
+    except Exception as exc:  # reported to the driver, as a failed make()
+        status, error, trace = FAILED, f"{type(exc).__name__}: {exc}", traceback.format_exc()
+    return TaskResult(object_id, status, made.seconds + time.perf_counter() - began, pid,
+                      error, trace, made.warnings, made.warned_run)
 
 
 _task_sessions: dict[tuple[str, str | None, str], Any] = {}
