@@ -606,6 +606,7 @@ def reduce_science(
     header: fits.Header | None = None,
     bad: np.ndarray | None = None,
     name: str = "",
+    lineage: bool = True,
 ) -> ReducedImage:
     """Reduce one raw science frame.
 
@@ -627,6 +628,9 @@ def reduce_science(
         Known bad pixels (a bad-pixel map), optional.
     name
         The frame's name, for messages.
+    lineage
+        Also say in which LACosmic iteration each cosmic-ray pixel was flagged
+        (`ReducedImage.cosmic_ray_trace`, for region lineage; it comes out of the same pass).
 
     Raises
     ------
@@ -674,7 +678,7 @@ def reduce_science(
         protected = (star_core_mask(data.shape, rows, cols, parameters.star_core_radius)
                      & ~unusable if parameters.protect_stars else None)
         trace = trace_cosmic_rays(data, unusable, sky, gain, saturation - pedestal,
-                                  parameters, background, protected)
+                                  parameters, background, protected, iterations=lineage)
         cosmic, data = trace.mask, trace.cleaned
         applied.append("cosmic_rays")
     else:
