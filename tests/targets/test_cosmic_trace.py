@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from astropy.io import fits
 
+from targets.cosmic_lineage import lineage_radius, lineage_radius_at
 from targets.real_files import REAL_FILES
 from targets.reduction import (
     ReductionParameters,
@@ -84,3 +85,18 @@ def test_a_clean_type_without_a_one_pass_falls_back_to_the_reruns() -> None:
     pixels[50, 50:53] += 300.0
     iteration = _compare(pixels, 1.0, np.inf, ReductionParameters(cleantype="medmask"))
     assert iteration.max() >= 1
+
+
+@pytest.mark.parametrize("parameters", [ReductionParameters(),
+                                        ReductionParameters(separable_median=False),
+                                        ReductionParameters(cleantype="median")])
+def test_radius_at_the_flagged_cells_is_the_whole_arrays(parameters) -> None:
+    rng = np.random.default_rng(5)
+    iteration = np.zeros((40, 50), dtype=np.uint8)
+    cells = rng.integers(0, (40, 50), size=(120, 2))
+    iteration[cells[:, 0], cells[:, 1]] = rng.integers(1, 5, size=120)
+    iteration[0, :3] = 2  # on the edge
+    wanted = np.argwhere(iteration > 0)
+    np.testing.assert_array_equal(
+        lineage_radius_at(iteration, wanted, parameters),
+        lineage_radius(iteration, parameters)[wanted[:, 0], wanted[:, 1]])
