@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import astroscrappy
 import numpy as np
 from astroscrappy import utils
-from astroscrappy.astroscrappy import update_mask
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class LACosmicResult:
     iteration: np.ndarray
 
 
-def _c_float(value: float) -> float:
+def _c_float(value: float | np.floating) -> float:
     """`value` as astroscrappy sees a parameter declared as a C float."""
     return float(np.float32(value))
 
@@ -68,7 +68,7 @@ def lacosmic(data: np.ndarray, inmask: np.ndarray, invar: np.ndarray, *, sigclip
     mask = np.empty(shape, dtype=np.uint8)
     mask[:, :] = inmask
     clean_var = invar * _c_float(np.float32(gain) * np.float32(gain))
-    update_mask(cleanarr, mask, _c_float(satlevel), sepmed)
+    astroscrappy.astroscrappy.update_mask(cleanarr, mask, _c_float(satlevel), sepmed)
     good = np.logical_not(mask)
     background_level = _median(cleanarr[good])
     background_var_level = _median(np.asarray(clean_var[good], dtype=np.float32))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import astroscrappy
 import numpy as np
@@ -461,7 +462,7 @@ def _lacosmic_inputs(data: np.ndarray, bad: np.ndarray, sky: SkyStatistics, gain
 
 
 def _astroscrappy_options(gain: float, saturation: float,
-                          parameters: ReductionParameters) -> dict[str, object]:
+                          parameters: ReductionParameters) -> dict[str, Any]:
     """The keyword arguments of astroscrappy's detect_cosmics besides the arrays."""
     return dict(sigclip=parameters.sigclip, sigfrac=parameters.sigfrac,
                 objlim=parameters.objlim, gain=gain,
