@@ -82,3 +82,27 @@ def lineage_radius(iteration: np.ndarray, parameters: ReductionParameters,
             near = padded[BOX + dr:BOX + dr + rows, BOX + dc:BOX + dc + cols]
             radius = np.maximum(radius, np.where(near >= 0, near + max(abs(dr), abs(dc)), 0))
     return np.where(flagged, radius, 0).astype(np.int32)
+
+
+def lineage_radius_at(iteration: np.ndarray, cells: np.ndarray,
+                      parameters: ReductionParameters, saturation: bool = True) -> np.ndarray:
+    """`lineage_radius` at the given (row, column) cells of `iteration` alone (the flagged
+    pixels a capture records): the same numbers, without filtering the whole array."""
+    iteration = np.asarray(iteration)
+    cells = np.asarray(cells, dtype=np.intp).reshape(-1, 2)
+    rows, cols = cells[:, 0], cells[:, 1]
+    flagged = iteration[rows, cols] > 0
+    if parameters.cleantype == "median":
+        return np.where(flagged, cosmic_ray_reach(parameters), 0).astype(np.int32)
+    radius = np.full(len(cells), BOX, dtype=np.int64)
+    height, width = iteration.shape
+    for dr in range(-BOX, BOX + 1):
+        for dc in range(-BOX, BOX + 1):
+            r, c = rows + dr, cols + dc
+            inside = (r >= 0) & (r < height) & (c >= 0) & (c < width)
+            near = np.zeros(len(cells), dtype=np.int64)
+            near[inside] = iteration[r[inside], c[inside]]
+            reach = flag_reach(np.maximum(near, 1), parameters, saturation)
+            radius = np.where(near > 0, np.maximum(radius, reach + max(abs(dr), abs(dc))),
+                              radius)
+    return np.where(flagged, radius, 0).astype(np.int32)

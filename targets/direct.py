@@ -255,7 +255,8 @@ class _Chain:
                 frame.data, bias=None if bias is None else bias.data,
                 flat=None if flat is None else flat.data, gain=values.electrons_per_unit,
                 saturation=values.saturation - frame.level, parameters=self.p.reduction,
-                header=frame.header, bad=frame.raw_trimmed >= values.saturation, name=raw.name)
+                header=frame.header, bad=frame.raw_trimmed >= values.saturation, name=raw.name,
+                lineage=False)
             self.run.reduced[raw.name] = reduced
             self.wcs[raw.name] = frame.layout.trim_wcs(values.wcs)
             self.run.notes += [f"{raw.name}: {note}" for note in frame.notes + reduced.notes]

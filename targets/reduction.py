@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import astroscrappy
 import numpy as np
@@ -23,6 +24,7 @@ from astropy.stats import sigma_clipped_stats
 
 from targets.errors import CalibrationMissingError
 from targets.fitsio import derived_header
+from targets.lacosmic import lacosmic
 
 
 @dataclass(frozen=True)
@@ -422,8 +424,27 @@ def trace_cosmic_rays(
     iterations: bool = True,
 ) -> CosmicRayTrace:
     """`find_cosmic_rays`, also saying in which LACosmic iteration each pixel was first
-    flagged (when `iterations`): astroscrappy is deterministic, so running it again with 1,
-    2, ... iterations gives the mask after each, until it equals the final mask."""
+    flagged (when `iterations`): read off the one LACosmic pass (`targets.lacosmic`), which
+    is astroscrappy's loop driven one iteration at a time."""
+    inputs, ignored = _lacosmic_inputs(data, bad, sky, gain, background, protected)
+    found = lacosmic(*inputs, **_astroscrappy_options(gain, saturation, parameters))
+    if found is None:  # a clean type targets.lacosmic does not do: astroscrappy's own runs
+        return _trace_by_reruns(data, bad, sky, gain, saturation, parameters, background,
+                                protected, iterations=iterations)
+    return _framed_trace(data, ignored, protected, found.mask, found.cleaned,
+                         found.iteration if iterations else None)
+
+
+def _lacosmic_inputs(data: np.ndarray, bad: np.ndarray, sky: SkyStatistics, gain: float,
+                     background: BackgroundMap | None, protected: np.ndarray | None,
+                     ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """The padded data, ignored pixels and variance LACosmic is given, and the ignored pixels
+    of the frame itself.
+
+    The noise model is the measured sky variance plus the Poisson variance of the signal above
+    the sky. astroscrappy's filters leave the outermost pixels untested, so the edge pixels are
+    repeated outwards (`_EDGE_PAD`) and cosmic rays on the edge are found (a mirrored border
+    would turn a star cut by the edge into a sharp peak that is flagged)."""
     level: np.floating | np.ndarray
     noise: np.floating | np.ndarray
     if background is None:
@@ -432,22 +453,60 @@ def trace_cosmic_rays(
         level, noise = background.level, background.noise
     variance = noise**2 + np.clip(data - level, 0.0, None) / gain
     ignored = bad if protected is None else bad | protected
-    # astroscrappy's filters leave the outermost pixels untested; repeat the edge pixels outwards
-    # so cosmic rays on the edge are found (a mirrored border would turn a star cut by the edge
-    # into a sharp peak that is flagged)
-    pad = _EDGE_PAD
 
     def padded(array: np.ndarray, dtype: type) -> np.ndarray:
-        return np.ascontiguousarray(np.pad(array, pad, mode="edge"), dtype=dtype)
+        return np.ascontiguousarray(np.pad(array, _EDGE_PAD, mode="edge"), dtype=dtype)
 
-    inputs = (padded(data, np.float32), padded(ignored, np.bool_), padded(variance, np.float32))
+    return (padded(data, np.float32), padded(ignored, np.bool_),
+            padded(variance, np.float32)), ignored
+
+
+def _astroscrappy_options(gain: float, saturation: float,
+                          parameters: ReductionParameters) -> dict[str, Any]:
+    """The keyword arguments of astroscrappy's detect_cosmics besides the arrays."""
+    return dict(sigclip=parameters.sigclip, sigfrac=parameters.sigfrac,
+                objlim=parameters.objlim, gain=gain,
+                satlevel=saturation * gain if math.isfinite(saturation) else np.inf,
+                niter=parameters.niter, sepmed=parameters.separable_median,
+                cleantype=parameters.cleantype)
+
+
+def _framed_trace(data: np.ndarray, ignored: np.ndarray, protected: np.ndarray | None,
+                  mask: np.ndarray, cleaned: np.ndarray,
+                  iteration: np.ndarray | None) -> CosmicRayTrace:
+    """The trace of a LACosmic run on the padded frame: mask and cleaned data cut back to the
+    frame, ignored pixels unflagged and protected ones keeping their values."""
+    pad = _EDGE_PAD
+    inside = (slice(pad, pad + data.shape[0]), slice(pad, pad + data.shape[1]))
+    cleaned = cleaned[inside].astype(np.float32)
+    found = mask[inside] & ~ignored
+    if protected is not None:
+        cleaned[protected] = data[protected]
+    return CosmicRayTrace(found, cleaned, iteration, pad)
+
+
+def _trace_by_reruns(
+    data: np.ndarray,
+    bad: np.ndarray,
+    sky: SkyStatistics,
+    gain: float,
+    saturation: float,
+    parameters: ReductionParameters,
+    background: BackgroundMap | None = None,
+    protected: np.ndarray | None = None,
+    *,
+    iterations: bool = True,
+) -> CosmicRayTrace:
+    """`trace_cosmic_rays` with astroscrappy's detect_cosmics itself, the iteration of each
+    flag found by running it again with 1, 2, ... iterations until the mask equals the final
+    one (it is deterministic): the reference the one-pass trace is tested against, and the
+    way for the clean types `targets.lacosmic` does not do."""
+    inputs, ignored = _lacosmic_inputs(data, bad, sky, gain, background, protected)
+    options = _astroscrappy_options(gain, saturation, parameters)
 
     def run(niter: int) -> tuple[np.ndarray, np.ndarray]:
-        return astroscrappy.detect_cosmics(
-            inputs[0], inmask=inputs[1], invar=inputs[2],
-            sigclip=parameters.sigclip, sigfrac=parameters.sigfrac, objlim=parameters.objlim,
-            gain=gain, satlevel=saturation * gain if math.isfinite(saturation) else np.inf,
-            niter=niter, sepmed=parameters.separable_median, cleantype=parameters.cleantype)
+        return astroscrappy.detect_cosmics(inputs[0], inmask=inputs[1], invar=inputs[2],
+                                           **{**options, "niter": niter})
 
     mask, cleaned = run(parameters.niter)
     iteration = None
@@ -458,12 +517,7 @@ def trace_cosmic_rays(
             iteration[earlier & (iteration > niter)] = niter
             if np.array_equal(earlier, mask):
                 break
-    inside = (slice(pad, pad + data.shape[0]), slice(pad, pad + data.shape[1]))
-    cleaned = cleaned[inside].astype(np.float32)
-    found = mask[inside] & ~ignored
-    if protected is not None:
-        cleaned[protected] = data[protected]
-    return CosmicRayTrace(found, cleaned, iteration, pad)
+    return _framed_trace(data, ignored, protected, mask, cleaned, iteration)
 
 
 _EDGE_PAD = 8
@@ -553,6 +607,7 @@ def reduce_science(
     header: fits.Header | None = None,
     bad: np.ndarray | None = None,
     name: str = "",
+    lineage: bool = True,
 ) -> ReducedImage:
     """Reduce one raw science frame.
 
@@ -574,6 +629,9 @@ def reduce_science(
         Known bad pixels (a bad-pixel map), optional.
     name
         The frame's name, for messages.
+    lineage
+        Also say in which LACosmic iteration each cosmic-ray pixel was flagged
+        (`ReducedImage.cosmic_ray_trace`, for region lineage; it comes out of the same pass).
 
     Raises
     ------
@@ -621,7 +679,7 @@ def reduce_science(
         protected = (star_core_mask(data.shape, rows, cols, parameters.star_core_radius)
                      & ~unusable if parameters.protect_stars else None)
         trace = trace_cosmic_rays(data, unusable, sky, gain, saturation - pedestal,
-                                  parameters, background, protected)
+                                  parameters, background, protected, iterations=lineage)
         cosmic, data = trace.mask, trace.cleaned
         applied.append("cosmic_rays")
     else:

@@ -202,8 +202,33 @@ def _image_bounds(boxes: Boxes, from_wcs: object, to_wcs: object, widen: float,
                            along_r, along_r], axis=1)
     cols = np.concatenate([along_c, along_c, np.broadcast_to(c0, along_r.shape),
                            np.broadcast_to(c1, along_r.shape)], axis=1)
-    # through sky coordinates in each WCS's own frame (FK5, FK4 or ICRS), as reproject maps
-    x, y = pixel_to_pixel(from_wcs, to_wcs, cols.ravel(), rows.ravel())
+    # through sky coordinates in each WCS's own frame (FK5, FK4 or ICRS), as reproject maps;
+    # in one frame, the sky coordinates as numbers (astropy's SkyCoord between the two does
+    # nothing then, and cost most of a capture's statistics, which map a few cells at a time)
+    if _same_sky_frame(from_wcs, to_wcs):
+        world = from_wcs.pixel_to_world_values(cols.ravel(), rows.ravel())  # type: ignore[attr-defined]
+        x, y = to_wcs.world_to_pixel_values(*world)  # type: ignore[attr-defined]
+    else:
+        x, y = pixel_to_pixel(from_wcs, to_wcs, cols.ravel(), rows.ravel())
     y, x = np.asarray(y).reshape(rows.shape), np.asarray(x).reshape(cols.shape)
     return (np.stack([y.min(axis=1), x.min(axis=1)], axis=1),
             np.stack([y.max(axis=1), x.max(axis=1)], axis=1))
+
+
+def _same_sky_frame(first: object, second: object) -> bool:
+    """Whether two celestial WCSs give longitude and latitude, in this order, of the same kind
+    (RA/Dec, ...) in the same reference frame and equinox, so that the world values of one
+    are those the other takes."""
+    try:
+        a, b = first.wcs, second.wcs  # type: ignore[attr-defined]
+        if first.naxis != 2 or second.naxis != 2:  # type: ignore[attr-defined]
+            return False
+        if (a.lng, a.lat) != (0, 1) or (b.lng, b.lat) != (0, 1):
+            return False
+        if [c[:4] for c in a.ctype] != [c[:4] for c in b.ctype]:
+            return False
+        if a.radesys != b.radesys:
+            return False
+        return bool(a.equinox == b.equinox or (np.isnan(a.equinox) and np.isnan(b.equinox)))
+    except AttributeError:
+        return False

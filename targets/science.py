@@ -27,7 +27,7 @@ from awlineage import (
     stack,
 )
 from targets.coadd import CoaddParameters, coadd
-from targets.cosmic_lineage import lineage_radius
+from targets.cosmic_lineage import lineage_radius_at
 from targets.errors import GridError
 from targets.footprints import set_footprint
 from targets.frame_quality import flag, saturated_note
@@ -196,8 +196,8 @@ def cosmic_ray_radii(reduced: ReducedImage, hits: np.ndarray, parameters: Reduct
     trace = reduced.cosmic_ray_trace
     if trace is None or trace.iteration is None:
         return np.full(len(hits), cosmic_ray_reach(parameters))
-    radius = lineage_radius(trace.iteration, parameters, math.isfinite(saturation))
-    return radius[hits[:, 0] + trace.pad, hits[:, 1] + trace.pad]
+    return lineage_radius_at(trace.iteration, hits + trace.pad, parameters,
+                             math.isfinite(saturation))
 
 
 def _has_wcs(raw: RawScienceFrame) -> bool:
