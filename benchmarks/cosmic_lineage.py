@@ -82,11 +82,12 @@ def data_cells(region, reduced: ReducedScienceFrame) -> np.ndarray:
     return region.cells() - np.asarray(reduced.trim_origin or (0, 0))
 
 
-def measure() -> dict[str, list[float]]:
-    """Per (star, exposure) pair: footprint cells, raw data cells, farthest raw pixel."""
+def measure(stars: int | None = None) -> dict[str, list[float]]:
+    """Per (star, exposure) pair: footprint cells, raw data cells, farthest raw pixel (of the
+    first `stars` stars of each source list, or all)."""
     figures: dict[str, list[float]] = {"footprint": [], "raw": [], "reach": [], "seconds": []}
     for sources in select(SourceList).all():
-        for star in select(Source.sourcelist == sources).order_by("number").all():
+        for star in select(Source.sourcelist == sources).order_by("number").all()[:stars]:
             started = time.perf_counter()
             found = backward(sources, [[star.number]], hdu=1,
                              to=[ReducedScienceFrame, RawScienceFrame])
@@ -216,15 +217,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="small", choices=("small", "medium"))
     parser.add_argument("--keep", type=Path, help="make the night in this folder and keep it")
+    parser.add_argument("--quick", action="store_true",
+                        help="the small night, one frame and three perturbations (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.size = "small"
     with tempfile.TemporaryDirectory(prefix="awl-cosmic-") as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         make_night(args.size, folder)
         print(f"demo night ({args.size}) made in {time.perf_counter() - started:.0f} s")
-        report(measure())
-        perturbation()
+        report(measure(stars=3 if args.quick else None))
+        perturbation(frames=1, per_frame=3) if args.quick else perturbation()
         forget_data_server()
 
 

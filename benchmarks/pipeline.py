@@ -16,6 +16,7 @@ CPU is the process's (astroscrappy's filters run on threads; their time counts).
 `--spark`, one more framework run on Spark ``local[2]`` prints its wall time by stage.
 
 Usage: python benchmarks/pipeline.py [--size small|medium|large] [--repeat N] [--spark]
+       [--quick]
 """
 
 from __future__ import annotations
@@ -196,7 +197,11 @@ def main() -> None:
     parser.add_argument("--size", default="small", choices=("small", "medium", "large"))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--spark", action="store_true", help="also one run on Spark local[2]")
+    parser.add_argument("--quick", action="store_true",
+                        help="one repeat of the small night (a smoke run; figures are noisy)")
     args = parser.parse_args()
+    if args.quick:
+        args.size, args.repeat = "small", 1
     runs: dict[str, list[dict[str, Any]]] = {"direct": [], "capture": [], "no capture": []}
     with tempfile.TemporaryDirectory(prefix="awl-bench-") as scratch:
         work = Path(scratch)
