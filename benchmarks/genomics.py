@@ -364,8 +364,8 @@ def _shown(choice: dict[str, str], answered: Answered) -> dict[str, str]:
 # -- the benchmark -----------------------------------------------------------------------
 def run(quick: bool = False, repeat: int = 5, database: str | None = None) -> None:
     """Print Figures 6 and 7 of the genomics benchmark."""
-    replicate = 5 if quick else 100
-    repeat = min(repeat, 2) if quick else repeat
+    replicate = 1 if quick else 100
+    repeat = 1 if quick else repeat
     runs = 1 if quick else 2
     data = synthetic_data(np.random.default_rng(11), patients=100, replicate=replicate)
     training, test = data
@@ -376,7 +376,7 @@ def run(quick: bool = False, repeat: int = 5, database: str | None = None) -> No
           f"inputs {input_bytes / MB:.2f} MB")
     with tempfile.TemporaryDirectory() as tmp:
         connect(database or f"sqlite:///{tmp}/genomics-bench.db")
-        plain, plain_udf = baseline(data, 3)
+        plain, plain_udf = baseline(data, 1 if quick else 3)
         static = {name: measure(data, {op: s for op in UDFS}, repeat, runs, dynamic=True)
                   for name, s in STATIC.items()}
         print_figure6(static, plain, input_bytes)

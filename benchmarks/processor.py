@@ -105,11 +105,11 @@ def main() -> None:
                         "(default 5 up to 10k targets, 3 up to 100k, else 1)")
     parser.add_argument("--skip-spark", action="store_true")
     parser.add_argument("--quick", action="store_true",
-                        help="a smoke run: 110 targets, 2 runs, no Spark (benchmarks/"
+                        help="a smoke run: 110 targets, one run, no Spark (benchmarks/"
                         "processor_spark.py measures Spark)")
     args = parser.parse_args()
     if args.quick:
-        args.sizes, args.runs, args.repeat = "100", 2, 1
+        args.sizes, args.runs, args.repeat = "100", 1, 1
         args.skip_spark, args.limit = True, 120.0
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     unknown = sorted(set(tools) - set(TOOLS))

@@ -54,8 +54,10 @@ def make_command(environment: dict[str, str], *executor: str) -> float:
     return elapsed
 
 
-def cluster_speedup(tasks: int, seconds: float, rounds: int, postgres: str) -> None:
-    """Print serial against the loopback cluster on `tasks` targets of `seconds` CPU."""
+def cluster_speedup(tasks: int, seconds: float, rounds: int, postgres: str,
+                    workers: int = 2) -> None:
+    """Print serial against the loopback cluster (`workers` one-core workers) on `tasks`
+    targets of `seconds` CPU."""
     from moto.server import ThreadedMotoServer
 
     from awlineage.processing._standalone import StandaloneCluster
@@ -67,9 +69,9 @@ def cluster_speedup(tasks: int, seconds: float, rounds: int, postgres: str) -> N
     with tempfile.TemporaryDirectory(prefix="awl-bench-cluster-") as tmp, \
             postgres_schema(postgres) as schema:
         started = time.perf_counter()
-        cluster = StandaloneCluster(Path(tmp) / "awl-spark", workers=2, cores=1)
+        cluster = StandaloneCluster(Path(tmp) / "awl-spark", workers=workers, cores=1)
         cluster_start = time.perf_counter() - started
-        cores = 2
+        cores = workers
         try:
             paths = [str(ROOT), str(HERE / "spark_targets"),
                      *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
@@ -95,7 +97,8 @@ def cluster_speedup(tasks: int, seconds: float, rounds: int, postgres: str) -> N
     work = tasks * seconds
     ratios = [s / c for s, c in zip(walls["serial"], walls["cluster"], strict=True)]
     overheads = [(c * cores - work) / tasks for c in walls["cluster"]]
-    print(f"loopback standalone cluster (2 workers x 1 core, PostgreSQL + S3), started in "
+    print(f"loopback standalone cluster ({workers} worker(s) x 1 core, PostgreSQL + S3), "
+          "started in "
           f"{cluster_start:.1f} s outside the timing")
     print(f"{tasks} targets of {seconds} s CPU, awl make as a command, {rounds} alternated "
           f"round(s), median [min-max]:")
@@ -117,11 +120,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--quick", action="store_true",
-                        help="20 targets of 0.1 s, one round: the script runs, no figures")
+                        help="a smoke run: 4 targets of 0.01 s, one round, one worker (the "
+                        "script runs, no figures)")
     args = parser.parse_args()
     if args.quick:
-        args.tasks, args.seconds, args.rounds = 20, 0.1, 1
-    cluster_speedup(args.tasks, args.seconds, args.rounds, args.postgres)
+        args.tasks, args.seconds, args.rounds = 4, 0.01, 1
+    cluster_speedup(args.tasks, args.seconds, args.rounds, args.postgres,
+                    workers=1 if args.quick else 2)
 
 
 if __name__ == "__main__":

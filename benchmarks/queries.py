@@ -584,22 +584,24 @@ def table(results: dict[str, dict[str, Row]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
-                        help="small sizes (20 x 20, 100 files, 20,000 sources): about a minute")
+                        help="a smoke run: tiny sizes (5 x 5, 10 files, 1,000 sources), one round")
     parser.add_argument("--detectors", type=int)
     parser.add_argument("--exposures", type=int)
     parser.add_argument("--files", type=int)
     parser.add_argument("--sources", type=int)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, help="rounds (default 3; --quick: 1)")
     parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
     parser.add_argument("--skip-sqlite", action="store_true")
     args = parser.parse_args()
     quick = args.quick
-    data = Data(detectors=args.detectors or (20 if quick else 100),
-                exposures=args.exposures or (20 if quick else 100),
-                files=args.files or (100 if quick else 1000),
+    data = Data(detectors=args.detectors or (5 if quick else 100),
+                exposures=args.exposures or (5 if quick else 100),
+                files=args.files or (10 if quick else 1000),
                 sources=args.sources if args.sources is not None else
-                (20_000 if quick else 1_000_000))
+                (1_000 if quick else 1_000_000))
+    if args.repeat is None:
+        args.repeat = 1 if quick else 3
     warnings.filterwarnings("ignore", module="astropy")
     results: dict[str, dict[str, Row]] = {}
     start_wall, start_cpu = time.perf_counter(), time.process_time()

@@ -148,10 +148,10 @@ def main() -> int:
     parser.add_argument("--postgresql-only", action="store_true",
                         help="hostile part on PostgreSQL alone (run beside a --sqlite-only)")
     parser.add_argument("--quick", action="store_true",
-                        help="a smoke run: 30 hostile cases and 50 random queries")
+                        help="a smoke run: 10 hostile cases and 20 random queries")
     args = parser.parse_args()
     if args.quick:
-        args.cases, args.semantics = 30, 50
+        args.cases, args.semantics = 10, 20
     families = tuple(f for f in args.families.split(",") if f)
     unknown = set(families) - set(FAMILIES)
     if unknown:

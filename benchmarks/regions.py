@@ -96,8 +96,8 @@ def _grid(shape: tuple[int, ...]) -> np.ndarray:
 
 
 def workloads(quick: bool, rng: np.random.Generator) -> list[Workload]:
-    rows, cols = (10, 10_000) if quick else (10, 100_000)
-    n = 300 if quick else 1000
+    rows, cols = (10, 1_000) if quick else (10, 100_000)
+    n = 100 if quick else 1000
     cells = _grid((rows, cols))
     result = [
         Workload("negative", (rows, cols), [(rows, cols)], [(cells, cells)]),
@@ -126,7 +126,7 @@ def workloads(quick: bool, rng: np.random.Generator) -> list[Workload]:
     result.append(Workload("sort", (rows, cols), [(rows, cols)],
                            [(cells, np.stack([cells[:, 0], order.ravel()], 1))],
                            structured=False))
-    side = 256 if quick else 512
+    side = 64 if quick else 512
     for name, bright in (("imgfilter", _star_field(rng, side) > 5.0),
                          ("imgfilter-noise", rng.random((side, side)) > 0.9)):
         result.append(_image_filter(name, bright))
@@ -704,7 +704,7 @@ def optimise_astronomy(input_bytes: int) -> tuple[object, str]:
 def run_part2(repeat: int, database: str | None, quick: bool = False) -> None:
     """Figure 5: disk, runtime and the six queries of BlackBox, FullOne, SubZero and the
     optimiser's choice (from the statistics and queries of the first three)."""
-    shape = (256, 1000) if quick else (512, 2000)
+    shape = (64, 256) if quick else (512, 2000)
     repeat = 1 if quick else repeat
     times = 1 if quick else max(3, repeat // 2)
     with tempfile.TemporaryDirectory() as tmp:
@@ -783,13 +783,17 @@ def _udf_hops(run: AstroRun) -> dict[str, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="smaller arrays (a smoke run)")
-    parser.add_argument("--repeat", type=int, default=5, help="timed runs per measurement")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: tiny arrays, one timed run per measurement")
+    parser.add_argument("--repeat", type=int,
+                        help="timed runs per measurement (default 5; --quick: 1)")
     parser.add_argument("--database", help="database URL for parts 2 and 3 (default: SQLite "
                         "file)")
     parser.add_argument("--part", type=int, choices=(1, 2, 3),
                         help="run only one part (3: genomics)")
     args = parser.parse_args()
+    if args.repeat is None:
+        args.repeat = 1 if args.quick else 5
     started = time.perf_counter()
     if args.part in (None, 1):
         run_part1(args.quick, args.repeat)
