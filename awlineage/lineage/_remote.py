@@ -1,9 +1,12 @@
 """Lineage held at other sites: the hook through which lineage queries follow a pointer to
-an object held elsewhere (`awlineage.federation` registers the follower, so this package never
-imports it), and how a query says which part of its answer could not be fetched."""
+an object held elsewhere (`awlineage.federation` registers the follower; this package imports
+it only when a walk meets a pointer), and how a query says which part of its answer could not
+be fetched."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -79,6 +82,14 @@ def add_pointer_follower(follower: PointerFollower) -> None:
         _FOLLOWERS.append(follower)
 
 
+def _register_the_federation_follower() -> None:
+    """Import `awlineage.federation`'s follower, which registers itself (``import awlineage``
+    no longer imports every subpackage, so a walk that meets a pointer loads it here)."""
+    # without the federation's own dependencies, the pointers are reported missing
+    with contextlib.suppress(ImportError):
+        importlib.import_module("awlineage.federation._remote")
+
+
 def is_remote_pointer(obj: object) -> bool:
     """Whether an object is a pointer to an object held at another site.
 
@@ -125,6 +136,8 @@ def follow_pointers(db: Database, pointer_ids: Iterable[int], depth: int | None 
     outcome = FollowOutcome()
     if not ids:
         return outcome
+    if not _FOLLOWERS:
+        _register_the_federation_follower()
     if not _FOLLOWERS:
         outcome.missing.extend(MissingLineage(oid, "?", None, "no pointer follower is "
                                               "registered (import awlineage.federation)")
