@@ -11,7 +11,9 @@ by ``connect()`` and ``use_data_server()`` apply, in every thread.
 from __future__ import annotations
 
 import contextvars
+import importlib
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
@@ -201,7 +203,9 @@ def current_files() -> FileStore:
     session = _active.get()
     if session is not None:
         return session.files
+    if _default_files is None and "awlineage.storage" not in sys.modules:
+        importlib.import_module("awlineage.storage")  # installs the data server of AWL_DATA_URL
     if _default_files is None:
-        raise ConfigurationError("no file storage: import awlineage (which installs the data "
-                                 "server of AWL_DATA_URL) or activate a Session")
+        raise ConfigurationError("no file storage: set_default_files was given None; install "
+                                 "a FileStore or activate a Session")
     return _default_files
