@@ -126,7 +126,7 @@ class ClassFinder:
                        building: set[str]) -> type:
         """A class named as a base or a link type: real, stand-in, or (inside a cycle of
         links being built) `DBObject`."""
-        cls = DBObjectMeta.registry.get(name)
+        cls = _framework_class(name) or DBObjectMeta.registry.get(name)
         if cls is not None:
             return cls
         if name in self._stand_ins:
@@ -147,6 +147,19 @@ class ClassFinder:
             return persistent(doc, value_type, default, index=bool(spec.get("index")))
         target = self._for_reference(spec["type"], records, building)
         return persistent(doc, target, [] if kind == "link list" else None)
+
+
+def _framework_class(name: str) -> type | None:
+    """The class `name` when awlineage itself defines it (``awlineage.Process``), importing the
+    framework's packages first if need be: they are imported on first use, and an abstract base
+    such as `Process` has no registry record to import it from."""
+    if not name.startswith("awlineage."):
+        return None
+    if name not in DBObjectMeta.registry:
+        from awlineage.database._ddl import framework_classes
+
+        framework_classes()
+    return DBObjectMeta.registry.get(name)
 
 
 def _import_class(record: RecordedClass) -> type | None:
