@@ -51,13 +51,13 @@ from targets.pipeline import (
 )
 from targets.reduction import (
     ReductionParameters,
-    _trace_by_reruns,
     background_map,
     cosmic_ray_reach,
     divide_flat,
     star_core_mask,
     star_peaks,
     subtract_bias,
+    trace_by_reruns,
     trace_cosmic_rays,
 )
 from targets.sky import SkyParameters, write_night
@@ -162,9 +162,9 @@ def perturbation(frames: int = 3, per_frame: int = 12) -> None:
     for reduced in select(ReducedScienceFrame).order_by("-cosmic_ray_pixels").all()[:frames]:
         inputs = lacosmic_inputs(reduced)
         data, parameters = inputs[0], inputs[5]
-        for slot, (trace, iterations) in enumerate(((_trace_by_reruns, False),
+        for slot, (trace, iterations) in enumerate(((trace_by_reruns, False),
                                                     (trace_cosmic_rays, True),
-                                                    (_trace_by_reruns, True))):
+                                                    (trace_by_reruns, True))):
             started = time.process_time()
             before = trace(*inputs, iterations=iterations)
             spent[slot] += time.process_time() - started

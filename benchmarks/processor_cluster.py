@@ -60,7 +60,7 @@ def cluster_speedup(tasks: int, seconds: float, rounds: int, postgres: str,
     targets of `seconds` CPU."""
     from moto.server import ThreadedMotoServer
 
-    from awlineage.processing._standalone import StandaloneCluster
+    from awlineage.processing import StandaloneCluster
 
     print(f"before: {uptime()}")
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)

@@ -429,7 +429,7 @@ def trace_cosmic_rays(
     inputs, ignored = _lacosmic_inputs(data, bad, sky, gain, background, protected)
     found = lacosmic(*inputs, **_astroscrappy_options(gain, saturation, parameters))
     if found is None:  # a clean type targets.lacosmic does not do: astroscrappy's own runs
-        return _trace_by_reruns(data, bad, sky, gain, saturation, parameters, background,
+        return trace_by_reruns(data, bad, sky, gain, saturation, parameters, background,
                                 protected, iterations=iterations)
     return _framed_trace(data, ignored, protected, found.mask, found.cleaned,
                          found.iteration if iterations else None)
@@ -485,7 +485,7 @@ def _framed_trace(data: np.ndarray, ignored: np.ndarray, protected: np.ndarray |
     return CosmicRayTrace(found, cleaned, iteration, pad)
 
 
-def _trace_by_reruns(
+def trace_by_reruns(
     data: np.ndarray,
     bad: np.ndarray,
     sky: SkyStatistics,

@@ -14,7 +14,7 @@ DEFAULT_DIRECTORY = "awl-spark"
 
 
 def _start(args: argparse.Namespace) -> int:
-    from awlineage.processing._standalone import StandaloneCluster
+    from awlineage.processing import StandaloneCluster
 
     cluster = StandaloneCluster(Path(args.directory), workers=args.workers, cores=args.cores,
                                 memory=args.memory, host=args.host)
@@ -27,7 +27,7 @@ def _start(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from awlineage.processing._standalone import read_state
+    from awlineage.processing import read_state
 
     state = read_state(Path(args.directory))
     if state is None:
@@ -43,7 +43,7 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _stop(args: argparse.Namespace) -> int:
-    from awlineage.processing._standalone import stop_cluster
+    from awlineage.processing import stop_cluster
 
     state = stop_cluster(Path(args.directory))
     if state is None:

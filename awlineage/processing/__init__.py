@@ -27,11 +27,18 @@ if TYPE_CHECKING:
     from awlineage.processing._processor import ProcessingReport, TargetProcessor, print_report
     from awlineage.processing._render import render_causes, render_plan
     from awlineage.processing._spark import SparkExecutor
+    from awlineage.processing._standalone import (
+        ClusterState,
+        StandaloneCluster,
+        read_state,
+        stop_cluster,
+    )
     from awlineage.processing._task import Settings, TaskResult, TaskSpec, make_target, run_task
 
 _WHERE = {
     "Claims": "._claims",
     "closest": "._declarations",
+    "ClusterState": "._standalone",
     "dependency_order": "._planner",
     "Executor": "._executors",
     "EXECUTOR_NAMES": "._executor_names",
@@ -48,6 +55,7 @@ _WHERE = {
     "Planner": "._planner",
     "PlanNode": "._plan",
     "print_report": "._processor",
+    "read_state": "._standalone",
     "ProcessingError": "._planner",
     "ProcessingReport": "._processor",
     "render_causes": "._render",
@@ -57,10 +65,12 @@ _WHERE = {
     "SerialExecutor": "._executors",
     "Settings": "._task",
     "SparkExecutor": "._spark",
+    "StandaloneCluster": "._standalone",
     "StaleCause": "._causes",
     "StaleCauseCategory": "._causes",
     "StaleReason": "._causes",
     "State": "._plan",
+    "stop_cluster": "._standalone",
     "TargetOutcome": "._outcomes",
     "TargetProcessor": "._processor",
     "TaskResult": "._task",
@@ -73,6 +83,7 @@ __getattr__, __dir__ = lazy_attributes(__name__, _WHERE)
 __all__ = [
     "EXECUTOR_NAMES",
     "Claims",
+    "ClusterState",
     "Executor",
     "Needs",
     "OnePer",
@@ -90,6 +101,7 @@ __all__ = [
     "StaleCause",
     "StaleCauseCategory",
     "StaleReason",
+    "StandaloneCluster",
     "State",
     "TargetOutcome",
     "TargetProcessor",
@@ -102,8 +114,10 @@ __all__ = [
     "newest",
     "override_parameters",
     "print_report",
+    "read_state",
     "render_causes",
     "render_plan",
     "resolve_executor",
     "run_task",
+    "stop_cluster",
 ]

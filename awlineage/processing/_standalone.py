@@ -140,7 +140,23 @@ class StandaloneCluster:
 
 
 def read_state(directory: Path) -> ClusterState | None:
-    """The state of the cluster started in `directory`, or None when there is none."""
+    """The state of the cluster `awl spark start` started in `directory`.
+
+    Parameters
+    ----------
+    directory : pathlib.Path
+        The folder the cluster's state file (``cluster.json``) was written in.
+
+    Returns
+    -------
+    ClusterState or None
+        Its processes, master URL and logs; None when no cluster was started there.
+
+    Raises
+    ------
+    AwlError
+        When the state file is not one a cluster wrote.
+    """
     path = Path(directory) / STATE_FILE
     try:
         return ClusterState(**json.loads(path.read_text()))
@@ -167,8 +183,19 @@ def stop_processes(pids: list[int]) -> None:
 
 
 def stop_cluster(directory: Path) -> ClusterState | None:
-    """Stop the cluster started in `directory` and remove its state file; its state, or None
-    when none was started there."""
+    """Stop the cluster started in `directory` (the workers, then the master) and remove its
+    state file.
+
+    Parameters
+    ----------
+    directory : pathlib.Path
+        The folder the cluster's state file was written in.
+
+    Returns
+    -------
+    ClusterState or None
+        The state of the cluster stopped; None when none was started there.
+    """
     state = read_state(directory)
     if state is None:
         return None

@@ -1,7 +1,7 @@
 """The iteration that first flagged each cosmic-ray pixel comes from one LACosmic pass
 (`targets.lacosmic`); it must give the mask, the cleaned data and the iterations that
 astroscrappy's own runs give (its full run, then again with 1, 2, ... iterations: the reference
-kept as `_trace_by_reruns`), to the bit, on the synthetic night's science frames and on cut-outs
+kept as `trace_by_reruns`), to the bit, on the synthetic night's science frames and on cut-outs
 of real frames, with the parameters of the pipeline and with others that flag in more
 iterations."""
 
@@ -15,10 +15,10 @@ from targets.cosmic_lineage import lineage_radius, lineage_radius_at
 from targets.real_files import REAL_FILES
 from targets.reduction import (
     ReductionParameters,
-    _trace_by_reruns,
     background_map,
     star_core_mask,
     star_peaks,
+    trace_by_reruns,
     trace_cosmic_rays,
 )
 from targets.sky import WrittenNight
@@ -47,7 +47,7 @@ def _compare(pixels: np.ndarray, gain: float, saturation: float,
     protected = star_core_mask(data.shape, rows, cols, parameters.star_core_radius) & ~bad
     args = (data, bad, background.statistics, gain, saturation, parameters, background,
             protected)
-    one_pass, reruns = trace_cosmic_rays(*args), _trace_by_reruns(*args)
+    one_pass, reruns = trace_cosmic_rays(*args), trace_by_reruns(*args)
     np.testing.assert_array_equal(one_pass.iteration, reruns.iteration)
     np.testing.assert_array_equal(one_pass.mask, reruns.mask)
     assert one_pass.cleaned.dtype == reruns.cleaned.dtype
