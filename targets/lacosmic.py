@@ -39,8 +39,10 @@ class LACosmicResult:
 
 
 def _c_float(value: float | np.floating) -> float:
-    """`value` as astroscrappy sees a parameter declared as a C float."""
-    return float(np.float32(value))
+    """`value` as astroscrappy sees a parameter declared as a C float (one beyond float32's
+    range, such as a saturation level of float64's maximum meaning "none", is infinite)."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(value))
 
 
 def lacosmic(data: np.ndarray, inmask: np.ndarray, invar: np.ndarray, *, sigclip: float,

@@ -292,6 +292,8 @@ class TargetProcessor:
     def _make(self, cls: type, where: Expression | str | None, force: bool,
               force_upstream: bool, dry_run: bool) -> ProcessingReport:
         starting = None
+        if not dry_run and self._local_spark:
+            require_spark(imported=False)  # a missing extra is said before planning, as before
         if not dry_run:
             starting = self._starting or (None if self._local_spark else self._start_spark(cls))
             self._starting = None

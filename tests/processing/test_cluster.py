@@ -187,5 +187,8 @@ def test_awl_demo_on_the_cluster_stores_its_products_in_postgresql_and_s3(
     for product in [*lists, *frames]:
         stored = s3_bucket.stat(product.filename)
         assert stored is not None and stored.sha256 == product.content_hash
-    pids = {r.pid for r in select(ProcessRun)}
-    assert len(pids) > 1  # the workers' processes made some, not only the demo's own
+    # every target has its run; which process made it depends on timing: the small night
+    # (about 8 CPU s) may be made by the command itself while the cluster's executors start,
+    # and test_targets_are_made_by_the_cluster_s_executors_and_committed_once checks the workers
+    made = {r.target_id for r in select(ProcessRun)}
+    assert {p.object_id for p in lists} <= made
