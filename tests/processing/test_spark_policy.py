@@ -14,8 +14,6 @@ from awlineage.processing._task import MADE, Settings, TaskResult, TaskSpec
 from awlineage.storage import current_session
 from tests.processing.models import Calibrated, MasterCal, Stack
 
-pytest.importorskip("pyspark")
-
 
 def test_a_small_plan_is_made_here_and_the_report_says_spark_would_not_pay(db, night) -> None:
     from pyspark import SparkContext
