@@ -5,6 +5,7 @@ shows (never the call traces), in two statements: the page and its count."""
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,10 @@ from webviewer._respond import Page, page
 from webviewer._viewer import Viewer
 
 PER_PAGE = 50
-"""Runs on one page of ``/runs``."""
+"""Runs on one page of ``/runs`` unless ``per_page`` says otherwise (at most `MAX_PER_PAGE`)."""
+
+MAX_PER_PAGE = 500
+"""The most runs one page of ``/runs`` shows."""
 
 STATUSES = {"made": "succeeded", "succeeded": "succeeded", "failed": "failed"}
 """The ``status`` parameter: ``made`` (or the stored word, ``succeeded``) and ``failed``."""
@@ -50,9 +54,11 @@ class RunFilter:
                  "until": self.until.isoformat() if self.until else None}
         return {name: value for name, value in found.items() if value}
 
-    def url(self, page_number: int = 1) -> str:
-        """``/runs`` with this filter, on page `page_number`."""
-        query = self.query() | ({"page": str(page_number)} if page_number > 1 else {})
+    def url(self, page_number: int = 1, per_page: int = 0) -> str:
+        """``/runs`` with this filter, on page `page_number` of `per_page` runs (when not
+        the default)."""
+        query = self.query() | ({"per_page": str(per_page)} if per_page else {}) | (
+            {"page": str(page_number)} if page_number > 1 else {})
         return "/runs" + ("?" + urlencode(query) if query else "")
 
 
@@ -133,6 +139,8 @@ def parse_time(request: Request, name: str) -> datetime.datetime | None:
     text = text_param(request, name, limit=40).strip()
     if not text:
         return None
+    # An offset typed into a URL unencoded (``...T10:30+01:00``) arrives with a space.
+    text = re.sub(r"(\d\d:\d\d(?::\d\d(?:\.\d+)?)?) (\d\d:?\d\d)$", r"\1+\2", text)
     try:
         value = datetime.datetime.fromisoformat(text)
     except ValueError:
@@ -173,23 +181,26 @@ def parse_filter(request: Request, known: list[str]) -> RunFilter:
 
 @page
 def runs_page(request: Request, viewer: Viewer) -> Page:
-    """``/runs?class=&status=made|failed&since=&until=&page=``: the runs, newest first."""
+    """``/runs?class=&status=made|failed&since=&until=&page=&per_page=``: the runs, newest
+    first."""
     db = viewer.database
     table = runs_table(db)
     classes = run_classes(db, table)
     where = parse_filter(request, classes)
     number = int_param(request, "page", 1, low=1, high=1_000_000)
+    per_page = int_param(request, "per_page", PER_PAGE, low=1, high=MAX_PER_PAGE)
+    shown = per_page if per_page != PER_PAGE else 0  # kept in the links when asked for
     total = run_count(db, table, where)
-    pages = max(1, -(-total // PER_PAGE))
+    pages = max(1, -(-total // per_page))
     if number > pages:
         raise BadRequest(f"parameter page must be between 1 and {pages}, not {number}")
-    runs = run_rows(db, table, where, PER_PAGE, (number - 1) * PER_PAGE)
+    runs = run_rows(db, table, where, per_page, (number - 1) * per_page)
     data = {
         "filter": where.query(), "total": total, "page": number, "pages": pages,
-        "per_page": PER_PAGE, "runs": runs,
+        "per_page": per_page, "runs": runs,
         "classes": classes, "statuses": ["made", "failed"],
-        "urls": {"previous": where.url(number - 1) if number > 1 else None,
-                 "next": where.url(number + 1) if number < pages else None,
+        "urls": {"previous": where.url(number - 1, shown) if number > 1 else None,
+                 "next": where.url(number + 1, shown) if number < pages else None,
                  "all": "/runs"},
     }
     return Page("runs.html", data, title="Process runs")
