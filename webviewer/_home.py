@@ -42,7 +42,7 @@ def recent_ingests(db: Database, records: dict[str, RegisteredClass], limit: int
     if not names:
         return {"classes": [], "recent": []}
     objects = db.framework["awl_object"]
-    raw = objects.c.class_name.in_(names)
+    raw: sa.ColumnElement[bool] = objects.c.class_name.in_(names)
     if qualified_name(ProcessRun) in records:
         try:
             outputs = db.tables_for(ProcessRun).list_tables["outputs"]

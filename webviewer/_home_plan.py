@@ -35,12 +35,12 @@ def process_classes(db: Database) -> list[str]:
 def class_summary(plan: Plan, cls: type) -> dict[str, Any]:
     """The counts of `cls`'s targets per state in `plan`, and its most common reasons."""
     counts = plan.class_counts().get(cls.__name__, dict.fromkeys(State, 0))
-    reasons = [{"kind": "make", "reason": reason, "count": count}
+    reasons: list[dict[str, Any]] = [{"kind": "make", "reason": reason, "count": count}
                for (name, reason), count in plan.causes().items() if name == cls.__name__]
     reasons += [{"kind": "blocked", "reason": reason, "count": count, "example": first}
                 for (name, reason), (count, first) in plan.blocked_causes().items()
                 if name == cls.__name__]
-    reasons.sort(key=lambda r: -r["count"])
+    reasons.sort(key=lambda r: -int(r["count"]))
     return {"counts": {state.value: counts.get(state, 0) for state in State},
             "reasons": reasons[:TOP_REASONS], "more_reasons": max(0, len(reasons) - TOP_REASONS)}
 
