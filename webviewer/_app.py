@@ -41,6 +41,7 @@ PAGE_MODULES = (
     "webviewer._download",
     "webviewer._exports",
     "webviewer._run",
+    "webviewer._runs",
     "webviewer._gallery",
     "webviewer._site_api",
 )
