@@ -1,0 +1,133 @@
+"""``/obj/<id>/image``: an image HDU drawn in the browser with pan and zoom, the pixel value,
+pixel and sky coordinates under the cursor, a stretch and limits selector and overlays (the
+sources of source lists made from it, the lineage boxes of a clicked pixel).
+
+What the browser gets, and why: the picture is the preview PNG at the chosen stretch (drawn
+by astropy's classes on the server, cached); the pixel values are the same binned grid as
+float32, little-endian, in one response (``/obj/<id>/image.f32``, at most
+`Limits.preview_pixels` on a side: 4 MB at 1024, the demo's 296 x 588 coadd is 0.7 MB), so
+every cursor read-out is an array lookup with no request; sky coordinates are computed in the
+browser from the TAN parameters of the header (`webviewer._image_wcs`). Hovering thus costs
+the server nothing, and the page itself reads only the FITS headers."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from awlineage import DataObject, get, select
+from awlineage.regions import RegionTable
+from webviewer._errors import NotFound
+from webviewer._image_stretch import ALLOWED_LIMITS, STRETCHES, rendering_param
+from webviewer._image_wcs import tan_wcs
+from webviewer._imagedata import choose_hdu, hdu_param, opened_fits, read_image
+from webviewer._json import object_ref
+from webviewer._params import object_id
+from webviewer._preview import bin_image, binning, preview_url
+from webviewer._respond import Page, page
+from webviewer._viewer import Viewer
+
+SOURCE_LISTS = 20
+"""Objects linking to an image that are looked at as possible source lists of it."""
+
+PERCENTILES = ("99.5", "99", "98", "95")
+"""Percentile limits offered by the page's selector (any other may be typed in the URL)."""
+
+
+@page
+def image_page(request: Request, viewer: Viewer) -> Page:
+    """``/obj/<id>/image?hdu=N&stretch=&limits=``: the image viewer (JSON: what its script
+    loads)."""
+    oid = object_id(request)
+    obj = get(oid)
+    rendering = rendering_param(request)
+    with opened_fits(obj) as hdus:
+        chosen = choose_hdu(obj, hdus, hdu_param(request))
+        wcs, no_wcs = tan_wcs(hdus[chosen.index].header)
+    size = viewer.limits.preview_pixels
+    factor = binning(chosen.shape, size)
+    data = {
+        "object_id": oid, "object": object_ref(obj), "hdu": chosen.index,
+        "extname": chosen.name, "shape": list(chosen.shape), "binning": factor,
+        "stretch": rendering.stretch, "limits": rendering.limits,
+        "preview_url": preview_url(oid, chosen.index, size, rendering),
+        "preview_base": preview_url(oid, chosen.index, size),
+        "data_url": f"/obj/{oid}/image.f32?hdu={chosen.index}",
+        "overlays_url": f"/obj/{oid}/image/overlays",
+        "pixels_url": f"/obj/{oid}/pixels?hdu={chosen.index}",
+        "wcs": wcs, "wcs_note": no_wcs,
+        "stretches": list(STRETCHES), "limits_allowed": ALLOWED_LIMITS,
+    }
+    limits_hit = []
+    if factor > 1:
+        limits_hit.append(f"the image is {chosen.shape[0]} x {chosen.shape[1]}; it is shown "
+                          f"and read in {factor} x {factor} block means (Limits.preview_pixels)")
+    choices = ["zscale", "minmax", *PERCENTILES]
+    if rendering.limits not in choices:
+        choices.append(rendering.limits)
+    return Page("image.html", data, title=f"Image of {type(obj).__name__} {oid}",
+                context={"limit_choices": choices}, limits_hit=limits_hit)
+
+
+@page
+def image_data(request: Request, viewer: Viewer) -> Response:
+    """``/obj/<id>/image.f32?hdu=N``: the pixels as the page reads them, float32
+    little-endian, row 0 first (FITS order), binned like the preview; the shape sent and the
+    binning are in ``X-Image-Shape`` (rows x columns) and ``X-Preview-Binning``."""
+    oid = object_id(request)
+    obj = get(oid)
+    chosen, pixels = read_image(obj, hdu_param(request))
+    factor = binning(chosen.shape, viewer.limits.preview_pixels)
+    binned = np.ascontiguousarray(bin_image(pixels, factor), dtype="<f4")
+    tag = hashlib.sha256(f"{obj.content_hash}:{chosen.index}:"  # type: ignore[attr-defined]
+                         f"{factor}:f32".encode()).hexdigest()[:32]
+    headers = {"Cache-Control": "public, max-age=31536000, immutable", "ETag": f'"{tag}"',
+               "X-Image-Shape": f"{binned.shape[0]}x{binned.shape[1]}",
+               "X-Preview-Binning": str(factor), "X-Preview-HDU": str(chosen.index)}
+    return Response(binned.tobytes(), media_type="application/octet-stream", headers=headers)
+
+
+def _source_lists(viewer: Viewer, oid: int) -> list[dict[str, Any]]:
+    """Objects made from the image whose table rows have region lineage into it (a source
+    list measured on it), at most `SOURCE_LISTS` looked at."""
+    obj = get(oid)
+    found: list[dict[str, Any]] = []
+    seen = 0
+    for where in viewer.database.referrers(oid):
+        class_name, _, attribute = where.rpartition(".")
+        if class_name.startswith("awlineage."):
+            continue
+        cls = viewer.database.class_named(class_name)
+        for linked in select(getattr(cls, attribute) == obj):
+            seen += 1
+            if seen > SOURCE_LISTS:
+                return found
+            if not isinstance(linked, DataObject):
+                continue
+            records = select(RegionTable.output == linked).all()
+            if any(any(i.object_id == oid for i in r.inputs) for r in records):
+                found.append({**object_ref(linked),
+                              "sources_url": f"/obj/{linked.object_id}/sources"})
+    return found
+
+
+@page
+def image_overlays(request: Request, viewer: Viewer) -> Response:
+    """``/obj/<id>/image/overlays``: JSON of what the image page can draw over the image
+    (loaded after the page): the source lists made from it, each with its sources' URL."""
+    oid = object_id(request)
+    if not isinstance(get(oid), DataObject):
+        raise NotFound(f"object {oid} is not a DataObject: it has no image")
+    return JSONResponse({"object_id": oid, "source_lists": _source_lists(viewer, oid)})
+
+
+routes = [
+    Route("/obj/{object_id}/image", image_page, methods=["GET"]),
+    Route("/obj/{object_id}/image.f32", image_data, methods=["GET"]),
+    Route("/obj/{object_id}/image/overlays", image_overlays, methods=["GET"]),
+]
