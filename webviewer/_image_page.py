@@ -21,11 +21,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from awlineage import DataObject, get, select
-from awlineage.regions import RegionTable
-from webviewer._errors import NotFound
+from awlineage.regions import Region, RegionTable, StepContext, step_backward
 from webviewer._image_stretch import ALLOWED_LIMITS, STRETCHES, rendering_param
 from webviewer._image_wcs import tan_wcs
-from webviewer._imagedata import choose_hdu, hdu_param, opened_fits, read_image
+from webviewer._imagedata import choose_hdu, hdu_param, image_hdu, opened_fits, read_image
 from webviewer._json import object_ref
 from webviewer._params import object_id
 from webviewer._preview import bin_image, binning, preview_url
@@ -34,6 +33,9 @@ from webviewer._viewer import Viewer
 
 SOURCE_LISTS = 20
 """Objects linking to an image that are looked at as possible source lists of it."""
+
+SOURCE_BOXES = 5_000
+"""Rows of source lists whose boxes one overlays request draws (the rest are counted)."""
 
 PERCENTILES = ("99.5", "99", "98", "95")
 """Percentile limits offered by the page's selector (any other may be typed in the URL)."""
@@ -58,7 +60,7 @@ def image_page(request: Request, viewer: Viewer) -> Page:
         "preview_url": preview_url(oid, chosen.index, size, rendering),
         "preview_base": preview_url(oid, chosen.index, size),
         "data_url": f"/obj/{oid}/image.f32?hdu={chosen.index}",
-        "overlays_url": f"/obj/{oid}/image/overlays",
+        "overlays_url": f"/obj/{oid}/image/overlays?hdu={chosen.index}",
         "pixels_url": f"/obj/{oid}/pixels?hdu={chosen.index}",
         "wcs": wcs, "wcs_note": no_wcs,
         "stretches": list(STRETCHES), "limits_allowed": ALLOWED_LIMITS,
@@ -92,12 +94,30 @@ def image_data(request: Request, viewer: Viewer) -> Response:
     return Response(binned.tobytes(), media_type="application/octet-stream", headers=headers)
 
 
-def _source_lists(viewer: Viewer, oid: int) -> list[dict[str, Any]]:
-    """Objects made from the image whose table rows have region lineage into it (a source
-    list measured on it), at most `SOURCE_LISTS` looked at."""
+def _row_boxes(record: RegionTable, image_input: int, cap: int) -> list[list[int]]:
+    """The box [x0, y0, x1, y1] around the cells of input `image_input` each row of the
+    table `record` wrote was computed from (at most `cap` rows)."""
+    rows = int(record.shapes().output[0])
+    context = StepContext()
+    boxes = []
+    for row in range(min(rows, cap)):
+        region = step_backward(record, Region((rows,), [[row]]), image_input, context)
+        if region.is_empty():
+            continue
+        found = region.to_boxes()
+        (y0, x0), (y1, x1) = found.lo.min(axis=0), found.hi.max(axis=0)
+        boxes.append([int(x0), int(y0), int(x1), int(y1)])
+    return boxes
+
+
+def _source_lists(viewer: Viewer, oid: int, hdu: int) -> tuple[list[dict[str, Any]], int]:
+    """Tables made from HDU `hdu` of the image whose rows have region lineage into it (source
+    lists measured on it), with each row's box, and how many rows were left out (past
+    `SOURCE_BOXES`); at most `SOURCE_LISTS` objects linking to the image are looked at."""
     obj = get(oid)
     found: list[dict[str, Any]] = []
-    seen = 0
+    seen = left_out = 0
+    budget = SOURCE_BOXES
     for where in viewer.database.referrers(oid):
         class_name, _, attribute = where.rpartition(".")
         if class_name.startswith("awlineage."):
@@ -106,24 +126,39 @@ def _source_lists(viewer: Viewer, oid: int) -> list[dict[str, Any]]:
         for linked in select(getattr(cls, attribute) == obj):
             seen += 1
             if seen > SOURCE_LISTS:
-                return found
+                return found, left_out
             if not isinstance(linked, DataObject):
                 continue
-            records = select(RegionTable.output == linked).all()
-            if any(any(i.object_id == oid for i in r.inputs) for r in records):
-                found.append({**object_ref(linked),
+            for record in select(RegionTable.output == linked).all():
+                shapes = record.shapes()
+                inputs = [i for i, (inp, array) in enumerate(zip(
+                    record.inputs, record.input_arrays, strict=True))
+                    if inp.object_id == oid and array == f"hdu:{hdu}"
+                    and len(shapes.inputs[i]) == 2]
+                if len(shapes.output) != 1 or not inputs:
+                    continue
+                boxes = _row_boxes(record, inputs[0], budget)
+                rows = int(shapes.output[0])
+                left_out += max(0, rows - budget)
+                budget = max(0, budget - rows)
+                found.append({**object_ref(linked), "array": record.output_array,
+                              "rows": rows, "boxes": boxes,
                               "sources_url": f"/obj/{linked.object_id}/sources"})
-    return found
+    return found, left_out
 
 
 @page
 def image_overlays(request: Request, viewer: Viewer) -> Response:
     """``/obj/<id>/image/overlays``: JSON of what the image page can draw over the image
-    (loaded after the page): the source lists made from it, each with its sources' URL."""
+    (loaded after the page): the source lists made from it, each with the box each of its
+    rows was measured from (by region lineage: `step_backward` of the row)."""
     oid = object_id(request)
-    if not isinstance(get(oid), DataObject):
-        raise NotFound(f"object {oid} is not a DataObject: it has no image")
-    return JSONResponse({"object_id": oid, "source_lists": _source_lists(viewer, oid)})
+    chosen = image_hdu(get(oid), hdu_param(request))
+    lists, left_out = _source_lists(viewer, oid, chosen.index)
+    limits_hit = [f"{left_out} rows of source lists are not drawn: at most {SOURCE_BOXES} "
+                  "are"] if left_out else []
+    return JSONResponse({"object_id": oid, "hdu": chosen.index, "source_lists": lists,
+                         "limits_hit": limits_hit})
 
 
 routes = [

@@ -248,27 +248,13 @@
   function loadSources() {
     getJSON(view.dataset.overlays).then(function (overlays) {
       const lists = overlays.source_lists;
-      if (!lists.length) { status("No source list made from this image."); return; }
-      const list = lists[0];
-      const add = function (found) {
-        found.sources.forEach(function (row) {
-          row.boxes.forEach(function (b) {
-            if (String(b.image.object_id) === objectId) {
-              sourceBoxes.push([b.box.x0, b.box.y0, b.box.x1, b.box.y1]);
-            }
-          });
-        });
-        draw();
-        if (found.page < Math.min(found.pages, 5)) {
-          return getJSON(list.sources_url + "?page=" + (found.page + 1)).then(add);
-        }
-        view.dataset.sources = String(sourceBoxes.length);
-        status(sourceBoxes.length + " sources of " + list.class + " " + list.object_id +
-               (found.pages > 5 ? " (the first 5 pages)" : "") +
-               (lists.length > 1 ? "; " + (lists.length - 1) + " more source lists" : ""));
-        return null;
-      };
-      return getJSON(list.sources_url).then(add);
+      lists.forEach(function (list) { sourceBoxes = sourceBoxes.concat(list.boxes); });
+      view.dataset.sources = String(sourceBoxes.length);
+      status(lists.length ? lists.map(function (list) {
+        return list.boxes.length + " sources of " + list["class"] + " " + list.object_id;
+      }).join("; ") + (overlays.limits_hit.length ? " (" + overlays.limits_hit[0] + ")" : "")
+        : "No source list made from this image.");
+      draw();
     }).catch(function (error) { status("Overlays failed: " + error.message); });
   }
 
