@@ -13,6 +13,8 @@ the server nothing, and the page itself reads only the FITS headers."""
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -33,6 +35,9 @@ from webviewer._viewer import Viewer
 
 SOURCE_LISTS = 20
 """Objects linking to an image that are looked at as possible source lists of it."""
+
+OVERLAY_CACHE = 256
+"""Images whose overlays are kept (a few kB each; least recently used dropped first)."""
 
 SOURCE_BOXES = 5_000
 """Rows of source lists whose boxes one overlays request draws (the rest are counted)."""
@@ -110,7 +115,31 @@ def _row_boxes(record: RegionTable, image_input: int, cap: int) -> list[list[int
     return boxes
 
 
-def _source_lists(viewer: Viewer, oid: int, hdu: int) -> tuple[list[dict[str, Any]], int]:
+Overlays = tuple[list[dict[str, Any]], int]
+
+_overlay_cache: OrderedDict[tuple[Any, ...], Overlays] = OrderedDict()
+_overlay_lock = threading.Lock()
+
+
+def _cached_source_lists(viewer: Viewer, oid: int, hdu: int) -> Overlays:
+    """`_source_lists`, kept for the same image while the objects linking to it are the same
+    (stored objects never change; a new source list changes the referrer counts)."""
+    referrers = viewer.database.referrers(oid)
+    key = (id(viewer), oid, hdu, tuple(sorted(referrers.items())))
+    with _overlay_lock:
+        found = _overlay_cache.get(key)
+        if found is not None:
+            _overlay_cache.move_to_end(key)
+            return found
+    found = _source_lists(viewer, oid, hdu, referrers)
+    with _overlay_lock:
+        _overlay_cache[key] = found
+        while len(_overlay_cache) > OVERLAY_CACHE:
+            _overlay_cache.popitem(last=False)
+    return found
+
+
+def _source_lists(viewer: Viewer, oid: int, hdu: int, referrers: dict[str, int]) -> Overlays:
     """Tables made from HDU `hdu` of the image whose rows have region lineage into it (source
     lists measured on it), with each row's box, and how many rows were left out (past
     `SOURCE_BOXES`); at most `SOURCE_LISTS` objects linking to the image are looked at."""
@@ -118,7 +147,7 @@ def _source_lists(viewer: Viewer, oid: int, hdu: int) -> tuple[list[dict[str, An
     found: list[dict[str, Any]] = []
     seen = left_out = 0
     budget = SOURCE_BOXES
-    for where in viewer.database.referrers(oid):
+    for where in referrers:
         class_name, _, attribute = where.rpartition(".")
         if class_name.startswith("awlineage."):
             continue
@@ -154,7 +183,7 @@ def image_overlays(request: Request, viewer: Viewer) -> Response:
     rows was measured from (by region lineage: `step_backward` of the row)."""
     oid = object_id(request)
     chosen = image_hdu(get(oid), hdu_param(request))
-    lists, left_out = _source_lists(viewer, oid, chosen.index)
+    lists, left_out = _cached_source_lists(viewer, oid, chosen.index)
     limits_hit = [f"{left_out} rows of source lists are not drawn: at most {SOURCE_BOXES} "
                   "are"] if left_out else []
     return JSONResponse({"object_id": oid, "hdu": chosen.index, "source_lists": lists,

@@ -15,6 +15,7 @@ from astropy.wcs import WCS
 
 from awlineage import Database
 from targets.real_files import REAL_FILES
+from tests.webviewer.demo_objects import coadd_and_star
 from tests.webviewer.object_models import fits_bytes, scan_file
 
 JSON = {"accept": "application/json"}
@@ -85,3 +86,17 @@ def test_a_file_with_no_image_has_no_image_page(db: Database, open_viewer,
     for path in ("image", "image.f32"):
         answer = client.get(f"/obj/{table.object_id}/{path}", headers=JSON)
         assert answer.status_code == 404 and "holds no 2-D image" in answer.json()["error"]
+
+
+def test_the_overlays_draw_the_boxes_the_sources_page_lists(demo_client, demo_folder) -> None:
+    coadd, x, y, _ = coadd_and_star(demo_folder)
+    overlays = demo_client.get(f"/obj/{coadd}/image/overlays").json()
+    (made,) = overlays["source_lists"]
+    sources = demo_client.get(made["sources_url"], headers=JSON).json()
+    listed = [[b["box"][k] for k in ("x0", "y0", "x1", "y1")]
+              for row in sources["sources"] for b in row["boxes"]
+              if b["image"]["object_id"] == coadd]
+    assert made["class"] == "SourceList" and made["rows"] == sources["rows"]
+    assert made["boxes"] == listed and overlays["limits_hit"] == []
+    assert any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in made["boxes"])
+    assert demo_client.get(f"/obj/{coadd}/image/overlays").json() == overlays  # cached
