@@ -34,6 +34,7 @@ PAGE_MODULES = (
     "webviewer._datalink",
     "webviewer._soda",
     "webviewer._preview",
+    "webviewer._image_page",
     "webviewer._pixels",
     "webviewer._sources",
     "webviewer._object",
