@@ -167,12 +167,13 @@ def main() -> None:
                 const n = performance.getEntriesByType('navigation')[0];
                 return [n.responseEnd - n.startTime, n.domContentLoadedEventEnd - n.startTime];
             }""")
-            print(f"graph page: {drawn} nodes, "
-                  f"{page.evaluate('window.awlLineage.cy.edges().length')} edges; in the browser: graph built "
+            edges = page.evaluate("window.awlLineage.cy.edges().length")
+            print(f"graph page: {drawn} nodes, {edges} edges; in the browser: graph built "
                   f"{page.get_attribute('#lineage-graph', 'data-build-ms')} ms, laid out "
                   f"{page.get_attribute('#lineage-graph', 'data-layout-ms')} ms")
             size = len(page.content())
-            print(f"load: HTML ({size / 1e6:.1f} MB) received {timing[0]:.0f} ms, DOM ready {timing[1]:.0f} ms, "
+            print(f"load: HTML ({size / 1e6:.1f} MB) received {timing[0]:.0f} ms, "
+                  f"DOM ready {timing[1]:.0f} ms, "
                   f"graph laid out and drawn {in_page:.0f} ms after navigation start "
                   f"({wall:.2f} s wall, Python side)")
             for mode in ("pan", "zoom"):
