@@ -74,6 +74,16 @@ def test_the_graph_expands_collapses_zooms_and_answers_mouse_and_keyboard(
     assert page.evaluate("window.notReloaded") is True
     assert "expand=" not in page.url
 
+    # the table: focusing a row's link shows its node; Enter on "expand" expands in place
+    page.focus(f"#row-{group['key']} a.expand")
+    assert page.get_attribute("#lineage-graph", "data-focused") == group["key"]
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#lineage-graph[data-changes='3']")
+    assert node_count(page) == expanded and page.evaluate("window.notReloaded") is True
+    page.click("#lineage-expanded button.collapse")
+    page.wait_for_selector("#lineage-graph[data-changes='4']")
+    assert node_count(page) == before
+
     # keyboard: focus the graph (the root is focused), arrows move, Enter opens
     page.focus("#lineage-graph")
     assert page.get_attribute("#lineage-graph", "data-focused") == str(stack.object_id)

@@ -258,8 +258,12 @@
         reasons.appendChild(li);
       });
       cell(row, node.reasons.length ? reasons : "");
-      cell(row, node.count > 1 ? link("expand", node.url) :
-        link("lineage from here", node.lineage_url));
+      let action = link("lineage from here", node.lineage_url);
+      if (node.count > 1) {
+        action = link("expand", node.url);
+        action.className = "expand";
+      }
+      cell(row, action);
       return row;
     }));
     if (count) { count.textContent = String(data.nodes.length); }
@@ -455,6 +459,24 @@
   }
 
   holder.dataset.buildMs = String(Math.round(performance.now() - building));
+  // the table: focusing a row shows its node; "expand" expands in place here too
+  const rowsBody = document.getElementById("lineage-rows");
+  if (rowsBody) {
+    rowsBody.addEventListener("focusin", function (event) {
+      const row = event.target.closest("tr");
+      const element = row ? cy.getElementById(row.id.replace(/^row-/, "")) : null;
+      if (element && element.nonempty()) { focusNode(element); }
+    });
+    rowsBody.addEventListener("focusout", hideTip);
+    rowsBody.addEventListener("click", function (event) {
+      const expand = event.target.closest("a.expand");
+      if (!expand) { return; }
+      event.preventDefault();
+      const key = expand.closest("tr").id.replace(/^row-/, "");
+      change(data.expanded.concat([key]), key);
+    });
+  }
+
   renderExpanded();
   layout(false).then(function () {
     announce(cy.nodes().length + " nodes");
