@@ -1,6 +1,8 @@
 """The lineage graph page ``/obj/<id>/lineage?depth=N&direction=up|down|both&expand=KEY``:
 what an object was made from and what was made from it, grouped, coloured by what the target
-processor would do now, and drawn by Graphviz (see `webviewer._graph_layout`)."""
+processor would do now. The page carries the graph as JSON and the browser draws it
+(``static/lineage-graph.js`` with the vendored cytoscape and dagre: pan, zoom, fit, groups
+expanded and collapsed in place); a table lists the same nodes for keyboards and no script."""
 
 from __future__ import annotations
 
@@ -9,14 +11,12 @@ from collections import Counter
 from typing import Any
 from urllib.parse import urlencode
 
-from markupsafe import Markup
 from starlette.requests import Request
 from starlette.routing import Route
 
 from awlineage.persistence import short_name
 from webviewer._errors import BadRequest, NotFound
-from webviewer._graph_layout import DrawnEdge, DrawnNode, LayoutError, layout_svg
-from webviewer._graph_walk import GraphNode, LineageGraph, WalkLimits, class_names, walk_lineage
+from webviewer._graph_walk import GraphNode, WalkLimits, class_names, walk_lineage
 from webviewer._node_states import LEGEND, STATES, ObjectState, object_states
 from webviewer._params import choice_param, int_param, object_id
 from webviewer._respond import Page, page
@@ -53,7 +53,8 @@ def lineage_url(object_id: int, depth: int, direction: str,
 
 @page
 def lineage_page(request: Request, viewer: Viewer) -> Page:
-    """``/obj/<id>/lineage``: the grouped lineage graph, as SVG and as nodes and edges."""
+    """``/obj/<id>/lineage``: the grouped lineage graph, as nodes and edges (drawn by the
+    browser) and as a table."""
     root = object_id(request)
     limits = viewer.limits
     depth = int_param(request, "depth", 1, low=1, high=limits.max_depth)
@@ -78,26 +79,25 @@ def lineage_page(request: Request, viewer: Viewer) -> Page:
             return lineage_url(root, depth, direction, expand | {node.key})
         return f"/obj/{node.object_ids[0]}"
 
-    nodes = [_node_json(node, states, url_of(node), depth, direction, limits.list_members)
+    nodes = [_node_json(node, states, url_of(node), depth, direction, limits.list_members,
+                        root=node.key == str(root))
              for node in sorted(graph.nodes.values(), key=lambda n: (n.level, n.key))]
     edges = [{"from": source, "to": target, "label": ", ".join(sorted(labels))}
              for (source, target), labels in graph.edges.items()]
     limits_hit = graph.limits_hit + staleness_limits
-    svg, layout_problem = _svg(graph, nodes, edges, limits.layout_seconds)
     data = {"object_id": root, "class": short_name(root_class), "direction": direction,
             "depth": depth, "expanded": sorted(expand), "partial": graph.partial,
             "nodes": nodes, "edges": edges,
             "counts": dict(Counter(n["state"] for n in nodes)), "legend": LEGEND}
     title = f"Lineage of {short_name(root_class)} {root}"
     return Page("lineage.html", data, title=title, limits_hit=limits_hit,
-                context={"svg": svg, "layout_problem": layout_problem,
-                         "directions": DIRECTIONS, "max_depth": limits.max_depth,
+                context={"directions": DIRECTIONS, "max_depth": limits.max_depth,
                          "links": _links(root, depth, direction, expand,
                                          limits.max_depth)})
 
 
 def _node_json(node: GraphNode, states: dict[int, ObjectState], url: str, depth: int,
-               direction: str, max_members: int) -> dict[str, Any]:
+               direction: str, max_members: int, root: bool) -> dict[str, Any]:
     member_states = [states.get(oid, ObjectState("unknown")) for oid in node.object_ids]
     counted = Counter(s.state for s in member_states)
     state = next(s for s in STATES if counted[s])
@@ -113,7 +113,8 @@ def _node_json(node: GraphNode, states: dict[int, ObjectState], url: str, depth:
         "key": node.key, "object_id": None if node.is_group else node.object_ids[0],
         "class": short_name(node.class_name), "qualified_class": node.class_name,
         "count": len(node.object_ids), "state": state, "reasons": listed, "url": url,
-        "level": node.level, "label": node.label, "states": dict(counted),
+        "level": node.level, "label": node.label, "states": dict(counted), "root": root,
+        "state_text": STATE_WORDS[state],
     }
     if node.is_group:
         answer["members"] = node.object_ids[:max_members]
@@ -122,33 +123,9 @@ def _node_json(node: GraphNode, states: dict[int, ObjectState], url: str, depth:
     return answer
 
 
-def _svg(graph: LineageGraph, nodes: list[dict[str, Any]], edges: list[dict[str, Any]],
-         timeout: float) -> tuple[Markup | None, str | None]:
-    """The graph as SVG (built by `layout_svg` with every text escaped), or the reason why
-    it could not be drawn."""
-    drawn = [DrawnNode(n["key"], _label(n), n["state"], _tooltip(n), n["url"],
-                       root=n["key"] == str(graph.root), group=n["count"] > 1)
-             for n in nodes]
-    lines = [DrawnEdge(e["from"], e["to"], e["label"]) for e in edges]
-    try:
-        return Markup(layout_svg(drawn, lines, timeout)), None  # every text escaped there
-    except LayoutError as exc:
-        return None, str(exc)
-
-
-_STATE_WORDS = {"green": "up to date", "red": "out of date", "orange": "newer version exists",
-                "blocked": "cannot be made", "stored": "stored", "unknown": "state unknown"}
-
-
-def _label(node: dict[str, Any]) -> str:
-    return f"{node['label']}\n{_STATE_WORDS[node['state']]}"
-
-
-def _tooltip(node: dict[str, Any]) -> str:
-    head = f"{node['label']}: {_STATE_WORDS[node['state']]}"
-    if node["count"] > 1:
-        head += " (click to expand)"
-    return "; ".join([head, *node["reasons"]])
+STATE_WORDS = {"green": "up to date", "red": "out of date", "orange": "newer version exists",
+               "blocked": "cannot be made", "stored": "stored", "unknown": "state unknown"}
+"""State -> the words the graph and the table show for it."""
 
 
 def _links(root: int, depth: int, direction: str, expand: frozenset[str],

@@ -1,9 +1,11 @@
 """The lineage graph page: nodes and edges as the lineage API walks them, same-class siblings
 grouped and expanded on request, a partial answer at a limit, states as the target processor
-sees them now, and SVG the Content-Security-Policy lets through."""
+sees them now, and the graph carried as JSON for the browser to draw (no Graphviz, no inline
+script)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -11,7 +13,6 @@ import pytest
 from awlineage import Database, ancestors, descendants
 from tests.webviewer.lineage_models import Calibrated, Raw, hand_built_graph, make_chain
 from webviewer import Limits
-from webviewer._graph_layout import DrawnNode, LayoutError, clean_svg, layout_svg
 
 JSON = {"accept": "application/json"}
 UNGROUPED = Limits(group_siblings=1000)
@@ -159,31 +160,37 @@ def test_a_changed_code_version_makes_every_target_of_the_class_red(db: Database
     assert root["state"] == "red"
 
 
-def test_the_graph_is_svg_without_script_or_inline_style(db: Database, open_viewer) -> None:
+def test_the_page_carries_the_graph_as_json_and_loads_only_its_own_scripts(
+        db: Database, open_viewer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")  # no Graphviz (nor any other program) needed
     stack = make_chain(frames=3)
-    page = open_viewer().get(f"/obj/{stack.object_id}/lineage?direction=up&depth=2").text
-    svg = page[page.index("<svg"):page.index("</svg>")]
-    assert "<script" not in svg.lower() and "style=" not in svg
-    assert not re.search(r"\son[a-z]+=", svg)
-    assert f'xlink:href="/obj/{stack.frames[0].process_params.object_id}"' in svg or \
-        "expand=g" in svg
-    assert "<?xml" not in page and "<!DOCTYPE svg" not in page
+    client = open_viewer()
+    url = f"/obj/{stack.object_id}/lineage?direction=up&depth=2"
+    page = client.get(url).text
+    answer = client.get(url, headers=JSON).json()
+    embedded = re.search(r'<script type="application/json" id="lineage-data">(.*?)</script>',
+                         page, re.S)
+    assert embedded is not None and "<" not in embedded.group(1)  # cannot end its element
+    data = json.loads(embedded.group(1))
+    assert data["nodes"] == answer["nodes"] and data["edges"] == answer["edges"]
+    root = [n for n in data["nodes"] if n["root"]]
+    assert [n["key"] for n in root] == [str(stack.object_id)]
+    assert {n["state_text"] for n in data["nodes"]} >= {"up to date", "stored"}
+    scripts = re.findall(r"<script\b[^>]*>", page)
+    assert all('src="/static/' in tag or 'type="application/json"' in tag for tag in scripts)
+    assert 'src="/static/vendor/cytoscape.min.js"' in page
+    assert "<svg" not in page and "style=" not in page
+    assert not re.search(r"\son[a-z]+=", page)
+    for row in data["nodes"]:  # the table lists every node for keyboards and no script
+        assert f'id="row-{row["key"]}"' in page
 
 
-def test_labels_tooltips_and_urls_are_escaped_in_the_svg() -> None:
-    nasty = DrawnNode(key="1", label='a<b & "c" \\N', state="red",
-                      tooltip='<script>alert(1)</script>"><img onerror=x>',
-                      url='/obj/1?a=1&b="x"<')
-    svg = layout_svg([nasty], [], timeout=30)
-    assert "a&lt;b &amp; &quot;c&quot; \\N" in svg  # \N printed, not the node's name
-    assert "<script" not in svg and "<img" not in svg
-    assert "&lt;script&gt;" in svg
-    assert 'xlink:href="/obj/1?a=1&amp;b=&quot;x&quot;&lt;"' in svg
-    assert "style=" not in svg and "<?xml" not in svg and "<!--" not in svg
-
-
-def test_an_svg_that_would_need_inline_style_is_refused() -> None:
-    with pytest.raises(LayoutError, match="style"):
-        clean_svg('<svg><text style="fill:red">x</text></svg>')
-    with pytest.raises(LayoutError, match="script"):
-        clean_svg("<svg><script>alert(1)</script></svg>")
+def test_the_vendored_scripts_are_served_with_their_licences(db: Database,
+                                                             open_viewer) -> None:
+    client = open_viewer()
+    for name in ("cytoscape.min.js", "cytoscape-dagre.min.js"):
+        answer = client.get(f"/static/vendor/{name}")
+        assert answer.status_code == 200 and len(answer.content) > 10_000
+    for name in ("cytoscape", "cytoscape-dagre", "dagre", "graphlib"):
+        assert "MIT" in client.get(f"/static/vendor/LICENSE-{name}.txt").text or \
+            "Permission is hereby granted" in client.get(f"/static/vendor/LICENSE-{name}.txt").text
