@@ -24,8 +24,6 @@ class Limits:
     """Same-class siblings drawn as one group node from this many on."""
     staleness_targets: int = 5_000
     """Targets the planner may read to colour a lineage graph; past it states are unknown."""
-    layout_seconds: float = 10.0
-    """Time Graphviz dot may take to lay out one graph."""
     preview_pixels: int = 1024
     """The longest side of a preview image, in pixels; larger images are binned down."""
     thumbnail_pixels: int = 240
