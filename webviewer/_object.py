@@ -155,7 +155,7 @@ def object_page(request: Request, viewer: Viewer) -> Page:
     docs = {info.name: info.doc for info in get_persistent_properties(obj)}
     object_tree = None
     if not wants_json(request):  # the tree is an answer of its own (/obj/ID/tree)
-        object_tree, tree_hits = tree_level(viewer, obj)
+        object_tree, tree_hits = tree_level(viewer, obj, links, versions[0])
         limits_hit.extend(tree_hits)
     return Page("object.html", data, title=f"{cls.__name__} {obj.object_id}",
                 context={"attribute_rows": rows, "docs": docs, "object_tree": object_tree,

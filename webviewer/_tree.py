@@ -19,11 +19,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from awlineage import Database, DBObject, get_persistent_properties
-from awlineage.persistence import link_ids, qualified_name
+from awlineage import Database, DBObject, Process, get_persistent_properties
+from awlineage.persistence import is_stand_in, link_ids, qualified_name
 from webviewer._errors import BadRequest
-from webviewer._links import LINK_KINDS, LIST_KIND
-from webviewer._node_states import object_states
+from webviewer._identity_versions import VersionRow
+from webviewer._links import LINK_KINDS, LIST_KIND, Links
+from webviewer._node_states import ObjectState, is_target_class, object_states
 from webviewer._params import int_param, object_id, text_param
 from webviewer._respond import Page, page
 from webviewer._values import shown_value
@@ -90,20 +91,37 @@ def _next_url(oid: int, name: str, start: int, shown: int, count: int) -> str | 
     return f"/obj/{oid}/tree?list={name}&start={after}" if after < count else None
 
 
+def _heads(db: Database, obj: DBObject, infos: list[Any], size: int,
+           links: Links | None) -> dict[str, tuple[int, list[int]]]:
+    """Each link list's length and first `size` member ids: from `links` when the page
+    has read them already, else one query per list."""
+    if links is not None and all(h.hidden == 0 or len(h.member_ids) >= size
+                                 for h in links.lists.values()):
+        return {name: (h.count, h.member_ids[:size]) for name, h in links.lists.items()}
+    return {info.name: _list_page(db, obj, info.name, 0, size)
+            for info in infos if info.kind == LIST_KIND}
+
+
 def _expand(db: Database, viewer: Viewer, items: list[tuple[dict[str, Any], DBObject,
                                                             frozenset[int]]],
-            budget: _Budget) -> list[tuple[dict[str, Any], DBObject, frozenset[int]]]:
+            budget: _Budget, links: Links | None = None
+            ) -> list[tuple[dict[str, Any], DBObject, frozenset[int]]]:
     """Fill in the level of each (node, object, path) in `items`: its attributes, links and
-    link lists' first pages. The objects linked are loaded in one bulk load; their nodes
-    are returned (with their paths) for the next level."""
+    link lists' first pages. The objects linked are loaded in one bulk load (`links`, what
+    the object page read of a single item, saves reading it again); their nodes are
+    returned (with their paths) for the next level."""
     page_size = viewer.limits.tree_list_page
     plans = []
     wanted: list[int] = []
+    known: dict[int, DBObject] = {}
+    if links is not None:
+        known.update((o.object_id, o) for o in links.single.values() if o is not None)
+        for head in links.lists.values():
+            known.update((o.object_id, o) for o in head.members)
     for node, obj, path in items:
         infos = get_persistent_properties(obj)
         singles = link_ids(obj)
-        heads = {info.name: _list_page(db, obj, info.name, 0, page_size)
-                 for info in infos if info.kind == LIST_KIND}
+        heads = _heads(db, obj, infos, page_size, links)
         size = sum(1 for i in infos if i.kind not in LINK_KINDS and i.kind != LIST_KIND)
         size += len(singles) + sum(1 + len(ids) for _, ids in heads.values())
         if not budget.take(size, f"{type(obj).__name__} {obj.object_id}"):
@@ -112,7 +130,8 @@ def _expand(db: Database, viewer: Viewer, items: list[tuple[dict[str, Any], DBOb
         for _, ids in heads.values():
             wanted.extend(ids)
         plans.append((node, obj, path, infos, singles, heads))
-    loaded = db.get_many(list(dict.fromkeys(wanted))) if wanted else {}
+    missing = [i for i in dict.fromkeys(wanted) if i not in known]
+    loaded = {**known, **(db.get_many(missing) if missing else {})}
     children: list[tuple[dict[str, Any], DBObject, frozenset[int]]] = []
     for node, obj, path, infos, singles, heads in plans:
         below = path | {obj.object_id}
@@ -144,7 +163,13 @@ def _expand(db: Database, viewer: Viewer, items: list[tuple[dict[str, Any], DBOb
 
 def _set_states(viewer: Viewer, nodes: list[tuple[dict[str, Any], DBObject]],
                 limits_hit: list[str]) -> None:
-    """The state of every node of one level: one `object_states` call."""
+    """The state of every node of one level: one `object_states` call, none when each of
+    them is plain stored data."""
+    stored = ObjectState("stored")
+    for node, obj in nodes:
+        if _plain(type(obj)):
+            _apply(node, stored)
+    nodes = [(node, obj) for node, obj in nodes if not _plain(type(obj))]
     if not nodes:
         return
     by_class: dict[str, list[int]] = {}
@@ -159,20 +184,35 @@ def _set_states(viewer: Viewer, nodes: list[tuple[dict[str, Any], DBObject]],
     for node, obj in nodes:
         found = states.get(obj.object_id)
         if found is not None:
-            node.update(state=found.state, reasons=list(found.reasons),
-                        newer=found.state == "orange")
+            _apply(node, found)
 
 
-def build_tree(viewer: Viewer, obj: DBObject, depth: int) -> tuple[dict[str, Any], list[str]]:
+def _plain(cls: type) -> bool:
+    """True for a class whose objects are stored data whatever the processor plans: not a
+    process, without versions of an identity (``stored`` as `object_states` would say)."""
+    return not is_stand_in(cls) and not issubclass(cls, Process) and not cls.identity  # type: ignore[attr-defined]
+
+
+def _apply(node: dict[str, Any], state: ObjectState) -> None:
+    node.update(state=state.state, reasons=list(state.reasons), newer=state.state == "orange")
+
+
+def build_tree(viewer: Viewer, obj: DBObject, depth: int, *, links: Links | None = None,
+               root_state: ObjectState | None = None) -> tuple[dict[str, Any], list[str]]:
     """The tree of `obj` with `depth` levels of linked objects expanded below its own (0: its
-    own attributes, links and lists, the linked objects not expanded), and the limits hit."""
+    own attributes, links and lists, the linked objects not expanded), and the limits hit.
+    `links` and `root_state`, when the caller knows them, are not read again."""
     db = viewer.database
     budget = _Budget(viewer.limits.tree_nodes)
     root = object_node(obj)
     level = [(root, obj, frozenset[int]())]
     unstated: list[tuple[dict[str, Any], DBObject]] = [(root, obj)]
+    if root_state is not None:
+        _apply(root, root_state)
+        unstated = []
     for remaining in range(depth, -1, -1):
-        children = _expand(db, viewer, level, budget)
+        children = _expand(db, viewer, level, budget, links)
+        links = None
         unstated.extend((node, child) for node, child, _ in children)
         _set_states(viewer, unstated, budget.limits_hit)
         unstated = []
@@ -184,9 +224,20 @@ def build_tree(viewer: Viewer, obj: DBObject, depth: int) -> tuple[dict[str, Any
     return root, budget.limits_hit
 
 
-def tree_level(viewer: Viewer, obj: DBObject) -> tuple[dict[str, Any], list[str]]:
-    """The object's own level of the tree (what the object page embeds)."""
-    return build_tree(viewer, obj, 0)
+def tree_level(viewer: Viewer, obj: DBObject, links: Links | None = None,
+               newest: VersionRow | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The object's own level of the tree, as the object page embeds it: `links` is what
+    the page read of the object's links, `newest` the newest version of its identity (for a
+    class the processor does not plan, that is all its state needs)."""
+    root_state = None
+    if newest is not None and not is_target_class(type(obj)):
+        if newest.object_id != obj.object_id and newest.version > (obj.version or 1):
+            root_state = ObjectState("orange", [
+                f"a newer version v{newest.version} exists: {type(obj).__name__} "
+                f"{newest.object_id}"])
+        else:
+            root_state = ObjectState("stored")
+    return build_tree(viewer, obj, 0, links=links, root_state=root_state)
 
 
 def list_page(viewer: Viewer, obj: DBObject, name: str, start: int) -> dict[str, Any]:
