@@ -12,12 +12,17 @@ function make(tag, className, text) {
   return node;
 }
 
+function idOf(n) {
+  // Object ids are 63-bit: past 2**53 a JSON number loses digits, its URL does not.
+  return n.url.split("/").pop();
+}
+
 function objectLabel(n) {
   const parts = [];
   const state = make("span", "state state-" + n.state);
   state.title = n.state + (n.reasons.length ? ": " + n.reasons.join("; ") : "");
   state.setAttribute("aria-label", "state " + n.state);
-  const link = make("a", "objref", n["class"] + " " + n.object_id);
+  const link = make("a", "objref", n["class"] + " " + idOf(n));
   link.href = n.url;
   link.tabIndex = -1;
   parts.push(state, " ", link);
@@ -47,7 +52,7 @@ function nameSpan(name, doc) {
 
 function branchItem(name, n) {
   const item = treeItem("branch object");
-  item.dataset.objectId = n.object_id;
+  item.dataset.objectId = idOf(n);
   if (!n.cycle) {
     item.setAttribute("aria-expanded", "false");
     item.dataset.treeUrl = n.tree_url;
