@@ -162,15 +162,20 @@ def _expand(db: Database, viewer: Viewer, items: list[tuple[dict[str, Any], DBOb
 
 
 def _set_states(viewer: Viewer, nodes: list[tuple[dict[str, Any], DBObject]],
-                limits_hit: list[str]) -> None:
+                limits_hit: list[str], plan: bool = True) -> None:
     """The state of every node of one level: one `object_states` call, none when each of
-    them is plain stored data."""
+    them is plain stored data. Without `plan`, the others stay ``pending`` (to be asked
+    for after the page has loaded)."""
     stored = ObjectState("stored")
     for node, obj in nodes:
         if _plain(type(obj)):
             _apply(node, stored)
     nodes = [(node, obj) for node, obj in nodes if not _plain(type(obj))]
     if not nodes:
+        return
+    if not plan:
+        for node, _ in nodes:
+            node["state"] = "pending"
         return
     by_class: dict[str, list[int]] = {}
     for _, obj in nodes:
@@ -198,10 +203,12 @@ def _apply(node: dict[str, Any], state: ObjectState) -> None:
 
 
 def build_tree(viewer: Viewer, obj: DBObject, depth: int, *, links: Links | None = None,
-               root_state: ObjectState | None = None) -> tuple[dict[str, Any], list[str]]:
+               root_state: ObjectState | None = None, plan: bool = True
+               ) -> tuple[dict[str, Any], list[str]]:
     """The tree of `obj` with `depth` levels of linked objects expanded below its own (0: its
     own attributes, links and lists, the linked objects not expanded), and the limits hit.
-    `links` and `root_state`, when the caller knows them, are not read again."""
+    `links` and `root_state`, when the caller knows them, are not read again; without
+    `plan` the states that need the processor's plan are left ``pending``."""
     db = viewer.database
     budget = _Budget(viewer.limits.tree_nodes)
     root = object_node(obj)
@@ -214,7 +221,7 @@ def build_tree(viewer: Viewer, obj: DBObject, depth: int, *, links: Links | None
         children = _expand(db, viewer, level, budget, links)
         links = None
         unstated.extend((node, child) for node, child, _ in children)
-        _set_states(viewer, unstated, budget.limits_hit)
+        _set_states(viewer, unstated, budget.limits_hit, plan)
         unstated = []
         if remaining == 0:
             break
@@ -228,7 +235,9 @@ def tree_level(viewer: Viewer, obj: DBObject, links: Links | None = None,
                newest: VersionRow | None = None) -> tuple[dict[str, Any], list[str]]:
     """The object's own level of the tree, as the object page embeds it: `links` is what
     the page read of the object's links, `newest` the newest version of its identity (for a
-    class the processor does not plan, that is all its state needs)."""
+    class the processor does not plan, that is all its state needs). States that need the
+    processor's plan are ``pending``: the page's script asks for them once it has loaded,
+    so that planning does not hold the page up."""
     root_state = None
     if newest is not None and not is_target_class(type(obj)):
         if newest.object_id != obj.object_id and newest.version > (obj.version or 1):
@@ -237,7 +246,13 @@ def tree_level(viewer: Viewer, obj: DBObject, links: Links | None = None,
                 f"{newest.object_id}"])
         else:
             root_state = ObjectState("stored")
-    return build_tree(viewer, obj, 0, links=links, root_state=root_state)
+    root, limits_hit = build_tree(viewer, obj, 0, links=links, root_state=root_state,
+                                  plan=False)
+    shown = [root, *(link["target"] for link in root["links"] if link["target"]),
+             *(m for lst in root["lists"] for m in lst["members"])]
+    root["states_url"] = tree_url(obj.object_id, 0) if any(
+        n["state"] == "pending" for n in shown) else ""
+    return root, limits_hit
 
 
 def list_page(viewer: Viewer, obj: DBObject, name: str, start: int) -> dict[str, Any]:

@@ -5,7 +5,7 @@ a link."""
 from __future__ import annotations
 
 from awlineage import Database
-from tests.webviewer.tree_models import chain
+from tests.webviewer.tree_models import Knot, chain
 from webviewer import Limits
 
 
@@ -16,6 +16,7 @@ def _focused(page, key: str) -> str | None:
 def test_the_object_tree_opens_in_place_and_by_keyboard(db: Database, serve_viewer, page,
                                                         shot) -> None:
     a, b, c = chain(["a", "b", "c"], strands=3)
+    Knot(name="b").commit()  # a newer version of b
     url = serve_viewer(limits=Limits(tree_list_page=2))
     page.goto(f"{url}/obj/{a.object_id}")
     page.evaluate("window.notReloaded = true")
@@ -24,6 +25,11 @@ def test_the_object_tree_opens_in_place_and_by_keyboard(db: Database, serve_view
     assert root.get_attribute("aria-expanded") == "true"
     b_item = root.locator(f'> ul > li[data-object-id="{b.object_id}"]')
     assert b_item.get_attribute("aria-expanded") == "false"
+    # the states the processor's plan gives come after the page, into its marks
+    page.locator("section.objtree ul[data-states-loaded]").wait_for(state="attached")
+    assert b_item.locator("> .row > .state").get_attribute("class") == "state state-orange"
+    assert b_item.locator("> .row > a.newer").get_attribute("href") == \
+        f"/obj/{b.object_id}/versions"
 
     # two levels opened in place by mouse
     b_item.locator("> .row > .name").click()

@@ -126,6 +126,9 @@ def test_the_object_page_embeds_the_first_level_as_links(db: Database, open_view
     assert f'href="/obj/{b.object_id}"' in tree
     assert f'data-tree-url="/obj/{b.object_id}/tree?depth=0"' in tree
     assert "2 x Strand" in tree and 'title="Length of rope [m]"' in tree
+    # a knot has versions: its state is asked for after the page (strands are plain data)
+    assert f'data-states-url="/obj/{a.object_id}/tree?depth=0"' in tree
+    assert tree.count("state-pending") == 1 and tree.count("state-stored") == 3
 
 
 def test_the_queries_of_a_level_do_not_grow_with_its_members(db: Database,

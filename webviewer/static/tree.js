@@ -17,22 +17,27 @@ function idOf(n) {
   return n.url.split("/").pop();
 }
 
-function objectLabel(n) {
-  const parts = [];
+function stateMark(n) {
   const state = make("span", "state state-" + n.state);
   state.title = n.state + (n.reasons.length ? ": " + n.reasons.join("; ") : "");
   state.setAttribute("aria-label", "state " + n.state);
+  return state;
+}
+
+function newerLink(n) {
+  const newer = make("a", "newer", "newer version exists");
+  newer.href = n.versions_url;
+  newer.tabIndex = -1;
+  return newer;
+}
+
+function objectLabel(n) {
   const link = make("a", "objref", n["class"] + " " + idOf(n));
   link.href = n.url;
   link.tabIndex = -1;
-  parts.push(state, " ", link);
+  const parts = [stateMark(n), " ", link];
   if (n.version) parts.push(" ", make("span", "version", "v" + n.version));
-  if (n.newer) {
-    const newer = make("a", "newer", "newer version exists");
-    newer.href = n.versions_url;
-    newer.tabIndex = -1;
-    parts.push(" ", newer);
-  }
+  if (n.newer) parts.push(" ", newerLink(n));
   if (n.cycle) parts.push(" ", make("span", "cycle muted", "(above in this tree)"));
   return parts;
 }
@@ -281,6 +286,36 @@ function onClick(event) {
   activate(item);
 }
 
+function levelNodes(n) {
+  const nodes = [n];
+  for (const link of n.links || []) if (link.target) nodes.push(link.target);
+  for (const lst of n.lists || []) nodes.push(...lst.members);
+  return nodes;
+}
+
+async function fillStates(tree) {
+  // The object page leaves the states that need the processor's plan to this request.
+  let answer;
+  try {
+    answer = await fetchJson(tree.dataset.statesUrl);
+  } catch (error) {
+    return;  // the marks stay "being worked out"; the tree works without them
+  }
+  const byId = new Map(levelNodes(answer.tree).map((n) => [idOf(n), n]));
+  for (const mark of tree.querySelectorAll(".row > .state-pending")) {
+    const item = mark.closest("[role=treeitem]");
+    const n = byId.get(item.dataset.objectId);
+    if (!n) continue;
+    mark.replaceWith(stateMark(n));
+    if (n.newer && !item.querySelector(":scope > .row > .newer")) {
+      const after = item.querySelector(":scope > .row > .version") ||
+                    item.querySelector(":scope > .row > .objref");
+      after.after(" ", newerLink(n));
+    }
+  }
+  tree.dataset.statesLoaded = "true";
+}
+
 function setUp(tree) {
   tree.classList.add("js");
   const items = tree.querySelectorAll("[role=treeitem]");
@@ -288,6 +323,7 @@ function setUp(tree) {
   if (items.length) items[0].tabIndex = 0;
   tree.addEventListener("keydown", onKey);
   tree.addEventListener("click", onClick);
+  if (tree.dataset.statesUrl) fillStates(tree);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
