@@ -4,7 +4,7 @@ a link."""
 
 from __future__ import annotations
 
-from awlineage import Database
+from awlineage import Database, Session, select
 from tests.webviewer.tree_models import Knot, chain
 from webviewer import Limits
 
@@ -81,3 +81,22 @@ def test_the_object_tree_opens_in_place_and_by_keyboard(db: Database, serve_view
     page.screenshot(path=shot("keyboard"), full_page=True)
     page.keyboard.press("Shift+Enter")
     page.wait_for_url(f"**/obj/{b.object_id}")
+
+
+def test_the_demo_tree_shows_the_processors_states(demo_url: str, demo_folder, page,
+                                                   shot) -> None:
+    database = Database(f"sqlite:///{demo_folder}/awlineage.db", read_only=True)
+    with Session(database, str(demo_folder / "awl-data")):
+        source_list = select(database.class_named("SourceList")).first()
+        oid, coadd = source_list.object_id, source_list.coadd.object_id
+    database.close()
+    page.goto(f"{demo_url}/obj/{oid}")
+    tree = page.locator("section.objtree ul[role=tree]")
+    tree.locator("xpath=self::*[@data-states-loaded]").wait_for(state="attached")
+    root = tree.locator("> li[role=treeitem]")
+    assert root.locator("> .row > .state").get_attribute("class") == "state state-green"
+    coadd_item = root.locator(f'> ul > li[data-object-id="{coadd}"]')
+    assert coadd_item.locator("> .row > .state").get_attribute("class") == "state state-green"
+    coadd_item.locator("> .row > .name").click()
+    coadd_item.locator("> ul > li.branch").first.wait_for()
+    page.screenshot(path=shot("source-list"), full_page=True)
