@@ -91,6 +91,14 @@ def _next_url(oid: int, name: str, start: int, shown: int, count: int) -> str | 
     return f"/obj/{oid}/tree?list={name}&start={after}" if after < count else None
 
 
+def _display_order(obj: DBObject) -> list[Any]:
+    """The properties of `obj` as ``awl info`` lists them: the class's own first, then those
+    it inherits from awlineage (file, parameters, process run), each in declaration order."""
+    props = type(obj)._properties
+    return sorted(get_persistent_properties(obj),
+                  key=lambda info: props[info.name].owner.__module__.startswith("awlineage."))
+
+
 def _heads(db: Database, obj: DBObject, infos: list[Any], size: int,
            links: Links | None) -> dict[str, tuple[int, list[int]]]:
     """Each link list's length and first `size` member ids: from `links` when the page
@@ -119,7 +127,7 @@ def _expand(db: Database, viewer: Viewer, items: list[tuple[dict[str, Any], DBOb
         for head in links.lists.values():
             known.update((o.object_id, o) for o in head.members)
     for node, obj, path in items:
-        infos = get_persistent_properties(obj)
+        infos = _display_order(obj)
         singles = link_ids(obj)
         heads = _heads(db, obj, infos, page_size, links)
         size = sum(1 for i in infos if i.kind not in LINK_KINDS and i.kind != LIST_KIND)
