@@ -39,6 +39,7 @@ PAGE_MODULES = (
     "webviewer._sources",
     "webviewer._object",
     "webviewer._used_by",
+    "webviewer._tree",
     "webviewer._download",
     "webviewer._exports",
     "webviewer._run",

@@ -73,3 +73,10 @@ class Limits:
     """HDUs of a FITS file whose headers an object page shows."""
     trace_calls: int = 2_000
     """Calls of a process run's call trace shown on its page (the rest are counted)."""
+    tree_depth: int = 8
+    """The deepest object tree (levels of links expanded) a request may ask for."""
+    tree_nodes: int = 2_000
+    """Nodes (attribute values, links, list members) of one object tree answer; past it the
+    objects left are shown unexpanded."""
+    tree_list_page: int = 25
+    """Members of a link list per page of an object tree."""

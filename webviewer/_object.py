@@ -26,8 +26,9 @@ from webviewer._json import jsonable
 from webviewer._links import LINK_KINDS, LIST_KIND, Links, load_links
 from webviewer._params import object_id
 from webviewer._refs import ref, run_ref
-from webviewer._respond import Page, page
+from webviewer._respond import Page, page, wants_json
 from webviewer._site_api import remote_summary
+from webviewer._tree import tree_level
 from webviewer._values import shown_value
 from webviewer._viewer import Viewer
 
@@ -152,8 +153,12 @@ def object_page(request: Request, viewer: Viewer) -> Page:
         "remote": remote_summary(db, obj),
     }
     docs = {info.name: info.doc for info in get_persistent_properties(obj)}
+    object_tree = None
+    if not wants_json(request):  # the tree is an answer of its own (/obj/ID/tree)
+        object_tree, tree_hits = tree_level(viewer, obj, links, versions[0])
+        limits_hit.extend(tree_hits)
     return Page("object.html", data, title=f"{cls.__name__} {obj.object_id}",
-                context={"attribute_rows": rows, "docs": docs,
+                context={"attribute_rows": rows, "docs": docs, "object_tree": object_tree,
                          "hdus_total": None if headers is None else headers.hdus_total},
                 limits_hit=limits_hit)
 
