@@ -127,6 +127,7 @@ def object_page(request: Request, viewer: Viewer) -> Page:
     if headers is not None and headers.has_image:
         urls["preview"] = f"/obj/{obj.object_id}/preview.png"
         urls["pixels"] = f"/obj/{obj.object_id}/pixels"
+        urls["image"] = f"/obj/{obj.object_id}/image"
     if callable(getattr(obj, "region_anchor", None)):  # a source: cut out of its images
         urls["gallery"] = f"/obj/{obj.object_id}/gallery"
     if headers is not None and headers.has_table:

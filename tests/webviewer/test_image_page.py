@@ -64,6 +64,7 @@ def test_the_page_data_and_preview_are_astropys(db: Database, open_viewer, m13) 
     html = client.get(f"/obj/{oid}/image").text
     assert 'role="img"' in html and "aria-label=" in html and "/static/image.js" in html
     assert client.get(f"/obj/{oid}/image/overlays").json()["source_lists"] == []
+    assert f'href="/obj/{oid}/image"' in client.get(f"/obj/{oid}").text  # reached from the object
 
 
 @pytest.mark.parametrize(("query", "words"), [
