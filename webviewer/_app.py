@@ -43,6 +43,7 @@ PAGE_MODULES = (
     "webviewer._run",
     "webviewer._gallery",
     "webviewer._site_api",
+    "webviewer._sky",
 )
 """Modules with a ``routes`` list, in the order their routes are matched."""
 

@@ -75,3 +75,7 @@ class Limits:
     """HDUs of a FITS file whose headers an object page shows."""
     trace_calls: int = 2_000
     """Calls of a process run's call trace shown on its page (the rest are counted)."""
+    sky_footprints: int = 2_000
+    """Footprints drawn on one sky map (the rest are counted as left out)."""
+    sky_sources: int = 5_000
+    """Sources (stored positions) drawn on one sky map."""
