@@ -58,6 +58,7 @@ def _store(count: int, start: float = 10.0) -> list[DBObject]:
 
 
 def _statements(response) -> int:
+    assert response.status_code == 200, response.text
     match = re.match(r'db;desc="(\d+) queries"', response.headers["server-timing"])
     assert match, response.headers["server-timing"]
     return int(match.group(1))
