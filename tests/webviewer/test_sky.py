@@ -163,3 +163,27 @@ def test_the_page_embeds_the_map_and_lists_the_footprints(db: Database, open_vie
     for obj in made:
         if getattr(obj, "footprint", None) is not None:
             assert f'href="/obj/{obj.object_id}"' in html
+
+
+def test_the_demo_footprints_and_a_cone_on_them_match_the_library(demo_folder, demo_client
+                                                                   ) -> None:
+    from targets.raw_frames import RawScienceFrame
+    from targets.science import CoaddedRegriddedFrame, ReducedScienceFrame, RegriddedFrame
+    from targets.source_lists import Source
+    from tests.webviewer.demo_objects import demo_session
+
+    classes = (RawScienceFrame, ReducedScienceFrame, RegriddedFrame, CoaddedRegriddedFrame)
+    data = demo_client.get("/sky", headers=JSON).json()
+    drawn = {f["object_id"]: f["vertices"] for f in data["footprints"]}
+    cone = demo_client.get("/sky?ra=150.0&dec=2.19&radius=0.004", headers=JSON).json()
+    circle = Circle((150.0, 2.19), 0.004)
+    with demo_session(demo_folder):
+        stored = {o.object_id: [list(v) for v in o.footprint.vertices]
+                  for cls in classes for o in select(cls) if o.footprint is not None}
+        overlapping = {o.object_id for cls in classes
+                       for o in select(cls.footprint.overlaps(circle))}
+        near = {o.object_id for o in select(Source.position.within(circle))}
+    assert drawn == stored
+    assert {f["object_id"] for f in cone["footprints"]} == overlapping
+    assert 0 < len(overlapping) < len(stored)
+    assert near and {s["object_id"] for s in cone["sources"]} == near
