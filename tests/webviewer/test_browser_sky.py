@@ -1,6 +1,7 @@
 """The sky map in a real browser, on the demo: every stored footprint and source is drawn,
-the map zooms by button and key, a footprint in focus opens with Enter and a click on one
-opens its object page; hovering names it; a layer can be hidden."""
+the map zooms by button and key, a layer can be hidden, a footprint in focus opens with Enter,
+a cone keeps what overlaps it, and hovering a footprint names it and a click opens its
+object page."""
 
 from __future__ import annotations
 
@@ -68,6 +69,15 @@ def test_the_sky_map_draws_zooms_and_opens_footprints(demo_folder, demo_url, pag
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert page.url == f"{demo_url}/obj/{first}"
+
+    cone = f"{demo_url}/sky?ra=150.0&dec=2.19&radius=0.004"
+    page.goto(cone)
+    until(page, READY)
+    selected = page.request.get(cone + "&format=json").json()
+    assert 0 < len(selected["footprints"]) < footprints
+    assert page.locator("svg#sky a.footprint").count() == len(selected["footprints"])
+    assert page.locator("svg#sky polyline.cone").count() == 1
+    page.screenshot(path=shot("cone"))
 
     page.goto(f"{demo_url}/sky?class=CoaddedRegriddedFrame")
     until(page, READY)

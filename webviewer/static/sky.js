@@ -98,8 +98,21 @@
     dots.push(el("circle", { "cx": p[0], "cy": p[1], "r": 0 }, a));
   });
   if (data.cone) {
-    const r = data.cone.radius;
-    extend([-r, -r]); extend([r, r]);
+    // the cone asked for, as its edge: points at the radius from the centre, all bearings
+    const c = data.cone, d0 = c.dec * RAD, r = c.radius * RAD, edge = [];
+    for (let k = 0; k <= 96; k++) {
+      const bearing = 2 * Math.PI * k / 96;
+      const dec = Math.asin(Math.sin(d0) * Math.cos(r) + Math.cos(d0) * Math.sin(r) * Math.cos(bearing));
+      const ra = c.ra * RAD + Math.atan2(Math.sin(bearing) * Math.sin(r) * Math.cos(d0),
+        Math.cos(r) - Math.sin(d0) * Math.sin(dec));
+      const p = project(ra / RAD, dec / RAD);
+      if (p) { edge.push(p); }
+    }
+    // the map fits the cone, which the footprints that overlap it may reach beyond
+    bounds.splice(0, 4, Infinity, Infinity, -Infinity, -Infinity);
+    edge.forEach(extend);
+    el("polyline", { "class": "cone", "points": edge.map(function (p) { return p.join(","); }).join(" ") },
+      content);
   }
   if (!isFinite(bounds[0])) { bounds.splice(0, 4, -1, -1, 1, 1); }
 
