@@ -6,7 +6,7 @@ Rows (a function each, ``row_*``, so that more can be added):
 
 1. ``awl demo`` (small night): serial against Spark (the default executor) - wall time, CPU
    time and peak memory of the whole process tree (driver, JVM, Python workers: the sum of
-   their resident sets, sampled every 50 ms with psutil). Goal: Spark within 1.15x of serial,
+   their resident sets, sampled every 250 ms with psutil). Goal: Spark within 1.15x of serial,
    and within 2x its memory.
 2. ``awl demo --size medium``: the same; goal: Spark at least 1.5x faster than serial.
 3. ``awl make BenchBusy`` as a command on 200 targets of 0.5 s CPU each, serial against
@@ -68,16 +68,47 @@ def uptime() -> str:
 @dataclass
 class Measured:
     """One whole command: wall and CPU seconds (of the whole process tree) and its peak
-    memory (the largest sum of the tree's resident sets seen)."""
+    memory: the largest sum of the tree's resident sets seen (RSS: a page shared by forked
+    Python workers counts once in each), and the largest sum of their proportional set sizes
+    (PSS: a page shared by n processes counts 1/n in each, so the sum is the memory the tree
+    holds; None where Linux's ``/proc/PID/smaps_rollup`` is not there)."""
 
     wall: float
     cpu: float
     peak_mb: float
     stdout: str
+    peak_pss_mb: float | None = None
+    steady_overhead_ms: float | None = None
+    """Per target, once Spark's workers run: each worker's span from its first target's
+    start to its last one's end, less the work done, over the targets they made."""
+
+
+SAMPLE_SECONDS = 0.25
+"""Between two samples of the process tree. The sampler runs on the measured machine's cores:
+every 50 ms it took 2-3 s from a 60 s Spark run that kept both cores busy (and nothing from
+the serial run, which leaves a core idle), a bias against the side that uses every core."""
+PSS_EVERY = 4
+"""Samples between two readings of the proportional set sizes: reading a JVM's page tables
+takes its memory map's lock."""
+
+
+def proportional_set_size(pid: int) -> int | None:
+    """Bytes of memory process `pid` holds, shared pages divided among their sharers: 0 for a
+    process that has ended, None where Linux does not say (no ``smaps_rollup``)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as rollup:
+            for line in rollup:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (FileNotFoundError, ProcessLookupError):
+        return 0 if os.path.exists("/proc/self/smaps_rollup") else None
+    except OSError:
+        return None
+    return None
 
 
 def run_measured(command: list[str], cwd: str) -> Measured:
-    """Run `command` in `cwd`, sampling its process tree every 50 ms."""
+    """Run `command` in `cwd`, sampling its process tree every `SAMPLE_SECONDS`."""
     import psutil
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -85,25 +116,34 @@ def run_measured(command: list[str], cwd: str) -> Measured:
     process = subprocess.Popen(command, cwd=cwd, env=_child_environment(), text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     peak = 0
+    peak_pss: int | None = 0
     cpu: dict[int, float] = {}  # pid -> CPU seconds last seen
     stop = threading.Event()
 
     def sample() -> None:
-        nonlocal peak
+        nonlocal peak, peak_pss
         root = psutil.Process(process.pid)
+        samples = 0
         while not stop.is_set():
             try:
                 tree = [root, *root.children(recursive=True)]
             except psutil.Error:
                 return
-            total = 0
+            total, shared = 0, 0
+            with_pss = samples % PSS_EVERY == 0
+            samples += 1
             for member in tree:
                 with contextlib.suppress(psutil.Error):
                     total += member.memory_info().rss
                     times = member.cpu_times()
                     cpu[member.pid] = times.user + times.system
+                if with_pss:
+                    pss = proportional_set_size(member.pid)
+                    shared = None if pss is None or shared is None else shared + pss
             peak = max(peak, total)
-            stop.wait(0.05)
+            if with_pss:
+                peak_pss = None if shared is None or peak_pss is None else max(peak_pss, shared)
+            stop.wait(SAMPLE_SECONDS)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -117,8 +157,9 @@ def run_measured(command: list[str], cwd: str) -> Measured:
     reaped = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     # two lower bounds of the tree's CPU time: the command's and its reaped children's (the
     # JVM is not always reaped: its CPU would be missed), and the sum of what the samples saw
-    # of each process (the last 50 ms missed)
-    return Measured(wall, max(reaped, sum(cpu.values())), peak / 2**20, out)
+    # of each process (the last sample's interval missed)
+    return Measured(wall, max(reaped, sum(cpu.values())), peak / 2**20, out,
+                    None if peak_pss is None else peak_pss / 2**20)
 
 
 def _spread(values: list[float]) -> str:
@@ -147,9 +188,23 @@ def _demo_command(size: str, executor: str) -> Callable[[], Measured]:
 
 def _print_sides(title: str, results: dict[str, list[Measured]]) -> None:
     for name, measured in results.items():
+        pss = [m.peak_pss_mb for m in measured if m.peak_pss_mb is not None]
+        shared = f", PSS {_spread(pss)} MB" if len(pss) == len(measured) else ""
         print(f"  {title} {name:<6}: wall {_spread([m.wall for m in measured])} s, CPU "
-              f"{_spread([m.cpu for m in measured])} s, peak memory of the process tree "
-              f"{_spread([m.peak_mb for m in measured])} MB")
+              f"{_spread([m.cpu for m in measured])} s, peak memory of the process tree: "
+              f"RSS {_spread([m.peak_mb for m in measured])} MB{shared}")
+
+
+def memory_ratio(results: dict[str, list[Measured]]) -> str:
+    """Spark's peak memory over serial's (medians): by PSS where measured, and by RSS."""
+    def median(name: str, pss: bool) -> float:
+        return statistics.median((m.peak_pss_mb if pss else m.peak_mb) or 0.0
+                                 for m in results[name])
+    rss = median("spark", False) / median("serial", False)
+    if any(m.peak_pss_mb is None for ms in results.values() for m in ms):
+        return f"memory Spark / serial {rss:.2f} by RSS (goal <= 2)"
+    pss = median("spark", True) / median("serial", True)
+    return f"memory Spark / serial {pss:.2f} by PSS (goal <= 2; {rss:.2f} by RSS)"
 
 
 def _note(stdout: str) -> str:
@@ -163,13 +218,11 @@ def row_demo(size: str, runs: int) -> None:
                                 "spark": _demo_command(size, "spark")})
     serial = statistics.median(m.wall for m in results["serial"])
     spark = statistics.median(m.wall for m in results["spark"])
-    memory = (statistics.median(m.peak_mb for m in results["spark"])
-              / statistics.median(m.peak_mb for m in results["serial"]))
     goal = "Spark / serial, goal <= 1.15" if size == "small" else \
         "serial / Spark, goal >= 1.5"
     ratio = spark / serial if size == "small" else serial / spark
     print(f"awl demo --size {size}, {runs} alternated run(s): {goal}: {ratio:.2f}; "
-          f"memory Spark / serial {memory:.2f} (goal <= 2)")
+          f"{memory_ratio(results)}")
     _print_sides("demo", results)
     print(f"  Spark's run said: {_note(results['spark'][-1].stdout)}")
 
@@ -189,10 +242,37 @@ def _busy_command(tasks: int, seconds: float, executor: list[str]) -> Callable[[
             url = f"sqlite:///{tmp}/busy.db"
             subprocess.run([sys.executable, "-c", WORK_SETUP, url, str(tasks), str(seconds)],
                            cwd=tmp, env=_child_environment(), check=True)
-            return run_measured([sys.executable, "-m", "awlineage.cli", "--database", url,
-                                 "make", "BenchBusy", "--import", "processor_models",
-                                 "--colour", "never", *executor], tmp)
+            measured = run_measured([sys.executable, "-m", "awlineage.cli", "--database", url,
+                                     "make", "BenchBusy", "--import", "processor_models",
+                                     "--colour", "never", *executor], tmp)
+            measured.steady_overhead_ms = steady_overhead(f"{tmp}/busy.db", seconds)
+            return measured
     return run
+
+
+def steady_overhead(database: str, seconds: float) -> float | None:
+    """Milliseconds per target lost by Spark's workers once they run (their spans less
+    `seconds` of work per target), from the run records; None when one process made all."""
+    import datetime
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(database)) as conn:
+        rows = conn.execute("SELECT started, ended, pid FROM awl_process_run "
+                            "ORDER BY started").fetchall()
+    if not rows:
+        return None
+    driver = rows[0][2]  # the first target is made in the command's process, as Spark starts
+    spans: dict[int, list[float]] = {}
+    for started, ended, pid in rows:
+        if pid == driver:
+            continue
+        begin, end = (datetime.datetime.fromisoformat(t).timestamp() for t in (started, ended))
+        span = spans.setdefault(pid, [begin, end, 0])
+        span[1], span[2] = max(span[1], end), span[2] + 1
+    made = sum(int(n) for _, _, n in spans.values())
+    if not made:
+        return None
+    return (sum(end - begin for begin, end, _ in spans.values()) - made * seconds) / made * 1e3
 
 
 def row_busy_local(tasks: int, seconds: float, runs: int, cores: int = 2) -> None:
@@ -208,6 +288,10 @@ def row_busy_local(tasks: int, seconds: float, runs: int, cores: int = 2) -> Non
     print(f"awl make, {tasks} targets of {seconds} s CPU, {runs} alternated run(s): speed-up "
           f"serial / Spark local[{cores}] {serial / spark:.2f} (goal >= 1.85), Spark's "
           f"overhead per target {_spread(overhead)} ms (goal < 20 ms, Spark's start included)")
+    steady = [m.steady_overhead_ms for m in results["spark"] if m.steady_overhead_ms]
+    if steady:
+        print(f"  once Spark's workers run, per target: {_spread(steady)} ms (their spans "
+              f"less the work, from the run records); {memory_ratio(results)}")
     _print_sides("make", results)
     print(f"  Spark's run said: {_note(results['spark'][-1].stdout)}")
 

@@ -1,5 +1,6 @@
-"""``/obj/<id>/preview.png``: a grey PNG of a 2-D image HDU, scaled with astropy's
-`ZScaleInterval` and a linear stretch, binned down to `Limits.preview_pixels` (a block mean,
+"""``/obj/<id>/preview.png``: a grey PNG of a 2-D image HDU, scaled between limits with a
+stretch (``?stretch=linear|asinh|log|sqrt&limits=zscale|minmax|99.5``, default z-scale and
+linear; see `webviewer._image_stretch`), binned down to `Limits.preview_pixels` (a block mean,
 NaN-safe), drawn with row 0 at the bottom as ds9 shows FITS images, and cached: objects are
 immutable, so a rendered preview never goes stale."""
 
@@ -13,20 +14,21 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
-from astropy.visualization import LinearStretch, ZScaleInterval
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from awlineage import get
+from webviewer._image_stretch import Rendering, rendering_param, to_grey
 from webviewer._imagedata import hdu_param, read_image
 from webviewer._params import int_param, object_id
 from webviewer._png import encode_grey_png
 from webviewer._respond import page
 from webviewer._viewer import Viewer
 
-RENDERING = "zscale-linear-1"
-"""Names how previews are drawn; part of the ETag, so a new rendering is a new tag."""
+RENDERING = "2"
+"""The version of how previews are drawn; part of the ETag (with the stretch and limits), so
+a new way of drawing is a new tag."""
 
 MIN_SIZE = 16
 """The smallest longest side a request may ask for (``size``)."""
@@ -54,20 +56,14 @@ def bin_image(data: np.ndarray, factor: int) -> np.ndarray:
         return np.nanmean(blocks, axis=(1, 3))
 
 
-def scale_to_grey(data: np.ndarray) -> np.ndarray:
-    """8-bit grey of an image: z-scale limits of its finite pixels, stretched linearly;
-    non-finite pixels (and an image with none finite) are black."""
-    finite = np.isfinite(data)
-    grey = np.zeros(data.shape, dtype=np.uint8)
-    if not finite.any():
-        return grey
-    values = data[finite]
-    low, high = ZScaleInterval().get_limits(values)
-    if not high > low:
-        high = low + 1.0
-    scaled = LinearStretch()(np.clip((values - low) / (high - low), 0.0, 1.0), clip=True)
-    grey[finite] = np.round(scaled * 255.0).astype(np.uint8)
-    return grey
+def scale_to_grey(data: np.ndarray, rendering: Rendering | None = None) -> np.ndarray:
+    """8-bit grey of an image: limits of its finite pixels and a stretch (default z-scale
+    and linear); non-finite pixels (and an image with none finite) are black."""
+    return to_grey(data, rendering or Rendering())
+
+
+CacheKey = tuple[int, int | None, int, str]
+"""(object id, requested hdu, size, rendering key)."""
 
 
 @dataclass(frozen=True)
@@ -88,10 +84,10 @@ class PreviewCache:
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self.size = 0
-        self._entries: OrderedDict[tuple[int, int | None, int], Preview] = OrderedDict()
+        self._entries: OrderedDict[CacheKey, Preview] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[int, int | None, int]) -> Preview | None:
+    def get(self, key: CacheKey) -> Preview | None:
         """The preview under `key`, marked as just used; None if not cached."""
         with self._lock:
             found = self._entries.get(key)
@@ -99,7 +95,7 @@ class PreviewCache:
                 self._entries.move_to_end(key)
             return found
 
-    def put(self, key: tuple[int, int | None, int], preview: Preview) -> None:
+    def put(self, key: CacheKey, preview: Preview) -> None:
         """Keep `preview`, dropping the least recently used ones past the byte limit (a
         preview larger than the whole cache is not kept)."""
         if len(preview.png) > self.max_bytes:
@@ -131,40 +127,47 @@ def preview_cache(request: Request, viewer: Viewer) -> PreviewCache:
     return cache
 
 
-def preview_url(object_id: int, hdu: int, size: int | None = None) -> str:
-    """The URL of a preview."""
-    return f"/obj/{int(object_id)}/preview.png?hdu={int(hdu)}" + (
+def preview_url(object_id: int, hdu: int, size: int | None = None,
+                rendering: Rendering | None = None) -> str:
+    """The URL of a preview (the default rendering is left out of it)."""
+    url = f"/obj/{int(object_id)}/preview.png?hdu={int(hdu)}" + (
         f"&size={int(size)}" if size is not None else "")
+    if rendering is not None and rendering != Rendering():
+        url += f"&stretch={rendering.stretch}&limits={rendering.limits}"
+    return url
 
 
-def render_preview(object_id: int, hdu: int | None, size: int) -> Preview:
+def render_preview(object_id: int, hdu: int | None, size: int,
+                   rendering: Rendering | None = None) -> Preview:
     """Read and draw the preview of HDU `hdu` of object `object_id` (the first 2-D image HDU
     when `hdu` is None); the session must be active."""
     obj = get(object_id)
     chosen, data = read_image(obj, hdu)
     factor = binning(chosen.shape, size)
-    grey = scale_to_grey(bin_image(data, factor))[::-1]  # FITS row 0 at the bottom
+    rendering = rendering or Rendering()
+    grey = scale_to_grey(bin_image(data, factor), rendering)[::-1]  # FITS row 0 at the bottom
     # read_image read its file, so it is a DataObject
     tag = hashlib.sha256(f"{obj.content_hash}:"  # type: ignore[attr-defined]
-                         f"{chosen.index}:{size}:{RENDERING}".encode())
+                         f"{chosen.index}:{size}:{rendering.key}:{RENDERING}".encode())
     return Preview(encode_grey_png(np.ascontiguousarray(grey)), f'"{tag.hexdigest()[:32]}"',
                    factor, chosen.index, chosen.shape)
 
 
 @page
 def preview(request: Request, viewer: Viewer) -> Response:
-    """``/obj/<id>/preview.png?hdu=N&size=S``: the PNG preview of an image HDU, its longest
-    side at most `size` (default and limit `Limits.preview_pixels`); the binning factor is in
-    the ``X-Preview-Binning`` header."""
+    """``/obj/<id>/preview.png?hdu=N&size=S&stretch=&limits=``: the PNG preview of an image
+    HDU, its longest side at most `size` (default and limit `Limits.preview_pixels`); the
+    binning factor is in the ``X-Preview-Binning`` header."""
     oid = object_id(request)
     hdu = hdu_param(request)
     size = int_param(request, "size", viewer.limits.preview_pixels, low=MIN_SIZE,
                      high=viewer.limits.preview_pixels)
-    key = (oid, hdu, size)
+    rendering = rendering_param(request)
+    key = (oid, hdu, size, rendering.key)
     cache = preview_cache(request, viewer)
     found = cache.get(key)
     if found is None:
-        found = render_preview(oid, key[1], size)
+        found = render_preview(oid, hdu, size, rendering)
         cache.put(key, found)
     headers = {
         "Cache-Control": "public, max-age=31536000, immutable",

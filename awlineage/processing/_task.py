@@ -319,3 +319,22 @@ def run_task(spec: TaskSpec, settings: Settings) -> TaskResult:
         As `make_target` returns it.
     """
     return make_target(spec, _worker_session(settings))
+
+
+def run_tasks(specs: list[TaskSpec], settings: Settings) -> list[TaskResult]:
+    """Make the independent targets of `specs` in a worker process, one after the other,
+    committing them together (`make_targets`): a Spark partition's targets.
+
+    Parameters
+    ----------
+    specs : list of TaskSpec
+        Targets none of which depends on another.
+    settings : Settings
+        The URLs of the database and the data server.
+
+    Returns
+    -------
+    list of TaskResult
+        One per spec, in order.
+    """
+    return make_targets(specs, _worker_session(settings))

@@ -59,3 +59,19 @@ def test_a_failure_on_spark_is_reported_and_skips_dependants(db, night, spark) -
     (node, result), = report.failures()
     assert node.cls is Calibrated
     assert "negative counts" in result.error and result.pid != os.getpid()
+
+
+def test_the_driver_hands_the_gil_over_often_while_an_executor_lives(spark) -> None:
+    import sys
+
+    from awlineage.processing._spark import SWITCH_INTERVAL
+
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)  # Python's default
+    try:
+        executor = SparkExecutor("local[2]", python_path=(os.getcwd(),))  # Spark's context
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL)
+        executor.close()
+        assert sys.getswitchinterval() == pytest.approx(0.005)
+    finally:
+        sys.setswitchinterval(before)

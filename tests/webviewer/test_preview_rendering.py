@@ -34,7 +34,7 @@ def test_the_png_encoder_writes_every_row() -> None:
 def test_the_cache_drops_the_least_recently_used_past_its_bytes() -> None:
     cache = PreviewCache(max_bytes=25)
     for n in range(3):
-        cache.put((n, None, 10), Preview(b"x" * 10, f'"{n}"', 1, 0, (1, 1)))
-        cache.get((0, None, 10))  # keep the first one in use
-    assert cache.get((1, None, 10)) is None and cache.get((0, None, 10)) is not None
+        cache.put((n, None, 10, "k"), Preview(b"x" * 10, f'"{n}"', 1, 0, (1, 1)))
+        cache.get((0, None, 10, "k"))  # keep the first one in use
+    assert cache.get((1, None, 10, "k")) is None and cache.get((0, None, 10, "k")) is not None
     assert cache.size <= 25 and len(cache) == 2
