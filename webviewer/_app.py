@@ -46,6 +46,7 @@ PAGE_MODULES = (
     "webviewer._runs",
     "webviewer._gallery",
     "webviewer._site_api",
+    "webviewer._sky",
 )
 """Modules with a ``routes`` list, in the order their routes are matched."""
 

@@ -80,3 +80,7 @@ class Limits:
     objects left are shown unexpanded."""
     tree_list_page: int = 25
     """Members of a link list per page of an object tree."""
+    sky_footprints: int = 2_000
+    """Footprints drawn on one sky map (the rest are counted as left out)."""
+    sky_sources: int = 5_000
+    """Sources (stored positions) drawn on one sky map."""
