@@ -1,0 +1,129 @@
+"""Public mode (``AWL_VIEWER_PUBLIC``, ``awl serve --public``): every page and JSON answer of
+the demo, crawled, shows no server path, user, host or process id; without it they show
+where expected."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from webviewer import create_app
+from webviewer._app import PAGE_MODULES
+from webviewer._public import HIDDEN, Redactor, public_setting
+
+
+def _ids(folder: Path) -> dict[str, int]:
+    """One object of each class of the demo, by class name, and the runs' user, host and
+    pids."""
+    with sqlite3.connect(folder / "awlineage.db") as con:
+        rows = con.execute("SELECT class_name, MIN(object_id) FROM awl_object "
+                           "GROUP BY class_name").fetchall()
+    return {name.rpartition(".")[2]: oid for name, oid in rows}
+
+
+def _who(folder: Path) -> tuple[set[str], set[str], set[int]]:
+    with sqlite3.connect(folder / "awlineage.db") as con:
+        rows = con.execute("SELECT user, host, pid FROM awl_process_run").fetchall()
+    return {r[0] for r in rows if r[0]}, {r[1] for r in rows if r[1]}, {r[2] for r in rows}
+
+
+def _urls(ids: dict[str, int]) -> list[str]:
+    """Every page route, filled in with each id (and class names for class routes)."""
+    paths = [r.path for m in PAGE_MODULES for r in importlib.import_module(m).routes
+             if isinstance(r, Route)]
+    run = ids["ProcessRun"]
+    urls = []
+    for path in paths:
+        if "{object_id}" in path:
+            urls += [path.replace("{object_id}", str(i)) for i in ids.values()]
+        elif "{class_name}" in path or "{name}" in path:
+            urls += [re.sub(r"\{\w+\}", name, path) for name in ("ProcessRun",
+                                                                  "RawScienceFrame")]
+        elif path == "/diff/{a}/{b}":
+            urls.append(f"/diff/{run}/{ids['RawScienceFrame']}")
+        elif path == "/datalink/links" or path == "/api/bundle":
+            urls += [f"{path}?ID={i}&id={i}" for i in ids.values()]
+        elif path == "/search":
+            urls += ["/search?q=ProcessRun", "/search?q=RawScienceFrame"]
+        else:
+            urls.append(path)
+    return urls + ["/no/such/page", f"/run/{ids['RawScienceFrame']}"]
+
+
+@pytest.fixture(scope="module")
+def crawl(demo_folder: Path) -> Iterator[dict[bool, dict[str, str]]]:
+    """Every page's HTML and JSON answer (only text answers), with public mode on and off."""
+    ids = _ids(demo_folder)
+    answers: dict[bool, dict[str, str]] = {}
+    for public in (True, False):
+        app = create_app(f"sqlite:///{demo_folder}/awlineage.db",
+                         data_url=str(demo_folder / "awl-data"), public=public)
+        got: dict[str, str] = {}
+        with TestClient(app) as client:
+            for url in _urls(ids):
+                for accept in ("text/html", "application/json"):
+                    response = client.get(url, headers={"accept": accept})
+                    kind = response.headers.get("content-type", "")
+                    if kind.startswith(("image/", "application/fits", "application/octet")) or "zip" in kind:
+                        continue
+                    got[f"{url} [{accept}]"] = response.text
+        answers[public] = got
+    yield answers
+
+
+def test_public_mode_hides_paths_users_hosts_and_pids(crawl, demo_folder: Path,
+                                                      tmp_path_factory) -> None:
+    users, hosts, pids = _who(demo_folder)
+    paths = {str(demo_folder), str(demo_folder.resolve()), str(Path.home()) + "/",
+             str(tmp_path_factory.getbasetemp()), str(Path.cwd())}
+    words = [re.compile(rf"(?<![\w-]){re.escape(w)}(?![\w-])") for w in hosts]
+    words += [re.compile(rf"user/{re.escape(u)}\b|\"{re.escape(u)}\"|>{re.escape(u)} on")
+              for u in users]
+    words += [re.compile(rf"(?<![\w.]){p}(?![\w.])") for p in pids]
+    assert len(crawl[True]) > 100
+    for url, text in crawl[True].items():
+        for path in paths:
+            assert path not in text, (url, path)
+        for word in words:
+            assert not word.search(text), (url, word.pattern, text[max(0, word.search(
+                text).start() - 200):word.search(text).end() + 100])
+
+
+def test_without_public_mode_they_show_where_expected(crawl, demo_folder: Path) -> None:
+    users, hosts, pids = _who(demo_folder)
+    run = _ids(demo_folder)["ProcessRun"]
+    page = json.loads(crawl[False][f"/run/{run} [application/json]"])
+    assert page["who"]["user"] in users and page["who"]["host"] in hosts
+    assert page["who"]["pid"] in pids
+    hidden = json.loads(crawl[True][f"/run/{run} [application/json]"])
+    assert hidden["who"] == {"user": HIDDEN, "host": HIDDEN, "pid": HIDDEN}
+    html = crawl[False][f"/run/{run} [text/html]"]
+    assert f"process {page['who']['pid']}" in html
+    assert f"process {HIDDEN}" in crawl[True][f"/run/{run} [text/html]"]
+    assert any(str(demo_folder) in text for text in crawl[False].values())
+
+
+def test_redactor_shortens_paths_and_hides_keys(tmp_path: Path) -> None:
+    data = tmp_path / "awl-data"
+    redactor = Redactor([str(data)], ["/usr/lib/python3"])
+    assert redactor.text(f"open('{data}/raw/a.fits') in /usr/lib/python3/x/y.py:3") == (
+        "open('raw/a.fits') in y.py:3")
+    assert redactor.text("/obj/12/lineage") == "/obj/12/lineage"  # URLs are not paths
+    assert redactor.data({"awl:pid": 5, "agent": {"awl:user/ann": {}}, "pid": None}) == {
+        "awl:pid": HIDDEN, "agent": {f"awl:user/{HIDDEN}": {}}, "pid": None}
+
+
+def test_public_setting_reads_the_environment(monkeypatch) -> None:
+    monkeypatch.setenv("AWL_VIEWER_PUBLIC", "1")
+    assert public_setting() is True
+    assert public_setting(False) is False
+    monkeypatch.setenv("AWL_VIEWER_PUBLIC", "no")
+    assert public_setting() is False
