@@ -41,7 +41,8 @@ def _serve(args: argparse.Namespace) -> int:
             os.environ["AWL_DATABASE_SCHEMA"] = schema
         if args.public:
             os.environ["AWL_VIEWER_PUBLIC"] = "1"
-    app = create_app(database_url, data_url=data_url, schema=schema, public=args.public)  # fail here, not later
+    # Fail here, not later.
+    app = create_app(database_url, data_url=data_url, schema=schema, public=args.public)
     # The site's address is recorded only once the port is ours: a failed bind must not
     # leave bundles and files exported later naming another process's server.
     with listening_socket(args.host, args.port) as sock:
