@@ -83,14 +83,15 @@ class Redactor:
         # Longest first: a path is shortened by the deepest directory that holds it.
         self._roots = sorted(roots.items(), key=lambda item: -len(item[0]))
         self._pattern = re.compile("|".join(
-            f"(?P<r{i}>{re.escape(root)}{_PATH_TAIL})" for i, (root, _) in
+            f"(?<![\\w.])(?P<r{i}>{re.escape(root)}{_PATH_TAIL})" for i, (root, _) in
             enumerate(self._roots))) if self._roots else None
 
     def text(self, text: str) -> str:
         """`text` with server paths shortened and PROV user agents hidden."""
+        text = _AGENT.sub(f"user/{HIDDEN}", text)
         if self._pattern is not None:
             text = self._pattern.sub(self._shorten, text)
-        return _AGENT.sub(f"user/{HIDDEN}", text)
+        return text
 
     def _shorten(self, match: re.Match[str]) -> str:
         index = int(match.lastgroup[1:]) if match.lastgroup else 0

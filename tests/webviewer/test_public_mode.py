@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +18,9 @@ import pytest
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+from awlineage import Database
+from tests.commands import REPO
+from tests.webviewer.test_app import Note, _free_port, _wait_for
 from webviewer import create_app
 from webviewer._app import PAGE_MODULES
 from webviewer._public import HIDDEN, Redactor, public_setting
@@ -150,3 +156,29 @@ def test_public_setting_reads_the_environment(monkeypatch) -> None:
     assert public_setting(False) is False
     monkeypatch.setenv("AWL_VIEWER_PUBLIC", "no")
     assert public_setting() is False
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_awl_serve_public_hides_the_database_path(db: Database, tmp_path: Path,
+                                                  workers: int) -> None:
+    """``awl serve --public``, in one process and in workers built from the environment."""
+    Note(text="public").commit()
+    port = _free_port()
+    command = [sys.executable, "-m", "awlineage.cli", "serve", "--port", str(port),
+               "--database", db.url.render_as_string(hide_password=False),
+               "--data-url", str(tmp_path / "awl-data"), "--workers", str(workers), "--public"]
+    if db.schema:
+        command += ["--schema", db.schema]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    env.pop("AWL_VIEWER_PUBLIC", None)
+    process = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        body = _wait_for(f"http://127.0.0.1:{port}/", process).decode()
+        assert json.loads(body)["read_only"] is True
+        assert str(tmp_path) not in body
+        if db.url.get_backend_name() == "sqlite":  # its URL names a file of the server
+            assert str(Path(db.url.database).parent) not in body
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
