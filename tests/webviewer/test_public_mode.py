@@ -50,7 +50,8 @@ def _who(folder: Path) -> tuple[set[str], set[str], set[int]]:
     return {r[0] for r in rows if r[0]}, {r[1] for r in rows if r[1]}, {r[2] for r in rows}
 
 
-HEAVY = ("/lineage", "/gallery", "/pixels", "/sources")
+HEAVY = ("/lineage", "/gallery", "/pixels", "/sources", "/used-by", "prov.json",
+         "openlineage.json")
 """Pages crawled for a few classes only (their cost grows with the ancestry)."""
 FEW = ("ProcessRun", "RawScienceFrame", "CoaddedRegriddedFrame", "Source", "SourceList")
 
@@ -72,7 +73,7 @@ def _urls(ids: dict[str, int]) -> list[str]:
         elif path == "/diff/{a}/{b}":
             urls.append(f"/diff/{run}/{ids['RawScienceFrame']}")
         elif path == "/datalink/links" or path == "/api/bundle":
-            urls += [f"{path}?ID={i}&id={i}" for i in ids.values()]
+            urls += [f"{path}?ID={ids[c]}&id={ids[c]}" for c in FEW]
         elif path == "/search":
             urls += ["/search?q=ProcessRun", "/search?q=RawScienceFrame"]
         else:
