@@ -18,6 +18,7 @@ from awlineage import Database, Session, config
 from awlineage.cutouts import CutoutCache
 from webviewer._errors import ViewerError
 from webviewer._limits import Limits
+from webviewer._public import PublicMode, public_setting, redactor_for
 from webviewer._querycount import ServerTiming
 from webviewer._respond import error_response
 from webviewer._security import SecurityHeaders
@@ -52,7 +53,8 @@ PAGE_MODULES = (
 
 
 def create_app(database: str | Database | None = None, *, data_url: str | None = None,
-               schema: str | None = None, limits: Limits | None = None) -> Starlette:
+               schema: str | None = None, limits: Limits | None = None,
+               public: bool | None = None) -> Starlette:
     """The viewer's ASGI app, read-only.
 
     Parameters
@@ -66,6 +68,9 @@ def create_app(database: str | Database | None = None, *, data_url: str | None =
         PostgreSQL schema (``AWL_DATABASE_SCHEMA``).
     limits
         How much one request may ask for.
+    public
+        Hide server paths, users, hosts and pids on every page (``AWL_VIEWER_PUBLIC``,
+        ``viewer_public`` in ``awl.toml``; off by default): see `webviewer._public`.
 
     Raises
     ------
@@ -75,11 +80,13 @@ def create_app(database: str | Database | None = None, *, data_url: str | None =
     if not isinstance(database, Database):
         database = Database(config.setting("database_url", database),
                             schema=config.setting("database_schema", schema), read_only=True)
-    session = Session(database, config.setting("data_url", data_url))
+    data_url = config.setting("data_url", data_url)
+    session = Session(database, data_url)
     limits = limits or Limits()
+    redactor = redactor_for(data_url) if public_setting(public) else None
     viewer = Viewer(database=database, session=session, limits=limits,
                     templates=templates_environment(),
-                    cutout_cache=CutoutCache(limits.cutout_cache))
+                    cutout_cache=CutoutCache(limits.cutout_cache), public=redactor)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -90,6 +97,8 @@ def create_app(database: str | Database | None = None, *, data_url: str | None =
                     exception_handlers={HTTPException: _http_error})
     app.state.viewer = viewer
     app.add_middleware(SecurityHeaders)
+    if redactor is not None:
+        app.add_middleware(PublicMode, redactor=redactor)
     app.add_middleware(ServerTiming, engine=database.engine)
     return app
 

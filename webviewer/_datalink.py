@@ -214,7 +214,7 @@ def _votable(rows: list[Link], base: str) -> bytes:
     return _EMPTY_ARRAY_VALUE.sub(r'\1value=""', out.getvalue().decode()).encode()
 
 
-_EMPTY_ARRAY_VALUE = re.compile(r'(<PARAM ID="(?:CIRCLE|PIXEL)"[^>]*?)value="[0 ]*"')
+_EMPTY_ARRAY_VALUE = re.compile(r'(<PARAM ID="(?:CIRCLE|PIXEL|TIME)"[^>]*?)value="[0 ]*"')
 
 
 def _soda_descriptor(votable: VOTableFile, base: str) -> Resource:
@@ -243,6 +243,8 @@ def _soda_descriptor(votable: VOTableFile, base: str) -> Resource:
         Param(votable, name="PIXEL", datatype="long", arraysize="4", value="",
               ucd="pos.cartesian;instr.pixel"),
         Param(votable, name="LINEAGE", datatype="char", arraysize="*", value=""),
+        Param(votable, name="TIME", datatype="double", arraysize="2", xtype="interval",
+              unit="d", value="", ucd="time.interval;obs.exposure"),
     ]
     descriptions = {
         "ID": "The object to cut out (its object_id)",
@@ -251,6 +253,7 @@ def _soda_descriptor(votable: VOTableFile, base: str) -> Resource:
         "POLYGON": "A polygon to cut out: ra dec of three or more vertices (deg, ICRS)",
         "PIXEL": "A pixel box x0 x1 y0 y1: 1-based, inclusive FITS pixels of the image (of "
                  "the coadd for a source); works without a WCS",
+        "TIME": "MJD interval: keep the images observed within it (MJD-OBS + EXPTIME)",
         "LINEAGE": "backward: also cut every ancestor image where region lineage places the "
                    "region (always so for a source)",
     }

@@ -16,6 +16,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from webviewer._errors import status_of
 from webviewer._json import jsonable
+from webviewer._public import redact
 from webviewer._viewer import Viewer, viewer_of
 
 log = logging.getLogger("webviewer")
@@ -89,14 +90,16 @@ def _run(function: PageFunction, request: Request, viewer: Viewer) -> Page | Res
 
 def render(request: Request, viewer: Viewer, result: Page, status: int = 200) -> Response:
     """The page as JSON or HTML."""
+    data = redact(viewer.public, result.data)
     if wants_json(request):
-        body = jsonable(result.data)
+        body = jsonable(data)
         if result.limits_hit:
             body = {**body, "limits_hit": result.limits_hit}
         return JSONResponse(body, status_code=status)
     template = viewer.templates.get_template(result.template)
-    html = template.render(data=result.data, title=result.title, limits_hit=result.limits_hit,
-                           request_path=request.url.path, **result.context)
+    html = template.render(data=data, title=result.title, limits_hit=result.limits_hit,
+                           request_path=request.url.path,
+                           **redact(viewer.public, result.context))
     return HTMLResponse(html, status_code=status)
 
 

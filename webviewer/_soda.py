@@ -5,9 +5,12 @@ Parameters: ``ID`` (an object id), one of ``POS`` (``CIRCLE ra dec r``, ``RANGE 
 lat1 lat2``, ``POLYGON ra1 dec1 ...``), ``CIRCLE``, ``POLYGON`` (degrees, ICRS) or ``PIXEL``
 (``x0 x1 y0 y1``: 1-based, inclusive FITS pixels of the image, or of a source's coadd), and
 ``LINEAGE=backward`` to cut every ancestor image too, placed by region lineage (always so
-for a source), and ``HDU`` (the extension of an image ID to start from; default 0). Errors
-are text: ``UsageError: ...`` (400; 404 for an unknown ID), ``MultiValuedParamNotSupported:
-...`` (400) or ``Error: ...`` (500); a region that covers no pixel is 204 with no body.
+for a source), ``TIME`` (MJD interval: keeps the images observed within it; see
+`webviewer._soda_axes`, which refuses ``BAND`` and ``POL`` naming them), and ``HDU`` (the
+extension of an image ID to start from; default 0). Errors are text: ``UsageError: ...``
+(400; 404 for an unknown ID), ``MultiValuedParamNotSupported: ...`` (400) or ``Error:
+...`` (500); a region that covers no pixel, or a TIME no image was observed in, is 204 with
+no body.
 Every parameter is taken once; before that, more than ``Limits.request_ids`` IDs, a POST
 body over ``Limits.request_body_bytes`` or a value over ``Limits.parameter_chars`` is a
 ``UsageError``, answered before any object is looked up.
@@ -42,6 +45,7 @@ from webviewer._dali import DaliUsageError, dali_parameters
 from webviewer._errors import BadRequest
 from webviewer._limits import Limits
 from webviewer._params import parse_object_id
+from webviewer._soda_axes import check_axes, select_time
 from webviewer._viewer import Viewer, viewer_of
 
 log = logging.getLogger("webviewer")
@@ -106,6 +110,7 @@ def _answer(params: dict[str, str], viewer: Viewer) -> Response:
         raise CutoutUsageError(f"LINEAGE must be backward or none, not {params['LINEAGE']!r}")
     shape = _shape(params)
     hdu = _hdu(params.get("HDU", "").strip())
+    time = check_axes(params)
     limits = viewer.limits
     cutout_limits = CutoutLimits(images=limits.cutout_images, pixels=limits.cutout_pixels,
                                  bytes=limits.cutout_bytes)
@@ -113,6 +118,8 @@ def _answer(params: dict[str, str], viewer: Viewer) -> Response:
         obj = get(object_id)
         hdul = cutouts(obj, shape, lineage=lineage == "backward", limits=cutout_limits,
                        cache=viewer.cutout_cache, hdu=hdu)
+    if time is not None:
+        hdul = select_time(hdul, time)
     body = io.BytesIO()
     hdul.writeto(body)
     return Response(body.getvalue(), media_type="application/fits", headers={

@@ -7,6 +7,7 @@ key, and ``version`` counts them from 1 (``awlineage.database``'s commit assigns
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import sqlalchemy as sa
@@ -29,7 +30,8 @@ REMADE_FILL = "#d96c00"
 @page
 def object_versions(request: Request, viewer: Viewer) -> Page:
     """``/obj/<id>/versions``: every version of the object's identity, newest first, and
-    the chart of versions against creation date."""
+    the chart of versions against creation date; each version but the first links to its
+    diff with the version before (``diff_url``), in the chart and in the table."""
     oid = object_id(request)
     db = viewer.database
     obj = db.get(oid)
@@ -50,13 +52,19 @@ def object_versions(request: Request, viewer: Viewer) -> Page:
     if not rows:  # a class without identity: each object is its own, only version
         versions = [{"object_id": oid, "url": f"/obj/{oid}", "version": obj.version,
                      "creation_date": obj.creation_date, "this": True}]
+    for entry in versions:
+        entry["diff_url"] = None
+    for newer, older in itertools.pairwise(versions):  # newest first: each after the older
+        newer["diff_url"] = f"/diff/{older['object_id']}/{newer['object_id']}"
     limits_hit = [] if total <= limit else [
         f"{total} versions; the newest {limit} are shown (versions)"]
     name = qualified_name(cls)
     chart = versions_chart(
-        [Point(v["creation_date"], v["version"], v["url"],
+        [Point(v["creation_date"], v["version"], v.get("diff_url") or v["url"],
                f"version {v['version']}: {v['object_id']}, "
-               f"{v['creation_date']:%Y-%m-%d %H:%M:%S} UTC") for v in versions],
+               f"{v['creation_date']:%Y-%m-%d %H:%M:%S} UTC"
+               + (": open its diff with the version before" if v.get("diff_url") else ""))
+         for v in versions],
         f"Versions of {short_name(name)} {oid} against creation date")
     data = {"object_id": oid, "url": f"/obj/{oid}", "class": name,
             "class_label": describe_class(cls), "class_url": class_url(name),

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from awlineage import Database, Session
 from awlineage.cutouts import CutoutCache
 from webviewer._limits import Limits
+from webviewer._public import Redactor
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -34,6 +35,9 @@ class Viewer:
         The Jinja2 environment of the HTML pages (every value escaped).
     cutout_cache
         What the cutout service read of immutable objects: headers, WCSs, lineage (bounded).
+    public
+        In public mode, what hides server paths, users, hosts and pids (`webviewer._public`);
+        None otherwise.
     """
 
     database: Database
@@ -41,6 +45,7 @@ class Viewer:
     limits: Limits
     templates: jinja2.Environment
     cutout_cache: CutoutCache = field(default_factory=CutoutCache)
+    public: Redactor | None = None
 
     def close(self) -> None:
         """Release the database's connections."""

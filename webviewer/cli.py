@@ -39,7 +39,10 @@ def _serve(args: argparse.Namespace) -> int:
         os.environ["AWL_DATA_URL"] = str(data_url)
         if schema:
             os.environ["AWL_DATABASE_SCHEMA"] = schema
-    app = create_app(database_url, data_url=data_url, schema=schema)  # fail here, not later
+        if args.public:
+            os.environ["AWL_VIEWER_PUBLIC"] = "1"
+    # Fail here, not later.
+    app = create_app(database_url, data_url=data_url, schema=schema, public=args.public)
     # The site's address is recorded only once the port is ours: a failed bind must not
     # leave bundles and files exported later naming another process's server.
     with listening_socket(args.host, args.port) as sock:
@@ -110,6 +113,9 @@ def add_serve(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--workers", type=_workers, default=1,
                        help="worker processes (default 1)")
     serve.add_argument("--log-level", choices=LOG_LEVELS, default="warning")
+    serve.add_argument("--public", action="store_true", default=None,
+                       help="hide server paths, users, hosts and pids on every page and in "
+                       "JSON (default: AWL_VIEWER_PUBLIC or awl.toml's viewer_public)")
     serve.add_argument("--site-url", help="the URL other sites reach this one at, recorded "
                        "as this site's (default: the one recorded, else http://HOST:PORT)")
     serve.set_defaults(run=_serve)

@@ -48,9 +48,28 @@ def test_every_version_of_an_identity_is_listed_and_charted(db: Database,
         (c.object_id, n) for c, n in zip(reversed(f1), (3, 2, 1), strict=True)]
     assert [v["this"] for v in body["versions"]] == [False, True, False]
     html = client.get(f"/obj/{made[0].object_id}/versions").text
-    marks = re.findall(r'<a class="mark" href="(/obj/\d+)">', html)
-    assert sorted(marks) == sorted(f"/obj/{c.object_id}" for c in f1)
+    marks = re.findall(r'<a class="mark" href="(/(?:obj|diff)/[\d/]+)">', html)
+    assert marks == [f"/obj/{f1[0].object_id}", f"/diff/{f1[0].object_id}/{f1[1].object_id}",
+                     f"/diff/{f1[1].object_id}/{f1[2].object_id}"]
     assert "<svg" in html and " style=" not in html
+
+
+def test_each_version_links_to_its_diff_with_the_version_before(db: Database,
+                                                                open_viewer) -> None:
+    made = _catalogues()
+    f1 = [made[0], made[2], made[3]]
+    client = open_viewer()
+    body = client.get(f"/obj/{made[3].object_id}/versions", headers=JSON).json()
+    assert [v.get("diff_url") for v in body["versions"]] == [
+        f"/diff/{f1[1].object_id}/{f1[2].object_id}",
+        f"/diff/{f1[0].object_id}/{f1[1].object_id}", None]
+    html = client.get(f"/obj/{made[3].object_id}/versions").text
+    for url in (v["diff_url"] for v in body["versions"][:2]):
+        assert f'<a class="mark" href="{url}">' in html  # the chart's mark
+        assert f'<a class="diff" href="{url}">' in html  # the table's row
+        diff = client.get(url, headers=JSON)
+        assert diff.status_code == 200
+        assert "sources" in diff.text  # the attribute the versions differ in
 
 
 def test_an_object_alone_in_its_identity_has_one_mark(db: Database, open_viewer) -> None:

@@ -1,0 +1,222 @@
+"""Public mode: what the viewer hides when it serves people outside the machine it runs on.
+
+With ``viewer_public`` on (``AWL_VIEWER_PUBLIC=1``, ``viewer_public = true`` in ``awl.toml``,
+or ``awl serve --public``), no page and no JSON answer shows the server's paths, users, hosts
+or process ids:
+
+- values under a key ``user``, ``host`` or ``pid`` (also prefixed, as PROV's ``awl:host``)
+  become ``(hidden)``, and a PROV agent ``user/<name>`` becomes ``user/(hidden)``;
+- an absolute path under the data directory or the working directory becomes relative to it;
+  one under any other server directory (home, the temporary directory, Python's prefix and
+  module path) becomes just its last name.
+
+Pages pass their data through `Redactor.data` before it is rendered (`webviewer._respond`),
+and `PublicMode`, a middleware, passes every text answer (HTML, JSON, XML, plain text) through
+`Redactor.text` as well, so an answer built outside the page machinery (exports, DataLink,
+error pages) is covered too. Binary answers (FITS, PNG, files) are left as they are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from awlineage import config
+
+HIDDEN = "(hidden)"
+HIDDEN_KEYS = frozenset({"user", "host", "pid", "hostname", "username"})
+"""Keys whose values public mode hides (compared lower-cased, after any ``prefix:``)."""
+NAME_KEYS = ("name", "path", "attribute", "key", "field")
+"""Keys of a row that name what the row's other values are (a diff row, an attribute row)."""
+DESCRIBING_KEYS = (*NAME_KEYS, "doc", "kind", "type", "cause", "unit", "title")
+"""Keys of such a row that describe the field rather than hold its value: kept."""
+_AGENT = re.compile(r"\buser/[^\s\"'<>/]+")
+_PATH_TAIL = r"(?:/[^\s\"'<>,;:()\[\]{}]*)?"
+
+
+def public_setting(explicit: bool | None = None) -> bool:
+    """Whether public mode is on: `explicit`, else ``AWL_VIEWER_PUBLIC`` or ``awl.toml``'s
+    ``viewer_public`` (``1``, ``true``, ``yes``, ``on``); off by default."""
+    value = config.setting("viewer_public", explicit)
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
+
+
+def server_directories() -> list[str]:
+    """Directories of this server whose paths public mode elides: home, the temporary
+    directory, Python's prefixes and module path."""
+    found = [str(Path.home()), tempfile.gettempdir(), sys.prefix, sys.base_prefix,
+             sys.exec_prefix, *sys.path]
+    return [d for d in found if d and os.path.isabs(d)]
+
+
+class Redactor:
+    """Hides users, hosts, pids and server paths in page data and answer text.
+
+    Parameters
+    ----------
+    relative_to
+        Directories whose paths are shown relative to them (the data directory, the working
+        directory); the first that holds a path wins.
+    elided
+        Directories whose paths are shown as their last name only.
+    """
+
+    def __init__(self, relative_to: Iterable[str], elided: Iterable[str] = ()) -> None:
+        roots: dict[str, bool] = {}
+        for directory, relative in [*((d, True) for d in relative_to),
+                                    *((d, False) for d in elided)]:
+            for form in {directory, os.path.realpath(directory)}:
+                form = form.rstrip("/")
+                if form.count("/") >= 1 and len(form) > 1 and form not in roots:
+                    roots[form] = relative
+        # Longest first: a path is shortened by the deepest directory that holds it.
+        self._roots = sorted(roots.items(), key=lambda item: -len(item[0]))
+        self._pattern = re.compile("|".join(
+            f"(?<![\\w.])(?P<r{i}>{re.escape(root)}{_PATH_TAIL})" for i, (root, _) in
+            enumerate(self._roots))) if self._roots else None
+
+    def text(self, text: str) -> str:
+        """`text` with server paths shortened and PROV user agents hidden."""
+        text = _AGENT.sub(f"user/{HIDDEN}", text)
+        if self._pattern is not None:
+            text = self._pattern.sub(self._shorten, text)
+        return text
+
+    def _shorten(self, match: re.Match[str]) -> str:
+        index = int(match.lastgroup[1:]) if match.lastgroup else 0
+        root, relative = self._roots[index]
+        rest = match.group(0)[len(root):].strip("/")
+        if relative:
+            return rest or "."
+        return rest.rsplit("/", 1)[-1] or HIDDEN
+
+    def data(self, value: Any) -> Any:
+        """A copy of JSON-like `value` with hidden keys' values replaced and every string
+        (keys too) passed through `text`."""
+        if isinstance(value, dict):
+            if _names_hidden(value):  # a row naming a hidden field: {"name": "host", ...}
+                return {self._key(k): v if k in DESCRIBING_KEYS else _hide_all(v)
+                        for k, v in value.items()}
+            return {self._key(k): HIDDEN if _hidden_key(k) and v is not None else self.data(v)
+                    for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.data(v) for v in value]
+        if isinstance(value, str):  # Markup stays Markup
+            return type(value)(self.text(value))
+        return value
+
+    def _key(self, key: Any) -> Any:
+        return self.text(key) if isinstance(key, str) else key
+
+
+def _is_text(media: str) -> bool:
+    """Whether an answer of this media type is text public mode rewrites (HTML, plain text,
+    JSON and XML of any kind)."""
+    kind = media.split(";")[0].strip()
+    return kind.startswith("text/") or "json" in kind or "xml" in kind
+
+
+def _hidden_key(key: Any) -> bool:
+    if not isinstance(key, str):
+        return False
+    last = re.split(r"[.:\[\]]", key.strip("]"))[-1]
+    return last.lower() in HIDDEN_KEYS
+
+
+def _hide_all(value: Any) -> Any:
+    """`value` with every text and number in it hidden, its shape (dicts, lists, flags,
+    Nones) kept so that a page still renders it."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {k: _hide_all(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_hide_all(v) for v in value]
+    if value is None or isinstance(value, bool):
+        return value
+    return HIDDEN
+
+
+def _names_hidden(row: dict[Any, Any]) -> bool:
+    """Whether `row` describes a hidden field: its name, path or attribute is one."""
+    return any(_hidden_key(row.get(k)) for k in NAME_KEYS)
+
+
+def redactor_for(data_url: str | None) -> Redactor:
+    """The redactor of a viewer whose files are under `data_url` (a directory or a
+    ``file://`` URL; other URLs hold no server path)."""
+    relative = []
+    if data_url:
+        local = data_url[len("file://"):] if data_url.startswith("file://") else data_url
+        if "://" not in local:
+            relative.append(os.path.abspath(local))
+    relative.append(os.getcwd())
+    return Redactor(relative, server_directories())
+
+
+class PublicMode:
+    """Middleware: every text answer passed through `Redactor` (JSON re-encoded through
+    `Redactor.data`); binary answers are passed on untouched."""
+
+    def __init__(self, app: ASGIApp, redactor: Redactor) -> None:
+        self.app = app
+        self.redactor = redactor
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start: dict[str, Any] = {}
+        chunks: list[bytes] = []
+
+        async def capture(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = dict(message.get("headers", []))
+                media = headers.get(b"content-type", b"").decode("latin-1").lower()
+                if not _is_text(media):
+                    start["pass"] = True
+                    await send(message)
+                    return
+                start["message"] = message
+                return
+            if start.get("pass"):
+                await send(message)
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                await self._send(start["message"], b"".join(chunks), send)
+
+        await self.app(scope, receive, capture)
+
+    async def _send(self, start: Message, body: bytes, send: Send) -> None:
+        headers = dict(start.get("headers", []))
+        media = headers.get(b"content-type", b"").decode("latin-1").lower()
+        text = body.decode("utf-8", errors="replace")
+        if "json" in media:
+            try:
+                text = json.dumps(self.redactor.data(json.loads(text)), ensure_ascii=False,
+                                  separators=(",", ":"))
+            except ValueError:
+                text = self.redactor.text(text)
+        else:
+            text = self.redactor.text(text)
+        out = text.encode("utf-8")
+        headers[b"content-length"] = str(len(out)).encode()
+        await send({**start, "headers": list(headers.items())})
+        await send({"type": "http.response.body", "body": out})
+
+
+def redact(redactor: Redactor | None, data: dict[str, Any]) -> dict[str, Any]:
+    """`data` as public mode shows it (unchanged when `redactor` is None)."""
+    return data if redactor is None else redactor.data(data)
