@@ -19,6 +19,7 @@ from awlineage.cutouts import CutoutCache
 from webviewer._errors import ViewerError
 from webviewer._limits import Limits
 from webviewer._querycount import ServerTiming
+from webviewer._speed_registry import RegistryPerRequest
 from webviewer._respond import error_response
 from webviewer._security import SecurityHeaders
 from webviewer._viewer import PACKAGE_DIR, Viewer, templates_environment, viewer_of
@@ -86,6 +87,7 @@ def create_app(database: str | Database | None = None, *, data_url: str | None =
                     exception_handlers={HTTPException: _http_error})
     app.state.viewer = viewer
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(RegistryPerRequest, database=database)
     app.add_middleware(ServerTiming, engine=database.engine)
     return app
 
