@@ -19,9 +19,9 @@ from awlineage.cutouts import CutoutCache
 from webviewer._errors import ViewerError
 from webviewer._limits import Limits
 from webviewer._querycount import ServerTiming
-from webviewer._speed_registry import RegistryPerRequest
 from webviewer._respond import error_response
 from webviewer._security import SecurityHeaders
+from webviewer._speed_registry import RegistryPerRequest
 from webviewer._viewer import PACKAGE_DIR, Viewer, templates_environment, viewer_of
 
 PAGE_MODULES = (
