@@ -81,10 +81,10 @@ def test_the_lineage_pages_statements_do_not_grow_with_its_nodes(db: Database,
     small, _, _ = hand_built_graph(parts=2)
     big, _, _ = hand_built_graph(parts=25)
     client = open_viewer(limits=UNGROUPED)
-    nodes = [len(client.get(f"/obj/{leaf.object_id}/lineage?depth=2", headers=JSON).json()["nodes"])
-             for leaf in (small, big)]
+    paths = [f"/obj/{leaf.object_id}/lineage?depth=2" for leaf in (small, big)]
+    nodes = [len(client.get(path, headers=JSON).json()["nodes"]) for path in paths]
     assert nodes == [5, 51]
-    counts = [_statements(client, f"/obj/{leaf.object_id}/lineage?depth=2") for leaf in (small, big)]
+    counts = [_statements(client, path) for path in paths]
     assert counts[0] == counts[1], counts
 
 
