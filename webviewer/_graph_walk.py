@@ -221,13 +221,13 @@ def _generation(graph: LineageGraph, side: _Side, frontier: list[str], level: in
     ids = [oid for key in frontier for oid in graph.nodes[key].object_ids]
     found = side.read(ids)
     neighbours: dict[str, list[tuple[str, int]]] = {}
-    placed = graph.placed
+    shown = graph.placed
     for edge in found:  # _ends inlined: a 10,000-object ancestry has as many edges
         if (edge.attribute == OUTPUTS) == upstream:
             near, far = edge.target, edge.source
         else:
             near, far = edge.source, edge.target
-        key = placed.get(near)
+        key = shown.get(near)
         if key is not None:
             neighbours.setdefault(key, []).append((edge.name, far))
     new_ids = {far for pairs in neighbours.values() for _, far in pairs} - graph.placed.keys()

@@ -189,7 +189,7 @@ def _count_targets(db: Database, classes: Iterable[type]) -> int:
         counts = [sa.select(sa.func.count()).select_from(
                       select(cls, database=db).statement(compiler)[0].order_by(None)
                       .subquery()).scalar_subquery() for cls in wanted]
-        total = counts[0]
+        total: sa.ColumnElement[int] = counts[0]
         for count in counts[1:]:
             total = total + count
         return int(conn.execute(sa.select(total)).scalar_one())
