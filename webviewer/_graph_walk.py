@@ -310,5 +310,5 @@ def class_names(db: Database, ids: Iterable[int]) -> dict[int, str]:
             chunk = wanted[start:start + _ID_BATCH]
             rows = conn.execute(sa.select(registry.c.object_id, registry.c.class_name)
                                 .where(db.dialect.id_in(registry.c.object_id, chunk)))
-            found.update(rows.tuples().all())  # fetched at once: faster than row by row
+            found.update(dict(rows.all()))  # fetched at once: faster than row by row
     return found
