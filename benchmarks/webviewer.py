@@ -12,16 +12,21 @@ each answer ran (its ``Server-Timing`` header) and the goals of issue 13:
    calibration frames -> masters; raw frames -> reduced -> regridded -> coadds -> source
    lists -> one catalogue (goal: p95 under 1 s);
 3. a search whose answer is 10,000 objects of one class, first page (goal: p95 under 100 ms);
-4. a pixel query on the coadd of ``awl demo --executor serial`` (run in a subfolder; the
-   issue sets no goal);
+4. every page of ``awl demo --executor serial``'s database (run in a subfolder): home, an
+   object page, the lineage graph of a source list (5 nodes, and depth 3), a plan, a run, a
+   search, the class list (issue 37's goal: p95 under 100 ms each); and a pixel query on its
+   coadd (no goal);
 5. the query count beside a small twin of each (10 dependencies, 100 objects): a count that
    grows with the number of objects shown is a failure.
 
-Then the same cases against ``awl serve --workers 2``, two clients at once. A page the viewer
+The requests of each case are split into alternated rounds (``--rounds``: every case timed in
+turn in each round), so that a change of the machine's load falls on every case alike; the
+output of ``uptime`` is printed before and after. Then the same cases against
+``awl serve --workers 2``, two clients at once. A page the viewer
 does not serve yet answers 404 and is reported as "not served".
 
-Usage: python benchmarks/webviewer.py [--requests 200] [--quick] [--database URL]
-       [--skip-demo] [--skip-workers]
+Usage: python benchmarks/webviewer.py [--requests 200] [--rounds 5] [--quick]
+       [--database URL] [--skip-demo] [--skip-workers]
 """
 
 from __future__ import annotations
@@ -56,13 +61,15 @@ from awlineage import (
     persistent,
     select,
 )
-from awlineage.persistence import set_current_store
+from awlineage.persistence import qualified_name, set_current_store
 
 REPO = Path(__file__).resolve().parents[1]
 JSON = "application/json"
 HTML = "text/html"
 TIMING = re.compile(r'db;desc="(\d+) queries";dur=([\d.]+)')
 WARM_UP = 3
+ROUNDS = 5
+"""Alternated runs: each case is timed in this many rounds, every case in turn each round."""
 
 
 # The data: plain persistent classes, stored here and shown by the viewer as stand-ins
@@ -295,9 +302,12 @@ def build_all(sizes: Sizes) -> Built:
     return Built(cases, pairs)
 
 
-def build_demo(folder: Path) -> tuple[str, Path, Case]:
+def build_demo(folder: Path) -> tuple[str, Path, list[Case]]:
     """Run ``awl demo --executor serial`` in `folder`; its database URL, data folder and the
-    pixel query case on its first coadd's central pixel."""
+    cases of its pages (issue 37: every page under 100 ms): the home page, a source list's
+    object page and its lineage graph (5 nodes; depth 3 too), the plan of its class, the run
+    that made it, a search, the class list, and a pixel query on its first coadd's central
+    pixel."""
     folder.mkdir()
     result = subprocess.run([sys.executable, "-m", "awlineage.cli", "demo", "--executor",
                              "serial", "--colour", "never"], cwd=folder, env=_env(),
@@ -305,6 +315,7 @@ def build_demo(folder: Path) -> tuple[str, Path, Case]:
     if result.returncode != 0:
         raise SystemExit(f"awl demo failed:\n{result.stderr[-3000:]}")
     from targets.science import CoaddedRegriddedFrame
+    from targets.source_lists import SourceList
 
     url, data = f"sqlite:///{folder}/awlineage.db", folder / "awl-data"
     session = Session(Database(url, read_only=True), str(data))
@@ -312,10 +323,26 @@ def build_demo(folder: Path) -> tuple[str, Path, Case]:
         coadd = min(select(CoaddedRegriddedFrame), key=lambda found: found.object_id)
         with coadd.open_fits() as hdus:
             rows, cols = hdus[0].data.shape
+        source_list = min(select(SourceList), key=lambda found: found.object_id)
+        made_by = getattr(source_list, "process_run", None)
     session.close()
-    return url, data, Case(f"pixels, demo coadd {cols}x{rows}",
-                           f"/obj/{coadd.object_id}/pixels?x={cols // 2}&y={rows // 2}", None,
-                           server="demo")
+    sl = source_list.object_id
+    cases = [Case("demo: home page", "/", 100, server="demo"),
+             Case("demo: object page, a source list", f"/obj/{sl}", 100, server="demo"),
+             Case("demo: lineage, a source list (5 nodes)", f"/obj/{sl}/lineage", 100,
+                  server="demo"),
+             Case("demo: lineage depth 3, a source list", f"/obj/{sl}/lineage?depth=3", 100,
+                  server="demo"),
+             Case("demo: plan of SourceList", f"/plan/{qualified_name(SourceList)}", 100,
+                  server="demo"),
+             Case("demo: search, Source, page 1", "/search?q=Source", 100, server="demo"),
+             Case("demo: class list", "/classes", 100, server="demo")]
+    if made_by is not None:
+        cases.append(Case("demo: run page", f"/run/{made_by.object_id}", 100, server="demo"))
+    cases.append(Case(f"pixels, demo coadd {cols}x{rows}",
+                      f"/obj/{coadd.object_id}/pixels?x={cols // 2}&y={rows // 2}", None,
+                      server="demo"))
+    return url, data, cases
 
 
 def _env() -> dict[str, str]:
@@ -433,6 +460,18 @@ def time_case(base: str, path: str, accept: str, requests: int, clients: int) ->
     return timing
 
 
+def _merged(before: Timing | None, timing: Timing) -> Timing:
+    """The requests of one more round added to those of the rounds before."""
+    if before is None or not timing.served:
+        return timing
+    before.seconds.extend(timing.seconds)
+    before.queries |= timing.queries
+    before.db_ms.extend(timing.db_ms)
+    if timing.status != 200:
+        before.status = timing.status
+    return before
+
+
 def _count_text(timing: Timing | None) -> str:
     if timing is None or not timing.served:
         return "-"
@@ -466,17 +505,38 @@ def report(case: Case, accept: str, timing: Timing) -> None:
           f"{_count_text(timing):>5s} queries, db p50 {db} ms  {goal}{warn}")
 
 
+def _uptime() -> str:
+    """What ``uptime`` says (the load, which figures taken on a busy machine depend on)."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        return subprocess.run(["uptime"], capture_output=True, text=True,
+                              timeout=10).stdout.strip()
+    return _load()
+
+
 def run_configuration(title: str, servers: dict[str, str], cases: list[Case],
-                      pairs: list[tuple[str, str]], requests: int, clients: int) -> None:
-    print(f"\n{title}: {requests} requests per case from {clients} client(s), "
-          f"keep-alive, after {WARM_UP} warm-up requests ({_load()})")
+                      pairs: list[tuple[str, str]], requests: int, clients: int,
+                      rounds: int = ROUNDS) -> None:
+    """Time every case, as HTML and as JSON, in `rounds` alternated runs (each round times
+    a share of the requests of every case in turn, so that a change of the machine's load
+    falls on every case alike), then print each case's figures over all rounds."""
+    rounds = max(1, min(rounds, requests // clients))
+    print(f"\n{title}: {requests} requests per case from {clients} client(s) in {rounds} "
+          f"alternated rounds, keep-alive, after {WARM_UP} warm-up requests")
+    print(f"  uptime before: {_uptime()}")
     found: dict[tuple[str, str], Timing] = {}
+    for number in range(rounds):
+        share = requests // rounds + (1 if number < requests % rounds else 0)
+        for case in cases:
+            for accept in (HTML, JSON):
+                if found.get((case.name, accept)) is not None and \
+                        not found[case.name, accept].served:
+                    continue
+                timing = time_case(servers[case.server], case.path, accept, share, clients)
+                found[case.name, accept] = _merged(found.get((case.name, accept)), timing)
     for case in cases:
         for accept in (HTML, JSON):
-            timing = time_case(servers[case.server], case.path, accept, requests, clients)
-            found[case.name, accept] = timing
-            report(case, accept, timing)
-    print(f"  ({_load()})")
+            report(case, accept, found[case.name, accept])
+    print(f"  uptime after: {_uptime()}")
     print("  does the query count grow with the objects shown? (it must not)")
     for small, big in pairs:
         for accept in (HTML, JSON):
@@ -501,11 +561,11 @@ def run(args: argparse.Namespace, folder: Path, url: str, schema: str | None) ->
     set_current_store(None)
     print(f"data built in {time.perf_counter() - started:.1f} s on {backend}")
     cases = list(built.cases)
-    demo: tuple[str, Path, Case] | None = None
+    demo: tuple[str, Path, list[Case]] | None = None
     if not args.skip_demo:
         started = time.perf_counter()
         demo = build_demo(folder / "demo")
-        cases.append(demo[2])
+        cases.extend(demo[2])
         print(f"awl demo --executor serial ran in {time.perf_counter() - started:.1f} s")
     data = folder / "awl-data"
     data.mkdir(exist_ok=True)
@@ -517,13 +577,16 @@ def run(args: argparse.Namespace, folder: Path, url: str, schema: str | None) ->
                 servers["demo"] = stack.enter_context(
                     served(demo[0], demo[1], None, count, folder / "demo"))
             run_configuration(f"awl serve --workers {count}", servers, cases, built.pairs,
-                              args.requests, clients=count)
+                              args.requests, clients=count, rounds=args.rounds)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=200, help="timed requests per case")
     parser.add_argument("--quick", action="store_true", help="small data, for a smoke run")
+    parser.add_argument("--rounds", type=int, default=ROUNDS,
+                        help="alternated runs: the requests of each case are split into this "
+                        "many rounds, every case timed in turn in each")
     parser.add_argument("--database", help="a PostgreSQL URL (a throw-away schema is made "
                         "there); default a temporary SQLite file")
     parser.add_argument("--skip-demo", action="store_true",

@@ -22,6 +22,7 @@ from webviewer._public import PublicMode, public_setting, redactor_for
 from webviewer._querycount import ServerTiming
 from webviewer._respond import error_response
 from webviewer._security import SecurityHeaders
+from webviewer._speed_registry import RegistryPerRequest
 from webviewer._viewer import PACKAGE_DIR, Viewer, templates_environment, viewer_of
 
 PAGE_MODULES = (
@@ -99,6 +100,7 @@ def create_app(database: str | Database | None = None, *, data_url: str | None =
     app.add_middleware(SecurityHeaders)
     if redactor is not None:
         app.add_middleware(PublicMode, redactor=redactor)
+    app.add_middleware(RegistryPerRequest, database=database)
     app.add_middleware(ServerTiming, engine=database.engine)
     return app
 

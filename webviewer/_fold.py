@@ -77,17 +77,23 @@ def folded_page(db: Database, query: Query, *, offset: int, limit: int,
                        hits.c.creation_date, hits.c.identity_key,
                        sa.func.coalesce(groups.c.versions, 1).label("versions"))
              .select_from(hits.outerjoin(groups, same_identity))
-             .where(sa.or_(~keyed, hits.c.version == groups.c.top))
-             .order_by(hits.c.creation_date.desc(), hits.c.object_id.desc())
-             .limit(limit).offset(offset))
+             .where(sa.or_(~keyed, hits.c.version == groups.c.top)))
+    # With no match keyed (a class without identity), every match heads its own row: the
+    # page is one ordered scan of the matches, without the grouping and its join.
+    unkeyed = sa.select(hits.c.object_id, hits.c.class_name, hits.c.version,
+                        hits.c.creation_date, hits.c.identity_key,
+                        sa.literal(1).label("versions"))
     identity_text = hits.c.class_name + sa.literal("|") + hits.c.identity_key
     totals = sa.select(
         sa.func.coalesce(sa.func.sum(sa.case((keyed, 0), else_=1)), 0)
         + sa.func.count(sa.distinct(identity_text)),
-        sa.func.count())
+        sa.func.count(), sa.func.count(hits.c.identity_key))
     with db.engine.connect() as conn:
-        identities, objects = conn.execute(totals).one()
-        found = list(conn.execute(heads))
+        identities, objects, keyed_count = conn.execute(totals).one()
+        page = heads if keyed_count else unkeyed
+        found = list(conn.execute(
+            page.order_by(hits.c.creation_date.desc(), hits.c.object_id.desc())
+            .limit(limit).offset(offset)))
         rows = [FoldedRow(_hit(r), r.versions - 1) for r in found]
         folded = [(r.class_name, r.identity_key, r.object_id) for r in found if r.versions > 1]
         if folded and older_shown > 0:

@@ -221,9 +221,13 @@ def _generation(graph: LineageGraph, side: _Side, frontier: list[str], level: in
     ids = [oid for key in frontier for oid in graph.nodes[key].object_ids]
     found = side.read(ids)
     neighbours: dict[str, list[tuple[str, int]]] = {}
-    for edge in found:
-        near, far = _ends(edge, upstream)
-        key = graph.placed.get(near)
+    shown = graph.placed
+    for edge in found:  # _ends inlined: a 10,000-object ancestry has as many edges
+        if (edge.attribute == OUTPUTS) == upstream:
+            near, far = edge.target, edge.source
+        else:
+            near, far = edge.source, edge.target
+        key = shown.get(near)
         if key is not None:
             neighbours.setdefault(key, []).append((edge.name, far))
     new_ids = {far for pairs in neighbours.values() for _, far in pairs} - graph.placed.keys()
@@ -232,7 +236,7 @@ def _generation(graph: LineageGraph, side: _Side, frontier: list[str], level: in
     created: list[str] = []
     for key in frontier:
         groups: dict[tuple[str, str], dict[int, None]] = {}
-        for attribute, far in sorted(neighbours.get(key, ()), key=lambda p: (p[0], p[1])):
+        for attribute, far in sorted(neighbours.get(key, ())):
             placed = graph.placed.get(far)
             if placed is not None:
                 _link(graph, key, placed, attribute, upstream)
@@ -306,5 +310,5 @@ def class_names(db: Database, ids: Iterable[int]) -> dict[int, str]:
             chunk = wanted[start:start + _ID_BATCH]
             rows = conn.execute(sa.select(registry.c.object_id, registry.c.class_name)
                                 .where(db.dialect.id_in(registry.c.object_id, chunk)))
-            found.update({oid: name for oid, name in rows})
+            found.update(dict(rows.all()))  # fetched at once: faster than row by row
     return found

@@ -19,6 +19,7 @@ from awlineage import Database, DBObject, select
 from awlineage.errors import AwlError
 from awlineage.persistence import is_stand_in, qualified_name, short_name
 from awlineage.processing import OnePer, OnePerGroup, Planner, PlanNode, State, dependency_order
+from awlineage.query import Compiler
 from awlineage.trace import Process
 
 STATES = ("red", "blocked", "orange", "unknown", "green", "stored")
@@ -61,8 +62,14 @@ def object_states(db: Database, by_class: dict[str, list[int]], max_targets: int
     planned, failures, limits_hit = _plan(db, list(targets.values()), max_targets)
     states: dict[int, ObjectState] = {}
     for name, ids in by_class.items():
+        same = _class_state(name, classes[name], targets, planned, failures)
         for oid in ids:
-            states[oid] = _state(oid, name, classes[name], targets, planned, failures, newer)
+            if oid in newer:
+                states[oid] = _newer_state(name, newer[oid])
+            elif same is not None:
+                states[oid] = ObjectState(same.state, list(same.reasons))
+            else:
+                states[oid] = _planned_state(planned.get(oid) if planned else None)
     unplanned = [oid for oid, s in states.items() if s.state == "unknown" and s.unplanned]
     states.update(_superseded_sources(db, unplanned))
     return states, limits_hit
@@ -97,13 +104,17 @@ def _superseded_sources(db: Database, ids: list[int]) -> dict[int, ObjectState]:
     return found
 
 
-def _state(oid: int, name: str, cls: type | None, targets: dict[str, type],
-           planned: dict[int, PlanNode] | None, failures: dict[str, str],
-           newer: dict[int, tuple[int, int]]) -> ObjectState:
-    if oid in newer:
-        version, newest = newer[oid]
-        return ObjectState("orange", [f"a newer version v{version} exists: "
-                                      f"{short_name(name)} {newest}"])
+def _newer_state(name: str, newer: tuple[int, int]) -> ObjectState:
+    version, newest = newer
+    return ObjectState("orange", [f"a newer version v{version} exists: "
+                                  f"{short_name(name)} {newest}"])
+
+
+def _class_state(name: str, cls: type | None, targets: dict[str, type],
+                 planned: dict[int, PlanNode] | None, failures: dict[str, str]
+                 ) -> ObjectState | None:
+    """The state every object of class `name` without a newer version has, or None when
+    each has its own (a planned target class): worked out once per class, not per object."""
     if name not in targets:
         if cls is not None and is_stand_in(cls) and issubclass(cls, Process):
             return ObjectState("unknown", [f"{short_name(name)} cannot be imported here, so "
@@ -113,7 +124,11 @@ def _state(oid: int, name: str, cls: type | None, targets: dict[str, type],
         return ObjectState("unknown", [failures[name]])
     if planned is None:
         return ObjectState("unknown", ["not planned: too many targets (staleness_targets)"])
-    node = planned.get(oid)
+    return None
+
+
+def _planned_state(node: PlanNode | None) -> ObjectState:
+    """The state of a target of a planned class: its plan node's."""
     if node is None:
         return ObjectState("unknown", ["the processor would not make this target now: no "
                                        "source it is planned from matches it"], unplanned=True)
@@ -142,7 +157,7 @@ def _plan(db: Database, targets: list[type], max_targets: int
             planned_classes.update(dependency_order(cls))
         except AwlError as exc:
             failures[_qualified(cls)] = f"cannot plan {cls.__name__}: {exc}"
-    total = sum(select(c, database=db).count() for c in planned_classes)
+    total = _count_targets(db, planned_classes)
     if total > max_targets:
         return None, failures, [
             f"staleness_targets: the states of targets are not computed, since planning "
@@ -161,6 +176,23 @@ def _plan(db: Database, targets: list[type], max_targets: int
             if node.existing is not None:
                 found[node.existing.object_id] = node
     return found, failures, []
+
+
+def _count_targets(db: Database, classes: Iterable[type]) -> int:
+    """How many objects the classes hold in all, as ``select(cls).count()`` of each would
+    say, in one statement (a sum of one count per class)."""
+    wanted = list(classes)
+    if not wanted:
+        return 0
+    with db.engine.connect() as conn:
+        compiler = Compiler(db, conn)
+        counts = [sa.select(sa.func.count()).select_from(
+                      select(cls, database=db).statement(compiler)[0].order_by(None)
+                      .subquery()).scalar_subquery() for cls in wanted]
+        total: sa.ColumnElement[int] = counts[0]
+        for count in counts[1:]:
+            total = total + count
+        return int(conn.execute(sa.select(total)).scalar_one())
 
 
 def _qualified(cls: type) -> str:
