@@ -14,10 +14,13 @@ each answer ran (its ``Server-Timing`` header) and the goals of issue 13:
 3. a search whose answer is 10,000 objects of one class, first page (goal: p95 under 100 ms);
 4. every page of ``awl demo --executor serial``'s database (run in a subfolder): home, an
    object page, the lineage graph of a source list (5 nodes, and depth 3), a plan, a run, a
-   search, the class list (issue 37's goal: p95 under 100 ms each); and a pixel query on its
-   coadd (no goal);
+   search, the class list, the runs page, the object tree, the image page and its pixels, the
+   sky map (issue 37's goal: p95 under 100 ms each); the home page's plan summary (loaded
+   after the page) and a pixel query on its coadd (no goal);
 5. the query count beside a small twin of each (10 dependencies, 100 objects): a count that
-   grows with the number of objects shown is a failure.
+   grows with the number of objects shown is a failure;
+6. the frame time of the interactive lineage graph at 2,000 expanded nodes in Chromium
+   (``benchmarks/lineage_frames.py``, run at the end unless ``--skip-frames``).
 
 The requests of each case are split into alternated rounds (``--rounds``: every case timed in
 turn in each round), so that a change of the machine's load falls on every case alike; the
@@ -26,7 +29,7 @@ output of ``uptime`` is printed before and after. Then the same cases against
 does not serve yet answers 404 and is reported as "not served".
 
 Usage: python benchmarks/webviewer.py [--requests 200] [--rounds 5] [--quick]
-       [--database URL] [--skip-demo] [--skip-workers]
+       [--database URL] [--skip-demo] [--skip-workers] [--skip-frames]
 """
 
 from __future__ import annotations
@@ -285,7 +288,7 @@ def build_all(sizes: Sizes) -> Built:
     few = build_search(SearchFewRow, sizes.small_search)
     depth = 10
     cases = [
-        Case("start page (the frame alone)", "/", None),
+        Case("start page (the dashboard)", "/", 100),
         Case(f"object page, {sizes.dependencies:,} dependencies", f"/obj/{big}", 100),
         Case(f"object page, {sizes.small_dependencies:,} dependencies", f"/obj/{small}", 100),
         Case(f"lineage depth 2, {sizes.dependencies:,} dependencies",
@@ -336,7 +339,16 @@ def build_demo(folder: Path) -> tuple[str, Path, list[Case]]:
              Case("demo: plan of SourceList", f"/plan/{qualified_name(SourceList)}", 100,
                   server="demo"),
              Case("demo: search, Source, page 1", "/search?q=Source", 100, server="demo"),
-             Case("demo: class list", "/classes", 100, server="demo")]
+             Case("demo: class list", "/classes", 100, server="demo"),
+             Case("demo: runs page", "/runs", 100, server="demo"),
+             Case("demo: plan summary of the home page", "/home/plan", None, server="demo"),
+             Case("demo: object tree, a source list, depth 2", f"/obj/{sl}/tree?depth=2",
+                  100, server="demo"),
+             Case("demo: image page, a coadd", f"/obj/{coadd.object_id}/image", 100,
+                  server="demo"),
+             Case("demo: image pixels, a coadd", f"/obj/{coadd.object_id}/image.f32", 100,
+                  server="demo"),
+             Case("demo: sky map", "/sky", 100, server="demo")]
     if made_by is not None:
         cases.append(Case("demo: run page", f"/run/{made_by.object_id}", 100, server="demo"))
     cases.append(Case(f"pixels, demo coadd {cols}x{rows}",
@@ -593,6 +605,8 @@ def main() -> None:
                         help="no awl demo, no pixel query")
     parser.add_argument("--skip-workers", action="store_true",
                         help="only awl serve with one worker")
+    parser.add_argument("--skip-frames", action="store_true",
+                        help="no frame times of the 2,000-node lineage graph in Chromium")
     args = parser.parse_args()
     if args.database and not args.database.startswith("postgresql"):
         parser.error("--database takes a PostgreSQL URL; SQLite is the default")
@@ -604,6 +618,9 @@ def main() -> None:
                 run(args, folder, args.database, schema)
         else:
             run(args, folder, f"sqlite:///{folder}/bench.db", None)
+    if not args.skip_frames:  # the interactive graph: frame times in Chromium
+        frames = [sys.executable, str(Path(__file__).with_name("lineage_frames.py"))]
+        subprocess.run(frames + (["--quick"] if args.quick else []), env=_env(), check=True)
 
 
 if __name__ == "__main__":

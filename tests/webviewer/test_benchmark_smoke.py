@@ -19,7 +19,7 @@ CASES = ("start page", "object page", "lineage depth 2", "lineage depth 10", "se
 def test_the_viewer_benchmark_runs_at_smoke_size(backend: str,
                                                  request: pytest.FixtureRequest) -> None:
     command = [sys.executable, str(REPO / "benchmarks" / "webviewer.py"), "--quick",
-               "--requests", "3", "--skip-demo", "--skip-workers"]
+               "--requests", "3", "--skip-demo", "--skip-workers", "--skip-frames"]
     if backend == "postgresql":
         command += ["--database", request.getfixturevalue("postgres_url")]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300,
@@ -32,5 +32,5 @@ def test_the_viewer_benchmark_runs_at_smoke_size(backend: str,
         for line in reported:
             assert re.search(r"p95 +\d+\.\d|not served \(404", line), line
     start = next(line for line in lines if line.strip().startswith("start page"))
-    assert re.search(r" 0 queries", start), start
+    assert re.search(r" [1-9]\d* queries", start), start  # the dashboard reads the database
     assert "failed" not in result.stdout and "GROWS" not in result.stdout
