@@ -19,7 +19,7 @@ from webviewer._errors import BadRequest, NotFound
 from webviewer._graph_walk import GraphNode, WalkLimits, class_names, walk_lineage
 from webviewer._node_states import LEGEND, STATES, ObjectState, object_states
 from webviewer._params import choice_param, int_param, object_id
-from webviewer._respond import Page, page
+from webviewer._respond import Page, page, wants_json
 from webviewer._viewer import Viewer
 
 DIRECTIONS = ("both", "up", "down")
@@ -72,7 +72,9 @@ def lineage_page(request: Request, viewer: Viewer) -> Page:
     by_class: dict[str, list[int]] = {}
     for node in graph.nodes.values():
         by_class.setdefault(node.class_name, []).extend(node.object_ids)
-    states, staleness_limits = object_states(db, by_class, limits.staleness_targets)
+    pending = states_after_the_page(request)
+    states, staleness_limits = ({}, []) if pending else \
+        object_states(db, by_class, limits.staleness_targets)
 
     def url_of(node: GraphNode) -> str:
         if node.is_group:
@@ -80,7 +82,7 @@ def lineage_page(request: Request, viewer: Viewer) -> Page:
         return f"/obj/{node.object_ids[0]}"
 
     nodes = [_node_json(node, states, url_of(node), depth, direction, limits.list_members,
-                        root=node.key == str(root))
+                        root=node.key == str(root), pending=pending)
              for node in sorted(graph.nodes.values(), key=lambda n: (n.level, n.key))]
     edges = [{"from": source, "to": target, "label": ", ".join(sorted(labels))}
              for (source, target), labels in graph.edges.items()]
@@ -88,7 +90,8 @@ def lineage_page(request: Request, viewer: Viewer) -> Page:
     data = {"object_id": root, "class": short_name(root_class), "direction": direction,
             "depth": depth, "expanded": sorted(expand), "partial": graph.partial,
             "nodes": nodes, "edges": edges,
-            "counts": dict(Counter(n["state"] for n in nodes)), "legend": LEGEND}
+            "counts": dict(Counter(n["state"] for n in nodes)), "legend": LEGEND,
+            "states_pending": pending}
     title = f"Lineage of {short_name(root_class)} {root}"
     return Page("lineage.html", data, title=title, limits_hit=limits_hit,
                 context={"directions": DIRECTIONS, "max_depth": limits.max_depth,
@@ -96,12 +99,26 @@ def lineage_page(request: Request, viewer: Viewer) -> Page:
                                          limits.max_depth)})
 
 
+def states_after_the_page(request: Request) -> bool:
+    """Whether the page leaves its nodes' states to be fetched after it is drawn: an HTML
+    page does (its script asks the JSON form, which has them), unless ``states=now``. The
+    states are most of the page's work (the target processor's plan of every class shown:
+    36 of the 46 statements of a source list's page in the demo), and the graph is worth
+    seeing before them."""
+    return not wants_json(request) and request.query_params.get("states") != "now"
+
+
 def _node_json(node: GraphNode, states: dict[int, ObjectState], url: str, depth: int,
-               direction: str, max_members: int, root: bool) -> dict[str, Any]:
+               direction: str, max_members: int, root: bool,
+               pending: bool = False) -> dict[str, Any]:
     member_states = [states.get(oid, ObjectState("unknown")) for oid in node.object_ids]
     counted = Counter(s.state for s in member_states)
-    state = next(s for s in STATES if counted[s])
-    if node.is_group:
+    state = PENDING if pending else next(s for s in STATES if counted[s])
+    if pending:
+        counted = Counter()
+    if pending:
+        listed: list[str] = []
+    elif node.is_group:
         reasons = Counter(r for s in member_states for r in s.reasons)
         listed = [f"{count} of {len(node.object_ids)}: {reason}"
                   for reason, count in reasons.most_common(GROUP_REASONS)]
@@ -123,8 +140,11 @@ def _node_json(node: GraphNode, states: dict[int, ObjectState], url: str, depth:
     return answer
 
 
+PENDING = "pending"
+"""The state of a node whose state the page's script fetches after drawing the graph."""
 STATE_WORDS = {"green": "up to date", "red": "out of date", "orange": "newer version exists",
-               "blocked": "cannot be made", "stored": "stored", "unknown": "state unknown"}
+               "blocked": "cannot be made", "stored": "stored", "unknown": "state unknown",
+               PENDING: "state being worked out"}
 """State -> the words the graph and the table show for it."""
 
 

@@ -30,7 +30,9 @@ def test_the_graph_expands_collapses_zooms_and_answers_mouse_and_keyboard(
     start = f"{url}/obj/{stack.object_id}/lineage?direction=up&depth=2"
     page.goto(start)
     page.wait_for_selector("#lineage-graph[data-ready='1'] canvas")
-    data = page.evaluate("JSON.parse(document.getElementById('lineage-data').textContent)")
+    sent = page.evaluate("JSON.parse(document.getElementById('lineage-data').textContent)")
+    assert {n["state"] for n in sent["nodes"]} == {"pending"}  # states come after the graph
+    data = page.evaluate("window.awlLineage.data()")
     assert node_count(page) == len(data["nodes"]) == page.locator("#lineage-rows tr").count()
     group = next(n for n in data["nodes"] if n["class"] == "Calibrated")
     assert group["count"] == 4 and group["state"] == "red"

@@ -38,5 +38,7 @@ def test_from_a_search_to_the_pixels_of_a_source_by_clicking(demo_url: str, page
     page.screenshot(path=shot("coadd"), full_page=True)
     with page.expect_navigation():
         page.click("text=Lineage graph")
-    assert page.locator("svg a").count() >= 2
+    page.wait_for_selector("#lineage-graph[data-ready='1'] canvas")  # drawn, states in
+    assert page.evaluate("window.awlLineage.cy.nodes().length") >= 2
+    assert "pending" not in {n["state"] for n in page.evaluate("window.awlLineage.data().nodes")}
     page.screenshot(path=shot("lineage"), full_page=True)

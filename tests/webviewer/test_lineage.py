@@ -141,7 +141,7 @@ def test_states_are_green_until_a_newer_raw_version_makes_targets_red_and_it_ora
     other = states(graph(open_viewer(), calibrated["F1-1"].object_id, direction="up"))
     assert other[calibrated["F1-1"].object_id]["state"] == "green"
     assert answer["counts"]["red"] == 2 and answer["counts"]["orange"] == 1
-    page = open_viewer().get(f"/obj/{first.object_id}/lineage").text
+    page = open_viewer().get(f"/obj/{first.object_id}/lineage?states=now").text
     assert "state-red" in page and "has newer version 2" in page and "out of date" in page
 
 
@@ -172,10 +172,18 @@ def test_the_page_carries_the_graph_as_json_and_loads_only_its_own_scripts(
                          page, re.S)
     assert embedded is not None and "<" not in embedded.group(1)  # cannot end its element
     data = json.loads(embedded.group(1))
-    assert data["nodes"] == answer["nodes"] and data["edges"] == answer["edges"]
+    assert data["edges"] == answer["edges"]
+    # the page's nodes wait for their states, which its script takes from the JSON form
+    state_fields = ("state", "state_text", "states", "reasons")
+    assert data["states_pending"] and not answer["states_pending"]
+    assert [{k: v for k, v in n.items() if k not in state_fields} for n in data["nodes"]] == \
+        [{k: v for k, v in n.items() if k not in state_fields} for n in answer["nodes"]]
+    assert {n["state"] for n in data["nodes"]} == {"pending"}
+    assert {n["state_text"] for n in answer["nodes"]} >= {"up to date", "stored"}
+    now = client.get(url + "&states=now").text  # without script: the page works them out
+    assert "up to date" in now and "state being worked out" not in now
     root = [n for n in data["nodes"] if n["root"]]
     assert [n["key"] for n in root] == [str(stack.object_id)]
-    assert {n["state_text"] for n in data["nodes"]} >= {"up to date", "stored"}
     scripts = re.findall(r"<script\b[^>]*>", page)
     assert all('src="/static/' in tag or 'type="application/json"' in tag for tag in scripts)
     assert 'src="/static/vendor/cytoscape.min.js"' in page

@@ -63,6 +63,7 @@
       { selector: "node.group", style: { "border-style": "double", "border-width": 4 } },
       { selector: "node.root", style: { "border-width": 3 } },
       { selector: "node.state-unknown", style: { "border-style": "dashed" } },
+      { selector: "node.state-pending", style: { "border-style": "dotted" } },
       { selector: "node.focused", style: {
         "underlay-color": "#0b57d0", "underlay-opacity": 0.35, "underlay-padding": 5,
         "underlay-shape": "round-rectangle" } },
@@ -477,10 +478,29 @@
     });
   }
 
+  // the page is sent before its nodes' states are worked out (they are most of its work):
+  // its JSON form has them, asked once the graph is drawn
+  async function loadStates() {
+    if (!data.states_pending) { return; }
+    announce("Working out the states…");
+    busy = true;  // a group expanded meanwhile waits: its answer would have them too
+    try {
+      const answer = await fetch(pageUrl(data.expanded, true), { headers: { Accept: "application/json" } });
+      const body = await answer.json();
+      if (!answer.ok) { throw new Error(body.error || answer.statusText); }
+      await apply(body, null);
+    } finally {
+      busy = false;
+    }
+  }
+
   renderExpanded();
-  layout(false).then(function () {
+  layout(false).then(loadStates).then(function () {
     announce(cy.nodes().length + " nodes");
+  }, function (error) {
+    announce("Could not work out the states: " + error.message);
+  }).finally(function () {
     holder.dataset.ready = "1";
   });
-  window.awlLineage = { cy: cy, change: change };
+  window.awlLineage = { cy: cy, change: change, data: function () { return data; } };
 })();
