@@ -1,0 +1,10 @@
+"""Retraction: marking a stored object, or some cells of one of its arrays, as bad after the
+fact, and finding everything that the bad data reached (its blast radius).
+
+Objects stay immutable: a retraction is a record of its own (who, when, why, which cells),
+and a later record can reinstate what an earlier one retracted.
+"""
+
+from awlineage.retraction._cells import RetractedCells, RetractedCellsError
+
+__all__ = ["RetractedCells", "RetractedCellsError"]
