@@ -19,7 +19,6 @@ from awlineage.persistence import DBObject, link_ids
 from awlineage.processing._causes import StaleCause
 from awlineage.processing._causes import StaleCauseCategory as Category
 from awlineage.retraction import Retraction, retractions_of
-from awlineage.retraction._record import retracted_sentence
 
 RETRACTED = "it was retracted"
 """The general reason of a retracted object's own node (how summaries group them)."""
@@ -46,8 +45,11 @@ class RetractedObjects:
         return bool(len(self.ids)) and bool(np.isin(ids, self.ids).any())
 
     def sentence(self, object_id: int) -> str:
-        """``MasterBias 9145 was retracted on 2026-12-01 by alice: hot column 57``."""
-        return retracted_sentence(self.records[object_id])
+        """``MasterBias 9145 was retracted on 2026-12-01 by alice: hot column 57``, with
+        ``(and N more)`` when several retractions of it are in force."""
+        records = self.records[object_id]
+        first = records[0].sentence()
+        return first if len(records) == 1 else f"{first} (and {len(records) - 1} more)"
 
     def own_cause(self, object_id: int) -> StaleCause:
         """The reason a retracted object's own node is blocked."""

@@ -33,12 +33,18 @@ class RetractionError(AwlError, ValueError):
 
 
 class Retraction(DBObject):
-    """A record that an object (or some cells of one of its arrays) must no longer be used,
-    or, with `reinstates` set, that an earlier retraction is undone.
+    """A record that an object, or some of its cells, must no longer be used (or may again).
 
-    Made by `retract` and `reinstate` (``awl retract``), not by hand. The object retracted
-    stays as it was; the target processor no longer chooses it (whole-object retractions),
-    and `retractions_of` says which of many objects are retracted now.
+    With `reinstates` set, the record undoes that earlier retraction. Made by `retract` and
+    `reinstate` (``awl retract``), not by hand. The object retracted stays as it was; the
+    target processor no longer chooses it (whole-object retractions), and `retractions_of`
+    says which of many objects are retracted now.
+
+    Parameters
+    ----------
+    **values : Any
+        Initial values of persistent attributes, by name (`retract` and `reinstate` give
+        them).
 
     Examples
     --------
@@ -99,12 +105,13 @@ class Retraction(DBObject):
 
     def to_dict(self) -> dict[str, Any]:
         """The record as plain data (for JSON)."""
+        region = self.region
         return {"retraction_id": self.object_id, "object_id": self.target_id,
                 "class": self.target_class, "reason": self.reason, "user": self.user,
                 "host": self.host,
                 "date": self.creation_date.isoformat() if self.creation_date else None,
-                "cells": self.region.text() if self.cells else None,
-                "hdu": self.region.hdu if self.cells else None,  # type: ignore[union-attr]
+                "cells": None if region is None else region.text(),
+                "hdu": None if region is None else region.hdu,
                 "reinstates": link_ids(self)["reinstates"]}
 
 
@@ -153,6 +160,18 @@ def retract(obj: DBObject, reason: str, region: RetractedCells | str | None = No
         object whose file has no such HDU or array.
     RetractedCellsError
         For a region that cannot be read (the message names the position).
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, connect, persistent, retract
+    >>> db = connect("sqlite:///doc.db")
+    >>> class DocRetractFlat(DBObject):
+    ...     lamp = persistent("Lamp current [mA]", float, 0.0)
+    >>> flat = DocRetractFlat(lamp=0.2)
+    >>> flat.commit()
+    >>> record = retract(flat, reason="lamp failing")
+    >>> record.target_id == flat.object_id, record.reason, record.is_committed
+    (True, 'lamp failing', True)
     """
     db = database or current_database()
     _check_stored(obj)
@@ -197,6 +216,19 @@ def reinstate(retraction_or_obj: Retraction | DBObject, reason: str, *,
     RetractionError
         When the retraction is itself a reinstatement or already undone, when the object is
         not retracted, or for an empty reason.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, connect, persistent, reinstate, retract
+    >>> db = connect("sqlite:///doc.db")
+    >>> class DocReinstatedFlat(DBObject):
+    ...     lamp = persistent("Lamp current [mA]", float, 0.0)
+    >>> flat = DocReinstatedFlat(lamp=0.2)
+    >>> flat.commit()
+    >>> record = retract(flat, reason="lamp failing")
+    >>> undone = reinstate(flat, reason="the lamp was fine")
+    >>> undone.reinstates is record, undone.is_reinstatement
+    (True, True)
     """
     db = database or current_database()
     text = _reason(reason)
@@ -244,6 +276,24 @@ def retractions_of(objects: Iterable[DBObject | int] | None = None, *,
     dict of int to list of Retraction
         object_id -> the retractions of it not reinstated, oldest first; objects not
         retracted are absent.
+
+    Raises
+    ------
+    NotConnectedError
+        When no database is given, connected or active in a session.
+
+    Examples
+    --------
+    >>> from awlineage import DBObject, commit, connect, persistent, retract, retractions_of
+    >>> db = connect("sqlite:///doc.db")
+    >>> class DocRetractedOf(DBObject):
+    ...     chip = persistent("CCD name", str, "")
+    >>> frames = [DocRetractedOf(chip=f"ccd{n}") for n in range(3)]
+    >>> commit(frames)
+    >>> _ = retract(frames[1], reason="satellite trail")
+    >>> found = retractions_of(frames)
+    >>> list(found) == [frames[1].object_id], found[frames[1].object_id][0].reason
+    (True, 'satellite trail')
     """
     db = database or current_database()
     ids = None if objects is None else {o if isinstance(o, int) else o.object_id
@@ -278,7 +328,7 @@ def _records(db: Database, ids: set[int] | None) -> list[Retraction]:
     query: Any = select(Retraction, database=db)
     if ids is not None and len(ids) <= IN_LIST_LIMIT:
         query = select(Retraction.target_id.in_(sorted(ids)), database=db)
-    return list(query)
+    return query.all()
 
 
 def _check_stored(obj: Any) -> None:
@@ -315,8 +365,3 @@ def _check_region(obj: DBObject, cells: RetractedCells) -> None:
                                       f"{cells.hdu} of {name}, which is {width}x{height} "
                                       "pixels")
 
-
-def retracted_sentence(records: list[Retraction]) -> str:
-    """The sentence of the first record, ``and N more`` when there are several."""
-    first = records[0].sentence()
-    return first if len(records) == 1 else f"{first} (and {len(records) - 1} more)"
