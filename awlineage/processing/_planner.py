@@ -294,11 +294,9 @@ class Planner:
                 wanted = ", ".join(f"{c}={getattr(candidate, t)!r}" for t, c in
                                    need.match_pairs())
                 general = f"{attribute}: no {need.cls.__name__} can be found or made"
-                retracted = self._retracted_matches(candidate, need)
-                why = f"; {retracted[0]}" if retracted else ""
-                more = f" (and {len(retracted) - 1} more retracted)" if len(retracted) > 1 \
-                    else ""
-                blocked.append(StaleCause(Category.BLOCKED, f"{general} ({wanted}){why}{more}",
+                retracted = self._retracted_choice(candidate, need)
+                why = f"; {retracted}" if retracted else ""
+                blocked.append(StaleCause(Category.BLOCKED, f"{general} ({wanted}){why}",
                                           attribute, general=general))
         blocked = self._checked(cls, candidate, checks) + blocked
         linked_by = {id(node): attribute for attribute, value in reversed(dependencies.items())
@@ -439,18 +437,22 @@ class Planner:
         winner = need.choose(target, [n.obj for n in bucket])
         return None if winner is None else by_object[id(winner)]
 
-    def _retracted_matches(self, target: DBObject, need: Needs) -> list[str]:
-        """Why the retracted candidates for `target` (those `need` would have considered)
-        cannot be chosen: one sentence each."""
+    def _retracted_choice(self, target: DBObject, need: Needs) -> str | None:
+        """When `need` finds nothing for `target`: the retraction of the candidate it would
+        have chosen were retracted ones allowed, or None."""
         index = self._retracted_indexes.get((id(need), tuple(c for _, c in need.match_pairs())))
         if not index:
-            return []
+            return None
         bucket = index.get(tuple(comparable(getattr(target, t)) for t, _ in
                                  need.match_pairs()), [])
         if need.where is not None:
             bucket = [n for n in bucket if need.where(target, n.obj)]
-        return [why for n in bucket
-                if (why := self.retracted.is_retracted_node(n.reasons)) is not None]
+        if not bucket:
+            return None
+        by_object = {id(n.obj): n for n in bucket}
+        winner = need.choose(target, [n.obj for n in bucket])
+        return None if winner is None else \
+            self.retracted.is_retracted_node(by_object[id(winner)].reasons)
 
 
 def _identity(obj: DBObject) -> str:

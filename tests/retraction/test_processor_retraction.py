@@ -164,11 +164,14 @@ def test_the_next_best_bias_is_chosen_and_the_reason_named(db) -> None:
 
 
 def test_without_another_bias_the_targets_are_blocked_and_nothing_is_made(db) -> None:
-    _night_world((NIGHT2,))
+    week_before = NIGHT2 - datetime.timedelta(days=7)  # too far to be chosen
+    _night_world((week_before, NIGHT2))
+    _serial().make(RtMasterBias)
     _serial().make(RtReduced)
-    bad = _bias_of(NIGHT2)
+    bad, old = _bias_of(NIGHT2), _bias_of(week_before)
     stored = select(RtReduced).count()
     record = retract(bad, reason="hot column 57")
+    retract(old, reason="also bad, but out of reach anyway")
 
     plan = Planner(db).plan(RtReduced)
     reduced = [n for n in plan.nodes if n.cls is RtReduced]
@@ -178,6 +181,7 @@ def test_without_another_bias_the_targets_are_blocked_and_nothing_is_made(db) ->
         assert node.reasons[0].reason.endswith(
             f"; RtMasterBias {bad.object_id} was retracted on "
             f"{record.creation_date.date().isoformat()} by {record.user}: hot column 57")
+        assert str(old.object_id) not in node.reasons[0].reason
 
     report = _serial().make(RtReduced)
     assert report.objects == []
