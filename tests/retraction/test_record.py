@@ -138,7 +138,7 @@ def image(db, tmp_path, monkeypatch):
     forget_data_server()
 
 
-def test_a_region_is_checked_against_the_file_headers_and_stored(db, image) -> None:
+def test_a_region_is_checked_against_the_file_headers_and_stored(db, image, tmp_path) -> None:
     with pytest.raises(RetractionError, match=r"has 1 HDU\(s\) \(0-0\), not HDU 2"):
         retract(image, reason="why", region="1,1", hdu=2)
     with pytest.raises(RetractedCellsError, match=r"starts outside HDU 0 .* 40x30 pixels"):
@@ -148,6 +148,13 @@ def test_a_region_is_checked_against_the_file_headers_and_stored(db, image) -> N
     assert json.loads(record.cells) == {"hdu": 0, "cells": "7:7,*"}
     assert "(HDU 0, cells 7:7,*) was retracted" in record.sentence()
     assert record.to_dict()["cells"] == "7:7,*"
+    mask = np.zeros((30, 40), np.uint8)
+    mask[3, 5] = 1
+    np.save(tmp_path / "bad.npy", mask)
+    masked = retract(image, reason="a bad pixel",
+                     region=RetractedCells.from_mask_file(tmp_path / "bad.npy"))
+    assert masked.region.mask((30, 40)).sum() == 1
+    reinstate(masked, reason="a cosmic ray, not the detector")
     whole = retract(image, reason="and the rest")
     assert [r.object_id for r in retractions_of([image])[image.object_id]] == \
         [record.object_id, whole.object_id]
