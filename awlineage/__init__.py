@@ -98,6 +98,7 @@ if TYPE_CHECKING:
         reduce,
         stack,
     )
+    from awlineage.retraction import Retraction, reinstate, retract, retractions_of
     from awlineage.spacetime import (
         Box,
         Circle,
@@ -177,6 +178,10 @@ _WHERE = {  # the module of each public name not defined here
     "RegionLineage": "awlineage.regions",
     "RegionTable": "awlineage.regions",
     "RemotePointer": "awlineage.federation",
+    "Retraction": "awlineage.retraction",
+    "reinstate": "awlineage.retraction",
+    "retract": "awlineage.retraction",
+    "retractions_of": "awlineage.retraction",
     "RunStatus": "awlineage.trace",
     "select": "awlineage.query",
     "Session": "awlineage.storage",
@@ -313,6 +318,7 @@ __all__ = [
     "RegionLineage",
     "RegionTable",
     "RemotePointer",
+    "Retraction",
     "RunStatus",
     "SchemaConflictError",
     "Session",
@@ -358,6 +364,9 @@ __all__ = [
     "prov_json",
     "read_bundle",
     "reduce",
+    "reinstate",
+    "retract",
+    "retractions_of",
     "select",
     "stack",
     "traced",

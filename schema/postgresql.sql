@@ -166,6 +166,26 @@ CREATE TABLE awl_remote_pointer (
 	CONSTRAINT fk_awl_remote_pointer_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id)
 );
 
+CREATE TABLE awl_retraction (
+	object_id BIGINT NOT NULL,
+	creation_date TIMESTAMP WITH TIME ZONE NOT NULL,
+	version INTEGER NOT NULL,
+	_identity TEXT,
+	target_id BIGINT,
+	target_class TEXT,
+	reason TEXT,
+	"user" TEXT,
+	host TEXT,
+	cells TEXT,
+	reinstates BIGINT,
+	CONSTRAINT pk_awl_retraction PRIMARY KEY (object_id),
+	CONSTRAINT uq_awl_retraction__identity_version UNIQUE (_identity, version),
+	CONSTRAINT fk_awl_retraction_object_id FOREIGN KEY(object_id) REFERENCES awl_object (object_id),
+	CONSTRAINT fk_awl_retraction_reinstates FOREIGN KEY(reinstates) REFERENCES awl_object (object_id)
+);
+CREATE INDEX ix_awl_retraction_reinstates ON awl_retraction (reinstates);
+CREATE INDEX ix_awl_retraction_target_id ON awl_retraction (target_id);
+
 CREATE TABLE awlineage_dataobject (
 	object_id BIGINT NOT NULL,
 	creation_date TIMESTAMP WITH TIME ZONE NOT NULL,

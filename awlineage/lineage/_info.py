@@ -46,6 +46,9 @@ class InfoNode:
     siblings
         For a group of same-class link-list members shown as one line (``12 x
         RawScienceFrame``), how many it stands for; `obj` is then the first of them.
+    retractions
+        For the root: the retractions of the object in force, one sentence each (shown as
+        banner lines above the tree).
     """
 
     name: str
@@ -53,6 +56,7 @@ class InfoNode:
     obj: DBObject | None = None
     children: list[InfoNode] = field(default_factory=list)
     siblings: int = 0
+    retractions: list[str] = field(default_factory=list)
 
     def grouped(self) -> bool:
         """Whether any line of the tree stands for a group of siblings."""
@@ -66,13 +70,15 @@ class InfoNode:
             data["class"] = type(self.obj).__name__
         if self.siblings:
             data["siblings"] = self.siblings
+        if self.retractions:
+            data["retractions"] = self.retractions
         if self.children:
             data["children"] = [child.to_dict() for child in self.children]
         return data
 
     def render(self) -> str:
         """The tree as indented text with box-drawing branches."""
-        lines = [self._label()]
+        lines = [f"RETRACTED: {why}" for why in self.retractions] + [self._label()]
         self._render_children(lines, "")
         return "\n".join(lines)
 
@@ -179,6 +185,7 @@ def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool =
     db = database or current_database()
     root = _tree(db, obj, depth, attributes, runs, group)
     if not follow_remote:
+        root.retractions = _retractions(db, obj)
         return root
     tried: set[int] = set()
     missing: list[MissingLineage] = []
@@ -197,7 +204,17 @@ def info(obj: DBObject, depth: int = 1, *, attributes: bool = True, runs: bool =
             obj = load_objects(db, [obj.object_id])[obj.object_id]
         root = _tree(db, obj, depth, attributes, runs, group)
     warn_incomplete(missing)
+    root.retractions = _retractions(db, obj)
     return root
+
+
+def _retractions(db: Database, obj: DBObject) -> list[str]:
+    """The sentences of the retractions of `obj` in force (one statement)."""
+    from awlineage.retraction import retractions_of
+
+    if is_remote_pointer(obj):
+        return []
+    return [r.sentence() for r in retractions_of([obj], database=db).get(obj.object_id, [])]
 
 
 def _branches(node: InfoNode) -> list[InfoNode]:

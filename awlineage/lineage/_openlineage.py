@@ -16,6 +16,7 @@ SCHEMA_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent
 PARENT_FACET_URL = "https://openlineage.io/spec/facets/1-0-1/ParentRunFacet.json#/$defs/ParentRunFacet"
 ERROR_FACET_URL = "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet"
 RUN_FACET_URL = "urn:awlineage:facets:ProcessRunFacet"
+RETRACTION_FACET_URL = "urn:awlineage:facets:RetractionDatasetFacet"
 JOB_NAMESPACE = "awlineage"
 
 
@@ -34,14 +35,31 @@ def run_uuid(db: Database, object_id: int) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, name))
 
 
-def _dataset(db: Database, obj: DBObject) -> dict[str, Any]:
+def _dataset(db: Database, obj: DBObject,
+             retracted: dict[int, list[Any]] | None = None) -> dict[str, Any]:
     filename = obj.__dict__.get("filename")
     if filename:
         from awlineage import config
 
-        return {"namespace": str(config.setting("data_url")), "name": filename}
-    return {"namespace": db.url.render_as_string(hide_password=True),
-            "name": f"{type(obj).__name__}/{obj.object_id}"}
+        found = {"namespace": str(config.setting("data_url")), "name": filename}
+    else:
+        found = {"namespace": db.url.render_as_string(hide_password=True),
+                 "name": f"{type(obj).__name__}/{obj.object_id}"}
+    records = (retracted or {}).get(obj.object_id)
+    if records:
+        found["facets"] = {"awlineage_retraction": _facet(
+            RETRACTION_FACET_URL, retractions=[r.to_dict() for r in records])}
+    return found
+
+
+def _retractions(db: Database, runs: list[Any], targets: dict[int, Any]
+                 ) -> dict[int, list[Any]]:
+    """The retractions in force of every dataset the events name, in one query."""
+    from awlineage.retraction import retractions_of
+
+    ids = {o.object_id for run in runs for o in [*run.inputs, *run.outputs]}
+    ids.update(i for i, t in targets.items() if t is not None)
+    return retractions_of(ids, database=db) if ids else {}
 
 
 def _facet(url: str, **fields: Any) -> dict[str, Any]:
@@ -67,7 +85,9 @@ def openlineage_events(obj: DBObject, depth: int | None = None, *,
     -------
     list of dict
         OpenLineage ``RunEvent`` objects: job ``<class>.make``, the run's inputs and outputs
-        as datasets, and the run's record (code version, parameters, host) as a facet.
+        as datasets, and the run's record (code version, parameters, host) as a facet. A
+        dataset retracted now carries its retractions in force in an ``awlineage_retraction``
+        facet.
 
     Raises
     ------
@@ -103,6 +123,7 @@ def openlineage_events(obj: DBObject, depth: int | None = None, *,
     runs = sorted((o for o in graph.objects.values() if isinstance(o, ProcessRun)),
                   key=lambda r: (r.started, r.object_id))
     targets = {r.target_id: graph.objects.get(r.target_id) for r in runs}
+    retracted = _retractions(db, runs, targets)
     events: list[dict[str, Any]] = []
     for run in runs:
         job = {"namespace": JOB_NAMESPACE, "name": f"{run.target_class}.make"}
@@ -121,9 +142,9 @@ def openlineage_events(obj: DBObject, depth: int | None = None, *,
             facets["errorMessage"] = _facet(
                 ERROR_FACET_URL, message=run.error_message or "", programmingLanguage="python",
                 stackTrace=run.traceback or "")
-        inputs = [_dataset(db, o) for o in run.inputs]
+        inputs = [_dataset(db, o, retracted) for o in run.inputs]
         made = [t for t in (targets.get(run.target_id),) if t is not None]
-        outputs = [_dataset(db, o) for o in [*made, *run.outputs]]
+        outputs = [_dataset(db, o, retracted) for o in [*made, *run.outputs]]
         run_id = run_uuid(db, run.object_id)
         base = {"producer": producer(), "schemaURL": SCHEMA_URL, "job": job,
                 "inputs": inputs, "outputs": outputs}

@@ -55,6 +55,8 @@ def to_prov(obj: DBObject, depth: int | None = None, *,
     Runs become activities (``used`` their inputs and parameters, ``wasAssociatedWith`` the
     user, ``wasInformedBy`` the runs of dependencies they made); a target and a run's outputs
     ``wasGeneratedBy`` the run; other links become ``wasDerivedFrom`` with the attribute name.
+    A retraction in force of an object of the ancestry is an activity of its own (its reason,
+    and cells if any) that the object ``wasInvalidatedBy``, associated with who retracted it.
 
     Parameters
     ----------
@@ -107,7 +109,29 @@ def to_prov(obj: DBObject, depth: int | None = None, *,
         else:
             document.wasDerivedFrom(_identifier(source), _identifier(target),
                                     other_attributes=attribute)
+    _add_retractions(document, db, graph.objects)
     return document
+
+
+def _add_retractions(document: ProvDocument, db: Database,
+                     objects: dict[int, DBObject]) -> None:
+    """Each retraction in force of one of `objects` (one query for all) as an activity that
+    invalidated the object's entity."""
+    from awlineage.retraction import retractions_of
+
+    for object_id, records in retractions_of(list(objects), database=db).items():
+        for record in records:
+            attributes = {f"{NAMESPACE_PREFIX}:reason": record.reason,
+                          f"{NAMESPACE_PREFIX}:host": record.host}
+            if record.region is not None:
+                attributes[f"{NAMESPACE_PREFIX}:cells"] = record.region.text()
+                attributes[f"{NAMESPACE_PREFIX}:hdu"] = record.region.hdu
+            activity = document.activity(_identifier(record), record.creation_date,
+                                         record.creation_date, attributes)
+            agent = document.agent(f"{NAMESPACE_PREFIX}:user/{record.user or 'unknown'}")
+            document.wasAssociatedWith(activity, agent)
+            document.wasInvalidatedBy(_identifier(objects[object_id]), activity,
+                                      record.creation_date)
 
 
 def prov_json(obj: DBObject, depth: int | None = None, *,

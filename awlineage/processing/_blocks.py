@@ -18,6 +18,7 @@ from awlineage.persistence import DBObject
 from awlineage.processing._columns import Rows, column_values
 from awlineage.processing._declarations import recency
 from awlineage.processing._plan import PlanNode, State
+from awlineage.processing._retracted import RetractedObjects
 
 Recency = tuple[int, int, datetime.datetime]
 
@@ -127,10 +128,14 @@ class ColumnBlock(Block):
     candidate
         For a block of targets: builds the new object the processor would make for a node
         from the node's stored object and its dependency nodes (for forced remakes).
+    retracted
+        For a block of stored objects: the whole-object retractions in force; retracted
+        objects are blocked nodes, never chosen.
     """
 
     def __init__(self, db: Database, cls: type, rows: Rows, *, stored: bool = False,
-                 links: dict[str, Link] | None = None, candidate: Any = None) -> None:
+                 links: dict[str, Link] | None = None, candidate: Any = None,
+                 retracted: RetractedObjects | None = None) -> None:
         self.db = db
         self.cls = cls
         self.stored = stored
@@ -139,15 +144,18 @@ class ColumnBlock(Block):
         self.links = links or {}
         self.candidate = candidate
         self._built: dict[int, PlanNode] = {}
+        self.retracted = retracted if retracted and retracted.any_of(self.ids) else None
+        self._unusable = set() if self.retracted is None else \
+            set(np.flatnonzero(np.isin(self.ids, self.retracted.ids)).tolist())
 
     def usable(self, i: int) -> bool:
-        return True
+        return i not in self._unusable
 
     def pending(self, i: int) -> bool:
         return False
 
     def settled(self) -> bool:
-        return True
+        return not self._unusable
 
     def column(self, name: str) -> Sequence[Any]:
         found = self.rows.values.get(name)
@@ -181,7 +189,12 @@ class ColumnBlock(Block):
         for i in todo:
             obj = objects[int(self.ids[i])]
             if self.stored:
-                self._built[i] = PlanNode(self.cls, obj, obj, State.GREEN, stored=True)
+                if i in self._unusable:
+                    cause = self.retracted.own_cause(obj.object_id)  # type: ignore[union-attr]
+                    self._built[i] = PlanNode(self.cls, obj, obj, State.BLOCKED, [cause],
+                                              stored=True)
+                else:
+                    self._built[i] = PlanNode(self.cls, obj, obj, State.GREEN, stored=True)
                 continue
             dependencies: dict[str, PlanNode | list[PlanNode] | None] = {}
             for name, link in self.links.items():

@@ -40,6 +40,8 @@ class StaleCauseCategory(enum.StrEnum):
         ``blocked_when`` check says why not).
     BLOCKED_BY
         Something the target needs cannot be made.
+    RETRACTED
+        The stored object links an object retracted since (``awl retract``).
 
     Examples
     --------
@@ -64,6 +66,7 @@ class StaleCauseCategory(enum.StrEnum):
     GROUPING = "grouping"
     BLOCKED = "blocked"
     BLOCKED_BY = "blocked-by"
+    RETRACTED = "retracted"
 
     @property
     def label(self) -> str:
@@ -95,6 +98,7 @@ _LABELS = {
     StaleCauseCategory.GROUPING: "grouping key changed",
     StaleCauseCategory.BLOCKED: "cannot be made",
     StaleCauseCategory.BLOCKED_BY: "needs what cannot be made",
+    StaleCauseCategory.RETRACTED: "uses a retracted object",
 }
 
 

@@ -30,6 +30,7 @@ from awlineage.processing._plan import (
     nodes_of,
     short_id,
 )
+from awlineage.processing._retracted import RetractedObjects
 from awlineage.processing._staleness import (
     key_reasons,
     link_reasons,
@@ -147,6 +148,16 @@ class Planner:
         self._reads: dict[type, set[str]] = {}
         self._indexes: dict[tuple[int, tuple[str, ...]], dict[tuple[Any, ...],
                                                              list[PlanNode]]] = {}
+        self._retracted_indexes: dict[tuple[int, tuple[str, ...]],
+                                      dict[tuple[Any, ...], list[PlanNode]]] = {}
+        self._retractions: RetractedObjects | None = None
+
+    @property
+    def retracted(self) -> RetractedObjects:
+        """The whole-object retractions in force, read once (one statement) when first asked."""
+        if self._retractions is None:
+            self._retractions = RetractedObjects(self.db)
+        return self._retractions
 
     # -- the plan -------------------------------------------------------------------------
     def plan(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
@@ -223,7 +234,8 @@ class Planner:
                 block = planner.plan(self._block(spec.source),
                                      {name: self._block(need.cls)
                                       for name, need in needs.items()})
-                if block is not None:
+                # a retracted target is not reused: the object planner says why
+                if block is not None and not self.retracted.any_of(block.ids):
                     return block
         return NodeBlock(cls, self._plan_class(cls, force))
 
@@ -237,11 +249,16 @@ class Planner:
             if self.columnar and stored_tables(self.db, cls) is not None:
                 rows = newest_rows(self.db, cls, sorted(self._reads.get(cls, ())),
                                    newest=bool(cls.identity))  # type: ignore[attr-defined]
-                found = ColumnBlock(self.db, cls, rows, stored=True)
+                found = ColumnBlock(self.db, cls, rows, stored=True, retracted=self.retracted)
             else:
                 query: Query[DBObject] = select(cls, database=self.db)
                 objects = (query.newest() if cls.identity else query).all()  # type: ignore[attr-defined]
-                found = NodeBlock(cls, [PlanNode(cls, o, o, State.GREEN, stored=True)
+                retracted = self.retracted
+                found = NodeBlock(cls, [PlanNode(cls, o, o, State.BLOCKED,
+                                                 [retracted.own_cause(o.object_id)],
+                                                 stored=True)
+                                        if o.object_id in retracted else
+                                        PlanNode(cls, o, o, State.GREEN, stored=True)
                                         for o in objects], stored=True)
             self._stored[cls] = found
         return found
@@ -277,16 +294,25 @@ class Planner:
                 wanted = ", ".join(f"{c}={getattr(candidate, t)!r}" for t, c in
                                    need.match_pairs())
                 general = f"{attribute}: no {need.cls.__name__} can be found or made"
-                blocked.append(StaleCause(Category.BLOCKED, f"{general} ({wanted})",
+                retracted = self._retracted_choice(candidate, need)
+                why = f"; {retracted}" if retracted else ""
+                blocked.append(StaleCause(Category.BLOCKED, f"{general} ({wanted}){why}",
                                           attribute, general=general))
         blocked = self._checked(cls, candidate, checks) + blocked
         linked_by = {id(node): attribute for attribute, value in reversed(dependencies.items())
                      for node in (value if isinstance(value, list) else [value])}
         for dependency in [*nodes_of(dependencies), *([] if sources else left_out)]:
             if dependency.state is State.BLOCKED:
+                attribute = linked_by.get(id(dependency), spec.link)
+                sentence = self.retracted.is_retracted_node(dependency.reasons)
+                if sentence is not None:
+                    blocked.append(StaleCause(Category.BLOCKED_BY, f"{attribute}: {sentence}",
+                                              attribute, general=f"a {dependency.cls.__name__}"
+                                              " it needs was retracted"))
+                    continue
                 blocked.append(StaleCause(
                     Category.BLOCKED_BY, f"{describe(dependency)} cannot be made",
-                    linked_by.get(id(dependency), spec.link),
+                    attribute,
                     general=f"a {dependency.cls.__name__} it needs cannot be made"))
         stored = existing.get(identity_key(candidate))
         if blocked:
@@ -313,6 +339,13 @@ class Planner:
             reasons += link_reasons(attribute, getattr(stored, attribute),
                                     dependencies[attribute], chooser,  # type: ignore[arg-type]
                                     superseded)
+        if self.retracted:
+            reasons = self.retracted.link_causes(stored, [spec.link, *needs]) + reasons
+            if not reasons and stored.object_id in self.retracted:
+                # reused it would be; remade, the same as the one retracted
+                return PlanNode(cls, candidate, stored, State.BLOCKED,
+                                [self.retracted.own_cause(stored.object_id)], dependencies,
+                                candidate=candidate, left_out=left_out)
         state = State.RED if reasons else State.GREEN
         return PlanNode(cls, candidate if reasons else stored, stored, state, reasons,
                         dependencies, superseded, candidate=candidate, left_out=left_out)
@@ -384,8 +417,12 @@ class Planner:
         index = self._indexes.get(index_key)
         if index is None:
             index = self._indexes[index_key] = {}
+            retracted_index = self._retracted_indexes[index_key] = {}
             for node in self._pool(need.cls):
                 if node.state is State.BLOCKED:
+                    if self.retracted.is_retracted_node(node.reasons) is not None:
+                        key = tuple(comparable(getattr(node.obj, c)) for _, c in pairs)
+                        retracted_index.setdefault(key, []).append(node)
                     continue
                 if not need.on_the_fly and node.state is State.RED and not node.stored:
                     continue
@@ -399,6 +436,23 @@ class Planner:
         by_object = {id(n.obj): n for n in bucket}
         winner = need.choose(target, [n.obj for n in bucket])
         return None if winner is None else by_object[id(winner)]
+
+    def _retracted_choice(self, target: DBObject, need: Needs) -> str | None:
+        """When `need` finds nothing for `target`: the retraction of the candidate it would
+        have chosen were retracted ones allowed, or None."""
+        index = self._retracted_indexes.get((id(need), tuple(c for _, c in need.match_pairs())))
+        if not index:
+            return None
+        bucket = index.get(tuple(comparable(getattr(target, t)) for t, _ in
+                                 need.match_pairs()), [])
+        if need.where is not None:
+            bucket = [n for n in bucket if need.where(target, n.obj)]
+        if not bucket:
+            return None
+        by_object = {id(n.obj): n for n in bucket}
+        winner = need.choose(target, [n.obj for n in bucket])
+        return None if winner is None else \
+            self.retracted.is_retracted_node(by_object[id(winner)].reasons)
 
 
 def _identity(obj: DBObject) -> str:

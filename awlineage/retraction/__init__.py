@@ -6,5 +6,14 @@ and a later record can reinstate what an earlier one retracted.
 """
 
 from awlineage.retraction._cells import RetractedCells, RetractedCellsError
+from awlineage.retraction._record import (
+    Retraction,
+    RetractionError,
+    reinstate,
+    retract,
+    retraction_history,
+    retractions_of,
+)
 
-__all__ = ["RetractedCells", "RetractedCellsError"]
+__all__ = ["RetractedCells", "RetractedCellsError", "Retraction", "RetractionError",
+           "reinstate", "retract", "retraction_history", "retractions_of"]

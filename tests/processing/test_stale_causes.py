@@ -88,6 +88,14 @@ def _grouping(serial: TargetProcessor, monkeypatch: Any) -> Situation:
     return WindowedCal, None, serial.plan(WindowedCal)
 
 
+def _retracted(serial: TargetProcessor, monkeypatch: Any) -> Situation:
+    from awlineage import retract
+
+    serial.make(Calibrated, "chip == 'ccd51'")
+    retract(select(MasterCal.chip == "ccd51").first(), reason="hot column 57")
+    return Calibrated, "chip == 'ccd51'", serial.plan(Calibrated, "chip == 'ccd51'")
+
+
 def _blocked(serial: TargetProcessor, monkeypatch: Any) -> Situation:
     return StrictCalibrated, "chip == 'ccd50'", serial.plan(StrictCalibrated, "chip == 'ccd50'")
 
@@ -110,6 +118,7 @@ SITUATIONS: dict[Category, tuple[Callable[[TargetProcessor, Any], Situation], ty
     Category.GROUPING: (_grouping, WindowedCal, {None}),
     Category.BLOCKED: (_blocked, StrictCalibrated, {"cal"}),
     Category.BLOCKED_BY: (_blocked_by, BlockChecked, {"measured"}),
+    Category.RETRACTED: (_retracted, Calibrated, {"cal"}),
 }
 """Category -> what causes it, the class whose targets get it, the dependencies it names."""
 
@@ -182,7 +191,7 @@ def test_a_cause_made_with_the_old_string_kind_is_the_same_as_with_the_member() 
 
 def test_every_category_has_a_distinct_label() -> None:
     labels = [category.label for category in Category]
-    assert len(set(labels)) == len(labels) == 12 and all(labels)
+    assert len(set(labels)) == len(labels) == 13 and all(labels)
 
 
 def test_a_report_counts_by_target_outcome_and_refuses_a_word_no_outcome_has(db, night,
