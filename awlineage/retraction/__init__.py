@@ -5,6 +5,9 @@ Objects stay immutable: a retraction is a record of its own (who, when, why, whi
 and a later record can reinstate what an earlier one retracted.
 """
 
+from awlineage.retraction._affected import affected
+from awlineage.retraction._affected_answer import AffectedArray, AffectedRows, BlastRadius
 from awlineage.retraction._cells import RetractedCells, RetractedCellsError
 
-__all__ = ["RetractedCells", "RetractedCellsError"]
+__all__ = ["AffectedArray", "AffectedRows", "BlastRadius", "RetractedCells",
+           "RetractedCellsError", "affected"]

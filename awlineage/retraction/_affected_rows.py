@@ -1,0 +1,39 @@
+"""The objects that stand for rows of a table reached by a blast radius: objects linking to
+the table's owner and naming their row by ``number`` (a source list's `Source` objects), as
+the viewer's sources page finds them. One query per linking class and 5,000 rows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from awlineage.database import Database
+from awlineage.persistence import DBObject, get_persistent_properties
+from awlineage.persistence._expressions import MAX_IN_VALUES
+from awlineage.query import select
+
+ROW_ATTRIBUTE = "number"
+"""The attribute by which an object linking to a table names its row."""
+
+
+def row_numbers(shape: tuple[int, ...], cells: np.ndarray) -> list[int]:
+    """Row numbers of a 1-d table's cells ((N, 1) coordinates)."""
+    return sorted({int(c) for c in cells[:, 0]}) if len(shape) == 1 else []
+
+
+def row_objects(db: Database, owner: DBObject, rows: list[int]) -> list[DBObject]:
+    """The stored objects that link to `owner` and name one of `rows`, by row then id."""
+    if not rows:
+        return []
+    found: list[DBObject] = []
+    for where in db.referrers(owner.object_id):
+        class_name, _, attribute = where.rpartition(".")
+        cls = db.class_named(class_name)
+        names = {p.name: p for p in get_persistent_properties(cls)}
+        if ROW_ATTRIBUTE not in names or attribute not in names \
+                or names[attribute].kind not in ("link", "self-link"):
+            continue
+        link, row = getattr(cls, attribute), getattr(cls, ROW_ATTRIBUTE)
+        for first in range(0, len(rows), MAX_IN_VALUES):
+            chunk = rows[first:first + MAX_IN_VALUES]
+            found.extend(select((link == owner) & row.in_(chunk), database=db))
+    return sorted(found, key=lambda o: (getattr(o, ROW_ATTRIBUTE), o.object_id))
