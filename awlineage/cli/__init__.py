@@ -68,6 +68,7 @@ COMMAND_MODULES = (
     "awlineage.cli._select",
     "awlineage.cli._schema",
     "awlineage.cli._lineage",
+    "awlineage.cli._affected",
     "awlineage.cli._sites",
     "awlineage.cli._regions",
     "awlineage.cli._cutout",

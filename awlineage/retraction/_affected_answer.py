@@ -34,24 +34,28 @@ class AffectedArray:
     region: Region
 
     def boxes(self) -> list[list[int]]:
-        """The cells as 1-based inclusive FITS boxes: ``[x0, x1, y0, y1]`` for an image,
-        ``[first, last]`` rows for a table."""
+        """The cells as 1-based inclusive FITS boxes ``[x0, x1, y0, y1]`` for an image, or
+        ``[first, last]`` rows of a table, numbered from 0 as `Source.number` is."""
         boxes = self.region.to_boxes()
-        lo, hi = boxes.lo + 1, boxes.hi + 1
-        if lo.shape[1] == 2:
+        if boxes.lo.shape[1] == 2:
+            lo, hi = boxes.lo + 1, boxes.hi + 1
             return [[int(a[1]), int(b[1]), int(a[0]), int(b[0])] for a, b in zip(lo, hi,
                                                                                 strict=True)]
-        return [[int(a), int(b)] for a, b in zip(lo[:, -1], hi[:, -1], strict=True)]
+        return [[int(a), int(b)] for a, b in zip(boxes.lo[:, -1], boxes.hi[:, -1],
+                                                 strict=True)]
 
     def bounds_text(self) -> str:
-        """The smallest FITS box holding every cell (``x0:x1,y0:y1``; rows ``a:b``)."""
+        """The smallest FITS box holding every cell (``x0:x1,y0:y1``), or for a table the
+        first and last rows (``rows 3-15``, numbered from 0)."""
         boxes = self.region.to_boxes()
         if not len(boxes):
             return "-"
-        lo, hi = boxes.lo.min(axis=0) + 1, boxes.hi.max(axis=0) + 1
+        lo, hi = boxes.lo.min(axis=0), boxes.hi.max(axis=0)
         if len(lo) == 2:
-            return f"{lo[1]}:{hi[1]},{lo[0]}:{hi[0]}"
-        return ",".join(f"{a}:{b}" for a, b in zip(lo[::-1], hi[::-1], strict=True))
+            return f"{lo[1] + 1}:{hi[1] + 1},{lo[0] + 1}:{hi[0] + 1}"
+        if len(lo) == 1:
+            return f"rows {lo[0]}-{hi[0]}"
+        return ",".join(f"{a + 1}:{b + 1}" for a, b in zip(lo[::-1], hi[::-1], strict=True))
 
 
 @dataclass(frozen=True)
