@@ -222,7 +222,7 @@ def test_the_named_sources_lie_where_the_generator_put_the_column(current: Built
     ra, dec = coadd_wcs.wcs_pix2world(xx.ravel(), yy.ravel(), 0)
     distance = np.full(rows * cols, np.inf)
     truth = current.night.truth
-    for name, exposure in truth.exposures.items():
+    for exposure in truth.exposures.values():
         if exposure.kind != "science" or exposure.chip != HOT.chip:
             continue
         x, y = exposure.wcs.wcs_world2pix(ra, dec, 0)
@@ -280,3 +280,72 @@ def test_a_region_outside_the_frame_or_a_mask_of_another_shape_is_refused(
     by_mask = affected(current.db, current.bias,
                        RetractedCells.from_mask_file(tmp_path / "column.npy"))
     assert by_mask.ids() == affected(current.db, current.bias, column_cells()).ids()
+
+
+def test_awl_affected_prints_counts_then_the_table_or_json(current: Built):
+    import json
+
+    from awlineage.retraction._affected_text import render_blast_radius
+    from tests.commands import run_awl
+
+    bias_id = str(current.bias.object_id)
+    expected = affected(current.db, current.bias, column_cells())
+    done = run_awl(current.db, "affected", bias_id, "--region", HOT.fits_region(), "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["counts"] == expected.counts() and data["region"] == HOT.fits_region()
+    assert [o["object_id"] for table in data["rows"] for o in table["objects"]] == \
+        expected.ids(Source)
+    lines = render_blast_radius(expected).splitlines()  # what the command prints without --json
+    assert lines[0].startswith(f"blast radius of BiasFrame {bias_id} cells "
+                               f"{HOT.fits_region()} of HDU 0: {len(expected)} objects")
+    assert lines[1].split() == ["1", "DomeFlatFrame"]
+    assert f"  {len(expected.ids(Source))} Source" in lines
+    assert any(line.startswith("CoaddedRegriddedFrame ") for line in lines)
+    assert sum(line.startswith("Source ") for line in lines) == len(expected.ids(Source))
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--region", "41:x,*"], "awl: RetractedCellsError: region '41:x,*' at position 0: x "
+                             "must be N, N:M or *, not '41:x'"),
+    (["--hdu", "1"], "awl: RetractedCellsError: --hdu names the HDU of --region or --mask"),
+    (["--region", "1:1,*", "--mask", "m.npy"], "not allowed with argument"),
+])
+def test_bad_arguments_are_one_line_and_exit_2(arguments, message, capsys):
+    from awlineage.cli import main
+
+    with pytest.raises(SystemExit) if "--mask" in arguments else _nothing():
+        status = main(["affected", "123", *arguments])
+        assert status == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert message in err[-1]
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return False
+
+
+def test_the_hot_column_is_off_by_default_and_changes_one_column_of_one_frame():
+    from targets.sky import generate_night
+
+    tiny = dict(n_chips=1, filters=("r",), sky_rates=(15.0,), n_dithers=1, n_biases=2,
+                n_flats=1, chip_shape=(48, 48))
+    assert SkyParameters().hot_column is None
+    plain = generate_night(SkyParameters(**tiny))
+    hot = generate_night(SkyParameters(**tiny, hot_column=HotColumn(bias=2, column=5)))
+    assert plain.truth.hot_column is None and hot.truth.hot_column.filename == \
+        "bias_ccd1_02.fits"
+    for a, b in zip(plain.frames, hot.frames, strict=True):
+        differ = np.argwhere(a.data != b.data)
+        if a.filename == "bias_ccd1_02.fits":
+            assert set(differ[:, 1]) == {5} and len(differ) == 48
+        else:
+            assert not len(differ), a.filename
+    with pytest.raises(ValueError, match=r"hot_column.column must be 0..47, got 48"):
+        SkyParameters(**tiny, hot_column=HotColumn(column=48))
+    with pytest.raises(ValueError, match=r"hot_column.chip 'ccd9' is not a chip"):
+        SkyParameters(**tiny, hot_column=HotColumn(chip="ccd9"))
