@@ -103,6 +103,7 @@ def array_shape(db: Database, obj: DBObject, hdu: int) -> tuple[int, ...]:
     name = f"hdu:{hdu}"
     for record_id in record_ids:
         record = db.get(record_id)
+        assert isinstance(record, RegionTable)  # ids from RegionTable's own list table
         for i, (owner, array) in enumerate(zip(record.inputs, record.input_arrays,
                                                strict=True)):
             if owner.object_id == obj.object_id and array == name:

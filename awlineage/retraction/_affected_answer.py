@@ -155,15 +155,15 @@ class BlastRadius:
         ``select(answer.where(Source) & (Source.flux > 1000))``: the bright affected sources.
         """
         ids = self.ids(cls)
-        column = cls.object_id  # type: ignore[attr-defined]  # every persistent class
+        column = cls.object_id
         if not ids:
-            return column.in_([])  # type: ignore[no-any-return]
+            return column.in_([])
         parts = [column.in_(ids[i:i + MAX_IN_VALUES])
                  for i in range(0, len(ids), MAX_IN_VALUES)]
         condition = parts[0]
         for part in parts[1:]:
             condition = condition | part
-        return condition  # type: ignore[no-any-return]
+        return condition
 
     def to_dict(self) -> dict[str, Any]:
         """The answer as plain data (what ``awl affected --json`` prints)."""
