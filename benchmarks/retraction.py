@@ -228,10 +228,10 @@ def run(db: Database, name: str, args: argparse.Namespace) -> None:
                          f"{ {k: len(v) for k, v in brute.items()} }")
     print(f"  coarse names {len(coarse)} objects {coarse.counts()}")
     print(f"  fine names   {len(fine)} objects {fine.counts()} (= brute force)")
-    print(f"  {'query':8s} {'wall median (min-max)':>28s} {'CPU median (min-max)':>28s} "
-          f"{'SQL':>6s}")
     print(f"  a remake after a region retraction redoes {len(fine) / len(coarse):.1%} of "
           "the objects a whole-object retraction reaches")
+    print(f"  {'query':8s} {'wall median (min-max)':>28s} {'CPU median (min-max)':>28s} "
+          f"{'SQL':>6s}")
     for label, work in (("coarse", lambda: affected(db, night.bias)),
                         ("fine", lambda: affected(db, night.bias, cells)),
                         ("brute", lambda: brute_force(db, night))):

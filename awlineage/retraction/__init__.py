@@ -7,7 +7,8 @@ and a later record can reinstate what an earlier one retracted.
 
 from awlineage.retraction._affected import affected
 from awlineage.retraction._affected_answer import AffectedArray, AffectedRows, BlastRadius
+from awlineage.retraction._affected_text import render_blast_radius
 from awlineage.retraction._cells import RetractedCells, RetractedCellsError
 
 __all__ = ["AffectedArray", "AffectedRows", "BlastRadius", "RetractedCells",
-           "RetractedCellsError", "affected"]
+           "RetractedCellsError", "affected", "render_blast_radius"]

@@ -9,10 +9,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from awlineage.persistence import DBObject
-from awlineage.persistence._expressions import MAX_IN_VALUES, Expression
+from awlineage.persistence import DBObject, Expression
 from awlineage.regions import Region
 from awlineage.retraction._cells import RetractedCells
+
+IN_CHUNK = 5_000
+"""Values per ``in_`` condition (the most one takes)."""
 
 
 @dataclass(frozen=True)
@@ -158,8 +160,8 @@ class BlastRadius:
         column = cls.object_id
         if not ids:
             return column.in_([])
-        parts = [column.in_(ids[i:i + MAX_IN_VALUES])
-                 for i in range(0, len(ids), MAX_IN_VALUES)]
+        parts = [column.in_(ids[i:i + IN_CHUNK])
+                 for i in range(0, len(ids), IN_CHUNK)]
         condition = parts[0]
         for part in parts[1:]:
             condition = condition | part

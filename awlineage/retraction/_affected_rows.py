@@ -8,8 +8,8 @@ import numpy as np
 
 from awlineage.database import Database
 from awlineage.persistence import DBObject, get_persistent_properties
-from awlineage.persistence._expressions import MAX_IN_VALUES
 from awlineage.query import select
+from awlineage.retraction._affected_answer import IN_CHUNK
 
 ROW_ATTRIBUTE = "number"
 """The attribute by which an object linking to a table names its row."""
@@ -33,7 +33,7 @@ def row_objects(db: Database, owner: DBObject, rows: list[int]) -> list[DBObject
                 or names[attribute].kind not in ("link", "self-link"):
             continue
         link, row = getattr(cls, attribute), getattr(cls, ROW_ATTRIBUTE)
-        for first in range(0, len(rows), MAX_IN_VALUES):
-            chunk = rows[first:first + MAX_IN_VALUES]
+        for first in range(0, len(rows), IN_CHUNK):
+            chunk = rows[first:first + IN_CHUNK]
             found.extend(select((link == owner) & row.in_(chunk), database=db))
     return sorted(found, key=lambda o: (getattr(o, ROW_ATTRIBUTE), o.object_id))

@@ -285,7 +285,7 @@ def test_a_region_outside_the_frame_or_a_mask_of_another_shape_is_refused(
 def test_awl_affected_prints_counts_then_the_table_or_json(current: Built):
     import json
 
-    from awlineage.retraction._affected_text import render_blast_radius
+    from awlineage.retraction import render_blast_radius
     from tests.commands import run_awl
 
     bias_id = str(current.bias.object_id)
