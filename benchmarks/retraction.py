@@ -15,9 +15,9 @@ time of this process (median and min-max), and the SQL statements of one run, fo
 - ``coarse``: ``affected(db, bias)``, every descendant (the lineage walk), counted per class;
 - ``fine``: ``affected(db, bias, RetractedCells.parse("C:C,*"))``, the arrays, cells and source
   rows region lineage reaches;
-- ``brute``: a forward walk written here: object by object what links to it
-  (``get_inverse_properties``), each array's reached cells computed by hand from the known
-  operators, and every row of every catalogue tested against its coadd's reached cells.
+- ``brute``: a forward walk written here: every descendant visited (``descendants``), each
+  array's reached cells computed densely by hand from the known operators, and every row of
+  every catalogue tested against its coadd's reached cells (its payload table decoded).
 
 The fine answer is checked equal to the brute force's. The sizes printed: objects, region
 records and their stored bytes, and how many objects each answer names (what a remake would
@@ -45,7 +45,7 @@ from benchmark_support import POSTGRES_URL, count_queries, postgres_schema
 
 from awlineage import DBObject, capture_regions, commit, connect, persistent, select
 from awlineage.database import Database
-from awlineage.lineage import get_inverse_properties
+from awlineage.lineage import descendants
 from awlineage.persistence import set_current_store
 from awlineage.regions import RegionTable, crop, decode_record, elementwise, payload_boxes
 from awlineage.retraction import RetractedCells, affected
@@ -138,26 +138,18 @@ def build(args: argparse.Namespace) -> Night:
 
 
 def brute_force(db: Database, night: Night) -> dict[str, set[int]]:
-    """Object ids per class the column reaches, walked object by object."""
+    """Object ids per class the column reaches: every descendant visited (one batched walk),
+    each array's cells computed densely by hand, every row of every catalogue tested."""
     found: dict[str, set[int]] = {}
     reduced_masks: dict[int, np.ndarray] = {}
     coadd_masks: dict[int, np.ndarray] = {}
-    frontier: list[DBObject] = [night.bias]
-    seen = {night.bias.object_id}
-    while frontier:
-        following = []
-        for obj in frontier:
-            for link in get_inverse_properties(obj, database=db):
-                child = link.obj
-                if child.object_id in seen or isinstance(child, RegionTable):
-                    continue
-                seen.add(child.object_id)
-                following.append(child)
-        for child in following:
-            reached = _reach(db, child, night, reduced_masks, coadd_masks)
-            if reached:
-                found.setdefault(type(child).__name__, set()).add(child.object_id)
-        frontier = following
+    _rows_of.clear()
+    everything = descendants(night.bias, database=db)
+    order = (BlastReduced, BlastCoadd, BlastCatalogue, BlastSource)  # parents first
+    for cls in order:
+        for child in everything:
+            if type(child) is cls and _reach(db, child, night, reduced_masks, coadd_masks):
+                found.setdefault(cls.__name__, set()).add(child.object_id)
     return found
 
 
