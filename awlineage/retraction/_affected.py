@@ -79,10 +79,11 @@ def affected(db: Database | None, obj: DBObject, cells: RetractedCells | None = 
     found = forward(obj, mask, hdu=cells.hdu, database=db)
     arrays = [AffectedArray(e.obj, e.hdu, e.region) for e in found if e.contributed]
     rows = []
+    row_links: dict[type, list[tuple[type, str]]] = {}
     for array in arrays:
         numbers = row_numbers(array.region.shape, array.region.cells())
         if numbers:
-            linked = row_objects(db, array.obj, numbers)
+            linked = row_objects(db, array.obj, numbers, row_links)
             if linked:
                 rows.append(AffectedRows(array, linked))
     objects = list({a.obj.object_id: a.obj for a in arrays}.values())

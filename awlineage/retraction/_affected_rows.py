@@ -20,20 +20,36 @@ def row_numbers(shape: tuple[int, ...], cells: np.ndarray) -> list[int]:
     return sorted({int(c) for c in cells[:, 0]}) if len(shape) == 1 else []
 
 
-def row_objects(db: Database, owner: DBObject, rows: list[int]) -> list[DBObject]:
-    """The stored objects that link to `owner` and name one of `rows`, by row then id."""
+def row_objects(db: Database, owner: DBObject, rows: list[int],
+                row_links: dict[type, list[tuple[type, str]]] | None = None) -> list[DBObject]:
+    """The stored objects that link to `owner` and name one of `rows`, by row then id.
+
+    `row_links` caches, per class of owner, the (class, link attribute) pairs that point at
+    its rows, so that many tables of one class cost one look at the registry."""
     if not rows:
         return []
+    cache = {} if row_links is None else row_links
+    links = cache.get(type(owner))
+    if links is None:
+        links = cache[type(owner)] = _row_links(db, owner)
     found: list[DBObject] = []
-    for where in db.referrers(owner.object_id):
-        class_name, _, attribute = where.rpartition(".")
-        cls = db.class_named(class_name)
-        names = {p.name: p for p in get_persistent_properties(cls)}
-        if ROW_ATTRIBUTE not in names or attribute not in names \
-                or names[attribute].kind not in ("link", "self-link"):
-            continue
+    for cls, attribute in links:
         link, row = getattr(cls, attribute), getattr(cls, ROW_ATTRIBUTE)
         for first in range(0, len(rows), IN_CHUNK):
             chunk = rows[first:first + IN_CHUNK]
             found.extend(select((link == owner) & row.in_(chunk), database=db))
     return sorted(found, key=lambda o: (getattr(o, ROW_ATTRIBUTE), o.object_id))
+
+
+def _row_links(db: Database, owner: DBObject) -> list[tuple[type, str]]:
+    """(class, link attribute) of the classes whose objects link to `owner` and carry a row
+    ``number``."""
+    links = []
+    for where in db.referrers(owner.object_id):
+        class_name, _, attribute = where.rpartition(".")
+        cls = db.class_named(class_name)
+        names = {p.name: p for p in get_persistent_properties(cls)}
+        if ROW_ATTRIBUTE in names and attribute in names \
+                and names[attribute].kind in ("link", "self-link"):
+            links.append((cls, attribute))
+    return links
