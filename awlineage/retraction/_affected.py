@@ -78,14 +78,11 @@ def affected(db: Database | None, obj: DBObject, cells: RetractedCells | None = 
             f"{type(obj).__name__} {obj.object_id} ({_size_text(shape)})")
     found = forward(obj, mask, hdu=cells.hdu, database=db)
     arrays = [AffectedArray(e.obj, e.hdu, e.region) for e in found if e.contributed]
-    rows = []
-    row_links: dict[type, list[tuple[type, str]]] = {}
-    for array in arrays:
-        numbers = row_numbers(array.region.shape, array.region.cells())
-        if numbers:
-            linked = row_objects(db, array.obj, numbers, row_links)
-            if linked:
-                rows.append(AffectedRows(array, linked))
+    tables = [(a, row_numbers(a.region.shape, a.region.cells())) for a in arrays]
+    tables = [(a, numbers) for a, numbers in tables if numbers]
+    linked = row_objects(db, [(a.obj, numbers) for a, numbers in tables])
+    rows = [AffectedRows(a, linked[a.obj.object_id]) for a, _ in tables
+            if linked[a.obj.object_id]]
     objects = list({a.obj.object_id: a.obj for a in arrays}.values())
     objects += [o for r in rows for o in r.objects]
     return BlastRadius(obj, cells, objects, arrays, rows)
