@@ -26,6 +26,7 @@ from astropy.io import fits
 from astropy.time import Time
 from astropy.wcs import WCS
 
+from targets.sky_defects import HotColumn
 from targets.sky_render import (
     FWHM_PER_SIGMA,
     CosmicRayHits,
@@ -84,6 +85,8 @@ class SkyParameters:
     vignetting: float = 0.08
     pixel_response_rms: float = 0.01
     bad_columns: int = 1
+    hot_column: HotColumn | None = None
+    """A hot column injected into one raw bias (`targets.sky_defects`); None: none."""
 
     def __post_init__(self) -> None:
         if len(self.chip_shape) != 2 or min(self.chip_shape) < 32:
@@ -103,6 +106,8 @@ class SkyParameters:
             if not getattr(self, name) > 0:
                 raise ValueError(f"SkyParameters.{name} must be positive, got "
                                  f"{getattr(self, name)}")
+        if self.hot_column is not None:
+            self.hot_column.check(self.chip_names, self.n_biases, self.chip_shape)
 
     @classmethod
     def preset(cls, size: str, **changes: object) -> SkyParameters:
@@ -180,6 +185,11 @@ class Truth:
     chips: dict[str, ChipTruth]
     flats: dict[tuple[str, str], np.ndarray]
     exposures: dict[str, ExposureTruth] = field(default_factory=dict)
+
+    @property
+    def hot_column(self) -> HotColumn | None:
+        """The hot column injected into one raw bias (its frame: ``.filename``), if any."""
+        return self.parameters.hot_column
 
 
 @dataclass
@@ -413,6 +423,8 @@ class _NightRenderer:
         signal = rng.poisson(np.clip(electrons, 0, None)).astype(np.float64)
         signal += hits.image(shape) + chip.read_noise * rng.standard_normal(shape)
         adu = chip.bias + signal / chip.gain
+        if p.hot_column is not None:
+            adu = p.hot_column.apply(spec.filename, adu)
         data = np.clip(np.rint(adu), 0, p.saturation).astype(np.uint16)
         header = self._header(spec, chip, wcs)
         self.truth.exposures[spec.filename] = ExposureTruth(

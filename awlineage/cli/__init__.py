@@ -69,6 +69,8 @@ COMMAND_MODULES = (
     "awlineage.cli._schema",
     "awlineage.cli._lineage",
     "awlineage.cli._retract",
+
+    "awlineage.cli._affected",
     "awlineage.cli._sites",
     "awlineage.cli._regions",
     "awlineage.cli._cutout",

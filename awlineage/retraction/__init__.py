@@ -5,6 +5,9 @@ Objects stay immutable: a retraction is a record of its own (who, when, why, whi
 and a later record can reinstate what an earlier one retracted.
 """
 
+from awlineage.retraction._affected import affected
+from awlineage.retraction._affected_answer import AffectedArray, AffectedRows, BlastRadius
+from awlineage.retraction._affected_text import render_blast_radius
 from awlineage.retraction._cells import RetractedCells, RetractedCellsError
 from awlineage.retraction._record import (
     Retraction,
@@ -15,5 +18,6 @@ from awlineage.retraction._record import (
     retractions_of,
 )
 
-__all__ = ["RetractedCells", "RetractedCellsError", "Retraction", "RetractionError",
-           "reinstate", "retract", "retraction_history", "retractions_of"]
+__all__ = ["AffectedArray", "AffectedRows", "BlastRadius", "RetractedCells",
+           "RetractedCellsError", "Retraction", "RetractionError", "affected", "reinstate",
+           "render_blast_radius", "retract", "retraction_history", "retractions_of"]
