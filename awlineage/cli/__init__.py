@@ -69,7 +69,6 @@ COMMAND_MODULES = (
     "awlineage.cli._schema",
     "awlineage.cli._lineage",
     "awlineage.cli._retract",
-
     "awlineage.cli._affected",
     "awlineage.cli._sites",
     "awlineage.cli._regions",

@@ -41,7 +41,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "cells (region lineage: the cells reached in every descendant array and the rows of "
         "every source list reached). Counts per class first, then the details.")
     parser.add_argument("id", type=parse_id, metavar="ID",
-                        help="an object_id, or enough of its first digits to be unique")
+                        help="an object_id (or enough of its first digits to be unique); a "
+                        "retraction's id asks about what it retracted")
     cells = parser.add_mutually_exclusive_group()
     cells.add_argument("--region", metavar="x0:x1,y0:y1",
                        help="1-based inclusive FITS pixels (57:57,* is column 57); several "

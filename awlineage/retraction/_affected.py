@@ -14,6 +14,7 @@ from awlineage.regions import RegionError, RegionTable, forward
 from awlineage.retraction._affected_answer import AffectedArray, AffectedRows, BlastRadius
 from awlineage.retraction._affected_rows import row_numbers, row_objects
 from awlineage.retraction._cells import RetractedCells, RetractedCellsError
+from awlineage.retraction._record import Retraction, RetractionError
 
 
 def affected(db: Database | None, obj: DBObject, cells: RetractedCells | None = None
@@ -25,9 +26,10 @@ def affected(db: Database | None, obj: DBObject, cells: RetractedCells | None = 
     db : Database or None
         The database to read; the current session's when None.
     obj : DBObject
-        The stored object retracted.
+        The stored object retracted, or a `Retraction` record (its object and its cells).
     cells : RetractedCells or None, optional
-        The retracted cells (boxes or a mask, in one HDU); None for the whole object.
+        The retracted cells (boxes or a mask, in one HDU); None for the whole object (or a
+        record's own cells).
 
     Returns
     -------
@@ -44,6 +46,8 @@ def affected(db: Database | None, obj: DBObject, cells: RetractedCells | None = 
         When the cells hold no cell of the array, or a mask file does not fit it.
     RegionError
         When no region lineage was recorded out of that HDU of `obj`.
+    RetractionError
+        When `obj` is a reinstatement, or a record is given with cells of its own.
 
     Examples
     --------
@@ -65,6 +69,8 @@ def affected(db: Database | None, obj: DBObject, cells: RetractedCells | None = 
     ({'DocAffectedFrame': 1}, [[3, 3, 1, 4]])
     """
     db = db or current_database()
+    if isinstance(obj, Retraction):
+        obj, cells = _retracted(db, obj, cells)
     if cells is None:
         return BlastRadius(obj, None, descendants(obj, database=db))
     if not isinstance(cells, RetractedCells):
@@ -86,6 +92,18 @@ def affected(db: Database | None, obj: DBObject, cells: RetractedCells | None = 
     objects = list({a.obj.object_id: a.obj for a in arrays}.values())
     objects += [o for r in rows for o in r.objects]
     return BlastRadius(obj, cells, objects, arrays, rows)
+
+
+def _retracted(db: Database, record: Retraction, cells: RetractedCells | None
+               ) -> tuple[DBObject, RetractedCells | None]:
+    """The object and cells a retraction record names."""
+    if record.is_reinstatement:
+        raise RetractionError(f"Retraction {record.object_id} reinstates an earlier one; "
+                              f"give the retraction or the object")
+    if cells is not None:
+        raise RetractionError(f"Retraction {record.object_id} names its own cells; give the "
+                              f"object {record.target_id} to ask about other cells")
+    return db.get(record.target_id), record.region
 
 
 def array_shape(db: Database, obj: DBObject, hdu: int) -> tuple[int, ...]:

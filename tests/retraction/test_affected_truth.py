@@ -305,6 +305,25 @@ def test_awl_affected_prints_counts_then_the_table_or_json(current: Built):
     assert sum(line.startswith("Source ") for line in lines) == len(expected.ids(Source))
 
 
+def test_a_retraction_stands_for_its_object_and_cells(current: Built):
+    from awlineage.retraction import RetractionError, reinstate, retract
+    from tests.commands import run_awl
+
+    record = retract(current.bias, reason="hot column", region=HOT.fits_region())
+    try:
+        expected = affected(current.db, current.bias, column_cells())
+        assert affected(current.db, record).ids() == expected.ids()
+        done = run_awl(current.db, "affected", str(record.object_id), "--json")
+        assert done.returncode == 0, done.stderr
+        assert '"region": "' + HOT.fits_region() + '"' in done.stdout
+        with pytest.raises(RetractionError, match="names its own cells"):
+            affected(current.db, record, column_cells())
+    finally:
+        undone = reinstate(record, reason="test over")
+    with pytest.raises(RetractionError, match="reinstates an earlier one"):
+        affected(current.db, undone)
+
+
 @pytest.mark.parametrize(("arguments", "message"), [
     (["--region", "41:x,*"], "awl: RetractedCellsError: region '41:x,*' at position 0: x "
                              "must be N, N:M or *, not '41:x'"),
