@@ -16,6 +16,7 @@ Usage: python benchmarks/processor_cluster.py [--tasks N] [--seconds S] [--round
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import statistics
 import subprocess
@@ -63,6 +64,7 @@ def cluster_speedup(tasks: int, seconds: float, rounds: int, postgres: str,
     from awlineage.processing import StandaloneCluster
 
     print(f"before: {uptime()}")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per S3 request
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()

@@ -33,6 +33,7 @@ from awlineage.errors import ConfigurationError, MissingExtraError
 from awlineage.extras import require_extra, require_java
 from awlineage.processing._class_archive import ClassArchive
 from awlineage.processing._packing import Durations, pack
+from awlineage.processing._switch_interval import ShortSwitchInterval
 from awlineage.processing._task import (
     CANCELLED,
     FAILED,
@@ -256,13 +257,14 @@ class SparkExecutor:
                                                            thread_name_prefix="awl-spark")
         self._started: concurrent.futures.Future[Any] = concurrent.futures.Future()
         self._warming: concurrent.futures.Future[list[int]] | None = None
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._switch_interval, SWITCH_INTERVAL))
+        self._gil = ShortSwitchInterval(SWITCH_INTERVAL)  # released by close
         if background:
             threading.Thread(target=self._start, args=(settings,), name="awl-spark-start",
                              daemon=True).start()
         else:
             self._start(settings)
+            if self._started.exception() is not None:  # nobody will close this one
+                self._gil.release()
             self._started.result()
 
     def _configuration(self, conf: dict[str, str], preload: tuple[str, ...]) -> Any:
@@ -458,7 +460,7 @@ class SparkExecutor:
                 and self._started.done() and self._started.exception() is None:
             self.context.cancelJobGroup(self._warm_group)
         self._jobs.shutdown(wait=True)
-        sys.setswitchinterval(self._switch_interval)
+        self._gil.release()  # the last executor to close restores Python's interval
         if stop:
             self.context.stop()
 

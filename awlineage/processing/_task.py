@@ -112,6 +112,11 @@ def make_target(spec: TaskSpec, session: Any) -> TaskResult:
 
 COMMIT_AFTER = 0.5
 """Seconds of made and uncommitted work after which `make_targets` commits what it holds."""
+PARTITION_COMMIT_AFTER = 2.0
+"""The same in a Spark partition (`run_tasks`): its results reach the driver only when the
+partition ends, so committing sooner would report nothing sooner; it only bounds the work a
+failed task's retry makes again (committed targets come back ``reused``). A commit of one
+target cost 1.6 ms of CPU and some 5 ms of wall time on SQLite, 1% of a 0.5 s target."""
 
 
 def make_targets(specs: list[TaskSpec], session: Any, *, keep_going: bool = True,
@@ -151,12 +156,13 @@ def make_targets(specs: list[TaskSpec], session: Any, *, keep_going: bool = True
     pending: list[_Made] = []
     with session:
         stored = _stored_ids(db, [spec.object_id for spec in specs])
+        linked = _linked_objects(db, [spec for spec in specs if spec.object_id not in stored])
         since = time.perf_counter()
         for index, spec in enumerate(specs):
             if spec.object_id in stored:
                 results[index] = TaskResult(spec.object_id, REUSED, 0.0, pid)
                 continue
-            made = _make_one(spec, db, pid)
+            made = _make_one(spec, db, pid, linked)
             if isinstance(made, TaskResult):
                 results[index] = made
                 if made.status == FAILED and not keep_going:
@@ -199,13 +205,34 @@ def _stored_ids(db: Any, object_ids: list[int]) -> set[int]:
 _IDS_PER_QUERY = 500
 
 
-def _make_one(spec: TaskSpec, db: Any, pid: int) -> _Made | TaskResult:
-    """Build and make the target of `spec`: the made, uncommitted target, or the result of a
-    failure (the failed run is committed by the tracer)."""
+def _link_ids(spec: TaskSpec) -> list[int]:
+    """The ids of the objects the target of `spec` links."""
+    wanted = [i for i in spec.links.values() if i is not None]
+    return wanted + [i for ids in spec.link_lists.values() for i in ids]
+
+
+def _linked_objects(db: Any, specs: list[TaskSpec]) -> dict[int, DBObject]:
+    """The objects the targets of `specs` link, read together (a query per class, not one
+    per target); empty when one of them cannot be read: each target then reads its own, and
+    the one whose link is missing fails alone."""
+    wanted = list(dict.fromkeys(i for spec in specs for i in _link_ids(spec)))
+    if len(specs) < 2 or not wanted:
+        return {}
+    try:
+        return db.get_many(wanted)
+    except Exception:  # a link not stored: reported by the target that has it
+        return {}
+
+
+def _make_one(spec: TaskSpec, db: Any, pid: int,
+              linked: dict[int, DBObject] | None = None) -> _Made | TaskResult:
+    """Build and make the target of `spec` (its links from `linked` where there): the made,
+    uncommitted target, or the result of a failure (the failed run is committed by the
+    tracer)."""
     began = time.perf_counter()
     with runs_finished() as runs:
         try:
-            target = _build(spec, db)
+            target = _build(spec, db, linked or {})
             target.make()  # type: ignore[attr-defined]  # a Process
         except DuplicateObjectError:  # what it writes is stored already: a retried task
             return TaskResult(spec.object_id, REUSED, time.perf_counter() - began, pid)
@@ -221,12 +248,12 @@ def _make_one(spec: TaskSpec, db: Any, pid: int) -> _Made | TaskResult:
                  warned[0].object_id if warned else None)
 
 
-def _build(spec: TaskSpec, db: Any) -> DBObject:
-    """The uncommitted target of `spec`, its links loaded from `db`."""
+def _build(spec: TaskSpec, db: Any, linked: dict[int, DBObject]) -> DBObject:
+    """The uncommitted target of `spec`, its links taken from `linked` or loaded from `db`."""
     cls = _class(spec)
-    wanted = [i for i in spec.links.values() if i is not None]
-    wanted += [i for ids in spec.link_lists.values() for i in ids]
-    loaded = db.get_many(wanted) if wanted else {}
+    wanted = _link_ids(spec)
+    missing = [i for i in wanted if i not in linked]
+    loaded = {**linked, **db.get_many(missing)} if missing else linked
     values = dict(spec.values)
     values.update({k: None if i is None else loaded[i] for k, i in spec.links.items()})
     values.update({k: [loaded[i] for i in ids] for k, ids in spec.link_lists.items()})
@@ -323,7 +350,8 @@ def run_task(spec: TaskSpec, settings: Settings) -> TaskResult:
 
 def run_tasks(specs: list[TaskSpec], settings: Settings) -> list[TaskResult]:
     """Make the independent targets of `specs` in a worker process, one after the other,
-    committing them together (`make_targets`): a Spark partition's targets.
+    committing them together (`make_targets`, every `PARTITION_COMMIT_AFTER` seconds of
+    work), their links read in one go: a Spark partition's targets.
 
     Parameters
     ----------
@@ -337,4 +365,4 @@ def run_tasks(specs: list[TaskSpec], settings: Settings) -> list[TaskResult]:
     list of TaskResult
         One per spec, in order.
     """
-    return make_targets(specs, _worker_session(settings))
+    return make_targets(specs, _worker_session(settings), commit_after=PARTITION_COMMIT_AFTER)
