@@ -11,6 +11,7 @@ the first level (`tree_level`) and its script inserts deeper levels in place fro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,8 @@ from webviewer._links import LINK_KINDS, LIST_KIND, Links
 from webviewer._node_states import ObjectState, is_target_class, object_states
 from webviewer._params import int_param, object_id, text_param
 from webviewer._respond import Page, page
+from webviewer._state_cache import current_plans
+from webviewer._state_plans import StatePlans
 from webviewer._values import shown_value
 from webviewer._viewer import Viewer
 
@@ -170,10 +173,11 @@ def _expand(db: Database, viewer: Viewer, items: list[tuple[dict[str, Any], DBOb
 
 
 def _set_states(viewer: Viewer, nodes: list[tuple[dict[str, Any], DBObject]],
-                limits_hit: list[str], plan: bool = True) -> None:
-    """The state of every node of one level: one `object_states` call, none when each of
-    them is plain stored data. Without `plan`, the others stay ``pending`` (to be asked
-    for after the page has loaded)."""
+                limits_hit: list[str], plans: Callable[[], StatePlans] | None) -> None:
+    """The state of every node of one level: one `object_states` call with the request's
+    `plans` (asked for the first time one is needed), none when each of them is plain
+    stored data. Without `plans`, the others stay ``pending`` (to be asked for after the
+    page has loaded)."""
     stored = ObjectState("stored")
     for node, obj in nodes:
         if _plain(type(obj)):
@@ -181,7 +185,7 @@ def _set_states(viewer: Viewer, nodes: list[tuple[dict[str, Any], DBObject]],
     nodes = [(node, obj) for node, obj in nodes if not _plain(type(obj))]
     if not nodes:
         return
-    if not plan:
+    if plans is None:
         for node, _ in nodes:
             node["state"] = "pending"
         return
@@ -190,7 +194,8 @@ def _set_states(viewer: Viewer, nodes: list[tuple[dict[str, Any], DBObject]],
         ids = by_class.setdefault(qualified_name(type(obj)), [])
         if obj.object_id not in ids:
             ids.append(obj.object_id)
-    states, hits = object_states(viewer.database, by_class, viewer.limits.staleness_targets)
+    states, hits = object_states(viewer.database, by_class, viewer.limits.staleness_targets,
+                                 plans())
     for hit in hits:
         if hit not in limits_hit:
             limits_hit.append(hit)
@@ -198,6 +203,19 @@ def _set_states(viewer: Viewer, nodes: list[tuple[dict[str, Any], DBObject]],
         found = states.get(obj.object_id)
         if found is not None:
             _apply(node, found)
+
+
+def _plans_once(db: Database) -> Callable[[], StatePlans]:
+    """The viewer's current plans of `db`, looked up on the first call only (one change-token
+    read per request, none when no node needs the plan)."""
+    found: list[StatePlans] = []
+
+    def plans() -> StatePlans:
+        if not found:
+            found.append(current_plans(db))
+        return found[0]
+
+    return plans
 
 
 def _plain(cls: type) -> bool:
@@ -218,6 +236,7 @@ def build_tree(viewer: Viewer, obj: DBObject, depth: int, *, links: Links | None
     `links` and `root_state`, when the caller knows them, are not read again; without
     `plan` the states that need the processor's plan are left ``pending``."""
     db = viewer.database
+    plans = _plans_once(db) if plan else None
     budget = _Budget(viewer.limits.tree_nodes)
     root = object_node(obj)
     level = [(root, obj, frozenset[int]())]
@@ -229,7 +248,7 @@ def build_tree(viewer: Viewer, obj: DBObject, depth: int, *, links: Links | None
         children = _expand(db, viewer, level, budget, links)
         links = None
         unstated.extend((node, child) for node, child, _ in children)
-        _set_states(viewer, unstated, budget.limits_hit, plan)
+        _set_states(viewer, unstated, budget.limits_hit, plans)
         unstated = []
         if remaining == 0:
             break
@@ -276,7 +295,7 @@ def list_page(viewer: Viewer, obj: DBObject, name: str, start: int) -> dict[str,
     members = [object_node(loaded[i], path) for i in ids]
     limits_hit: list[str] = []
     _set_states(viewer, [(m, loaded[i]) for m, i in zip(members, ids, strict=True)],
-                limits_hit)
+                limits_hit, _plans_once(db))
     return {"object_id": obj.object_id, "list": name, "count": count, "start": start,
             "members": members, "next_url": _next_url(obj.object_id, name, start, len(ids),
                                                       count),
