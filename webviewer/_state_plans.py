@@ -139,7 +139,9 @@ class StatePlans:
         with self.lock:
             todo = {name: [i for i in dict.fromkeys(ids) if i not in self._newer]
                     for name, ids in by_class.items()}
-            self._read_newer({name: ids for name, ids in todo.items() if ids})
+            todo = {name: ids for name, ids in todo.items() if ids}
+            if todo:
+                self._read_newer(todo)
             found: dict[int, Newer] = {}
             for ids in by_class.values():
                 for oid in ids:

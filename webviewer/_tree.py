@@ -11,6 +11,7 @@ the first level (`tree_level`) and its script inserts deeper levels in place fro
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,15 +103,56 @@ def _display_order(obj: DBObject) -> list[Any]:
                   key=lambda info: props[info.name].owner.__module__.startswith("awlineage."))
 
 
-def _heads(db: Database, obj: DBObject, infos: list[Any], size: int,
-           links: Links | None) -> dict[str, tuple[int, list[int]]]:
-    """Each link list's length and first `size` member ids: from `links` when the page
-    has read them already, else one query per list."""
-    if links is not None and all(h.hidden == 0 or len(h.member_ids) >= size
-                                 for h in links.lists.values()):
-        return {name: (h.count, h.member_ids[:size]) for name, h in links.lists.items()}
-    return {info.name: _list_page(db, obj, info.name, 0, size)
-            for info in infos if info.kind == LIST_KIND}
+def _heads(db: Database, objects: list[DBObject], size: int, links: Links | None
+           ) -> dict[int, dict[str, tuple[int, list[int]]]]:
+    """Object id -> each of its link lists' length and first `size` member ids, for every
+    object of one level: one query per list table (whatever the number of objects), none
+    for the first object when `links` (what the page read of it) holds its lists in full."""
+    found: dict[int, dict[str, tuple[int, list[int]]]] = {}
+    owners: dict[tuple[type, str], list[int]] = {}
+    for obj in objects:
+        oid = obj.object_id
+        if oid in found:
+            continue
+        if links is not None and obj is objects[0] and all(
+                h.hidden == 0 or len(h.member_ids) >= size for h in links.lists.values()):
+            found[oid] = {name: (h.count, h.member_ids[:size])
+                          for name, h in links.lists.items()}
+            continue
+        found[oid] = {}
+        for info in get_persistent_properties(obj):
+            if info.kind == LIST_KIND:
+                found[oid][info.name] = (0, [])
+                owners.setdefault((type(obj), info.name), []).append(oid)
+    for (cls, name), ids in owners.items():
+        for oid, count, members in _first_members(db, cls, name, ids, size):
+            found[oid][name] = (count, members)
+    return found
+
+
+def _first_members(db: Database, cls: type, name: str, owners: list[int], size: int
+                   ) -> list[tuple[int, int, list[int]]]:
+    """(owner id, length, first `size` member ids) of link list `name` of each of `owners`
+    (objects of `cls`) that has members: one query."""
+    statement = _first_members_query(db.tables_for(cls).list_tables[name], max(size, 1))
+    found: dict[int, tuple[int, list[int]]] = {}
+    with db.engine.connect() as conn:
+        for owner, target, count in conn.execute(statement, {"owners": owners}):
+            found.setdefault(owner, (count, []))[1].append(target)
+    return [(owner, count, targets[:size]) for owner, (count, targets) in found.items()]
+
+
+@functools.lru_cache(maxsize=256)
+def _first_members_query(table: sa.Table, size: int) -> sa.Select:
+    """The query of `_first_members` on one list table, built once (the owners are a
+    parameter)."""
+    place = sa.func.row_number().over(partition_by=table.c.object_id,
+                                      order_by=table.c.position).label("place")
+    count = sa.func.count().over(partition_by=table.c.object_id).label("n")
+    members = sa.select(table.c.object_id, table.c.target_id, place, count).where(
+        table.c.object_id.in_(sa.bindparam("owners", expanding=True))).subquery()
+    return sa.select(members.c.object_id, members.c.target_id, members.c.n).where(
+        members.c.place <= size).order_by(members.c.object_id, members.c.place)
 
 
 def _expand(db: Database, viewer: Viewer, items: list[tuple[dict[str, Any], DBObject,
@@ -129,10 +171,11 @@ def _expand(db: Database, viewer: Viewer, items: list[tuple[dict[str, Any], DBOb
         known.update((o.object_id, o) for o in links.single.values() if o is not None)
         for head in links.lists.values():
             known.update((o.object_id, o) for o in head.members)
+    level_heads = _heads(db, [obj for _, obj, _ in items], page_size, links)
     for node, obj, path in items:
         infos = _display_order(obj)
         singles = link_ids(obj)
-        heads = _heads(db, obj, infos, page_size, links)
+        heads = level_heads[obj.object_id]
         size = sum(1 for i in infos if i.kind not in LINK_KINDS and i.kind != LIST_KIND)
         size += len(singles) + sum(1 + len(ids) for _, ids in heads.values())
         if not budget.take(size, f"{type(obj).__name__} {obj.object_id}"):
