@@ -69,10 +69,10 @@ def _plain(db: Database, name: str, ids: list[int]) -> dict[int, Answer]:
 
 def _planners_own(db: Database, classes: list[type]) -> dict[int, Answer]:
     """Stored target id -> (state, reasons) of its node in the plain planner's plan of its
-    class (on objects, one planner per class)."""
+    class (on objects, one planner for all)."""
     found: dict[int, Answer] = {}
+    planner = Planner(db, columnar=False)
     for cls in classes:
-        planner = Planner(db, columnar=False)
         planner.plan(cls)
         for node in planner.nodes[cls]:
             if node.existing is not None:
@@ -83,13 +83,14 @@ def _planners_own(db: Database, classes: list[type]) -> dict[int, Answer]:
 
 def _assert_the_plain_planners(db: Database, shown: dict[int, Answer],
                                class_of: dict[int, type], alone: bool) -> None:
-    """`shown` is what the plain planner answers: for each object asked alone (`alone`) or
+    """`shown` is what the plain planner answers: for each target asked alone (`alone`) or
     for each class's objects asked together; and for a target, its node's in the plan."""
     by_class: dict[str, list[int]] = {}
     for oid in shown:
         by_class.setdefault(qualified_name(class_of[oid]), []).append(oid)
     for name, ids in by_class.items():
-        for part in ([[oid] for oid in ids] if alone else [ids]):
+        each = alone and is_target_class(class_of[ids[0]])
+        for part in ([[oid] for oid in ids] if each else [ids]):
             for oid, answer in _plain(db, name, part).items():
                 assert shown[oid] == answer, (oid, shown[oid], answer)
     planned = _planners_own(db, sorted({c for c in class_of.values() if is_target_class(c)},
