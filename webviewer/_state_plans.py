@@ -152,7 +152,7 @@ class StatePlans:
 
     def _read_newer(self, by_class: Mapping[str, list[int]]) -> None:
         registry = self.db.registered_classes()
-        parts = []
+        parts: list[sa.Select] = []
         for name, ids in by_class.items():
             entry = registry.get(name)
             if entry is None or not entry.identity:
