@@ -11,7 +11,6 @@ request: its states are worked out afresh every time, as before.
 from __future__ import annotations
 
 import threading
-import weakref
 from typing import Any
 
 from awlineage import Database
@@ -29,7 +28,8 @@ class _Kept:
         self.plans: StatePlans | None = None
 
 
-_kept: weakref.WeakKeyDictionary[Database, _Kept] = weakref.WeakKeyDictionary()
+_KEPT = "_awl_viewer_state_plans"
+"""The attribute of a `Database` holding its `_Kept` (so they go with it)."""
 _kept_lock = threading.Lock()
 
 
@@ -37,9 +37,10 @@ def current_plans(db: Database) -> StatePlans:
     """The plans of `db` to use now: those kept, if nothing was committed since they were
     started, else new ones (kept in their place). One change-token read."""
     with _kept_lock:
-        kept = _kept.get(db)
+        kept = getattr(db, _KEPT, None)
         if kept is None:
-            kept = _kept[db] = _Kept(db)
+            kept = _Kept(db)
+            setattr(db, _KEPT, kept)
     token = kept.token_reader.read()
     with kept.lock:
         if token is None:

@@ -38,22 +38,22 @@ class ChangeToken:
     """
 
     def __init__(self, db: Database) -> None:
-        self.db = db
+        self.engine = db.engine
         self._lock = threading.Lock()
         self._conn: Any = None
         self._pid = 0
         self._opened = 0
-        url = db.engine.url
+        url = self.engine.url
         self.kind = url.get_backend_name()
         if self.kind == "sqlite" and url.database in (None, "", ":memory:"):
             self.kind = ""
         if self.kind == "sqlite":
-            sa.event.listen(db.engine, "engine_disposed", self._forget)
+            sa.event.listen(self.engine, "engine_disposed", self._forget)
 
     def read(self) -> tuple[Any, ...] | None:
         """The token now, or None when this database's changes cannot be told."""
         if self.kind == "postgresql":
-            with self.db.engine.connect() as conn:
+            with self.engine.connect() as conn:
                 return ("pg", conn.execute(sa.text("SELECT pg_current_snapshot()::text"))
                         .scalar_one())
         if self.kind == "sqlite":
@@ -72,7 +72,7 @@ class ChangeToken:
     def _open(self) -> None:
         """A connection of the token's own, outside the engine's pool (SQLite's data version
         is counted per connection)."""
-        pooled = self.db.engine.raw_connection()
+        pooled = self.engine.raw_connection()
         pooled.detach()
         self._conn = pooled
         self._pid = os.getpid()
