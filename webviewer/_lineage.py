@@ -20,6 +20,7 @@ from webviewer._graph_walk import GraphNode, WalkLimits, class_names, walk_linea
 from webviewer._node_states import LEGEND, STATES, ObjectState, object_states
 from webviewer._params import choice_param, int_param, object_id
 from webviewer._respond import Page, page, wants_json
+from webviewer._state_cache import current_plans
 from webviewer._viewer import Viewer
 
 DIRECTIONS = ("both", "up", "down")
@@ -74,7 +75,7 @@ def lineage_page(request: Request, viewer: Viewer) -> Page:
         by_class.setdefault(node.class_name, []).extend(node.object_ids)
     pending = states_after_the_page(request)
     states, staleness_limits = ({}, []) if pending else \
-        object_states(db, by_class, limits.staleness_targets)
+        object_states(db, by_class, limits.staleness_targets, current_plans(db))
 
     def url_of(node: GraphNode) -> str:
         if node.is_group:

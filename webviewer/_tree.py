@@ -11,6 +11,8 @@ the first level (`tree_level`) and its script inserts deeper levels in place fro
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +29,8 @@ from webviewer._links import LINK_KINDS, LIST_KIND, Links
 from webviewer._node_states import ObjectState, is_target_class, object_states
 from webviewer._params import int_param, object_id, text_param
 from webviewer._respond import Page, page
+from webviewer._state_cache import current_plans
+from webviewer._state_plans import StatePlans
 from webviewer._values import shown_value
 from webviewer._viewer import Viewer
 
@@ -99,15 +103,56 @@ def _display_order(obj: DBObject) -> list[Any]:
                   key=lambda info: props[info.name].owner.__module__.startswith("awlineage."))
 
 
-def _heads(db: Database, obj: DBObject, infos: list[Any], size: int,
-           links: Links | None) -> dict[str, tuple[int, list[int]]]:
-    """Each link list's length and first `size` member ids: from `links` when the page
-    has read them already, else one query per list."""
-    if links is not None and all(h.hidden == 0 or len(h.member_ids) >= size
-                                 for h in links.lists.values()):
-        return {name: (h.count, h.member_ids[:size]) for name, h in links.lists.items()}
-    return {info.name: _list_page(db, obj, info.name, 0, size)
-            for info in infos if info.kind == LIST_KIND}
+def _heads(db: Database, objects: list[DBObject], size: int, links: Links | None
+           ) -> dict[int, dict[str, tuple[int, list[int]]]]:
+    """Object id -> each of its link lists' length and first `size` member ids, for every
+    object of one level: one query per list table (whatever the number of objects), none
+    for the first object when `links` (what the page read of it) holds its lists in full."""
+    found: dict[int, dict[str, tuple[int, list[int]]]] = {}
+    owners: dict[tuple[type, str], list[int]] = {}
+    for obj in objects:
+        oid = obj.object_id
+        if oid in found:
+            continue
+        if links is not None and obj is objects[0] and all(
+                h.hidden == 0 or len(h.member_ids) >= size for h in links.lists.values()):
+            found[oid] = {name: (h.count, h.member_ids[:size])
+                          for name, h in links.lists.items()}
+            continue
+        found[oid] = {}
+        for info in get_persistent_properties(obj):
+            if info.kind == LIST_KIND:
+                found[oid][info.name] = (0, [])
+                owners.setdefault((type(obj), info.name), []).append(oid)
+    for (cls, name), ids in owners.items():
+        for oid, count, members in _first_members(db, cls, name, ids, size):
+            found[oid][name] = (count, members)
+    return found
+
+
+def _first_members(db: Database, cls: type, name: str, owners: list[int], size: int
+                   ) -> list[tuple[int, int, list[int]]]:
+    """(owner id, length, first `size` member ids) of link list `name` of each of `owners`
+    (objects of `cls`) that has members: one query."""
+    statement = _first_members_query(db.tables_for(cls).list_tables[name], max(size, 1))
+    found: dict[int, tuple[int, list[int]]] = {}
+    with db.engine.connect() as conn:
+        for owner, target, count in conn.execute(statement, {"owners": owners}):
+            found.setdefault(owner, (count, []))[1].append(target)
+    return [(owner, count, targets[:size]) for owner, (count, targets) in found.items()]
+
+
+@functools.lru_cache(maxsize=256)
+def _first_members_query(table: sa.Table, size: int) -> sa.Select:
+    """The query of `_first_members` on one list table, built once (the owners are a
+    parameter)."""
+    place = sa.func.row_number().over(partition_by=table.c.object_id,
+                                      order_by=table.c.position).label("place")
+    count = sa.func.count().over(partition_by=table.c.object_id).label("n")
+    members = sa.select(table.c.object_id, table.c.target_id, place, count).where(
+        table.c.object_id.in_(sa.bindparam("owners", expanding=True))).subquery()
+    return sa.select(members.c.object_id, members.c.target_id, members.c.n).where(
+        members.c.place <= size).order_by(members.c.object_id, members.c.place)
 
 
 def _expand(db: Database, viewer: Viewer, items: list[tuple[dict[str, Any], DBObject,
@@ -126,10 +171,11 @@ def _expand(db: Database, viewer: Viewer, items: list[tuple[dict[str, Any], DBOb
         known.update((o.object_id, o) for o in links.single.values() if o is not None)
         for head in links.lists.values():
             known.update((o.object_id, o) for o in head.members)
+    level_heads = _heads(db, [obj for _, obj, _ in items], page_size, links)
     for node, obj, path in items:
         infos = _display_order(obj)
         singles = link_ids(obj)
-        heads = _heads(db, obj, infos, page_size, links)
+        heads = level_heads[obj.object_id]
         size = sum(1 for i in infos if i.kind not in LINK_KINDS and i.kind != LIST_KIND)
         size += len(singles) + sum(1 + len(ids) for _, ids in heads.values())
         if not budget.take(size, f"{type(obj).__name__} {obj.object_id}"):
@@ -170,10 +216,11 @@ def _expand(db: Database, viewer: Viewer, items: list[tuple[dict[str, Any], DBOb
 
 
 def _set_states(viewer: Viewer, nodes: list[tuple[dict[str, Any], DBObject]],
-                limits_hit: list[str], plan: bool = True) -> None:
-    """The state of every node of one level: one `object_states` call, none when each of
-    them is plain stored data. Without `plan`, the others stay ``pending`` (to be asked
-    for after the page has loaded)."""
+                limits_hit: list[str], plans: Callable[[], StatePlans] | None) -> None:
+    """The state of every node of one level: one `object_states` call with the request's
+    `plans` (asked for the first time one is needed), none when each of them is plain
+    stored data. Without `plans`, the others stay ``pending`` (to be asked for after the
+    page has loaded)."""
     stored = ObjectState("stored")
     for node, obj in nodes:
         if _plain(type(obj)):
@@ -181,7 +228,7 @@ def _set_states(viewer: Viewer, nodes: list[tuple[dict[str, Any], DBObject]],
     nodes = [(node, obj) for node, obj in nodes if not _plain(type(obj))]
     if not nodes:
         return
-    if not plan:
+    if plans is None:
         for node, _ in nodes:
             node["state"] = "pending"
         return
@@ -190,7 +237,8 @@ def _set_states(viewer: Viewer, nodes: list[tuple[dict[str, Any], DBObject]],
         ids = by_class.setdefault(qualified_name(type(obj)), [])
         if obj.object_id not in ids:
             ids.append(obj.object_id)
-    states, hits = object_states(viewer.database, by_class, viewer.limits.staleness_targets)
+    states, hits = object_states(viewer.database, by_class, viewer.limits.staleness_targets,
+                                 plans())
     for hit in hits:
         if hit not in limits_hit:
             limits_hit.append(hit)
@@ -198,6 +246,19 @@ def _set_states(viewer: Viewer, nodes: list[tuple[dict[str, Any], DBObject]],
         found = states.get(obj.object_id)
         if found is not None:
             _apply(node, found)
+
+
+def _plans_once(db: Database) -> Callable[[], StatePlans]:
+    """The viewer's current plans of `db`, looked up on the first call only (one change-token
+    read per request, none when no node needs the plan)."""
+    found: list[StatePlans] = []
+
+    def plans() -> StatePlans:
+        if not found:
+            found.append(current_plans(db))
+        return found[0]
+
+    return plans
 
 
 def _plain(cls: type) -> bool:
@@ -218,6 +279,7 @@ def build_tree(viewer: Viewer, obj: DBObject, depth: int, *, links: Links | None
     `links` and `root_state`, when the caller knows them, are not read again; without
     `plan` the states that need the processor's plan are left ``pending``."""
     db = viewer.database
+    plans = _plans_once(db) if plan else None
     budget = _Budget(viewer.limits.tree_nodes)
     root = object_node(obj)
     level = [(root, obj, frozenset[int]())]
@@ -229,7 +291,7 @@ def build_tree(viewer: Viewer, obj: DBObject, depth: int, *, links: Links | None
         children = _expand(db, viewer, level, budget, links)
         links = None
         unstated.extend((node, child) for node, child, _ in children)
-        _set_states(viewer, unstated, budget.limits_hit, plan)
+        _set_states(viewer, unstated, budget.limits_hit, plans)
         unstated = []
         if remaining == 0:
             break
@@ -276,7 +338,7 @@ def list_page(viewer: Viewer, obj: DBObject, name: str, start: int) -> dict[str,
     members = [object_node(loaded[i], path) for i in ids]
     limits_hit: list[str] = []
     _set_states(viewer, [(m, loaded[i]) for m, i in zip(members, ids, strict=True)],
-                limits_hit)
+                limits_hit, _plans_once(db))
     return {"object_id": obj.object_id, "list": name, "count": count, "start": start,
             "members": members, "next_url": _next_url(obj.object_id, name, start, len(ids),
                                                       count),

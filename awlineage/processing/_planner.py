@@ -179,14 +179,7 @@ class Planner:
             from awlineage.query import parse_query
 
             where = parse_query(where, cls, self.db.class_named)
-        order = dependency_order(cls)
-        for current in order:
-            for upstream, names in attributes_read(declaration(current),
-                                                   requirements(current)).items():
-                self._reads.setdefault(upstream, set()).update(names)
-        for current in order:
-            if current not in self.blocks:
-                self.blocks[current] = self._plan_block(current, force_upstream)
+        order = self.plan_classes(cls, force_upstream=force_upstream)
         block = self.blocks[cls]
         if where is None and not force and isinstance(block, ColumnBlock):
             blocks = [self._block(c) for c in self._upstream(order)]
@@ -198,10 +191,41 @@ class Planner:
                 self._make_red(node, [StaleCause(Category.FORCED, "forced by the user")])
         return Plan(selected, reachable(selected))
 
+    def plan_classes(self, cls: type, *, force_upstream: bool = False) -> list[type]:
+        """Plan `cls` and every class it depends on, each unless planned already, and
+        return them in dependency order: `plan` without choosing targets, so nothing is
+        built for a class planned on columns (`existing_states` answers from its ids)."""
+        order = dependency_order(cls)
+        for current in order:
+            for upstream, names in attributes_read(declaration(current),
+                                                   requirements(current)).items():
+                self._reads.setdefault(upstream, set()).update(names)
+        for current in order:
+            if current not in self.blocks:
+                self.blocks[current] = self._plan_block(current, force_upstream)
+        return order
+
     @property
     def nodes(self) -> dict[type, list[PlanNode]]:
         """Class -> the nodes of every target of it planned so far (built if need be)."""
         return {cls: block.all_nodes() for cls, block in self.blocks.items()}
+
+    def existing_states(self, classes: Iterable[type] | None = None
+                        ) -> dict[int, tuple[State, list[StaleCause]]]:
+        """Stored object id -> the state and reasons of the target it is the existing
+        version of, for the classes planned so far (or those of `classes` among them, in
+        the order given), a later class's answer winning as in `nodes`. A class planned on
+        columns is all green, answered from its ids without building its nodes."""
+        found: dict[int, tuple[State, list[StaleCause]]] = {}
+        for cls in self.blocks if classes is None else classes:
+            block = self.blocks[cls]
+            if isinstance(block, ColumnBlock):
+                found.update((oid, (State.GREEN, [])) for oid in block.ids.tolist())
+                continue
+            for node in block.all_nodes():
+                if node.existing is not None:
+                    found[node.existing.object_id] = (node.state, node.reasons)
+        return found
 
     @staticmethod
     def _upstream(order: list[type]) -> list[type]:
