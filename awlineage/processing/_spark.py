@@ -339,9 +339,11 @@ class SparkExecutor:
         process starts the JVM."""
         from pyspark import SparkContext
 
-        self._archive = ClassArchive(_own_driver_options(caller))
+        own = _own_driver_options(caller)
+        self._archive = ClassArchive(own)
         archive = "" if SparkContext._gateway is not None else self._archive.java_options()
-        return " ".join(filter(None, (quiet, driver_java_options(caller), archive)))
+        # the caller's last, so that they win over the archive's too (its -Xlog:disable)
+        return " ".join(filter(None, (quiet, own, archive, caller.strip())))
 
     def _start(self, spark_conf: Any) -> None:
         from pyspark import SparkContext
