@@ -6,8 +6,9 @@ Rows (a function each, ``row_*``, so that more can be added):
 
 1. ``awl demo`` (small night): serial against Spark (the default executor) - wall time, CPU
    time and peak memory of the whole process tree (driver, JVM, Python workers: the sum of
-   their resident sets, sampled every 250 ms with psutil). Goal: Spark within 1.15x of serial,
-   and within 2x its memory.
+   their resident sets, sampled every 250 ms with psutil, and of their proportional set
+   sizes, with each process's share at the peak). Goal: Spark within 1.15x of serial, and
+   within 2x its memory.
 2. ``awl demo --size medium``: the same; goal: Spark at least 1.5x faster than serial.
 3. ``awl make BenchBusy`` as a command on 200 targets of 0.5 s CPU each, serial against
    ``--spark-master local[2]``: the speed-up (goal >= 1.85) and Spark's overhead per target,
@@ -40,6 +41,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -78,6 +80,8 @@ class Measured:
     peak_mb: float
     stdout: str
     peak_pss_mb: float | None = None
+    peak_parts: dict[str, float] | None = None
+    """MB of PSS by process at the PSS peak: ``driver``, ``JVM``, ``daemon``, ``worker N``."""
     steady_overhead_ms: float | None = None
     """Per target, once Spark's workers run: each worker's span from its first target's
     start to its last one's end, less the work done, over the targets they made."""
@@ -107,6 +111,22 @@ def proportional_set_size(pid: int) -> int | None:
     return None
 
 
+def process_role(member: Any, root: int, daemons: set[int]) -> str:
+    """What a process (`psutil.Process`) of a Spark make's tree is: the ``driver`` (the
+    command), the ``JVM``, the Python ``daemon`` (which forks the workers) or a ``worker``
+    (forked by a daemon)."""
+    if member.pid == root:
+        return "driver"
+    if member.ppid() in daemons:
+        return "worker"
+    if member.name() == "java":
+        return "JVM"
+    if "daemon" in " ".join(member.cmdline()):
+        daemons.add(member.pid)
+        return "daemon"
+    return "other"
+
+
 def run_measured(command: list[str], cwd: str) -> Measured:
     """Run `command` in `cwd`, sampling its process tree every `SAMPLE_SECONDS`."""
     import psutil
@@ -117,11 +137,13 @@ def run_measured(command: list[str], cwd: str) -> Measured:
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     peak = 0
     peak_pss: int | None = 0
+    peak_parts: dict[str, float] = {}
+    daemons: set[int] = set()
     cpu: dict[int, float] = {}  # pid -> CPU seconds last seen
     stop = threading.Event()
 
     def sample() -> None:
-        nonlocal peak, peak_pss
+        nonlocal peak, peak_pss, peak_parts
         root = psutil.Process(process.pid)
         samples = 0
         while not stop.is_set():
@@ -130,6 +152,7 @@ def run_measured(command: list[str], cwd: str) -> Measured:
             except psutil.Error:
                 return
             total, shared = 0, 0
+            parts: dict[str, float] = {}
             with_pss = samples % PSS_EVERY == 0
             samples += 1
             for member in tree:
@@ -140,8 +163,14 @@ def run_measured(command: list[str], cwd: str) -> Measured:
                 if with_pss:
                     pss = proportional_set_size(member.pid)
                     shared = None if pss is None or shared is None else shared + pss
+                    with contextlib.suppress(psutil.Error):
+                        role = process_role(member, process.pid, daemons)
+                        name = f"worker {member.pid}" if role == "worker" else role
+                        parts[name] = parts.get(name, 0.0) + (pss or 0) / 2**20
             peak = max(peak, total)
             if with_pss:
+                if shared is not None and peak_pss is not None and shared > peak_pss:
+                    peak_parts = parts
                 peak_pss = None if shared is None or peak_pss is None else max(peak_pss, shared)
             stop.wait(SAMPLE_SECONDS)
 
@@ -159,7 +188,18 @@ def run_measured(command: list[str], cwd: str) -> Measured:
     # JVM is not always reaped: its CPU would be missed), and the sum of what the samples saw
     # of each process (the last sample's interval missed)
     return Measured(wall, max(reaped, sum(cpu.values())), peak / 2**20, out,
-                    None if peak_pss is None else peak_pss / 2**20)
+                    None if peak_pss is None else peak_pss / 2**20, peak_parts or None)
+
+
+def peak_parts(measured: Measured) -> str:
+    """The PSS of each process at the peak, workers numbered in the order they came."""
+    parts = measured.peak_parts or {}
+    workers = [mb for name, mb in parts.items() if name.startswith("worker")]
+    named = [f"{name} {parts[name]:.0f}" for name in ("driver", "JVM", "daemon", "other")
+             if name in parts]
+    if workers:
+        named.append(f"workers {' + '.join(f'{mb:.0f}' for mb in workers)}")
+    return ", ".join(named)
 
 
 def _spread(values: list[float]) -> str:
@@ -193,6 +233,9 @@ def _print_sides(title: str, results: dict[str, list[Measured]]) -> None:
         print(f"  {title} {name:<6}: wall {_spread([m.wall for m in measured])} s, CPU "
               f"{_spread([m.cpu for m in measured])} s, peak memory of the process tree: "
               f"RSS {_spread([m.peak_mb for m in measured])} MB{shared}")
+        if len(measured[-1].peak_parts or {}) > 1:
+            print(f"    PSS by process at the peak of the last run (MB): "
+                  f"{peak_parts(measured[-1])}")
 
 
 def memory_ratio(results: dict[str, list[Measured]]) -> str:

@@ -6,11 +6,17 @@ classes to make), so that every worker it forks starts with them, shared copy-on
 instead of each worker importing numpy, astropy and the pipeline in its first task (1.5 s of
 CPU per worker, measured on the demo's pipeline). A module that cannot be imported is left
 to the task that needs it, which reports the error.
+
+What it imported is then frozen (`gc.freeze`): the workers' cycle collector (PySpark runs it
+after every task) no longer walks those objects, and so no longer writes into, and copies,
+every page they share with the daemon. On the demo's pipeline that kept 33 MB per worker and
+the daemon's own 34 MB shared instead of copied (proportional set sizes, at rest).
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import os
 import sys
@@ -48,9 +54,11 @@ def _stdout_to_stderr() -> Iterator[None]:
 
 
 def main() -> None:
-    """Preload, then run PySpark's daemon."""
+    """Preload, freeze what was loaded, then run PySpark's daemon."""
     with _stdout_to_stderr():
         preload(os.environ.get(PRELOAD_VARIABLE, ""))
+    gc.collect()  # what the imports left as garbage is not frozen with the rest
+    gc.freeze()
     manager = require_extra("pyspark.daemon", "spark", "the Spark executor").manager
 
     manager()

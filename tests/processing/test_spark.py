@@ -79,3 +79,36 @@ def test_the_driver_hands_the_gil_over_often_while_any_executor_lives(spark) -> 
         assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL)  # `spark` lives
     finally:
         sys.setswitchinterval(before)
+
+
+def test_the_driver_jvm_runs_one_collector_on_a_heap_that_starts_small(spark) -> None:
+    from awlineage.processing._spark import DRIVER_MEMORY
+
+    assert DRIVER_MEMORY in spark.context.getConf().get("spark.driver.extraJavaOptions")
+    management = spark.context._jvm.java.lang.management.ManagementFactory
+    collectors = {bean.getName() for bean in management.getGarbageCollectorMXBeans()}
+    assert collectors == {"Copy", "MarkSweepCompact"}  # the serial collector's two
+    assert management.getMemoryMXBean().getHeapMemoryUsage().getInit() == 32 * 2**20
+
+
+def test_the_workers_do_not_collect_what_the_daemon_preloaded(spark) -> None:
+    import gc
+
+    frozen = spark.context.parallelize([0], 1).map(lambda _: gc.get_freeze_count()).collect()
+    assert frozen[0] > 10_000  # pyspark.worker and awlineage's task module, at least
+
+
+def test_a_caller_s_driver_options_and_memory_win_over_ours() -> None:
+    from awlineage.processing._spark import DRIVER_JIT, DRIVER_MEMORY, driver_java_options
+
+    assert driver_java_options() == f"{DRIVER_JIT} {DRIVER_MEMORY}"
+    options = driver_java_options("-Xms512m -XX:+UseG1GC")
+    assert "-XX:+UseSerialGC" not in options  # the JVM refuses two collectors
+    assert options.index("-Xms32m") < options.index("-Xms512m")  # the last one counts
+    executor = SparkExecutor.__new__(SparkExecutor)  # its configuration, nothing started
+    executor.master = "local[2]"
+    conf = executor._configuration({"spark.driver.memory": "3g",
+                                    "spark.driver.extraJavaOptions": "-Xms512m"}, ())
+    assert conf.get("spark.driver.memory") == "3g"
+    options = conf.get("spark.driver.extraJavaOptions")
+    assert options.index(DRIVER_MEMORY) < options.index("-Xms512m")
