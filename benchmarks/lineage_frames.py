@@ -33,21 +33,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-# benchmarks/webviewer.py would shadow the webviewer package: import it from the project
+# benchmarks/webviewer.py would shadow the webviewer package: import it (and this folder's
+# modules, as benchmarks.NAME) from the project
 if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 import uvicorn
 from playwright.sync_api import sync_playwright
 
 from awlineage import DBObject, commit, connect, persistent
 from awlineage.persistence import set_current_store
+from benchmarks.chromium import CHROMIUM, CHROMIUM_ARGS
 from webviewer import Limits, create_app
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
 
 
 class BenchFrame(DBObject):

@@ -14,9 +14,10 @@ each answer ran (its ``Server-Timing`` header) and the goals of issue 13:
 3. a search whose answer is 10,000 objects of one class, first page (goal: p95 under 100 ms);
 4. every page of ``awl demo --executor serial``'s database (run in a subfolder): home, an
    object page, the lineage graph of a source list (5 nodes, and depth 3), a plan, a run, a
-   search, the class list, the runs page, the object tree, the image page and its pixels, the
-   sky map (issue 37's goal: p95 under 100 ms each); the home page's plan summary (loaded
-   after the page) and a pixel query on its coadd (no goal);
+   search, the class list, the runs page, the object tree, a source list's sources, the
+   image page and its pixels, the sky map (issue 37's goal: p95 under 100 ms each); the
+   home page's plan summary (loaded after the page) and a pixel query on its coadd (no
+   goal);
 5. the query count beside a small twin of each (10 dependencies, 100 objects): a count that
    grows with the number of objects shown is a failure;
 6. the frame time of the interactive lineage graph at 2,000 expanded nodes in Chromium
@@ -344,6 +345,8 @@ def build_demo(folder: Path) -> tuple[str, Path, list[Case]]:
              Case("demo: plan summary of the home page", "/home/plan", None, server="demo"),
              Case("demo: object tree, a source list, depth 2", f"/obj/{sl}/tree?depth=2",
                   100, server="demo"),
+             Case("demo: sources of a source list", f"/obj/{sl}/sources", 100,
+                  server="demo"),
              Case("demo: image page, a coadd", f"/obj/{coadd.object_id}/image", 100,
                   server="demo"),
              Case("demo: image pixels, a coadd", f"/obj/{coadd.object_id}/image.f32", 100,

@@ -24,6 +24,7 @@ from webviewer._respond import error_response
 from webviewer._security import SecurityHeaders
 from webviewer._speed_registry import RegistryPerRequest
 from webviewer._viewer import PACKAGE_DIR, Viewer, templates_environment, viewer_of
+from webviewer._warm import warm_up
 
 PAGE_MODULES = (
     "webviewer._home",
@@ -91,6 +92,7 @@ def create_app(database: str | Database | None = None, *, data_url: str | None =
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        warm_up(viewer.database)  # the stored classes' modules, imported in the background
         yield
         viewer.close()
 

@@ -14,6 +14,12 @@ Pages pass their data through `Redactor.data` before it is rendered (`webviewer.
 and `PublicMode`, a middleware, passes every text answer (HTML, JSON, XML, plain text) through
 `Redactor.text` as well, so an answer built outside the page machinery (exports, DataLink,
 error pages) is covered too. Binary answers (FITS, PNG, files) are left as they are.
+
+Lineage bundles (``/api/bundle``, for other sites) are refused with 403 (`BUNDLES_REFUSED`):
+a bundle's records carry their runs' users, hosts, pids and call traces under the content
+hashes that the importing site verifies and that identify each object across sites. Hidden
+values would either fail that check or, hashed anew, make a second object under the same id,
+which every later copy or pointer from the origin would contradict.
 """
 
 from __future__ import annotations
@@ -39,6 +45,12 @@ NAME_KEYS = ("name", "path", "attribute", "key", "field")
 """Keys of a row that name what the row's other values are (a diff row, an attribute row)."""
 DESCRIBING_KEYS = (*NAME_KEYS, "doc", "kind", "type", "cause", "unit", "title")
 """Keys of such a row that describe the field rather than hold its value: kept."""
+BUNDLES_REFUSED = (
+    "lineage bundles are not served by a public viewer (awl serve --public, "
+    "AWL_VIEWER_PUBLIC or viewer_public in awl.toml): a bundle carries its process runs' "
+    "users, hosts, pids and server paths under the content hashes other sites verify, so "
+    "they cannot be hidden from it; serve /api/bundle from a viewer without --public")
+"""The answer (403) of ``/api/bundle`` in public mode."""
 _AGENT = re.compile(r"\buser/[^\s\"'<>/]+")
 _PATH_TAIL = r"(?:/[^\s\"'<>,;:()\[\]{}]*)?"
 

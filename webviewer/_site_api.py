@@ -1,6 +1,7 @@
 """The site API other sites ask for lineage (seed 001): ``GET /api/site`` says who this site
 is and what it holds, ``GET /api/bundle?id=N[&id=M...]&depth=L`` answers a bundle of those
-objects' ancestry to depth L (`awlineage.federation.export_bundle`).
+objects' ancestry to depth L (`awlineage.federation.export_bundle`); a public viewer refuses
+it (403, `webviewer._public.BUNDLES_REFUSED`).
 
 The viewer opens its database read-only, so it cannot make a site id of its own: record the
 site first (``awl sites init --url URL``, or ``awl serve`` does it with the URL it serves
@@ -33,6 +34,7 @@ from awlineage.federation import (
 from awlineage.lineage import is_remote_pointer
 from webviewer._errors import BadRequest, ViewerError
 from webviewer._params import parse_object_id
+from webviewer._public import BUNDLES_REFUSED
 from webviewer._viewer import Viewer, viewer_of
 
 POINTER_CLASS = "awlineage.RemotePointer"
@@ -76,6 +78,8 @@ def _bundle_request(request: Request) -> tuple[list[int], int | None]:
 
 
 def _bundle(request: Request, viewer: Viewer) -> Response:
+    if viewer.public is not None:  # its runs' users, hosts and paths are under its hashes
+        raise ViewerError(BUNDLES_REFUSED, status=403)
     ids, depth = _bundle_request(request)
     bundle = export_bundle(ids, depth=depth, database=viewer.database)
     name = f"awl-{ids[0]}-depth{'all' if depth is None else depth}.awlb"

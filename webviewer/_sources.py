@@ -31,6 +31,7 @@ ROW_ATTRIBUTE = "number"
 
 SHOWN_ATTRIBUTES = 8
 """Scalar attributes of a row's object listed beside it."""
+LINKS = ("link", "self-link")
 
 
 def _table_record(obj: DBObject, hdu: int | None) -> RegionTable:
@@ -54,31 +55,38 @@ def _table_record(obj: DBObject, hdu: int | None) -> RegionTable:
 
 def _row_objects(viewer: Viewer, obj: DBObject, first: int, last: int
                  ) -> dict[int, list[DBObject]]:
-    """Objects linking to `obj` with a row number in [first, last), by row."""
+    """Objects linking to `obj` with a row number in [first, last), by row: one query per
+    link that can hold `obj` of each stored class with a row number (the class registry,
+    read once per request, says which)."""
     found: dict[int, list[DBObject]] = {}
-    for where in viewer.database.referrers(obj.object_id):
-        class_name, _, attribute = where.rpartition(".")
-        cls = viewer.database.class_named(class_name)
-        names = {p.name for p in get_persistent_properties(cls)}
-        if ROW_ATTRIBUTE not in names or attribute not in names:
+    for name, entry in viewer.database.registered_classes().items():
+        if entry.definition.get(ROW_ATTRIBUTE, {}).get("kind") != "descriptor":
             continue
+        cls = viewer.database.class_named(name)
         row = getattr(cls, ROW_ATTRIBUTE)
-        query = select((getattr(cls, attribute) == obj) & (row >= first) & (row < last))
-        for linked in query:
-            found.setdefault(int(getattr(linked, ROW_ATTRIBUTE)), []).append(linked)
+        for prop in get_persistent_properties(cls):
+            if prop.kind not in LINKS or not (prop.type is None or isinstance(obj, prop.type)):
+                continue
+            query = select((getattr(cls, prop.name) == obj) & (row >= first) & (row < last))
+            for linked in query:
+                found.setdefault(int(getattr(linked, ROW_ATTRIBUTE)), []).append(linked)
     return found
 
 
-def _scalars(obj: DBObject) -> dict[str, Any]:
-    """A few of `obj`'s numbers and texts, in declaration order."""
-    values: dict[str, Any] = {}
-    for prop in get_persistent_properties(obj):
-        if prop.kind == "descriptor" and prop.type in (int, float, str) \
-                and prop.name != ROW_ATTRIBUTE:
-            values[prop.name] = getattr(obj, prop.name)
-        if len(values) == SHOWN_ATTRIBUTES:
-            break
-    return values
+def _shown_properties(cls: type) -> list[str]:
+    """The names of a few of `cls`'s numbers and texts, in declaration order."""
+    return [p.name for p in get_persistent_properties(cls)
+            if p.kind == "descriptor" and p.type in (int, float, str)
+            and p.name != ROW_ATTRIBUTE][:SHOWN_ATTRIBUTES]
+
+
+def _row_object(obj: DBObject, shown: dict[type, list[str]]) -> dict[str, Any]:
+    """A row's object as listed: its reference, a few of its attributes, its gallery."""
+    names = shown.get(type(obj))
+    if names is None:
+        names = shown[type(obj)] = _shown_properties(type(obj))
+    return {**object_ref(obj), "attributes": {n: getattr(obj, n) for n in names},
+            "gallery_url": _gallery_url(obj)}
 
 
 def _gallery_url(obj: DBObject) -> str | None:
@@ -110,6 +118,7 @@ def sources(request: Request, viewer: Viewer) -> Page:
     images = [{"object": inp, "array": array, "hdu": _image_hdu(inp, array)}
               for _, inp, array in inputs]
     linked = _row_objects(viewer, obj, first, last)
+    shown: dict[type, list[str]] = {}
     ctx = StepContext()
     listed = []
     for row in range(first, last):
@@ -125,9 +134,9 @@ def sources(request: Request, viewer: Viewer) -> Page:
             hdu_part = "" if about["hdu"] is None else f"&hdu={about['hdu']}"
             boxes.append({"image": object_ref(image), "box": box, "cells": region.count(),
                           "pixels_url": f"/obj/{image.object_id}/pixels?{query}{hdu_part}"})
-        listed.append({"row": row, "objects": [
-            {**object_ref(o), "attributes": _scalars(o), "gallery_url": _gallery_url(o)}
-            for o in linked.get(row, [])], "boxes": boxes})
+        listed.append({"row": row, "objects": [_row_object(o, shown)
+                                                for o in linked.get(row, [])],
+                       "boxes": boxes})
     data = {
         "object_id": oid, "object": object_ref(obj), "array": record.output_array,
         "rows": rows, "page": number, "pages": pages, "first": first, "sources": listed,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from awlineage.database._index_tables import index_rows
+from awlineage.database._registry_snapshot import forget_snapshot
 from awlineage.errors import AwlError
 from awlineage.persistence import DBObjectMeta, is_stand_in, qualified_name
 
@@ -223,6 +224,7 @@ def ensure_recorded_class(db: Database, record: dict[str, Any]) -> type:
                 identity=record["identity"], definition=record["definition"],
                 recorded=datetime.datetime.now(datetime.UTC),
                 code_version=record.get("code_version")))
+        forget_snapshot(db)
     cls = db.class_named(name)
     ct = db.tables_for(cls)
     if is_stand_in(cls):  # a stand-in never changes the schema by itself

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -18,6 +19,11 @@ from awlineage.database._classes import ClassFinder
 from awlineage.database._commit import commit_objects
 from awlineage.database._identity_map import IdentityMap
 from awlineage.database._load import load_link, load_objects
+from awlineage.database._registry_snapshot import (
+    current_snapshot,
+    forget_snapshot,
+    snapshot_of,
+)
 from awlineage.database._sync import recorded_tables, sync_class
 from awlineage.database._tables import (
     FRAMEWORK_TABLES,
@@ -199,13 +205,56 @@ class Database:
                         # Another process created the table or recorded the class between
                         # our look and our write: look again, now that it has finished.
                         tables = sync_class(self, cls)
+                    finally:
+                        forget_snapshot(self)  # the registry may have a new entry
                     self._synced[cls] = tables
         return tables
 
     def registered_classes(self, conn: sa.Connection | None = None
                            ) -> dict[str, RegisteredClass]:
         """The latest registry entry of every class stored in this database, read on `conn`
-        when given (a query reads the registry and its objects on one connection)."""
+        when given (a query reads the registry and its objects on one connection).
+
+        Inside `registry_snapshot` the registry is read once, by the first call, and later
+        calls answer a copy of that read."""
+        memo = current_snapshot(self)
+        if memo is None:
+            return self._read_registry(conn)
+        if "registry" not in memo:
+            memo["registry"] = self._read_registry(conn)
+        return dict(memo["registry"])  # a copy: a caller may change its own
+
+    @contextmanager
+    def registry_snapshot(self) -> Iterator[None]:
+        """A block within which the class registry is read at most once.
+
+        Reading the registry is one statement and a JSON decoding of every class; a web
+        request or a batch of queries asks for it many times (the query compiler, the
+        loader, the lineage walk). Inside the block, `registered_classes` answers from the
+        first read. The snapshot belongs to the context it was made in: worker threads
+        started with a copy of that context (``asyncio.to_thread``, starlette's
+        ``run_in_threadpool``) share it, while other threads and other blocks running at
+        the same time have their own. A class another connection records meanwhile is seen
+        by the next block, not inside this one; one this database records itself is seen
+        at once. Nested blocks share the outermost one's read.
+
+        Examples
+        --------
+        >>> from awlineage import Database, DBObject, persistent
+        >>> class Beacon(DBObject):
+        ...     frequency = persistent("Frequency in MHz", float, 0.0)
+        >>> archive = Database("sqlite:///archive.db")
+        >>> archive.commit([Beacon(frequency=406.0)])
+        >>> with archive.registry_snapshot():
+        ...     first, again = archive.registered_classes(), archive.registered_classes()
+        >>> first == again
+        True
+        >>> archive.close()
+        """
+        with snapshot_of(self):
+            yield
+
+    def _read_registry(self, conn: sa.Connection | None) -> dict[str, RegisteredClass]:
         registry = self.framework["awl_class"]
         latest = (sa.select(registry.c.class_name,
                             sa.func.max(registry.c.class_version).label("v"))

@@ -142,7 +142,9 @@ def recorded_tables(db: Database, cls: type) -> ClassTables:
         raise UnknownClassError(f"class {qualified_name(cls)} has no objects in this "
                                 "database (it is not in its class registry)")
     recorded = json.loads(row.definition)
-    unrecorded = [name for name in class_definition(cls)["definition"] if name not in recorded]
+    # the property names only: the whole definition would hash a process class's code
+    unrecorded = [p.name for p in cls._properties.values()  # type: ignore[attr-defined]
+                  if not p.builtin and p.name not in recorded]
     if unrecorded:
         raise SchemaConflictError(
             f"class {qualified_name(cls)} (module {defining_module(cls)}) has properties "

@@ -18,15 +18,11 @@ import uvicorn
 from playwright.sync_api import Page
 from starlette.applications import Starlette
 
+from benchmarks.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.commands import REPO
 
-CHROMIUM = os.environ.get("AWL_TEST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-"""Headless chromium as root on a machine with no internet: no sandbox, and no background
-connections (each would be refused by the closed network)."""
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "artefacts_dir", "served", "until"]
+
 
 
 def artefacts_dir() -> Path:

@@ -1,6 +1,7 @@
 """Public mode (``AWL_VIEWER_PUBLIC``, ``awl serve --public``): every page and JSON answer of
 the demo, crawled, shows no server path, user, host or process id; without it they show
-where expected."""
+where expected. Lineage bundles, whose records carry them under their content hashes, are
+refused (403, naming the option); without public mode they are served and import."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ import pytest
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from awlineage import Database
+from awlineage import Database, import_bundle, read_bundle
+from awlineage.federation import SiteUnreachableError, fetch_bundle
+from dataserver import LocalStorage
 from tests.commands import REPO
 from tests.webviewer.test_app import Note, _free_port, _wait_for
 from webviewer import create_app
@@ -142,6 +145,39 @@ def test_without_public_mode_they_show_where_expected(crawl, demo_folder: Path) 
     assert f"user/{HIDDEN}" in crawl[True][f"/obj/{run}/prov.json [text/html]"]
 
 
+def test_public_mode_refuses_lineage_bundles_naming_the_option(demo_folder: Path,
+                                                               tmp_path: Path) -> None:
+    """A bundle's runs carry user, host, pid and server paths under the content hashes the
+    importing site checks: a public viewer answers 403 naming the option; a viewer without
+    it serves the bundle, and another site imports it."""
+    users, hosts, _ = _who(demo_folder)
+    source_list = _ids(demo_folder)["SourceList"]
+    url = f"/api/bundle?id={source_list}&depth=1"
+    answers = {}
+    for public in (True, False):
+        app = create_app(f"sqlite:///{demo_folder}/awlineage.db",
+                         data_url=str(demo_folder / "awl-data"), public=public)
+        with TestClient(app) as client:
+            answers[public] = client.get(url)
+    refused = answers[True]
+    assert refused.status_code == 403, refused.headers.get("content-type")
+    message = refused.json()["error"]
+    assert message.startswith("lineage bundles are not served by a public viewer")
+    assert "--public" in message and "viewer_public" in message
+    served = answers[False]
+    assert served.status_code == 200
+    bundle = read_bundle(served.content)
+    runs = [r for r in bundle.records if r.class_name == "awlineage.ProcessRun"]
+    assert runs and runs[0].values["user"] in users and runs[0].values["host"] in hosts
+    elsewhere = Database(f"sqlite:///{tmp_path}/elsewhere.db")
+    try:
+        report = import_bundle(bundle, database=elsewhere,
+                               data_server=LocalStorage(tmp_path / "data"))
+        assert report.changed
+    finally:
+        elsewhere.close()
+
+
 def test_redactor_shortens_paths_and_hides_keys(tmp_path: Path) -> None:
     data = tmp_path / "awl-data"
     redactor = Redactor([str(data)], ["/usr/lib/python3"])
@@ -164,7 +200,8 @@ def test_public_setting_reads_the_environment(monkeypatch) -> None:
 def test_awl_serve_public_hides_the_database_path(db: Database, tmp_path: Path,
                                                   workers: int) -> None:
     """``awl serve --public``, in one process and in workers built from the environment."""
-    Note(text="public").commit()
+    note = Note(text="public")
+    note.commit()
     port = _free_port()
     command = [sys.executable, "-m", "awlineage.cli", "serve", "--port", str(port),
                "--database", db.url.render_as_string(hide_password=False),
@@ -178,6 +215,9 @@ def test_awl_serve_public_hides_the_database_path(db: Database, tmp_path: Path,
     try:
         body = _wait_for(f"http://127.0.0.1:{port}/", process).decode()
         assert json.loads(body)["read_only"] is True
+        with pytest.raises(SiteUnreachableError) as refused:  # as another site asks
+            fetch_bundle(f"http://127.0.0.1:{port}", [note.object_id], timeout=60)
+        assert "HTTP 403" in str(refused.value) and "--public" in str(refused.value)
         assert str(tmp_path) not in body
         if db.url.get_backend_name() == "sqlite":  # its URL names a file of the server
             assert str(Path(db.url.database or "").parent) not in body
