@@ -13,12 +13,13 @@ import json
 import math
 from typing import Any
 
+import numpy as np
 from starlette.requests import Request
 from starlette.routing import Route
 
 from awlineage import DBObject, get, select
 from awlineage.persistence import get_persistent_properties
-from awlineage.regions import Region, RegionTable, StepContext, step_backward
+from awlineage.regions import RegionTable, StepContext, step_backward_cells
 from webviewer._errors import NotFound
 from webviewer._imagedata import MAX_HDU, hdu_index
 from webviewer._json import object_ref
@@ -121,10 +122,13 @@ def sources(request: Request, viewer: Viewer) -> Page:
     shown: dict[type, list[str]] = {}
     ctx = StepContext()
     listed = []
+    page_rows = np.arange(first, last)[:, None]
+    found_per_input = [step_backward_cells(record, page_rows, i, ctx) for i, _, _ in inputs]
     for row in range(first, last):
         boxes = []
-        for (i, image, _), about in zip(inputs, images, strict=True):
-            region = step_backward(record, Region((rows,), [[row]]), i, ctx)
+        for (_, image, _), about, found_rows in zip(inputs, images, found_per_input,
+                                                    strict=True):
+            region = found_rows[row - first]
             if region.is_empty():
                 continue
             found = region.to_boxes()

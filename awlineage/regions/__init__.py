@@ -70,6 +70,7 @@ from awlineage.regions._records import RegionSignature, RegionTable, set_run_pro
 from awlineage.regions._region import Region
 from awlineage.regions._result import ArrayLineage, RegionLineage
 from awlineage.regions._stats import QuerySummary, RegionQueryStat, read_query_summary
+from awlineage.regions._step_cells import step_backward_cells
 from awlineage.regions._steps import StepContext, step_backward, step_forward
 from awlineage.regions._strategies import STRATEGIES, available_strategies, mode_and_orientation
 from awlineage.regions._strategy_choice import (
@@ -151,6 +152,7 @@ __all__ = [
     "set_run_provider",
     "stack",
     "step_backward",
+    "step_backward_cells",
     "step_forward",
     "store_plan",
     "transpose",
