@@ -41,10 +41,15 @@ class LineageIncompleteWarning(UserWarning):
 
     def __init__(self, missing: Sequence[MissingLineage]) -> None:
         self.missing = list(missing)
+        # args are what the warning is made from, so that a copy in another process (pickle,
+        # pytest-xdist's report of a warning) is made again as ``cls(*args)``
+        super().__init__(self.missing)
+
+    def __str__(self) -> str:
         lines = "\n  ".join(m.describe() for m in self.missing[:20])
         more = f"\n  ... and {len(self.missing) - 20} more" if len(self.missing) > 20 else ""
-        super().__init__(f"lineage incomplete: {len(self.missing)} objects held at other "
-                         f"sites could not be fetched\n  {lines}{more}")
+        return (f"lineage incomplete: {len(self.missing)} objects held at other sites could "
+                f"not be fetched\n  {lines}{more}")
 
 
 @dataclass

@@ -79,7 +79,9 @@ def sites(db: Database, request: pytest.FixtureRequest, tmp_path: Path,
     """Make sites: ``sites("a")``; the first is on the `db` fixture's database, the others
     on fresh databases of the same backend. All are stopped and dropped afterwards."""
     monkeypatch.delenv("AWL_SITE_URL", raising=False)  # it would name every site alike
-    monkeypatch.setenv("AWL_SITE_TIMEOUT", "3")
+    # a site that answers late on a busy machine (the suite runs in parallel) is not given
+    # up; the tests of the timeout set their own, and a stopped site refuses at once
+    monkeypatch.setenv("AWL_SITE_TIMEOUT", "20")
     backend = db.url.get_backend_name()
     made: list[Site] = []
     opened: list[Iterator[Database]] = []

@@ -31,9 +31,12 @@ class MadeNode(DBObject):
 
 
 def _commit_graph(nodes: list[int], edges: list[tuple[int, int]], batches: list[int],
-                  on_after: int, db, check_each: bool = True) -> dict[int, MadeNode]:
+                  on_after: int, db, check_each: bool = True,
+                  queries_each: bool = True) -> dict[int, MadeNode]:
     """Commit the DAG's nodes in topological order, cut into `batches`, turning the index on
-    after batch number `on_after`; compare with networkx after every commit."""
+    after batch number `on_after`; compare with networkx after every commit (`check_each`):
+    the lineage queries of every object (`queries_each`), or else the whole index with the
+    closure of the stored edges (`check_closure_index`, some 30 times cheaper)."""
     graph = nx.DiGraph()
     graph.add_nodes_from(nodes)
     graph.add_edges_from(edges)
@@ -52,7 +55,10 @@ def _commit_graph(nodes: list[int], edges: list[tuple[int, int]], batches: list[
         if number == on_after:
             reindex_closure(db)
         if check_each and closure_index_present(db):
-            _agrees(db, graph.subgraph(list(made)), made)
+            if queries_each:
+                _agrees(db, graph.subgraph(list(made)), made)
+            else:
+                assert check_closure_index(db).ok, f"after {len(made)} objects"
     return made
 
 
@@ -310,11 +316,13 @@ def test_objects_made_one_by_one_are_placed_without_re_encoding(db):
 def _made_one_by_one_with_no_rebuild(db, seeds: tuple[int, ...], size: int,
                                      check_each: bool) -> None:
     """Random DAGs of `size` objects committed one at a time with the index on: no commit
-    rebuilds it, and it agrees with networkx at the end (and after each, `check_each`)."""
+    rebuilds it, and it agrees with networkx at the end (and, `check_each`, the index is
+    exact after every commit)."""
     for seed in seeds:
         drop_closure_index(db)
         nodes, edges = _random_dag(size, seed)
-        made = _commit_graph(nodes, edges, [1] * len(nodes), 0, db, check_each=check_each)
+        made = _commit_graph(nodes, edges, [1] * len(nodes), 0, db, check_each=check_each,
+                             queries_each=False)
         assert _rebuilds(db) == 0, f"seed {seed}"
         graph = nx.DiGraph(edges)
         graph.add_nodes_from(nodes)
