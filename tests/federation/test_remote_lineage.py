@@ -120,7 +120,7 @@ def test_a_site_down_is_reported_and_the_same_query_completes_when_it_is_back(si
     started = time.monotonic()
     with pytest.warns(LineageIncompleteWarning) as caught:
         found = ancestors(top, database=c.db)
-    assert time.monotonic() - started < 3  # the timeout: a refused connection ends at once
+    assert time.monotonic() - started < 10  # not the 20 s timeout: refused at once
     assert [o.label if isinstance(o, FedRemoteStep) else "pointer" for o in found] == [
         "b1", "b0", "a3", "a2", "pointer"]
     a1, a0 = a_steps[1].object_id, a_steps[0].object_id
@@ -152,15 +152,15 @@ def test_a_site_that_does_not_answer_in_time_is_given_up(sites, monkeypatch) -> 
     a, _b, c, _a_steps, b_steps = _three_sites(sites)
 
     async def never_in_time(request: Request) -> Response:
-        await asyncio.sleep(2)
+        await asyncio.sleep(5)
         return Response(b"", media_type=BUNDLE_TYPE)
 
     a.start(Starlette(routes=[Route("/api/bundle", never_in_time)]))
     monkeypatch.setenv("AWL_SITE_TIMEOUT", "0.3")
     started = time.monotonic()
-    with pytest.warns(LineageIncompleteWarning, match="no answer within 0.3 s"):
+    with pytest.warns(LineageIncompleteWarning, match="answer within 0.3 s"):
         found = ancestors(c.db.get(b_steps[-1].object_id), database=c.db)
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 4  # given up, not waited for the 5 s answer
     assert isinstance(found[-1], RemotePointer)
 
 
