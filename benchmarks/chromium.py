@@ -15,3 +15,18 @@ CHROMIUM_ARGS = [
 ]
 """Headless chromium as root on a machine with no internet: no sandbox, and no background
 connections (each would be refused by the closed network)."""
+
+SOCKET_TEMP_LIMIT = 60
+"""Longest temporary folder Chromium is given: it makes its singleton socket in a folder under
+it, and a socket's path must fit in 108 bytes (a test's nested temporary folder does not)."""
+
+
+def chromium_env() -> dict[str, str]:
+    """The environment to launch Chromium with: ours, with a short temporary folder when ours
+    is too long for Chromium's socket path."""
+    import tempfile
+
+    env = dict(os.environ)
+    if len(tempfile.gettempdir()) > SOCKET_TEMP_LIMIT:
+        env["TMPDIR"] = "/tmp"
+    return env

@@ -43,7 +43,7 @@ from playwright.sync_api import sync_playwright
 
 from awlineage import DBObject, commit, connect, persistent
 from awlineage.persistence import set_current_store
-from benchmarks.chromium import CHROMIUM, CHROMIUM_ARGS
+from benchmarks.chromium import CHROMIUM, CHROMIUM_ARGS, chromium_env
 from webviewer import Limits, create_app
 
 
@@ -150,7 +150,8 @@ def main() -> None:
         path = f"/obj/{root}/lineage?direction=up&depth=2"
         with served(create_app(url, limits=wide)) as base, \
                 served(create_app(url)) as grouped_base, sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                                     env=chromium_env())
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             errors: list[str] = []
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

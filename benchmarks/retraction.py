@@ -46,11 +46,12 @@ import numpy as np
 from benchmark_support import POSTGRES_URL, count_queries, postgres_schema
 
 from awlineage import DBObject, capture_regions, commit, connect, persistent, select
+from awlineage.blast_radius import affected
 from awlineage.database import Database
 from awlineage.lineage import descendants
 from awlineage.persistence import set_current_store
 from awlineage.regions import RegionTable, crop, decode_record, elementwise, payload_boxes
-from awlineage.retraction import RetractedCells, affected
+from awlineage.retraction import RetractedCells
 
 DITHER = 8
 """Largest dither, in pixels: reduced frames are this much larger than the coadd."""

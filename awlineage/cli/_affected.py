@@ -12,12 +12,8 @@ from awlineage.cli._ids import parse_id, resolve_id
 
 
 def _run(args: argparse.Namespace) -> int:
-    from awlineage.retraction import (
-        RetractedCells,
-        RetractedCellsError,
-        affected,
-        render_blast_radius,
-    )
+    from awlineage.blast_radius import affected, render_blast_radius
+    from awlineage.retraction import RetractedCells, RetractedCellsError
 
     if args.hdu is not None and args.region is None and args.mask is None:
         raise RetractedCellsError("--hdu names the HDU of --region or --mask; give one")

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from awlineage import DBObject, capture_regions, commit, payload_boxes, persistent, select
-from awlineage.retraction import RetractedCells, affected
+from awlineage.blast_radius import affected
+from awlineage.retraction import RetractedCells
 
 SHAPE = (20, 30)
 
@@ -50,7 +51,7 @@ def build(boxes_per_table: list[np.ndarray]) -> tuple[RowsFrame, list[RowsTable]
 
 @pytest.mark.parametrize("chunk", [5_000, 2])
 def test_each_table_gets_its_own_rows(db, chunk, monkeypatch):
-    import awlineage.retraction._affected_rows as rows_module
+    import awlineage.blast_radius._affected_rows as rows_module
 
     monkeypatch.setattr(rows_module, "IN_CHUNK", chunk)
     rng = np.random.default_rng(3)

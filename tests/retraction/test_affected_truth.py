@@ -17,10 +17,11 @@ import pytest
 from astropy.wcs import WCS
 
 from awlineage import Database, TargetProcessor, select
+from awlineage.blast_radius import affected
 from awlineage.lineage import get_inverse_properties
 from awlineage.persistence import set_current_store
 from awlineage.regions import Boxes, Region, RegionTable, Shapes, decode_record
-from awlineage.retraction import RetractedCells, affected
+from awlineage.retraction import RetractedCells
 from awlineage.storage import forget_data_server, use_data_server
 from targets.images import read_hdu
 from targets.parameters import stage_parameters
@@ -285,7 +286,7 @@ def test_a_region_outside_the_frame_or_a_mask_of_another_shape_is_refused(
 def test_awl_affected_prints_counts_then_the_table_or_json(current: Built):
     import json
 
-    from awlineage.retraction import render_blast_radius
+    from awlineage.blast_radius import render_blast_radius
     from tests.commands import run_awl
 
     bias_id = str(current.bias.object_id)

@@ -18,10 +18,10 @@ import uvicorn
 from playwright.sync_api import Page
 from starlette.applications import Starlette
 
-from benchmarks.chromium import CHROMIUM, CHROMIUM_ARGS
+from benchmarks.chromium import CHROMIUM, CHROMIUM_ARGS, chromium_env
 from tests.commands import REPO
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "artefacts_dir", "served", "until"]
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "artefacts_dir", "chromium_env", "served", "until"]
 
 
 

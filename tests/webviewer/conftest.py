@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 from awlineage import Database
 from tests.commands import run_awl
 from tests.lineage.conftest import lineage_path  # noqa: F401 (the walk, then the index)
-from tests.webviewer.browser import CHROMIUM, CHROMIUM_ARGS, artefacts_dir, served
+from tests.webviewer.browser import CHROMIUM, CHROMIUM_ARGS, artefacts_dir, chromium_env, served
 from webviewer import Limits, create_app
 
 
@@ -68,7 +68,8 @@ def demo_client(demo_folder: Path) -> Iterator[TestClient]:
 def browser() -> Iterator[Browser]:
     """Debian's chromium, headless, driven by Playwright."""
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                             env=chromium_env())
         yield launched
         launched.close()
 

@@ -19,41 +19,41 @@ def _negative(target: Any) -> str | None:
     return f"{target.raw.name} has {counts} counts" if counts < 0 else None
 
 
-class Exposure(DBObject):
+class StateExposure(DBObject):
     """A raw exposure: versions of one name are one identity."""
 
     __namespace__ = NAMESPACE
     identity = ("name",)
-    name = persistent("Exposure name", str, "")
+    name = persistent("StateExposure name", str, "")
     field = persistent("Field observed", str, "")
     counts = persistent("Counts", float, 0.0)
 
 
-class Reduced(Process):
+class StateReduced(Process):
     """One per exposure that is not too bright; blocked by negative counts."""
 
     __namespace__ = NAMESPACE
     code_version = "1.0"
     identity = ("name",)
-    targets = OnePer(Exposure, link="raw", copy=("name", "field"),
+    targets = OnePer(StateExposure, link="raw", copy=("name", "field"),
                      where=lambda raw: raw.counts < BRIGHT)
     blocked_when = {"an exposure with negative counts": _negative}
-    raw = persistent("Raw exposure", Exposure, None)
-    name = persistent("Exposure name", str, "")
+    raw = persistent("Raw exposure", StateExposure, None)
+    name = persistent("StateExposure name", str, "")
     field = persistent("Field observed", str, "")
-    value = persistent("Reduced counts", float, None)
+    value = persistent("StateReduced counts", float, None)
 
     def make(self) -> None:
         self.value = self.raw.counts
 
 
-class Mosaic(Process):
+class StateMosaic(Process):
     """One per field."""
 
     __namespace__ = NAMESPACE
     identity = ("field",)
-    targets = OnePerGroup(Reduced, link="frames", by=("field",))
-    frames = persistent("Frames mosaicked", Reduced, [])
+    targets = OnePerGroup(StateReduced, link="frames", by=("field",))
+    frames = persistent("Frames mosaicked", StateReduced, [])
     field = persistent("Field observed", str, "")
     total = persistent("Sum", float, None)
 
@@ -61,23 +61,23 @@ class Mosaic(Process):
         self.total = sum(f.value for f in self.frames)
 
 
-class Note(DBObject):
+class StateNote(DBObject):
     """A note: versions of one name are one identity."""
 
     __namespace__ = NAMESPACE
     identity = ("name",)
-    name = persistent("Note name", str, "")
+    name = persistent("StateNote name", str, "")
 
 
-class Summary(Process):
+class StateSummary(Process):
     """One per note, all up to date (planned on columns)."""
 
     __namespace__ = NAMESPACE
     code_version = "1.0"
     identity = ("name",)
-    targets = OnePer(Note, link="note", copy=("name",))
-    note = persistent("The note", Note, None)
-    name = persistent("Note name", str, "")
+    targets = OnePer(StateNote, link="note", copy=("name",))
+    note = persistent("The note", StateNote, None)
+    name = persistent("StateNote name", str, "")
 
     def make(self) -> None:
         pass
@@ -86,15 +86,15 @@ class Summary(Process):
 def made(frames: int = 2) -> dict[str, DBObject]:
     """Exposures A-0.. of field F1, B-0 of F2 and C-0 of F3, their reductions and mosaics,
     notes and their summaries, all up to date: name -> object (mosaics by field)."""
-    commit([*(Exposure(name=f"A-{i}", field="F1", counts=10.0 + i) for i in range(frames)),
-            Exposure(name="B-0", field="F2", counts=20.0),
-            Exposure(name="C-0", field="F3", counts=30.0),
-            Note(name="n1"), Note(name="n2")])
+    commit([*(StateExposure(name=f"A-{i}", field="F1", counts=10.0 + i) for i in range(frames)),
+            StateExposure(name="B-0", field="F2", counts=20.0),
+            StateExposure(name="C-0", field="F3", counts=30.0),
+            StateNote(name="n1"), StateNote(name="n2")])
     processor = TargetProcessor("serial", progress=False)
     found: dict[str, DBObject] = {}
-    for obj in processor.make(Mosaic).objects:
+    for obj in processor.make(StateMosaic).objects:
         found[getattr(obj, "field", None) or obj.name] = obj
-    for obj in processor.make(Summary).objects:
+    for obj in processor.make(StateSummary).objects:
         found[obj.name] = obj
     return found
 
@@ -104,6 +104,6 @@ def every_state() -> None:
     mosaic red), B-0 a version with negative counts (its reduction and F2's mosaic blocked),
     C-0 a version too bright to reduce (its reduction red, as made from a superseded
     exposure; F3's mosaic not planned now: unknown)."""
-    commit([Exposure(name="A-0", field="F1", counts=99.0)])
-    commit([Exposure(name="B-0", field="F2", counts=-1.0)])
-    commit([Exposure(name="C-0", field="F3", counts=BRIGHT * 5)])
+    commit([StateExposure(name="A-0", field="F1", counts=99.0)])
+    commit([StateExposure(name="B-0", field="F2", counts=-1.0)])
+    commit([StateExposure(name="C-0", field="F3", counts=BRIGHT * 5)])

@@ -15,7 +15,15 @@ import sqlalchemy as sa
 from awlineage import Database, commit, select
 from awlineage.persistence import qualified_name
 from awlineage.processing import Planner
-from tests.webviewer.state_models import Exposure, Mosaic, Note, Reduced, Summary, every_state, made
+from tests.webviewer.state_models import (
+    StateExposure,
+    StateMosaic,
+    StateNote,
+    StateReduced,
+    StateSummary,
+    every_state,
+    made,
+)
 from webviewer import Limits
 from webviewer._node_states import is_target_class, object_states
 from webviewer._state_plans import StatePlans
@@ -23,7 +31,7 @@ from webviewer._state_token import ChangeToken
 
 JSON = {"accept": "application/json"}
 UNGROUPED = Limits(group_siblings=1000)
-CLASSES = (Exposure, Reduced, Mosaic, Note, Summary)
+CLASSES = (StateExposure, StateReduced, StateMosaic, StateNote, StateSummary)
 Answer = tuple[str, list[str]]
 
 
@@ -114,7 +122,7 @@ def test_the_viewers_states_are_the_plain_planners_on_a_history_of_every_state(
     _assert_the_plain_planners(db, shown, class_of, alone=True)
     assert {s for s, _ in shown.values()} == {"green", "red", "orange", "blocked", "unknown",
                                               "stored"}
-    reduced_b = next(o for o in select(Reduced, database=db).all() if o.name == "B-0")
+    reduced_b = next(o for o in select(StateReduced, database=db).all() if o.name == "B-0")
     assert shown[reduced_b.object_id][0] == "blocked"
 
 
@@ -180,18 +188,18 @@ def test_a_commit_from_another_connection_is_seen_by_the_next_request(
     assert before is not None
     if db.engine.url.get_backend_name() == "sqlite":  # a server's token follows all its commits
         assert token.read() == before
-    reduced = next(o for o in select(Reduced, database=db).all() if o.name == "A-0")
+    reduced = next(o for o in select(StateReduced, database=db).all() if o.name == "A-0")
     path = f"/obj/{reduced.object_id}/tree.json?depth=1"
     answer = client.get(path).json()["tree"]
     assert answer["state"] == "green" and answer["links"][0]["target"]["state"] == "stored"
-    newer = Exposure(name="A-0", field="F1", counts=99.0)
+    newer = StateExposure(name="A-0", field="F1", counts=99.0)
     commit([newer])  # the test's own connection, not the viewer's
     assert token.read() != before
     answer = client.get(path).json()["tree"]
     assert answer["state"] == "red", answer
     assert answer["links"][0]["target"]["state"] == "orange"
     assert answer["links"][0]["target"]["reasons"] == [
-        f"a newer version v2 exists: Exposure {newer.object_id}"]
+        f"a newer version v2 exists: StateExposure {newer.object_id}"]
     graph = client.get(f"/obj/{objects['F1'].object_id}/lineage", headers=JSON).json()
     root = next(n for n in graph["nodes"] if n["root"])
     assert root["state"] == "red"

@@ -9,10 +9,10 @@ from functools import reduce
 
 import numpy as np
 
+from awlineage.blast_radius._affected_answer import IN_CHUNK
 from awlineage.database import Database
 from awlineage.persistence import DBObject, get_persistent_properties
 from awlineage.query import select
-from awlineage.retraction._affected_answer import IN_CHUNK
 
 ROW_ATTRIBUTE = "number"
 """The attribute by which an object linking to a table names its row."""

@@ -11,7 +11,7 @@ from typing import Any
 
 from awlineage.persistence import DBObject, Expression
 from awlineage.regions import Region
-from awlineage.retraction._cells import RetractedCells
+from awlineage.retraction import RetractedCells
 
 IN_CHUNK = 5_000
 """Values per ``in_`` condition (the most one takes)."""

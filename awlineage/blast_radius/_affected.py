@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from awlineage.blast_radius._affected_answer import AffectedArray, AffectedRows, BlastRadius
+from awlineage.blast_radius._affected_rows import row_numbers, row_objects
 from awlineage.database import Database, current_database
 from awlineage.lineage import descendants
 from awlineage.persistence import DBObject
 from awlineage.regions import RegionError, RegionTable, forward
-from awlineage.retraction._affected_answer import AffectedArray, AffectedRows, BlastRadius
-from awlineage.retraction._affected_rows import row_numbers, row_objects
-from awlineage.retraction._cells import RetractedCells, RetractedCellsError
-from awlineage.retraction._record import Retraction, RetractionError
+from awlineage.retraction import (
+    RetractedCells,
+    RetractedCellsError,
+    Retraction,
+    RetractionError,
+)
 
 
 def affected(db: Database | None, obj: DBObject, cells: RetractedCells | None = None
@@ -53,7 +57,8 @@ def affected(db: Database | None, obj: DBObject, cells: RetractedCells | None = 
     --------
     >>> from awlineage import DBObject, capture_regions, commit, connect, persistent
     >>> from awlineage.regions import elementwise
-    >>> from awlineage.retraction import RetractedCells, affected
+    >>> from awlineage.blast_radius import affected
+    >>> from awlineage.retraction import RetractedCells
     >>> db = connect("sqlite:///doc.db")
     >>> class DocAffectedFrame(DBObject):
     ...     label = persistent("What the frame is", str, "")

@@ -3,7 +3,7 @@ cells of every array and the rows of every table, or each descendant)."""
 
 from __future__ import annotations
 
-from awlineage.retraction._affected_answer import BlastRadius
+from awlineage.blast_radius._affected_answer import BlastRadius
 
 ROW_WIDTH = 100
 """Characters of a table line before the row numbers wrap."""
