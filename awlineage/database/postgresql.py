@@ -45,6 +45,13 @@ def create_engine(url: sa.URL, schema: str | None, *, read_only: bool = False) -
         options += f" -c search_path={schema}"
     if read_only:
         options += " -c default_transaction_read_only=on"
+    # The URL's own ``options`` (``?options=-csearch_path%3Dmine``) would be replaced by
+    # connect_args' entry: they go after ours, so that a setting the user names wins.
+    url_options = url.query.get("options")
+    if url_options:
+        given = url_options if isinstance(url_options, str) else " ".join(url_options)
+        options += f" {given}"
+        url = url.difference_update_query(["options"])
     connect_args: dict[str, Any] = {"options": options}
     engine = sa.create_engine(url, connect_args=connect_args, pool_pre_ping=True)
     sa.event.listen(engine, "before_cursor_execute", _binary_results)

@@ -1,0 +1,43 @@
+"""A PostgreSQL URL's own ``options`` (a search_path, a setting) reach the server beside the
+ones awlineage sets, instead of being dropped."""
+
+from __future__ import annotations
+
+import uuid
+
+import sqlalchemy as sa
+
+from awlineage import DBObject, connect, persistent
+
+
+class UrlOptionsProbe(DBObject):
+    """A class whose table shows which schema the database works in."""
+
+    label = persistent("A label", str, "")
+
+
+def test_a_search_path_in_the_url_is_where_tables_go(postgres_url: str,
+                                                     postgres_admin: sa.Engine) -> None:
+    schema = f"urlopt_{uuid.uuid4().hex[:8]}"
+    with postgres_admin.begin() as conn:
+        conn.execute(sa.text(f"CREATE SCHEMA {schema}"))
+    try:
+        url = sa.make_url(postgres_url).update_query_dict(
+            {"options": f"-csearch_path={schema} -cstatement_timeout=54321"})
+        db = connect(url.render_as_string(hide_password=False))
+        try:
+            db.commit([UrlOptionsProbe(label="here")])
+            with db.engine.connect() as conn:
+                assert conn.execute(sa.text("SHOW search_path")).scalar() == schema
+                assert conn.execute(sa.text("SHOW statement_timeout")).scalar() == "54321ms"
+                assert conn.execute(sa.text("SHOW timezone")).scalar() == "UTC"  # ours kept
+        finally:
+            db.close()
+        with postgres_admin.connect() as conn:
+            tables = conn.execute(sa.text(
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = :s "
+                "AND table_name LIKE '%urloptionsprobe%'"), {"s": schema}).scalar()
+        assert tables == 1
+    finally:
+        with postgres_admin.begin() as conn:
+            conn.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
