@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from awlineage.persistence import DBObject, Expression
-from awlineage.regions import Region
+from awlineage.regions import ArrayLineage
 from awlineage.retraction import RetractedCells
 
 IN_CHUNK = 5_000
@@ -18,22 +18,10 @@ IN_CHUNK = 5_000
 
 
 @dataclass(frozen=True)
-class AffectedArray:
-    """The cells of one descendant array that depend on the retracted cells.
-
-    Attributes
-    ----------
-    obj
-        The stored object the array belongs to.
-    hdu
-        Its HDU (index or name).
-    region
-        The cells reached.
+class AffectedArray(ArrayLineage):
+    """The cells of one descendant array that depend on the retracted cells: a region query's
+    entry (object, HDU, region reached) with the cells written as FITS boxes.
     """
-
-    obj: DBObject
-    hdu: int | str
-    region: Region
 
     def boxes(self) -> list[list[int]]:
         """The cells as 1-based inclusive FITS boxes ``[x0, x1, y0, y1]`` for an image, or
