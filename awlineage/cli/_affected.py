@@ -6,20 +6,15 @@ from __future__ import annotations
 
 import argparse
 
-from awlineage.cli._arguments import whole_number
+from awlineage.cli._cells import add_cell_arguments, cells_from
 from awlineage.cli._common import open_database, prepare
 from awlineage.cli._ids import parse_id, resolve_id
 
 
 def _run(args: argparse.Namespace) -> int:
     from awlineage.blast_radius import affected, render_blast_radius
-    from awlineage.retraction import RetractedCells, RetractedCellsError
 
-    if args.hdu is not None and args.region is None and args.mask is None:
-        raise RetractedCellsError("--hdu names the HDU of --region or --mask; give one")
-    hdu = args.hdu or 0
-    cells = RetractedCells.parse(args.region, hdu=hdu) if args.region is not None else \
-        RetractedCells.from_mask_file(args.mask, hdu=hdu) if args.mask is not None else None
+    cells = cells_from(args)
     db = open_database(args)
     prepare(db, args.imports)
     obj = db.get(resolve_id(db, args.id))
@@ -39,14 +34,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("id", type=parse_id, metavar="ID",
                         help="an object_id (or enough of its first digits to be unique); a "
                         "retraction's id asks about what it retracted")
-    cells = parser.add_mutually_exclusive_group()
-    cells.add_argument("--region", metavar="x0:x1,y0:y1",
-                       help="1-based inclusive FITS pixels (57:57,* is column 57); several "
-                       "boxes joined by ';'")
-    cells.add_argument("--mask", metavar="FILE", help="a FITS image or .npy file whose "
-                       "non-zero cells are the region")
-    parser.add_argument("--hdu", type=whole_number("an HDU", low=0),
-                        help="the HDU of --region or --mask (default 0)")
+    add_cell_arguments(parser, "ask about")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--import", dest="imports", action="append", default=[],
                         help="module defining persistent classes (repeatable)")

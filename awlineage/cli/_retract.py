@@ -7,40 +7,25 @@ import argparse
 import json
 import sys
 
+from awlineage.cli._cells import add_cell_arguments, cells_from
 from awlineage.cli._common import open_database, prepare
 from awlineage.cli._ids import parse_id, resolve_id
 from awlineage.errors import AwlError
 
 
-def _hdu(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"--hdu must be a number >= 0, not {text!r}")
-    return value
-
-
 def _retract(args: argparse.Namespace) -> int:
-    from awlineage.retraction import RetractedCells, reinstate, retract
+    from awlineage.retraction import reinstate, retract
 
     if args.reinstate and (args.region is not None or args.mask is not None):
         raise AwlError("--reinstate takes no --region or --mask: it undoes the retractions "
                        "of the object (or the retraction) named")
-    if args.hdu is not None and args.region is None and args.mask is None:
-        raise AwlError("--hdu names the HDU of a --region or --mask; give one of them")
+    cells = cells_from(args)
     db = open_database(args)
     prepare(db, args.imports)
     obj = db.get(resolve_id(db, args.id))
     if args.reinstate:
         record = reinstate(obj, reason=args.reason, database=db)
     else:
-        cells = None
-        if args.region is not None:
-            cells = RetractedCells.parse(args.region, hdu=args.hdu or 0)
-        elif args.mask is not None:
-            cells = RetractedCells.from_mask_file(args.mask, hdu=args.hdu or 0)
         record = retract(obj, reason=args.reason, region=cells, database=db)
     print(f"{record.sentence()} (record {record.object_id})")
     return 0
@@ -80,14 +65,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                          help="the object (or, with --reinstate, the object or the "
                          "retraction record): an object_id or a unique prefix of one")
     retract.add_argument("--reason", required=True, help="why (required)")
-    where = retract.add_mutually_exclusive_group()
-    where.add_argument("--region", metavar="x0:x1,y0:y1",
-                       help="retract only these cells: 1-based inclusive FITS pixels, "
-                       "boxes joined by ';' (57,* is column 57)")
-    where.add_argument("--mask", metavar="FILE",
-                       help="retract the non-zero cells of a FITS or .npy mask")
-    retract.add_argument("--hdu", type=_hdu, default=None,
-                         help="the HDU of --region or --mask (default 0)")
+    add_cell_arguments(retract, "retract only")
     retract.add_argument("--reinstate", action="store_true",
                          help="undo the retraction(s) of ID instead")
     retract.add_argument("--import", dest="imports", action="append", default=[],

@@ -38,19 +38,17 @@ def step_backward_cells(record: RegionTable, cells: np.ndarray, i: int, ctx: Ste
     """
     cells = np.asarray(cells, dtype=np.int64).reshape(len(cells), -1)
     shapes = record.shapes()
-    in_shape = shapes.inputs[i]
-    one_by_one = [Region.from_boxes(Boxes(cell[None, :], cell[None, :]), shapes.output)
-                  for cell in cells] if record.mode in ("all", "map", "blackbox") else None
-    if one_by_one is None:
+    if record.mode not in ("all", "map", "blackbox"):
         lineage = decode_record(record)
         if lineage.mode not in ("full", "comp") and lineage.payload is not None:
             found = _payload_join(record, lineage.payload, cells, i, ctx)
             if found is not None:
+                in_shape = shapes.inputs[i]
                 return [Region.from_boxes(boxes, in_shape) if len(boxes) else Region(in_shape)
                         for boxes in found]
-        one_by_one = [Region.from_boxes(Boxes(cell[None, :], cell[None, :]), shapes.output)
-                      for cell in cells]
-    return [step_backward(record, region, i, ctx) for region in one_by_one]
+    return [step_backward(record, Region.from_boxes(Boxes(cell[None, :], cell[None, :]),
+                                                    shapes.output), i, ctx)
+            for cell in cells]
 
 
 def _payload_join(record: RegionTable, payload: LineageTable, cells: np.ndarray, i: int,

@@ -328,7 +328,7 @@ def test_a_retraction_stands_for_its_object_and_cells(current: Built):
 @pytest.mark.parametrize(("arguments", "message"), [
     (["--region", "41:x,*"], "awl: RetractedCellsError: region '41:x,*' at position 0: x "
                              "must be N, N:M or *, not '41:x'"),
-    (["--hdu", "1"], "awl: RetractedCellsError: --hdu names the HDU of --region or --mask"),
+    (["--hdu", "1"], "awl: RetractedCellsError: --hdu names the HDU of a --region or --mask"),
     (["--region", "1:1,*", "--mask", "m.npy"], "not allowed with argument"),
 ])
 def test_bad_arguments_are_one_line_and_exit_2(arguments, message, capsys):
