@@ -9,7 +9,7 @@ the reasons for every target that is to be made or cannot be."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from awlineage.database import Database, identity_key, prefetch
@@ -452,31 +452,29 @@ class Planner:
                     continue
                 key = tuple(comparable(getattr(node.obj, c)) for _, c in pairs)
                 index.setdefault(key, []).append(node)
-        bucket = index.get(tuple(comparable(getattr(target, t)) for t, _ in pairs), [])
-        if need.where is not None:
-            bucket = [n for n in bucket if need.where(target, n.obj)]
-        if not bucket:
-            return None
-        by_object = {id(n.obj): n for n in bucket}
-        winner = need.choose(target, [n.obj for n in bucket])
-        return None if winner is None else by_object[id(winner)]
+        return _chosen(index, target, need, pairs)
 
     def _retracted_choice(self, target: DBObject, need: Needs) -> str | None:
         """When `need` finds nothing for `target`: the retraction of the candidate it would
         have chosen were retracted ones allowed, or None."""
-        index = self._retracted_indexes.get((id(need), tuple(c for _, c in need.match_pairs())))
-        if not index:
-            return None
-        bucket = index.get(tuple(comparable(getattr(target, t)) for t, _ in
-                                 need.match_pairs()), [])
-        if need.where is not None:
-            bucket = [n for n in bucket if need.where(target, n.obj)]
-        if not bucket:
-            return None
-        by_object = {id(n.obj): n for n in bucket}
-        winner = need.choose(target, [n.obj for n in bucket])
-        return None if winner is None else \
-            self.retracted.is_retracted_node(by_object[id(winner)].reasons)
+        pairs = need.match_pairs()
+        index = self._retracted_indexes.get((id(need), tuple(c for _, c in pairs)))
+        winner = _chosen(index, target, need, pairs) if index else None
+        return None if winner is None else self.retracted.is_retracted_node(winner.reasons)
+
+
+def _chosen(index: dict[tuple[Any, ...], list[PlanNode]], target: DBObject, need: Needs,
+            pairs: Sequence[tuple[str, str]]) -> PlanNode | None:
+    """The node `need` chooses for `target` among those of `index` that match it on `pairs`
+    (target attribute, candidate attribute) and pass its ``where``; None when none does."""
+    bucket = index.get(tuple(comparable(getattr(target, t)) for t, _ in pairs), [])
+    if need.where is not None:
+        bucket = [n for n in bucket if need.where(target, n.obj)]
+    if not bucket:
+        return None
+    by_object = {id(n.obj): n for n in bucket}
+    winner = need.choose(target, [n.obj for n in bucket])
+    return None if winner is None else by_object[id(winner)]
 
 
 def _identity(obj: DBObject) -> str:
