@@ -139,7 +139,13 @@ def test_the_queries_of_a_level_do_not_grow_with_its_members(db: Database,
     counts = []
     for obj in (small, large):
         _tree(client, obj.object_id, 1)  # the first look reads the class registry
-        with recorded_statements(database) as statements:
-            _tree(client, obj.object_id, 1)
-        counts.append(len(statements))
+        looks = []
+        # On PostgreSQL a commit anywhere on the server (another test's) changes the change
+        # token, and the viewer then rebuilds its kept plan: that only ever adds statements,
+        # so the fewest of three looks is the level's own count.
+        for _ in range(3):
+            with recorded_statements(database) as statements:
+                _tree(client, obj.object_id, 1)
+            looks.append(len(statements))
+        counts.append(min(looks))
     assert counts[0] == counts[1], counts
