@@ -314,14 +314,18 @@ class Planner:
             chosen = self._choose(candidate, need)
             dependencies[attribute] = chosen
             setattr(candidate, attribute, None if chosen is None else chosen.obj)
-            if chosen is None and not need.optional:
-                wanted = ", ".join(f"{c}={getattr(candidate, t)!r}" for t, c in
-                                   need.match_pairs())
-                general = f"{attribute}: no {need.cls.__name__} can be found or made"
-                retracted = self._retracted_choice(candidate, need)
-                why = f"; {retracted}" if retracted else ""
-                blocked.append(StaleCause(Category.BLOCKED, f"{general} ({wanted}){why}",
-                                          attribute, general=general))
+            if chosen is not None:
+                continue
+            # an optional dependency is left out only when there is none: one that was
+            # retracted blocks the target rather than being dropped without a word
+            retracted = self._retracted_choice(candidate, need)
+            if need.optional and retracted is None:
+                continue
+            wanted = ", ".join(f"{c}={getattr(candidate, t)!r}" for t, c in need.match_pairs())
+            general = f"{attribute}: no {need.cls.__name__} can be found or made"
+            why = f"; {retracted}" if retracted else ""
+            blocked.append(StaleCause(Category.BLOCKED, f"{general} ({wanted}){why}",
+                                      attribute, general=general))
         blocked = self._checked(cls, candidate, checks) + blocked
         linked_by = {id(node): attribute for attribute, value in reversed(dependencies.items())
                      for node in (value if isinstance(value, list) else [value])}
