@@ -91,7 +91,8 @@ def reaching_retractions(nodes: Iterable[PlanNode], wanted: set[int] | None
                          ) -> list[PlanNode]:
     """The nodes of `nodes` that are made again (or blocked) because of a retraction (one of
     `wanted`, retraction record ids; any when None): through a cause of their own or of a
-    dependency they are made after (``awl make --retracted``, ``--affected-by``)."""
+    dependency they are made after, or of a member a group is made without (``awl make
+    --retracted``, ``--affected-by``)."""
     memo: dict[int, bool] = {}
 
     def reaches(node: PlanNode) -> bool:
@@ -102,7 +103,7 @@ def reaching_retractions(nodes: Iterable[PlanNode], wanted: set[int] | None
                 memo[key] = any(c.retraction is not None and
                                 (wanted is None or c.retraction in wanted)
                                 for c in node.reasons) \
-                    or any(reaches(d) for d in node.dependency_nodes())
+                    or any(reaches(d) for d in [*node.dependency_nodes(), *node.left_out])
         return memo[key]
 
     return [n for n in nodes if reaches(n)]
