@@ -257,6 +257,9 @@ def test_a_retracted_source_blocks_its_target_and_leaves_its_group(db) -> None:
         assert [str(r) for r in stack[0].reasons] == ["frames: 0 added, 1 removed"]
         assert stack[0].left_out == [quick[frames[0].object_id]]
         assert len(stack[0].obj.frames) == 2
+        # the stack is made again because of the retraction: --retracted selects it
+        only = Planner(db, columnar=columnar).plan(RtStack, retracted=True)
+        assert [n.cls for n in only.selected] == [RtStack]
 
 
 @pytest.mark.parametrize("columnar", [True, False])
@@ -280,3 +283,20 @@ def test_an_optional_dependency_that_was_retracted_blocks_rather_than_being_drop
     assert by_chip[unbiased.object_id].state is State.GREEN
     report = _serial().make(RtOptional)
     assert (report.made, report.count("blocked"), report.reused) == (0, 2, 1)
+
+
+def test_retracted_selects_only_what_retractions_make_red(db) -> None:
+    bias = RtStoredBias(chip="ccd1", level=100.0)
+    other = RtStoredBias(chip="ccd2", level=50.0)
+    frames = [RtRawFrame(chip=chip, counts=500.0) for chip in ("ccd1", "ccd2")]
+    commit([bias, other, *frames])
+    _serial().make(RtStack)
+    RtRawFrame(chip="ccd2", counts=700.0).commit()  # ccd2's stack is red, not by a retraction
+    record = retract(frames[0], reason="satellite trail")
+    for which in (True, record, record.object_id, frames[0].object_id):
+        plan = Planner(db).plan(RtStack, retracted=which)
+        assert [n.obj.chip for n in plan.selected] == ["ccd1"]
+    from awlineage.processing import ProcessingError
+
+    with pytest.raises(ProcessingError, match=f"{bias.object_id} is neither a retraction"):
+        Planner(db).plan(RtStack, retracted=bias.object_id)
