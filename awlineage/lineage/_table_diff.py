@@ -1,0 +1,365 @@
+"""Row by row comparison of the tables in two data objects' FITS files (a source list's
+catalogue), for ``diff``: per table the rows identical, the rows changed (with the columns that
+differ, for a few) and the rows only in one. Each file is read once.
+
+Rows are numbered from 0, as a source's ``number`` is, and paired in four steps, each taking
+only rows no earlier step paired: (1) equal rows with the same number; (2) equal rows
+elsewhere (the first unused one, in order: a row the remake added or removed renumbers those
+after it); (3) when both tables have ``x`` and ``y`` columns (pixel positions, as source
+catalogues do), rows whose ``x`` and ``y`` both lie within `MATCH_RADIUS`, closest pairs first;
+(4) rows with the same number. Pairs of steps 3 and 4 are rows changed; what is left is only in
+one table. Tables of one length whose rows keep their numbers are so matched row number to row
+number. Equal means equal bytes in every column both tables have with the same format (so NaN
+equals NaN); other columns are listed and not compared."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from awlineage.persistence import DataObject, DBObject
+
+FITS_SUFFIXES = (".fits", ".fit", ".fts", ".fits.gz", ".fit.gz", ".fits.fz", ".fz")
+"""File names read as FITS (whose table HDUs are compared)."""
+MATCH_RADIUS = 1.0
+"""How far apart (in ``x`` and in ``y``) two rows of tables of different lengths may lie and
+still be one row changed."""
+DETAILED_ROWS = 5
+"""Changed rows shown column by column."""
+POSITION = ("x", "y")
+
+BY_POSITION = f"equal bytes, then x and y within {MATCH_RADIUS:g}, then row number"
+BY_NUMBER = "equal bytes, then row number"
+
+
+@dataclass(frozen=True)
+class ColumnChange:
+    """One column of a changed row: the values in the two tables and, for numbers, the
+    difference (b - a)."""
+
+    column: str
+    a: Any
+    b: Any
+    delta: float | None
+
+    def __str__(self) -> str:
+        text = f"{self.column} {_value(self.a)} -> {_value(self.b)}"
+        return text if self.delta is None else f"{text} ({self.delta:+.6g})"
+
+
+@dataclass(frozen=True)
+class RowChange:
+    """A row that differs: its numbers in the two tables and the columns that differ."""
+
+    row_a: int
+    row_b: int
+    columns: list[ColumnChange]
+
+
+@dataclass
+class TableComparison:
+    """How one table HDU of two files compares, row by row.
+
+    Attributes
+    ----------
+    hdu, name
+        The HDU (by position in the files) and its EXTNAME.
+    rows_a, rows_b
+        The number of rows in each.
+    matched_by
+        How rows were paired: `BY_POSITION` when both have x and y columns, else
+        `BY_NUMBER` (see the module's description).
+    identical
+        Pairs of rows with equal bytes, as (row in a, row in b).
+    changed
+        Pairs of rows that differ, as (row in a, row in b).
+    only_a, only_b
+        Rows with no partner in the other table.
+    columns_apart
+        Columns compared in neither: only in one table, or of another format in each.
+    details
+        The first `DETAILED_ROWS` changed rows, column by column.
+    """
+
+    hdu: int
+    name: str
+    rows_a: int
+    rows_b: int
+    matched_by: str
+    identical: list[tuple[int, int]] = field(default_factory=list)
+    changed: list[tuple[int, int]] = field(default_factory=list)
+    only_a: list[int] = field(default_factory=list)
+    only_b: list[int] = field(default_factory=list)
+    columns_apart: list[str] = field(default_factory=list)
+    details: list[RowChange] = field(default_factory=list)
+
+    @property
+    def moved(self) -> int:
+        """Identical rows whose row number differs."""
+        return sum(1 for i, j in self.identical if i != j)
+
+    def lines(self) -> list[str]:
+        """The comparison as text: a summary line, then the rows changed and only in one."""
+        name = f" {self.name}" if self.name else ""
+        lines = [f"HDU {self.hdu}{name}: {self.rows_a} -> {self.rows_b} rows, matched by "
+                 f"{self.matched_by}: {len(self.identical)} identical"
+                 f"{f' ({self.moved} renumbered)' if self.moved else ''}, "
+                 f"{len(self.changed)} changed, {len(self.only_a)} only in a, "
+                 f"{len(self.only_b)} only in b"]
+        if self.columns_apart:
+            lines.append(f"  columns not compared: {', '.join(self.columns_apart)}")
+        if self.changed:
+            lines.append(f"  changed rows: {_rows_text([_pair_text(p) for p in self.changed])}")
+        for change in self.details:
+            lines.append(f"    row {_pair_text((change.row_a, change.row_b))}: "
+                         + ", ".join(str(c) for c in change.columns))
+        if self.only_a:
+            lines.append(f"  only in a: rows {_rows_text([str(r) for r in self.only_a])}")
+        if self.only_b:
+            lines.append(f"  only in b: rows {_rows_text([str(r) for r in self.only_b])}")
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        """The comparison as plain data (row numbers from 0)."""
+        return {
+            "hdu": self.hdu, "name": self.name, "rows_a": self.rows_a, "rows_b": self.rows_b,
+            "matched_by": self.matched_by, "identical": len(self.identical),
+            "renumbered": [list(p) for p in self.identical if p[0] != p[1]],
+            "changed": [list(p) for p in self.changed],
+            "only_a": self.only_a, "only_b": self.only_b,
+            "columns_not_compared": self.columns_apart,
+            "details": [{"row_a": c.row_a, "row_b": c.row_b,
+                         "columns": {x.column: {"a": _plain(x.a), "b": _plain(x.b),
+                                                "delta": x.delta} for x in c.columns}}
+                        for c in self.details],
+        }
+
+
+def compare_tables(a: DBObject, b: DBObject) -> list[TableComparison]:
+    """Compare the table HDUs of `a`'s and `b`'s FITS files row by row, HDU by HDU.
+
+    Parameters
+    ----------
+    a, b : DBObject
+        The two objects; only data objects whose files are FITS (by name) are read, each
+        once. A table in one file only is compared with an empty one.
+
+    Returns
+    -------
+    list of TableComparison
+        One per table HDU, in HDU order; empty when either is not a data object with a
+        FITS file, or the two files are the same (one content hash).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from astropy.io import fits
+    >>> from awlineage import DataObject, connect
+    >>> db = connect("sqlite:///doc.db")
+    >>> old = np.zeros(4, dtype=[("x", "f8"), ("y", "f8"), ("flux", "f4")])
+    >>> new = old.copy()
+    >>> new["flux"][2] = 7.5
+    >>> for name, rows in (("old", old), ("new", new)):
+    ...     fits.HDUList([fits.PrimaryHDU(), fits.BinTableHDU(rows, name="SOURCES")]
+    ...                  ).writeto(f"{name}.fits")
+    >>> a, b = DataObject(pathname="old.fits"), DataObject(pathname="new.fits")
+    >>> a.store(); b.store()
+    >>> (table,) = compare_tables(a, b)
+    >>> len(table.identical), table.changed, str(table.details[0].columns[0])
+    (3, [(2, 2)], 'flux 0 -> 7.5 (+7.5)')
+    """
+    if not (_fits_file(a) and _fits_file(b)):
+        return []
+    assert isinstance(a, DataObject) and isinstance(b, DataObject)  # as _fits_file checked
+    if a.content_hash == b.content_hash:
+        return []
+    tables_a, tables_b = _tables(a), _tables(b)
+    return [_compare(hdu, tables_a.get(hdu), tables_b.get(hdu))
+            for hdu in sorted(tables_a.keys() | tables_b.keys())]
+
+
+def _fits_file(obj: DBObject) -> bool:
+    return isinstance(obj, DataObject) and bool(obj.filename) and obj.content_hash is not None \
+        and obj.filename.lower().endswith(FITS_SUFFIXES)
+
+
+@dataclass
+class _Table:
+    """One table HDU as read: its name, the values by column and the raw bytes per row."""
+
+    name: str
+    length: int
+    values: dict[str, np.ndarray]
+    formats: dict[str, str]
+
+
+def _tables(obj: DataObject) -> dict[int, _Table]:
+    """Every table HDU of the file, by position, read once (not memory-mapped)."""
+    from astropy.io.fits import BinTableHDU, TableHDU
+
+    found = {}
+    with obj.open_fits(memmap=False) as hdul:
+        for index, hdu in enumerate(hdul):
+            if not isinstance(hdu, BinTableHDU | TableHDU):
+                continue
+            data = hdu.data
+            columns = hdu.columns
+            length = 0 if data is None else len(data)
+            values = {} if data is None else {n: np.asarray(data[n]) for n in columns.names}
+            formats = {c.name: _format_key(str(c.format)) for c in columns}
+            found[index] = _Table(str(hdu.header.get("EXTNAME", "")), length, values,
+                                  formats)
+    return found
+
+
+def _compare(hdu: int, a: _Table | None, b: _Table | None) -> TableComparison:
+    a = a or _Table("", 0, {}, {})
+    b = b or _Table("", 0, {}, {})
+    common = [n for n in a.formats if b.formats.get(n) == a.formats[n]]
+    apart = [n for n in a.formats if n not in common] + \
+        [n for n in b.formats if n not in a.formats]
+    keys_a, keys_b = _row_bytes(a, common), _row_bytes(b, common)
+    identical, rest_a, rest_b = _match_identical(keys_a, keys_b)
+    changed: list[tuple[int, int]] = []
+    matched_by = BY_NUMBER
+    if all(n in common and a.values[n].dtype.kind in "fiu" for n in POSITION):
+        matched_by = BY_POSITION
+        changed = _match_positions(a, b, rest_a, rest_b)
+        rest_a, rest_b = _unpaired(changed, rest_a, rest_b)
+    same_number = sorted(set(rest_a) & set(rest_b))
+    changed = sorted(changed + [(i, i) for i in same_number])
+    only_a, only_b = _unpaired(changed, rest_a, rest_b)
+    details = [RowChange(i, j, _column_changes(a, b, common, i, j))
+               for i, j in changed[:DETAILED_ROWS]]
+    return TableComparison(hdu, a.name or b.name, a.length, b.length, matched_by, identical,
+                           changed, only_a, only_b, apart, details)
+
+
+def _row_bytes(table: _Table, columns: list[str]) -> list[bytes]:
+    """Each row's bytes over `columns` (a variable-length column by its values' bytes)."""
+    fixed = [table.values[n] for n in columns if not _variable(table.formats[n])]
+    parts = [np.ascontiguousarray(v).view(np.uint8).reshape(table.length, -1) for v in fixed]
+    width = sum(p.shape[1] for p in parts)
+    joined = np.concatenate(parts, axis=1) if parts else np.zeros((table.length, 0), np.uint8)
+    rows = [joined[i].tobytes() for i in range(table.length)] if width else \
+        [b""] * table.length
+    for name in columns:
+        if _variable(table.formats[name]):
+            column = table.values[name]
+            rows = [row + len(np.asarray(v).tobytes()).to_bytes(8, "little")
+                    + np.asarray(v).tobytes() for row, v in zip(rows, column, strict=True)]
+    return rows
+
+
+def _format_key(fits_format: str) -> str:
+    """A column's format as compared between the tables: a variable-length column's without
+    its longest length (``PE(7)`` is ``PE``)."""
+    return fits_format.split("(")[0] if _variable(fits_format) else fits_format
+
+
+def _variable(fits_format: str) -> bool:
+    return fits_format.lstrip("0123456789")[:1] in ("P", "Q")
+
+
+def _match_identical(keys_a: list[bytes], keys_b: list[bytes]
+                     ) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+    """Pairs of equal rows, those with the same number first, then each other row of a with
+    the first unused equal row of b; and the rows of a and of b left over."""
+    shared = min(len(keys_a), len(keys_b))
+    pairs = [(i, i) for i in range(shared) if keys_a[i] == keys_b[i]]
+    paired = {i for i, _ in pairs}
+    unused: dict[bytes, list[int]] = {}
+    for j in range(len(keys_b) - 1, -1, -1):
+        if j not in paired:
+            unused.setdefault(keys_b[j], []).append(j)
+    rest_a = []
+    for i, key in enumerate(keys_a):
+        if i in paired:
+            continue
+        candidates = unused.get(key)
+        if candidates:
+            pairs.append((i, candidates.pop()))
+        else:
+            rest_a.append(i)
+    rest_b = sorted(j for js in unused.values() for j in js)
+    return sorted(pairs), rest_a, rest_b
+
+
+def _unpaired(pairs: list[tuple[int, int]], rest_a: list[int], rest_b: list[int]
+              ) -> tuple[list[int], list[int]]:
+    """The rows of `rest_a` and `rest_b` in no pair."""
+    paired_a, paired_b = {i for i, _ in pairs}, {j for _, j in pairs}
+    return [i for i in rest_a if i not in paired_a], [j for j in rest_b if j not in paired_b]
+
+
+def _match_positions(a: _Table, b: _Table, rest_a: list[int], rest_b: list[int]
+                     ) -> list[tuple[int, int]]:
+    """Pairs of leftover rows whose x and y are both within `MATCH_RADIUS`, closest first,
+    each row in one pair at most; in row order of a."""
+    xa, ya = (a.values[n].astype(float) for n in POSITION)
+    xb, yb = (b.values[n].astype(float) for n in POSITION)
+    cells: dict[tuple[int, int], list[int]] = {}
+    for j in rest_b:
+        if np.isfinite(xb[j]) and np.isfinite(yb[j]):
+            cells.setdefault(_cell(xb[j], yb[j]), []).append(j)
+    candidates = []
+    for i in rest_a:
+        if not (np.isfinite(xa[i]) and np.isfinite(ya[i])):
+            continue
+        cx, cy = _cell(xa[i], ya[i])
+        for j in (j for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+                  for j in cells.get((cx + dx, cy + dy), ())):
+            dx, dy = abs(xb[j] - xa[i]), abs(yb[j] - ya[i])
+            if dx <= MATCH_RADIUS and dy <= MATCH_RADIUS:
+                candidates.append((float(np.hypot(dx, dy)), i, j))
+    taken_a: set[int] = set()
+    taken_b: set[int] = set()
+    pairs = []
+    for _, i, j in sorted(candidates):
+        if i not in taken_a and j not in taken_b:
+            taken_a.add(i)
+            taken_b.add(j)
+            pairs.append((i, j))
+    return sorted(pairs)
+
+
+def _cell(x: float, y: float) -> tuple[int, int]:
+    return int(np.floor(x / MATCH_RADIUS)), int(np.floor(y / MATCH_RADIUS))
+
+
+def _column_changes(a: _Table, b: _Table, columns: list[str], i: int, j: int
+                    ) -> list[ColumnChange]:
+    changes = []
+    for name in columns:
+        u, v = a.values[name][i], b.values[name][j]
+        if np.asarray(u).tobytes() == np.asarray(v).tobytes():
+            continue
+        numeric = np.ndim(u) == 0 and np.asarray(u).dtype.kind in "fiu"
+        delta = float(v) - float(u) if numeric else None
+        delta = delta if delta is not None and np.isfinite(delta) else None
+        changes.append(ColumnChange(name, u, v, delta))
+    return changes
+
+
+def _plain(value: Any) -> Any:
+    """A table value as JSON data (NaN as None)."""
+    found = np.asarray(value).tolist()
+    if isinstance(found, float) and not np.isfinite(found):
+        return None
+    return found.decode() if isinstance(found, bytes) else found
+
+
+def _value(value: Any) -> str:
+    found = np.asarray(value).tolist()
+    return f"{found:.8g}" if isinstance(found, float) else str(found)
+
+
+def _pair_text(pair: tuple[int, int]) -> str:
+    return str(pair[0]) if pair[0] == pair[1] else f"{pair[0]}->{pair[1]}"
+
+
+def _rows_text(rows: list[str], shown: int = 20) -> str:
+    more = f" ... ({len(rows) - shown} more)" if len(rows) > shown else ""
+    return ", ".join(rows[:shown]) + more
