@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from awlineage.persistence import DataObject, DBObject
+from awlineage.persistence import DataObject, DataObjectError, DBObject
 
 FITS_SUFFIXES = (".fits", ".fit", ".fts", ".fits.gz", ".fit.gz", ".fits.fz", ".fz")
 """File names read as FITS (whose table HDUs are compared)."""
@@ -197,12 +197,20 @@ class _Table:
 
 def _tables(obj: DataObject) -> dict[int, _Table]:
     """Every table HDU of the file, by position, read once (not memory-mapped)."""
-    from astropy.io.fits import BinTableHDU, TableHDU
+    from astropy.io import fits
 
     found = {}
-    with obj.open_fits(memmap=False) as hdul:
+    path = obj.retrieve()  # its own errors (a missing or corrupt file) as they are
+    try:
+        hdul = fits.open(path, memmap=False, mode="readonly")
+    except OSError as error:  # astropy's word for a file that is not FITS
+        raise DataObjectError(f"{type(obj).__name__} {obj.object_id}: its file "
+                              f"{obj.filename} is not FITS astropy can read ({error}); "
+                              "diff(..., tables=False) or awl diff --no-tables skip the "
+                              "tables") from None
+    with hdul:
         for index, hdu in enumerate(hdul):
-            if not isinstance(hdu, BinTableHDU | TableHDU):
+            if not isinstance(hdu, fits.BinTableHDU | fits.TableHDU):
                 continue
             data = hdu.data
             columns = hdu.columns

@@ -13,6 +13,7 @@ from astropy.io import fits
 
 from awlineage import DataObject, persistent
 from awlineage.lineage import diff
+from awlineage.persistence import DataObjectError
 from awlineage.storage import forget_data_server, use_data_server
 from tests.commands import run_awl as awl
 
@@ -116,6 +117,19 @@ def test_identical_files_other_files_and_tables_false_give_no_row_comparison(db,
     assert diff(old, store(changed, "new"), tables=False).tables == []
     assert diff(old, store(changed, "raw", suffix=".dat")).tables == []  # not read as FITS
     assert diff(old, DiffCatalogue(label="no file")).tables == []
+
+
+def test_a_file_named_fits_that_is_not_is_refused_naming_it(db, store, tmp_path) -> None:
+    path = tmp_path / "broken.fits"
+    path.write_text("not a FITS file")
+    broken = DiffCatalogue(pathname=path, label="broken")
+    broken.store()
+    broken.commit()
+    good = store(_sources(), "good")
+    with pytest.raises(DataObjectError, match=rf"DiffCatalogue {broken.object_id}: its file "
+                                              r"\S+ is not FITS astropy can read"):
+        diff(good, broken)
+    assert diff(good, broken, tables=False)  # the label and the files still differ
 
 
 def test_awl_diff_prints_the_rows_and_json(db, store, tmp_path) -> None:
