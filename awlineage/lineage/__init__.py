@@ -48,7 +48,8 @@ from awlineage.lineage._remote import (
     is_remote_pointer,
     warn_incomplete,
 )
-from awlineage.lineage._table_diff import TableComparison, compare_tables
+from awlineage.lineage._table_comparison import TableComparison
+from awlineage.lineage._table_diff import compare_tables
 from awlineage.lineage._walk import (
     ancestors,
     child_edges,

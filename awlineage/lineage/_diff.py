@@ -13,7 +13,8 @@ from typing import Any
 
 from awlineage.database import Database, current_database
 from awlineage.lineage._info import _load_links, describe, format_value
-from awlineage.lineage._table_diff import TableComparison, compare_tables
+from awlineage.lineage._table_comparison import TableComparison
+from awlineage.lineage._table_diff import compare_tables
 from awlineage.persistence import DBObject, Kind
 
 
