@@ -9,6 +9,9 @@ from typing import Any
 
 import numpy as np
 
+COLUMNS_SHOWN = 6
+"""Columns of a changed row shown in text (JSON has them all)."""
+
 
 @dataclass(frozen=True)
 class ColumnChange:
@@ -88,8 +91,10 @@ class TableComparison:
         if self.changed:
             lines.append(f"  changed rows: {_rows_text([_pair_text(p) for p in self.changed])}")
         for change in self.details:
-            lines.append(f"    row {_pair_text((change.row_a, change.row_b))}: "
-                         + ", ".join(str(c) for c in change.columns))
+            shown = ", ".join(str(c) for c in change.columns[:COLUMNS_SHOWN])
+            more = len(change.columns) - COLUMNS_SHOWN
+            lines.append(f"    row {_pair_text((change.row_a, change.row_b))}: {shown}"
+                         + (f", ... ({more} more columns)" if more > 0 else ""))
         if self.only_a:
             lines.append(f"  only in a: rows {_rows_text([str(r) for r in self.only_a])}")
         if self.only_b:

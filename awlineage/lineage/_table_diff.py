@@ -2,15 +2,15 @@
 catalogue), for ``diff``: per table the rows identical, the rows changed (with the columns that
 differ, for a few) and the rows only in one. Each file is read once.
 
-Rows are numbered from 0, as a source's ``number`` is, and paired in four steps, each taking
+Rows are numbered from 0, as a source's ``number`` is, and paired in three steps, each taking
 only rows no earlier step paired: (1) equal rows with the same number; (2) equal rows
 elsewhere (the first unused one, in order: a row the remake added or removed renumbers those
 after it); (3) when both tables have ``x`` and ``y`` columns (pixel positions, as source
-catalogues do), rows whose ``x`` and ``y`` both lie within `MATCH_RADIUS`, closest pairs first;
-(4) rows with the same number. Pairs of steps 3 and 4 are rows changed; what is left is only in
-one table. Tables of one length whose rows keep their numbers are so matched row number to row
-number. Equal means equal bytes in every column both tables have with the same format (so NaN
-equals NaN); other columns are listed and not compared."""
+catalogues do), rows whose ``x`` and ``y`` both lie within `MATCH_RADIUS`, closest pairs
+first, else rows with the same number. Pairs of step 3 are rows changed; what is left is only
+in one table. Tables of one length whose rows keep their numbers are so matched row number to
+row number. Equal means equal bytes in every column both tables have with the same format (so
+NaN equals NaN); other columns are listed and not compared."""
 
 from __future__ import annotations
 
@@ -23,14 +23,14 @@ from awlineage.persistence import DataObject, DataObjectError, DBObject
 
 FITS_SUFFIXES = (".fits", ".fit", ".fts", ".fits.gz", ".fit.gz", ".fits.fz", ".fz")
 """File names read as FITS (whose table HDUs are compared)."""
-MATCH_RADIUS = 1.0
+MATCH_RADIUS = 2.0
 """How far apart (in ``x`` and in ``y``) two rows no equal row took may lie and still be one
 row changed."""
 DETAILED_ROWS = 5
 """Changed rows shown column by column."""
 POSITION = ("x", "y")
 
-BY_POSITION = f"equal bytes, then x and y within {MATCH_RADIUS:g}, then row number"
+BY_POSITION = f"equal bytes, then x and y within {MATCH_RADIUS:g}"
 BY_NUMBER = "equal bytes, then row number"
 
 
@@ -127,14 +127,10 @@ def _compare(hdu: int, a: _Table | None, b: _Table | None) -> TableComparison:
         [n for n in b.formats if n not in a.formats]
     keys_a, keys_b = _row_bytes(a, common), _row_bytes(b, common)
     identical, rest_a, rest_b = _match_identical(keys_a, keys_b)
-    changed: list[tuple[int, int]] = []
-    matched_by = BY_NUMBER
     if all(n in common and a.values[n].dtype.kind in "fiu" for n in POSITION):
-        matched_by = BY_POSITION
-        changed = _match_positions(a, b, rest_a, rest_b)
-        rest_a, rest_b = _unpaired(changed, rest_a, rest_b)
-    same_number = sorted(set(rest_a) & set(rest_b))
-    changed = sorted(changed + [(i, i) for i in same_number])
+        matched_by, changed = BY_POSITION, _match_positions(a, b, rest_a, rest_b)
+    else:
+        matched_by, changed = BY_NUMBER, [(i, i) for i in sorted(set(rest_a) & set(rest_b))]
     only_a, only_b = _unpaired(changed, rest_a, rest_b)
     details = [RowChange(i, j, _column_changes(a, b, common, i, j))
                for i, j in changed[:DETAILED_ROWS]]

@@ -60,7 +60,7 @@ def test_tables_of_one_length_are_compared_row_by_row(db, store) -> None:
     found = diff(store(old, "old"), store(new, "new"))
     (table,) = found.tables
     assert (table.hdu, table.name, table.rows_a, table.rows_b) == (1, "SOURCES", ROWS, ROWS)
-    assert table.matched_by == "equal bytes, then x and y within 1, then row number"
+    assert table.matched_by == "equal bytes, then x and y within 2"
     assert len(table.identical) == ROWS - 3 and table.moved == 0
     assert table.changed == [(3, 3), (17, 17), (22, 22)]
     assert (table.only_a, table.only_b) == ([], [])
@@ -68,8 +68,8 @@ def test_tables_of_one_length_are_compared_row_by_row(db, store) -> None:
         [("flux", pytest.approx(5.0, abs=1e-3))], [("flux", pytest.approx(5.0, abs=1e-3))],
         [("x", pytest.approx(0.25))]]
     text = str(found)
-    assert "HDU 1 SOURCES: 40 -> 40 rows, matched by equal bytes, then x and y within 1, " \
-        "then row number: 37 identical, 3 changed, 0 only in a, 0 only in b" in text
+    assert "HDU 1 SOURCES: 40 -> 40 rows, matched by equal bytes, then x and y within 2: " \
+        "37 identical, 3 changed, 0 only in a, 0 only in b" in text
     assert "changed rows: 3, 17, 22" in text and "row 22: x " in text and "(+0.25)" in text
     assert text.index("table rows") < text.index("files:")
     data = json.loads(found.to_json())["tables"][0]
@@ -82,13 +82,14 @@ def test_a_removed_row_renumbers_identical_rows_and_positions_pair_changed_ones(
     old = _sources()
     new = np.delete(old, [10])  # row 10 gone: later rows move up one
     new["flux"][20] *= 2.0      # old row 21, changed where it was
+    new["x"][30] += 5.0         # old row 31 moved too far to be the same source
     new = np.concatenate([new, np.array([(500.0, 50.0, 1.0, 0)], dtype=new.dtype)])  # a new row
     (table,) = diff(store(old, "old"), store(new, "new")).tables
     assert (table.rows_a, table.rows_b) == (ROWS, ROWS)
-    assert len(table.identical) == ROWS - 2 and table.moved == ROWS - 12
+    assert len(table.identical) == ROWS - 3 and table.moved == ROWS - 13
     assert table.changed == [(21, 20)]
     assert [c.column for c in table.details[0].columns] == ["flux"]
-    assert (table.only_a, table.only_b) == ([10], [ROWS - 1])
+    assert (table.only_a, table.only_b) == ([10, 31], [30, ROWS - 1])
 
 
 def test_without_positions_the_rows_left_pair_by_number(db, store) -> None:
