@@ -37,6 +37,7 @@ from awlineage.lazy import lazy_attributes
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from awlineage.blast_radius import affected, affected_by
     from awlineage.database import Database, connect, current_database
     from awlineage.federation import (
         Bundle,
@@ -98,7 +99,13 @@ if TYPE_CHECKING:
         reduce,
         stack,
     )
-    from awlineage.retraction import Retraction, reinstate, retract, retractions_of
+    from awlineage.retraction import (
+        Retraction,
+        region_mask,
+        reinstate,
+        retract,
+        retractions_of,
+    )
     from awlineage.spacetime import (
         Box,
         Circle,
@@ -179,6 +186,9 @@ _WHERE = {  # the module of each public name not defined here
     "RegionTable": "awlineage.regions",
     "RemotePointer": "awlineage.federation",
     "Retraction": "awlineage.retraction",
+    "affected": "awlineage.blast_radius",
+    "affected_by": "awlineage.blast_radius",
+    "region_mask": "awlineage.retraction",
     "reinstate": "awlineage.retraction",
     "retract": "awlineage.retraction",
     "retractions_of": "awlineage.retraction",
@@ -331,6 +341,8 @@ __all__ = [
     "TargetProcessor",
     "UnknownAttributeError",
     "UnknownClassError",
+    "affected",
+    "affected_by",
     "ancestors",
     "backward",
     "capture_regions",
@@ -364,6 +376,7 @@ __all__ = [
     "prov_json",
     "read_bundle",
     "reduce",
+    "region_mask",
     "reinstate",
     "retract",
     "retractions_of",

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from awlineage import DBObject, retractions_of
-from awlineage.retraction import region_mask
+from awlineage import DBObject, region_mask, retractions_of
 
 
 @dataclass(frozen=True)

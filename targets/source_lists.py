@@ -19,10 +19,13 @@ from awlineage import (
     DBObject,
     OnePer,
     Process,
+    Retraction,
+    affected_by,
     capture_regions,
     payload_boxes,
     persistent,
 )
+from awlineage.persistence import Expression
 from targets.aperture_correction import ApertureCorrection
 from targets.extraction import ExtractionParameters, extract_sources, source_boxes
 from targets.frame_quality import IMPLAUSIBLE
@@ -258,6 +261,14 @@ class Source(DBObject):
     theta = persistent("Position angle [rad]", float, None)
     peak = persistent("Peak value [e-/s]", float, None)
     npix = persistent("Pixels above threshold", int, None)
+
+    @classmethod
+    def affected_by(cls, retraction: Retraction | DBObject | int,
+                    region: str | None = None) -> Expression:
+        """The sources that retracted data reached, as a condition for `select`:
+        ``select(Source.affected_by(record) & (Source.flux > 100))`` (`awlineage.affected_by`
+        for this class)."""
+        return affected_by(cls, retraction, region)
 
     def region_anchor(self) -> tuple[SourceList, list[list[int]], int]:
         """What the source stands for in region lineage: its row of the source list's table

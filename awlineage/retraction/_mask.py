@@ -29,6 +29,11 @@ def region_mask(records: Iterable[Retraction], shape: tuple[int, ...], hdu: int 
     numpy.ndarray
         True where a region retraction names the cell; all False when none does.
 
+    Raises
+    ------
+    RetractedCellsError
+        When a retraction's mask file does not have the array's shape.
+
     Examples
     --------
     >>> from awlineage import DBObject, commit, connect, persistent, retract, retractions_of

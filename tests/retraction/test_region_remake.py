@@ -112,6 +112,8 @@ def test_the_column_s_products_are_remade_and_only_its_pixels_change(built: Data
     (coadd_reach,) = [a for a in answer.arrays if a.obj.object_id == old_coadd.object_id
                       and a.hdu == 0]
     assert hit_rows and bias.object_id not in answer.ids()
+    chosen = select(Source.affected_by(record), database=db).all()
+    assert sorted(s.object_id for s in chosen) == sorted(answer.ids(Source))
 
     assert _red_counts(db) == REACHED
     plan = _serial(db).plan(SourceList, retracted=record.object_id)
