@@ -528,7 +528,7 @@ def test_retractions_of_the_objects_travel_with_the_bundle(db: Database,
                                                            site_b: Database) -> None:
     from awlineage import reinstate, retract, retractions_of
 
-    raws, s1, s2, s3 = _chain(db)
+    raws, s1, _, s3 = _chain(db)
     kept = retract(s1, reason="lamp failing")
     undone = retract(raws[0], reason="satellite, it seemed")
     reinstate(undone, reason="no satellite after all")
