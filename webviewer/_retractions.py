@@ -49,7 +49,9 @@ def record_data(record: Retraction, public: Redactor | None) -> dict[str, Any]:
 
 
 def _tables(db: Database) -> Any:
-    """The retraction records' tables, or None when none was ever recorded here."""
+    """The retraction records' tables, or None when none was ever recorded here. Known
+    tables are kept by the database; a class it has not seen is looked up in the registry,
+    one statement, which is then the only one of the answer."""
     try:
         return db.tables_for(Retraction)
     except (UnknownClassError, SchemaConflictError):
@@ -58,8 +60,8 @@ def _tables(db: Database) -> Any:
 
 def read_records(db: Database, condition: Any) -> list[Retraction]:
     """The retraction and reinstatement records whose ``target_id`` meets `condition` (a
-    function of the table's ``target_id`` column), oldest first: one statement, none when
-    no record was ever stored."""
+    function of the table's ``target_id`` column), oldest first: one statement (when no
+    record was ever stored, the registry's answer that there is no such class)."""
     tables = _tables(db)
     if tables is None:
         return []
@@ -165,7 +167,7 @@ def retracted_among(db: Database, object_ids: Iterable[int]) -> dict[int, list[R
 
 
 MARK_LEGEND = {
-    "retracted": "retracted (awl retract): it, or some of its cells, must no longer be used",
+    "retracted": "it, or some of its cells, must no longer be used (awl retract)",
     "reached": "made from a retracted node of this graph (the retraction reaches it)",
 }
 """The lineage graph's retraction marks and what they mean."""
