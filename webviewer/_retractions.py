@@ -17,7 +17,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from awlineage import Database, DBObject, Retraction
+from awlineage import Database, DBObject, Retraction, get_persistent_properties
 from awlineage.database import RowReader
 from awlineage.errors import SchemaConflictError, UnknownClassError
 from awlineage.persistence import link_ids
@@ -123,8 +123,9 @@ def object_retractions(db: Database, obj: DBObject) -> ObjectRetractions:
     and every member of its link lists): one statement."""
     singles = {name: oid for name, oid in link_ids(obj).items() if oid is not None}
     lists: dict[str, Any] = {}
-    with contextlib.suppress(UnknownClassError, SchemaConflictError):
-        lists = dict(db.tables_for(type(obj)).list_tables)
+    if any(p.kind == "link list" for p in get_persistent_properties(obj)):
+        with contextlib.suppress(UnknownClassError, SchemaConflictError):
+            lists = dict(db.tables_for(type(obj)).list_tables)
 
     def condition(target: Any) -> Any:
         terms = [target.in_(sorted({obj.object_id, *singles.values()}))]
