@@ -179,7 +179,9 @@ def affected_page(request: Request, viewer: Viewer) -> Page:
         "object": object_ref(obj), "object_id": obj.object_id,
         "question": "retraction" if record is not None else
         "region" if cells is not None else "whole object, if it were retracted",
-        "retraction": None if record is None else record_data(record, viewer.public),
+        "retraction": None if record is None else {
+            **record_data(record, viewer.public),
+            "in_force": record.object_id in {r.object_id for r in current}},
         "retractions_in_force": [record_data(r, viewer.public) for r in current],
         "region": None if answer.cells is None else answer.cells.text(),
         "hdu": None if answer.cells is None else answer.cells.hdu,

@@ -316,7 +316,18 @@ def retractions_of(objects: Iterable[DBObject | int] | None = None, *,
 
 
 def retraction_history(*, database: Database | None = None) -> list[Retraction]:
-    """Every retraction and reinstatement record, oldest first."""
+    """Every retraction and reinstatement record, oldest first.
+
+    Parameters
+    ----------
+    database : Database or None, optional
+        The database; the current session's by default.
+
+    Returns
+    -------
+    list of Retraction
+        The records, by creation date.
+    """
     db = database or current_database()
     records = _records(db, None)
     return sorted(records, key=lambda r: (r.creation_date, r.object_id))

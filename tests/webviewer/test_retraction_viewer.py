@@ -245,6 +245,18 @@ def test_the_lineage_graph_marks_retracted_nodes_and_what_they_reach(
                      headers=JSON).json()
     assert len(raw["nodes"]) > 4 and all(n["retraction"] is None for n in raw["nodes"])
     assert raw["retraction_legend"] == {}
+    # every row retracted as well: still one statement for the page
+    for row in night.rows:
+        retract(row, reason="bad row")
+    with recorded_statements(database) as statements:
+        marked = client.get(path, headers=JSON).json()
+    assert len(_retraction_statements(statements)) == 1
+    assert marked["retraction_counts"] == {"retracted": 1, "reached": 3}  # no row drawn
+    down = client.get(f"/obj/{night.bias.object_id}/lineage?direction=down&depth=4",
+                      headers=JSON).json()
+    group = next(n for n in down["nodes"] if n["count"] > 1)
+    assert group["retraction"]["mark"] == "retracted"
+    assert group["retraction"]["retracted"] == len(night.rows)
 
 
 def test_the_affected_page_is_affecteds_answer_with_the_cells_drawn(
@@ -280,6 +292,7 @@ def test_the_affected_page_is_affecteds_answer_with_the_cells_drawn(
 
     adhoc = client.get(f"/obj/{night.bias.object_id}/affected?region=1:1,1:1&hdu=0",
                        headers=JSON).json()
+    assert answer["retraction"]["in_force"] is True
     assert adhoc["retraction"] is None and adhoc["region"] == "1:1,1:1"
     assert adhoc["counts"] == {"RetractionProduct": 2, "RetractionTable": 1,
                                "RetractionRow": 1}
@@ -288,6 +301,16 @@ def test_the_affected_page_is_affecteds_answer_with_the_cells_drawn(
     assert coarse["counts"] == affected(db, night.smoothed).counts()
     assert {o["object_id"] for o in coarse["objects"]} == {
         night.table.object_id, *(r.object_id for r in night.rows)}
+
+    # a record reinstated since is still asked about by its id, and says so
+    reinstate(record, reason="the column was the readout's")
+    before = client.get(f"/obj/{night.bias.object_id}/affected?retraction={record.object_id}",
+                        headers=JSON).json()
+    assert before["retraction"]["in_force"] is False and before["counts"] == expected.counts()
+    assert "Reinstated since" in client.get(
+        f"/obj/{night.bias.object_id}/affected?retraction={record.object_id}").text
+    now = client.get(f"/obj/{night.bias.object_id}/affected", headers=JSON).json()
+    assert now["retraction"] is None and now["fine"] is False  # nothing in force now
 
 
 BAD = [
