@@ -5,7 +5,8 @@ Each answer is one SQL statement on the retraction records (`awlineage.Retractio
 all when the database has never recorded one (its class is not in the registry). An object's
 page asks about the object and everything it links to, link lists included, in one statement
 (the lists' members are a subquery, so a list longer than the page shows is covered too).
-In public mode the user who recorded a retraction is hidden, in its sentences too.
+In public mode the user who recorded a retraction is hidden, in its sentences too
+(`webviewer._public`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from awlineage import Database, DBObject, Retraction, get_persistent_properties
 from awlineage.database import RowReader
 from awlineage.errors import SchemaConflictError, UnknownClassError
 from awlineage.persistence import link_ids
-from webviewer._public import HIDDEN, Redactor
+from webviewer._public import Redactor
 
 IN_LIST = 5_000
 """Object ids per ``IN`` list of the graph's statement (several are joined by OR)."""
@@ -36,10 +37,7 @@ def sentence(record: Retraction, public: Redactor | None) -> str:
     """``MasterBias 9145 was retracted on 2026-12-01 by alice: hot column 57``; in public
     mode ``by (hidden)``."""
     text = record.sentence()
-    if public is None:
-        return text
-    head, found, reason = text.partition(f" by {record.user or '?'}: ")
-    return f"{head} by {HIDDEN}: {reason}" if found else public.text(text)
+    return text if public is None else public.text(text)
 
 
 def record_data(record: Retraction, public: Redactor | None) -> dict[str, Any]:

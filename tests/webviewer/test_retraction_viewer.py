@@ -21,6 +21,7 @@ from awlineage.blast_radius import affected
 from awlineage.database import recorded_statements
 from awlineage.regions import capture_regions, elementwise, neighbourhood, payload_boxes
 from awlineage.storage import forget_data_server, use_data_server
+from tests.webviewer.lineage_models import make_chain
 from webviewer import create_app
 
 JSON = {"accept": "application/json"}
@@ -357,3 +358,27 @@ def test_public_mode_hides_who_retracted(db: Database, files, tmp_path: Path) ->
     assert all(USER in text for text in seen[False])
     assert not any(re.search(USER, text) for text in seen[True])
     assert all("hot column 6" in text for text in seen[True])
+
+
+def test_the_plan_page_badges_a_retracted_input(db: Database, open_viewer, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan page's cause badge of a target whose input was retracted has its colour
+    (``cause-retracted`` was used by the page and defined nowhere); in public mode the
+    planner's sentence hides who retracted, as the viewer's own do."""
+    monkeypatch.setenv("LOGNAME", USER)
+    stack = make_chain(frames=2)
+    retract(stack.frames[0], reason="satellite trail")
+    client = open_viewer()
+    html = client.get("/plan/Stacked").text
+    assert '<span class="cause cause-retracted">' in html and "satellite trail" in html
+    assert f"by {USER}: satellite trail" in html
+    css = client.get("/static/lineage.css").text
+    assert re.search(r"\.cause-retracted\s*\{[^}]*color:", css)
+    app = create_app(db.url.render_as_string(hide_password=False), schema=db.schema,
+                     data_url=str(tmp_path / "awl-data"), public=True)
+    with TestClient(app) as public:
+        for path in ("/plan/Stacked", f"/obj/{stack.object_id}/lineage?depth=2&states=now"):
+            for accept in ("text/html", "application/json"):
+                text = public.get(path, headers={"accept": accept}).text
+                assert "satellite trail" in text and USER not in text, (path, accept)
+                assert "by (hidden): satellite trail" in text, (path, accept)
