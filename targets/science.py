@@ -64,6 +64,7 @@ from targets.regrid import (
     grid_for_frames,
     regrid,
 )
+from targets.retracted_pixels import retracted_pixels
 
 _FRAME_COPY = ("chip", "filter", "obs_date", "object_name")
 
@@ -152,8 +153,15 @@ class ReducedScienceFrame(ScienceProduct):
         problem = set_footprint(self, reduced_wcs(self, reduced.data.shape), reduced.data.shape)
         self.notes = [*self.notes, *([problem] if problem else [])]
         mesh = background_mesh(sky_map, parameters.background_box)
-        store_image(self, reduced.data, reduced.header, WEIGHT=reduced.weight,
-                    MASK=reduced.mask, BACKGROUND=mesh)
+        weight, mask = reduced.weight, reduced.mask
+        excluded = retracted_pixels(self.raw, [self.bias, self.flat], reduced.data.shape,
+                                    (self.trim_origin[0], self.trim_origin[1]))
+        if excluded.mask.any():
+            weight = np.where(excluded.mask, weight.dtype.type(0), weight)
+            mask = mask | excluded.mask
+            self.notes = [*self.notes, *excluded.notes]
+        store_image(self, reduced.data, reduced.header, WEIGHT=weight, MASK=mask,
+                    BACKGROUND=mesh)
         with capture_regions(self) as capture:
             shape = frame.data.shape
             image = trimmed_arrays(capture, [self.raw], [frame])[0]

@@ -107,7 +107,8 @@ def _diff(args: argparse.Namespace) -> int:
     from awlineage.lineage import diff
 
     _, (a, b) = _open(args)
-    print(diff(a, b, depth=args.depth))
+    found = diff(a, b, depth=args.depth, tables=not args.no_tables)
+    print(found.to_json() if args.json else found)
     return 0
 
 
@@ -232,7 +233,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                        help="an object_id, or enough of its first digits to be unique")
     trace.add_argument("--import", dest="imports", action="append", default=[])
     trace.set_defaults(run=_trace, read_only=True)
-    command("diff", "where the lineages of two objects differ", _diff, None, two_ids=True)
+    compare = command("diff", "where the lineages of two objects differ, and the rows of their "
+                      "tables", _diff, None, two_ids=True)
+    compare.add_argument("--json", action="store_true", help="print JSON instead of text")
+    compare.add_argument("--no-tables", action="store_true", help="do not compare the rows "
+                         "of the tables in the two objects' FITS files")
     remote_help = ("do not ask other sites for what pointers here stand for (by default "
                    "they are fetched and kept here; AWL_SITE_TIMEOUT bounds each request)")
     info.add_argument("--no-remote", action="store_true", help=remote_help)

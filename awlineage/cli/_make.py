@@ -1,7 +1,8 @@
 """``awl make CLASS [--where QUERY] [--set STAGE.attribute=value ...]``: pull targets through
 the target processor, showing the coloured plan (``--dry-run``) or a progress bar and a summary
 table. ``--set`` makes parameters objects (defaults plus the values set) for target classes of
-the chain. Exit status 1 when a target failed or could not be made."""
+the chain. ``--retracted`` / ``--affected-by ID`` make only what retractions made red. Exit
+status 1 when a target failed or could not be made."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import argparse
 import sys
 
 from awlineage.cli._common import find_class, open_database, prepare, use_colour
+from awlineage.cli._ids import parse_id, resolve_id
 from awlineage.errors import AwlError
 from awlineage.processing import EXECUTOR_NAMES
 
@@ -30,8 +32,11 @@ def _run(args: argparse.Namespace) -> int:
     colour = use_colour(args.colour, sys.stdout)
     processor = TargetProcessor(args.executor, database=db, spark_master=args.spark_master,
                                 keep_going=args.keep_going, parameters=parameters)
+    retracted = True if args.retracted else \
+        None if args.affected_by is None else resolve_id(db, args.affected_by)
     report = processor.make(cls, args.where, force=args.force,
-                            force_upstream=args.force_upstream, dry_run=args.dry_run)
+                            force_upstream=args.force_upstream, dry_run=args.dry_run,
+                            retracted=retracted)
     print_report(report, colour=colour)
     if args.dry_run:
         return 0
@@ -71,6 +76,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     make.add_argument("--force", action="store_true", help="make the targets even if up to date")
     make.add_argument("--force-upstream", action="store_true",
                       help="make everything they depend on, too")
+    only = make.add_mutually_exclusive_group()
+    only.add_argument("--retracted", action="store_true",
+                      help="make only the targets that retractions make red (awl retract), "
+                      "as new versions; the others are left as they are")
+    only.add_argument("--affected-by", metavar="ID",
+                      type=parse_id,
+                      help="as --retracted, for one retraction (its id, or the id of the "
+                      "object retracted)")
     make.add_argument("--keep-going", action="store_true",
                       help="after a failure, go on with what does not depend on it")
     make.add_argument("--executor", choices=EXECUTOR_NAMES, default="auto",

@@ -1,6 +1,6 @@
 """Exporting a bundle: an object's ancestry to depth lambda (objects, process runs,
-parameters), the region tables beneath the objects included, and a pointer for every object
-they link to beyond it (seed 001 section 5.2, Bonsai).
+parameters), the region tables beneath the objects included, the retraction records of them,
+and a pointer for every object they link to beyond it (seed 001 section 5.2, Bonsai).
 
 Depth counts links as `awlineage.ancestors` does: depth 1 is what the object links to (its
 process run, its direct inputs), depth 2 what those link to, and so on.
@@ -19,6 +19,7 @@ from awlineage.errors import ObjectNotFoundError
 from awlineage.federation._bundle import Bundle, PointerRecord
 from awlineage.federation._pointer import RemotePointer
 from awlineage.federation._records import ObjectRecord, record_of
+from awlineage.federation._retractions import retraction_records
 from awlineage.federation._site import Site, local_site, origins_of
 from awlineage.lineage import incoming_edges, parent_edges, reachable
 from awlineage.persistence import DBObject, datetime_to_text, qualified_name
@@ -93,6 +94,7 @@ def export_bundle(objects: DBObject | int | Iterable[DBObject | int], depth: int
                                   f"{', '.join(map(str, absent[:5]))}")
     included = set(roots) | set(reachable(db, roots, parent_edges, depth))
     included |= _region_records(db, included)
+    included |= retraction_records(db, included)
     classes.update(_classes_of(db, included - set(classes)))
     site = local_site(db)
     records, pointer_ids = _records(db, included, classes)

@@ -48,6 +48,8 @@ from awlineage.lineage._remote import (
     is_remote_pointer,
     warn_incomplete,
 )
+from awlineage.lineage._table_comparison import TableComparison
+from awlineage.lineage._table_diff import compare_tables
 from awlineage.lineage._walk import (
     ancestors,
     child_edges,
@@ -77,6 +79,7 @@ __all__ = [
     "LineageIncompleteWarning",
     "MissingLineage",
     "PointerFollower",
+    "TableComparison",
     "add_pointer_follower",
     "ancestors",
     "ancestry",
@@ -86,6 +89,7 @@ __all__ = [
     "closure_descendants",
     "closure_index_present",
     "closure_is_ancestor",
+    "compare_tables",
     "descendants",
     "diff",
     "drop_closure_index",

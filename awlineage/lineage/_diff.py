@@ -1,16 +1,20 @@
 """``diff(a, b)``: where the lineage of two objects differs (seed 003 Fig. 4): attributes,
 parameters and dependencies, walked side by side until the two sides are the same object.
 Causes (parameters, code versions, inputs) come first, then the values that follow from them,
-then file names and hashes, which differ whenever anything else does."""
+then file names and hashes, which differ whenever anything else does. When the two objects'
+files hold tables (a source list's catalogue), their rows are compared too (`compare_tables`)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 from awlineage.database import Database, current_database
 from awlineage.lineage._info import _load_links, describe, format_value
+from awlineage.lineage._table_comparison import TableComparison
+from awlineage.lineage._table_diff import compare_tables
 from awlineage.persistence import DBObject, Kind
 
 
@@ -85,10 +89,16 @@ def _show(value: Any) -> str:
 
 class LineageDiff(list):
     """The differences of two lineages (a list of `Difference`, causes first), printable as
-    lines under a heading per category."""
+    lines under a heading per category; `tables` compares the rows of the two objects' tables
+    (after the results)."""
+
+    def __init__(self, differences: Any = (), tables: list[TableComparison] | None = None
+                 ) -> None:
+        super().__init__(differences)
+        self.tables: list[TableComparison] = tables or []
 
     def __str__(self) -> str:
-        if not self:
+        if not self and not self.tables:
             return "no differences"
         lines: list[str] = []
         for category in _ORDER:
@@ -96,11 +106,35 @@ class LineageDiff(list):
             if found:
                 lines.append(f"{category.value}{' (causes)' if category.is_cause else ''}:")
                 lines.extend(f"  {d}" for d in found)
+            if category is Category.RESULTS and self.tables:
+                lines.append("table rows (numbered from 0):")
+                lines.extend(f"  {line}" for t in self.tables for line in t.lines())
         return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The differences and table comparisons as plain data (``awl diff --json``)."""
+        return {"differences": [{"path": d.path, "category": d.category.value,
+                                 "a": _plain(d.a), "b": _plain(d.b)} for d in self],
+                "tables": [t.to_dict() for t in self.tables]}
+
+    def to_json(self) -> str:
+        """`to_dict` as JSON text."""
+        return json.dumps(self.to_dict())
+
+
+def _plain(value: Any) -> Any:
+    """A difference's value as JSON data: objects as class and object_id."""
+    if isinstance(value, DBObject):
+        return {"class": type(value).__name__, "object_id": value.object_id}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return format_value(value)
 
 
 def diff(a: DBObject, b: DBObject, depth: int | None = None, *,
-         database: Database | None = None) -> LineageDiff:
+         database: Database | None = None, tables: bool = True) -> LineageDiff:
     """The attributes, parameters and dependencies in which the lineages of `a` and `b` differ.
 
     Linked objects are compared attribute by attribute, recursively, unless both sides link
@@ -116,12 +150,18 @@ def diff(a: DBObject, b: DBObject, depth: int | None = None, *,
         Levels of links to follow; None for all.
     database : Database or None, optional
         The database to load linked objects from; the current session's by default.
+    tables : bool, optional
+        Whether to compare the tables of `a`'s and `b`'s FITS files row by row (when they
+        are data objects with different files); reads each file once.
 
     Returns
     -------
     LineageDiff
         A list of `Difference` (path, value in `a`, value in `b`), causes (parameters, code
-        versions, inputs) first; prints them grouped by category, empty when none.
+        versions, inputs) first; prints them grouped by category, empty when none. Its
+        ``tables`` holds a `TableComparison` per table HDU: rows identical, changed, only in
+        one (matched by row number when the tables have the same length, see
+        `compare_tables`).
 
     Raises
     ------
@@ -167,6 +207,8 @@ def diff(a: DBObject, b: DBObject, depth: int | None = None, *,
         level = next_level
         steps += 1
     found.sort(key=lambda d: _ORDER.index(d.category))  # stable: walk order within each
+    if tables:
+        found.tables = compare_tables(a, b)
     return found
 
 

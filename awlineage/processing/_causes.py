@@ -126,6 +126,9 @@ class StaleCause:
     general : str
         The reason without what it is about (``the raw frame has no WCS``), so that equal
         causes group in summaries; empty when the reason itself is general.
+    retraction : int or None
+        For `StaleCauseCategory.RETRACTED` (and a block by a retraction): the object id of the
+        retraction record (``awl make --affected-by``); None otherwise.
 
     Examples
     --------
@@ -141,6 +144,7 @@ class StaleCause:
     dependency: str | None = None
     changed: tuple[str, ...] = ()
     general: str = ""
+    retraction: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.category, StaleCauseCategory):

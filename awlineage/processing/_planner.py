@@ -30,7 +30,12 @@ from awlineage.processing._plan import (
     nodes_of,
     short_id,
 )
-from awlineage.processing._retracted import RetractedObjects
+from awlineage.processing._retracted import (
+    RetractedObjects,
+    reaching_retractions,
+    wanted_retractions,
+)
+from awlineage.processing._retracted_regions import RetractedRegions
 from awlineage.processing._staleness import (
     key_reasons,
     link_reasons,
@@ -38,6 +43,7 @@ from awlineage.processing._staleness import (
     run_reasons,
 )
 from awlineage.query import Query, select
+from awlineage.retraction import Retraction, retraction_history
 from awlineage.trace import Process, default_parameters, parameter_values
 
 
@@ -151,17 +157,33 @@ class Planner:
         self._retracted_indexes: dict[tuple[int, tuple[str, ...]],
                                       dict[tuple[Any, ...], list[PlanNode]]] = {}
         self._retractions: RetractedObjects | None = None
+        self._region_retractions: RetractedRegions | None = None
+        self._records: list[Retraction] | None = None
 
     @property
     def retracted(self) -> RetractedObjects:
         """The whole-object retractions in force, read once (one statement) when first asked."""
         if self._retractions is None:
-            self._retractions = RetractedObjects(self.db)
+            self._retractions = RetractedObjects(self._retraction_records())
         return self._retractions
+
+    @property
+    def retracted_regions(self) -> RetractedRegions:
+        """The region retractions recorded (read with the whole-object ones)."""
+        if self._region_retractions is None:
+            self._region_retractions = RetractedRegions(self.db, self._retraction_records())
+        return self._region_retractions
+
+    def _retraction_records(self) -> list[Retraction]:
+        """Every retraction record, oldest first: one statement, once per planner."""
+        if self._records is None:
+            self._records = retraction_history(database=self.db)
+        return self._records
 
     # -- the plan -------------------------------------------------------------------------
     def plan(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
-             force_upstream: bool = False) -> Plan:
+             force_upstream: bool = False,
+             retracted: bool | int | Retraction | None = None) -> Plan:
         """Plan every target of `cls` (those meeting `where`) and all they depend on.
 
         Parameters
@@ -172,7 +194,11 @@ class Planner:
             Make the selected targets even when up to date.
         force_upstream
             Make everything they depend on, too.
+        retracted
+            Only the targets a retraction makes red or blocks (True: any; a `Retraction`,
+            its id, or the id of a retracted object: that one); None for every target.
         """
+        wanted = None if retracted is None else wanted_retractions(self.db, retracted)
         if is_stand_in(cls):
             refuse_stand_in(cls, f"plan targets of {cls.__name__}")
         if isinstance(where, str):
@@ -181,11 +207,13 @@ class Planner:
             where = parse_query(where, cls, self.db.class_named)
         order = self.plan_classes(cls, force_upstream=force_upstream)
         block = self.blocks[cls]
-        if where is None and not force and isinstance(block, ColumnBlock):
+        if where is None and not force and retracted is None and isinstance(block, ColumnBlock):
             blocks = [self._block(c) for c in self._upstream(order)]
             if all(isinstance(b, ColumnBlock) for b in blocks):
                 return UpToDatePlan(block, blocks)
         selected = [n for n in block.all_nodes() if matches(where, n.obj)]
+        if retracted is not None:
+            selected = reaching_retractions(selected, wanted)
         for node in selected:
             if force and node.state is not State.BLOCKED and node.state is not State.RED:
                 self._make_red(node, [StaleCause(Category.FORCED, "forced by the user")])
@@ -259,7 +287,8 @@ class Planner:
                                      {name: self._block(need.cls)
                                       for name, need in needs.items()})
                 # a retracted target is not reused: the object planner says why
-                if block is not None and not self.retracted.any_of(block.ids):
+                if block is not None and not self.retracted.any_of(block.ids) \
+                        and not self.retracted_regions.any_of(block.ids):
                     return block
         return NodeBlock(cls, self._plan_class(cls, force))
 
@@ -314,25 +343,31 @@ class Planner:
             chosen = self._choose(candidate, need)
             dependencies[attribute] = chosen
             setattr(candidate, attribute, None if chosen is None else chosen.obj)
-            if chosen is None and not need.optional:
-                wanted = ", ".join(f"{c}={getattr(candidate, t)!r}" for t, c in
-                                   need.match_pairs())
-                general = f"{attribute}: no {need.cls.__name__} can be found or made"
-                retracted = self._retracted_choice(candidate, need)
-                why = f"; {retracted}" if retracted else ""
-                blocked.append(StaleCause(Category.BLOCKED, f"{general} ({wanted}){why}",
-                                          attribute, general=general))
+            if chosen is not None:
+                continue
+            # an optional dependency is left out only when there is none: one that was
+            # retracted blocks the target rather than being dropped without a word
+            retracted = self._retracted_choice(candidate, need)
+            if need.optional and retracted is None:
+                continue
+            wanted = ", ".join(f"{c}={getattr(candidate, t)!r}" for t, c in need.match_pairs())
+            general = f"{attribute}: no {need.cls.__name__} can be found or made"
+            why = f"; {retracted.reason}" if retracted else ""
+            blocked.append(StaleCause(Category.BLOCKED, f"{general} ({wanted}){why}",
+                                      attribute, general=general,
+                                      retraction=retracted.retraction if retracted else None))
         blocked = self._checked(cls, candidate, checks) + blocked
         linked_by = {id(node): attribute for attribute, value in reversed(dependencies.items())
                      for node in (value if isinstance(value, list) else [value])}
         for dependency in [*nodes_of(dependencies), *([] if sources else left_out)]:
             if dependency.state is State.BLOCKED:
                 attribute = linked_by.get(id(dependency), spec.link)
-                sentence = self.retracted.is_retracted_node(dependency.reasons)
-                if sentence is not None:
-                    blocked.append(StaleCause(Category.BLOCKED_BY, f"{attribute}: {sentence}",
+                own = self.retracted.is_retracted_node(dependency.reasons)
+                if own is not None:
+                    blocked.append(StaleCause(Category.BLOCKED_BY, f"{attribute}: {own.reason}",
                                               attribute, general=f"a {dependency.cls.__name__}"
-                                              " it needs was retracted"))
+                                              " it needs was retracted",
+                                              retraction=own.retraction))
                     continue
                 blocked.append(StaleCause(
                     Category.BLOCKED_BY, f"{describe(dependency)} cannot be made",
@@ -363,6 +398,8 @@ class Planner:
             reasons += link_reasons(attribute, getattr(stored, attribute),
                                     dependencies[attribute], chooser,  # type: ignore[arg-type]
                                     superseded)
+        if self.retracted_regions:
+            reasons = self.retracted_regions.causes(stored, [spec.link, *needs]) + reasons
         if self.retracted:
             reasons = self.retracted.link_causes(stored, [spec.link, *needs]) + reasons
             if not reasons and stored.object_id in self.retracted:
@@ -454,7 +491,7 @@ class Planner:
                 index.setdefault(key, []).append(node)
         return _chosen(index, target, need, pairs)
 
-    def _retracted_choice(self, target: DBObject, need: Needs) -> str | None:
+    def _retracted_choice(self, target: DBObject, need: Needs) -> StaleCause | None:
         """When `need` finds nothing for `target`: the retraction of the candidate it would
         have chosen were retracted ones allowed, or None."""
         pairs = need.match_pairs()

@@ -22,6 +22,7 @@ from awlineage.processing._scheduler import Outcome, Scheduler
 from awlineage.processing._spark import SparkExecutor, module_roots, require_spark
 from awlineage.processing._spark_policy import SparkWhenItPays, typical_seconds
 from awlineage.processing._task import FAILED, MADE, Settings, TaskResult
+from awlineage.retraction import Retraction
 from awlineage.storage import Session, current_session
 
 
@@ -204,7 +205,8 @@ class TargetProcessor:
 
     # -- planning -------------------------------------------------------------------------
     def plan(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
-             force_upstream: bool = False) -> Plan:
+             force_upstream: bool = False,
+             retracted: bool | int | Retraction | None = None) -> Plan:
         """The plan for the targets of `cls` meeting `where`: nothing is made.
 
         Parameters
@@ -217,6 +219,10 @@ class TargetProcessor:
             Make the selected targets even when up to date.
         force_upstream : bool, optional
             Make everything they depend on, too.
+        retracted : bool or int or Retraction or None, optional
+            Only the targets that retractions make red or block: True for any retraction; a
+            `Retraction`, its id, or the id of a retracted object for that one. None (the
+            default) for every target.
 
         Returns
         -------
@@ -233,11 +239,13 @@ class TargetProcessor:
         """
         planner = Planner(self.db, self.parameters)
         with self.session:
-            return planner.plan(cls, where, force=force, force_upstream=force_upstream)
+            return planner.plan(cls, where, force=force, force_upstream=force_upstream,
+                                retracted=retracted)
 
     # -- making ---------------------------------------------------------------------------
     def make(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
-             force_upstream: bool = False, dry_run: bool = False) -> ProcessingReport:
+             force_upstream: bool = False, dry_run: bool = False,
+             retracted: bool | int | Retraction | None = None) -> ProcessingReport:
         """Plan, then make every red target (unless `dry_run`); see `ProcessingReport`.
 
         Parameters
@@ -252,6 +260,10 @@ class TargetProcessor:
             Make everything they depend on, too.
         dry_run : bool, optional
             Only plan: the report's plan says what would be made, and nothing is.
+        retracted : bool or int or Retraction or None, optional
+            Make only the targets that retractions make red (True: any retraction; a
+            `Retraction`, its id, or the id of a retracted object: that one), with what they
+            need; every other target is left as it is. None (the default): every target.
 
         Returns
         -------
@@ -270,7 +282,7 @@ class TargetProcessor:
             When the Spark executor cannot run the targets.
         """
         with self.session:
-            return self._make(cls, where, force, force_upstream, dry_run)
+            return self._make(cls, where, force, force_upstream, dry_run, retracted)
 
     def start(self, cls: type) -> None:
         """Start the executor now, for a `make` of `cls` to come.
@@ -290,14 +302,16 @@ class TargetProcessor:
             self._starting = self._start_spark(cls)
 
     def _make(self, cls: type, where: Expression | str | None, force: bool,
-              force_upstream: bool, dry_run: bool) -> ProcessingReport:
+              force_upstream: bool, dry_run: bool,
+              retracted: bool | int | Retraction | None = None) -> ProcessingReport:
         starting = None
         if not dry_run and self._local_spark:
             require_spark(imported=False)  # a missing extra is said before planning, as before
         if not dry_run:
             starting = self._starting or (None if self._local_spark else self._start_spark(cls))
             self._starting = None
-        plan = self.plan(cls, where, force=force, force_upstream=force_upstream)
+        plan = self.plan(cls, where, force=force, force_upstream=force_upstream,
+                         retracted=retracted)
         if not dry_run:
             clear_leftover_claims(self.db, self.claim_timeout)
         if dry_run or not plan.red():

@@ -5,7 +5,7 @@ take retracted objects out of every dependency selection and give the reasons a 
 A retracted object is a blocked node of the plan: `Needs` choosers never see it (the next
 best candidate wins, or the target is blocked), a group is made without it, and a target
 made from it is blocked. A target stored with a link to it is made again (red), with the
-retraction as its reason. Region retractions are recorded but do not change the plan yet.
+retraction as its reason. Region retractions are `_retracted_regions`'s.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from awlineage.database import Database
 from awlineage.persistence import DBObject, link_ids
 from awlineage.processing._causes import StaleCause
 from awlineage.processing._causes import StaleCauseCategory as Category
-from awlineage.retraction import Retraction, retractions_of
+from awlineage.processing._plan import PlanNode, State
+from awlineage.retraction import Retraction, in_force, retraction_history
 
 RETRACTED = "it was retracted"
 """The general reason of a retracted object's own node (how summaries group them)."""
@@ -27,11 +28,11 @@ USES_RETRACTED = "something it was made from was retracted"
 
 
 class RetractedObjects:
-    """The whole-object retractions in force in `db` when planning starts."""
+    """The whole-object retractions in force among `records` (every retraction record of the
+    database, read when planning starts)."""
 
-    def __init__(self, db: Database) -> None:
-        self.records: dict[int, list[Retraction]] = retractions_of(database=db,
-                                                                   whole_only=True)
+    def __init__(self, records: list[Retraction]) -> None:
+        self.records: dict[int, list[Retraction]] = in_force(records, whole_only=True)
         self.ids = np.array(sorted(self.records), np.int64)
 
     def __bool__(self) -> bool:
@@ -53,7 +54,8 @@ class RetractedObjects:
 
     def own_cause(self, object_id: int) -> StaleCause:
         """The reason a retracted object's own node is blocked."""
-        return StaleCause(Category.BLOCKED, self.sentence(object_id), general=RETRACTED)
+        return StaleCause(Category.BLOCKED, self.sentence(object_id), general=RETRACTED,
+                          retraction=self.records[object_id][0].object_id)
 
     def link_causes(self, stored: DBObject, attributes: Iterable[str]) -> list[StaleCause]:
         """One `StaleCauseCategory.RETRACTED` cause per retracted object `stored` links
@@ -72,12 +74,66 @@ class RetractedObjects:
                 if object_id in self.records:
                     found.append(StaleCause(Category.RETRACTED,
                                             f"{attribute}: {self.sentence(object_id)}",
-                                            attribute, general=USES_RETRACTED))
+                                            attribute, general=USES_RETRACTED,
+                                            retraction=self.records[object_id][0].object_id))
         return found
 
-    def is_retracted_node(self, causes: list[StaleCause]) -> str | None:
-        """The sentence of a node blocked because it was retracted, else None."""
+    @staticmethod
+    def is_retracted_node(causes: list[StaleCause]) -> StaleCause | None:
+        """The cause of a node blocked because it was retracted, else None."""
         for cause in causes:
             if cause.general == RETRACTED:
-                return cause.reason
+                return cause
         return None
+
+
+def reaching_retractions(nodes: Iterable[PlanNode], wanted: set[int] | None
+                         ) -> list[PlanNode]:
+    """The nodes of `nodes` that are made again (or blocked) because of a retraction (one of
+    `wanted`, retraction record ids; any when None): through a cause of their own or of a
+    dependency they are made after, or of a member a group is made without (``awl make
+    --retracted``, ``--affected-by``)."""
+    memo: dict[int, bool] = {}
+
+    def reaches(node: PlanNode) -> bool:
+        key = id(node)
+        if key not in memo:
+            memo[key] = False
+            if node.state in (State.RED, State.BLOCKED):
+                memo[key] = any(c.retraction is not None and
+                                (wanted is None or c.retraction in wanted)
+                                for c in node.reasons) \
+                    or any(reaches(d) for d in [*node.dependency_nodes(), *node.left_out])
+        return memo[key]
+
+    return [n for n in nodes if reaches(n)]
+
+
+def wanted_retractions(db: Database, which: bool | int | Retraction) -> set[int] | None:
+    """The retraction record ids `which` names for ``--affected-by``: None for every
+    retraction (True); a record, or the id of one; or the id of a retracted object (the
+    retractions of it in force).
+
+    Raises
+    ------
+    ProcessingError
+        When the id is neither a retraction record nor an object retracted now.
+    """
+    from awlineage.processing._planner import ProcessingError  # it imports this module
+
+    if which is True:
+        return None
+    if isinstance(which, Retraction):
+        return {which.object_id}
+    if isinstance(which, bool) or not isinstance(which, int):
+        raise ProcessingError(f"retracted must be True, a Retraction or the id of one, not "
+                              f"{which!r}")
+    found = in_force(retraction_history(database=db))
+    if which in found:
+        return {r.object_id for r in found[which]}
+    for records in found.values():
+        for record in records:
+            if record.object_id == which:
+                return {which}
+    raise ProcessingError(f"{which} is neither a retraction in force nor an object retracted "
+                          "now (awl retractions lists them)")

@@ -6,14 +6,17 @@ and a later record can reinstate what an earlier one retracted.
 """
 
 from awlineage.retraction._cells import RetractedCells, RetractedCellsError
+from awlineage.retraction._mask import region_mask
 from awlineage.retraction._record import (
     Retraction,
     RetractionError,
+    in_force,
     reinstate,
     retract,
     retraction_history,
     retractions_of,
 )
 
-__all__ = ["RetractedCells", "RetractedCellsError", "Retraction", "RetractionError", "reinstate",
+__all__ = ["RetractedCells", "RetractedCellsError", "Retraction", "RetractionError", "in_force",
+           "region_mask", "reinstate",
            "retract", "retraction_history", "retractions_of"]

@@ -300,7 +300,14 @@ def retractions_of(objects: Iterable[DBObject | int] | None = None, *,
                                         for o in objects}
     if ids is not None and not ids:
         return {}
-    records = _records(db, ids)
+    return in_force(_records(db, ids), ids, whole_only=whole_only)
+
+
+def in_force(records: Iterable[Retraction], ids: set[int] | None = None, *,
+             whole_only: bool = False) -> dict[int, list[Retraction]]:
+    """`retractions_of`'s answer worked out from `records` already read (every record of
+    the objects `ids`, or every record when None)."""
+    records = list(records)
     undone = {link_ids(r)["reinstates"] for r in records}
     found: dict[int, list[Retraction]] = {}
     for record in records:

@@ -522,3 +522,21 @@ def test_a_pointer_contradicting_the_pointer_held_here_is_refused(
         import_bundle(_tampered(data, forge), database=site_b)
     assert _count(site_b) == before
     assert site_b.get(s1.object_id).content_hash == held
+
+
+def test_retractions_of_the_objects_travel_with_the_bundle(db: Database,
+                                                           site_b: Database) -> None:
+    from awlineage import reinstate, retract, retractions_of
+
+    raws, s1, s2, s3 = _chain(db)
+    kept = retract(s1, reason="lamp failing")
+    undone = retract(raws[0], reason="satellite, it seemed")
+    reinstate(undone, reason="no satellite after all")
+    retract(raws[2], reason="beyond the bundle's depth")
+    import_bundle(export_bundle(s3, depth=2, database=db), database=site_b)
+    found = retractions_of(database=site_b)
+    assert list(found) == [s1.object_id]
+    (record,) = found[s1.object_id]
+    assert (record.object_id, record.reason, record.user) == (kept.object_id, "lamp failing",
+                                                              kept.user)
+    assert retractions_of([raws[0].object_id], database=site_b) == {}

@@ -91,8 +91,11 @@ def _grouping(serial: TargetProcessor, monkeypatch: Any) -> Situation:
 def _retracted(serial: TargetProcessor, monkeypatch: Any) -> Situation:
     from awlineage import retract
 
+    # a calibration of another night to fall back on (an optional one that was retracted
+    # with nothing else to choose blocks the target instead)
+    RawCal(chip="ccd51", obs_date=utc(2024, 2, 20, 19), level=250.0).commit()
     serial.make(Calibrated, "chip == 'ccd51'")
-    retract(select(MasterCal.chip == "ccd51").first(), reason="hot column 57")
+    retract(select(Calibrated.chip == "ccd51").first().cal, reason="hot column 57")
     return Calibrated, "chip == 'ccd51'", serial.plan(Calibrated, "chip == 'ccd51'")
 
 

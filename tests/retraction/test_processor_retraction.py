@@ -105,6 +105,20 @@ class RtStack(Process):
         pass
 
 
+class RtOptional(Process):
+    """A bias if there is one (`optional`): without one the frame is made as it is."""
+
+    targets = OnePer(RtRawFrame, link="raw", copy=("chip",))
+    requires = {"bias": Needs(RtStoredBias, match=("chip",), optional=True)}
+    raw = persistent("Raw frame", RtRawFrame, None)
+    chip = persistent("CCD name", str, "")
+    bias = persistent("Bias subtracted, if any", RtStoredBias, None)
+    counts = persistent("Counts above the bias [ADU]", float, None)
+
+    def make(self) -> None:
+        self.counts = self.raw.counts - (self.bias.level if self.bias else 0.0)
+
+
 def _serial() -> TargetProcessor:
     return TargetProcessor("serial", progress=False)
 
@@ -243,3 +257,46 @@ def test_a_retracted_source_blocks_its_target_and_leaves_its_group(db) -> None:
         assert [str(r) for r in stack[0].reasons] == ["frames: 0 added, 1 removed"]
         assert stack[0].left_out == [quick[frames[0].object_id]]
         assert len(stack[0].obj.frames) == 2
+        # the stack is made again because of the retraction: --retracted selects it
+        only = Planner(db, columnar=columnar).plan(RtStack, retracted=True)
+        assert [n.cls for n in only.selected] == [RtStack]
+
+
+@pytest.mark.parametrize("columnar", [True, False])
+def test_an_optional_dependency_that_was_retracted_blocks_rather_than_being_dropped(
+        db, columnar: bool) -> None:
+    bias = RtStoredBias(chip="ccd1", level=100.0)
+    frames = [RtRawFrame(chip="ccd1", counts=500.0 + i) for i in range(2)]
+    unbiased = RtRawFrame(chip="ccd2", counts=400.0)  # no bias of its chip: made without one
+    commit([bias, *frames, unbiased])
+    _serial().make(RtOptional)
+    record = retract(bias, reason="hot column 57")
+
+    plan = Planner(db, columnar=columnar).plan(RtOptional)
+    by_chip = {n.obj.raw.object_id: n for n in plan.nodes if n.cls is RtOptional}
+    for frame in frames:
+        node = by_chip[frame.object_id]
+        assert node.state is State.BLOCKED
+        assert node.reasons[0].reason.endswith(
+            f"; RtStoredBias {bias.object_id} was retracted on "
+            f"{record.creation_date.date().isoformat()} by {record.user}: hot column 57")
+    assert by_chip[unbiased.object_id].state is State.GREEN
+    report = _serial().make(RtOptional)
+    assert (report.made, report.count("blocked"), report.reused) == (0, 2, 1)
+
+
+def test_retracted_selects_only_what_retractions_make_red(db) -> None:
+    bias = RtStoredBias(chip="ccd1", level=100.0)
+    other = RtStoredBias(chip="ccd2", level=50.0)
+    frames = [RtRawFrame(chip=chip, counts=500.0) for chip in ("ccd1", "ccd2")]
+    commit([bias, other, *frames])
+    _serial().make(RtStack)
+    RtRawFrame(chip="ccd2", counts=700.0).commit()  # ccd2's stack is red, not by a retraction
+    record = retract(frames[0], reason="satellite trail")
+    for which in (True, record, record.object_id, frames[0].object_id):
+        plan = Planner(db).plan(RtStack, retracted=which)
+        assert [n.obj.chip for n in plan.selected] == ["ccd1"]
+    from awlineage.processing import ProcessingError
+
+    with pytest.raises(ProcessingError, match=f"{bias.object_id} is neither a retraction"):
+        Planner(db).plan(RtStack, retracted=bias.object_id)
