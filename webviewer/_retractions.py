@@ -22,6 +22,7 @@ from awlineage import Database, DBObject, Retraction, get_persistent_properties
 from awlineage.database import RowReader
 from awlineage.errors import SchemaConflictError, UnknownClassError
 from awlineage.persistence import link_ids
+from awlineage.retraction import in_force
 from webviewer._public import Redactor
 
 IN_LIST = 5_000
@@ -75,13 +76,6 @@ def read_records(db: Database, condition: Any) -> list[Retraction]:
     return [r for r in found if isinstance(r, Retraction)]
 
 
-def in_force(records: Iterable[Retraction]) -> list[Retraction]:
-    """The retractions among `records` that no record among them reinstates."""
-    listed = list(records)
-    undone = {link_ids(r)["reinstates"] for r in listed}
-    return [r for r in listed if not r.is_reinstatement and r.object_id not in undone]
-
-
 @dataclass
 class ObjectRetractions:
     """What the object page shows of retractions: the object's own records, and the objects
@@ -95,7 +89,7 @@ class ObjectRetractions:
         """The page's ``retraction`` entry; None when there is nothing to say."""
         if not self.own and not self.inputs:
             return None
-        current = in_force(self.own)
+        current = in_force(self.own).get(object_id, [])
         undone = {link_ids(r)["reinstates"]: r for r in self.own if r.is_reinstatement}
         history = []
         for record in self.own:
@@ -136,9 +130,7 @@ def object_retractions(db: Database, obj: DBObject) -> ObjectRetractions:
     if not records:
         return ObjectRetractions()
     found = ObjectRetractions(own=[r for r in records if r.target_id == obj.object_id])
-    by_input: dict[int, list[Retraction]] = {}
-    for record in in_force(r for r in records if r.target_id != obj.object_id):
-        by_input.setdefault(record.target_id, []).append(record)
+    by_input = in_force(r for r in records if r.target_id != obj.object_id)
     found.inputs = by_input
     for name, oid in singles.items():
         if oid in by_input:
@@ -159,10 +151,7 @@ def retracted_among(db: Database, object_ids: Iterable[int]) -> dict[int, list[R
     def condition(target: Any) -> Any:
         return sa.or_(*(target.in_(ids[i:i + IN_LIST]) for i in range(0, len(ids), IN_LIST)))
 
-    found: dict[int, list[Retraction]] = {}
-    for record in in_force(read_records(db, condition)):
-        found.setdefault(record.target_id, []).append(record)
-    return found
+    return in_force(read_records(db, condition))
 
 
 MARK_LEGEND = {

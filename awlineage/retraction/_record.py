@@ -306,7 +306,23 @@ def retractions_of(objects: Iterable[DBObject | int] | None = None, *,
 def in_force(records: Iterable[Retraction], ids: set[int] | None = None, *,
              whole_only: bool = False) -> dict[int, list[Retraction]]:
     """`retractions_of`'s answer worked out from `records` already read (every record of
-    the objects `ids`, or every record when None)."""
+    the objects `ids`, or every record when None).
+
+    Parameters
+    ----------
+    records : iterable of Retraction
+        Retraction and reinstatement records, read together.
+    ids : set of int or None, optional
+        Only the retractions of these objects; every object's when None.
+    whole_only : bool, optional
+        Only whole-object retractions.
+
+    Returns
+    -------
+    dict of int to list of Retraction
+        object_id -> its retractions that no record among `records` reinstates, oldest
+        first.
+    """
     records = list(records)
     undone = {link_ids(r)["reinstates"] for r in records}
     found: dict[int, list[Retraction]] = {}
