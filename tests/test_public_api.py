@@ -24,8 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 USERS = ("targets", "webviewer")
 """The packages written as a user of awlineage would write them: public names only."""
 PUBLIC_MODULES = ("awlineage", *(f"awlineage.{name}" for name in (
-    "cli", "config", "cutouts", "database", "errors", "extras", "federation", "lineage",
-    "persistence", "processing", "query", "regions", "spacetime", "storage", "trace")))
+    "blast_radius", "cli", "config", "cutouts", "database", "errors", "extras", "federation",
+    "lineage", "persistence", "processing", "query", "regions", "retraction", "spacetime",
+    "storage", "trace")))
 """The modules whose ``__all__`` is public, each with an API page."""
 
 

@@ -41,6 +41,7 @@ PAGE_MODULES = (
     "webviewer._pixels",
     "webviewer._sources",
     "webviewer._object",
+    "webviewer._affected",
     "webviewer._used_by",
     "webviewer._tree",
     "webviewer._download",

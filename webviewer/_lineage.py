@@ -20,6 +20,7 @@ from webviewer._graph_walk import GraphNode, WalkLimits, class_names, walk_linea
 from webviewer._node_states import LEGEND, STATES, ObjectState, object_states
 from webviewer._params import choice_param, int_param, object_id
 from webviewer._respond import Page, page, wants_json
+from webviewer._retractions import MARK_LEGEND, graph_marks
 from webviewer._state_cache import current_plans
 from webviewer._viewer import Viewer
 
@@ -73,6 +74,8 @@ def lineage_page(request: Request, viewer: Viewer) -> Page:
     by_class: dict[str, list[int]] = {}
     for node in graph.nodes.values():
         by_class.setdefault(node.class_name, []).extend(node.object_ids)
+    marks = graph_marks(db, {key: node.object_ids for key, node in graph.nodes.items()},
+                        graph.edges, viewer.public)
     pending = states_after_the_page(request)
     states, staleness_limits = ({}, []) if pending else \
         object_states(db, by_class, limits.staleness_targets, current_plans(db))
@@ -83,7 +86,8 @@ def lineage_page(request: Request, viewer: Viewer) -> Page:
         return f"/obj/{node.object_ids[0]}"
 
     nodes = [_node_json(node, states, url_of(node), depth, direction, limits.list_members,
-                        root=node.key == str(root), pending=pending)
+                        root=node.key == str(root), pending=pending,
+                        retraction=marks.get(node.key))
              for node in sorted(graph.nodes.values(), key=lambda n: (n.level, n.key))]
     edges = [{"from": source, "to": target, "label": ", ".join(sorted(labels))}
              for (source, target), labels in graph.edges.items()]
@@ -92,7 +96,9 @@ def lineage_page(request: Request, viewer: Viewer) -> Page:
             "depth": depth, "expanded": sorted(expand), "partial": graph.partial,
             "nodes": nodes, "edges": edges,
             "counts": dict(Counter(n["state"] for n in nodes)), "legend": LEGEND,
-            "states_pending": pending}
+            "states_pending": pending,
+            "retraction_legend": MARK_LEGEND if marks else {},
+            "retraction_counts": dict(Counter(m["mark"] for m in marks.values()))}
     title = f"Lineage of {short_name(root_class)} {root}"
     return Page("lineage.html", data, title=title, limits_hit=limits_hit,
                 context={"directions": DIRECTIONS, "max_depth": limits.max_depth,
@@ -111,7 +117,8 @@ def states_after_the_page(request: Request) -> bool:
 
 def _node_json(node: GraphNode, states: dict[int, ObjectState], url: str, depth: int,
                direction: str, max_members: int, root: bool,
-               pending: bool = False) -> dict[str, Any]:
+               pending: bool = False, retraction: dict[str, Any] | None = None
+               ) -> dict[str, Any]:
     member_states = [states.get(oid, ObjectState("unknown")) for oid in node.object_ids]
     counted = Counter(s.state for s in member_states)
     state = PENDING if pending else next(s for s in STATES if counted[s])
@@ -132,7 +139,7 @@ def _node_json(node: GraphNode, states: dict[int, ObjectState], url: str, depth:
         "class": short_name(node.class_name), "qualified_class": node.class_name,
         "count": len(node.object_ids), "state": state, "reasons": listed, "url": url,
         "level": node.level, "label": node.label, "states": dict(counted), "root": root,
-        "state_text": STATE_WORDS[state],
+        "state_text": STATE_WORDS[state], "retraction": retraction,
     }
     if node.is_group:
         answer["members"] = node.object_ids[:max_members]

@@ -27,6 +27,7 @@ from webviewer._links import LINK_KINDS, LIST_KIND, Links, load_links
 from webviewer._params import object_id
 from webviewer._refs import ref, run_ref
 from webviewer._respond import Page, page, wants_json
+from webviewer._retractions import object_retractions
 from webviewer._site_api import remote_summary
 from webviewer._tree import tree_level
 from webviewer._values import shown_value
@@ -152,6 +153,7 @@ def object_page(request: Request, viewer: Viewer) -> Page:
         "header": None if headers is None else [h.as_data() for h in headers.hdus],
         "urls": urls,
         "remote": remote_summary(db, obj),
+        "retraction": object_retractions(db, obj).data(obj.object_id, viewer.public),
     }
     docs = {info.name: info.doc for info in get_persistent_properties(obj)}
     object_tree = None

@@ -5,7 +5,8 @@ or ``awl serve --public``), no page and no JSON answer shows the server's paths,
 or process ids:
 
 - values under a key ``user``, ``host`` or ``pid`` (also prefixed, as PROV's ``awl:host``)
-  become ``(hidden)``, and a PROV agent ``user/<name>`` becomes ``user/(hidden)``;
+  become ``(hidden)``, a PROV agent ``user/<name>`` becomes ``user/(hidden)``, and so does
+  who recorded a retraction in its sentence (``was retracted on 2026-12-01 by (hidden): ...``);
 - an absolute path under the data directory or the working directory becomes relative to it;
   one under any other server directory (home, the temporary directory, Python's prefix and
   module path) becomes just its last name.
@@ -52,6 +53,8 @@ BUNDLES_REFUSED = (
     "they cannot be hidden from it; serve /api/bundle from a viewer without --public")
 """The answer (403) of ``/api/bundle`` in public mode."""
 _AGENT = re.compile(r"\buser/[^\s\"'<>/]+")
+_RETRACTED_BY = re.compile(r"(\bwas (?:retracted|reinstated) on [0-9?-]+ by )[^\s\"'<>:]+(?=:)")
+"""Who recorded a retraction, in its sentence (the planner's reasons, the viewer's marks)."""
 _PATH_TAIL = r"(?:/[^\s\"'<>,;:()\[\]{}]*)?"
 
 
@@ -101,6 +104,7 @@ class Redactor:
     def text(self, text: str) -> str:
         """`text` with server paths shortened and PROV user agents hidden."""
         text = _AGENT.sub(f"user/{HIDDEN}", text)
+        text = _RETRACTED_BY.sub(rf"\g<1>{HIDDEN}", text)
         if self._pattern is not None:
             text = self._pattern.sub(self._shorten, text)
         return text

@@ -10,7 +10,18 @@ ROW_WIDTH = 100
 
 
 def render_blast_radius(answer: BlastRadius) -> str:
-    """`answer` as lines: a title, the counts per class, then the details."""
+    """`answer` as lines: a title, the counts per class, then the details.
+
+    Parameters
+    ----------
+    answer : BlastRadius
+        What `affected` returned.
+
+    Returns
+    -------
+    str
+        The text ``awl affected`` prints (without ``--json``).
+    """
     source = answer.source
     what = f"{type(source).__name__} {source.object_id}"
     if answer.cells is not None:

@@ -306,7 +306,23 @@ def retractions_of(objects: Iterable[DBObject | int] | None = None, *,
 def in_force(records: Iterable[Retraction], ids: set[int] | None = None, *,
              whole_only: bool = False) -> dict[int, list[Retraction]]:
     """`retractions_of`'s answer worked out from `records` already read (every record of
-    the objects `ids`, or every record when None)."""
+    the objects `ids`, or every record when None).
+
+    Parameters
+    ----------
+    records : iterable of Retraction
+        Retraction and reinstatement records, read together.
+    ids : set of int or None, optional
+        Only the retractions of these objects; every object's when None.
+    whole_only : bool, optional
+        Only whole-object retractions.
+
+    Returns
+    -------
+    dict of int to list of Retraction
+        object_id -> its retractions that no record among `records` reinstates, oldest
+        first.
+    """
     records = list(records)
     undone = {link_ids(r)["reinstates"] for r in records}
     found: dict[int, list[Retraction]] = {}
@@ -323,7 +339,18 @@ def in_force(records: Iterable[Retraction], ids: set[int] | None = None, *,
 
 
 def retraction_history(*, database: Database | None = None) -> list[Retraction]:
-    """Every retraction and reinstatement record, oldest first."""
+    """Every retraction and reinstatement record, oldest first.
+
+    Parameters
+    ----------
+    database : Database or None, optional
+        The database; the current session's by default.
+
+    Returns
+    -------
+    list of Retraction
+        The records, by creation date.
+    """
     db = database or current_database()
     records = _records(db, None)
     return sorted(records, key=lambda r: (r.creation_date, r.object_id))

@@ -54,7 +54,7 @@ def _who(folder: Path) -> tuple[set[str], set[str], set[int]]:
 
 
 HEAVY = ("/lineage", "/gallery", "/pixels", "/sources", "/used-by", "prov.json",
-         "openlineage.json")
+         "openlineage.json", "/affected")
 """Pages crawled for a few classes only (their cost grows with the ancestry)."""
 FEW = ("ProcessRun", "RawScienceFrame", "CoaddedRegriddedFrame", "Source", "SourceList")
 

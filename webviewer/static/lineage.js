@@ -32,16 +32,25 @@
   let focused = null;
   let busy = false;
 
+  // a retracted node (awl retract) and what it reaches downstream get a mark of their own
+  const MARK_WORDS = { retracted: "\u2298 retracted", reached: "\u26a0 uses retracted data" };
+
   function nodeElement(node) {
     const lines = [node.label, node.state_text];
-    const longest = Math.max.apply(null, lines.map(function (l) { return l.length; }));
     const classes = ["state-" + node.state];
+    if (node.retraction) {
+      const mark = node.retraction.mark;
+      lines.push(MARK_WORDS[mark] +
+        (node.count > 1 && node.retraction.retracted ? " (" + node.retraction.retracted + ")" : ""));
+      classes.push(mark);
+    }
+    const longest = Math.max.apply(null, lines.map(function (l) { return l.length; }));
     if (node.count > 1) { classes.push("group"); groupLabels[node.key] = node.label; }
     if (node.root) { classes.push("root"); }
     return {
       group: "nodes",
       data: { id: node.key, label: lines.join("\n"), w: Math.max(60, longest * 6.4 + 18),
-              h: 36, node: node },
+              h: 22 + 14 * (lines.length - 1), node: node },
       classes: classes.join(" "),
     };
   }
@@ -64,6 +73,12 @@
       { selector: "node.root", style: { "border-width": 3 } },
       { selector: "node.state-unknown", style: { "border-style": "dashed" } },
       { selector: "node.state-pending", style: { "border-style": "dotted" } },
+      { selector: "node.retracted", style: {
+        "outline-width": 4, "outline-color": "#b00020", "outline-style": "solid",
+        "outline-offset": 2, "color": "#8c001a", "font-weight": "bold" } },
+      { selector: "node.reached", style: {
+        "outline-width": 2, "outline-color": "#b00020", "outline-style": "dashed",
+        "outline-offset": 2 } },
       { selector: "node.focused", style: {
         "underlay-color": "#0b57d0", "underlay-opacity": 0.35, "underlay-padding": 5,
         "underlay-shape": "round-rectangle" } },
@@ -192,6 +207,16 @@
     const head = document.createElement("strong");
     head.textContent = parts.join(" — ");
     tip.appendChild(head);
+    if (node.retraction) {
+      const marks = document.createElement("ul");
+      marks.className = "retraction-tip";
+      node.retraction.sentences.forEach(function (text) {
+        const item = document.createElement("li");
+        item.textContent = (node.retraction.mark === "reached" ? "made from retracted data: " : "") + text;
+        marks.appendChild(item);
+      });
+      tip.appendChild(marks);
+    }
     if (node.reasons.length) {
       const list = document.createElement("ul");
       node.reasons.forEach(function (reason) {
@@ -241,7 +266,14 @@
     rows.replaceChildren.apply(rows, data.nodes.map(function (node) {
       const row = document.createElement("tr");
       row.id = "row-" + node.key;
-      cell(row, link(node.label, node.url));
+      const name = cell(row, link(node.label, node.url));
+      if (node.retraction) {
+        const badge = document.createElement("span");
+        badge.className = "mark mark-" + node.retraction.mark;
+        badge.title = node.retraction.sentences.join("; ");
+        badge.textContent = node.retraction.mark;
+        name.append(" ", badge);
+      }
       cell(row, node.class);
       cell(row, String(node.level));
       let state = node.state + ": " + node.state_text;
@@ -253,12 +285,18 @@
       cell(row, state).className = "state-" + node.state;
       const reasons = document.createElement("ul");
       reasons.className = "reasons";
+      (node.retraction ? node.retraction.sentences : []).forEach(function (r) {
+        const li = document.createElement("li");
+        li.className = "retraction-reason";
+        li.textContent = (node.retraction.mark === "reached" ? "made from retracted data: " : "") + r;
+        reasons.appendChild(li);
+      });
       node.reasons.forEach(function (r) {
         const li = document.createElement("li");
         li.textContent = r;
         reasons.appendChild(li);
       });
-      cell(row, node.reasons.length ? reasons : "");
+      cell(row, reasons.children.length ? reasons : "");
       let action = link("lineage from here", node.lineage_url);
       if (node.count > 1) {
         action = link("expand", node.url);
