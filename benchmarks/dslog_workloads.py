@@ -59,7 +59,7 @@ def inner_join(episodes: int, rng: np.random.Generator, share: float = 0.7) -> L
     its four columns then basics' four non-key columns. Output cell (r, c) depends on
     episode (r, c) for c < 4 and on basics (m, c - 3) for c >= 4, where m is the basics row
     matched; the key (r, 0) also on basics (m, 0)."""
-    titles = int(round(episodes / share))
+    titles = round(episodes / share)
     matched = np.sort(rng.choice(titles, size=episodes, replace=False))
     rows = np.arange(episodes)
     ep_out = np.concatenate([_column(rows, c) for c in range(4)])
@@ -171,7 +171,7 @@ def lime(side: int, samples: int, rng: np.random.Generator,
     error = np.sqrt(np.outer(np.diag(inverse), residual))
     chosen = (np.abs(weights) >= threshold * np.maximum(error, 1e-12))[:-1].T
     significant = chosen[:, labels]                          # (outputs, side, side)
-    lineage = ((len(target),), [(side, side, 3)], [_pixel_lineage(significant, 3)])
+    lineage: Lineage = ((len(target),), [(side, side, 3)], [_pixel_lineage(significant, 3)])
     return lineage, {"superpixels": count, "chosen": float(chosen.sum(axis=1).mean())}
 
 
@@ -205,7 +205,7 @@ def drise(side: int, samples: int, rng: np.random.Generator, grid: int = 16,
     spread = np.sqrt(moments[1] / samples - (moments[0] / samples) ** 2)[:, None, None]
     score = (saliency - (moments[0] / samples)[:, None, None]) * np.sqrt(total) / spread
     significant = score >= threshold
-    lineage = ((len(target),), [(side, side, 3)], [_pixel_lineage(significant, 3)])
+    lineage: Lineage = ((len(target),), [(side, side, 3)], [_pixel_lineage(significant, 3)])
     return lineage, {"pixels": float(significant.sum(axis=(1, 2)).mean())}
 
 
