@@ -191,10 +191,13 @@ def operator_facts(db: Database, recorded: Mapping[str, Iterable[str]]) -> dict[
     if table is None:
         return {}
     c = table.c
-    query = sa.select(c.operator, sa.func.max(c.object_id), sa.func.count()).group_by(
-        c.operator)
+    # a call that kept two strategies (PayBoth) has a record of each, with the same step
+    per_call = sa.select(c.operator, c.output, c.output_array, c.step).distinct().subquery()
+    counted = sa.select(per_call.c.operator, sa.func.count()).group_by(per_call.c.operator)
+    query = sa.select(c.operator, sa.func.max(c.object_id)).group_by(c.operator)
     with db.engine.connect() as conn:
-        newest = {op: (int(oid), int(n)) for op, oid, n in conn.execute(query)}
+        made = {op: int(n) for op, n in conn.execute(counted)}
+        newest = {op: (int(oid), int(made[op])) for op, oid in conn.execute(query)}
     loaded = load_objects(db, [oid for oid, _ in newest.values()])
     # the ids are RegionTable rows, so their objects are RegionTables
     records = {op: cast(RegionTable, loaded[oid]) for op, (oid, _) in newest.items()}

@@ -58,7 +58,8 @@ def test_sizes_are_read_with_their_units(text, size) -> None:
     (["--max-runtime", "fast"], "argument --max-runtime"),
     (["--pin", "resample"], "argument --pin: 'resample': give OPERATOR=STRATEGY"),
     (["--pin", "resample=fullish"], "argument --pin: operator resample: unknown lineage"),
-    (["--pin", "resample=full-backward,pay"], "argument --pin: .*one strategy"),
+    (["--pin", "resample=full-backward,full-forward"], "argument --pin: .*one strategy"),
+    (["--pin", "resample=comp,full-forward"], "argument --pin: .*pay with one full"),
 ])
 def test_bad_arguments_are_refused_naming_the_argument(argv, message) -> None:
     with pytest.raises(SystemExit, match=message):
@@ -261,3 +262,24 @@ def test_a_runtime_ratio_uses_the_makes_that_captured(db, optimise_command) -> N
     limits = next(line for line in shown.splitlines() if line.startswith("limits:"))
     assert "runtime 1.1 x" in limits and "the makes that captured" in limits, shown
     assert "dry run: nothing stored" in shown
+
+
+def test_pay_both_is_chosen_stored_and_followed_by_later_captures(db, optimise_command,
+                                                                  tmp_path) -> None:
+    from awlineage.regions import gather_inputs
+    from tests.regions.test_optimiser_sets import _blurred
+
+    for _ in range(2):
+        _blurred(db)                                        # pay, the operator's own mode
+    workload = tmp_path / "both.jsonl"
+    workload.write_text("".join(f'{{"operator": "blur", "direction": "{d}", "cells": 1}}\n'
+                                for d in ("backward", "forward")))
+    shown = optimise_command("--workload", str(workload))
+    assert _row(shown, "blur")[1:4] == ["full-forward,pay", "pay", "full-forward"], shown
+    assert stored_choices()["blur"].strategies == ["full-forward", "pay"]
+    _, _, records = _blurred(db)                            # follows the stored PayBoth
+    assert sorted(r.mode for r in records) == ["full", "pay"]
+    pay = next(c for c in gather_inputs(db, workload).candidates if c.strategy == "pay")
+    shown = optimise_command("--workload", str(workload), "--max-disk", str(
+        round(pay.disk_bytes) + 1), "--dry-run")           # room for the payload alone
+    assert _row(shown, "blur")[1].split(",") in (["pay"], ["pay", "blackbox"]), shown
