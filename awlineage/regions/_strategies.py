@@ -26,6 +26,16 @@ def combinable(a: str, b: str) -> bool:
     cell), so the operator still runs once. Any other two stored strategies cannot: one
     call writes one traced mode (``full-both`` keeps both orientations of full lineage).
 
+    Parameters
+    ----------
+    a, b : str
+        Strategy names, of `STRATEGIES`.
+
+    Returns
+    -------
+    bool
+        True when one call can keep both.
+
     Examples
     --------
     >>> from awlineage.regions import combinable
