@@ -42,7 +42,6 @@ from awlineage.regions import (
     capture_regions,
     crop,
     elementwise,
-    mode_and_orientation,
     reduce,
     register_array_loader,
     transpose,
@@ -368,8 +367,9 @@ def run_workflow(training: np.ndarray, test: np.ndarray, strategies: dict[str, s
     Parameters
     ----------
     strategies
-        Lineage strategy per UDF name (`UDFS`; missing names: ``blackbox``), or None to
-        capture nothing. The built-ins always record mapping lineage.
+        Lineage strategy per UDF name (`UDFS`; missing names: ``blackbox``; a set joined
+        by ``+``, such as ``pay+full-forward``), or None to capture nothing. The built-ins
+        always record mapping lineage.
     """
     run = GenomicsRun(store or ArrayStore())
     capture = strategies is not None
@@ -386,11 +386,12 @@ def run_workflow(training: np.ndarray, test: np.ndarray, strategies: dict[str, s
         start = time.perf_counter()
         if capture:
             assert strategies is not None
-            mode, orientation = mode_and_orientation(strategies.get(name, "blackbox"))
-            with capture_regions(output, orientation=orientation) as cap:
+            # a strategy, or a set joined by "+" (PayBoth: pay+full-forward)
+            kept = strategies.get(name, "blackbox").split("+")
+            with capture_regions(output) as cap:
                 refs = [cap.array(o, h, data=a) for (o, h), a in zip(inputs, arrays,
                                                                      strict=True)]
-                result = cap.run(op, refs, arrays, mode=mode)
+                result = cap.run(op, refs, arrays, strategies=kept)
         else:
             result = op.run(*arrays, lineage=NO_LINEAGE)
         output.commit()

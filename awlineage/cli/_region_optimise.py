@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
     plan = optimise(inputs.candidates, inputs.weights, max_disk=args.max_disk,
                     max_runtime=max_runtime, pinned=inputs.pins)
     print(plan_table(plan, inputs.workload_source))
-    print(_limits(args.max_disk, args.max_runtime, max_runtime, inputs.workflow_seconds))
+    print(_limits(args.max_disk, args.max_runtime, max_runtime, inputs.workflow_seconds,
+                  inputs.workflow_source))
     for note in [*inputs.notes, *plan.notes]:
         print(f"  note: {note}")
     if args.dry_run:
@@ -128,20 +129,21 @@ def _runtime_seconds(limit: tuple[str, float] | None, workflow: float) -> float 
         return value
     if workflow <= 0:
         raise RegionError(f"--max-runtime {value}: a ratio needs the workflow's runtime, but "
-                          "no recorded call ran its operator (run_seconds); give seconds "
-                          "instead (e.g. 30s)")
+                          "no make that captured lineage was timed and no recorded call ran "
+                          "its operator (run_seconds); give seconds instead (e.g. 30s)")
     return (value - 1.0) * workflow
 
 
 def _limits(max_disk: int | None, limit: tuple[str, float] | None, seconds: float | None,
-            workflow: float) -> str:
+            workflow: float, source: str = "") -> str:
     from awlineage.regions import format_size
 
     disk = "no limit" if max_disk is None else format_size(max_disk)
     if limit is None:
         runtime = "no limit"
     elif limit[0] == "ratio":
-        runtime = f"{limit[1]:g} x {workflow:.4g} s without lineage = {seconds:.4g} s of capture"
+        runtime = (f"{limit[1]:g} x {workflow:.4g} s without lineage ({source}) = "
+                   f"{seconds:.4g} s of capture")
     else:
         runtime = f"{seconds:.4g} s of capture"
     return f"limits: disk {disk}; runtime {runtime}"

@@ -72,7 +72,12 @@ from awlineage.regions._result import ArrayLineage, RegionLineage
 from awlineage.regions._stats import QuerySummary, RegionQueryStat, read_query_summary
 from awlineage.regions._step_cells import step_backward_cells
 from awlineage.regions._steps import StepContext, step_backward, step_forward
-from awlineage.regions._strategies import STRATEGIES, available_strategies, mode_and_orientation
+from awlineage.regions._strategies import (
+    STRATEGIES,
+    available_strategies,
+    combinable,
+    mode_and_orientation,
+)
 from awlineage.regions._strategy_choice import (
     RegionStrategy,
     check_strategies,
@@ -125,6 +130,7 @@ __all__ = [
     "backward",
     "capture_regions",
     "check_strategies",
+    "combinable",
     "crop",
     "decode_record",
     "elementwise",

@@ -109,6 +109,10 @@ class OperatorCall:
         self.entire_array = entire_array
         self.orientation = orientation
         self.recorder = CallRecorder(self)
+        #: A full strategy the capture derives from this call's payload (PayBoth), or None.
+        self.derived: str | None = None
+        #: Whether the recorded mode's own record is kept (False: only the derived one).
+        self.keep_traced = True
         self.closed = False
         #: Seconds of the operator's own computation (set by `RegionCapture.run`).
         self.run_seconds = 0.0

@@ -17,11 +17,12 @@ import numpy as np
 from awlineage.persistence import DBObject
 from awlineage.regions._call import ArrayRef, OperatorCall, hdu_name
 from awlineage.regions._capture_stats import call_fan
+from awlineage.regions._derived import derive_full
 from awlineage.regions._errors import RegionError
 from awlineage.regions._loaders import can_load
 from awlineage.regions._operator import MODES, AllToAll, Operator
 from awlineage.regions._records import RegionTable, current_run
-from awlineage.regions._strategy_choice import ChoiceBook
+from awlineage.regions._strategy_choice import ChoiceBook, check_strategies, explicit_decision
 
 ORIENTATIONS = ("backward", "forward", "both")
 
@@ -169,8 +170,8 @@ class RegionCapture:
                  hdu: int | str | None = None, name: str | None = None,
                  shape: Sequence[int] | None = None, mode: str | None = None,
                  entire_array: bool | None = None, reuse: bool | str = False,
-                 orientation: str | None = None, follow_choice: bool = False
-                 ) -> OperatorCall:
+                 orientation: str | None = None, follow_choice: bool = False,
+                 strategies: Sequence[str] | None = None) -> OperatorCall:
         """Start a call of `op` on `inputs`, writing an HDU of the output or an intermediate.
 
         Parameters
@@ -200,6 +201,11 @@ class RegionCapture:
             Follow the stored strategy choice for the operator when no `mode` is given. `run`
             and `apply` set it, since there the operator writes its own lineage and asks
             ``call.wants(mode)``; a caller writing lineage itself keeps the operator's default.
+        strategies : sequence of str or None, optional
+            The strategies this call keeps, as a stored choice names them (instead of
+            `mode`): ``["pay", "full-forward"]`` records the payload and derives
+            forward-optimised full lineage from it (PayBoth); checked by
+            `check_strategies`.
 
         Returns
         -------
@@ -237,7 +243,11 @@ class RegionCapture:
             raise RegionError(f"operator {op.name}: orientation must be one of "
                               f"{ORIENTATIONS}, got {orientation!r}")
         decision = None
-        if mode is None and follow_choice and self.choices.choices:
+        if strategies is not None:
+            if mode is not None:
+                raise RegionError(f"operator {op.name}: give mode= or strategies=, not both")
+            decision = explicit_decision(op, check_strategies(op.name, list(strategies)))
+        elif mode is None and follow_choice and self.choices.choices:
             decision = self.choices.decide(op, all(can_load(r.owner, r.array) for r in inputs))
         chosen = mode or (decision.mode if decision else op.default_mode())
         orientation = orientation or (decision.orientation if decision and decision.mode ==
@@ -258,6 +268,8 @@ class RegionCapture:
         call = OperatorCall(self, op, inputs, array, shape, chosen,
                             op.entire_array if entire_array is None else bool(entire_array),
                             orientation=orientation)
+        if decision is not None and decision.derived and chosen == "pay":
+            call.derived, call.keep_traced = decision.derived, decision.keep_traced
         if reuse:
             call.recorder.try_reuse(trust=reuse == "trust")
         self.calls.append(call)
@@ -383,30 +395,48 @@ class RegionCapture:
             started = time.perf_counter()
             encoding, names, signature = call.recorder.encode(call.orientation)
             call.lineage_seconds += time.perf_counter() - started
-            fan_in, fan_out = call_fan(call)
-            call.recorder.encoded_tables = []
-            shapes = call.shapes
+            fan = call_fan(call)
             orientation = call.orientation if call.mode == "full" and not call.reused \
                 else "backward"
-            record = RegionTable(
-                output=self.output, output_array=call.array, output_shape=list(shapes.output),
-                inputs=[r.owner for r in call.inputs],
-                input_arrays=[r.array for r in call.inputs],
-                input_shapes=json.dumps([list(s) for s in shapes.inputs]),
-                operator=call.op.name, operator_spec=json.dumps(call.op.spec()),
-                mode=call.mode, orientation=orientation, entire_array=call.entire_array,
-                encoding=encoding, encoding_name=names, step=step, reused=call.recorder.reused,
-                process_run=run, run_seconds=call.run_seconds,
-                lineage_seconds=call.lineage_seconds, rows=call.recorder.stored_rows,
-                stored_bytes=len(encoding) if encoding else 0, fan_in=fan_in, fan_out=fan_out,
-                output_cells=int(np.prod(shapes.output)),
-            )
-            self.output.add_companion(record)
+            records = []
+            if call.keep_traced:
+                records.append(self._record(call, step, run, call.mode, orientation, encoding,
+                                            names, call.run_seconds, call.lineage_seconds,
+                                            call.recorder.stored_rows, fan))
+            if call.derived:
+                # the payload's full lineage: a second record of the same call (same step),
+                # which queries see as an alternative to the payload
+                full, blob, described, seconds = derive_full(call, call.derived)
+                records.append(self._record(
+                    call, step, run, "full", full.orientation, blob, described,
+                    0.0 if call.keep_traced else call.run_seconds,
+                    seconds + (0.0 if call.keep_traced else call.lineage_seconds),
+                    full.recorder.stored_rows, fan))
+            call.recorder.encoded_tables = []
+            for record in records:
+                self.output.add_companion(record)
             for extra in call.recorder.signatures_to_store(signature):
                 self.output.add_companion(extra)
-            self.records.append(record)
+            self.records.extend(records)
         self.finished = True
         return self.records
+
+    def _record(self, call: OperatorCall, step: int, run: DBObject | None, mode: str,
+                orientation: str, encoding: bytes | None, names: str, run_seconds: float,
+                lineage_seconds: float, rows: int, fan: tuple[float, float]) -> RegionTable:
+        """The `RegionTable` of one strategy `call` kept."""
+        shapes = call.shapes
+        return RegionTable(
+            output=self.output, output_array=call.array, output_shape=list(shapes.output),
+            inputs=[r.owner for r in call.inputs],
+            input_arrays=[r.array for r in call.inputs],
+            input_shapes=json.dumps([list(s) for s in shapes.inputs]),
+            operator=call.op.name, operator_spec=json.dumps(call.op.spec()),
+            mode=mode, orientation=orientation, entire_array=call.entire_array,
+            encoding=encoding, encoding_name=names, step=step, reused=call.recorder.reused,
+            process_run=run, run_seconds=run_seconds, lineage_seconds=lineage_seconds,
+            rows=rows, stored_bytes=len(encoding) if encoding else 0, fan_in=fan[0],
+            fan_out=fan[1], output_cells=int(np.prod(shapes.output)))
 
 
 def _calling_code() -> Any:

@@ -33,15 +33,24 @@ class LineageGraph:
     consumers: dict[ArrayKey, list[tuple[RegionTable, int]]] = field(default_factory=dict)
     missing: list[MissingLineage] = field(default_factory=list)
     """Pointers to other sites' objects met on the way that could not be followed."""
+    alternatives: dict[int, list[RegionTable]] = field(default_factory=dict)
+    """Record id -> the other records of the same call (the strategies it kept besides,
+    such as PayBoth's full lineage beside its payload): a hop picks among them."""
 
     def add(self, record: RegionTable) -> None:
-        """Index `record` (once)."""
+        """Index `record` (once); a second record of a call already indexed (same output
+        array and step) becomes one of its `alternatives`, not a second hop."""
         if record.object_id in self.records:
             return
         self.records[record.object_id] = record
         out = record.output
         self.objects[out.object_id] = out
-        self.producers.setdefault((out.object_id, record.output_array), []).append(record)
+        written = self.producers.setdefault((out.object_id, record.output_array), [])
+        same = next((r for r in written if r.step == record.step), None)
+        if same is not None:
+            self.alternatives.setdefault(same.object_id, []).append(record)
+            return
+        written.append(record)
         for i, (obj, array) in enumerate(zip(record.inputs, record.input_arrays, strict=True)):
             self.objects[obj.object_id] = obj
             self.consumers.setdefault((obj.object_id, array), []).append((record, i))

@@ -8,13 +8,16 @@ x_ij`` with ``sum_j y_ijd = 1`` is the strategy that answers direction ``d`` of 
 ``i``, and ``sum p_id * q_ijd * y_ijd`` replaces the minimum (a least-cost solution puts
 ``y`` on the cheapest chosen strategy). It is solved by `scipy.optimize.milp` (HiGHS).
 
-One capture call stores one strategy (``full-both`` is one candidate keeping both
-orientations), so at most one candidate other than ``blackbox`` is chosen per operator;
-re-execution (``blackbox``, no disk) may be chosen beside it.
+An operator may keep a set of strategies: any two it keeps must be `combinable` (a
+payload with one full strategy derived from it, seed 000's PayBoth; ``full-both`` is one
+candidate keeping both orientations), which the program says as ``x_a + x_b <= 1`` for
+every pair that is not; re-execution (``blackbox``, no disk) may be chosen beside any set.
+At query time each direction is answered by the cheapest strategy kept.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -23,7 +26,7 @@ import numpy as np
 
 from awlineage.extras import require_extra
 from awlineage.regions._errors import RegionError
-from awlineage.regions._strategies import STRATEGIES
+from awlineage.regions._strategies import STRATEGIES, combinable
 
 DIRECTIONS = ("backward", "forward")
 BLACKBOX = "blackbox"
@@ -268,10 +271,11 @@ class _Problem:
                                       f"candidate (candidates: {sorted(known) or 'none'})")
                 disk += known[name].disk_bytes
                 runtime += known[name].runtime_seconds
-            stored = [n for n in names if n != BLACKBOX]
-            if len(stored) > 1:
-                raise InfeasiblePlanError(f"operator {op}: pinned {stored}, but one call "
-                                          "stores one strategy besides blackbox")
+            clash = _clash(names)
+            if clash:
+                raise InfeasiblePlanError(f"operator {op}: pinned {list(names)}, but one call "
+                                          f"cannot keep {clash[0]} and {clash[1]} together "
+                                          "(a payload goes with one full strategy)")
         if disk > self.max_disk:
             raise InfeasiblePlanError(f"the pinned strategies store {disk:.0f} bytes, over "
                                       f"max_disk {self.max_disk:.0f}")
@@ -314,11 +318,19 @@ class _Problem:
             directions = [d for d in DIRECTIONS if (op, d) in self.workload]
             stored = [c for c in cands if c.strategy != BLACKBOX]
 
+            def partners(cand: Candidate, stored: list[Candidate] = stored) -> set[str]:
+                return {c.strategy for c in stored
+                        if c is not cand and combinable(c.strategy, cand.strategy)}
+
             def beaten(cand: Candidate, stored: list[Candidate] = stored,
                        directions: list[str] = directions) -> bool:
+                # exact only when `other` can stand in wherever `cand` stood: beside
+                # every strategy `cand` may be kept with
                 return any(other is not cand and _dominates(other, cand, directions) and (
                     order[other.strategy] < order[cand.strategy]
-                    or not _dominates(cand, other, directions)) for other in stored)
+                    or not _dominates(cand, other, directions))
+                    and partners(cand) - {other.strategy} <= partners(other)
+                    for other in stored)
 
             keep = [c for c in cands
                     if c.strategy == BLACKBOX or self._pinned(c) or not beaten(c)]
@@ -382,9 +394,9 @@ class _Problem:
         for op in self.by_op:
             mine = [k for k, c in enumerate(cands) if c.operator == op]
             add(dict.fromkeys(mine, 1.0), 1, np.inf)
-            stored = [k for k in mine if cands[k].strategy != BLACKBOX]
-            if len(stored) > 1:
-                add(dict.fromkeys(stored, 1.0), -np.inf, 1)
+            for a, b in itertools.combinations(mine, 2):
+                if not combinable(cands[a].strategy, cands[b].strategy):
+                    add({a: 1.0, b: 1.0}, -np.inf, 1)
         for key in self.workload:
             add({n + v: 1.0 for v, (_, op, d) in enumerate(answers) if (op, d) == key}, 1, 1)
         for v, (k, _, _) in enumerate(answers):
@@ -428,6 +440,12 @@ class _Problem:
                 sum(cands[k].runtime_seconds for k in kept),
                 self.pins.get(op, ()))
         return Plan(plans, objective, status, tuple(self.notes))
+
+
+def _clash(names: Iterable[str]) -> tuple[str, str] | None:
+    """Two of `names` one call cannot keep together, or None."""
+    return next(((a, b) for a, b in itertools.combinations(names, 2)
+                 if not combinable(a, b)), None)
 
 
 def _dominates(a: Candidate, b: Candidate, directions: list[str]) -> bool:

@@ -191,10 +191,13 @@ def operator_facts(db: Database, recorded: Mapping[str, Iterable[str]]) -> dict[
     if table is None:
         return {}
     c = table.c
-    query = sa.select(c.operator, sa.func.max(c.object_id), sa.func.count()).group_by(
-        c.operator)
+    # a call that kept two strategies (PayBoth) has a record of each, with the same step
+    per_call = sa.select(c.operator, c.output, c.output_array, c.step).distinct().subquery()
+    counted = sa.select(per_call.c.operator, sa.func.count()).group_by(per_call.c.operator)
+    query = sa.select(c.operator, sa.func.max(c.object_id)).group_by(c.operator)
     with db.engine.connect() as conn:
-        newest = {op: (int(oid), int(n)) for op, oid, n in conn.execute(query)}
+        made = {op: int(n) for op, n in conn.execute(counted)}
+        newest = {op: (int(oid), int(made[op])) for op, oid in conn.execute(query)}
     loaded = load_objects(db, [oid for oid, _ in newest.values()])
     # the ids are RegionTable rows, so their objects are RegionTables
     records = {op: cast(RegionTable, loaded[oid]) for op, (oid, _) in newest.items()}
@@ -300,12 +303,32 @@ def workflow_seconds(facts: Mapping[str, OperatorFacts],
     return total
 
 
+def process_run_seconds(db: Database) -> float:
+    """Seconds of the process runs (make()s) that captured region lineage, less the
+    capture seconds of their records: the workflow's runtime without lineage where the
+    captures ran inside makes (two queries; 0 when none did, or none was timed)."""
+    from awlineage.trace import ProcessRun
+
+    records, runs = stored_table(db, RegionTable), stored_table(db, ProcessRun)
+    if records is None or runs is None:
+        return 0.0
+    r, p = records.c, runs.c
+    captured = r.process_run.is_not(None)
+    with db.engine.connect() as conn:
+        made = conn.execute(sa.select(sa.func.sum(p.duration)).where(
+            p.object_id.in_(sa.select(r.process_run).where(captured).distinct()))).scalar()
+        lineage = conn.execute(sa.select(sa.func.sum(r.lineage_seconds)).where(
+            captured)).scalar()
+    return max(0.0, float(made or 0.0) - float(lineage or 0.0))
+
+
 # -- everything at once -------------------------------------------------------------------
 @dataclass(frozen=True)
 class OptimiserInputs:
     """What `optimise` needs, read from a database: candidates, workload weights, pins (the
     stored pinned choices, then those given), the workflow's own seconds (for a runtime
-    ratio) and where the workload came from."""
+    ratio: the makes that captured lineage, less capture, else the operators' own timed
+    seconds) and where the workload and the workflow's seconds came from."""
 
     candidates: list[Candidate]
     weights: dict[tuple[str, str], float]
@@ -313,6 +336,7 @@ class OptimiserInputs:
     workflow_seconds: float
     workload_source: str
     notes: list[str] = field(default_factory=list)
+    workflow_source: str = "the operators' own seconds"
 
 
 def gather_inputs(db: Database, workload: str | Path | None = None,
@@ -361,5 +385,9 @@ def gather_inputs(db: Database, workload: str | Path | None = None,
               if c.pinned and c.strategies and op != DEFAULT_OPERATOR and op in facts}
     chosen.update(pins or {})
     notes = [f.note for f in facts.values() if f.note]
-    return OptimiserInputs(candidates, weights, chosen, workflow_seconds(facts, stats), source,
-                           notes)
+    # the workflow's runtime for a ratio: its makes, where the captures ran in makes (their
+    # operators are often applied, not timed), else the operators' own timed seconds
+    seconds, timed = process_run_seconds(db), "the makes that captured, less capture"
+    if seconds <= 0:
+        seconds, timed = workflow_seconds(facts, stats), "the operators' own seconds"
+    return OptimiserInputs(candidates, weights, chosen, seconds, source, notes, timed)

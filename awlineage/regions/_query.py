@@ -221,7 +221,8 @@ def _query(obj: DBObject, cells: Any, to: Target, hdu: int | str, database: Data
                           f"{type(obj).__name__} {obj.object_id}")
     region = cells if isinstance(cells, Region) and cells.shape == shape else \
         Region(shape, cells)
-    ctx = StepContext(cost_model=choice.cost_model or query_model(db), prefer=choice.prefer)
+    ctx = StepContext(cost_model=choice.cost_model or query_model(db), prefer=choice.prefer,
+                      alternatives=graph.alternatives)
     reached = _propagate(graph, start, region, direction, target, stop, to is not None, ctx)
     if recording:
         save_hops(db, ctx.hop_log)

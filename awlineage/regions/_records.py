@@ -71,7 +71,9 @@ class RegionTable(DBObject):
     intermediate of the make() that produced ``output`` (``tmp:name``). Inputs are given the
     same way, in operator order. ``mode`` says what ``encoding`` holds: nothing (all, map,
     blackbox: the operator is rebuilt from ``operator_spec``), one table per input (full),
-    or a payload table (pay, comp).
+    or a payload table (pay, comp). A call that kept two strategies (a payload and full
+    lineage derived from it, seed 000's PayBoth) has a record of each, with the same
+    ``step``; a query hop answers from the cheaper.
 
     The capture statistics (``run_seconds`` to ``output_cells``) are filled when the capture
     finishes; records stored before they existed read them as None. A `RegionCapture` makes

@@ -65,6 +65,10 @@ class StepContext:
         None (default) lets the cost model choose.
     hop_log
         One `HopStat` per hop that did work, for the query's statistics.
+    alternatives
+        Record id -> the other records of the same call (strategies it kept besides, as
+        `LineageGraph.alternatives`): a hop answers from the one the cost model estimates
+        cheapest for its direction.
     """
 
     stats: QueryStats = field(default_factory=QueryStats)
@@ -75,6 +79,7 @@ class StepContext:
     hop_log: list[HopStat] = field(default_factory=list)
     switched: set[int] = field(default_factory=set)
     no_rerun: set[int] = field(default_factory=set)
+    alternatives: dict[int, list[RegionTable]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.prefer not in PREFERENCES:
@@ -155,6 +160,18 @@ class StepContext:
             return math.inf
         return self.model().hop_seconds("rerun", direction, stats, cells,
                                         warm=record.object_id in self.reruns)
+
+    def pick(self, record: RegionTable, direction: str, cells: int) -> RegionTable:
+        """Of `record` and the other records of its call, the one whose stored strategy
+        answers a hop of `cells` cells in `direction` cheapest by the cost model (seed 000
+        VII: "the query processor picks the strategy that minimizes the query cost")."""
+        others = self.alternatives.get(record.object_id)
+        if not others:
+            return record
+        model = self.model()
+        return min([record, *others], key=lambda r: model.hop_seconds(
+            strategy_of(r.mode, r.orientation), direction, OperatorStats.of_record(r), cells,
+            warm=is_decoded(r)))
 
     def choose_rerun(self, record: RegionTable, direction: str, cells: int) -> bool:
         """Whether to answer a hop over `record` (which stored tables) by re-running it:
@@ -238,6 +255,7 @@ def _step(record: RegionTable, region: Region, i: int, ctx: StepContext, directi
     ctx.stats.hops += 1
     if region.is_empty():
         return Region(shape)
+    record = ctx.pick(record, direction, region.count())
     started = time.perf_counter()
     strategy, found = _answer(record, region, i, ctx, direction, shape)
     seconds = time.perf_counter() - started

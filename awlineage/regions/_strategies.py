@@ -14,6 +14,52 @@ STRATEGIES = ("all", "map", *FULL_STRATEGIES, "pay", "comp", "blackbox")
 """Every strategy name, cheapest to query first."""
 
 
+PAY_BOTH = ("pay", "full-forward")
+"""Seed 000's PayBoth: a payload (answers backward) and forward-optimised full lineage."""
+
+
+def combinable(a: str, b: str) -> bool:
+    """Whether one call can keep strategies `a` and `b` together.
+
+    ``blackbox`` (nothing stored) goes beside anything; a payload (``pay``) goes with one
+    full strategy, whose tables the capture derives from the payload (`map_p` per payload
+    cell), so the operator still runs once. Any other two stored strategies cannot: one
+    call writes one traced mode (``full-both`` keeps both orientations of full lineage).
+
+    Parameters
+    ----------
+    a, b : str
+        Strategy names, of `STRATEGIES`.
+
+    Returns
+    -------
+    bool
+        True when one call can keep both.
+
+    Examples
+    --------
+    >>> from awlineage.regions import combinable
+    >>> combinable("pay", "full-forward"), combinable("full-backward", "full-forward")
+    (True, False)
+    """
+    if a == b or "blackbox" in (a, b):
+        return True
+    return {a, b} & {"pay"} == {"pay"} and bool({a, b} & set(FULL_STRATEGIES))
+
+
+def traced_and_derived(names: tuple[str, ...] | list[str]) -> tuple[str | None, str | None]:
+    """(the strategy a call records, the full strategy derived from its payload or None) of
+    a set of strategies one call keeps: ``("pay", "full-forward")`` for PayBoth; for a
+    single stored strategy, it and None; ``blackbox`` when that is all; (None, None) for
+    none."""
+    stored = [n for n in names if n != "blackbox"]
+    if "pay" in stored and len(stored) == 2:
+        return "pay", next(n for n in stored if n != "pay")
+    if stored:
+        return stored[0], None
+    return ("blackbox", None) if "blackbox" in names else (None, None)
+
+
 def strategy_of(mode: str, orientation: str = "backward") -> str:
     """The strategy name of a call recorded in `mode` with full tables in `orientation`."""
     if mode == "full":
@@ -72,11 +118,14 @@ def available_strategies(op: Operator) -> tuple[str, ...]:
     -------
     tuple of str
         Strategy names; ``("all",)`` for an operator that supports no mode, ``blackbox``
-        included when the operator can be re-run.
+        included when the operator can be re-run, the full strategies when it writes
+        payloads (a capture following a stored choice derives them from the payload).
     """
     modes = set(op.supported_modes)
     if not modes:
         return ("all",)
+    if "pay" in modes:
+        modes.add("full")
     found = [s for s in STRATEGIES if s != "all" and mode_and_orientation(s)[0] in modes]
     if can_rerun(op) and "blackbox" not in found:
         found.append("blackbox")

@@ -19,9 +19,12 @@ from awlineage.persistence import DBObject, current_store, persistent
 from awlineage.regions._errors import RegionError
 from awlineage.regions._operator import Operator
 from awlineage.regions._strategies import (
+    FULL_STRATEGIES,
     STRATEGIES,
     available_strategies,
+    combinable,
     mode_and_orientation,
+    traced_and_derived,
 )
 
 if TYPE_CHECKING:
@@ -38,9 +41,10 @@ _NOT_RELOADABLE = "; its inputs cannot all be loaded again"
 
 class RegionStrategy(DBObject):
     """The lineage strategies calls of operator `operator` record when the caller gives no
-    mode (one stored strategy; ``blackbox`` beside it means queries may re-run the
-    operator), with what the optimiser expected them to cost. ``pinned`` marks a choice the
-    user fixed, which the optimiser keeps."""
+    mode (one stored strategy, or a payload with full lineage derived from it: `combinable`;
+    ``blackbox`` beside them means queries may re-run the operator), with what the
+    optimiser expected them to cost. ``pinned`` marks a choice the user fixed, which the
+    optimiser keeps."""
 
     identity = ("operator",)
     __run_output__ = False  # a setting of the capture, not a product of a make
@@ -57,18 +61,23 @@ class RegionStrategy(DBObject):
     source = persistent("Who chose: optimiser, user or adaptive", str, "")
 
     def stored_strategy(self) -> str | None:
-        """The strategy a capture records (the first that is not ``blackbox``; ``blackbox``
-        when that is all), or None for an empty choice (default cleared)."""
-        for name in self.strategies:
-            if name != BLACKBOX:
-                return name
-        return BLACKBOX if BLACKBOX in self.strategies else None
+        """The strategy a capture records (``pay`` of a payload kept with full lineage, else
+        the first that is not ``blackbox``; ``blackbox`` when that is all), or None for an
+        empty choice (default cleared)."""
+        return traced_and_derived(self.strategies)[0]
+
+    def derived_strategy(self) -> str | None:
+        """The full strategy a capture derives from the recorded payload (PayBoth's
+        ``full-forward``), or None."""
+        return traced_and_derived(self.strategies)[1]
 
 
 def check_strategies(operator: str, names: Sequence[str]) -> list[str]:
-    """`names` as a list, refused when a name is unknown or more than one strategy is stored.
+    """`names` as a list, refused when a name is unknown or two of them cannot be kept by
+    one call.
 
-    One call stores one strategy; ``blackbox`` may be given beside it.
+    One call stores one strategy, or a payload with one full strategy derived from it
+    (`combinable`); ``blackbox`` may be given beside them.
 
     Parameters
     ----------
@@ -85,17 +94,19 @@ def check_strategies(operator: str, names: Sequence[str]) -> list[str]:
     Raises
     ------
     RegionError
-        When a name is unknown, or more than one strategy other than ``blackbox`` is given.
+        When a name is unknown, or two names cannot be kept together.
     """
     names = list(dict.fromkeys(names))
     for name in names:
         if name not in STRATEGIES:
             raise RegionError(f"operator {operator}: unknown lineage strategy {name!r}; one "
                               f"of {STRATEGIES}")
-    stored = [n for n in names if n != BLACKBOX]
-    if len(stored) > 1:
-        raise RegionError(f"operator {operator}: {stored}: a call stores one strategy "
-                          "(full-both keeps both orientations), besides blackbox")
+    for k, a in enumerate(names):
+        for b in names[k + 1:]:
+            if not combinable(a, b):
+                raise RegionError(f"operator {operator}: {[a, b]}: a call stores one "
+                                  "strategy (full-both keeps both orientations), or pay with "
+                                  "one full strategy derived from it, besides blackbox")
     return names
 
 
@@ -157,7 +168,7 @@ def store_plan(plan: Plan, *, commit: bool = True) -> list[RegionStrategy]:
     Raises
     ------
     RegionError
-        When a plan gives an operator an unknown strategy or more than one stored strategy.
+        When a plan gives an operator an unknown strategy or two it cannot keep together.
     """
     made = []
     for name, chosen in plan.operators.items():
@@ -186,6 +197,11 @@ class Decision:
     mode: str
     orientation: str
     strategy: str
+    derived: str | None = None
+    """A full strategy derived from the recorded payload (PayBoth), or None."""
+    keep_traced: bool = True
+    """Whether the recorded mode's own record is kept (False: full lineage of an operator
+    that writes only payloads, derived from them)."""
 
 
 _warned: set[int] = set()
@@ -217,7 +233,7 @@ class ChoiceBook:
             if strategy is None:
                 return None
             if self._possible(op, strategy, stored_inputs):
-                return Decision(*mode_and_orientation(strategy), strategy)
+                return _decision(op, strategy, own.derived_strategy())
             if own.object_id not in _warned:
                 _warned.add(own.object_id)
                 warnings.warn(f"operator {op.name}: the stored lineage strategy {strategy!r} "
@@ -229,7 +245,7 @@ class ChoiceBook:
         default = self.choices.get(DEFAULT_OPERATOR)
         strategy = None if default is None else default.stored_strategy()
         if strategy is not None and self._possible(op, strategy, stored_inputs):
-            return Decision(*mode_and_orientation(strategy), strategy)
+            return _decision(op, strategy, None)
         return None
 
     @staticmethod
@@ -237,3 +253,28 @@ class ChoiceBook:
         if strategy not in available_strategies(op):
             return False
         return strategy != BLACKBOX or stored_inputs
+
+
+def _decision(op: Operator, strategy: str, derived: str | None) -> Decision:
+    """What a call records for a possible `strategy` (with `derived` full lineage): full
+    lineage of an operator that writes only payloads is derived from its payload."""
+    if strategy in FULL_STRATEGIES and "full" not in op.supported_modes:
+        return Decision("pay", "backward", "pay", strategy, keep_traced=False)
+    return Decision(*mode_and_orientation(strategy), strategy,
+                    derived if derived and "pay" in op.supported_modes else None)
+
+
+def explicit_decision(op: Operator, names: Sequence[str]) -> Decision:
+    """What a call records when its caller names the strategies it keeps (checked names).
+
+    Raises
+    ------
+    RegionError
+        When `op` cannot record them.
+    """
+    strategy, derived = traced_and_derived(tuple(names))
+    if strategy is None or strategy not in available_strategies(op) or (
+            derived is not None and "pay" not in op.supported_modes):
+        raise RegionError(f"operator {op.name} cannot keep {list(names)} (it records "
+                          f"{available_strategies(op)})")
+    return _decision(op, strategy, derived)

@@ -7,9 +7,10 @@ import argparse
 
 import pytest
 
+from awlineage import DBObject, OnePer, Process, TargetProcessor, persistent
 from awlineage.cli._region_optimise import add, parse_pin, parse_runtime, parse_size
 from awlineage.persistence import default_store, set_current_store
-from awlineage.regions import RegionError, backward, capture_regions
+from awlineage.regions import RegionError, backward, capture_regions, elementwise
 from awlineage.regions._optimiser import InfeasiblePlanError
 from awlineage.regions._optimiser_inputs import (
     BYTES_PER_ROW,
@@ -57,7 +58,8 @@ def test_sizes_are_read_with_their_units(text, size) -> None:
     (["--max-runtime", "fast"], "argument --max-runtime"),
     (["--pin", "resample"], "argument --pin: 'resample': give OPERATOR=STRATEGY"),
     (["--pin", "resample=fullish"], "argument --pin: operator resample: unknown lineage"),
-    (["--pin", "resample=full-backward,pay"], "argument --pin: .*one strategy"),
+    (["--pin", "resample=full-backward,full-forward"], "argument --pin: .*one strategy"),
+    (["--pin", "resample=comp,full-forward"], "argument --pin: .*pay with one full"),
 ])
 def test_bad_arguments_are_refused_naming_the_argument(argv, message) -> None:
     with pytest.raises(SystemExit, match=message):
@@ -234,3 +236,50 @@ def test_costs_of_strategies_never_captured_are_estimated_from_those_captured() 
     assert udf["full-forward"]["forward"] < udf["full-backward"]["forward"]
     assert found[("new", "full-forward")].disk_bytes == 3 * 1000 * BYTES_PER_ROW
     assert found[("scale", "map")].disk_bytes == 0
+
+
+# -- captures inside makes, as the demo's: the workflow's runtime is the makes' -----------
+class OptimiserSetsRaw(DBObject):
+    label = persistent("What the frame is", str, "")
+
+
+class OptimiserSetsReduced(Process):
+    """Made by the processor, its lineage captured inside make() by a mapping operator
+    that is applied, not run (so no operator seconds are timed), as the demo's are."""
+
+    targets = OnePer(OptimiserSetsRaw, link="raw")
+    raw = persistent("The raw frame", OptimiserSetsRaw, None)
+
+    def make(self) -> None:
+        with capture_regions(self) as cap:
+            cap.apply(elementwise(), [cap.array(self.raw, shape=(8, 8))])
+
+
+def test_a_runtime_ratio_uses_the_makes_that_captured(db, optimise_command) -> None:
+    db.commit([OptimiserSetsRaw(label=f"raw{i}") for i in range(2)])
+    TargetProcessor("serial", progress=False).make(OptimiserSetsReduced)
+    shown = optimise_command("--max-disk", "50MB", "--max-runtime", "1.1", "--dry-run")
+    limits = next(line for line in shown.splitlines() if line.startswith("limits:"))
+    assert "runtime 1.1 x" in limits and "the makes that captured" in limits, shown
+    assert "dry run: nothing stored" in shown
+
+
+def test_pay_both_is_chosen_stored_and_followed_by_later_captures(db, optimise_command,
+                                                                  tmp_path) -> None:
+    from awlineage.regions import gather_inputs
+    from tests.regions.test_optimiser_sets import _blurred
+
+    for _ in range(2):
+        _blurred(db)                                        # pay, the operator's own mode
+    workload = tmp_path / "both.jsonl"
+    workload.write_text("".join(f'{{"operator": "blur", "direction": "{d}", "cells": 1}}\n'
+                                for d in ("backward", "forward")))
+    shown = optimise_command("--workload", str(workload))
+    assert _row(shown, "blur")[1:4] == ["full-forward,pay", "pay", "full-forward"], shown
+    assert stored_choices()["blur"].strategies == ["full-forward", "pay"]
+    _, _, records = _blurred(db)                            # follows the stored PayBoth
+    assert sorted(r.mode for r in records) == ["full", "pay"]
+    pay = next(c for c in gather_inputs(db, workload).candidates if c.strategy == "pay")
+    shown = optimise_command("--workload", str(workload), "--max-disk", str(
+        round(pay.disk_bytes) + 1), "--dry-run")           # room for the payload alone
+    assert _row(shown, "blur")[1].split(",") in (["pay"], ["pay", "blackbox"]), shown

@@ -1,0 +1,64 @@
+"""Full lineage derived from a call's payload at capture (seed 000's PayBoth: a payload and
+forward-optimised full lineage kept together): each payload cell's input boxes by the
+operator's payload function, stored as full-mode tables in the orientation chosen, so the
+operator runs once and writes one payload."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from awlineage.regions._boxes import Boxes, all_columns
+from awlineage.regions._strategies import mode_and_orientation
+
+if TYPE_CHECKING:
+    from awlineage.regions._call import OperatorCall
+
+
+def derive_full(call: OperatorCall, strategy: str) -> tuple[OperatorCall, bytes | None, str,
+                                                             float]:
+    """A full-mode call holding the lineage of `call`'s payload, encoded as `strategy`.
+
+    Parameters
+    ----------
+    call : OperatorCall
+        A closed call that recorded a payload (mode ``pay``).
+    strategy : str
+        ``full-backward``, ``full-forward`` or ``full-both``.
+
+    Returns
+    -------
+    tuple
+        (the full-mode call, its encoding, the encoding's description, seconds taken).
+    """
+    from awlineage.regions._call import OperatorCall
+
+    started = time.perf_counter()
+    orientation = mode_and_orientation(strategy)[1]
+    full = OperatorCall(None, call.op, call.inputs, call.array, call.shapes.output, "full",
+                        call.entire_array, orientation=orientation)
+    table = call.recorder.payload_table()
+    if len(table):
+        out, values = _payload_cells(call, table)
+        for i, ref in enumerate(call.inputs):
+            boxes = call.op.map_p(out, values, i, call.shapes)
+            upper = np.asarray(ref.shape, np.int64) - 1  # cut to the input, as lwrite does
+            lo, hi = np.maximum(boxes.lo, 0), np.minimum(boxes.hi, upper)
+            keep = all_columns(hi >= lo)
+            full.recorder.add_pairs(i, out[keep], Boxes(lo[keep], hi[keep]))
+    encoding, names, _ = full.recorder.encode(orientation)
+    return full, encoding, names, time.perf_counter() - started
+
+
+def _payload_cells(call: OperatorCall, table: Any) -> tuple[Boxes, np.ndarray]:
+    """(output boxes, payload rows) to give the payload function: the table's rows as they
+    are when the operator says a row's lineage is the same for each of its cells, else one
+    row per cell."""
+    k = table.nkeys
+    keys, values = Boxes(table.lo[:, :k], table.hi[:, :k]), table.lo[:, k:]
+    if not getattr(call.op, "payload_per_cell", True):
+        return keys, values
+    rows = np.repeat(np.arange(len(keys)), keys.volume())
+    return Boxes.from_cells(keys.cells()), values[rows]
