@@ -80,6 +80,7 @@ def create_app(database: str | Database | None = None, *, data_url: str | None =
     ConfigurationError
         When the database does not exist or holds no awlineage objects.
     """
+    owns_database = not isinstance(database, Database)
     if not isinstance(database, Database):
         database = Database(config.setting("database_url", database),
                             schema=config.setting("database_schema", schema), read_only=True)
@@ -89,7 +90,8 @@ def create_app(database: str | Database | None = None, *, data_url: str | None =
     redactor = redactor_for(data_url) if public_setting(public) else None
     viewer = Viewer(database=database, session=session, limits=limits,
                     templates=templates_environment(),
-                    cutout_cache=CutoutCache(limits.cutout_cache), public=redactor)
+                    cutout_cache=CutoutCache(limits.cutout_cache), public=redactor,
+                    owns_database=owns_database)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

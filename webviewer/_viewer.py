@@ -46,10 +46,14 @@ class Viewer:
     templates: jinja2.Environment
     cutout_cache: CutoutCache = field(default_factory=CutoutCache)
     public: Redactor | None = None
+    owns_database: bool = False
+    """True when the viewer opened `database` itself (from a URL): closing it is its job."""
 
     def close(self) -> None:
-        """Release the database's connections."""
+        """Release the database's connections (and close a database the viewer opened)."""
         self.session.close()
+        if self.owns_database:
+            self.database.close()
 
 
 def templates_environment() -> jinja2.Environment:

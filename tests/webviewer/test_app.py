@@ -40,6 +40,20 @@ def test_the_viewer_opens_the_database_read_only(db: Database, open_viewer) -> N
     assert "read" in str(refused.value).lower()
 
 
+def test_a_viewer_closes_the_database_it_opened_when_it_stops(db: Database) -> None:
+    from starlette.testclient import TestClient
+
+    Note(text="kept").commit()
+    app = create_app(db.url.render_as_string(hide_password=False), schema=db.schema)
+    with TestClient(app) as client:
+        assert client.get("/").status_code == 200
+        pool = client.app.state.viewer.database.engine.pool
+        assert pool.checkedin() >= 1  # the page's connection, back in the pool
+    # stopped: the pool the viewer opened is emptied (a test suite or a reloading server
+    # would otherwise keep every viewer's connections until the process ends)
+    assert app.state.viewer.database.engine.pool.checkedin() == 0
+
+
 def test_a_page_answers_html_or_json_on_the_same_url(db: Database, open_viewer) -> None:
     client = open_viewer()
     html = client.get("/")
