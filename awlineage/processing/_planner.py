@@ -198,7 +198,8 @@ class Planner:
             Only the targets a retraction makes red or blocks (True: any; a `Retraction`,
             its id, or the id of a retracted object: that one); None for every target.
         """
-        wanted = None if retracted is None else wanted_retractions(self.db, retracted)
+        wanted = None if retracted is None else \
+            wanted_retractions(self._retraction_records(), retracted)
         if is_stand_in(cls):
             refuse_stand_in(cls, f"plan targets of {cls.__name__}")
         if isinstance(where, str):

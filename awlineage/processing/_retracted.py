@@ -14,12 +14,11 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from awlineage.database import Database
 from awlineage.persistence import DBObject, link_ids
 from awlineage.processing._causes import StaleCause
 from awlineage.processing._causes import StaleCauseCategory as Category
 from awlineage.processing._plan import PlanNode, State
-from awlineage.retraction import Retraction, in_force, retraction_history
+from awlineage.retraction import Retraction, in_force
 
 RETRACTED = "it was retracted"
 """The general reason of a retracted object's own node (how summaries group them)."""
@@ -109,10 +108,12 @@ def reaching_retractions(nodes: Iterable[PlanNode], wanted: set[int] | None
     return [n for n in nodes if reaches(n)]
 
 
-def wanted_retractions(db: Database, which: bool | int | Retraction) -> set[int] | None:
-    """The retraction record ids `which` names for ``--affected-by``: None for every
-    retraction (True); a record, or the id of one; or the id of a retracted object (the
-    retractions of it in force).
+def wanted_retractions(records: list[Retraction], which: bool | int | Retraction
+                       ) -> set[int] | None:
+    """The retraction record ids `which` names for ``--affected-by``, among `records` (every
+    record of the database, as the planner read them): None for every retraction (True); a
+    record, or the id of one; or the id of a retracted object (the retractions of it in
+    force).
 
     Raises
     ------
@@ -128,7 +129,7 @@ def wanted_retractions(db: Database, which: bool | int | Retraction) -> set[int]
     if isinstance(which, bool) or not isinstance(which, int):
         raise ProcessingError(f"retracted must be True, a Retraction or the id of one, not "
                               f"{which!r}")
-    found = in_force(retraction_history(database=db))
+    found = in_force(records)
     if which in found:
         return {r.object_id for r in found[which]}
     for records in found.values():
