@@ -2,14 +2,16 @@
 on SQLite with the serial executor, the back ends behind extras are absent, and using one is
 one line naming the extra to install.
 
-The environment is built once for the module (from this checkout, not editable; the packages
-come from PyPI, or pip's cache), in a directory of its own outside the checkout so that only the
-installed package can be imported.
+The environment is built once for the module (from a copy of this checkout's tracked files, not
+editable; the packages come from PyPI, or pip's cache), in a directory of its own outside the
+checkout so that only the installed package can be imported. The module's tests run in one worker:
+one build, and no two builds racing in the same source tree.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import textwrap
 import venv
@@ -18,6 +20,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.xdist_group("bare-install")
 BEHIND_EXTRAS = {"pyspark": "spark", "psycopg": "postgres", "minio": "s3",
                  "starlette": "web", "uvicorn": "web", "scipy": "optimise"}
 """Packages a bare install must not bring, and the extra that does."""
@@ -73,10 +76,24 @@ def bare(tmp_path_factory: pytest.TempPathFactory) -> BareInstall:
     root = tmp_path_factory.mktemp("bare-install")
     venv.EnvBuilder(with_pip=True, system_site_packages=False).create(root / "venv")
     install = BareInstall(root)
+    source = _tracked_copy(root / "source")
     done = install.run(install.python, "-m", "pip", "install", "--quiet",
-                       "--disable-pip-version-check", "--no-compile", str(REPO), timeout=900)
+                       "--disable-pip-version-check", "--no-compile", str(source), timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return install
+
+
+def _tracked_copy(destination: Path) -> Path:
+    """A copy of the checkout's tracked files (as they are now, edits included), so the wheel is
+    built from what a clean clone holds, without this checkout's build/ and egg-info leftovers,
+    and without writing them into it."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True)
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        source = REPO / name
+        if source.is_file():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination / name)
+    return destination
 
 
 def _one_line(result: subprocess.CompletedProcess) -> str:
