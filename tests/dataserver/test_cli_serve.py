@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,15 +13,11 @@ import pytest
 
 from awlineage import Database
 from dataserver import AccessDenied, HTTPStorage
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "cli-token-0123456789abcdef"
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture

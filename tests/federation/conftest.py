@@ -6,7 +6,6 @@ before it serves, as ``awl serve`` does."""
 from __future__ import annotations
 
 import contextlib
-import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,14 +17,8 @@ from awlineage.federation import set_local_site
 from awlineage.persistence import set_current_store
 from tests.conftest import fresh_database
 from tests.dataserver.conftest import RunningServer, start_server
+from tests.ports import free_port
 from webviewer import create_app
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass

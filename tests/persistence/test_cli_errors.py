@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from awlineage import Database
 from awlineage.cli import main
 from tests.commands import REPO, run_awl
+from tests.ports import free_port
 
 HUGE = "9" * 30
 BAD_ARGUMENTS = (
@@ -103,9 +104,7 @@ def test_a_server_whose_port_is_taken_says_so_in_one_line_and_records_no_site(
 
 
 def test_awl_serve_records_its_address_once_it_listens(db: Database, tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     command = [sys.executable, "-m", "awlineage.cli", "--database",
                db.url.render_as_string(hide_password=False), "serve", "--port", str(port)]
     environment = {**os.environ, "PYTHONPATH": str(REPO)}

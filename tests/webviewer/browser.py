@@ -7,7 +7,6 @@ A page that the Content-Security-Policy blocked anything on fails its test."""
 from __future__ import annotations
 
 import os
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from starlette.applications import Starlette
 
 from benchmarks.chromium import CHROMIUM, CHROMIUM_ARGS, chromium_env
 from tests.commands import REPO
+from tests.ports import free_port
 
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "artefacts_dir", "chromium_env", "served", "until"]
 
@@ -33,17 +33,12 @@ def artefacts_dir() -> Path:
     return folder
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
 
 @contextmanager
 def served(app: Starlette) -> Iterator[str]:
     """Serve `app` with uvicorn on a free loopback port in a background thread; yields its
     base URL."""
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                            log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, name=f"viewer-{port}", daemon=True)

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from awlineage import ConfigurationError, Database, DBObject, persistent
 from tests.commands import REPO
+from tests.ports import free_port
 from webviewer import create_app
 
 JSON = {"accept": "application/json"}
@@ -111,11 +112,6 @@ def test_a_missing_or_foreign_database_is_refused_and_not_created(tmp_path: Path
         create_app(f"sqlite:///{foreign}")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
 
 def _wait_for(url: str, process: subprocess.Popen, seconds: float = 60) -> bytes:
     deadline = time.monotonic() + seconds
@@ -133,7 +129,7 @@ def _wait_for(url: str, process: subprocess.Popen, seconds: float = 60) -> bytes
 @pytest.mark.parametrize("workers", [1, 2])
 def test_awl_serve_answers_on_loopback(db: Database, tmp_path: Path, workers: int) -> None:
     Note(text="served").commit()
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "awlineage.cli", "serve", "--port", str(port),
                "--database", db.url.render_as_string(hide_password=False),
                "--workers", str(workers)]
@@ -167,7 +163,7 @@ def test_awl_serve_refuses_a_database_that_does_not_exist(tmp_path: Path) -> Non
 
 def test_uvicorn_builds_the_app_from_the_environment(db: Database, tmp_path: Path) -> None:
     Note(text="factory").commit()
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "PYTHONPATH": str(REPO),
            "AWL_DATABASE_URL": db.url.render_as_string(hide_password=False)}
     if db.schema:

@@ -23,7 +23,8 @@ from awlineage import Database, import_bundle, read_bundle
 from awlineage.federation import SiteUnreachableError, fetch_bundle
 from dataserver import LocalStorage
 from tests.commands import REPO
-from tests.webviewer.test_app import Note, _free_port, _wait_for
+from tests.ports import free_port
+from tests.webviewer.test_app import Note, _wait_for
 from webviewer import create_app
 from webviewer._app import PAGE_MODULES
 from webviewer._public import HIDDEN, Redactor, public_setting
@@ -202,7 +203,7 @@ def test_awl_serve_public_hides_the_database_path(db: Database, tmp_path: Path,
     """``awl serve --public``, in one process and in workers built from the environment."""
     note = Note(text="public")
     note.commit()
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "awlineage.cli", "serve", "--port", str(port),
                "--database", db.url.render_as_string(hide_password=False),
                "--data-url", str(tmp_path / "awl-data"), "--workers", str(workers), "--public"]
