@@ -85,7 +85,7 @@ def affected(db: Database | None, obj: DBObject, cells: RetractedCells | None = 
     mask = cells.mask(shape)
     if not mask.any():
         raise RetractedCellsError(
-            f"region {cells.text()!r} holds no cell of HDU {cells.hdu} of "
+            f"region {cells.summary()!r} holds no cell of HDU {cells.hdu} of "
             f"{type(obj).__name__} {obj.object_id} ({_size_text(shape)})")
     found = forward(obj, mask, hdu=cells.hdu, database=db)
     arrays = [AffectedArray(e.obj, e.hdu, e.region) for e in found if e.contributed]

@@ -25,7 +25,7 @@ def render_blast_radius(answer: BlastRadius) -> str:
     source = answer.source
     what = f"{type(source).__name__} {source.object_id}"
     if answer.cells is not None:
-        what += f" cells {answer.cells.text()} of HDU {answer.cells.hdu}"
+        what += f" cells {answer.cells.summary()} of HDU {answer.cells.hdu}"
     lines = [f"blast radius of {what}: {len(answer)} object{'s' if len(answer) != 1 else ''}"
              f" ({'region lineage' if answer.fine else 'every descendant'})"]
     counts = answer.counts()

@@ -1,5 +1,11 @@
-"""Which cells of an object's array a retraction covers: boxes of FITS pixels in one HDU, or a
-mask file, with a text form that a retraction record stores and the command line takes.
+"""Which cells of an object's array a retraction covers: boxes of FITS pixels in one HDU, given
+as text or read from a mask file, with a text form that a retraction record stores and the
+command line takes.
+
+A mask file is read once, when the cells are made, and turned into boxes (runs of cells along
+each row, joined over rows where they line up): a record keeps the cells themselves, with the
+mask's shape and the file's name for reference, so that it means the same after the file is
+changed, moved or deleted, and at another site.
 
 Boxes are written as the cutout service and IRAF sections write them, ``x0:x1,y0:y1`` with
 1-based, inclusive FITS pixel numbers (x along NAXIS1, the columns); several boxes are joined
@@ -47,21 +53,25 @@ class CellBox:
 
 @dataclass(frozen=True)
 class RetractedCells:
-    """The retracted cells of one HDU of an object: boxes, or a boolean mask read from a file.
+    """The retracted cells of one HDU of an object, as boxes.
 
     Parameters
     ----------
     hdu
         The HDU (0 for the primary array) the cells belong to.
     boxes
-        Boxes of cells; empty when `mask_path` gives the cells.
-    mask_path
-        A FITS image or ``.npy`` file whose non-zero cells are retracted.
+        Boxes of cells.
+    shape
+        (rows, columns) of the mask file the boxes were read from, which the array must have;
+        None for boxes given as text.
+    source
+        The mask file the boxes were read from (for reference only: it is never read again).
     """
 
     hdu: int = 0
     boxes: tuple[CellBox, ...] = ()
-    mask_path: str | None = None
+    shape: tuple[int, int] | None = None
+    source: str | None = None
 
     @classmethod
     def parse(cls, text: str, hdu: int = 0) -> RetractedCells:
@@ -85,47 +95,109 @@ class RetractedCells:
 
     @classmethod
     def from_mask_file(cls, path: str | Path, hdu: int = 0) -> RetractedCells:
-        """Cells from a mask file (FITS image or ``.npy``); the file is read now to check it."""
+        """Cells from a mask file (FITS image or ``.npy``; its non-zero cells), read now.
+
+        Examples
+        --------
+        >>> import numpy as np, tempfile, pathlib
+        >>> mask = np.zeros((4, 6), np.uint8); mask[1:3, 2] = 1; mask[3, 4:6] = 1
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "bad.npy"; np.save(path, mask)
+        >>> RetractedCells.from_mask_file(path).text()
+        '3:3,2:3;5:6,4:4'
+        """
         resolved = Path(path).resolve()
-        _read_mask(resolved, hdu)
-        return cls(hdu=hdu, mask_path=str(resolved))
+        mask = _read_mask(resolved, hdu)
+        if not mask.any():
+            raise RetractedCellsError(f"mask file {resolved} (HDU {hdu}) sets no cell: every "
+                                      "value is 0, so nothing would be retracted")
+        rows, columns = mask.shape
+        return cls(hdu=hdu, boxes=mask_boxes(mask), shape=(rows, columns), source=str(resolved))
 
     def mask(self, shape: tuple[int, ...]) -> np.ndarray:
         """A boolean array of `shape` (the last two axes rows, columns), True where retracted.
 
-        Raises `RetractedCellsError` when a mask file's shape differs from `shape`.
+        Raises `RetractedCellsError` when the mask file the cells came from had another shape.
         """
-        if self.mask_path is not None:
-            mask = _read_mask(Path(self.mask_path), self.hdu)
-            if mask.shape != tuple(shape[-2:]):
-                raise RetractedCellsError(
-                    f"the mask {self.mask_path} is {mask.shape[1]}x{mask.shape[0]} pixels but "
-                    f"the array is {shape[-1]}x{shape[-2]}")
-            return np.broadcast_to(mask, shape).copy()
+        self.check_shape(shape)
         mask = np.zeros(shape, dtype=bool)
         for box in self.boxes:
             rows, columns = box.slices(shape)
             mask[..., rows, columns] = True
         return mask
 
+    def check_shape(self, shape: tuple[int, ...]) -> None:
+        """Raise `RetractedCellsError` when the cells came from a mask file whose shape is not
+        the last two axes of `shape`."""
+        if self.shape is not None and self.shape != tuple(shape[-2:]):
+            rows, columns = self.shape
+            raise RetractedCellsError(
+                f"the mask {self.source} is {columns}x{rows} pixels but the array is "
+                f"{shape[-1]}x{shape[-2]}")
+
     def text(self) -> str:
-        """The ``x0:x1,y0:y1[;...]`` form, or ``mask:PATH``."""
-        if self.mask_path is not None:
-            return f"mask:{self.mask_path}"
+        """The ``x0:x1,y0:y1[;...]`` form (empty for a mask with no cell set)."""
         return ";".join(box.text() for box in self.boxes)
+
+    def summary(self, most: int = 4) -> str:
+        """`text` when it has at most `most` boxes, else how many cells in how many boxes (and
+        the mask file they came from): for sentences and banners."""
+        if len(self.boxes) <= most:
+            return self.text()
+        cells = None if self.shape is None else int(self.mask(self.shape).sum())
+        counted = f"{cells:,} cells in " if cells is not None else ""
+        origin = f" from {Path(self.source).name}" if self.source else ""
+        return f"{counted}{len(self.boxes):,} boxes{origin}"
 
     def to_json(self) -> str:
         """The form a retraction record stores."""
-        return json.dumps({"hdu": self.hdu, "cells": self.text()})
+        data: dict[str, object] = {"hdu": self.hdu, "cells": self.text()}
+        if self.shape is not None:
+            data["shape"] = list(self.shape)
+        if self.source is not None:
+            data["source"] = self.source
+        return json.dumps(data)
 
     @classmethod
     def from_json(cls, text: str) -> RetractedCells:
-        """Cells back from `to_json`'s form."""
+        """Cells back from `to_json`'s form (a record stored before cells were kept in it,
+        ``mask:PATH``, reads its file)."""
         data = json.loads(text)
         cells = data["cells"]
         if cells.startswith("mask:"):
-            return cls(hdu=data["hdu"], mask_path=cells[len("mask:"):])
-        return cls.parse(cells, hdu=data["hdu"])
+            return cls.from_mask_file(cells[len("mask:"):], hdu=data["hdu"])
+        parsed = cls.parse(cells, hdu=data["hdu"]) if cells else cls(hdu=data["hdu"])
+        shape = data.get("shape")
+        return cls(hdu=parsed.hdu, boxes=parsed.boxes,
+                   shape=None if shape is None else (int(shape[0]), int(shape[1])),
+                   source=data.get("source"))
+
+
+def mask_boxes(mask: np.ndarray) -> tuple[CellBox, ...]:
+    """The set cells of a 2-d boolean `mask` as boxes: each row's runs of set cells, a run
+    joined with the runs of the rows above it that span the same columns.
+
+    Examples
+    --------
+    >>> mask = np.zeros((3, 5), bool); mask[:, 1] = True; mask[2, 3:5] = True
+    >>> [box.text() for box in mask_boxes(mask)]
+    ['2:2,1:3', '4:5,3:3']
+    """
+    padded = np.zeros((mask.shape[0], mask.shape[1] + 2), np.int8)
+    padded[:, 1:-1] = mask
+    steps = np.diff(padded, axis=1)
+    rows, starts = np.nonzero(steps == 1)
+    _, ends = np.nonzero(steps == -1)  # both in row-major order: the k-th end closes the k-th run
+    if not len(rows):
+        return ()
+    order = np.lexsort((rows, ends, starts))  # runs of the same columns together, by row
+    rows, starts, ends = rows[order], starts[order], ends[order]
+    fresh = np.ones(len(rows), bool)
+    fresh[1:] = (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1]) | (rows[1:] != rows[:-1] + 1)
+    first = np.flatnonzero(fresh)
+    last = np.append(first[1:], len(rows)) - 1
+    boxes = sorted(zip(rows[first].tolist(), starts[first].tolist(), ends[first].tolist(),
+                       rows[last].tolist(), strict=True))
+    return tuple(CellBox(x0 + 1, x1, y0 + 1, y1 + 1) for y0, x0, x1, y1 in boxes)
 
 
 def _axis_text(first: int | None, last: int | None) -> str:

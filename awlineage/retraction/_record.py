@@ -99,7 +99,7 @@ class Retraction(DBObject):
         what = f"{self.target_class} {self.target_id}"
         region = self.region
         if region is not None:
-            what = f"{what} (HDU {region.hdu}, cells {region.text()})"
+            what = f"{what} (HDU {region.hdu}, cells {region.summary()})"
         verb = "reinstated" if self.is_reinstatement else "retracted"
         return f"{what} was {verb} on {when} by {self.user or '?'}: {self.reason}"
 
@@ -393,6 +393,10 @@ def _check_region(obj: DBObject, cells: RetractedCells) -> None:
             raise RetractedCellsError(f"HDU {cells.hdu} of {name} holds no 2-d array "
                                       f"(NAXIS = {axes})")
         width, height = int(header["NAXIS1"]), int(header["NAXIS2"])
+    if cells.shape is not None and cells.shape != (height, width):
+        rows, columns = cells.shape
+        raise RetractedCellsError(f"the mask {cells.source} is {columns}x{rows} pixels but "
+                                  f"HDU {cells.hdu} of {name} is {width}x{height}")
     for box in cells.boxes:
         if (box.x0 or 1) > width or (box.y0 or 1) > height:
             raise RetractedCellsError(f"region box {box.text()} starts outside HDU "

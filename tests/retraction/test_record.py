@@ -153,7 +153,14 @@ def test_a_region_is_checked_against_the_file_headers_and_stored(db, image, tmp_
     np.save(tmp_path / "bad.npy", mask)
     masked = retract(image, reason="a bad pixel",
                      region=RetractedCells.from_mask_file(tmp_path / "bad.npy"))
+    (tmp_path / "bad.npy").unlink()  # the record holds the cells, not the file's name only
     assert masked.region.mask((30, 40)).sum() == 1
+    assert "(HDU 0, cells 6:6,4:4) was retracted" in masked.sentence()
+    np.save(tmp_path / "small.npy", mask[:10])
+    with pytest.raises(RetractedCellsError, match=r"small\.npy is 40x10 pixels but HDU 0 of "
+                       r".* is 40x30"):
+        retract(image, reason="a mask of another frame",
+                region=RetractedCells.from_mask_file(tmp_path / "small.npy"))
     reinstate(masked, reason="a cosmic ray, not the detector")
     whole = retract(image, reason="and the rest")
     assert [r.object_id for r in retractions_of([image])[image.object_id]] == \
