@@ -120,6 +120,7 @@ def object_page(request: Request, viewer: Viewer) -> Page:
     run_id = producing_run_id(db, obj)
     links = load_links(db, obj, limits.list_members, [run_id] if run_id is not None else [])
     total, versions = identity_versions(db, obj, limits.versions_listed)
+    retractions = object_retractions(db, obj)
     if total > len(versions):
         limits_hit.append(f"versions_listed: the newest {len(versions)} of the {total} "
                           "versions of this identity are listed")
@@ -153,12 +154,13 @@ def object_page(request: Request, viewer: Viewer) -> Page:
         "header": None if headers is None else [h.as_data() for h in headers.hdus],
         "urls": urls,
         "remote": remote_summary(db, obj),
-        "retraction": object_retractions(db, obj).data(obj.object_id, viewer.public),
+        "retraction": retractions.data(obj.object_id, viewer.public),
     }
     docs = {info.name: info.doc for info in get_persistent_properties(obj)}
     object_tree = None
     if not wants_json(request):  # the tree is an answer of its own (/obj/ID/tree)
-        object_tree, tree_hits = tree_level(viewer, obj, links, versions[0])
+        object_tree, tree_hits = tree_level(viewer, obj, links, versions[0],
+                                            retractions.in_force(obj.object_id))
         limits_hit.extend(tree_hits)
     return Page("object.html", data, title=f"{cls.__name__} {obj.object_id}",
                 context={"attribute_rows": rows, "docs": docs, "object_tree": object_tree,

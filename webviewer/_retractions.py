@@ -85,6 +85,15 @@ class ObjectRetractions:
     inputs: dict[int, list[Retraction]] = field(default_factory=dict)
     attributes: dict[int, list[str]] = field(default_factory=dict)
 
+    def in_force(self, object_id: int) -> dict[int, list[Retraction]]:
+        """Object id -> its retractions in force, for the object (`object_id`) and what it
+        links to: what `retracted_among` would answer for them, without a statement."""
+        found = dict(self.inputs)
+        own = in_force(self.own).get(object_id)
+        if own:
+            found[object_id] = own
+        return found
+
     def data(self, object_id: int, public: Redactor | None) -> dict[str, Any] | None:
         """The page's ``retraction`` entry; None when there is nothing to say."""
         if not self.own and not self.inputs:
@@ -163,6 +172,17 @@ MARK_SENTENCES = 5
 """Retraction sentences a node's mark lists (a group's members may have more)."""
 
 
+def retraction_mark(records: list[Retraction], public: Redactor | None) -> dict[str, Any]:
+    """What an object tree's node shows of the retractions in force of its object: whether
+    the whole object is retracted, the sentences (at most `MARK_SENTENCES`) and the blast
+    radius page of the first."""
+    sentences = [sentence(r, public) for r in records[:MARK_SENTENCES]]
+    if len(records) > MARK_SENTENCES:
+        sentences.append(f"and {len(records) - MARK_SENTENCES} more retractions")
+    return {"whole": any(r.whole for r in records), "sentences": sentences,
+            "affected_url": affected_url(records[0])}
+
+
 def graph_marks(db: Database, members: dict[str, list[int]],
                 edges: Iterable[tuple[str, str]], public: Redactor | None
                 ) -> dict[str, dict[str, Any]]:
@@ -179,12 +199,8 @@ def graph_marks(db: Database, members: dict[str, list[int]],
         if not hit:
             continue
         records = [r for oid in hit for r in retracted[oid]]
-        sentences = [sentence(r, public) for r in records[:MARK_SENTENCES]]
-        if len(records) > MARK_SENTENCES:
-            sentences.append(f"and {len(records) - MARK_SENTENCES} more retractions")
-        marks[key] = {"mark": "retracted", "retracted": len(hit), "whole": any(
-            r.whole for r in records), "sentences": sentences,
-            "affected_url": affected_url(records[0])}
+        marks[key] = {"mark": "retracted", "retracted": len(hit),
+                      **retraction_mark(records, public)}
     products: dict[str, list[str]] = {}
     for source, target in edges:
         products.setdefault(source, []).append(target)

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from awlineage import Database, DBObject, Process, get_persistent_properties
+from awlineage import Database, DBObject, Process, Retraction, get_persistent_properties
 from awlineage.persistence import is_stand_in, link_ids, qualified_name
 from webviewer._errors import BadRequest
 from webviewer._identity_versions import VersionRow
@@ -29,6 +29,7 @@ from webviewer._links import LINK_KINDS, LIST_KIND, Links
 from webviewer._node_states import ObjectState, is_target_class, object_states
 from webviewer._params import int_param, object_id, text_param
 from webviewer._respond import Page, page
+from webviewer._retractions import retracted_among, retraction_mark
 from webviewer._state_cache import current_plans
 from webviewer._state_plans import StatePlans
 from webviewer._values import shown_value
@@ -47,7 +48,7 @@ def object_node(obj: DBObject, path: frozenset[int] = frozenset()) -> dict[str, 
     return {"object_id": oid, "class": type(obj).__name__,
             "version": obj.__dict__.get("version"), "url": f"/obj/{oid}",
             "tree_url": tree_url(oid, 0), "versions_url": f"/obj/{oid}/versions",
-            "state": "unknown", "reasons": [], "newer": False,
+            "state": "unknown", "reasons": [], "newer": False, "retracted": None,
             "cycle": oid in path, "expanded": False}
 
 
@@ -248,6 +249,30 @@ def _set_states(viewer: Viewer, nodes: list[tuple[dict[str, Any], DBObject]],
             _apply(node, found)
 
 
+def _mark_retracted(viewer: Viewer, nodes: list[dict[str, Any]],
+                    known: dict[int, list[Retraction]] | None = None) -> None:
+    """Set ``retracted`` on each object node whose object is retracted now (whole or some of
+    its cells): one statement for all of `nodes`, none when the caller `known` them (object
+    id -> retractions in force, for every node's object)."""
+    found = known if known is not None else \
+        retracted_among(viewer.database, (n["object_id"] for n in nodes))
+    for node in nodes:
+        records = found.get(node["object_id"])
+        if records:
+            node["retracted"] = retraction_mark(records, viewer.public)
+
+
+def _object_nodes(root: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every object node of a built tree, `root` first."""
+    found, waiting = [], [root]
+    while waiting:
+        node = waiting.pop()
+        found.append(node)
+        waiting.extend(link["target"] for link in node.get("links", ()) if link["target"])
+        waiting.extend(m for lst in node.get("lists", ()) for m in lst["members"])
+    return found
+
+
 def _plans_once(db: Database) -> Callable[[], StatePlans]:
     """The viewer's current plans of `db`, looked up on the first call only (one change-token
     read per request, none when no node needs the plan)."""
@@ -272,12 +297,14 @@ def _apply(node: dict[str, Any], state: ObjectState) -> None:
 
 
 def build_tree(viewer: Viewer, obj: DBObject, depth: int, *, links: Links | None = None,
-               root_state: ObjectState | None = None, plan: bool = True
+               root_state: ObjectState | None = None, plan: bool = True,
+               retracted: dict[int, list[Retraction]] | None = None
                ) -> tuple[dict[str, Any], list[str]]:
     """The tree of `obj` with `depth` levels of linked objects expanded below its own (0: its
     own attributes, links and lists, the linked objects not expanded), and the limits hit.
-    `links` and `root_state`, when the caller knows them, are not read again; without
-    `plan` the states that need the processor's plan are left ``pending``."""
+    `links`, `root_state` and `retracted` (what `retracted_among` answers for every object
+    of the tree), when the caller knows them, are not read again; without `plan` the states
+    that need the processor's plan are left ``pending``."""
     db = viewer.database
     plans = _plans_once(db) if plan else None
     budget = _Budget(viewer.limits.tree_nodes)
@@ -298,13 +325,17 @@ def build_tree(viewer: Viewer, obj: DBObject, depth: int, *, links: Links | None
         level = [c for c in children if not c[0]["cycle"]]
         if not level:
             break
+    _mark_retracted(viewer, _object_nodes(root), retracted)
     return root, budget.limits_hit
 
 
 def tree_level(viewer: Viewer, obj: DBObject, links: Links | None = None,
-               newest: VersionRow | None = None) -> tuple[dict[str, Any], list[str]]:
+               newest: VersionRow | None = None,
+               retracted: dict[int, list[Retraction]] | None = None
+               ) -> tuple[dict[str, Any], list[str]]:
     """The object's own level of the tree, as the object page embeds it: `links` is what
-    the page read of the object's links, `newest` the newest version of its identity (for a
+    the page read of the object's links, `retracted` the retractions in force it read of the
+    object and what it links to, `newest` the newest version of its identity (for a
     class the processor does not plan, that is all its state needs). States that need the
     processor's plan are ``pending``: the page's script asks for them once it has loaded,
     so that planning does not hold the page up."""
@@ -317,7 +348,7 @@ def tree_level(viewer: Viewer, obj: DBObject, links: Links | None = None,
         else:
             root_state = ObjectState("stored")
     root, limits_hit = build_tree(viewer, obj, 0, links=links, root_state=root_state,
-                                  plan=False)
+                                  plan=False, retracted=retracted)
     shown = [root, *(link["target"] for link in root["links"] if link["target"]),
              *(m for lst in root["lists"] for m in lst["members"])]
     root["states_url"] = tree_url(obj.object_id, 0) if any(
@@ -339,6 +370,7 @@ def list_page(viewer: Viewer, obj: DBObject, name: str, start: int) -> dict[str,
     limits_hit: list[str] = []
     _set_states(viewer, [(m, loaded[i]) for m, i in zip(members, ids, strict=True)],
                 limits_hit, _plans_once(db))
+    _mark_retracted(viewer, members)
     return {"object_id": obj.object_id, "list": name, "count": count, "start": start,
             "members": members, "next_url": _next_url(obj.object_id, name, start, len(ids),
                                                       count),

@@ -23,6 +23,19 @@ def test_banner_graph_marks_and_affected_cells_in_chromium(db: Database, files,
     assert banner.is_visible() and "hot column 6" in banner.inner_text()
     page.screenshot(path=shot("banner"))
 
+    # the object tree: opening the reduced frame in place shows its retracted bias's mark
+    page.goto(f"{url}/obj/{night.smoothed.object_id}")
+    reduced = f'li.object[data-object-id="{night.reduced.object_id}"]'
+    page.locator('li.list[data-list="inputs"] > .row > .name').first.click()
+    page.locator(f"{reduced} > .row > .name").first.click()
+    marks = f'{reduced} li.object[data-object-id="{night.bias.object_id}"] a.retracted'
+    until(page, f"document.querySelectorAll('{marks}').length > 0")
+    mark = page.locator(marks).first
+    assert mark.inner_text() == "\u2298 cells retracted"
+    assert record.sentence() in mark.get_attribute("title")
+    assert mark.get_attribute("href") == f"/obj/{night.bias.object_id}/affected?" \
+        f"retraction={record.object_id}"
+
     page.goto(f"{url}/obj/{night.table.object_id}/lineage?direction=up&depth=4")
     page.wait_for_selector("#lineage-graph[data-ready='1'] canvas")
     marked = page.evaluate("""() => {

@@ -342,12 +342,52 @@ def test_bad_parameters_are_400_naming_them(db: Database, files, open_viewer) ->
         assert page.status_code == 400 and named in page.text, query
 
 
+def _tree_nodes(node: dict) -> dict[int, dict]:
+    found = {node["object_id"]: node}
+    for child in [link["target"] for link in node["links"] if link["target"]] + \
+            [m for lst in node["lists"] for m in lst["members"]]:
+        found.update(_tree_nodes(child))
+    return found
+
+
+def test_the_object_tree_marks_retracted_objects_in_one_statement(
+        db: Database, files, open_viewer) -> None:
+    night = build_night()
+    region = retract(night.bias, reason="hot column 6", region=f"{COLUMN}:{COLUMN},*")
+    whole = retract(night.raw, reason="wrong frame")
+    client = open_viewer()
+    database = client.app.state.viewer.database
+    path = f"/obj/{night.smoothed.object_id}/tree?depth=2"
+    client.get(path, headers=JSON)
+    with recorded_statements(database) as statements:
+        tree = client.get(path, headers=JSON).json()["tree"]
+    assert len(_retraction_statements(statements)) == 1
+    nodes = _tree_nodes(tree)
+    assert nodes[night.bias.object_id]["retracted"] == {
+        "whole": False, "sentences": [region.sentence()],
+        "affected_url": f"/obj/{night.bias.object_id}/affected?retraction={region.object_id}"}
+    assert nodes[night.raw.object_id]["retracted"]["whole"] is True
+    assert nodes[night.raw.object_id]["retracted"]["sentences"] == [whole.sentence()]
+    assert tree["retracted"] is None and nodes[night.reduced.object_id]["retracted"] is None
+    html = client.get(path).text
+    assert html.count('class="retracted"') == 2
+    assert "&#x2298; cells retracted" in html and "&#x2298; retracted" in html
+    listed = client.get(f"/obj/{night.reduced.object_id}/tree?list=inputs&start=0",
+                        headers=JSON).json()
+    assert {m["object_id"]: m["retracted"] is not None for m in listed["members"]} == {
+        night.raw.object_id: True, night.bias.object_id: True}
+    reinstate(whole, reason="the right frame after all")
+    again = _tree_nodes(client.get(path, headers=JSON).json()["tree"])
+    assert again[night.raw.object_id]["retracted"] is None
+
+
 def test_public_mode_hides_who_retracted(db: Database, files, tmp_path: Path) -> None:
     night = build_night()
     record = retract(night.bias, reason="hot column 6", region=f"{COLUMN}:{COLUMN},*")
     assert record.user == USER
     paths = [f"/obj/{night.bias.object_id}", f"/obj/{night.bias.object_id}/affected",
-             f"/obj/{night.table.object_id}/lineage?direction=up&depth=4"]
+             f"/obj/{night.table.object_id}/lineage?direction=up&depth=4",
+             f"/obj/{night.smoothed.object_id}/tree?depth=2"]
     seen = {}
     for public in (True, False):
         app = create_app(db.url.render_as_string(hide_password=False), schema=db.schema,

@@ -31,6 +31,16 @@ function newerLink(n) {
   return newer;
 }
 
+function retractedLink(n) {
+  // the object is retracted now (awl retract): the mark links to what the retraction reached
+  const mark = make("a", "retracted",
+    "\u2298 " + (n.retracted.whole ? "retracted" : "cells retracted"));
+  mark.href = n.retracted.affected_url;
+  mark.title = n.retracted.sentences.join("; ");
+  mark.tabIndex = -1;
+  return mark;
+}
+
 function objectLabel(n) {
   const link = make("a", "objref", n["class"] + " " + idOf(n));
   link.href = n.url;
@@ -38,6 +48,7 @@ function objectLabel(n) {
   const parts = [stateMark(n), " ", link];
   if (n.version) parts.push(" ", make("span", "version", "v" + n.version));
   if (n.newer) parts.push(" ", newerLink(n));
+  if (n.retracted) parts.push(" ", retractedLink(n));
   if (n.cycle) parts.push(" ", make("span", "cycle muted", "(above in this tree)"));
   return parts;
 }
