@@ -23,7 +23,7 @@ from awlineage import DataObject, DBObject, Retraction
 from awlineage.blast_radius import AffectedArray, BlastRadius, affected
 from awlineage.errors import ObjectNotFoundError
 from awlineage.regions import RegionError
-from awlineage.retraction import RetractedCells, RetractedCellsError
+from awlineage.retraction import RetractedCells, RetractedCellsError, standing
 from webviewer._errors import BadRequest, NotFound, ViewerError
 from webviewer._imagedata import MAX_HDU, hdu_index, image_hdu
 from webviewer._json import object_ref
@@ -89,8 +89,7 @@ def _question(request: Request, viewer: Viewer, obj: DBObject
         return _record(viewer, obj, rid), None, current
     if cells is not None or not current:
         return None, cells, current
-    whole = [r for r in current if r.whole]
-    return (whole[0] if whole else current[-1]), None, current
+    return standing(current), None, current
 
 
 def _answer(viewer: Viewer, obj: DBObject, record: Retraction | None,

@@ -13,13 +13,22 @@ from awlineage.cli._ids import parse_id, resolve_id
 
 def _run(args: argparse.Namespace) -> int:
     from awlineage.blast_radius import affected, render_blast_radius
+    from awlineage.retraction import Retraction, retractions_of, standing
 
     cells = cells_from(args)
     db = open_database(args)
     prepare(db, args.imports)
     obj = db.get(resolve_id(db, args.id))
-    answer = affected(db, obj, cells)
-    print(answer.to_json() if args.json else render_blast_radius(answer))
+    chosen = None
+    if cells is None and not isinstance(obj, Retraction):  # the retraction in force, if any
+        chosen = standing(retractions_of([obj], database=db).get(obj.object_id, []))
+    answer = affected(db, chosen or obj, cells)
+    if args.json:
+        print(answer.to_json())
+        return 0
+    if chosen is not None:
+        print(f"the retraction in force (record {chosen.object_id}): {chosen.sentence()}")
+    print(render_blast_radius(answer))
     return 0
 
 
@@ -32,8 +41,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "cells (region lineage: the cells reached in every descendant array and the rows of "
         "every source list reached). Counts per class first, then the details.")
     parser.add_argument("id", type=parse_id, metavar="ID",
-                        help="an object_id (or enough of its first digits to be unique); a "
-                        "retraction's id asks about what it retracted")
+                        help="an object_id (or enough of its first digits to be unique): "
+                        "without --region or --mask, its retraction in force (a whole-"
+                        "object one first, else the newest) or, retracted by none, the "
+                        "object whole; a retraction's id asks about what it retracted")
     add_cell_arguments(parser, "ask about")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--import", dest="imports", action="append", default=[],

@@ -15,8 +15,9 @@ from awlineage.retraction._record import (
     retract,
     retraction_history,
     retractions_of,
+    standing,
 )
 
 __all__ = ["RetractedCells", "RetractedCellsError", "Retraction", "RetractionError", "in_force",
            "region_mask", "reinstate",
-           "retract", "retraction_history", "retractions_of"]
+           "retract", "retraction_history", "retractions_of", "standing"]

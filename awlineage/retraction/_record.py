@@ -338,6 +338,24 @@ def in_force(records: Iterable[Retraction], ids: set[int] | None = None, *,
     return found
 
 
+def standing(records: Iterable[Retraction]) -> Retraction | None:
+    """The retraction that speaks for an object among its `records` in force (oldest first,
+    as `in_force` lists them): a whole-object one first, else the newest; None for none.
+    What ``awl affected ID`` and the viewer's affected page ask about when given only the
+    object.
+
+    Examples
+    --------
+    >>> standing([]) is None
+    True
+    """
+    listed = list(records)
+    whole = [r for r in listed if r.whole]
+    if whole:
+        return whole[0]
+    return listed[-1] if listed else None
+
+
 def retraction_history(*, database: Database | None = None) -> list[Retraction]:
     """Every retraction and reinstatement record, oldest first.
 

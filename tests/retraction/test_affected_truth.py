@@ -317,6 +317,14 @@ def test_a_retraction_stands_for_its_object_and_cells(current: Built):
         done = run_awl(current.db, "affected", str(record.object_id), "--json")
         assert done.returncode == 0, done.stderr
         assert '"region": "' + HOT.fits_region() + '"' in done.stdout
+        # the object's id alone asks about its retraction in force, as the viewer's page does
+        by_object = run_awl(current.db, "affected", str(current.bias.object_id))
+        assert by_object.returncode == 0, by_object.stderr
+        first, second = by_object.stdout.splitlines()[:2]
+        assert first == f"the retraction in force (record {record.object_id}): " \
+            f"{record.sentence()}"
+        assert second.startswith(f"blast radius of BiasFrame {current.bias.object_id} cells "
+                                 f"{HOT.fits_region()} of HDU 0: {len(expected)} objects")
         with pytest.raises(RetractionError, match="names its own cells"):
             affected(current.db, record, column_cells())
     finally:
