@@ -21,9 +21,14 @@ def _run(args: argparse.Namespace) -> int:
     from awlineage.query import select
 
     db = open_database(args)
-    prepare(db, args.imports, [*([args.cls] if args.cls else []), *names_in_query(args.query)])
-    cls = find_class(db, args.cls) if args.cls else None
-    query = select(args.query, cls, bind=_bindings(args.bind) if args.bind else None)
+    whole_class = _class_name_only(args)
+    prepare(db, args.imports, [*([args.cls] if args.cls else []), *names_in_query(args.query),
+                               *([whole_class] if whole_class else [])])
+    if whole_class:  # `awl select RawFrame`: every object of the class, as select(RawFrame)
+        query = select(find_class(db, whole_class))
+    else:
+        cls = find_class(db, args.cls) if args.cls else None
+        query = select(args.query, cls, bind=_bindings(args.bind) if args.bind else None)
     if args.newest:
         query = query.newest()
     if args.count:
@@ -33,6 +38,15 @@ def _run(args: argparse.Namespace) -> int:
     print_objects(objects)
     print(f"({len(objects)} object{'s' if len(objects) != 1 else ''})", file=sys.stderr)
     return 0
+
+
+def _class_name_only(args: argparse.Namespace) -> str | None:
+    """The class a query names when it is nothing but a class name (``RawFrame`` or
+    ``targets.RawFrame``) and no ``--class`` or ``--bind`` is given; None otherwise."""
+    text = args.query.strip()
+    if args.cls or args.bind or not all(part.isidentifier() for part in text.split(".")):
+        return None
+    return text
 
 
 def _bindings(pairs: list[str]) -> dict[str, Any]:
@@ -57,7 +71,8 @@ def _bindings(pairs: list[str]) -> dict[str, Any]:
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``select`` to the ``awl`` parser."""
     sel = commands.add_parser("select", help="run a textual query and list the objects")
-    sel.add_argument("query", help="e.g. \"RawFrame.exptime > 10 and RawFrame.chip == 'ccd50'\"")
+    sel.add_argument("query", help="e.g. \"RawFrame.exptime > 10 and RawFrame.chip == 'ccd50'\", "
+                     "or a class name alone for every object of the class")
     sel.add_argument("--class", dest="cls", help="class for bare attribute names")
     sel.add_argument("--limit", type=whole_number("a number of objects"), default=100)
     sel.add_argument("--count", action="store_true", help="print only how many match")

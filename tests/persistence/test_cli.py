@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from awlineage import Database, commit
+from awlineage import Database, commit, select
 from tests.commands import REPO, run_awl_script
 from tests.commands import run_awl as awl
 from tests.persistence.models import CameraFrame, Instrument, MasterBias
@@ -44,6 +44,20 @@ def test_awl_select_lists_matching_objects(db) -> None:
     assert "chip='ccd50'" in result.stdout and "ccd51" not in result.stdout
     counted = awl(db, "select", "--count", "CameraFrame.instrument.name == 'WFI'")
     assert counted.stdout.strip() == "2"
+
+
+def test_awl_select_of_a_class_name_alone_lists_every_object_of_the_class(db) -> None:
+    wfi = Instrument(name="WFI")
+    commit([CameraFrame(chip=f"ccd{n}", exptime=float(n), instrument=wfi) for n in range(3)])
+    listed = awl(db, "select", "CameraFrame")
+    assert listed.returncode == 0, listed.stderr
+    assert sorted(line.split()[0] for line in listed.stdout.splitlines()) == \
+        sorted(str(f.object_id) for f in select(CameraFrame))
+    assert awl(db, "select", "--count", "CameraFrame").stdout.strip() == "3"
+    unknown = awl(db, "select", "CameraFrames")
+    assert unknown.returncode == 2
+    assert unknown.stderr.startswith("awl: UnknownClassError: unknown persistent class "
+                                     "'CameraFrames'")
 
 
 def test_awl_select_reports_syntax_errors_with_a_caret(db) -> None:
