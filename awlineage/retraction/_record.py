@@ -339,10 +339,20 @@ def in_force(records: Iterable[Retraction], ids: set[int] | None = None, *,
 
 
 def standing(records: Iterable[Retraction]) -> Retraction | None:
-    """The retraction that speaks for an object among its `records` in force (oldest first,
-    as `in_force` lists them): a whole-object one first, else the newest; None for none.
-    What ``awl affected ID`` and the viewer's affected page ask about when given only the
-    object.
+    """The retraction that speaks for an object among its retractions in force: what
+    ``awl affected ID`` and the viewer's affected page ask about when given only the object.
+
+    Parameters
+    ----------
+    records : iterable of Retraction
+        The object's retractions in force, oldest first (as `in_force` and
+        `retractions_of` list them).
+
+    Returns
+    -------
+    Retraction or None
+        The oldest whole-object retraction, else the newest region retraction; None when
+        there is none.
 
     Examples
     --------
