@@ -5,7 +5,8 @@ its mapping functions. Kept cheap: a capture pays for them."""
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,7 +44,7 @@ def call_fan(call: OperatorCall) -> tuple[float, float]:
         if mode in ("pay", "comp") and tables:
             return payload_fan(call.op, tables[0], shapes)
         if mode == "map":
-            return map_fan(call.op, shapes)
+            return _cached_map_fan(call.op, shapes)
     except Exception:  # a user's mapping function may raise anything
         pass
     return 0.0, 0.0
@@ -127,6 +128,26 @@ def _sample(shape: tuple[int, ...], n: int) -> list[Boxes]:
     """Up to `n` single cells spread evenly over an array, each as a one-box `Boxes`."""
     return [Boxes.from_cells(cell[None].copy())
             for cell in _sample_cells(tuple(shape), n)]
+
+
+_map_fans: dict[tuple[Any, ...], tuple[float, float]] = {}
+"""Fans of mapping calls by operator class, name, parameters and shapes (at most
+`MAP_FANS_KEPT`)."""
+MAP_FANS_KEPT = 1024
+
+
+def _cached_map_fan(op: Operator, shapes: Shapes) -> tuple[float, float]:
+    """`map_fan`, once per operator class, parameters and shapes: a mapping operator's
+    functions depend on nothing else (queries rebuild it from its class and parameters)."""
+    key = (type(op), op.name, json.dumps(op.params, sort_keys=True), shapes.output,
+           shapes.inputs)
+    fan = _map_fans.get(key)
+    if fan is None:
+        fan = map_fan(op, shapes)
+        if len(_map_fans) >= MAP_FANS_KEPT:
+            _map_fans.clear()
+        _map_fans[key] = fan
+    return fan
 
 
 def map_fan(op: Operator, shapes: Shapes) -> tuple[float, float]:
