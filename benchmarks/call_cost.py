@@ -1,6 +1,8 @@
 """The fixed cost of one captured call (issue 39: under 2 ms): CPU milliseconds of a capture
 block holding one call of a trivial operator on a 4 x 4 array, committed with its output,
-minus the commit of the same output without lineage. Two kinds of call: a mapping operator
+minus the commit of the same output without lineage (the three kinds of block take turns).
+The mapping call's statistics are computed once per operator and shapes, so its figure is
+that of a call after the first. Two kinds of call: a mapping operator
 (``cap.apply(elementwise(), ...)``, nothing stored) and an operator writing one full-lineage
 row (``cap.operator(...)`` + ``lwrite`` + ``close``, one tiny table encoded and stored).
 
@@ -40,14 +42,18 @@ class CallCost:
     high: float
 
 
-def _cpu_ms(action: Callable[[], None], repeat: int) -> list[float]:
+def _cpu_ms(actions: list[Callable[[], None]], repeat: int) -> list[list[float]]:
+    """CPU ms of each action, `repeat` times, the actions taking turns (a shared machine's
+    load falls on all of them alike)."""
     for _ in range(max(2, repeat // 10)):  # warm: tables made, statements compiled
-        action()
-    times = []
+        for action in actions:
+            action()
+    times: list[list[float]] = [[] for _ in actions]
     for _ in range(repeat):
-        start = time.process_time()
-        action()
-        times.append((time.process_time() - start) * 1e3)
+        for action, taken in zip(actions, times, strict=True):
+            start = time.process_time()
+            action()
+            taken.append((time.process_time() - start) * 1e3)
     return times
 
 
@@ -81,9 +87,10 @@ def measure_call_cost(repeat: int = 200) -> tuple[float, list[CallCost]]:
             call.close()
         out.commit()
 
-    base = statistics.median(_cpu_ms(plain, repeat))
-    return base, [_spread("mapping (apply)", _cpu_ms(mapping, repeat), base),
-                  _spread("full, one row (lwrite)", _cpu_ms(traced, repeat), base)]
+    plains, mapped, traced_ms = _cpu_ms([plain, mapping, traced], repeat)
+    base = statistics.median(plains)
+    return base, [_spread("mapping (apply)", mapped, base),
+                  _spread("full, one row (lwrite)", traced_ms, base)]
 
 
 def print_call_cost(repeat: int) -> None:
