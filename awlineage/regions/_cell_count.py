@@ -1,7 +1,7 @@
 """How many cells of an array a set of boxes covers (their union, cut to the array), without
 building a `Region`: the capture statistics count cells of every stored table, and a
 `Region` (sorted, merged boxes) costs far more than the count. One box is its volume; boxes
-in an array of up to `DENSE_LIMIT` cells and three dimensions are counted on a dense
+in an array of up to three dimensions and about `DENSE_LIMIT` cells are counted on a dense
 difference array (a +-1 at each box corner, summed along every axis: cells with a positive
 sum are covered); anything else falls back to the `Region`."""
 
@@ -15,8 +15,8 @@ import numpy as np
 from awlineage.regions._boxes import Boxes
 
 DENSE_LIMIT = 1 << 21
-"""Arrays of at most this many cells are counted densely (a float64 array one larger
-along each axis)."""
+"""Arrays one larger along each axis than this many cells at most are counted densely (a
+float64 array of that size: 16 MB)."""
 
 
 def covered_cells(boxes: Boxes, shape: Sequence[int]) -> int:
@@ -50,9 +50,9 @@ def covered_cells(boxes: Boxes, shape: Sequence[int]) -> int:
     lo, hi = lo[keep], hi[keep]
     if len(lo) <= 1:
         return int(np.prod(hi - lo + 1, axis=1).sum())
-    if len(shape) > 3 or int(np.prod(shape)) > DENSE_LIMIT:
-        return _by_region(Boxes(lo, hi), shape)
     extent = tuple(n + 1 for n in shape)
+    if len(shape) > 3 or int(np.prod(extent)) > DENSE_LIMIT:
+        return _by_region(Boxes(lo, hi), shape)
     flats, signs = [], []
     for corner in itertools.product((0, 1), repeat=len(shape)):
         at = np.where(np.asarray(corner, bool), hi + 1, lo)

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 import sqlalchemy as sa
 
 from awlineage.errors import NotConnectedError
-from awlineage.persistence import current_store
-from awlineage.persistence._meta import qualified_name
+from awlineage.persistence import current_store, qualified_name
 from awlineage.regions._strategy_choice import ChoiceBook, RegionStrategy, stored_choices
 
 if TYPE_CHECKING:
@@ -48,7 +47,7 @@ def _freshness(store: Database) -> _Key | None:
     """What changes whenever a choice is stored in `store`: ("absent",) while the class is
     not recorded there, else (rows, highest object id); None when it cannot be told."""
     with store.engine.connect() as conn:
-        if RegionStrategy not in store._synced:
+        if "rows" not in _statements.get(store, {}):  # the class's table not seen yet
             if conn.execute(_statement(store, "recorded")).first() is None:
                 return ("absent",)
             if store.read_only:
