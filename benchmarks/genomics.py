@@ -17,6 +17,10 @@ by query run). Stored lineage is decoded afresh for every query (the decode cach
 cleared), as a query after a restart would. Queries record their statistics (the default),
 so the dynamic choice is calibrated on the hops recorded before it.
 
+Before the figures: the fixed cost of one captured call (`benchmarks.call_cost`, CPU ms,
+issue 39's goal under 2 ms); after Figure 6(a): the capture overhead per strategy in CPU time
+beside the paper's 2.8-26x and the goal (FullBoth at most 26x, payloads less).
+
 Usage: python benchmarks/regions.py --part 3 [--quick] [--repeat R] [--database URL]
 """
 
@@ -34,6 +38,7 @@ import numpy as np
 
 from awlineage import backward, connect, forward, select
 from awlineage.regions import Candidate, RegionQueryStat, RegionTable, forget_decoded, optimise
+from benchmarks.call_cost import print_call_cost
 from benchmarks.genomics_workflow import (
     UDFS,
     ExtractContributions,
@@ -90,6 +95,8 @@ class Measured:
     udf_seconds: dict[str, float]
     queries: dict[str, QueryTimes]
     dynamic: dict[str, QueryTimes] | None = None
+    cpu: float = 0.0
+    """Best CPU seconds of the workflow (`time.process_time`: less noisy when shared)."""
 
 
 def hop_seconds() -> dict[str, float]:
@@ -158,11 +165,12 @@ def measure(data: tuple[np.ndarray, np.ndarray], strategies: dict[str, str], rep
     static and/or dynamic (`Measured.queries` holds the static ones when run, else the
     dynamic ones)."""
     best: GenomicsRun | None = None
-    times = []
+    times, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, started_cpu = time.perf_counter(), time.process_time()
         run = run_workflow(*data, strategies)
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - started_cpu)
         if best is None or sum(run.seconds.values()) < sum(best.seconds.values()):
             if best is not None:
                 best.store.close()
@@ -177,22 +185,25 @@ def measure(data: tuple[np.ndarray, np.ndarray], strategies: dict[str, str], rep
     chosen = time_queries(best, repeat, None) if dynamic or not static else None
     measured = Measured(dict(strategies), disk, min(times), dict(best.seconds),
                         fixed if fixed is not None else chosen,
-                        chosen if dynamic else None)
+                        chosen if dynamic else None, min(cpu))
     best.store.close()
     return measured
 
 
-def baseline(data: tuple[np.ndarray, np.ndarray], runs: int) -> tuple[float, dict[str, float]]:
-    """Best seconds of the workflow without lineage (objects committed), and per UDF."""
-    best, udf = float("inf"), {}
+def baseline(data: tuple[np.ndarray, np.ndarray], runs: int
+             ) -> tuple[float, dict[str, float], float]:
+    """Best seconds of the workflow without lineage (objects committed), per UDF, and its
+    best CPU seconds."""
+    best, udf, cpu = float("inf"), {}, float("inf")
     for _ in range(runs):
-        start = time.perf_counter()
+        start, started_cpu = time.perf_counter(), time.process_time()
         run = run_workflow(*data, None)
         elapsed = time.perf_counter() - start
+        cpu = min(cpu, time.process_time() - started_cpu)
         run.store.close()
         if elapsed < best:
             best, udf = elapsed, run.seconds
-    return best, udf
+    return best, udf, cpu
 
 
 # -- the optimiser -----------------------------------------------------------------------
@@ -310,6 +321,26 @@ def print_figure6(static: dict[str, Measured], plain: float, input_bytes: int) -
         print(f"  {q}: " + "; ".join(parts))
 
 
+#: Figure 6(a)'s runtime overheads (x the workflow without lineage) that the paper gives.
+PAPER_OVERHEAD = {"FullBoth": 26.0, "PayBoth": 2.8}
+#: Issue 39's goal: FullBoth at most the paper's 26x, payload strategies less.
+GOAL_OVERHEAD = {"FullBoth": 26.0, "PayOne": 26.0, "PayBoth": 26.0}
+
+
+def print_capture_overhead(static: dict[str, Measured], plain_cpu: float) -> None:
+    """Capture overhead per strategy in CPU time beside the paper's and the goal."""
+    print(f"\nCapture overhead per strategy, CPU time x the workflow without lineage "
+          f"({plain_cpu * 1e3:.1f} ms CPU), beside the paper's Figure 6(a) (2.8-26x) and "
+          "issue 39's goal (FullBoth <= 26x, payloads less)")
+    print(f"{'strategy':<10}{'CPU ms':>10}{'x none':>9}{'paper':>8}{'goal':>8}")
+    for name, m in static.items():
+        ratio = m.cpu / plain_cpu
+        paper = f"{PAPER_OVERHEAD[name]:.1f}x" if name in PAPER_OVERHEAD else "-"
+        goal = GOAL_OVERHEAD.get(name)
+        verdict = "-" if goal is None else ("<=" if ratio <= goal else "> ") + f"{goal:.0f}x"
+        print(f"{name:<10}{m.cpu * 1e3:>10.1f}{ratio:>9.1f}{paper:>8}{verdict:>8}")
+
+
 def _used(times: QueryTimes) -> str:
     """The strategies the query's hops used, ``rerun 2, full-backward 1``-style (mapping
     and entire-array hops left out)."""
@@ -379,10 +410,17 @@ def run(quick: bool = False, repeat: int = 5, database: str | None = None) -> No
           f"inputs {input_bytes / MB:.2f} MB")
     with tempfile.TemporaryDirectory() as tmp:
         connect(database or f"sqlite:///{tmp}/genomics-bench.db")
-        plain, plain_udf = baseline(data, 1 if quick else 3)
+        print_call_cost(20 if quick else 200)
+        # warm up on the smallest data (tables created, statements compiled), so that the
+        # first measured execution does not pay for them
+        small = synthetic_data(np.random.default_rng(11), patients=100, replicate=1)
+        for warm in (None, "pay+full-forward", "full-both"):
+            run_workflow(*small, warm and {op: warm for op in UDFS}).store.close()
+        plain, plain_udf, plain_cpu = baseline(data, 1 if quick else 3)
         static = {name: measure(data, {op: s for op in UDFS}, repeat, runs, dynamic=True)
                   for name, s in STATIC.items()}
         print_figure6(static, plain, input_bytes)
+        print_capture_overhead(static, plain_cpu)
         print_figure6c(static)
         costs = costs_from(static, plain_udf)
         full_disk = sum(costs.disk[(op, "full-both")] for op in UDFS)

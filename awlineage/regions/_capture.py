@@ -17,12 +17,13 @@ import numpy as np
 from awlineage.persistence import DBObject
 from awlineage.regions._call import ArrayRef, OperatorCall, hdu_name
 from awlineage.regions._capture_stats import call_fan
+from awlineage.regions._choice_cache import CachedChoiceBook
 from awlineage.regions._derived import derive_full
 from awlineage.regions._errors import RegionError
 from awlineage.regions._loaders import can_load
 from awlineage.regions._operator import MODES, AllToAll, Operator
 from awlineage.regions._records import RegionTable, current_run
-from awlineage.regions._strategy_choice import ChoiceBook, check_strategies, explicit_decision
+from awlineage.regions._strategy_choice import check_strategies, explicit_decision
 
 ORIENTATIONS = ("backward", "forward", "both")
 
@@ -35,7 +36,8 @@ class RegionCapture:
 
     Calls given no ``mode=`` follow the stored choice of their operator (`RegionStrategy`,
     as ``awl regions optimise`` stores it), else the operator's default mode; the choices
-    are read once per capture, and not at all outside a connected database.
+    are read once per capture (from the database only when they changed since the last
+    capture), and not at all outside a connected database.
 
     Parameters
     ----------
@@ -87,7 +89,7 @@ class RegionCapture:
         self.written: dict[str, ArrayRef] = {}
         self.records: list[RegionTable] = []
         self.finished = False
-        self.choices = ChoiceBook()
+        self.choices = CachedChoiceBook()
 
     def __enter__(self) -> RegionCapture:
         return self

@@ -4,14 +4,16 @@ its mapping functions. Kept cheap: a capture pays for them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+import json
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from awlineage.regions._boxes import Boxes
+from awlineage.regions._cell_count import covered_cells
 from awlineage.regions._errors import RegionError
 from awlineage.regions._operator import Operator, Shapes
-from awlineage.regions._region import Region
 from awlineage.regions._table import LineageTable
 
 if TYPE_CHECKING:
@@ -42,7 +44,7 @@ def call_fan(call: OperatorCall) -> tuple[float, float]:
         if mode in ("pay", "comp") and tables:
             return payload_fan(call.op, tables[0], shapes)
         if mode == "map":
-            return map_fan(call.op, shapes)
+            return _cached_map_fan(call.op, shapes)
     except Exception:  # a user's mapping function may raise anything
         pass
     return 0.0, 0.0
@@ -63,10 +65,10 @@ def table_fan(tables: list[LineageTable], shapes: Shapes) -> tuple[float, float]
         pairs += table.tuple_count()
         keys.append(Boxes(table.lo[:, :k], table.hi[:, :k]))
         index = table.value_index()
-        inputs_reached += Region.from_boxes(Boxes(index.lo, index.hi), in_shape).count()
+        inputs_reached += covered_cells(Boxes(index.lo, index.hi), in_shape)
     if not keys:
         return 0.0, 0.0
-    outputs = Region.from_boxes(Boxes.concat(keys, len(shapes.output)), shapes.output).count()
+    outputs = covered_cells(Boxes.concat(keys, len(shapes.output)), shapes.output)
     return _ratio(pairs, outputs), _ratio(pairs, inputs_reached)
 
 
@@ -103,20 +105,49 @@ def payload_fan(op: Operator, payload: LineageTable, shapes: Shapes) -> tuple[fl
             return 0.0, 0.0
         clipped = Boxes(np.maximum(found.lo, 0), np.minimum(found.hi, upper))
         pairs += float((weights * clipped.volume()).sum())
-        reached += Region.from_boxes(whole, in_shape).count()
-    outputs = Region.from_boxes(keys, shapes.output).count()
+        reached += covered_cells(whole, in_shape)
+    outputs = covered_cells(keys, shapes.output)
     return _ratio(pairs, outputs), _ratio(pairs, reached)
+
+
+@functools.lru_cache(maxsize=256)
+def _sample_cells(shape: tuple[int, ...], n: int) -> np.ndarray:
+    """Up to `n` single cells spread evenly over an array (rows of coordinates; kept per
+    shape: every call of the same shapes samples the same cells)."""
+    size = int(np.prod(shape))
+    if not size:
+        return np.zeros((0, len(shape)), np.int64)
+    flat = np.unique(np.linspace(0, size - 1, min(n, size)).astype(np.int64))
+    cells = np.stack(np.unravel_index(flat, shape), axis=1) if shape else \
+        np.zeros((len(flat), 0), np.int64)
+    cells.setflags(write=False)
+    return cells
 
 
 def _sample(shape: tuple[int, ...], n: int) -> list[Boxes]:
     """Up to `n` single cells spread evenly over an array, each as a one-box `Boxes`."""
-    size = int(np.prod(shape))
-    if not size:
-        return []
-    flat = np.unique(np.linspace(0, size - 1, min(n, size)).astype(np.int64))
-    cells = np.stack(np.unravel_index(flat, shape), axis=1) if shape else \
-        np.zeros((len(flat), 0), np.int64)
-    return [Boxes.from_cells(cell[None]) for cell in cells]
+    return [Boxes.from_cells(cell[None].copy())
+            for cell in _sample_cells(tuple(shape), n)]
+
+
+_map_fans: dict[tuple[Any, ...], tuple[float, float]] = {}
+"""Fans of mapping calls by operator class, name, parameters and shapes (at most
+`MAP_FANS_KEPT`)."""
+MAP_FANS_KEPT = 1024
+
+
+def _cached_map_fan(op: Operator, shapes: Shapes) -> tuple[float, float]:
+    """`map_fan`, once per operator class, parameters and shapes: a mapping operator's
+    functions depend on nothing else (queries rebuild it from its class and parameters)."""
+    key = (type(op), op.name, json.dumps(op.params, sort_keys=True), shapes.output,
+           shapes.inputs)
+    fan = _map_fans.get(key)
+    if fan is None:
+        fan = map_fan(op, shapes)
+        if len(_map_fans) >= MAP_FANS_KEPT:
+            _map_fans.clear()
+        _map_fans[key] = fan
+    return fan
 
 
 def map_fan(op: Operator, shapes: Shapes) -> tuple[float, float]:
@@ -127,13 +158,13 @@ def map_fan(op: Operator, shapes: Shapes) -> tuple[float, float]:
         return 0.0, 0.0
     scale = len(shapes.inputs) / len(inputs)
     try:
-        cells_in = [sum(Region.from_boxes(op.map_b(cell, i, shapes), s).count()
-                        for i, s in inputs) * scale
+        cells_in = [sum(covered_cells(op.map_b(cell, i, shapes), s) for i, s in inputs)
+                    * scale
                     for cell in _sample(shapes.output, MAP_SAMPLE)]
     except RegionError:  # no backward mapping function
         cells_in = []
     try:
-        cells_out = [Region.from_boxes(op.map_f(cell, i, shapes), shapes.output).count()
+        cells_out = [covered_cells(op.map_f(cell, i, shapes), shapes.output)
                      for i, s in inputs for cell in _sample(s, MAP_SAMPLE // len(inputs) or 1)]
     except RegionError:  # no forward mapping function
         cells_out = []

@@ -192,7 +192,9 @@ def test_choices_are_read_once_per_capture(db) -> None:
         image = cap.array(raw, data=IMAGE)
         for hdu in range(4):
             cap.run(Smear(), [image], [IMAGE], hdu=hdu)
-    strategy_reads = [s for s in statements if "regionstrategy" in s.lower().replace("_", "")]
+    # the choices' rows are read once (besides the count telling whether they changed)
+    strategy_reads = [s for s in statements if "regionstrategy" in s.lower().replace("_", "")
+                      and "count(" not in s.lower()]
     assert len(strategy_reads) == 1
     assert {r.orientation for r in cap.records} == {"forward"}
 
