@@ -4,7 +4,7 @@ one batched query per generation of objects."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
@@ -70,31 +70,74 @@ def _chunks(items: list[DBObject]) -> Iterable[list[DBObject]]:
 
 
 def walk_upstream(start: DBObject, stop: Callable[[DBObject], bool], db: Database,
-                  follow_remote: bool = True) -> LineageGraph:
+                  follow_remote: bool = True, stop_ids: Collection[int] | None = None
+                  ) -> LineageGraph:
     """Records that wrote `start`'s arrays, then those that wrote their inputs, and so on,
     not going past objects for which `stop` is true. An input held at another site (a
     pointer) is fetched from it with its region tables when `follow_remote`, and the walk
-    goes on through it."""
+    goes on through it.
+
+    The records are read in a fixed number of statements whatever the number of hops: one
+    recursive query finds every object the walk can reach (not going past `stop_ids`, the
+    ids of objects `stop` is true for, when given), one query per `_CHUNK` of them reads
+    their records; the walk then runs in memory. Objects fetched from another site on the
+    way are read the generation they are met, as before."""
     from awlineage.query import select
 
     graph = LineageGraph()
+    written = _records_upstream(start, stop_ids or (), db)
     seen = {start.object_id}
     frontier = [start]
     while frontier:
+        fetched: set[int] = set()
         if follow_remote:
+            before = {obj.object_id: obj for obj in frontier}
             frontier = _follow(db, frontier, graph)
+            fetched = {obj.object_id for obj in frontier if obj is not before[obj.object_id]}
         following: list[DBObject] = []
-        for chunk in _chunks(frontier):
-            query = select(RegionTable.output.in_(chunk), database=db).prefetch("inputs")
-            for record in query:
-                graph.add(record)
-                for obj in record.inputs:
-                    if obj.object_id not in seen:
-                        seen.add(obj.object_id)
-                        if not stop(obj):
-                            following.append(obj)
+        records = [r for obj in frontier if obj.object_id not in fetched
+                   for r in written.get(obj.object_id, ())]
+        unread = [obj for obj in frontier if obj.object_id in fetched]
+        for chunk in _chunks(unread):
+            records.extend(select(RegionTable.output.in_(chunk), database=db)
+                           .prefetch("inputs"))
+        for record in sorted(records, key=lambda r: r.object_id):
+            graph.add(record)
+            for obj in record.inputs:
+                if obj.object_id not in seen:
+                    seen.add(obj.object_id)
+                    if not stop(obj):
+                        following.append(obj)
         frontier = following
     return graph
+
+
+def _records_upstream(start: DBObject, stop_ids: Collection[int], db: Database
+                      ) -> dict[int, list[RegionTable]]:
+    """Object id -> the records writing it, for every object a walk up from `start` can
+    reach (a recursive query over the records' outputs and inputs, not past `stop_ids`)."""
+    from awlineage.query import select
+
+    tables = db.tables_for(RegionTable)
+    table, members = tables.table, tables.list_tables["inputs"]
+    reach = sa.select(sa.cast(sa.literal(start.object_id), sa.BigInteger).label("id")
+                      ).cte("awl_region_reach", recursive=True)
+    step = (sa.select(members.c.target_id)
+            .select_from(table.join(members, members.c.object_id == table.c.object_id)
+                         .join(reach, table.c.output == reach.c.id)))
+    stops = sorted(set(stop_ids) - {start.object_id})
+    if stops:
+        step = step.where(members.c.target_id.not_in(stops))
+    reach = reach.union(step)
+    with db.engine.connect() as conn:
+        ids = sorted(conn.execute(sa.select(table.c.object_id).select_from(
+            table.join(reach, table.c.output == reach.c.id))).scalars())
+    written: dict[int, list[RegionTable]] = {}
+    for first in range(0, len(ids), _CHUNK):
+        query = select(RegionTable.object_id.in_(ids[first:first + _CHUNK]), database=db)
+        for record in query.prefetch("inputs"):
+            written.setdefault(record.output.object_id, []).append(record)
+    return written
 
 
 def _follow(db: Database, frontier: list[DBObject], graph: LineageGraph) -> list[DBObject]:
@@ -115,39 +158,60 @@ def _follow(db: Database, frontier: list[DBObject], graph: LineageGraph) -> list
     return [fetched.get(obj.object_id, obj) for obj in frontier]
 
 
-def walk_downstream(start: DBObject, stop: Callable[[DBObject], bool], db: Database
-                    ) -> LineageGraph:
+def walk_downstream(start: DBObject, stop: Callable[[DBObject], bool], db: Database,
+                    stop_ids: Collection[int] | None = None) -> LineageGraph:
     """Records that read `start`'s arrays, then those that read their outputs, and so on.
     Past an object for which `stop` is true only its own records are followed (those that
-    turn its intermediates into its stored arrays)."""
-    from awlineage.query import select
+    turn its intermediates into its stored arrays).
 
+    As `walk_upstream`, the records are read in a fixed number of statements: one recursive
+    query finds the records the walk can meet (not going past `stop_ids`, when given), one
+    query per `_CHUNK` of them reads them, and the walk runs in memory."""
     graph = LineageGraph()
-    members = db.tables_for(RegionTable).list_tables["inputs"]
+    readers = _records_downstream(start, stop_ids or (), db)
     seen = {start.object_id}
     frontier: dict[int, bool] = {start.object_id: False}  # object id -> only its own records
     while frontier:
-        record_ids: set[int] = set()
-        ids = list(frontier)
-        with db.engine.connect() as conn:
-            for first in range(0, len(ids), _CHUNK):
-                record_ids.update(conn.execute(
-                    sa.select(members.c.object_id)
-                    .where(members.c.target_id.in_(ids[first:first + _CHUNK])).distinct()
-                ).scalars())
-        found = sorted(record_ids - set(graph.records))
+        found = sorted({r.object_id: r for oid in frontier for r in readers.get(oid, ())
+                        if r.object_id not in graph.records}.items())
         following: dict[int, bool] = {}
-        for first in range(0, len(found), _CHUNK):
-            query = select(RegionTable.object_id.in_(found[first:first + _CHUNK]),
-                           database=db).prefetch("output", "inputs")
-            for record in query:
-                out = record.output
-                readers = [o.object_id for o in record.inputs if o.object_id in frontier]
-                if all(frontier[r] for r in readers) and out.object_id not in readers:
-                    continue  # read from a stop object, by another object: not followed
-                graph.add(record)
-                if out.object_id not in seen:
-                    seen.add(out.object_id)
-                    following[out.object_id] = stop(out)
+        for _, record in found:
+            out = record.output
+            reading = [o.object_id for o in record.inputs if o.object_id in frontier]
+            if all(frontier[r] for r in reading) and out.object_id not in reading:
+                continue  # read from a stop object, by another object: not followed
+            graph.add(record)
+            if out.object_id not in seen:
+                seen.add(out.object_id)
+                following[out.object_id] = stop(out)
         frontier = following
     return graph
+
+
+def _records_downstream(start: DBObject, stop_ids: Collection[int], db: Database
+                        ) -> dict[int, list[RegionTable]]:
+    """Object id -> the records reading it, for every object a walk down from `start` can
+    reach (a recursive query over the records' inputs and outputs, not past `stop_ids`)."""
+    from awlineage.query import select
+
+    tables = db.tables_for(RegionTable)
+    table, members = tables.table, tables.list_tables["inputs"]
+    reach = sa.select(sa.cast(sa.literal(start.object_id), sa.BigInteger).label("id")
+                      ).cte("awl_region_reach", recursive=True)
+    step = (sa.select(table.c.output)
+            .select_from(members.join(reach, members.c.target_id == reach.c.id)
+                         .join(table, table.c.object_id == members.c.object_id)))
+    stops = sorted(set(stop_ids) - {start.object_id})
+    if stops:
+        step = step.where(members.c.target_id.not_in(stops))
+    reach = reach.union(step)
+    with db.engine.connect() as conn:
+        ids = sorted(set(conn.execute(sa.select(members.c.object_id).select_from(
+            members.join(reach, members.c.target_id == reach.c.id))).scalars()))
+    readers: dict[int, list[RegionTable]] = {}
+    for first in range(0, len(ids), _CHUNK):
+        query = select(RegionTable.object_id.in_(ids[first:first + _CHUNK]), database=db)
+        for record in query.prefetch("output", "inputs"):
+            for oid in {o.object_id for o in record.inputs}:
+                readers.setdefault(oid, []).append(record)
+    return readers

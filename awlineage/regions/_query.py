@@ -23,11 +23,13 @@ from awlineage.regions._steps import PREFERENCES, StepContext, step_backward, st
 Target = DBObject | type | Sequence[DBObject | type] | None
 
 
-def _matchers(to: Target) -> tuple[Callable[[DBObject], bool], Callable[[DBObject], bool]]:
-    """(is a target, ends the walk): target objects end it; objects of target classes are
-    reported and walked through, since a class's objects may derive from one another."""
+def _matchers(to: Target) -> tuple[Callable[[DBObject], bool], Callable[[DBObject], bool],
+                                   set[int]]:
+    """(is a target, ends the walk, ids of the objects that end it): target objects end it;
+    objects of target classes are reported and walked through, since a class's objects may
+    derive from one another."""
     if to is None:
-        return (lambda obj: False), (lambda obj: False)
+        return (lambda obj: False), (lambda obj: False), set()
     items = list(to) if isinstance(to, list | tuple | set) else [to]
     ids = set()
     classes: list[type] = []
@@ -43,7 +45,7 @@ def _matchers(to: Target) -> tuple[Callable[[DBObject], bool], Callable[[DBObjec
     def target(obj: DBObject) -> bool:
         return obj.object_id in ids or (bool(klasses) and isinstance(obj, klasses))
 
-    return target, (lambda obj: obj.object_id in ids)
+    return target, (lambda obj: obj.object_id in ids), ids
 
 
 def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0,
@@ -205,15 +207,23 @@ def _query(obj: DBObject, cells: Any, to: Target, hdu: int | str, database: Data
         raise RegionError(f"region queries start at a committed persistent object, got "
                           f"{obj!r}")
     db = database or current_database()
+    with db.registry_snapshot():   # the class registry read once, not once per statement
+        return _query_in(obj, cells, to, hdu, db, direction, keep_empty, choice,
+                         follow_remote)
+
+
+def _query_in(obj: DBObject, cells: Any, to: Target, hdu: int | str, db: Database,
+              direction: str, keep_empty: bool, choice: _Choice, follow_remote: bool
+              ) -> RegionLineage:
     # a database opened read-only (a viewer) is not asked to write statistics
     recording = recording_enabled(choice.record_stats) and not db.read_only
-    target, stop = _matchers(to)
+    target, stop, stop_ids = _matchers(to)
     start: ArrayKey = (obj.object_id, hdu_name(hdu))
     if direction == "backward":
-        graph = walk_upstream(obj, stop, db, follow_remote)
-        warn_incomplete(graph.missing, stacklevel=4)
+        graph = walk_upstream(obj, stop, db, follow_remote, stop_ids)
+        warn_incomplete(graph.missing, stacklevel=6)
     else:
-        graph = walk_downstream(obj, stop, db)
+        graph = walk_downstream(obj, stop, db, stop_ids)
     shape = graph.shape(start)
     if shape is None:
         where = "into" if direction == "backward" else "out of"

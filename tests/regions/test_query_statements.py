@@ -1,0 +1,88 @@
+"""A region query reads its lineage graph in a fixed number of SQL statements, however many
+hops the path has, and the class registry once; the answers stay those of the walk."""
+
+from __future__ import annotations
+
+import pytest
+
+from awlineage import backward, commit, forward
+from awlineage.database import recorded_statements
+from awlineage.regions import capture_regions, elementwise, neighbourhood
+from tests.regions.models import RegionTestRaw, RegionTestReduced
+
+SHAPE = (6, 8)
+
+
+def _chain(hops: int) -> list:
+    """raw -> 1 -> ... -> `hops` objects, each from the one before and a bias frame of its
+    own (a neighbourhood, then an element-wise step with the bias). The bias frames are
+    kept on the list's `biases`, so that the session's identity map keeps them (a query
+    then loads no object, whichever the garbage collector let go of)."""
+    raw = RegionTestRaw(label="raw")
+    commit([raw])
+    chain = _Chain([raw])
+    for k in range(hops):
+        bias = RegionTestRaw(label=f"bias{k}")
+        bias.commit()
+        chain.biases.append(bias)
+        made = RegionTestReduced(label=f"step{k}")
+        with capture_regions(made) as cap:
+            smooth = cap.apply(neighbourhood(1), [cap.array(chain[-1], shape=SHAPE)],
+                               name="smooth")
+            cap.apply(elementwise(), [smooth, cap.array(bias, shape=SHAPE)])
+        made.commit()
+        chain.append(made)
+    return chain
+
+
+class _Chain(list):
+    """The objects of a chain, and the bias frames beside them."""
+
+    def __init__(self, items: list) -> None:
+        super().__init__(items)
+        self.biases: list = []
+
+
+def _selects(db, action) -> tuple[int, int, object]:
+    """(SELECT statements, of them reads of the class registry, the answer) of `action`."""
+    with recorded_statements(db) as statements:
+        answer = action()
+    selects = [s for s in statements if s.lstrip().upper().startswith(("SELECT", "WITH"))]
+    return len(selects), sum("awl_class" in s for s in selects), answer
+
+
+@pytest.mark.parametrize("direction", ["backward", "forward"])
+def test_statements_of_a_query_do_not_grow_with_its_hops(db, direction) -> None:
+    short, long = _chain(2), _chain(7)
+    counts = []
+    for chain in (short, long):
+        if direction == "backward":
+            def action(chain=chain):
+                return backward(chain[-1], [[3, 4]], to=chain[0], record_stats=False)
+        else:
+            def action(chain=chain):
+                return forward(chain[0], [[3, 4]], to=chain[-1], record_stats=False)
+        action()  # objects and classes known to the session, as in a running process
+        selects, registry, answer = _selects(db, action)
+        assert registry <= 1
+        counts.append(selects)
+        hops = len(chain) - 1
+        # the answer is the walk's: radius 1 per hop, cut to the array
+        end = chain[0] if direction == "backward" else chain[-1]
+        box = answer[end].to_boxes()
+        assert box.lo.tolist() == [[max(0, 3 - hops), max(0, 4 - hops)]]
+        assert box.hi.tolist() == [[min(5, 3 + hops), min(7, 4 + hops)]]
+    # five more hops: at least ten more statements if read generation by generation; here
+    # the same (one more when the registry snapshot of the session was let go of)
+    assert counts[1] - counts[0] <= 1, counts
+
+
+def test_a_query_stops_at_its_target_objects_and_reports_classes_on_the_way(db) -> None:
+    chain = _chain(4)
+    found = backward(chain[-1], [[0, 0]], to=chain[2], record_stats=False)
+    assert [o.object_id for o in found.objects()] == [chain[2].object_id]
+    every = backward(chain[-1], [[0, 0]], to=RegionTestRaw, record_stats=False)
+    labels = sorted(o.label for o in every.objects())
+    assert labels == ["bias0", "bias1", "bias2", "bias3", "raw"]
+    ahead = forward(chain[0], [[5, 7]], to=chain[2], record_stats=False)
+    assert [o.object_id for o in ahead.objects()] == [chain[2].object_id]
