@@ -1,6 +1,7 @@
 """Bytes for lineage tables: integer columns bit-packed (constant, frame of reference, or
-deltas), then the smallest of ProvRC, ProvRC through a general codec, and plain sorted tuples
-through a general codec, so unstructured lineage never costs much more than gzip'd tuples."""
+deltas, either one with its few outliers patched in apart), then the smallest of ProvRC,
+ProvRC through a general codec, and plain sorted tuples through a general codec, so
+unstructured lineage never costs much more than gzip'd tuples."""
 
 from __future__ import annotations
 
@@ -22,7 +23,13 @@ CODEC_NAMES = {RAW: "", ZLIB: "+zlib", LZMA: "+lzma"}
 #: Tables whose tuples exceed this many are never tried as plain tuples.
 TUPLE_LIMIT = 20_000_000
 
-_CONST, _FOR, _DELTA = 0, 1, 2
+_CONST, _FOR, _DELTA, _PATCHED_FOR, _PATCHED_DELTA = 0, 1, 2, 3, 4
+#: Largest share of values a patched column keeps as exceptions.
+_EXCEPTIONS = 0.02
+_SAMPLE = 4096
+#: Bodies larger than this (bytes) skip lzma, and zlib runs at its fastest level: on large
+#: tables lzma would take seconds per megabyte where the packed columns leave it little to do.
+LARGE_BODY = 1 << 20
 _BITS_CHUNK = 1 << 20
 
 
@@ -70,7 +77,33 @@ def pack_column(values: np.ndarray) -> bytes:
             tag = _DELTA
             header = struct.pack("<qqB", int(values[0]), d_base, d_width)
             body, width = diffs - d_base, d_width
-    return struct.pack("<B", tag) + header + _pack_bits(body.astype(np.uint64), width)
+    best = struct.pack("<B", tag) + header + _pack_bits(body.astype(np.uint64), width)
+    if len(values) > 64:
+        for patched_tag, series in ((_PATCHED_FOR, values), (_PATCHED_DELTA, np.diff(values))):
+            patched = _patched(patched_tag, series, int(values[0]), len(best))
+            if patched is not None:
+                best = patched
+    return best
+
+
+def _patched(tag: int, series: np.ndarray, first: int, budget: int) -> bytes | None:
+    """`series` bit-packed narrowly with its few outliers ("exceptions") stored apart, by
+    position (patched frame of reference): when shorter than `budget` bytes."""
+    n = len(series)
+    sample = np.sort(series[::max(n // _SAMPLE, 1)])  # quantiles estimated from a sample
+    cut = int(len(sample) * _EXCEPTIONS / 2)
+    low, high = int(sample[cut]), int(sample[len(sample) - 1 - cut])
+    width = _bit_width(high - low)
+    if 1 + 25 + (n * width + 7) // 8 >= budget:
+        return None
+    outside = (series < low) | (series > high)
+    positions = np.flatnonzero(outside)
+    body = series - low
+    body[positions] = 0
+    tail = pack_column(positions) + pack_column(series[positions]) if len(positions) else b""
+    data = (struct.pack("<BqqBq", tag, first, low, width, len(positions))
+            + _pack_bits(body.astype(np.uint64), width) + tail)
+    return data if len(data) < budget else None
 
 
 def unpack_column(data: bytes, offset: int, count: int) -> tuple[np.ndarray, int]:
@@ -96,6 +129,24 @@ def unpack_column(data: bytes, offset: int, count: int) -> tuple[np.ndarray, int
         np.cumsum(diffs + d_base, out=values[1:])
         values[1:] += first
         return values, offset + size
+    if tag in (_PATCHED_FOR, _PATCHED_DELTA):
+        first, low, width, exceptions = struct.unpack_from("<qqBq", data, offset)
+        offset += 25
+        length = count if tag == _PATCHED_FOR else count - 1
+        size = (length * width + 7) // 8
+        series = _unpack_bits(data[offset:offset + size], length, width).astype(np.int64)
+        series += low
+        offset += size
+        if exceptions:
+            positions, offset = unpack_column(data, offset, exceptions)
+            series[positions], offset = unpack_column(data, offset, exceptions)
+        if tag == _PATCHED_FOR:
+            return series, offset
+        values = np.empty(count, dtype=np.int64)
+        values[0] = first
+        np.cumsum(series, out=values[1:])
+        values[1:] += first
+        return values, offset
     raise RegionError(f"corrupt lineage table: unknown column tag {tag}")
 
 
@@ -148,7 +199,9 @@ def dumps(table: LineageTable) -> bytes:
     zlib/lzma (tuples only when ProvRC found little structure)."""
     bodies = {PROVRC: _provrc_body(table)}
     tuples = table.tuple_count()
-    if tuples <= TUPLE_LIMIT and tuples <= 4 * len(table):
+    # Tuples only when ProvRC found little structure, and not when nearly every row is one
+    # cell pair already (the tuples would be about the same rows, in the same order).
+    if tuples <= TUPLE_LIMIT and len(table) + len(table) // 8 < tuples <= 4 * len(table):
         bodies[TUPLES] = _tuples_body(table)
     best: tuple[int, int, bytes] | None = None
     for fmt, body in bodies.items():
@@ -163,6 +216,8 @@ def dumps(table: LineageTable) -> bytes:
 
 
 def _compressed(body: bytes) -> list[tuple[int, bytes]]:
+    if len(body) > LARGE_BODY:
+        return [(RAW, body), (ZLIB, zlib.compress(body, 1))]
     options = [(RAW, body), (ZLIB, zlib.compress(body, 9))]
     if len(body) > 256:
         options.append((LZMA, lzma.compress(body, preset=6)))
