@@ -153,11 +153,13 @@ def merge_columns(table: ColumnTable, attr: int) -> ColumnTable:
     return apply_merge(table, plan_merge(table, attr))
 
 
-def sort_groups(keys: list[Column], last: Column, n: int
-                 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+def sort_groups(keys: list[Column], last: Column, n: int, *, check_only: bool = False
+                ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """Row order sorting by `keys` then `last` (None when the rows are in that order
     already), `last` in that order, and where each group of equal keys starts. The keys are
-    packed into one integer when their ranges allow (one sort, often none)."""
+    packed into one integer when their ranges allow (one sort, often none). With
+    `check_only`, rows not in order already are not sorted: the order returned is then
+    not None, and the rest meaningless."""
     group_start = np.zeros(n, dtype=bool)
     group_start[0] = True
     spans = [k.high - k.low + 1 for k in keys]
@@ -174,6 +176,8 @@ def sort_groups(keys: list[Column], last: Column, n: int
         if n > 1 and bool((packed[1:] >= packed[:-1]).all()):
             order = None
             ordered = packed
+        elif check_only:
+            return np.arange(n), packed, group_start
         else:
             order = np.argsort(packed)
             ordered = packed[order]
@@ -185,6 +189,8 @@ def sort_groups(keys: list[Column], last: Column, n: int
         else:
             sorted_last = ordered + last.low
         return order, sorted_last, group_start
+    if check_only:
+        return np.arange(n), last.values, group_start
     order = np.lexsort([last.values, *[k.values for k in reversed(keys)]])
     same = np.ones(n - 1, dtype=bool)
     for key in keys:

@@ -57,12 +57,18 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
     if len(table) == 0:
         return LineageTable.empty(nkeys, nvalues)
     value_attrs = list(range(nkeys, nkeys + nvalues))
-    for attr in reversed(value_attrs):
-        table = merge_columns(table, attr)
+    # Rows with pairwise different key cells stay so through every merge (a merge joins
+    # rows equal but on one attribute, and their key sets are disjoint): then no two rows
+    # ever share a key box, and merging along a value attribute has nothing to join.
+    distinct_keys = _distinct_key_cells(table, nkeys)
+    if not distinct_keys:
+        for attr in reversed(value_attrs):
+            table = merge_columns(table, attr)
     for key in reversed(range(nkeys)):
         table = _merge_key(table, key, value_attrs if relative else [])
-    for attr in reversed(value_attrs):
-        table = merge_columns(table, attr)
+    if not distinct_keys:
+        for attr in reversed(value_attrs):
+            table = merge_columns(table, attr)
     lo, hi, ref = _sorted(table).bounds()
     assert ref is not None
     return LineageTable(lo, hi, ref, nkeys)
@@ -85,6 +91,19 @@ def _columns_of(keys: Boxes, values: Boxes) -> ColumnTable:
     n = len(first[0].values)
     return ColumnTable(first, extent, [Column(np.full(n, ABSOLUTE, np.int8), ABSOLUTE, ABSOLUTE)
                                        for _ in first])
+
+
+def _distinct_key_cells(table: ColumnTable, nkeys: int) -> bool:
+    """Whether every row's key is one cell and no two rows share it, as far as a cheap test
+    tells: the key cells strictly increasing in C order (as cells written in order are)."""
+    if nkeys == 0 or len(table) < 2:
+        return nkeys > 0
+    if any(not (e.constant and e.low == 0) for e in table.extent[:nkeys]):
+        return False
+    *leading, last = table.first[:nkeys]
+    order, sorted_last, group_start = sort_groups(leading, last, len(table), check_only=True)
+    return order is None and bool(((sorted_last[1:] > sorted_last[:-1])
+                                   | group_start[1:]).all())
 
 
 def _merge_key(table: ColumnTable, key: int, candidates: list[int]) -> ColumnTable:

@@ -189,6 +189,11 @@ def _union_of_cells(boxes: Boxes) -> Boxes | None:
     if float(np.prod(extent.astype(np.float64))) >= 2.0 ** 62:
         return None
     flat = np.ravel_multi_index(tuple((cells - low).T), tuple(extent))
+    size = int(np.prod(extent))
+    if size <= 8 * len(flat) and len(flat) > 1 and (np.diff(flat) < 0).any():
+        present = np.zeros(size, dtype=bool)  # cells out of order: a bitmap, not a sort
+        present[flat] = True
+        flat = np.flatnonzero(present)
     return flat_to_boxes(flat, tuple(int(e) for e in extent), low)
 
 
