@@ -44,12 +44,23 @@ def _bit_width(span: int) -> int:
 
 
 def _pack_bits(values: np.ndarray, width: int) -> bytes:
-    parts = []
-    for start in range(0, len(values), _BITS_CHUNK):
-        chunk = values[start:start + _BITS_CHUNK].astype("<u8")
-        bits = np.unpackbits(chunk.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-        parts.append(bits[:, :width])
-    return np.packbits(np.concatenate(parts).ravel(), bitorder="little").tobytes()
+    """`values` (each below 2**width) as a stream of `width`-bit fields, least significant bit
+    first: value k at bits k*width onwards. Built in 64-bit words, each the OR of the fields
+    starting in it plus the spill of the one field crossing into it."""
+    n = len(values)
+    if n == 0:
+        return b""
+    v = values.astype(np.uint64, copy=False)
+    pos = np.arange(n, dtype=np.uint64) * np.uint64(width)
+    word = (pos >> np.uint64(6)).astype(np.int64)
+    off = pos & np.uint64(63)
+    out = np.zeros((n * width + 63) // 64 + 1, dtype=np.uint64)
+    starts = np.flatnonzero(np.r_[True, word[1:] != word[:-1]])
+    out[word[starts]] = np.bitwise_or.reduceat(v << off, starts)
+    spill = np.flatnonzero(off + np.uint64(width) > np.uint64(64))
+    if len(spill):
+        out[word[spill] + 1] |= v[spill] >> (np.uint64(64) - off[spill])
+    return out.astype("<u8", copy=False).tobytes()[:(n * width + 7) // 8]
 
 
 def _unpack_bits(data: bytes, count: int, width: int) -> np.ndarray:
