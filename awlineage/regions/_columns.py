@@ -109,9 +109,12 @@ class MergePlan:
         return len(self.starts)
 
 
-def plan_merge(table: ColumnTable, attr: int) -> MergePlan:
+def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False) -> MergePlan:
     """Which rows merge along `attr`: those equal on every other column (and on every
-    reference code) whose `attr` intervals overlap or touch."""
+    reference code) whose `attr` intervals overlap or touch.
+
+    With `consecutive`, the caller knows that rows able to merge are next to each other
+    already (distinct cells in C order, merged along their last axis): no sort then."""
     n = len(table)
     if n <= 1:
         return MergePlan(attr, None, np.arange(n), np.zeros(n, np.int64))
@@ -123,6 +126,8 @@ def plan_merge(table: ColumnTable, attr: int) -> MergePlan:
             keys.extend((table.first[c], table.extent[c]))
     keys = [k for k in keys if not k.constant]
     a_first, a_extent = table.first[attr], table.extent[attr]
+    if consecutive:
+        return _plan_consecutive(keys, a_first, a_extent, attr)
     order, sorted_first, group_start = sort_groups(keys, a_first, n)
     if a_extent.constant:
         last = sorted_first + a_extent.low
@@ -134,6 +139,17 @@ def plan_merge(table: ColumnTable, attr: int) -> MergePlan:
     new_run = group_start
     new_run[1:] |= sorted_first[1:] > reach[:-1] + 1
     return MergePlan(attr, order, np.flatnonzero(new_run), last)
+
+
+def _plan_consecutive(keys: list[Column], first: Column, extent: Column, attr: int
+                      ) -> MergePlan:
+    """`plan_merge` for rows whose merge partners are their neighbours: a row joins the one
+    before it when equal on `keys` and its interval starts right after that one's."""
+    last = first.values + extent.values
+    joins = first.values[1:] == last[:-1] + 1
+    for key in keys:
+        joins &= key.values[1:] == key.values[:-1]
+    return MergePlan(attr, None, np.flatnonzero(np.r_[True, ~joins]), last)
 
 
 def apply_merge(table: ColumnTable, plan: MergePlan) -> ColumnTable:

@@ -65,7 +65,10 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
         for attr in reversed(value_attrs):
             table = merge_columns(table, attr)
     for key in reversed(range(nkeys)):
-        table = _merge_key(table, key, value_attrs if relative else [])
+        # Distinct key cells in C order: rows that merge along the last key axis are
+        # neighbours (no cell lies between two adjacent ones), so that pass needs no sort.
+        consecutive = distinct_keys and key == nkeys - 1
+        table = _merge_key(table, key, value_attrs if relative else [], consecutive)
     if not distinct_keys:
         for attr in reversed(value_attrs):
             table = merge_columns(table, attr)
@@ -106,11 +109,12 @@ def _distinct_key_cells(table: ColumnTable, nkeys: int) -> bool:
                                    | group_start[1:]).all())
 
 
-def _merge_key(table: ColumnTable, key: int, candidates: list[int]) -> ColumnTable:
+def _merge_key(table: ColumnTable, key: int, candidates: list[int], consecutive: bool
+               ) -> ColumnTable:
     """Range-encode key attribute `key`, first making the value attribute that helps most
-    (if any) relative to it."""
+    (if any) relative to it (`consecutive`: see `plan_merge`)."""
     assert table.ref is not None
-    best, plan = table, plan_merge(table, key)
+    best, plan = table, plan_merge(table, key, consecutive=consecutive)
     key_extent = table.extent[key]
     if key_extent.low > 0:
         return apply_merge(best, plan)  # no single-cell key intervals to be relative to
@@ -140,7 +144,7 @@ def _merge_key(table: ColumnTable, key: int, candidates: list[int]) -> ColumnTab
         trial.first[attr] = Column.of(new_first)
         assert trial.ref is not None
         trial.ref[attr] = new_ref
-        trial_plan = plan_merge(trial, key)
+        trial_plan = plan_merge(trial, key, consecutive=consecutive)
         if trial_plan.rows < plan.rows:
             best, plan = trial, trial_plan
     return apply_merge(best, plan)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from awlineage.regions import Boxes, _codec
 from awlineage.regions._codec import describe, dumps, loads, pack_column, unpack_column
+from awlineage.regions._columns import ColumnTable, apply_merge, plan_merge
 from awlineage.regions._provrc import encode
 from tests.regions.test_provrc import _expanded, _pair_set, relations
 
@@ -92,3 +93,22 @@ def test_rows_come_out_sorted_by_their_first_cells() -> None:
     table = encode(Boxes.from_cells(cells), Boxes.from_cells(cells[::-1]))
     order = np.lexsort(table.lo.T[::-1])
     assert (order == np.arange(len(table))).all()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**31), st.sampled_from([0.3, 0.8, 1.0]))
+def test_neighbours_merge_as_the_sorted_pass_would(seed, density) -> None:
+    """Distinct key cells in C order: merging along the last key axis by looking at
+    neighbours only gives the rows that sorting first gives."""
+    rng = np.random.default_rng(seed)
+    cells = np.argwhere(rng.random((5, 9)) < density)
+    shift = rng.integers(0, 2, len(cells))
+    values = np.stack([rng.integers(0, 2, len(cells)), cells[:, 1] + shift], axis=1)
+    table = ColumnTable.from_bounds(np.concatenate([cells, values], 1),
+                                    np.concatenate([cells, values], 1),
+                                    np.full((len(cells), 4), -1, np.int8))
+    fast = apply_merge(table, plan_merge(table, 1, consecutive=True))
+    slow = apply_merge(table, plan_merge(table, 1))
+    assert len(fast) == len(slow)
+    rows = {tuple(r) for r in np.concatenate(fast.bounds()[:2], 1).tolist()}
+    assert rows == {tuple(r) for r in np.concatenate(slow.bounds()[:2], 1).tolist()}
