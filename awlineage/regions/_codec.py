@@ -32,8 +32,9 @@ _SAMPLE = 4096
 #: Bodies larger than this (bytes) skip lzma, and zlib runs at its fastest level: on large
 #: tables lzma would take seconds per megabyte where the packed columns leave it little to do.
 LARGE_BODY = 1 << 20
-#: Bodies up to this size get zlib's and lzma's strongest settings; up to LARGE_BODY, lzma's
-#: preset 1 (about 4x faster than preset 6, a few percent larger on lineage columns).
+#: Bodies up to this size (or a third of a byte per tuple) get zlib's and lzma's strongest
+#: settings; larger ones up to LARGE_BODY lzma's preset 1 (about 4x faster than preset 6, a
+#: few percent larger on lineage columns).
 SMALL_BODY = 1 << 16
 _BITS_CHUNK = 1 << 20
 
@@ -227,7 +228,7 @@ def dumps(table: LineageTable) -> bytes:
         bodies[TUPLES] = _tuples_body(table)
     best: tuple[int, int, bytes] | None = None
     for fmt, body in bodies.items():
-        for codec, packed in _compressed(body):
+        for codec, packed in _compressed(body, tuples):
             if fmt == TUPLES and codec == RAW:
                 continue
             if best is None or len(packed) < len(best[2]):
@@ -237,10 +238,12 @@ def dumps(table: LineageTable) -> bytes:
     return MAGIC + bytes([fmt, codec]) + packed
 
 
-def _compressed(body: bytes) -> list[tuple[int, bytes]]:
+def _compressed(body: bytes, tuples: int) -> list[tuple[int, bytes]]:
     if len(body) > LARGE_BODY:
         return [(RAW, body), (ZLIB, zlib.compress(body, 1))]
-    small = len(body) <= SMALL_BODY  # the strongest settings, where they cost little
+    # The strongest settings where they cost little: lzma's preset 6 takes about 0.3 s a
+    # megabyte, kept within a tenth of a second per million tuples the table stands for.
+    small = len(body) <= max(SMALL_BODY, tuples // 3)
     options = [(RAW, body), (ZLIB, zlib.compress(body, 9 if small else 6))]
     if len(body) > 256:
         options.append((LZMA, lzma.compress(body, preset=6 if small else 1)))
