@@ -29,12 +29,10 @@ _CONST, _FOR, _DELTA, _PATCHED_FOR, _PATCHED_DELTA = 0, 1, 2, 3, 4
 #: Largest share of values a patched column keeps as exceptions.
 _EXCEPTIONS = 0.02
 _SAMPLE = 4096
-#: Bodies larger than this (bytes) skip lzma, and zlib runs at its fastest level: on large
-#: tables lzma would take seconds per megabyte where the packed columns leave it little to do.
+#: Bodies larger than this (bytes) and than a byte per tuple skip lzma, and zlib runs at its
+#: fastest level: there lzma would take seconds where the packed columns leave it little.
 LARGE_BODY = 1 << 20
-#: Bodies up to this size (or a third of a byte per tuple) get zlib's and lzma's strongest
-#: settings; larger ones up to LARGE_BODY lzma's preset 1 (about 4x faster than preset 6, a
-#: few percent larger on lineage columns).
+#: Bodies up to this size (or half a byte per tuple) get zlib's and lzma's strongest settings.
 SMALL_BODY = 1 << 16
 _BITS_CHUNK = 1 << 20
 
@@ -239,14 +237,16 @@ def dumps(table: LineageTable) -> bytes:
 
 
 def _compressed(body: bytes, tuples: int) -> list[tuple[int, bytes]]:
-    if len(body) > LARGE_BODY:
+    """The body raw and through the general codecs, at the strongest settings that cost
+    little next to the capture: lzma's preset 6 (about 0.3 s a megabyte here) on bodies up to
+    half a byte per tuple the table stands for, its preset 1 (about 4x faster, a few
+    percent larger) up to a byte per tuple, and beyond that only zlib's fastest level."""
+    if len(body) > max(LARGE_BODY, tuples):
         return [(RAW, body), (ZLIB, zlib.compress(body, 1))]
-    # The strongest settings where they cost little: lzma's preset 6 takes about 0.3 s a
-    # megabyte, kept within a tenth of a second per million tuples the table stands for.
-    small = len(body) <= max(SMALL_BODY, tuples // 3)
-    options = [(RAW, body), (ZLIB, zlib.compress(body, 9 if small else 6))]
+    strong = len(body) <= max(SMALL_BODY, tuples // 2)
+    options = [(RAW, body), (ZLIB, zlib.compress(body, 9 if strong else 6))]
     if len(body) > 256:
-        options.append((LZMA, lzma.compress(body, preset=6 if small else 1)))
+        options.append((LZMA, lzma.compress(body, preset=6 if strong else 1)))
     return options
 
 
