@@ -232,6 +232,8 @@ class Boxes:
         box = self.nonempty()
         counts = box.hi - box.lo + 1
         sizes = box.volume()
+        if len(box) and int(sizes.max()) == 1:  # boxes of one cell each
+            return box.lo.copy()
         rows = np.repeat(np.arange(len(box)), sizes)
         local = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes,
                                                                        sizes)

@@ -1,6 +1,7 @@
 """Bytes for lineage tables: integer columns bit-packed (constant, frame of reference, or
-deltas), then the smallest of ProvRC, ProvRC through a general codec, and plain sorted tuples
-through a general codec, so unstructured lineage never costs much more than gzip'd tuples."""
+deltas, either one with its few outliers patched in apart), then the smallest of ProvRC,
+ProvRC through a general codec, and plain sorted tuples through a general codec, so
+unstructured lineage never costs much more than gzip'd tuples."""
 
 from __future__ import annotations
 
@@ -21,8 +22,18 @@ CODEC_NAMES = {RAW: "", ZLIB: "+zlib", LZMA: "+lzma"}
 
 #: Tables whose tuples exceed this many are never tried as plain tuples.
 TUPLE_LIMIT = 20_000_000
+#: Tables of at most this many tuples are always tried as plain tuples too (cheap).
+SMALL = 1 << 16
 
-_CONST, _FOR, _DELTA = 0, 1, 2
+_CONST, _FOR, _DELTA, _PATCHED_FOR, _PATCHED_DELTA = 0, 1, 2, 3, 4
+#: Largest share of values a patched column keeps as exceptions.
+_EXCEPTIONS = 0.02
+_SAMPLE = 4096
+#: Bodies larger than this (bytes) and than a byte per tuple skip lzma, and zlib runs at its
+#: fastest level: there lzma would take seconds where the packed columns leave it little.
+LARGE_BODY = 1 << 20
+#: Bodies up to this size (or half a byte per tuple) get zlib's and lzma's strongest settings.
+SMALL_BODY = 1 << 16
 _BITS_CHUNK = 1 << 20
 
 
@@ -32,12 +43,23 @@ def _bit_width(span: int) -> int:
 
 
 def _pack_bits(values: np.ndarray, width: int) -> bytes:
-    parts = []
-    for start in range(0, len(values), _BITS_CHUNK):
-        chunk = values[start:start + _BITS_CHUNK].astype("<u8")
-        bits = np.unpackbits(chunk.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-        parts.append(bits[:, :width])
-    return np.packbits(np.concatenate(parts).ravel(), bitorder="little").tobytes()
+    """`values` (each below 2**width) as a stream of `width`-bit fields, least significant bit
+    first: value k at bits k*width onwards. Built in 64-bit words, each the OR of the fields
+    starting in it plus the spill of the one field crossing into it."""
+    n = len(values)
+    if n == 0:
+        return b""
+    v = values.astype(np.uint64, copy=False)
+    pos = np.arange(n, dtype=np.uint64) * np.uint64(width)
+    word = (pos >> np.uint64(6)).astype(np.int64)
+    off = pos & np.uint64(63)
+    out = np.zeros((n * width + 63) // 64 + 1, dtype=np.uint64)
+    starts = np.flatnonzero(np.r_[True, word[1:] != word[:-1]])
+    out[word[starts]] = np.bitwise_or.reduceat(v << off, starts)
+    spill = np.flatnonzero(off + np.uint64(width) > np.uint64(64))
+    if len(spill):
+        out[word[spill] + 1] |= v[spill] >> (np.uint64(64) - off[spill])
+    return out.astype("<u8", copy=False).tobytes()[:(n * width + 7) // 8]
 
 
 def _unpack_bits(data: bytes, count: int, width: int) -> np.ndarray:
@@ -70,7 +92,38 @@ def pack_column(values: np.ndarray) -> bytes:
             tag = _DELTA
             header = struct.pack("<qqB", int(values[0]), d_base, d_width)
             body, width = diffs - d_base, d_width
+    size = 1 + len(header) + (len(body) * width + 7) // 8
+    if len(values) > 64:  # patched forms: estimated first, packed only when cheaper
+        plans = [_patch_plan(_PATCHED_FOR, values), _patch_plan(_PATCHED_DELTA, np.diff(values))]
+        plan = min(plans, key=lambda p: p[0])
+        if plan[0] < size:
+            return _patched(int(values[0]), *plan[1:])
     return struct.pack("<B", tag) + header + _pack_bits(body.astype(np.uint64), width)
+
+
+def _patch_plan(tag: int, series: np.ndarray
+                ) -> tuple[int, int, np.ndarray, int, int, np.ndarray, bytes]:
+    """`series` bit-packed narrowly with its few outliers ("exceptions") stored apart, by
+    position (patched frame of reference): (bytes it takes, tag, series, base, width,
+    exception positions, their bytes)."""
+    n = len(series)
+    sample = np.sort(series[::max(n // _SAMPLE, 1)])  # quantiles estimated from a sample
+    cut = int(len(sample) * _EXCEPTIONS / 2)
+    low, high = int(sample[cut]), int(sample[len(sample) - 1 - cut])
+    width = _bit_width(high - low)
+    positions = np.flatnonzero((series < low) | (series > high))
+    if len(positions) > 2 * _EXCEPTIONS * n + 1:  # the sample misled: not worth it
+        return 1 << 62, tag, series, low, width, positions, b""
+    tail = pack_column(positions) + pack_column(series[positions]) if len(positions) else b""
+    return 26 + (n * width + 7) // 8 + len(tail), tag, series, low, width, positions, tail
+
+
+def _patched(first: int, tag: int, series: np.ndarray, low: int, width: int,
+             positions: np.ndarray, tail: bytes) -> bytes:
+    body = series - low
+    body[positions] = 0
+    return (struct.pack("<BqqBq", tag, first, low, width, len(positions))
+            + _pack_bits(body.astype(np.uint64), width) + tail)
 
 
 def unpack_column(data: bytes, offset: int, count: int) -> tuple[np.ndarray, int]:
@@ -96,6 +149,24 @@ def unpack_column(data: bytes, offset: int, count: int) -> tuple[np.ndarray, int
         np.cumsum(diffs + d_base, out=values[1:])
         values[1:] += first
         return values, offset + size
+    if tag in (_PATCHED_FOR, _PATCHED_DELTA):
+        first, low, width, exceptions = struct.unpack_from("<qqBq", data, offset)
+        offset += 25
+        length = count if tag == _PATCHED_FOR else count - 1
+        size = (length * width + 7) // 8
+        series = _unpack_bits(data[offset:offset + size], length, width).astype(np.int64)
+        series += low
+        offset += size
+        if exceptions:
+            positions, offset = unpack_column(data, offset, exceptions)
+            series[positions], offset = unpack_column(data, offset, exceptions)
+        if tag == _PATCHED_FOR:
+            return series, offset
+        values = np.empty(count, dtype=np.int64)
+        values[0] = first
+        np.cumsum(series, out=values[1:])
+        values[1:] += first
+        return values, offset
     raise RegionError(f"corrupt lineage table: unknown column tag {tag}")
 
 
@@ -148,11 +219,14 @@ def dumps(table: LineageTable) -> bytes:
     zlib/lzma (tuples only when ProvRC found little structure)."""
     bodies = {PROVRC: _provrc_body(table)}
     tuples = table.tuple_count()
-    if tuples <= TUPLE_LIMIT and tuples <= 4 * len(table):
+    # Tuples only when ProvRC found little structure; on large tables not when nearly every
+    # row is one cell pair already (the tuples would be about the same rows, in order).
+    nearly_cells = tuples <= len(table) + len(table) // 8
+    if tuples <= min(TUPLE_LIMIT, 4 * len(table)) and (tuples <= SMALL or not nearly_cells):
         bodies[TUPLES] = _tuples_body(table)
     best: tuple[int, int, bytes] | None = None
     for fmt, body in bodies.items():
-        for codec, packed in _compressed(body):
+        for codec, packed in _compressed(body, tuples):
             if fmt == TUPLES and codec == RAW:
                 continue
             if best is None or len(packed) < len(best[2]):
@@ -162,10 +236,17 @@ def dumps(table: LineageTable) -> bytes:
     return MAGIC + bytes([fmt, codec]) + packed
 
 
-def _compressed(body: bytes) -> list[tuple[int, bytes]]:
-    options = [(RAW, body), (ZLIB, zlib.compress(body, 9))]
+def _compressed(body: bytes, tuples: int) -> list[tuple[int, bytes]]:
+    """The body raw and through the general codecs, at the strongest settings that cost
+    little next to the capture: lzma's preset 6 (about 0.3 s a megabyte here) on bodies up to
+    half a byte per tuple the table stands for, its preset 1 (about 4x faster, a few
+    percent larger) up to a byte per tuple, and beyond that only zlib's fastest level."""
+    if len(body) > max(LARGE_BODY, tuples):
+        return [(RAW, body), (ZLIB, zlib.compress(body, 1))]
+    strong = len(body) <= max(SMALL_BODY, tuples // 2)
+    options = [(RAW, body), (ZLIB, zlib.compress(body, 9 if strong else 6))]
     if len(body) > 256:
-        options.append((LZMA, lzma.compress(body, preset=6)))
+        options.append((LZMA, lzma.compress(body, preset=6 if strong else 1)))
     return options
 
 

@@ -16,9 +16,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from awlineage.regions._boxes import Boxes, all_columns
+from awlineage.regions._boxes import Boxes
+from awlineage.regions._columns import (
+    Column,
+    ColumnTable,
+    apply_merge,
+    merge_columns,
+    plan_merge,
+    sort_groups,
+)
 from awlineage.regions._errors import RegionError
-from awlineage.regions._rangeset import merge_along
 from awlineage.regions._table import ABSOLUTE, LineageTable
 
 
@@ -36,47 +43,120 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
     Returns
     -------
     LineageTable
-        Rows standing for exactly the same set of (key cell, value cell) pairs.
+        Rows standing for exactly the same set of (key cell, value cell) pairs, sorted by
+        their first cells (keys first).
     """
     if len(keys) != len(values):
         raise RegionError(f"{len(keys)} key boxes but {len(values)} value boxes; lineage rows "
                           "pair them one to one")
     nkeys, nvalues = keys.ndim, values.ndim
-    keep = all_columns(keys.hi >= keys.lo) & all_columns(values.hi >= values.lo)
-    lo = np.concatenate([keys.lo[keep], values.lo[keep]], axis=1)
-    hi = np.concatenate([keys.hi[keep], values.hi[keep]], axis=1)
-    ref = np.full(lo.shape, ABSOLUTE, dtype=np.int8)
-    if len(lo) == 0:
+    if nkeys + nvalues == 0:  # scalar to scalar: a row means "related"
+        none = np.zeros((len(keys), 0), np.int64)
+        return LineageTable(none, none.copy(), np.zeros((len(keys), 0), np.int8), 0)
+    table = _columns_of(keys, values)
+    if len(table) == 0:
         return LineageTable.empty(nkeys, nvalues)
     value_attrs = list(range(nkeys, nkeys + nvalues))
-    for attr in reversed(value_attrs):
-        lo, hi, ref = merge_along(lo, hi, ref, attr)
+    # Rows with pairwise different key cells stay so through every merge (a merge joins
+    # rows equal but on one attribute, and their key sets are disjoint): then no two rows
+    # ever share a key box, and merging along a value attribute has nothing to join.
+    distinct_keys = _distinct_key_cells(table, nkeys)
+    if not distinct_keys:
+        for attr in reversed(value_attrs):
+            table = merge_columns(table, attr)
     for key in reversed(range(nkeys)):
-        lo, hi, ref = _merge_key(lo, hi, ref, key, value_attrs if relative else [])
-    for attr in reversed(value_attrs):
-        lo, hi, ref = merge_along(lo, hi, ref, attr)
+        # Distinct key cells in C order: rows that merge along the last key axis are
+        # neighbours (no cell lies between two adjacent ones), so that pass needs no sort.
+        consecutive = distinct_keys and key == nkeys - 1
+        table = _merge_key(table, key, value_attrs if relative else [], consecutive)
+    if not distinct_keys:
+        for attr in reversed(value_attrs):
+            table = merge_columns(table, attr)
+    lo, hi, ref = _sorted(table).bounds()
+    assert ref is not None
     return LineageTable(lo, hi, ref, nkeys)
 
 
-def _merge_key(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray, key: int,
-               candidates: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _columns_of(keys: Boxes, values: Boxes) -> ColumnTable:
+    """The relation's non-empty rows as columns, every attribute absolute."""
+    first, extent = [], []
+    for boxes in (keys, values):
+        for a in range(boxes.ndim):
+            lo = np.ascontiguousarray(boxes.lo[:, a])
+            first.append(Column.of(lo))
+            extent.append(Column.of(boxes.hi[:, a] - lo))
+    if any(e.low < 0 for e in extent):
+        keep = np.ones(len(keys), dtype=bool)
+        for e in extent:
+            keep &= e.values >= 0
+        first = [Column.of(c.values[keep]) for c in first]
+        extent = [Column.of(c.values[keep]) for c in extent]
+    n = len(first[0].values)
+    return ColumnTable(first, extent, [Column(np.full(n, ABSOLUTE, np.int8), ABSOLUTE, ABSOLUTE)
+                                       for _ in first])
+
+
+def _distinct_key_cells(table: ColumnTable, nkeys: int) -> bool:
+    """Whether every row's key is one cell and no two rows share it, as far as a cheap test
+    tells: the key cells strictly increasing in C order (as cells written in order are)."""
+    if nkeys == 0 or len(table) < 2:
+        return nkeys > 0
+    if any(not (e.constant and e.low == 0) for e in table.extent[:nkeys]):
+        return False
+    *leading, last = table.first[:nkeys]
+    order, sorted_last, group_start = sort_groups(leading, last, len(table), check_only=True)
+    return order is None and bool(((sorted_last[1:] > sorted_last[:-1])
+                                   | group_start[1:]).all())
+
+
+def _merge_key(table: ColumnTable, key: int, candidates: list[int], consecutive: bool
+               ) -> ColumnTable:
     """Range-encode key attribute `key`, first making the value attribute that helps most
-    (if any) relative to it."""
-    best = merge_along(lo, hi, ref, key)
-    point = lo[:, key] == hi[:, key]
-    if not point.any():
-        return best
+    (if any) relative to it (`consecutive`: see `plan_merge`)."""
+    assert table.ref is not None
+    best, plan = table, plan_merge(table, key, consecutive=consecutive)
+    key_extent = table.extent[key]
+    if key_extent.low > 0:
+        return apply_merge(best, plan)  # no single-cell key intervals to be relative to
+    point = None if key_extent.constant else key_extent.values == 0
+    if point is not None and not point.any():
+        return apply_merge(best, plan)
+    key_first = table.first[key].values
     for attr in candidates:
-        convert = point & (ref[:, attr] == ABSOLUTE)
-        column_lo, column_hi = lo[convert, attr], hi[convert, attr]
-        if not convert.any() or (column_lo.min() == column_lo.max()
-                                 and column_hi.min() == column_hi.max() and convert.all()):
-            continue  # one constant interval: absolute already merges as well as it can
-        t_lo, t_hi, t_ref = lo.copy(), hi.copy(), ref.copy()
-        t_lo[convert, attr] -= lo[convert, key]
-        t_hi[convert, attr] -= lo[convert, key]
-        t_ref[convert, attr] = key
-        trial = merge_along(t_lo, t_hi, t_ref, key)
-        if len(trial[0]) < len(best[0]):
-            best = trial
-    return best
+        ref, first = table.ref[attr], table.first[attr]
+        if ref.constant and ref.low == ABSOLUTE:
+            convert = point
+        else:
+            absolute = ref.values == ABSOLUTE
+            convert = absolute if point is None else point & absolute
+        if convert is None:  # every row
+            if first.constant and table.extent[attr].constant:
+                continue  # one constant interval: absolute already merges as well as it can
+            new_first = first.values - key_first
+            new_ref = Column(np.full(len(table), key, np.int8), key, key)
+        else:
+            if not convert.any():
+                continue
+            new_first = np.where(convert, first.values - key_first, first.values)
+            new_ref = Column(np.where(convert, np.int8(key), ref.values).astype(np.int8),
+                             min(ref.low, key), max(ref.high, key))
+        trial = ColumnTable(list(table.first), list(table.extent), list(table.ref))
+        trial.first[attr] = Column.of(new_first)
+        assert trial.ref is not None
+        trial.ref[attr] = new_ref
+        trial_plan = plan_merge(trial, key, consecutive=consecutive)
+        if trial_plan.rows < plan.rows:
+            best, plan = trial, trial_plan
+    return apply_merge(best, plan)
+
+
+def _sorted(table: ColumnTable) -> ColumnTable:
+    """The rows in lexicographic order of their first cells (a stable layout for the bytes;
+    no sort when they are in order already)."""
+    n = len(table)
+    if n <= 1 or table.width == 0:
+        return table
+    *leading, last = table.first
+    keys = [c for c in leading if not c.constant]
+    order, _, _ = sort_groups(keys, last, n)
+    return table if order is None else table.take(order)

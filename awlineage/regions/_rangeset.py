@@ -10,6 +10,7 @@ from typing import overload
 import numpy as np
 
 from awlineage.regions._boxes import Boxes, column_max, column_min
+from awlineage.regions._columns import ColumnTable, merge_columns
 
 #: Largest compressed grid (cells) painted for exact unions and differences.
 GRID_LIMIT = 1 << 26
@@ -40,76 +41,13 @@ def merge_along(lo: np.ndarray, hi: np.ndarray, ref: np.ndarray | None, attr: in
     lo, hi, ref
         The merged table; each result row is exactly the union of the rows merged into it.
     """
-    n, width = lo.shape
-    if n <= 1:
+    if lo.shape[0] <= 1:
         return lo, hi, ref
-    keys: list[np.ndarray] = []
-    for c in range(width):
-        columns = [ref[:, c]] if ref is not None else []
-        if c != attr:  # (first, length) is equal exactly when (first, last) is
-            columns += [lo[:, c], hi[:, c] - lo[:, c]]
-        for column in columns:
-            if column[0] != column[-1] or column.min() != column.max():
-                keys.append(column)
-    a_lo, a_hi = lo[:, attr], hi[:, attr]
-    order, group_start = _sort_groups(keys, a_lo)
-    a_lo, a_hi = a_lo[order], a_hi[order]
-    reach = _segmented_cummax(a_hi, group_start)
-    new_segment = group_start.copy()
-    new_segment[1:] |= a_lo[1:] > reach[:-1] + 1
-    starts = np.flatnonzero(new_segment)
-    if len(starts) == n:
-        return lo[order], hi[order], None if ref is None else ref[order]
-    rows = order[starts]
-    out_lo, out_hi = lo[rows], hi[rows]
-    out_hi[:, attr] = np.maximum.reduceat(a_hi, starts)
-    return out_lo, out_hi, None if ref is None else ref[rows]
-
-
-def _sort_groups(keys: list[np.ndarray], last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row order sorting by `keys` then `last`, and where each group of equal keys starts.
-    Keys are packed into one integer when their ranges allow (one sort instead of a
-    lexicographic one)."""
-    n = len(last)
-    group_start = np.ones(n, dtype=bool)
-    columns = [*keys, last]
-    lows = [int(c.min()) for c in columns]
-    spans = [int(c.max()) - low + 1 for c, low in zip(columns, lows, strict=True)]
-    bits = sum(max(span - 1, 1).bit_length() for span in spans)
-    if bits <= 62:
-        packed = np.zeros(n, dtype=np.int64)
-        for column, low, span in zip(keys, lows[:-1], spans[:-1], strict=True):
-            packed *= span
-            packed += column - low
-        order = np.argsort(packed * spans[-1] + (last - lows[-1]), kind="stable")
-        if keys:
-            grouped = packed[order]
-            group_start[1:] = grouped[1:] != grouped[:-1]
-        else:
-            group_start[1:] = False
-        return order, group_start
-    order = np.lexsort([last, *keys])
-    same = np.ones(n - 1, dtype=bool)
-    for column in keys:
-        sorted_column = column[order]
-        same &= sorted_column[1:] == sorted_column[:-1]
-    group_start[1:] = ~same
-    return order, group_start
-
-
-def _segmented_cummax(values: np.ndarray, group_start: np.ndarray) -> np.ndarray:
-    """Running maximum of `values` restarted at every group start."""
-    group = np.cumsum(group_start) - 1
-    base = values.min()
-    span = int(values.max()) - int(base) + 1
-    if span * (int(group[-1]) + 1) < (1 << 62):
-        shifted = (values - base) + group * span
-        return np.maximum.accumulate(shifted) - group * span + base
-    # Values too spread out to offset by group: work on their ranks instead.
-    distinct, rank = np.unique(values, return_inverse=True)
-    span = len(distinct)
-    shifted = rank + group * span
-    return distinct[np.maximum.accumulate(shifted) - group * span]
+    table = ColumnTable.from_bounds(lo, hi, ref)
+    merged = merge_columns(table, attr)
+    if merged is table:
+        return lo, hi, ref
+    return merged.bounds()
 
 
 def merge_boxes(boxes: Boxes) -> Boxes:
@@ -251,6 +189,11 @@ def _union_of_cells(boxes: Boxes) -> Boxes | None:
     if float(np.prod(extent.astype(np.float64))) >= 2.0 ** 62:
         return None
     flat = np.ravel_multi_index(tuple((cells - low).T), tuple(extent))
+    size = int(np.prod(extent))
+    if size <= 8 * len(flat) and len(flat) > 1 and (np.diff(flat) < 0).any():
+        present = np.zeros(size, dtype=bool)  # cells out of order: a bitmap, not a sort
+        present[flat] = True
+        flat = np.flatnonzero(present)
     return flat_to_boxes(flat, tuple(int(e) for e in extent), low)
 
 

@@ -1,0 +1,231 @@
+"""Range encoding on a column store: an interval table kept as one contiguous numpy array per
+attribute (first cells, extents, reference codes), so that a merge pass along one attribute
+reads only the columns it needs, sorts one packed integer key (or none, when the rows are in
+order already), and copies rows only when some of them merge.
+
+This is the inner loop of ProvRC (seed 004 section IV-A) and of box merging; the (N, A)
+row arrays of `LineageTable` and `Boxes` are built once, at the end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Largest number of bits a packed sort key may use (signed int64, with room to spare).
+_KEY_BITS = 62
+
+
+@dataclass
+class Column:
+    """One integer column and bounds on its values (``low <= value <= high``, possibly loose
+    after rows were dropped: bounds only size packed keys and spot constant columns)."""
+
+    values: np.ndarray
+    low: int
+    high: int
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> Column:
+        """A column with exact bounds."""
+        if len(values) == 0:
+            return cls(values, 0, 0)
+        return cls(values, int(values.min()), int(values.max()))
+
+    @property
+    def constant(self) -> bool:
+        """Whether every value is the same (known from the bounds)."""
+        return self.low == self.high
+
+    def take(self, rows: np.ndarray) -> Column:
+        """The column at `rows` (bounds kept: still valid, possibly loose)."""
+        return Column(self.values[rows], self.low, self.high)
+
+
+@dataclass
+class ColumnTable:
+    """An interval table by columns: attribute ``a`` covers ``first[a] .. first[a] +
+    extent[a]``; `ref` (optional) holds per attribute codes that must also match for rows to
+    merge (ProvRC's absolute / relative marks)."""
+
+    first: list[Column]
+    extent: list[Column]
+    ref: list[Column] | None
+
+    @classmethod
+    def from_bounds(cls, lo: np.ndarray, hi: np.ndarray, ref: np.ndarray | None = None
+                    ) -> ColumnTable:
+        """Columns of (N, A) inclusive bounds (and reference codes)."""
+        width = lo.shape[1]
+        first = [Column.of(np.ascontiguousarray(lo[:, a])) for a in range(width)]
+        extent = [Column.of(np.ascontiguousarray(hi[:, a]) - first[a].values)
+                  for a in range(width)]
+        refs = None if ref is None else [Column.of(np.ascontiguousarray(ref[:, a]))
+                                         for a in range(width)]
+        return cls(first, extent, refs)
+
+    def __len__(self) -> int:
+        return len(self.first[0].values) if self.first else 0
+
+    @property
+    def width(self) -> int:
+        """Number of attributes."""
+        return len(self.first)
+
+    def take(self, rows: np.ndarray) -> ColumnTable:
+        """The table at `rows`."""
+        return ColumnTable([c.take(rows) for c in self.first], [c.take(rows) for c in self.extent],
+                           None if self.ref is None else [c.take(rows) for c in self.ref])
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """(N, A) arrays lo, hi (and ref, int8) of the table."""
+        n = len(self)
+        lo = np.empty((n, self.width), np.int64)
+        hi = np.empty((n, self.width), np.int64)
+        for a in range(self.width):
+            lo[:, a] = self.first[a].values
+            np.add(self.first[a].values, self.extent[a].values, out=hi[:, a])
+        if self.ref is None:
+            return lo, hi, None
+        ref = np.empty((n, self.width), np.int8)
+        for a in range(self.width):
+            ref[:, a] = self.ref[a].values
+        return lo, hi, ref
+
+
+@dataclass
+class MergePlan:
+    """How one merge pass along `attr` combines rows: rows in `order` (None: as they are),
+    runs of merged rows starting at `starts` of that order."""
+
+    attr: int
+    order: np.ndarray | None
+    starts: np.ndarray
+    last: np.ndarray          # the merged attribute's last cell, in sorted order
+
+    @property
+    def rows(self) -> int:
+        """Rows after the merge."""
+        return len(self.starts)
+
+
+def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False) -> MergePlan:
+    """Which rows merge along `attr`: those equal on every other column (and on every
+    reference code) whose `attr` intervals overlap or touch.
+
+    With `consecutive`, the caller knows that rows able to merge are next to each other
+    already (distinct cells in C order, merged along their last axis): no sort then."""
+    n = len(table)
+    if n <= 1:
+        return MergePlan(attr, None, np.arange(n), np.zeros(n, np.int64))
+    keys: list[Column] = []
+    for c in range(table.width):
+        if table.ref is not None:
+            keys.append(table.ref[c])
+        if c != attr:  # (first, extent) is equal exactly when (first, last) is
+            keys.extend((table.first[c], table.extent[c]))
+    keys = [k for k in keys if not k.constant]
+    a_first, a_extent = table.first[attr], table.extent[attr]
+    if consecutive:
+        return _plan_consecutive(keys, a_first, a_extent, attr)
+    order, sorted_first, group_start = sort_groups(keys, a_first, n)
+    if a_extent.constant:
+        last = sorted_first + a_extent.low
+        reach = last  # sorted by first within a group, so the last cells are sorted too
+    else:
+        extent = a_extent.values if order is None else a_extent.values[order]
+        last = sorted_first + extent
+        reach = _segmented_cummax(last, group_start)
+    new_run = group_start
+    new_run[1:] |= sorted_first[1:] > reach[:-1] + 1
+    return MergePlan(attr, order, np.flatnonzero(new_run), last)
+
+
+def _plan_consecutive(keys: list[Column], first: Column, extent: Column, attr: int
+                      ) -> MergePlan:
+    """`plan_merge` for rows whose merge partners are their neighbours: a row joins the one
+    before it when equal on `keys` and its interval starts right after that one's."""
+    last = first.values + extent.values
+    joins = first.values[1:] == last[:-1] + 1
+    for key in keys:
+        joins &= key.values[1:] == key.values[:-1]
+    return MergePlan(attr, None, np.flatnonzero(np.r_[True, ~joins]), last)
+
+
+def apply_merge(table: ColumnTable, plan: MergePlan) -> ColumnTable:
+    """The table after the merge `plan` (the same object when no rows merge)."""
+    if plan.rows == len(table):
+        return table
+    rows = plan.starts if plan.order is None else plan.order[plan.starts]
+    merged = table.take(rows)
+    last = np.maximum.reduceat(plan.last, plan.starts)
+    a = plan.attr
+    merged.extent[a] = Column.of(last - merged.first[a].values)
+    return merged
+
+
+def merge_columns(table: ColumnTable, attr: int) -> ColumnTable:
+    """Merge rows along `attr` (see `plan_merge`)."""
+    return apply_merge(table, plan_merge(table, attr))
+
+
+def sort_groups(keys: list[Column], last: Column, n: int, *, check_only: bool = False
+                ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Row order sorting by `keys` then `last` (None when the rows are in that order
+    already), `last` in that order, and where each group of equal keys starts. The keys are
+    packed into one integer when their ranges allow (one sort, often none). With
+    `check_only`, rows not in order already are not sorted: the order returned is then
+    not None, and the rest meaningless."""
+    group_start = np.zeros(n, dtype=bool)
+    group_start[0] = True
+    spans = [k.high - k.low + 1 for k in keys]
+    shift = max(last.high - last.low, 1).bit_length()  # `last` in the low bits: no division
+    bits = sum(max(s - 1, 1).bit_length() for s in spans) + shift
+    if bits <= _KEY_BITS:
+        packed = np.subtract(last.values, last.low, dtype=np.int64)
+        scale = 1 << shift
+        for key, span in zip(reversed(keys), reversed(spans), strict=True):
+            term = np.subtract(key.values, key.low, dtype=np.int64)
+            term *= scale
+            packed += term
+            scale *= span
+        if n > 1 and bool((packed[1:] >= packed[:-1]).all()):
+            order = None
+            ordered = packed
+        elif check_only:
+            return np.arange(n), packed, group_start
+        else:
+            order = np.argsort(packed)
+            ordered = packed[order]
+        if keys:
+            group = ordered >> shift
+            group_start[1:] = group[1:] != group[:-1]
+            sorted_last = ordered & ((1 << shift) - 1)
+            sorted_last += last.low
+        else:
+            sorted_last = ordered + last.low
+        return order, sorted_last, group_start
+    if check_only:
+        return np.arange(n), last.values, group_start
+    order = np.lexsort([last.values, *[k.values for k in reversed(keys)]])
+    same = np.ones(n - 1, dtype=bool)
+    for key in keys:
+        sorted_key = key.values[order]
+        same &= sorted_key[1:] == sorted_key[:-1]
+    group_start[1:] = ~same
+    return order, last.values[order], group_start
+
+
+def _segmented_cummax(values: np.ndarray, group_start: np.ndarray) -> np.ndarray:
+    """Running maximum of `values` restarted at every group start."""
+    group = np.cumsum(group_start) - 1
+    base = values.min()
+    span = int(values.max()) - int(base) + 1
+    if span * (int(group[-1]) + 1) < (1 << 62):
+        shifted = (values - base) + group * span
+        return np.maximum.accumulate(shifted) - group * span + base
+    # Values too spread out to offset by group: work on their ranks instead.
+    distinct, rank = np.unique(values, return_inverse=True)
+    span = len(distinct)
+    shifted = rank + group * span
+    return distinct[np.maximum.accumulate(shifted) - group * span]
