@@ -18,12 +18,13 @@ from awlineage.errors import AwlError
 
 
 def _run(args: argparse.Namespace) -> int:
-    from awlineage.query import select
+    from awlineage.query import Query, select
 
     db = open_database(args)
     whole_class = _class_name_only(args)
     prepare(db, args.imports, [*([args.cls] if args.cls else []), *names_in_query(args.query),
                                *([whole_class] if whole_class else [])])
+    query: Query[Any]
     if whole_class:  # `awl select RawFrame`: every object of the class, as select(RawFrame)
         query = select(find_class(db, whole_class))
     else:
