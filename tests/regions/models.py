@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+
 from awlineage import DataObject, DBObject, persistent
+from awlineage.regions import register_array_loader, unregister_array_loader
 
 
 class RegionTestFrame(DBObject):
@@ -27,3 +33,17 @@ class RegionTestSources(RegionTestFrame):
 
 class RegionTestImage(DataObject):
     label = persistent("What the image is", str, "")
+
+
+@contextmanager
+def raw_frames_load(image: np.ndarray) -> Iterator[None]:
+    """Raw frames give `image` as HDU 0 while this lasts: black-box calls need inputs that
+    can be loaded again."""
+    def loader(obj: object, hdu: int) -> np.ndarray | None:
+        return image if isinstance(obj, RegionTestRaw) and hdu == 0 else None
+
+    register_array_loader(loader)
+    try:
+        yield
+    finally:
+        unregister_array_loader(loader)

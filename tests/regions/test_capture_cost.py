@@ -15,14 +15,12 @@ from awlineage.regions import (
     RegionTable,
     capture_regions,
     elementwise,
-    register_array_loader,
-    unregister_array_loader,
 )
 from awlineage.regions._boxes import Boxes
 from awlineage.regions._cell_count import covered_cells
 from awlineage.regions._region import Region
 from awlineage.regions._strategy_choice import RegionStrategy
-from tests.regions.models import RegionTestRaw, RegionTestReduced
+from tests.regions.models import RegionTestRaw, RegionTestReduced, raw_frames_load
 
 IMAGE = np.arange(12.0).reshape(3, 4)
 
@@ -65,13 +63,8 @@ def _reads_choices(statement: str) -> bool:
 
 @pytest.fixture(autouse=True)
 def _raw_images_load_again():
-    """Black-box calls need inputs that can be loaded again: the raw frames give IMAGE."""
-    def loader(obj, hdu):
-        return IMAGE if isinstance(obj, RegionTestRaw) and hdu == 0 else None
-
-    register_array_loader(loader)
-    yield
-    unregister_array_loader(loader)
+    with raw_frames_load(IMAGE):
+        yield
 
 
 @pytest.fixture

@@ -17,8 +17,6 @@ from awlineage.regions import (
     capture_regions,
     decode_record,
     elementwise,
-    register_array_loader,
-    unregister_array_loader,
 )
 from awlineage.regions._optimiser import Candidate, optimise
 from awlineage.regions._strategy_choice import (
@@ -27,7 +25,12 @@ from awlineage.regions._strategy_choice import (
     store_plan,
     stored_choices,
 )
-from tests.regions.models import RegionTestCalib, RegionTestRaw, RegionTestReduced
+from tests.regions.models import (
+    RegionTestCalib,
+    RegionTestRaw,
+    RegionTestReduced,
+    raw_frames_load,
+)
 
 
 class Smear(Operator):
@@ -54,13 +57,8 @@ IMAGE = np.arange(12.0).reshape(3, 4)
 
 @pytest.fixture(autouse=True)
 def _raw_images_load_again():
-    """Black-box calls need inputs that can be loaded again: the raw frames give IMAGE."""
-    def loader(obj, hdu):
-        return IMAGE if isinstance(obj, RegionTestRaw) and hdu == 0 else None
-
-    register_array_loader(loader)
-    yield
-    unregister_array_loader(loader)
+    with raw_frames_load(IMAGE):
+        yield
 
 
 def _choose(operator: str, *strategies: str, pinned: bool = False) -> None:
