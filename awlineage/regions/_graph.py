@@ -85,7 +85,7 @@ def walk_upstream(start: DBObject, stop: Callable[[DBObject], bool], db: Databas
     from awlineage.query import select
 
     graph = LineageGraph()
-    written = _records_upstream(start, stop_ids or (), db)
+    written = _records_reached(start, stop_ids or (), db, upstream=True)
     seen = {start.object_id}
     frontier = [start]
     while frontier:
@@ -110,34 +110,6 @@ def walk_upstream(start: DBObject, stop: Callable[[DBObject], bool], db: Databas
                         following.append(obj)
         frontier = following
     return graph
-
-
-def _records_upstream(start: DBObject, stop_ids: Collection[int], db: Database
-                      ) -> dict[int, list[RegionTable]]:
-    """Object id -> the records writing it, for every object a walk up from `start` can
-    reach (a recursive query over the records' outputs and inputs, not past `stop_ids`)."""
-    from awlineage.query import select
-
-    tables = db.tables_for(RegionTable)
-    table, members = tables.table, tables.list_tables["inputs"]
-    reach = sa.select(sa.cast(sa.literal(start.object_id), sa.BigInteger).label("id")
-                      ).cte("awl_region_reach", recursive=True)
-    step = (sa.select(members.c.target_id)
-            .select_from(table.join(members, members.c.object_id == table.c.object_id)
-                         .join(reach, table.c.output == reach.c.id)))
-    stops = sorted(set(stop_ids) - {start.object_id})
-    if stops:
-        step = step.where(members.c.target_id.not_in(stops))
-    reach = reach.union(step)
-    with db.engine.connect() as conn:
-        ids = sorted(conn.execute(sa.select(table.c.object_id).select_from(
-            table.join(reach, table.c.output == reach.c.id))).scalars())
-    written: dict[int, list[RegionTable]] = {}
-    for first in range(0, len(ids), _CHUNK):
-        query = select(RegionTable.object_id.in_(ids[first:first + _CHUNK]), database=db)
-        for record in query.prefetch("inputs"):
-            written.setdefault(record.output.object_id, []).append(record)
-    return written
 
 
 def _follow(db: Database, frontier: list[DBObject], graph: LineageGraph) -> list[DBObject]:
@@ -168,7 +140,7 @@ def walk_downstream(start: DBObject, stop: Callable[[DBObject], bool], db: Datab
     query finds the records the walk can meet (not going past `stop_ids`, when given), one
     query per `_CHUNK` of them reads them, and the walk runs in memory."""
     graph = LineageGraph()
-    readers = _records_downstream(start, stop_ids or (), db)
+    readers = _records_reached(start, stop_ids or (), db, upstream=False)
     seen = {start.object_id}
     frontier: dict[int, bool] = {start.object_id: False}  # object id -> only its own records
     while frontier:
@@ -188,30 +160,36 @@ def walk_downstream(start: DBObject, stop: Callable[[DBObject], bool], db: Datab
     return graph
 
 
-def _records_downstream(start: DBObject, stop_ids: Collection[int], db: Database
-                        ) -> dict[int, list[RegionTable]]:
-    """Object id -> the records reading it, for every object a walk down from `start` can
-    reach (a recursive query over the records' inputs and outputs, not past `stop_ids`)."""
+def _records_reached(start: DBObject, stop_ids: Collection[int], db: Database, *,
+                     upstream: bool) -> dict[int, list[RegionTable]]:
+    """Object id -> the records writing it (`upstream`) or reading it (downstream), for every
+    object a walk from `start` that way can reach: one recursive query over the records'
+    outputs and inputs, not going past `stop_ids`, then the records, `_CHUNK` at a time."""
     from awlineage.query import select
 
     tables = db.tables_for(RegionTable)
     table, members = tables.table, tables.list_tables["inputs"]
+    links = table.join(members, members.c.object_id == table.c.object_id)
+    # `near` is the object a record is found by, `far` the one the walk goes on to
+    source, near, far = ((table, table.c.output, members.c.target_id) if upstream
+                         else (members, members.c.target_id, table.c.output))
     reach = sa.select(sa.cast(sa.literal(start.object_id), sa.BigInteger).label("id")
                       ).cte("awl_region_reach", recursive=True)
-    step = (sa.select(table.c.output)
-            .select_from(members.join(reach, members.c.target_id == reach.c.id)
-                         .join(table, table.c.object_id == members.c.object_id)))
+    step = sa.select(far).select_from(links.join(reach, near == reach.c.id))
     stops = sorted(set(stop_ids) - {start.object_id})
     if stops:
         step = step.where(members.c.target_id.not_in(stops))
     reach = reach.union(step)
     with db.engine.connect() as conn:
-        ids = sorted(set(conn.execute(sa.select(members.c.object_id).select_from(
-            members.join(reach, members.c.target_id == reach.c.id))).scalars()))
-    readers: dict[int, list[RegionTable]] = {}
+        ids = sorted(set(conn.execute(sa.select(source.c.object_id).select_from(
+            source.join(reach, near == reach.c.id))).scalars()))
+    found: dict[int, list[RegionTable]] = {}
+    links_read = ("inputs",) if upstream else ("output", "inputs")
     for first in range(0, len(ids), _CHUNK):
         query = select(RegionTable.object_id.in_(ids[first:first + _CHUNK]), database=db)
-        for record in query.prefetch("output", "inputs"):
-            for oid in {o.object_id for o in record.inputs}:
-                readers.setdefault(oid, []).append(record)
-    return readers
+        for record in query.prefetch(*links_read):
+            keys = ({record.output.object_id} if upstream
+                    else {o.object_id for o in record.inputs})
+            for oid in keys:
+                found.setdefault(oid, []).append(record)
+    return found
