@@ -134,7 +134,13 @@ def _known(db: Database, name: str) -> bool:
 
 def names_in_query(text: str) -> list[str]:
     """The words of a textual query that may name a class: those that begin a dotted path
-    (``Class.attribute.attribute``), outside quotes."""
+    (``Class.attribute.attribute``), outside quotes, or the whole text when it is a class
+    name alone (every object of the class)."""
+    from awlineage.query import class_name_alone
+
+    whole = class_name_alone(text)
+    if whole:
+        return [whole]
     unquoted = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "''", text)
     return list(dict.fromkeys(re.findall(r"(?<![\w.])([A-Za-z_]\w*)\s*\.", unquoted)))
 

@@ -21,15 +21,9 @@ def _run(args: argparse.Namespace) -> int:
     from awlineage.query import Query, select
 
     db = open_database(args)
-    whole_class = _class_name_only(args)
-    prepare(db, args.imports, [*([args.cls] if args.cls else []), *names_in_query(args.query),
-                               *([whole_class] if whole_class else [])])
-    query: Query[Any]
-    if whole_class:  # `awl select RawFrame`: every object of the class, as select(RawFrame)
-        query = select(find_class(db, whole_class))
-    else:
-        cls = find_class(db, args.cls) if args.cls else None
-        query = select(args.query, cls, bind=_bindings(args.bind) if args.bind else None)
+    prepare(db, args.imports, [*([args.cls] if args.cls else []), *names_in_query(args.query)])
+    cls = find_class(db, args.cls) if args.cls else None
+    query: Query[Any] = select(args.query, cls, bind=_bindings(args.bind) if args.bind else None)
     if args.newest:
         query = query.newest()
     if args.count:
@@ -39,15 +33,6 @@ def _run(args: argparse.Namespace) -> int:
     print_objects(objects)
     print(f"({len(objects)} object{'s' if len(objects) != 1 else ''})", file=sys.stderr)
     return 0
-
-
-def _class_name_only(args: argparse.Namespace) -> str | None:
-    """The class a query names when it is nothing but a class name (``RawFrame`` or
-    ``targets.RawFrame``) and no ``--class`` or ``--bind`` is given; None otherwise."""
-    text = args.query.strip()
-    if args.cls or args.bind or not all(part.isidentifier() for part in text.split(".")):
-        return None
-    return text
 
 
 def _bindings(pairs: list[str]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from awlineage.errors import QueryError
 from awlineage.persistence import DBObject, Expression, brief, root_class
 from awlineage.query._compile import Compiler
 from awlineage.query._select import Query
-from awlineage.query._text import parse_query, parse_value, point_at
+from awlineage.query._text import class_name_alone, parse_query, parse_value, point_at
 
 _T = TypeVar("_T", bound=DBObject)
 
@@ -37,7 +37,7 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
         An expression (``(RawFrame.exptime > 10) & (RawFrame.chip == "ccd50")``; Python's
         ``&`` and ``|`` bind tighter than comparisons, so parenthesise each comparison), a
         textual query (``"RawFrame.exptime > 10 and RawFrame.chip == 'ccd50'"``), or a class
-        for all of its objects.
+        for all of its objects (as a class or, in text, its name alone: ``"RawFrame"``).
     cls : type of DBObject, optional
         The class to select from; needed for text with bare attribute names.
     database : Database, optional
@@ -60,6 +60,9 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
         For a textual query that does not parse (with line, column and a caret).
     UnknownAttributeError
         For an attribute the class does not declare.
+    UnknownClassError
+        For a class name alone that no class has (``AmbiguousClassError`` for one that several
+        have).
 
     Examples
     --------
@@ -73,8 +76,8 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
     [4]
     >>> select("exptime > :t and detector in (0..5:2)", Tile, bind={"t": 15}).count()
     2
-    >>> select(Tile).count()
-    6
+    >>> select(Tile).count(), select("Tile").count()
+    (6, 6)
 
     Arithmetic (``+ - * /``, unary minus) works on int and float attributes in both forms;
     int op int is int (division truncates toward zero as in SQL), a float anywhere makes it
@@ -84,6 +87,8 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
     """
     if cls is not None and not (isinstance(cls, type) and issubclass(cls, DBObject)):
         raise QueryError(f"select(..., cls): cls must be a persistent class, got {brief(cls)}")
+    if isinstance(what, str) and cls is None and bind is None and class_name_alone(what):
+        what = (database or current_database()).class_named(what.strip())
     if isinstance(what, type) and issubclass(what, DBObject):
         return Query(what, None, database=database)
     if isinstance(what, str):

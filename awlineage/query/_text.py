@@ -567,6 +567,20 @@ def parse_query(text: str, cls: type | None = None,
     return expression
 
 
+def class_name_alone(text: str) -> str | None:
+    """The class a textual query names when it is nothing but a class name (``RawFrame`` or
+    ``targets.RawFrame``), which `select` takes as every object of the class; None for any
+    other text.
+
+    Examples
+    --------
+    >>> class_name_alone(" targets.RawFrame "), class_name_alone("RawFrame.chip == 'a'")
+    ('targets.RawFrame', None)
+    """
+    name = text.strip()
+    return name if all(part.isidentifier() for part in name.split(".")) else None
+
+
 def parse_value(text: str) -> Any:
     """One value written as in a textual query.
 

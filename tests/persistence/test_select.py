@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from awlineage import QueryError, UnknownAttributeError, commit, select
+from awlineage import QueryError, UnknownAttributeError, UnknownClassError, commit, select
 from tests.persistence.models import (
     CameraFrame,
     DomeFlatImage,
@@ -207,6 +207,15 @@ def test_text_and_expression_forms_give_the_same_objects(frames) -> None:
 def test_text_with_bare_attributes_reads_them_on_the_given_class(frames) -> None:
     query = select("chip == 'ccd50' and instrument.name == 'WFI'", CameraFrame)
     assert exptimes(query) == [5.0, 30.0]
+
+
+def test_a_class_name_alone_selects_every_object_of_the_class(frames) -> None:
+    every = {f.object_id for f in select(CameraFrame)}
+    assert {f.object_id for f in select("CameraFrame")} == every and len(every) == 6
+    assert {f.object_id for f in select(" tests.CameraFrame ")} == every
+    assert {i.name for i in select("Instrument")} == {"WFI", "OmegaCAM"}
+    with pytest.raises(UnknownClassError, match="unknown persistent class 'CameraFrames'"):
+        select("CameraFrames")
 
 
 def test_a_path_through_a_link_to_any_persistent_class_reaches_every_class(db) -> None:
