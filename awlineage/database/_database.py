@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -127,6 +127,7 @@ class Database:
         self.identity_map = IdentityMap()
         self._synced: dict[type, ClassTables] = {}
         self._lock = threading.RLock()
+        self._before_close: list[Callable[[], object]] = []
         self.classes = ClassFinder(self)
         try:
             self._open(create)
@@ -473,8 +474,26 @@ class Database:
             rows = conn.execute(sa.union_all(*counts)).all()
         return {where: n for where, n in rows if n}
 
+    def on_close(self, callback: Callable[[], object]) -> None:
+        """Call `callback` when this database is closed, before its connections are released
+        (once; a module that keeps writes back, such as the region query statistics,
+        commits them there).
+
+        Parameters
+        ----------
+        callback : callable
+            Called with no argument; what it returns is ignored.
+        """
+        with self._lock:
+            if callback not in self._before_close:
+                self._before_close.append(callback)
+
     def close(self) -> None:
-        """Release the engine's connections."""
+        """Call what `on_close` was given, then release the engine's connections."""
+        with self._lock:
+            callbacks, self._before_close = self._before_close, []
+        for callback in callbacks:
+            callback()
         self.engine.dispose()
 
 

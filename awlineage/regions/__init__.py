@@ -70,6 +70,7 @@ from awlineage.regions._records import RegionSignature, RegionTable, set_run_pro
 from awlineage.regions._region import Region
 from awlineage.regions._result import ArrayLineage, RegionLineage
 from awlineage.regions._stats import QuerySummary, RegionQueryStat, read_query_summary
+from awlineage.regions._stats_buffer import flush_query_stats
 from awlineage.regions._step_cells import step_backward_cells
 from awlineage.regions._steps import StepContext, step_backward, step_forward
 from awlineage.regions._strategies import (
@@ -138,6 +139,7 @@ __all__ = [
     "flagged_neighbourhood",
     "flagged_with_globals",
     "flip",
+    "flush_query_stats",
     "forget_decoded",
     "format_size",
     "forward",

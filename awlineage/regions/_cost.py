@@ -21,6 +21,7 @@ from awlineage.persistence import qualified_name
 from awlineage.regions._errors import RegionError
 from awlineage.regions._records import RegionTable
 from awlineage.regions._stats import RegionQueryStat
+from awlineage.regions._stats_buffer import flush_query_stats
 from awlineage.regions._strategies import STRATEGIES, strategy_of
 
 DIRECTIONS = ("backward", "forward")
@@ -345,6 +346,7 @@ def read_hop_samples(database: Database | None = None, *, limit: int = CALIBRATI
     (the one that re-ran) is a sample of re-running, so the fitted re-run factor is not
     pulled down by the warm ones."""
     db = database or current_database()
+    flush_query_stats(db)
     hops, records = stored_table(db, RegionQueryStat), stored_table(db, RegionTable)
     if hops is None or records is None:
         return []

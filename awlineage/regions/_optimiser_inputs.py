@@ -162,7 +162,9 @@ def recorded_workload(db: Database) -> list[WorkloadLine]:
     """The workload of the recorded query hops: per operator and direction, the queries
     that passed through it and the mean cells its hops were given (one query)."""
     from awlineage.regions._stats import RegionQueryStat
+    from awlineage.regions._stats_buffer import flush_query_stats
 
+    flush_query_stats(db)
     table = stored_table(db, RegionQueryStat)
     if table is None:
         return []

@@ -72,8 +72,8 @@ def backward(obj: DBObject, cells: Any, to: Target = None, *, hdu: int | str = 0
     database : Database or None, optional
         The database to read; the current session's by default.
     record_stats : bool or None, optional
-        Whether to store a `RegionQueryStat` per hop (committed in one transaction at the
-        end; a failure to write them only warns). Default: the setting
+        Whether to store a `RegionQueryStat` per hop (committed with other queries' hops,
+        `flush_query_stats`; a failure to write them only warns). Default: the setting
         ``region_query_stats`` (``AWL_REGION_QUERY_STATS``), on unless set false.
     cost_model : CostModel or None, optional
         The `CostModel` of the query-time choice between a record's stored tables and

@@ -1,5 +1,6 @@
 """Query statistics (seed 000 section VII-A): one `RegionQueryStat` per hop of a region
-query, kept beside the region tables and committed in one transaction when the query ends.
+query, kept beside the region tables; a query's hops are committed with those of other
+queries (`awlineage.regions._stats_buffer`), before anything here reads them.
 
 Recording never fails a query: if the statistics cannot be written, the query still answers
 and a warning is given once per process; on a database opened read-only nothing is
@@ -11,7 +12,6 @@ every query with the setting ``region_query_stats = false`` in ``awl.toml`` (env
 from __future__ import annotations
 
 import uuid
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,6 +21,7 @@ from awlineage import config
 from awlineage.database import Database, current_database
 from awlineage.errors import ConfigurationError
 from awlineage.persistence import DBObject, persistent
+from awlineage.regions._stats_buffer import defer_stats, flush_query_stats
 
 SETTING = "region_query_stats"
 """The setting (``AWL_REGION_QUERY_STATS``) that turns query statistics off when false."""
@@ -85,30 +86,17 @@ def recording_enabled(explicit: bool | None = None) -> bool:
                              f"false, got {value!r}")
 
 
-_warned = False
-
-
 def save_hops(db: Database, hops: Sequence[HopStat]) -> list[RegionQueryStat]:
-    """Commit one `RegionQueryStat` per hop, sharing a new query id, in one transaction.
-    Any failure is reported by a warning (once per process) and otherwise ignored: the
-    statistics are a by-product, never a reason for a query to fail."""
-    global _warned
+    """One `RegionQueryStat` per hop, sharing a new query id, handed to
+    `awlineage.regions._stats_buffer` to be committed with others (never failing the
+    query)."""
     if not hops:
         return []
     query = uuid.uuid4().hex[:16]
     stats = [RegionQueryStat(query=query, direction=h.direction, record_id=h.record_id,
                              operator=h.operator, strategy=h.strategy, cells=h.cells,
                              result_cells=h.result_cells, seconds=h.seconds) for h in hops]
-    try:
-        db.commit(stats)
-    except Exception as exc:  # whatever went wrong, the query has its answer
-        if not _warned:
-            _warned = True
-            warnings.warn(f"region query statistics not recorded ({type(exc).__name__}: "
-                          f"{exc}); queries still answer. Turn recording off with "
-                          "record_stats=False or AWL_REGION_QUERY_STATS=0",
-                          RuntimeWarning, stacklevel=4)
-        return []
+    defer_stats(db, stats)
     return stats
 
 
@@ -146,6 +134,7 @@ def read_query_summary(database: Database | None = None, *, operator: str | None
     from awlineage.regions._cost import stored_table
 
     db = database or current_database()
+    flush_query_stats(db)
     table = stored_table(db, RegionQueryStat)
     if table is None:
         return []

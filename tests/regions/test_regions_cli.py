@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from awlineage import backward, forward
+from awlineage.regions import flush_query_stats
 from tests.commands import run_awl as awl
 from tests.regions.pipeline import build
 
@@ -14,6 +15,7 @@ def test_awl_regions_stats_prints_captures_and_queries_per_operator(db) -> None:
     backward(p.sources, [[1]])
     backward(p.sources, [[2]])
     forward(p.raws[0], [[3, 4]])
+    flush_query_stats(db)   # another process sees the statistics once committed
     result = awl(db, "regions", "stats")
     assert result.returncode == 0, result.stderr
     captures, queries = result.stdout.split("\n\n")
@@ -28,6 +30,7 @@ def test_awl_regions_stats_prints_captures_and_queries_per_operator(db) -> None:
 def test_awl_regions_stats_json_for_one_operator(db) -> None:
     p = build(frames=1)
     backward(p.sources, [[0]])
+    flush_query_stats(db)
     result = awl(db, "regions", "stats", "--operator", "payload_boxes", "--json")
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout)

@@ -15,7 +15,14 @@ import sqlalchemy as sa
 from awlineage import backward, forward, select
 from awlineage.database import Database, recorded_statements
 from awlineage.errors import ConfigurationError
-from awlineage.regions import Boxes, Operator, RegionTable, _stats, capture_regions
+from awlineage.regions import (
+    Boxes,
+    Operator,
+    RegionTable,
+    _stats_buffer,
+    capture_regions,
+    flush_query_stats,
+)
 from awlineage.regions._cost import (
     MIN_SAMPLES,
     CostModel,
@@ -180,9 +187,10 @@ def test_region_tables_of_an_older_database_get_the_statistics_columns(db, recon
 
 
 # -- query statistics ------------------------------------------------------------------------
-def test_each_query_commits_one_stat_per_hop_sharing_a_query_id(db) -> None:
+def test_each_query_records_one_stat_per_hop_sharing_a_query_id(db) -> None:
     p = build(frames=2)
     result = backward(p.sources, [[1]])
+    flush_query_stats(db)
     stats = select(RegionQueryStat).all()
     assert len(stats) == sum(result.stats.strategies.values()) > 0
     assert len({s.query for s in stats}) == 1 and {s.direction for s in stats} == {"backward"}
@@ -195,7 +203,49 @@ def test_each_query_commits_one_stat_per_hop_sharing_a_query_id(db) -> None:
     first = next(s for s in stats if s.operator == "payload_boxes")
     assert first.cells == 1 and first.result_cells == 12   # star 1's box, 3 x 4 pixels
     forward(p.raws[0], [[3, 4]])
+    flush_query_stats(db)
     assert len({s.query for s in select(RegionQueryStat).all()}) == 2
+
+
+def test_a_query_writes_nothing_its_hops_are_committed_with_later_ones(db, monkeypatch
+                                                                       ) -> None:
+    """Statistics wait for `FLUSH_HOPS` hops, or a reader of them, or the database's close
+    (or `FLUSH_SECONDS`, below): a query alone is no write transaction."""
+    monkeypatch.setattr(_stats_buffer, "FLUSH_SECONDS", 600.0)
+    p = build(frames=1)
+    backward(p.sources, [[1]])
+    flush_query_stats(db)
+    with recorded_statements(db) as statements:
+        found = backward(p.sources, [[1]])
+    assert not [s for s in statements if not s.lstrip().upper().startswith(("SELECT", "WITH"))]
+    hops = sum(found.stats.strategies.values())
+    assert select(RegionQueryStat).count() == hops   # the first query's, not this one's
+    assert read_query_summary(db)[0].queries >= 1 and select(RegionQueryStat).count() == 2 * hops
+    monkeypatch.setattr(_stats_buffer, "FLUSH_HOPS", hops + 1)
+    backward(p.sources, [[1]])
+    assert select(RegionQueryStat).count() == 2 * hops
+    backward(p.sources, [[1]])   # past FLUSH_HOPS: this query commits both
+    assert select(RegionQueryStat).count() == 4 * hops
+    backward(p.sources, [[1]])
+    other = Database(db.url.render_as_string(hide_password=False), schema=db.schema)
+    backward(p.sources, [[1]], database=other)
+    # the other Database's cost model read the statistics, committing those db kept first
+    assert select(RegionQueryStat).count() == 5 * hops
+    other.close()   # commits what it, and every Database on the same tables, kept back
+    assert select(RegionQueryStat).count() == 6 * hops
+    assert flush_query_stats(db) == 0
+
+
+def test_kept_statistics_are_committed_by_a_timer_for_other_processes(db, monkeypatch
+                                                                      ) -> None:
+    monkeypatch.setattr(_stats_buffer, "FLUSH_SECONDS", 0.2)
+    p = build(frames=1)
+    hops = sum(backward(p.sources, [[1]]).stats.strategies.values())
+    for _ in range(300):   # waits for the timer thread (at most a minute), timing nothing
+        if select(RegionQueryStat).count():
+            break
+        time.sleep(0.2)
+    assert select(RegionQueryStat).count() == hops
 
 
 def test_recording_is_turned_off_by_argument_or_setting(db, monkeypatch) -> None:
@@ -203,8 +253,10 @@ def test_recording_is_turned_off_by_argument_or_setting(db, monkeypatch) -> None
     backward(p.sources, [[0]], record_stats=False)
     monkeypatch.setenv("AWL_REGION_QUERY_STATS", "off")
     backward(p.sources, [[0]])
+    flush_query_stats(db)
     assert select(RegionQueryStat).count() == 0
     backward(p.sources, [[0]], record_stats=True)
+    flush_query_stats(db)
     assert select(RegionQueryStat).count() > 0
     monkeypatch.setenv("AWL_REGION_QUERY_STATS", "sometimes")
     with pytest.raises(ConfigurationError, match=r"region_query_stats .* must be true or false"):
@@ -218,14 +270,16 @@ def test_a_query_answers_when_its_statistics_cannot_be_written(db, monkeypatch) 
     quote = db.engine.dialect.identifier_preparer.quote
     with db.engine.begin() as conn:  # another process dropped the table behind our back
         conn.execute(sa.text(f"DROP TABLE {quote(table)}"))
-    monkeypatch.setattr(_stats, "_warned", False)
+    monkeypatch.setattr(_stats_buffer, "_warned", False)
+    found = backward(p.sources, [[1]])
     with pytest.warns(RuntimeWarning, match="region query statistics not recorded"):
-        found = backward(p.sources, [[1]])
+        assert flush_query_stats(db) == 0
     assert [(e.obj.object_id, e.region) for e in found] == \
         [(e.obj.object_id, e.region) for e in expected]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        backward(p.sources, [[1]])  # warned once: now silent
+        backward(p.sources, [[1]])
+        flush_query_stats(db)  # warned once: now silent
 
 
 def test_a_read_only_database_is_not_asked_to_record(db) -> None:
@@ -383,6 +437,7 @@ def test_stored_tables_and_re_running_give_the_same_regions(smeared, orientation
         stored = forward(start, cells, to=out, prefer="stored")
         rerun = forward(start, cells, to=out, prefer="rerun")
         assert _regions(stored) == _regions(rerun) and out in stored
+    flush_query_stats()
     used = {(s.direction, s.strategy) for s in select(RegionQueryStat).all()
             if s.record_id == select(RegionTable.output == out).first().object_id}
     assert used == {("backward", strategy), ("backward", "rerun"), ("forward", strategy),
@@ -464,6 +519,7 @@ def test_calibration_samples_only_the_hop_that_re_ran(smeared, db) -> None:
     cells = np.argwhere(arrays[a.object_id] > 0.7)[:3]
     found = backward(outputs["backward"], cells, prefer="rerun")
     assert found.stats.strategies == {"rerun": 2} and found.stats.reruns == 1
+    flush_query_stats(db)
     (newest,) = select(RegionQueryStat).order_by("-object_id").limit(1)
     hops = select(RegionQueryStat.query == newest.query).all()
     samples = [s for s in read_hop_samples(db) if s.strategy == "rerun"]
