@@ -104,7 +104,8 @@ def _distinct_key_cells(table: ColumnTable, nkeys: int) -> bool:
     if any(not (e.constant and e.low == 0) for e in table.extent[:nkeys]):
         return False
     *leading, last = table.first[:nkeys]
-    order, sorted_last, group_start = sort_groups(leading, last, len(table), check_only=True)
+    order, sorted_last, group_start, _ = sort_groups(leading, last, len(table),
+                                                      check_only=True)
     return order is None and bool(((sorted_last[1:] > sorted_last[:-1])
                                    | group_start[1:]).all())
 
@@ -158,5 +159,5 @@ def _sorted(table: ColumnTable) -> ColumnTable:
         return table
     *leading, last = table.first
     keys = [c for c in leading if not c.constant]
-    order, _, _ = sort_groups(keys, last, n)
+    order, _, _, _ = sort_groups(keys, last, n)
     return table if order is None else table.take(order)
