@@ -189,13 +189,12 @@ def merge_columns(table: ColumnTable, attr: int) -> ColumnTable:
     return apply_merge(table, plan_merge(table, attr))
 
 
-def sort_groups(keys: list[Column], last: Column, n: int, *, check_only: bool = False
+def sort_groups(keys: list[Column], last: Column, n: int
                 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, bool]:
     """Row order sorting by `keys` then `last` (None when the rows are in that order
     already), `last` in that order, where each group of equal keys starts, and whether the
     rows were nearly sorted (see `NEARLY_SORTED`). The keys are packed into one integer when
-    their ranges allow (one sort, often none). With `check_only`, rows not in order already
-    are not sorted: the order returned is then not None, and the rest meaningless."""
+    their ranges allow (one sort, often none)."""
     group_start = np.zeros(n, dtype=bool)
     group_start[0] = True
     spans = [k.high - k.low + 1 for k in keys]
@@ -208,8 +207,6 @@ def sort_groups(keys: list[Column], last: Column, n: int, *, check_only: bool = 
         if descents == 0:
             order = None
             ordered = packed
-        elif check_only:
-            return np.arange(n), packed, group_start, False
         else:
             nearly = NEARLY_SORTED > 0 and descents * NEARLY_SORTED <= n
             order = np.argsort(packed, kind="stable" if nearly else None)
@@ -222,8 +219,6 @@ def sort_groups(keys: list[Column], last: Column, n: int, *, check_only: bool = 
         else:
             sorted_last = ordered + last.low
         return order, sorted_last, group_start, nearly
-    if check_only:
-        return np.arange(n), last.values, group_start, False
     order = np.lexsort([last.values, *[k.values for k in reversed(keys)]])
     same = np.ones(n - 1, dtype=bool)
     for key in keys:

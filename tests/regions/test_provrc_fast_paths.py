@@ -1,7 +1,9 @@
 """ProvRC's shortcuts give the tables of its general path: rows nearly in order sorted by
-merging runs and kept in their order through a merge, and constant columns never copied.
-The general path is the one with `NEARLY_SORTED` at 0 (every order sorted afresh); the
-shortcut is forced everywhere by setting it very large."""
+merging runs and kept in their order through a merge; rows with one distinct key cell each
+(from the start, or once their values are merged) merged between neighbours along the last
+key axis, without the value passes; constant columns never copied. The general path is the
+one with `NEARLY_SORTED` at 0 (every order sorted afresh) and `KEY_CELL_SHORTCUT` off; the
+merge-sort shortcut is forced everywhere by setting `NEARLY_SORTED` very large."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from awlineage.regions import Boxes, _columns
+from awlineage.regions import Boxes, _columns, _provrc
 from awlineage.regions._codec import dumps, loads
 from awlineage.regions._columns import Column
 from awlineage.regions._provrc import encode
@@ -18,9 +20,11 @@ from awlineage.regions._table import LineageTable
 from tests.regions.test_provrc import _expanded, _pair_set, relations
 
 
-def _encode(keys: Boxes, values: Boxes, nearly_sorted: int) -> LineageTable:
+def _encode(keys: Boxes, values: Boxes, nearly_sorted: int, shortcut: bool = True
+            ) -> LineageTable:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_columns, "NEARLY_SORTED", nearly_sorted)
+        patch.setattr(_provrc, "KEY_CELL_SHORTCUT", shortcut)
         return encode(keys, values)
 
 
@@ -71,12 +75,13 @@ def permutation_relations(draw) -> tuple[Boxes, Boxes]:
 
 @settings(max_examples=200, deadline=None)
 @given(st.one_of(repeated_key_relations(), permutation_relations()))
-def test_nearly_sorted_rows_give_the_general_tables(relation) -> None:
+def test_shortcuts_on_cell_pairs_give_the_general_tables(relation) -> None:
     """Cell pairs: the same rows in the same order, so the same bytes."""
     keys, values = relation
-    general = _encode(keys, values, 0)
-    for nearly_sorted in (_columns.NEARLY_SORTED, 1 << 40):
-        fast = _encode(keys, values, nearly_sorted)
+    general = _encode(keys, values, 0, shortcut=False)
+    for nearly_sorted, shortcut in ((0, True), (_columns.NEARLY_SORTED, False),
+                                    (_columns.NEARLY_SORTED, True), (1 << 40, True)):
+        fast = _encode(keys, values, nearly_sorted, shortcut)
         assert fast.same_rows(general)
         assert dumps(fast) == dumps(general)
     assert _pair_set(*loads(dumps(general)).expand()) == _expanded(keys, values)
@@ -84,11 +89,11 @@ def test_nearly_sorted_rows_give_the_general_tables(relation) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(relations())
-def test_nearly_sorted_box_pairs_give_the_general_rows(relation) -> None:
+def test_shortcuts_on_box_pairs_give_the_general_rows(relation) -> None:
     """Overlapping boxes may tie on their first cells: the same rows, maybe not in the same
     order among ties."""
     keys, values = relation
-    general = _encode(keys, values, 0)
+    general = _encode(keys, values, 0, shortcut=False)
     fast = _encode(keys, values, 1 << 40)
     assert len(fast) == len(general)
     assert _rows(fast) == _rows(general)
