@@ -118,9 +118,12 @@ class MergePlan:
         return len(self.starts)
 
 
-def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False) -> MergePlan:
+def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False,
+               keep_order: bool = True) -> MergePlan:
     """Which rows merge along `attr`: those equal on every other column (and on every
-    reference code) whose `attr` intervals overlap or touch.
+    reference code) whose `attr` intervals overlap or touch. The merged rows come in the
+    table's order when it was nearly sorted and `keep_order`, else in the pass's order
+    (every other column, then `attr`).
 
     With `consecutive`, the caller knows that rows able to merge are next to each other
     already (distinct cells in C order, merged along their last axis): no sort then."""
@@ -147,7 +150,7 @@ def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False) -> M
         reach = _segmented_cummax(last, group_start)
     new_run = group_start
     new_run[1:] |= sorted_first[1:] > reach[:-1] + 1
-    return MergePlan(attr, order, np.flatnonzero(new_run), last, nearly)
+    return MergePlan(attr, order, np.flatnonzero(new_run), last, nearly and keep_order)
 
 
 def _plan_consecutive(keys: list[Column], first: Column, extent: Column, attr: int
@@ -184,9 +187,9 @@ def apply_merge(table: ColumnTable, plan: MergePlan) -> ColumnTable:
     return merged
 
 
-def merge_columns(table: ColumnTable, attr: int) -> ColumnTable:
+def merge_columns(table: ColumnTable, attr: int, *, keep_order: bool = True) -> ColumnTable:
     """Merge rows along `attr` (see `plan_merge`)."""
-    return apply_merge(table, plan_merge(table, attr))
+    return apply_merge(table, plan_merge(table, attr, keep_order=keep_order))
 
 
 def sort_groups(keys: list[Column], last: Column, n: int

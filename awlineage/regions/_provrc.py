@@ -67,8 +67,10 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
     # ever share a key box, and merging along a value attribute has nothing to join.
     in_order = _in_key_cell_order(table, nkeys)
     if in_order is None:
+        # In each pass's order (keys, then values): the order of the next value pass, and
+        # of the key cells, nearly.
         for attr in reversed(value_attrs):
-            table = merge_columns(table, attr)
+            table = merge_columns(table, attr, keep_order=False)
         # Merged values often leave one row per key cell (a neighbourhood read for each
         # output cell): then the same holds from here on.
         in_order = _in_key_cell_order(table, nkeys)
