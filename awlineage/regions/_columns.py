@@ -109,7 +109,9 @@ class MergePlan:
     attr: int
     order: np.ndarray | None
     starts: np.ndarray
-    last: np.ndarray          # the merged attribute's last cell, in sorted order
+    #: The merged attribute's last cell reached so far in its group, in sorted order: at the
+    #: end of a run, the run's last cell.
+    reach: np.ndarray
     keep_order: bool = False
 
     @property
@@ -150,7 +152,7 @@ def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False,
         reach = _segmented_cummax(last, group_start)
     new_run = group_start
     new_run[1:] |= sorted_first[1:] > reach[:-1] + 1
-    return MergePlan(attr, order, np.flatnonzero(new_run), last, nearly and keep_order)
+    return MergePlan(attr, order, np.flatnonzero(new_run), reach, nearly and keep_order)
 
 
 def _plan_consecutive(keys: list[Column], first: Column, extent: Column, attr: int
@@ -168,7 +170,11 @@ def apply_merge(table: ColumnTable, plan: MergePlan) -> ColumnTable:
     """The table after the merge `plan` (the same object when no rows merge)."""
     if plan.rows == len(table):
         return table
-    last = np.maximum.reduceat(plan.last, plan.starts)
+    ends = np.empty_like(plan.starts)
+    ends[:-1] = plan.starts[1:]
+    ends[-1] = len(plan.reach)
+    ends -= 1
+    last = plan.reach[ends]
     if plan.order is None:
         rows = plan.starts
     elif plan.keep_order:  # each run's first row, at its place in the table
