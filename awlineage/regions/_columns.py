@@ -240,7 +240,9 @@ def sort_groups(keys: list[Column], last: Column, n: int
 def _pack(keys: list[Column], spans: list[int], last: Column, shift: int) -> np.ndarray:
     """The packed key: each key's offset from its low bound in mixed radix (the spans), `last`
     in the low `shift` bits. By Horner's rule on the raw values, every low bound taken off
-    at the end at once: two passes over the rows per key."""
+    at the end at once: two passes over the rows per key. Far from zero, the raw values
+    overflow int64 on the way; numpy's integers wrap, so the sum is right modulo 2**64, and
+    the packed key, below 2**62, comes out exact."""
     offset = 0
     packed: np.ndarray | None = None
     for key, span in zip(keys, spans, strict=True):
@@ -255,7 +257,8 @@ def _pack(keys: list[Column], spans: list[int], last: Column, shift: int) -> np.
     else:
         packed <<= shift
         packed += last.values
-    packed -= (offset << shift) + last.low
+    bias = ((offset << shift) + last.low + (1 << 63)) % (1 << 64) - (1 << 63)  # as int64
+    packed -= np.int64(bias)
     return packed
 
 

@@ -105,3 +105,20 @@ def test_a_constant_column_is_taken_without_copying() -> None:
     taken = column.take(np.array([4, 0, 0, 2]))
     assert taken.values.tolist() == [7, 7, 7, 7]
     assert np.shares_memory(taken.values, column.values)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.sampled_from([2**61, -2**61, 2**45 + 3, -7]))
+def test_far_coordinates_with_narrow_ranges_pack_exactly(seed, offset) -> None:
+    """Narrow ranges pack into one key even far from zero, where the raw values overflow
+    int64 on the way to it: the same rows as near zero, moved by the offset."""
+    rng = np.random.default_rng(seed)
+    cells = np.argwhere(np.ones((3, 4, 3), bool))
+    cells = cells[rng.random(len(cells)) < 0.8]
+    values = cells + rng.integers(-1, 2, cells.shape) * (rng.random(cells.shape) < 0.3)
+    near = encode(Boxes.from_cells(cells), Boxes.from_cells(values))
+    far = encode(Boxes.from_cells(cells + offset), Boxes.from_cells(values + offset))
+    moved = np.where(near.ref == -1, offset, 0)
+    assert np.array_equal(far.lo, near.lo + moved)
+    assert np.array_equal(far.hi, near.hi + moved)
+    assert np.array_equal(far.ref, near.ref)
