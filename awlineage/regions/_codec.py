@@ -29,12 +29,15 @@ _CONST, _FOR, _DELTA, _PATCHED_FOR, _PATCHED_DELTA = 0, 1, 2, 3, 4
 #: Largest share of values a patched column keeps as exceptions.
 _EXCEPTIONS = 0.02
 _SAMPLE = 4096
-#: Bodies larger than this (bytes) and than a byte per tuple skip lzma, and zlib runs at its
-#: fastest level: there lzma would take seconds where the packed columns leave it little.
-LARGE_BODY = 1 << 20
-#: Bodies up to this size (or half a byte per tuple) get zlib's and lzma's strongest settings.
-SMALL_BODY = 1 << 16
+#: Bodies up to this size (bytes) get zlib's and lzma's strongest settings (well under a
+#: millisecond each); larger ones the settings their bytes per tuple allow (`_compressed`).
+TINY_BODY = 1 << 12
+#: Least share of a body zlib must save, on a sample, to be run on the whole of a large body.
+ZLIB_GAIN = 0.05
+_ZLIB_SLICES, _ZLIB_SLICE = 8, 1 << 13
 _BITS_CHUNK = 1 << 20
+#: Columns of at least this many values are bit-packed by blocks of 64 (see `_pack_blocks`).
+_BLOCK_MIN = 1 << 12
 
 
 # -- columns --------------------------------------------------------------------------------
@@ -44,12 +47,16 @@ def _bit_width(span: int) -> int:
 
 def _pack_bits(values: np.ndarray, width: int) -> bytes:
     """`values` (each below 2**width) as a stream of `width`-bit fields, least significant bit
-    first: value k at bits k*width onwards. Built in 64-bit words, each the OR of the fields
-    starting in it plus the spill of the one field crossing into it."""
+    first: value k at bits k*width onwards."""
     n = len(values)
-    if n == 0:
+    if n == 0 or width == 0:
         return b""
     v = values.astype(np.uint64, copy=False)
+    size = (n * width + 7) // 8
+    if n >= _BLOCK_MIN:
+        return _pack_blocks(v, width)[:size]
+    # Built in 64-bit words, each the OR of the fields starting in it plus the spill of the
+    # one field crossing into it.
     pos = np.arange(n, dtype=np.uint64) * np.uint64(width)
     word = (pos >> np.uint64(6)).astype(np.int64)
     off = pos & np.uint64(63)
@@ -59,10 +66,31 @@ def _pack_bits(values: np.ndarray, width: int) -> bytes:
     spill = np.flatnonzero(off + np.uint64(width) > np.uint64(64))
     if len(spill):
         out[word[spill] + 1] |= v[spill] >> (np.uint64(64) - off[spill])
-    return out.astype("<u8", copy=False).tobytes()[:(n * width + 7) // 8]
+    return out.astype("<u8", copy=False).tobytes()[:size]
+
+
+def _pack_blocks(v: np.ndarray, width: int) -> bytes:
+    """`_pack_bits` by blocks of 64 values: a block fills exactly `width` words, and value j of
+    every block lands at the same word and bit offset, so one vector operation per position
+    in the block packs that position of all blocks at once."""
+    blocks = -(-len(v) // 64)
+    if len(v) % 64:
+        v = np.concatenate([v, np.zeros(blocks * 64 - len(v), np.uint64)])
+    v = v.reshape(blocks, 64)
+    out = np.zeros((blocks, width + 1), dtype=np.uint64)  # one spare word: no bounds checks
+    for j in range(64):
+        word, off = divmod(j * width, 64)
+        out[:, word] |= v[:, j] << np.uint64(off)
+        if off + width > 64:
+            out[:, word + 1] |= v[:, j] >> np.uint64(64 - off)
+    return out[:, :width].astype("<u8", copy=False).tobytes()
 
 
 def _unpack_bits(data: bytes, count: int, width: int) -> np.ndarray:
+    if width == 0 or count == 0:
+        return np.zeros(count, dtype=np.uint64)
+    if count >= _BLOCK_MIN:
+        return _unpack_blocks(data, count, width)
     bits = np.unpackbits(np.frombuffer(data, np.uint8), bitorder="little")[:count * width]
     out = np.empty(count, dtype=np.uint64)
     bits = bits.reshape(count, width)
@@ -75,43 +103,71 @@ def _unpack_bits(data: bytes, count: int, width: int) -> np.ndarray:
     return out
 
 
+def _unpack_blocks(data: bytes, count: int, width: int) -> np.ndarray:
+    """`_unpack_bits` by blocks of 64 values (see `_pack_blocks`)."""
+    blocks = -(-count // 64)
+    raw = np.zeros(blocks * width * 8 + 8, dtype=np.uint8)
+    raw[:len(data)] = np.frombuffer(data, np.uint8)
+    words = raw.view("<u8").astype(np.uint64)
+    words = np.concatenate([words[:blocks * width].reshape(blocks, width),
+                            np.zeros((blocks, 1), np.uint64)], axis=1)
+    mask = np.uint64((1 << width) - 1) if width < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+    out = np.empty((blocks, 64), dtype=np.uint64)
+    for j in range(64):
+        word, off = divmod(j * width, 64)
+        column = words[:, word] >> np.uint64(off)
+        if off + width > 64:
+            column |= words[:, word + 1] << np.uint64(64 - off)
+        out[:, j] = column & mask
+    return out.ravel()[:count]
+
+
 def pack_column(values: np.ndarray) -> bytes:
-    """One integer column as bytes: a constant, or the cheaper of offsets from its minimum and
-    offsets of its successive differences, bit-packed."""
+    """One integer column as bytes: a constant, or the cheapest of offsets from its minimum,
+    offsets of its successive differences, and either one with its few outliers patched in
+    apart (a column that is constant but for a few values costs only those), bit-packed."""
     values = np.asarray(values, dtype=np.int64)
-    if len(values) == 0 or values.min() == values.max():
-        return struct.pack("<Bq", _CONST, int(values[0]) if len(values) else 0)
-    base = int(values.min())
-    width = _bit_width(int(values.max()) - base)
-    tag, header, body = _FOR, struct.pack("<qB", base, width), values - base
-    if len(values) > 1:
-        diffs = np.diff(values)
-        d_base = int(diffs.min())
-        d_width = _bit_width(int(diffs.max()) - d_base)
-        if d_width < width:
-            tag = _DELTA
-            header = struct.pack("<qqB", int(values[0]), d_base, d_width)
-            body, width = diffs - d_base, d_width
+    n = len(values)
+    if n == 0:
+        return struct.pack("<Bq", _CONST, 0)
+    base, top = int(values.min()), int(values.max())
+    if base == top:
+        return struct.pack("<Bq", _CONST, base)
+    width = _bit_width(top - base)
+    tag, header, body = _FOR, struct.pack("<qB", base, width), values
+    diffs = np.diff(values)
+    d_base, d_top = int(diffs.min()), int(diffs.max())
+    d_width = _bit_width(d_top - d_base)
+    if d_width < width:
+        tag = _DELTA
+        header = struct.pack("<qqB", int(values[0]), d_base, d_width)
+        body, base, width = diffs, d_base, d_width
     size = 1 + len(header) + (len(body) * width + 7) // 8
-    if len(values) > 64:  # patched forms: estimated first, packed only when cheaper
-        plans = [_patch_plan(_PATCHED_FOR, values), _patch_plan(_PATCHED_DELTA, np.diff(values))]
+    if n > 64:  # patched forms: estimated first, packed only when cheaper
+        plans = [_patch_plan(_PATCHED_FOR, values, width),
+                 _patch_plan(_PATCHED_DELTA, diffs, width)]
         plan = min(plans, key=lambda p: p[0])
         if plan[0] < size:
             return _patched(int(values[0]), *plan[1:])
-    return struct.pack("<B", tag) + header + _pack_bits(body.astype(np.uint64), width)
+    return struct.pack("<B", tag) + header + _pack_bits(body - base, width)
 
 
-def _patch_plan(tag: int, series: np.ndarray
+def _patch_plan(tag: int, series: np.ndarray, best_width: int
                 ) -> tuple[int, int, np.ndarray, int, int, np.ndarray, bytes]:
     """`series` bit-packed narrowly with its few outliers ("exceptions") stored apart, by
     position (patched frame of reference): (bytes it takes, tag, series, base, width,
-    exception positions, their bytes)."""
+    exception positions, their bytes). Not worth it (and not measured) when the sample finds
+    no narrower width than `best_width`, the plain form's."""
     n = len(series)
     sample = np.sort(series[::max(n // _SAMPLE, 1)])  # quantiles estimated from a sample
     cut = int(len(sample) * _EXCEPTIONS / 2)
     low, high = int(sample[cut]), int(sample[len(sample) - 1 - cut])
-    width = _bit_width(high - low)
-    positions = np.flatnonzero((series < low) | (series > high))
+    width = _bit_width(high - low) if high > low else 0
+    if width >= best_width:
+        return 1 << 62, tag, series, low, width, np.zeros(0, np.int64), b""
+    outside = series < low
+    outside |= series > high
+    positions = np.flatnonzero(outside)
     if len(positions) > 2 * _EXCEPTIONS * n + 1:  # the sample misled: not worth it
         return 1 << 62, tag, series, low, width, positions, b""
     tail = pack_column(positions) + pack_column(series[positions]) if len(positions) else b""
@@ -120,10 +176,12 @@ def _patch_plan(tag: int, series: np.ndarray
 
 def _patched(first: int, tag: int, series: np.ndarray, low: int, width: int,
              positions: np.ndarray, tail: bytes) -> bytes:
+    head = struct.pack("<BqqBq", tag, first, low, width, len(positions))
+    if width == 0:  # every value but the exceptions is `low`
+        return head + tail
     body = series - low
     body[positions] = 0
-    return (struct.pack("<BqqBq", tag, first, low, width, len(positions))
-            + _pack_bits(body.astype(np.uint64), width) + tail)
+    return head + _pack_bits(body, width) + tail
 
 
 def unpack_column(data: bytes, offset: int, count: int) -> tuple[np.ndarray, int]:
@@ -172,13 +230,35 @@ def unpack_column(data: bytes, offset: int, count: int) -> tuple[np.ndarray, int
 
 # -- tables ---------------------------------------------------------------------------------
 def _provrc_body(table: LineageTable) -> bytes:
+    return _provrc_columns_body(table, *_columns(table))
+
+
+def _columns(table: LineageTable) -> tuple[np.ndarray, np.ndarray]:
+    """(A, N) contiguous first cells and extents of the table's rows, one row per attribute."""
+    lo = np.array(table.lo.T, order="C")
+    extent = np.array(table.hi.T, order="C")  # a copy always: subtracted from in place
+    extent -= lo
+    return lo, extent
+
+
+def _provrc_columns_body(table: LineageTable, lo: np.ndarray, extent: np.ndarray) -> bytes:
     n, width = table.lo.shape
     parts = [struct.pack("<qHH", n, width, table.nkeys)]
     for attr in range(width):
         parts.append(pack_column(table.ref[:, attr]))
-        parts.append(pack_column(table.lo[:, attr]))
-        parts.append(pack_column(table.hi[:, attr] - table.lo[:, attr]))
+        parts.append(pack_column(lo[attr]))
+        parts.append(pack_column(extent[attr]))
     return b"".join(parts)
+
+
+def _tuple_count(table: LineageTable, extent: np.ndarray) -> int:
+    """`LineageTable.tuple_count` from the extents at hand."""
+    if not len(extent):
+        return len(table)
+    volume = extent[0] + 1
+    for row in extent[1:]:
+        volume *= row + 1
+    return int(volume.sum())
 
 
 def _tuples_body(table: LineageTable) -> bytes:
@@ -217,8 +297,9 @@ def _read_tuples(data: bytes) -> LineageTable:
 def dumps(table: LineageTable) -> bytes:
     """The smallest encoding of `table` among ProvRC, ProvRC + zlib/lzma and sorted tuples +
     zlib/lzma (tuples only when ProvRC found little structure)."""
-    bodies = {PROVRC: _provrc_body(table)}
-    tuples = table.tuple_count()
+    lo, extent = _columns(table)
+    tuples = _tuple_count(table, extent)
+    bodies = {PROVRC: _provrc_columns_body(table, lo, extent)}
     # Tuples only when ProvRC found little structure; on large tables not when nearly every
     # row is one cell pair already (the tuples would be about the same rows, in order).
     nearly_cells = tuples <= len(table) + len(table) // 8
@@ -226,9 +307,7 @@ def dumps(table: LineageTable) -> bytes:
         bodies[TUPLES] = _tuples_body(table)
     best: tuple[int, int, bytes] | None = None
     for fmt, body in bodies.items():
-        for codec, packed in _compressed(body, tuples):
-            if fmt == TUPLES and codec == RAW:
-                continue
+        for codec, packed in _compressed(body, tuples, fmt == TUPLES):
             if best is None or len(packed) < len(best[2]):
                 best = (fmt, codec, packed)
     assert best is not None
@@ -236,18 +315,45 @@ def dumps(table: LineageTable) -> bytes:
     return MAGIC + bytes([fmt, codec]) + packed
 
 
-def _compressed(body: bytes, tuples: int) -> list[tuple[int, bytes]]:
-    """The body raw and through the general codecs, at the strongest settings that cost
-    little next to the capture: lzma's preset 6 (about 0.3 s a megabyte here) on bodies up to
-    half a byte per tuple the table stands for, its preset 1 (about 4x faster, a few
-    percent larger) up to a byte per tuple, and beyond that only zlib's fastest level."""
-    if len(body) > max(LARGE_BODY, tuples):
-        return [(RAW, body), (ZLIB, zlib.compress(body, 1))]
-    strong = len(body) <= max(SMALL_BODY, tuples // 2)
-    options = [(RAW, body), (ZLIB, zlib.compress(body, 9 if strong else 6))]
-    if len(body) > 256:
-        options.append((LZMA, lzma.compress(body, preset=6 if strong else 1)))
-    return options
+def _compressed(body: bytes, tuples: int, squeeze: bool = False) -> list[tuple[int, bytes]]:
+    """The body (raw unless `squeeze`) and through the general codecs, at the strongest
+    settings that cost little next to writing the tuples: every codec at its strongest on
+    bodies up to `TINY_BODY`; lzma's preset 6 (about 0.2 s a megabyte here) on bodies up to
+    an eighth of a byte per tuple the table stands for, its preset 1 (about 4x faster, a
+    few percent larger) up to half a byte per tuple, and beyond that zlib's fastest level,
+    only where a sample of the body shows that it pays."""
+    size = len(body)
+    options = [] if squeeze else [(RAW, body)]
+    if size <= TINY_BODY:
+        options.append((ZLIB, zlib.compress(body, 9)))
+        if size > 256:
+            options.append((LZMA, _lzma(body, 6)))
+    elif size <= tuples // 8:
+        options.append((LZMA, _lzma(body, 6)))
+    elif size <= tuples // 2:
+        options.append((LZMA, _lzma(body, 1)))
+    elif squeeze or _zlib_pays(body):
+        options.append((ZLIB, zlib.compress(body, 1)))
+    return options or [(RAW, body)]
+
+
+def _lzma(body: bytes, preset: int) -> bytes:
+    """`body` through lzma (the xz container, as `lzma.decompress` reads it) with a
+    dictionary no larger than the body: a large one costs time to set up and gains nothing."""
+    dictionary = min(max(1 << max(len(body) - 1, 1).bit_length(), 1 << 12), 1 << 26)
+    return lzma.compress(body, format=lzma.FORMAT_XZ, check=lzma.CHECK_NONE,
+                         filters=[{"id": lzma.FILTER_LZMA2, "preset": preset,
+                                   "dict_size": dictionary}])
+
+
+def _zlib_pays(body: bytes) -> bool:
+    """Whether zlib shrinks `body` by more than `ZLIB_GAIN`, judged on slices spread over it
+    (the columns of a body differ: its start says little about the rest)."""
+    if len(body) <= 4 * _ZLIB_SLICES * _ZLIB_SLICE:
+        return True
+    step = len(body) // _ZLIB_SLICES
+    sample = b"".join(body[k * step:k * step + _ZLIB_SLICE] for k in range(_ZLIB_SLICES))
+    return len(zlib.compress(sample, 1)) < (1 - ZLIB_GAIN) * len(sample)
 
 
 def loads(data: bytes) -> LineageTable:

@@ -14,6 +14,10 @@ import numpy as np
 
 #: Largest number of bits a packed sort key may use (signed int64, with room to spare).
 _KEY_BITS = 62
+#: Rows whose packed keys descend at most once per this many rows are "nearly sorted": a
+#: merge sort (numpy's stable sort, which merges runs) orders them in a few passes, and a
+#: merge keeps them in the order they came in (0: never; every row order is then sorted).
+NEARLY_SORTED = 16
 
 
 @dataclass
@@ -38,7 +42,10 @@ class Column:
         return self.low == self.high
 
     def take(self, rows: np.ndarray) -> Column:
-        """The column at `rows` (bounds kept: still valid, possibly loose)."""
+        """The column at `rows` (bounds kept: still valid, possibly loose). A constant column
+        is not copied: its values become a read-only broadcast of the constant."""
+        if self.constant and len(self.values):
+            return Column(np.broadcast_to(self.values[:1], (len(rows),)), self.low, self.high)
         return Column(self.values[rows], self.low, self.high)
 
 
@@ -96,12 +103,16 @@ class ColumnTable:
 @dataclass
 class MergePlan:
     """How one merge pass along `attr` combines rows: rows in `order` (None: as they are),
-    runs of merged rows starting at `starts` of that order."""
+    runs of merged rows starting at `starts` of that order; with `keep_order`, the merged
+    rows stay in the order the table had (it was nearly sorted already)."""
 
     attr: int
     order: np.ndarray | None
     starts: np.ndarray
-    last: np.ndarray          # the merged attribute's last cell, in sorted order
+    #: The merged attribute's last cell reached so far in its group, in sorted order: at the
+    #: end of a run, the run's last cell.
+    reach: np.ndarray
+    keep_order: bool = False
 
     @property
     def rows(self) -> int:
@@ -109,9 +120,12 @@ class MergePlan:
         return len(self.starts)
 
 
-def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False) -> MergePlan:
+def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False,
+               keep_order: bool = True) -> MergePlan:
     """Which rows merge along `attr`: those equal on every other column (and on every
-    reference code) whose `attr` intervals overlap or touch.
+    reference code) whose `attr` intervals overlap or touch. The merged rows come in the
+    table's order when it was nearly sorted and `keep_order`, else in the pass's order
+    (every other column, then `attr`).
 
     With `consecutive`, the caller knows that rows able to merge are next to each other
     already (distinct cells in C order, merged along their last axis): no sort then."""
@@ -128,7 +142,7 @@ def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False) -> M
     a_first, a_extent = table.first[attr], table.extent[attr]
     if consecutive:
         return _plan_consecutive(keys, a_first, a_extent, attr)
-    order, sorted_first, group_start = sort_groups(keys, a_first, n)
+    order, sorted_first, group_start, nearly = sort_groups(keys, a_first, n)
     if a_extent.constant:
         last = sorted_first + a_extent.low
         reach = last  # sorted by first within a group, so the last cells are sorted too
@@ -138,7 +152,7 @@ def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False) -> M
         reach = _segmented_cummax(last, group_start)
     new_run = group_start
     new_run[1:] |= sorted_first[1:] > reach[:-1] + 1
-    return MergePlan(attr, order, np.flatnonzero(new_run), last)
+    return MergePlan(attr, order, np.flatnonzero(new_run), reach, nearly and keep_order)
 
 
 def _plan_consecutive(keys: list[Column], first: Column, extent: Column, attr: int
@@ -156,46 +170,55 @@ def apply_merge(table: ColumnTable, plan: MergePlan) -> ColumnTable:
     """The table after the merge `plan` (the same object when no rows merge)."""
     if plan.rows == len(table):
         return table
-    rows = plan.starts if plan.order is None else plan.order[plan.starts]
+    ends = np.empty_like(plan.starts)
+    ends[:-1] = plan.starts[1:]
+    ends[-1] = len(plan.reach)
+    ends -= 1
+    last = plan.reach[ends]
+    if plan.order is None:
+        rows = plan.starts
+    elif plan.keep_order:  # each run's first row, at its place in the table
+        picked = plan.order[plan.starts]
+        keep = np.zeros(len(table), dtype=bool)
+        keep[picked] = True
+        rows = np.flatnonzero(keep)
+        placed = np.empty(len(table), dtype=np.int64)
+        placed[picked] = last
+        last = placed[rows]
+    else:
+        rows = plan.order[plan.starts]
     merged = table.take(rows)
-    last = np.maximum.reduceat(plan.last, plan.starts)
     a = plan.attr
     merged.extent[a] = Column.of(last - merged.first[a].values)
     return merged
 
 
-def merge_columns(table: ColumnTable, attr: int) -> ColumnTable:
+def merge_columns(table: ColumnTable, attr: int, *, keep_order: bool = True) -> ColumnTable:
     """Merge rows along `attr` (see `plan_merge`)."""
-    return apply_merge(table, plan_merge(table, attr))
+    return apply_merge(table, plan_merge(table, attr, keep_order=keep_order))
 
 
-def sort_groups(keys: list[Column], last: Column, n: int, *, check_only: bool = False
-                ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+def sort_groups(keys: list[Column], last: Column, n: int
+                ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, bool]:
     """Row order sorting by `keys` then `last` (None when the rows are in that order
-    already), `last` in that order, and where each group of equal keys starts. The keys are
-    packed into one integer when their ranges allow (one sort, often none). With
-    `check_only`, rows not in order already are not sorted: the order returned is then
-    not None, and the rest meaningless."""
+    already), `last` in that order, where each group of equal keys starts, and whether the
+    rows were nearly sorted (see `NEARLY_SORTED`). The keys are packed into one integer when
+    their ranges allow (one sort, often none)."""
     group_start = np.zeros(n, dtype=bool)
     group_start[0] = True
     spans = [k.high - k.low + 1 for k in keys]
     shift = max(last.high - last.low, 1).bit_length()  # `last` in the low bits: no division
     bits = sum(max(s - 1, 1).bit_length() for s in spans) + shift
     if bits <= _KEY_BITS:
-        packed = np.subtract(last.values, last.low, dtype=np.int64)
-        scale = 1 << shift
-        for key, span in zip(reversed(keys), reversed(spans), strict=True):
-            term = np.subtract(key.values, key.low, dtype=np.int64)
-            term *= scale
-            packed += term
-            scale *= span
-        if n > 1 and bool((packed[1:] >= packed[:-1]).all()):
+        packed = _pack(keys, spans, last, shift)
+        nearly = False
+        descents = n - 1 - int(np.count_nonzero(packed[1:] >= packed[:-1])) if n > 1 else 0
+        if descents == 0:
             order = None
             ordered = packed
-        elif check_only:
-            return np.arange(n), packed, group_start
         else:
-            order = np.argsort(packed)
+            nearly = NEARLY_SORTED > 0 and descents * NEARLY_SORTED <= n
+            order = np.argsort(packed, kind="stable" if nearly else None)
             ordered = packed[order]
         if keys:
             group = ordered >> shift
@@ -204,16 +227,39 @@ def sort_groups(keys: list[Column], last: Column, n: int, *, check_only: bool = 
             sorted_last += last.low
         else:
             sorted_last = ordered + last.low
-        return order, sorted_last, group_start
-    if check_only:
-        return np.arange(n), last.values, group_start
+        return order, sorted_last, group_start, nearly
     order = np.lexsort([last.values, *[k.values for k in reversed(keys)]])
     same = np.ones(n - 1, dtype=bool)
     for key in keys:
         sorted_key = key.values[order]
         same &= sorted_key[1:] == sorted_key[:-1]
     group_start[1:] = ~same
-    return order, last.values[order], group_start
+    return order, last.values[order], group_start, False
+
+
+def _pack(keys: list[Column], spans: list[int], last: Column, shift: int) -> np.ndarray:
+    """The packed key: each key's offset from its low bound in mixed radix (the spans), `last`
+    in the low `shift` bits. By Horner's rule on the raw values, every low bound taken off
+    at the end at once: two passes over the rows per key. Far from zero, the raw values
+    overflow int64 on the way; numpy's integers wrap, so the sum is right modulo 2**64, and
+    the packed key, below 2**62, comes out exact."""
+    offset = 0
+    packed: np.ndarray | None = None
+    for key, span in zip(keys, spans, strict=True):
+        if packed is None:
+            packed = key.values.astype(np.int64)
+        else:
+            packed *= span
+            packed += key.values
+        offset = offset * span + key.low
+    if packed is None:
+        packed = last.values.astype(np.int64)
+    else:
+        packed <<= shift
+        packed += last.values
+    bias = ((offset << shift) + last.low + (1 << 63)) % (1 << 64) - (1 << 63)  # as int64
+    packed -= np.int64(bias)
+    return packed
 
 
 def _segmented_cummax(values: np.ndarray, group_start: np.ndarray) -> np.ndarray:

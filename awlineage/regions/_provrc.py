@@ -28,6 +28,11 @@ from awlineage.regions._columns import (
 from awlineage.regions._errors import RegionError
 from awlineage.regions._table import ABSOLUTE, LineageTable
 
+#: Whether rows with one key cell each, no two alike, take the shortcuts this allows (merge
+#: the last key axis between neighbours, skip the value passes). Off, every table takes the
+#: general path (tests compare the two).
+KEY_CELL_SHORTCUT = True
+
 
 def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable:
     """Compress a relation of paired boxes into a `LineageTable`.
@@ -60,10 +65,18 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
     # Rows with pairwise different key cells stay so through every merge (a merge joins
     # rows equal but on one attribute, and their key sets are disjoint): then no two rows
     # ever share a key box, and merging along a value attribute has nothing to join.
-    distinct_keys = _distinct_key_cells(table, nkeys)
-    if not distinct_keys:
+    in_order = _in_key_cell_order(table, nkeys)
+    if in_order is None:
+        # In each pass's order (keys, then values): the order of the next value pass, and
+        # of the key cells, nearly.
         for attr in reversed(value_attrs):
-            table = merge_columns(table, attr)
+            table = merge_columns(table, attr, keep_order=False)
+        # Merged values often leave one row per key cell (a neighbourhood read for each
+        # output cell): then the same holds from here on.
+        in_order = _in_key_cell_order(table, nkeys)
+    distinct_keys = in_order is not None
+    if in_order is not None:
+        table = in_order
     for key in reversed(range(nkeys)):
         # Distinct key cells in C order: rows that merge along the last key axis are
         # neighbours (no cell lies between two adjacent ones), so that pass needs no sort.
@@ -92,21 +105,31 @@ def _columns_of(keys: Boxes, values: Boxes) -> ColumnTable:
         first = [Column.of(c.values[keep]) for c in first]
         extent = [Column.of(c.values[keep]) for c in extent]
     n = len(first[0].values)
-    return ColumnTable(first, extent, [Column(np.full(n, ABSOLUTE, np.int8), ABSOLUTE, ABSOLUTE)
-                                       for _ in first])
+    absolute = np.broadcast_to(np.int8(ABSOLUTE), (n,))
+    return ColumnTable(first, extent, [Column(absolute, ABSOLUTE, ABSOLUTE) for _ in first])
 
 
-def _distinct_key_cells(table: ColumnTable, nkeys: int) -> bool:
-    """Whether every row's key is one cell and no two rows share it, as far as a cheap test
-    tells: the key cells strictly increasing in C order (as cells written in order are)."""
-    if nkeys == 0 or len(table) < 2:
-        return nkeys > 0
+def _in_key_cell_order(table: ColumnTable, nkeys: int) -> ColumnTable | None:
+    """The table with its rows in C order of their key cells, when every row's key is one
+    cell and no two rows share it (sorted only when they are not in that order already);
+    None otherwise."""
+    n = len(table)
+    if nkeys == 0 or not KEY_CELL_SHORTCUT:
+        return None
+    if n < 2:
+        return table
     if any(not (e.constant and e.low == 0) for e in table.extent[:nkeys]):
-        return False
+        return None
+    cells = 1
+    for first in table.first[:nkeys]:
+        cells *= first.high - first.low + 1
+    if cells < n:  # more rows than key cells: some cell repeats
+        return None
     *leading, last = table.first[:nkeys]
-    order, sorted_last, group_start = sort_groups(leading, last, len(table), check_only=True)
-    return order is None and bool(((sorted_last[1:] > sorted_last[:-1])
-                                   | group_start[1:]).all())
+    order, sorted_last, group_start, _ = sort_groups(leading, last, n)
+    if not bool(((sorted_last[1:] > sorted_last[:-1]) | group_start[1:]).all()):
+        return None
+    return table if order is None else table.take(order)
 
 
 def _merge_key(table: ColumnTable, key: int, candidates: list[int], consecutive: bool
@@ -158,5 +181,5 @@ def _sorted(table: ColumnTable) -> ColumnTable:
         return table
     *leading, last = table.first
     keys = [c for c in leading if not c.constant]
-    order, _, _ = sort_groups(keys, last, n)
+    order, _, _, _ = sort_groups(keys, last, n)
     return table if order is None else table.take(order)
