@@ -60,5 +60,8 @@ def _payload_cells(call: OperatorCall, table: Any) -> tuple[Boxes, np.ndarray]:
     keys, values = Boxes(table.lo[:, :k], table.hi[:, :k]), table.lo[:, k:]
     if not getattr(call.op, "payload_per_cell", True):
         return keys, values
-    rows = np.repeat(np.arange(len(keys)), keys.volume())
+    sizes = keys.volume()
+    if int(sizes.sum()) == len(keys):  # one cell a row already
+        return keys, values
+    rows = np.repeat(np.arange(len(keys)), sizes)
     return Boxes.from_cells(keys.cells()), values[rows]
