@@ -63,7 +63,7 @@ def covered_cells(boxes: Boxes, shape: Sequence[int]) -> int:
     size = int(np.prod(extent))
     if spans and (len(shape) > 3 or size > DENSE_LIMIT):
         return _by_region(Boxes(np.stack(los, 1), np.stack(his, 1)), shape)
-    strides = np.cumprod((1,) + extent[:0:-1])[::-1].tolist()
+    strides = np.cumprod((1, *extent[:0:-1]))[::-1].tolist()
     base = np.zeros(len(los[0]), np.int64)
     for a in range(len(shape)):
         if a not in spans:
