@@ -1,9 +1,11 @@
 """How many cells of an array a set of boxes covers (their union, cut to the array), without
 building a `Region`: the capture statistics count cells of every stored table, and a
-`Region` (sorted, merged boxes) costs far more than the count. One box is its volume; boxes
-in an array of up to three dimensions and about `DENSE_LIMIT` cells are counted on a dense
-difference array (a +-1 at each box corner, summed along every axis: cells with a positive
-sum are covered); anything else falls back to the `Region`."""
+`Region` (sorted, merged boxes) costs far more than the count. One box is its volume; single
+cells (most stored rows) are marked on a flat array of any size; other boxes in an array of
+up to three dimensions and about `DENSE_LIMIT` cells are counted on a dense difference array
+(a +-1 at each box corner, summed along the axes some box spans: cells with a positive sum
+are covered); anything else falls back to the `Region`. Columns are read one at a time:
+numpy is many times slower along the short last axis of an (N, d) array."""
 
 from __future__ import annotations
 
@@ -15,8 +17,8 @@ import numpy as np
 from awlineage.regions._boxes import Boxes
 
 DENSE_LIMIT = 1 << 21
-"""Arrays one larger along each axis than this many cells at most are counted densely (a
-float64 array of that size: 16 MB)."""
+"""Arrays one larger along each spanned axis than this many cells at most are counted densely
+(an int64 array of that size: 16 MB)."""
 
 
 def covered_cells(boxes: Boxes, shape: Sequence[int]) -> int:
@@ -70,7 +72,8 @@ def covered_cells(boxes: Boxes, shape: Sequence[int]) -> int:
             base += los[a] * strides[a]
     if not spans:  # single cells (most stored rows): mark them
         return _marked_cells(base, size)
-    plus, minus = [], []
+    plus: list[np.ndarray] = []
+    minus: list[np.ndarray] = []
     for corner in itertools.product((0, 1), repeat=len(spans)):
         flat = base.copy()
         for a, up in zip(spans, corner, strict=True):
