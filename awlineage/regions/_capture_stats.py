@@ -97,9 +97,9 @@ def payload_fan(op: Operator, payload: LineageTable, shapes: Shapes) -> tuple[fl
     else:
         rng = np.random.default_rng(0)
         rows = rng.choice(len(keys), PAYLOAD_CELL_LIMIT, p=sizes / total)
-        offsets = (rng.random(keys.lo[rows].shape) * (keys.hi[rows] - keys.lo[rows] + 1)
-                   ).astype(np.int64)
-        cells, cell_values = Boxes.from_cells(keys.lo[rows] + offsets), values[rows]
+        low, high = keys.lo[rows], keys.hi[rows]
+        offsets = (rng.random(low.shape) * (high - low + 1)).astype(np.int64)
+        cells, cell_values = Boxes.from_cells(low + offsets), values[rows]
     # per_cell: each sampled cell stands for total / len(cells) cells (1 when exact)
     weights = cells.volume() if not per_cell else None
     pairs, reached = 0.0, 0
