@@ -1,8 +1,8 @@
 """What a capture encodes, counted (never timed): full lineage stored forward only is encoded
 in that one direction (no backward table beside it), a payload kept with the full lineage
-derived from it (PayBoth) is encoded once, and the statistics read from forward tables equal
-those read from backward ones. The cell counts of the statistics agree with `Region` on many
-single cells and runs."""
+derived from it (PayBoth) is encoded once, and both of those records answer as the UDFs'
+definitions; the statistics read from forward tables equal those read from backward ones,
+and the cell counts of the statistics agree with `Region` on many single cells and runs."""
 
 from __future__ import annotations
 
@@ -19,6 +19,13 @@ from awlineage.regions._boxes import Boxes
 from awlineage.regions._cell_count import covered_cells
 from awlineage.regions._region import Region
 from benchmarks.genomics_workflow import UDFS, run_workflow, synthetic_data
+from tests.regions.helpers import check_against_pairs
+from tests.regions.test_genomics_workflow import (
+    extract_relation,
+    model_relation,
+    predict_relation,
+    select_relation,
+)
 
 #: Inputs of the four UDFs (E 1, F 2, G 2, H 2): one relation each.
 RELATIONS = 7
@@ -62,6 +69,26 @@ def test_both_directions_are_each_encoded_once(db, encodes) -> None:
 def test_a_payload_kept_with_its_derived_lineage_is_encoded_once(db, encodes) -> None:
     run_workflow(*_tiny(), {op: "pay+full-forward" for op in UDFS}).store.close()
     assert encodes == Counter(payload=len(UDFS), relation=RELATIONS)
+
+
+def test_a_payload_and_the_lineage_derived_from_it_answer_as_the_definition(db) -> None:
+    run = run_workflow(*_tiny(), {op: "pay+full-forward" for op in UDFS})
+    try:
+        split = run.objects["split"]
+        relations = {
+            "E_select": select_relation(run.array("training")),
+            "F_model": model_relation(run.store.get(split, 0), run.store.get(split, 1)),
+            "G_extract": extract_relation(run.array("F_model"), run.array("test features")),
+            "H_predict": predict_relation(run.array("G_extract")),
+        }
+        records = _records(run)
+        rng = np.random.default_rng(9)
+        for op in UDFS:
+            assert records[(op, "full")].orientation == "forward"
+            for mode in ("pay", "full"):
+                check_against_pairs(records[(op, mode)], relations[op], rng)
+    finally:
+        run.store.close()
 
 
 def test_statistics_from_forward_tables_equal_those_from_backward_ones(db) -> None:
