@@ -134,7 +134,8 @@ class CallRecorder:
 
     def encode(self, orientation: str | None = None) -> tuple[bytes | None, str, Any]:
         """(encoding, description, tables for signature checks) of the call, full-mode tables
-        in `orientation` (default: the call's own)."""
+        in `orientation` (default: the call's own). The tables are the backward ones, or None
+        when only forward tables were encoded (no reuse asked for: nothing to check)."""
         orientation = orientation or self.call.orientation
         mode = self.call.mode
         if mode == "full":
