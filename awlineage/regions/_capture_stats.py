@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -40,7 +41,7 @@ def call_fan(call: OperatorCall) -> tuple[float, float]:
     tables = call.recorder.encoded_tables
     try:
         if mode == "full":
-            return table_fan(tables, shapes)
+            return table_fan(tables, shapes, forward=call.recorder.encoded_forward)
         if mode in ("pay", "comp") and tables:
             return payload_fan(call.op, tables[0], shapes)
         if mode == "map":
@@ -54,21 +55,25 @@ def _ratio(pairs: float, cells: int) -> float:
     return float(pairs) / cells if cells else 0.0
 
 
-def table_fan(tables: list[LineageTable], shapes: Shapes) -> tuple[float, float]:
-    """Fan of full-mode tables (output cells as key, one per input)."""
+def table_fan(tables: list[LineageTable], shapes: Shapes, forward: bool = False
+              ) -> tuple[float, float]:
+    """Fan of full-mode tables, one per input: output cells as key, or input cells as key
+    when `forward` (the same relation, so the same fan)."""
     pairs = 0
-    keys, inputs_reached = [], 0
+    outs, inputs_reached = [], 0
     for table, in_shape in zip(tables, shapes.inputs, strict=True):
         if not len(table):
             continue
         k = table.nkeys
         pairs += table.tuple_count()
-        keys.append(Boxes(table.lo[:, :k], table.hi[:, :k]))
+        keys = Boxes(table.lo[:, :k], table.hi[:, :k])
         index = table.value_index()
-        inputs_reached += covered_cells(Boxes(index.lo, index.hi), in_shape)
-    if not keys:
+        values = Boxes(index.lo, index.hi)
+        inputs_reached += covered_cells(keys if forward else values, in_shape)
+        outs.append(values if forward else keys)
+    if not outs:
         return 0.0, 0.0
-    outputs = covered_cells(Boxes.concat(keys, len(shapes.output)), shapes.output)
+    outputs = covered_cells(Boxes.concat(outs, len(shapes.output)), shapes.output)
     return _ratio(pairs, outputs), _ratio(pairs, inputs_reached)
 
 
@@ -84,7 +89,7 @@ def payload_fan(op: Operator, payload: LineageTable, shapes: Shapes) -> tuple[fl
     sizes = keys.volume()
     total = int(sizes.sum())
     per_cell = getattr(op, "payload_per_cell", True)
-    if not per_cell:
+    if not per_cell or total == len(keys):  # (rows of one cell each are cells already)
         cells, cell_values = keys, values
     elif total <= PAYLOAD_CELL_LIMIT:
         rows = np.repeat(np.arange(len(keys)), sizes)
@@ -92,22 +97,33 @@ def payload_fan(op: Operator, payload: LineageTable, shapes: Shapes) -> tuple[fl
     else:
         rng = np.random.default_rng(0)
         rows = rng.choice(len(keys), PAYLOAD_CELL_LIMIT, p=sizes / total)
-        offsets = (rng.random(keys.lo[rows].shape) * (keys.hi[rows] - keys.lo[rows] + 1)
-                   ).astype(np.int64)
-        cells, cell_values = Boxes.from_cells(keys.lo[rows] + offsets), values[rows]
-    weights = cells.volume() if not per_cell else np.full(len(cells), total / len(cells))
+        low, high = keys.lo[rows], keys.hi[rows]
+        offsets = (rng.random(low.shape) * (high - low + 1)).astype(np.int64)
+        cells, cell_values = Boxes.from_cells(low + offsets), values[rows]
+    # per_cell: each sampled cell stands for total / len(cells) cells (1 when exact)
+    weights = cells.volume() if not per_cell else None
     pairs, reached = 0.0, 0
     for i, in_shape in enumerate(shapes.inputs):
-        upper = np.asarray(in_shape, np.int64) - 1
         found = op.map_p(cells, cell_values, i, shapes)
         whole = found if cells is keys else op.map_p(keys, values, i, shapes)
         if len(found) != len(cells) or len(whole) != len(keys):
             return 0.0, 0.0
-        clipped = Boxes(np.maximum(found.lo, 0), np.minimum(found.hi, upper))
-        pairs += float((weights * clipped.volume()).sum())
+        inside = clipped_volume(found, in_shape)
+        pairs += float(inside.sum()) * total / len(cells) if weights is None else \
+            float((weights * inside).sum())
         reached += covered_cells(whole, in_shape)
     outputs = covered_cells(keys, shapes.output)
     return _ratio(pairs, outputs), _ratio(pairs, reached)
+
+
+def clipped_volume(boxes: Boxes, shape: Sequence[int]) -> np.ndarray:
+    """Cells of each box inside an array of `shape` (0 for boxes outside it), column by
+    column (numpy is slow along a short last axis)."""
+    volume = np.ones(len(boxes), dtype=np.int64)
+    for axis, n in enumerate(shape):
+        side = np.minimum(boxes.hi[:, axis], n - 1) - np.maximum(boxes.lo[:, axis], 0) + 1
+        volume *= np.maximum(side, 0)
+    return volume
 
 
 @functools.lru_cache(maxsize=256)

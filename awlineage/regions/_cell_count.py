@@ -1,9 +1,11 @@
 """How many cells of an array a set of boxes covers (their union, cut to the array), without
 building a `Region`: the capture statistics count cells of every stored table, and a
-`Region` (sorted, merged boxes) costs far more than the count. One box is its volume; boxes
-in an array of up to three dimensions and about `DENSE_LIMIT` cells are counted on a dense
-difference array (a +-1 at each box corner, summed along every axis: cells with a positive
-sum are covered); anything else falls back to the `Region`."""
+`Region` (sorted, merged boxes) costs far more than the count. One box is its volume; single
+cells (most stored rows) are marked on a flat array of any size; other boxes in an array of
+up to three dimensions and about `DENSE_LIMIT` cells are counted on a dense difference array
+(a +-1 at each box corner, summed along the axes some box spans: cells with a positive sum
+are covered); anything else falls back to the `Region`. Columns are read one at a time:
+numpy is many times slower along the short last axis of an (N, d) array."""
 
 from __future__ import annotations
 
@@ -15,8 +17,8 @@ import numpy as np
 from awlineage.regions._boxes import Boxes
 
 DENSE_LIMIT = 1 << 21
-"""Arrays one larger along each axis than this many cells at most are counted densely (a
-float64 array of that size: 16 MB)."""
+"""Arrays one larger along each spanned axis than this many cells at most are counted densely
+(an int64 array of that size: 16 MB)."""
 
 
 def covered_cells(boxes: Boxes, shape: Sequence[int]) -> int:
@@ -44,25 +46,55 @@ def covered_cells(boxes: Boxes, shape: Sequence[int]) -> int:
         return volume
     if not len(boxes) or boxes.ndim != len(shape) or not shape:
         return _by_region(boxes, shape)
-    upper = np.asarray(shape, np.int64) - 1
-    lo, hi = np.maximum(boxes.lo, 0), np.minimum(boxes.hi, upper)
-    keep = (hi >= lo).all(axis=1)
-    lo, hi = lo[keep], hi[keep]
-    if len(lo) <= 1:
-        return int(np.prod(hi - lo + 1, axis=1).sum())
-    extent = tuple(n + 1 for n in shape)
-    if len(shape) > 3 or int(np.prod(extent)) > DENSE_LIMIT:
-        return _by_region(Boxes(lo, hi), shape)
-    flats, signs = [], []
-    for corner in itertools.product((0, 1), repeat=len(shape)):
-        at = np.where(np.asarray(corner, bool), hi + 1, lo)
-        flats.append(np.ravel_multi_index(tuple(at.T), extent))
-        signs.append(np.full(len(at), -1.0 if sum(corner) % 2 else 1.0))
-    depth = np.bincount(np.concatenate(flats), weights=np.concatenate(signs),
-                        minlength=int(np.prod(extent))).reshape(extent)
-    for axis in range(len(shape)):
-        np.cumsum(depth, axis=axis, out=depth)
-    return int(np.count_nonzero(depth[tuple(slice(0, n) for n in shape)] > 0.5))
+    # column by column: numpy works on a tall, narrow array's columns many times faster
+    los = [np.maximum(boxes.lo[:, a], 0) if boxes.lo[:, a].min() < 0 else boxes.lo[:, a]
+           for a in range(len(shape))]
+    his = [np.minimum(boxes.hi[:, a], n - 1) if boxes.hi[:, a].max() >= n else boxes.hi[:, a]
+           for a, n in enumerate(shape)]
+    keep = np.ones(len(boxes), dtype=bool)
+    for low, high in zip(los, his, strict=True):
+        keep &= high >= low
+    if not keep.all():
+        los, his = [c[keep] for c in los], [c[keep] for c in his]
+    if len(los[0]) <= 1:
+        return int(sum(int(np.prod([h[k] - lo[k] + 1 for lo, h in zip(los, his, strict=True)]))
+                       for k in range(len(los[0]))))
+    # corners only along the axes some box spans: a cell's axes need no difference there
+    spans = [a for a in range(len(shape)) if (his[a] != los[a]).any()]
+    extent = tuple(n + 1 if a in spans else n for a, n in enumerate(shape))
+    size = int(np.prod(extent))
+    if spans and (len(shape) > 3 or size > DENSE_LIMIT):
+        return _by_region(Boxes(np.stack(los, 1), np.stack(his, 1)), shape)
+    strides = np.cumprod((1, *extent[:0:-1]))[::-1].tolist()
+    base = np.zeros(len(los[0]), np.int64)
+    for a in range(len(shape)):
+        if a not in spans:
+            base += los[a] * strides[a]
+    if not spans:  # single cells (most stored rows): mark them
+        return _marked_cells(base, size)
+    plus: list[np.ndarray] = []
+    minus: list[np.ndarray] = []
+    for corner in itertools.product((0, 1), repeat=len(spans)):
+        flat = base.copy()
+        for a, up in zip(spans, corner, strict=True):
+            flat += ((his[a] + 1) if up else los[a]) * strides[a]
+        (minus if sum(corner) % 2 else plus).append(flat)
+    depth = np.bincount(np.concatenate(plus) if len(plus) > 1 else plus[0], minlength=size)
+    depth -= np.bincount(np.concatenate(minus) if len(minus) > 1 else minus[0],
+                         minlength=size)
+    depth = depth.reshape(extent)
+    for a in spans:
+        np.cumsum(depth, axis=a, out=depth)
+    return int(np.count_nonzero(depth[tuple(slice(0, n) for n in shape)] > 0))
+
+
+def _marked_cells(flat: np.ndarray, size: int) -> int:
+    """Distinct values among flat cell indices below `size`."""
+    if size <= 8 * DENSE_LIMIT:
+        marked = np.zeros(size, dtype=bool)
+        marked[flat] = True
+        return int(np.count_nonzero(marked))
+    return len(np.unique(flat))
 
 
 def _by_region(boxes: Boxes, shape: tuple[int, ...]) -> int:

@@ -43,13 +43,28 @@ def derive_full(call: OperatorCall, strategy: str) -> tuple[OperatorCall, bytes 
     if len(table):
         out, values = _payload_cells(call, table)
         for i, ref in enumerate(call.inputs):
-            boxes = call.op.map_p(out, values, i, call.shapes)
-            upper = np.asarray(ref.shape, np.int64) - 1  # cut to the input, as lwrite does
-            lo, hi = np.maximum(boxes.lo, 0), np.minimum(boxes.hi, upper)
-            keep = all_columns(hi >= lo)
-            full.recorder.add_pairs(i, out[keep], Boxes(lo[keep], hi[keep]))
+            boxes = _cut(call.op.map_p(out, values, i, call.shapes), ref.shape)
+            keep = all_columns(boxes.hi >= boxes.lo)
+            if keep.all():
+                full.recorder.add_pairs(i, out, boxes)
+            else:
+                full.recorder.add_pairs(i, out[keep], boxes[keep])
     encoding, names, _ = full.recorder.encode(orientation)
     return full, encoding, names, time.perf_counter() - started
+
+
+def _cut(boxes: Boxes, shape: tuple[int, ...]) -> Boxes:
+    """`boxes` cut to an input of `shape`, as lwrite does (column by column, and only the
+    columns that reach outside: numpy is slow along the short last axis)."""
+    lo, hi = boxes.lo, boxes.hi
+    for axis, n in enumerate(shape):
+        if len(lo) and lo[:, axis].min() < 0:
+            lo = lo.copy() if lo is boxes.lo else lo
+            np.maximum(lo[:, axis], 0, out=lo[:, axis])
+        if len(hi) and hi[:, axis].max() >= n:
+            hi = hi.copy() if hi is boxes.hi else hi
+            np.minimum(hi[:, axis], n - 1, out=hi[:, axis])
+    return boxes if lo is boxes.lo and hi is boxes.hi else Boxes(lo, hi)
 
 
 def _payload_cells(call: OperatorCall, table: Any) -> tuple[Boxes, np.ndarray]:
@@ -60,5 +75,8 @@ def _payload_cells(call: OperatorCall, table: Any) -> tuple[Boxes, np.ndarray]:
     keys, values = Boxes(table.lo[:, :k], table.hi[:, :k]), table.lo[:, k:]
     if not getattr(call.op, "payload_per_cell", True):
         return keys, values
-    rows = np.repeat(np.arange(len(keys)), keys.volume())
+    sizes = keys.volume()
+    if int(sizes.sum()) == len(keys):  # one cell a row already
+        return keys, values
+    rows = np.repeat(np.arange(len(keys)), sizes)
     return Boxes.from_cells(keys.cells()), values[rows]

@@ -53,8 +53,11 @@ class CallRecorder:
         #: Rows of the tables `encode` stored, summed over inputs (one orientation: the
         #: larger when both are stored), or payload rows.
         self.stored_rows = 0
-        #: What `encode` encoded: the backward tables (full) or the payload table (pay, comp).
+        #: What `encode` encoded: the backward tables (full) or the payload table (pay, comp);
+        #: the forward tables when full lineage was stored forward only (`encoded_forward`).
         self.encoded_tables: list[LineageTable] = []
+        self.encoded_forward = False
+        self._payload_table: LineageTable | None = None
 
     # -- buffering ------------------------------------------------------------------------
     def add_pairs(self, i: int, out: Boxes, boxes: Boxes) -> None:
@@ -70,6 +73,7 @@ class CallRecorder:
                                   f"{values.shape[1]} values after rows of "
                                   f"{self.payload_rows[0][1].shape[1]}")
             self.payload_rows.append((out, values))
+            self._payload_table = None
 
     def check(self) -> None:
         """Raise if buffered output cells fall outside the output (shape now known)."""
@@ -104,7 +108,13 @@ class CallRecorder:
         return [encode(*self.input_relation(i)) for i in range(len(self.call.inputs))]
 
     def payload_table(self) -> LineageTable:
-        """The payload rows as a table keyed by output cells (payloads absolute)."""
+        """The payload rows as a table keyed by output cells (payloads absolute), encoded
+        once: the stored payload and the full lineage derived from it read the same table."""
+        if self._payload_table is None:
+            self._payload_table = self._encode_payload()
+        return self._payload_table
+
+    def _encode_payload(self) -> LineageTable:
         shapes = self.call.shapes
         out = Boxes.concat([o for o, _ in self.payload_rows], len(shapes.output))
         width = self.payload_rows[0][1].shape[1] if self.payload_rows else 1
@@ -124,25 +134,34 @@ class CallRecorder:
 
     def encode(self, orientation: str | None = None) -> tuple[bytes | None, str, Any]:
         """(encoding, description, tables for signature checks) of the call, full-mode tables
-        in `orientation` (default: the call's own)."""
+        in `orientation` (default: the call's own). The tables are the backward ones, or None
+        when only forward tables were encoded (no reuse asked for: nothing to check)."""
         orientation = orientation or self.call.orientation
         mode = self.call.mode
         if mode == "full":
-            backward = self.backward_tables()
+            # the backward tables only when stored, reused, or checked against signatures:
+            # forward-only lineage encodes its one direction once
+            need_backward = orientation in ("backward", "both") or self.reused is not None \
+                or self.reuse_state is not None
+            backward = self.backward_tables() if need_backward else None
             blobs, names = [], []
             self.stored_rows = 0
-            self.encoded_tables = list(backward)
-            for i, table in enumerate(backward):
+            self.encoded_tables = list(backward) if backward is not None else []
+            self.encoded_forward = backward is None
+            for i in range(len(self.call.inputs)):
                 parts = [b"", b""]
                 rows = 0
                 if orientation in ("backward", "both") or self.reused is not None:
-                    parts[0] = _codec.dumps(table)
-                    rows = len(table)
+                    assert backward is not None
+                    parts[0] = _codec.dumps(backward[i])
+                    rows = len(backward[i])
                 if orientation in ("forward", "both") and self.reused is None:
                     out, inp = self.input_relation(i)
                     forward = encode(inp, out)
                     parts[1] = _codec.dumps(forward)
                     rows = max(rows, len(forward))
+                    if backward is None:
+                        self.encoded_tables.append(forward)
                 self.stored_rows += rows
                 blobs.append(_codec.pack_blobs(parts))
                 names.append("/".join(_codec.describe(p) for p in parts if p))
