@@ -38,7 +38,14 @@ from typing import Any
 import numpy as np
 
 from awlineage import backward, connect, forward, select
-from awlineage.regions import Candidate, RegionQueryStat, RegionTable, forget_decoded, optimise
+from awlineage.regions import (
+    Candidate,
+    RegionQueryStat,
+    RegionTable,
+    flush_query_stats,
+    forget_decoded,
+    optimise,
+)
 from benchmarks.call_cost import print_call_cost
 from benchmarks.genomics_workflow import (
     UDFS,
@@ -104,6 +111,7 @@ class Measured:
 def hop_seconds() -> dict[str, float]:
     """Seconds of the hops of the newest query, by operator name, from the statistics the
     query recorded (`RegionQueryStat`, one per hop)."""
+    flush_query_stats()
     newest = select(RegionQueryStat).order_by("-object_id").first()
     hops: dict[str, float] = defaultdict(float)
     if newest is not None:
