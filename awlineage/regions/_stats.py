@@ -86,18 +86,22 @@ def recording_enabled(explicit: bool | None = None) -> bool:
                              f"false, got {value!r}")
 
 
-def save_hops(db: Database, hops: Sequence[HopStat]) -> list[RegionQueryStat]:
-    """One `RegionQueryStat` per hop, sharing a new query id, handed to
-    `awlineage.regions._stats_buffer` to be committed with others (never failing the
-    query)."""
+def save_hops(db: Database, hops: Sequence[HopStat]) -> None:
+    """Record one `RegionQueryStat` per hop, sharing a new query id: handed to
+    `awlineage.regions._stats_buffer`, which makes the objects and commits them with other
+    queries' (never failing the query)."""
     if not hops:
-        return []
+        return
     query = uuid.uuid4().hex[:16]
-    stats = [RegionQueryStat(query=query, direction=h.direction, record_id=h.record_id,
-                             operator=h.operator, strategy=h.strategy, cells=h.cells,
-                             result_cells=h.result_cells, seconds=h.seconds) for h in hops]
-    defer_stats(db, stats)
-    return stats
+    kept = tuple(hops)
+
+    def stats() -> list[DBObject]:
+        return [RegionQueryStat(query=query, direction=h.direction, record_id=h.record_id,
+                                operator=h.operator, strategy=h.strategy, cells=h.cells,
+                                result_cells=h.result_cells, seconds=h.seconds)
+                for h in kept]
+
+    defer_stats(db, len(kept), stats)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import os
 import threading
 import warnings
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from awlineage.database import Database, current_database
@@ -32,9 +32,11 @@ that another process (``awl regions stats`` in a shell beside a notebook) sees t
 
 @dataclass
 class _Pending:
-    """Statistics of one database not committed yet."""
+    """Statistics of one database not committed yet: how many hops, and what makes their
+    objects (made when they are committed, not while a query waits)."""
 
-    stats: list[DBObject] = field(default_factory=list)
+    hops: int = 0
+    makers: list[Callable[[], list[DBObject]]] = field(default_factory=list)
 
 
 _pending: weakref.WeakKeyDictionary[Database, _Pending] = weakref.WeakKeyDictionary()
@@ -43,10 +45,10 @@ _lock = threading.Lock()
 _warned = False
 
 
-def defer_stats(db: Database, stats: Sequence[DBObject]) -> None:
-    """Keep `stats` for `db`: committed `FLUSH_SECONDS` after the first kept, or at once
-    when that makes `FLUSH_HOPS` hops."""
-    if not stats:
+def defer_stats(db: Database, hops: int, make: Callable[[], list[DBObject]]) -> None:
+    """Keep the statistics of `hops` hops for `db`, whose objects `make` makes: committed
+    `FLUSH_SECONDS` after the first kept, or at once when that makes `FLUSH_HOPS` hops."""
+    if hops <= 0:
         return
     with _lock:
         pending = _pending.get(db)
@@ -58,8 +60,9 @@ def defer_stats(db: Database, stats: Sequence[DBObject]) -> None:
         if db not in _hooked:
             _hooked.add(db)
             db.on_close(lambda: _flush_at_close(db))
-        pending.stats.extend(stats)
-        due = len(pending.stats) >= FLUSH_HOPS
+        pending.hops += hops
+        pending.makers.append(make)
+        due = pending.hops >= FLUSH_HOPS
     if due:
         flush_query_stats(db)
 
@@ -91,11 +94,11 @@ def flush_query_stats(database: Database | None = None) -> int:
     committed = 0
     for owner, pending in taken:
         try:
-            owner.commit(pending.stats)
+            owner.commit([obj for make in pending.makers for obj in make()])
         except Exception as exc:  # whatever went wrong, nothing else should
             _warn(exc)
             continue
-        committed += len(pending.stats)
+        committed += pending.hops
     return committed
 
 
