@@ -41,6 +41,9 @@ class LineageTable:
     nkeys: int
     _key_index: IntervalIndex | None = field(default=None, repr=False)
     _value_index: IntervalIndex | None = field(default=None, repr=False)
+    #: True when the encoder knows that no two rows share a key cell (it was given pairwise
+    #: different key cells): then the key boxes are disjoint. False says nothing.
+    disjoint_keys: bool = field(default=False, repr=False)
 
     @classmethod
     def empty(cls, nkeys: int, nvalues: int) -> LineageTable:
@@ -59,8 +62,12 @@ class LineageTable:
     def tuple_count(self) -> int:
         """Number of (key cell, value cell) pairs the rows stand for (rows are disjoint when
         the table was encoded from distinct cell pairs)."""
-        k = self.nkeys
-        return int(Boxes(self.lo, self.hi).volume().sum()) if k + self.nvalues else len(self)
+        if not self.lo.shape[1]:
+            return len(self)
+        volume = self.hi[:, 0] - self.lo[:, 0] + 1
+        for a in range(1, self.lo.shape[1]):
+            volume *= self.hi[:, a] - self.lo[:, a] + 1
+        return int(volume.sum())
 
     def same_rows(self, other: LineageTable) -> bool:
         """True when both tables have identical rows in the same order."""
@@ -79,16 +86,32 @@ class LineageTable:
     def value_index(self) -> IntervalIndex:
         """Interval index on each row's bounding box in value space."""
         if self._value_index is None:
-            k = self.nkeys
-            ref = self.ref[:, k:]
-            lo, hi = self.lo[:, k:].copy(), self.hi[:, k:].copy()
-            relative = ref >= 0
-            if relative.any():
-                rows, cols = np.nonzero(relative)
-                lo[rows, cols] += self.lo[rows, ref[rows, cols]]
-                hi[rows, cols] += self.hi[rows, ref[rows, cols]]
-            self._value_index = IntervalIndex(lo, hi)
+            self._value_index = IntervalIndex(*self.value_bounds())
         return self._value_index
+
+    def value_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(N, V) first and last value cells of each row's bounding box in value space
+        (exact: a relative interval over a key interval is an interval), without the
+        index `value_index` builds on them."""
+        k, n = self.nkeys, len(self)
+        # column by column (numpy is slow along the short last axis), into column-major
+        # arrays whose columns the cell counts read at full speed
+        lo = np.empty((n, self.nvalues), np.int64, order="F")
+        hi = np.empty((n, self.nvalues), np.int64, order="F")
+        for v in range(self.nvalues):
+            a = k + v
+            ref = self.ref[:, a]
+            low, high = int(ref.min(initial=ABSOLUTE)), int(ref.max(initial=ABSOLUTE))
+            if low == high >= 0:  # relative to one key attribute on every row
+                np.add(self.lo[:, a], self.lo[:, low], out=lo[:, v])
+                np.add(self.hi[:, a], self.hi[:, low], out=hi[:, v])
+                continue
+            lo[:, v], hi[:, v] = self.lo[:, a], self.hi[:, a]
+            for key in range(max(low, 0), high + 1):
+                rows = np.flatnonzero(ref == key)
+                lo[rows, v] += self.lo[rows, key]
+                hi[rows, v] += self.hi[rows, key]
+        return lo, hi
 
     # -- queries --------------------------------------------------------------------------
     def key_join(self, query: Boxes) -> tuple[Boxes, np.ndarray]:
