@@ -263,11 +263,35 @@ def _tuple_count(table: LineageTable, extent: np.ndarray) -> int:
 
 def _tuples_body(table: LineageTable) -> bytes:
     keys, values = table.expand()
-    cells = np.concatenate([keys, values], axis=1)
-    cells = cells[np.lexsort(cells.T[::-1])] if len(cells) else cells
+    cells = sorted_cells(np.concatenate([keys, values], axis=1))
     parts = [struct.pack("<qHH", len(cells), cells.shape[1], table.nkeys)]
     parts.extend(pack_column(cells[:, a]) for a in range(cells.shape[1]))
     return b"".join(parts)
+
+
+def sorted_cells(cells: np.ndarray) -> np.ndarray:
+    """The rows of an (N, A) integer array in lexicographic order (duplicates kept): as one
+    sort of packed keys (each column's offset from its least value in its own bits, the
+    first column highest) when they fit in 62 bits, many times faster than `np.lexsort`
+    on a few columns; else by `np.lexsort`."""
+    if len(cells) <= 1 or not cells.shape[1]:
+        return cells
+    columns = [np.ascontiguousarray(cells[:, a]) for a in range(cells.shape[1])]
+    lows = [int(c.min()) for c in columns]
+    widths = [max(int(c.max()) - low, 0).bit_length() for c, low in zip(columns, lows,
+                                                                       strict=True)]
+    if sum(widths) > 62:
+        return cells[np.lexsort(cells.T[::-1])]
+    key = np.zeros(len(cells), np.int64)
+    for column, low, width in zip(columns, lows, widths, strict=True):
+        key <<= width
+        key |= column - low
+    key.sort()
+    out = np.empty(cells.shape, np.int64)
+    for a in reversed(range(len(columns))):
+        out[:, a] = (key & ((1 << widths[a]) - 1)) + lows[a]
+        key >>= widths[a]
+    return out
 
 
 def _read_provrc(data: bytes) -> LineageTable:

@@ -153,25 +153,50 @@ class LineageTable:
 
     # -- expansion (tests, tuple encoding) ------------------------------------------------
     def expand(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every (key cell, value cell) pair, as two coordinate arrays (for small tables)."""
+        """Every (key cell, value cell) pair, as two coordinate arrays (for small tables):
+        row by row, each row's cells in C order (the last attribute fastest)."""
         k = self.nkeys
-        lo, hi, ref = self.lo, self.hi, self.ref
-        rows = np.arange(len(self))
+        n, width = self.lo.shape
+        if not width or not n:
+            cells = np.zeros((0, width), np.int64)
+            return cells[:, :k], cells[:, k:]
+        # column by column (numpy is slow along the short last axis of an (N, A) array)
+        firsts = [np.ascontiguousarray(self.lo[:, a]) for a in range(width)]
+        sides = [self.hi[:, a] - firsts[a] + 1 for a in range(width)]
+        count = sides[0].copy()
+        for side in sides[1:]:
+            count *= side
+        total = int(count.sum())
+        # each cell's row, and its offset along each attribute: the cell's index within its
+        # row in mixed radix, the last attribute fastest (the first spanning attribute
+        # takes what is left, no division)
+        row: np.ndarray | None = None
+        offsets: list[np.ndarray | None] = [None] * width
+        if total != n:
+            row = np.repeat(np.arange(n), count)
+            local = np.arange(total) - (np.cumsum(count) - count)[row]
+            spanning = [a for a in range(width) if (sides[a] != 1).any()]
+            for a in reversed(spanning[1:]):
+                side = sides[a][row]
+                offsets[a] = local % side
+                local //= side
+            offsets[spanning[0]] = local
+        cells = np.empty((total, width), np.int64)
         columns: list[np.ndarray] = []
-        for attr in range(lo.shape[1]):
-            a_ref = ref[rows, attr]
-            start = lo[rows, attr].copy()
-            stop = hi[rows, attr].copy()
-            relative = a_ref >= 0
-            if relative.any():
-                base = np.stack(columns, axis=1)[np.flatnonzero(relative), a_ref[relative]]
-                start[relative] += base
-                stop[relative] += base
-            n = stop - start + 1
-            take = np.repeat(np.arange(len(rows)), n)
-            offsets = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
-            columns = [c[take] for c in columns]
-            columns.append(start[take] + offsets)
-            rows = rows[take]
-        cells = np.stack(columns, axis=1) if columns else np.zeros((0, 0), np.int64)
+        for a in range(width):
+            column = firsts[a] if row is None else firsts[a][row]
+            if offsets[a] is not None:
+                column = column + offsets[a]
+            ref = self.ref[:, a]
+            low, high = int(ref.min()), int(ref.max())
+            if low == high >= 0:  # every row relative to one key attribute
+                column = column + columns[low]
+            elif high >= 0:
+                column = column.copy()  # (never the table's own column)
+                refs = ref if row is None else ref[row]
+                for key in range(max(low, 0), high + 1):
+                    where = refs == key
+                    column[where] += columns[key][where]
+            columns.append(column)
+            cells[:, a] = column
         return cells[:, :k], cells[:, k:]
