@@ -156,10 +156,20 @@ class LineageTable:
         """Every (key cell, value cell) pair, as two coordinate arrays (for small tables):
         row by row, each row's cells in C order (the last attribute fastest)."""
         k = self.nkeys
+        columns = self.expanded_columns()
+        if not columns or not len(columns[0]):
+            cells = np.zeros((0, len(columns)), np.int64)
+        else:
+            cells = np.empty((len(columns[0]), len(columns)), np.int64)
+            for a, column in enumerate(columns):
+                cells[:, a] = column
+        return cells[:, :k], cells[:, k:]
+
+    def expanded_columns(self) -> list[np.ndarray]:
+        """`expand`'s pairs as one array per attribute (keys first), in the same order."""
         n, width = self.lo.shape
         if not width or not n:
-            cells = np.zeros((0, width), np.int64)
-            return cells[:, :k], cells[:, k:]
+            return [np.zeros(0, np.int64) for _ in range(width)]
         # column by column (numpy is slow along the short last axis of an (N, A) array)
         firsts = [np.ascontiguousarray(self.lo[:, a]) for a in range(width)]
         sides = [self.hi[:, a] - firsts[a] + 1 for a in range(width)]
@@ -181,7 +191,6 @@ class LineageTable:
                 offsets[a] = local % side
                 local //= side
             offsets[spanning[0]] = local
-        cells = np.empty((total, width), np.int64)
         columns: list[np.ndarray] = []
         for a in range(width):
             column = firsts[a] if row is None else firsts[a][row]
@@ -198,5 +207,4 @@ class LineageTable:
                     where = refs == key
                     column[where] += columns[key][where]
             columns.append(column)
-            cells[:, a] = column
-        return cells[:, :k], cells[:, k:]
+        return columns
