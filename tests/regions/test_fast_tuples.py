@@ -85,3 +85,23 @@ def test_tuples_encoding_decodes_to_the_same_pairs() -> None:
     k, v = loads(blob).expand()
     pairs = {tuple(r) for r in np.concatenate([k, v], 1).tolist()}
     assert pairs == {tuple(r) for r in np.concatenate([keys, values], 1).tolist()}
+
+
+@pytest.mark.parametrize("bits", [3, 20, 40])
+def test_tagged_sort_is_the_stable_argsort(bits: int) -> None:
+    from awlineage.regions._columns import _stable_order
+
+    rng = np.random.default_rng(bits)
+    keys = rng.integers(0, 1 << bits, 20_000)
+    keys[::4] = keys[1::4][: len(keys[::4])]  # ties, whose rows must stay in order
+    order, ordered = _stable_order(keys, bits, nearly=False)
+    expected = np.argsort(keys, kind="stable")
+    assert np.array_equal(order, expected) and np.array_equal(ordered, keys[expected])
+
+
+def test_keys_too_wide_for_a_row_tag_are_argsorted() -> None:
+    from awlineage.regions._columns import _stable_order
+
+    keys = np.random.default_rng(0).integers(0, 1 << 50, 20_000)
+    order, ordered = _stable_order(keys, 50, nearly=False)
+    assert np.array_equal(ordered, np.sort(keys)) and np.array_equal(keys[order], ordered)
