@@ -64,17 +64,33 @@ def table_fan(tables: list[LineageTable], shapes: Shapes, forward: bool = False
     for table, in_shape in zip(tables, shapes.inputs, strict=True):
         if not len(table):
             continue
-        k = table.nkeys
         pairs += table.tuple_count()
-        keys = Boxes(table.lo[:, :k], table.hi[:, :k])
-        index = table.value_index()
-        values = Boxes(index.lo, index.hi)
-        inputs_reached += covered_cells(keys if forward else values, in_shape)
-        outs.append(values if forward else keys)
+        values = Boxes(*table.value_bounds())
+        inputs_reached += key_cells(table, in_shape) if forward else \
+            covered_cells(values, in_shape)
+        outs.append(values if forward else table)
     if not outs:
         return 0.0, 0.0
-    outputs = covered_cells(Boxes.concat(outs, len(shapes.output)), shapes.output)
+    if len(outs) == 1 and isinstance(outs[0], LineageTable):
+        outputs = key_cells(outs[0], shapes.output)
+    else:
+        boxes = [o if isinstance(o, Boxes) else _keys(o) for o in outs]
+        outputs = covered_cells(Boxes.concat(boxes, len(shapes.output)), shapes.output)
     return _ratio(pairs, outputs), _ratio(pairs, inputs_reached)
+
+
+def _keys(table: LineageTable) -> Boxes:
+    k = table.nkeys
+    return Boxes(table.lo[:, :k], table.hi[:, :k])
+
+
+def key_cells(table: LineageTable, shape: Sequence[int]) -> int:
+    """Cells of an array of `shape` that the table's key boxes cover: the sum of their
+    volumes when the encoder knows them disjoint, else `covered_cells`."""
+    keys = _keys(table)
+    if table.disjoint_keys and keys.ndim == len(shape):
+        return int(clipped_volume(keys, shape).sum())
+    return covered_cells(keys, shape)
 
 
 def payload_fan(op: Operator, payload: LineageTable, shapes: Shapes) -> tuple[float, float]:
@@ -112,7 +128,7 @@ def payload_fan(op: Operator, payload: LineageTable, shapes: Shapes) -> tuple[fl
         pairs += float(inside.sum()) * total / len(cells) if weights is None else \
             float((weights * inside).sum())
         reached += covered_cells(whole, in_shape)
-    outputs = covered_cells(keys, shapes.output)
+    outputs = key_cells(payload, shapes.output)
     return _ratio(pairs, outputs), _ratio(pairs, reached)
 
 

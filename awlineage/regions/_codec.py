@@ -262,12 +262,45 @@ def _tuple_count(table: LineageTable, extent: np.ndarray) -> int:
 
 
 def _tuples_body(table: LineageTable) -> bytes:
-    keys, values = table.expand()
-    cells = np.concatenate([keys, values], axis=1)
-    cells = cells[np.lexsort(cells.T[::-1])] if len(cells) else cells
-    parts = [struct.pack("<qHH", len(cells), cells.shape[1], table.nkeys)]
-    parts.extend(pack_column(cells[:, a]) for a in range(cells.shape[1]))
+    columns = sorted_columns(table.expanded_columns())
+    count = len(columns[0]) if columns else 0
+    parts = [struct.pack("<qHH", count, len(columns), table.nkeys)]
+    parts.extend(pack_column(column) for column in columns)
     return b"".join(parts)
+
+
+def sorted_cells(cells: np.ndarray) -> np.ndarray:
+    """The rows of an (N, A) integer array in lexicographic order (duplicates kept)."""
+    columns = sorted_columns([cells[:, a] for a in range(cells.shape[1])])
+    out = np.empty(cells.shape, np.int64)
+    for a, column in enumerate(columns):
+        out[:, a] = column
+    return out
+
+
+def sorted_columns(columns: list[np.ndarray]) -> list[np.ndarray]:
+    """Columns of equal length with their rows put in lexicographic order (duplicates
+    kept): as one sort of packed keys (each column's offset from its least value in its own
+    bits, the first column highest) when they fit in 62 bits, many times faster than
+    `np.lexsort` on a few columns; else by `np.lexsort`."""
+    if not columns or len(columns[0]) <= 1:
+        return columns
+    lows = [int(c.min()) for c in columns]
+    widths = [max(int(c.max()) - low, 0).bit_length() for c, low in zip(columns, lows,
+                                                                       strict=True)]
+    if sum(widths) > 62:
+        order = np.lexsort(columns[::-1])
+        return [c[order] for c in columns]
+    key = np.zeros(len(columns[0]), np.int64)
+    for column, low, width in zip(columns, lows, widths, strict=True):
+        key <<= width
+        key |= column - low
+    key.sort()
+    out = []
+    for a in reversed(range(len(columns))):
+        out.append((key & ((1 << widths[a]) - 1)) + lows[a])
+        key >>= widths[a]
+    return out[::-1]
 
 
 def _read_provrc(data: bytes) -> LineageTable:

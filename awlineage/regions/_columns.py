@@ -218,8 +218,7 @@ def sort_groups(keys: list[Column], last: Column, n: int
             ordered = packed
         else:
             nearly = NEARLY_SORTED > 0 and descents * NEARLY_SORTED <= n
-            order = np.argsort(packed, kind="stable" if nearly else None)
-            ordered = packed[order]
+            order, ordered = _stable_order(packed, bits, nearly)
         if keys:
             group = ordered >> shift
             group_start[1:] = group[1:] != group[:-1]
@@ -235,6 +234,26 @@ def sort_groups(keys: list[Column], last: Column, n: int
         same &= sorted_key[1:] == sorted_key[:-1]
     group_start[1:] = ~same
     return order, last.values[order], group_start, False
+
+
+def _stable_order(packed: np.ndarray, bits: int, nearly: bool
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The stable sorting order of non-negative keys below ``2**bits``, and the keys in it.
+    When the row index fits beside them in an int64, one plain sort of ``key << b | row``
+    (numpy's vectorised sort: several times faster than an argsort, stable or not, and
+    stable itself, as the row breaks ties); else numpy's argsort, merging runs when the
+    rows are `nearly` sorted."""
+    n = len(packed)
+    index_bits = max(n - 1, 1).bit_length()
+    if bits + index_bits <= 63:
+        tagged = packed << index_bits
+        tagged |= np.arange(n, dtype=np.int64)
+        tagged.sort()
+        order = tagged & ((1 << index_bits) - 1)
+        tagged >>= index_bits
+        return order, tagged
+    order = np.argsort(packed, kind="stable" if nearly else None)
+    return order, packed[order]
 
 
 def _pack(keys: list[Column], spans: list[int], last: Column, shift: int) -> np.ndarray:

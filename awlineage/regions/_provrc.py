@@ -87,7 +87,7 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
             table = merge_columns(table, attr)
     lo, hi, ref = _sorted(table).bounds()
     assert ref is not None
-    return LineageTable(lo, hi, ref, nkeys)
+    return LineageTable(lo, hi, ref, nkeys, disjoint_keys=distinct_keys)
 
 
 def _columns_of(keys: Boxes, values: Boxes) -> ColumnTable:

@@ -41,6 +41,9 @@ class LineageTable:
     nkeys: int
     _key_index: IntervalIndex | None = field(default=None, repr=False)
     _value_index: IntervalIndex | None = field(default=None, repr=False)
+    #: True when the encoder knows that no two rows share a key cell (it was given pairwise
+    #: different key cells): then the key boxes are disjoint. False says nothing.
+    disjoint_keys: bool = field(default=False, repr=False)
 
     @classmethod
     def empty(cls, nkeys: int, nvalues: int) -> LineageTable:
@@ -59,8 +62,12 @@ class LineageTable:
     def tuple_count(self) -> int:
         """Number of (key cell, value cell) pairs the rows stand for (rows are disjoint when
         the table was encoded from distinct cell pairs)."""
-        k = self.nkeys
-        return int(Boxes(self.lo, self.hi).volume().sum()) if k + self.nvalues else len(self)
+        if not self.lo.shape[1]:
+            return len(self)
+        volume = self.hi[:, 0] - self.lo[:, 0] + 1
+        for a in range(1, self.lo.shape[1]):
+            volume *= self.hi[:, a] - self.lo[:, a] + 1
+        return int(volume.sum())
 
     def same_rows(self, other: LineageTable) -> bool:
         """True when both tables have identical rows in the same order."""
@@ -79,16 +86,32 @@ class LineageTable:
     def value_index(self) -> IntervalIndex:
         """Interval index on each row's bounding box in value space."""
         if self._value_index is None:
-            k = self.nkeys
-            ref = self.ref[:, k:]
-            lo, hi = self.lo[:, k:].copy(), self.hi[:, k:].copy()
-            relative = ref >= 0
-            if relative.any():
-                rows, cols = np.nonzero(relative)
-                lo[rows, cols] += self.lo[rows, ref[rows, cols]]
-                hi[rows, cols] += self.hi[rows, ref[rows, cols]]
-            self._value_index = IntervalIndex(lo, hi)
+            self._value_index = IntervalIndex(*self.value_bounds())
         return self._value_index
+
+    def value_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(N, V) first and last value cells of each row's bounding box in value space
+        (exact: a relative interval over a key interval is an interval), without the
+        index `value_index` builds on them."""
+        k, n = self.nkeys, len(self)
+        # column by column (numpy is slow along the short last axis), into column-major
+        # arrays whose columns the cell counts read at full speed
+        lo = np.empty((n, self.nvalues), np.int64, order="F")
+        hi = np.empty((n, self.nvalues), np.int64, order="F")
+        for v in range(self.nvalues):
+            a = k + v
+            ref = self.ref[:, a]
+            low, high = int(ref.min(initial=ABSOLUTE)), int(ref.max(initial=ABSOLUTE))
+            if low == high >= 0:  # relative to one key attribute on every row
+                np.add(self.lo[:, a], self.lo[:, low], out=lo[:, v])
+                np.add(self.hi[:, a], self.hi[:, low], out=hi[:, v])
+                continue
+            lo[:, v], hi[:, v] = self.lo[:, a], self.hi[:, a]
+            for key in range(max(low, 0), high + 1):
+                rows = np.flatnonzero(ref == key)
+                lo[rows, v] += self.lo[rows, key]
+                hi[rows, v] += self.hi[rows, key]
+        return lo, hi
 
     # -- queries --------------------------------------------------------------------------
     def key_join(self, query: Boxes) -> tuple[Boxes, np.ndarray]:
@@ -130,25 +153,58 @@ class LineageTable:
 
     # -- expansion (tests, tuple encoding) ------------------------------------------------
     def expand(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every (key cell, value cell) pair, as two coordinate arrays (for small tables)."""
+        """Every (key cell, value cell) pair, as two coordinate arrays (for small tables):
+        row by row, each row's cells in C order (the last attribute fastest)."""
         k = self.nkeys
-        lo, hi, ref = self.lo, self.hi, self.ref
-        rows = np.arange(len(self))
-        columns: list[np.ndarray] = []
-        for attr in range(lo.shape[1]):
-            a_ref = ref[rows, attr]
-            start = lo[rows, attr].copy()
-            stop = hi[rows, attr].copy()
-            relative = a_ref >= 0
-            if relative.any():
-                base = np.stack(columns, axis=1)[np.flatnonzero(relative), a_ref[relative]]
-                start[relative] += base
-                stop[relative] += base
-            n = stop - start + 1
-            take = np.repeat(np.arange(len(rows)), n)
-            offsets = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
-            columns = [c[take] for c in columns]
-            columns.append(start[take] + offsets)
-            rows = rows[take]
-        cells = np.stack(columns, axis=1) if columns else np.zeros((0, 0), np.int64)
+        columns = self.expanded_columns()
+        if not columns or not len(columns[0]):
+            cells = np.zeros((0, len(columns)), np.int64)
+        else:
+            cells = np.empty((len(columns[0]), len(columns)), np.int64)
+            for a, column in enumerate(columns):
+                cells[:, a] = column
         return cells[:, :k], cells[:, k:]
+
+    def expanded_columns(self) -> list[np.ndarray]:
+        """`expand`'s pairs as one array per attribute (keys first), in the same order."""
+        n, width = self.lo.shape
+        if not width or not n:
+            return [np.zeros(0, np.int64) for _ in range(width)]
+        # column by column (numpy is slow along the short last axis of an (N, A) array)
+        firsts = [np.ascontiguousarray(self.lo[:, a]) for a in range(width)]
+        sides = [self.hi[:, a] - firsts[a] + 1 for a in range(width)]
+        count = sides[0].copy()
+        for side in sides[1:]:
+            count *= side
+        total = int(count.sum())
+        # each cell's row, and its offset along each attribute: the cell's index within its
+        # row in mixed radix, the last attribute fastest (the first spanning attribute
+        # takes what is left, no division)
+        row: np.ndarray | None = None
+        offsets: list[np.ndarray | None] = [None] * width
+        if total != n:
+            row = np.repeat(np.arange(n), count)
+            local = np.arange(total) - (np.cumsum(count) - count)[row]
+            spanning = [a for a in range(width) if (sides[a] != 1).any()]
+            for a in reversed(spanning[1:]):
+                side = sides[a][row]
+                offsets[a] = local % side
+                local //= side
+            offsets[spanning[0]] = local
+        columns: list[np.ndarray] = []
+        for a in range(width):
+            column = firsts[a] if row is None else firsts[a][row]
+            if offsets[a] is not None:
+                column = column + offsets[a]
+            ref = self.ref[:, a]
+            low, high = int(ref.min()), int(ref.max())
+            if low == high >= 0:  # every row relative to one key attribute
+                column = column + columns[low]
+            elif high >= 0:
+                column = column.copy()  # (never the table's own column)
+                refs = ref if row is None else ref[row]
+                for key in range(max(low, 0), high + 1):
+                    where = refs == key
+                    column[where] += columns[key][where]
+            columns.append(column)
+        return columns

@@ -1,0 +1,107 @@
+"""The plain-tuples trial's fast paths give the general answers: a table expanded column by
+column equals its rows expanded one by one, and packed-key sorting equals `np.lexsort`."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from awlineage.regions._boxes import Boxes
+from awlineage.regions._codec import dumps, loads, sorted_cells
+from awlineage.regions._provrc import encode
+from awlineage.regions._table import LineageTable
+
+
+def _row_by_row(table: LineageTable) -> np.ndarray:
+    """Every pair of every row, in row order, from the rows' meaning (the reference)."""
+    cells = []
+    for r in range(len(table)):
+        keys = [range(int(table.lo[r, a]), int(table.hi[r, a]) + 1)
+                for a in range(table.nkeys)]
+        for key in itertools.product(*keys):
+            values = []
+            for a in range(table.nkeys, table.lo.shape[1]):
+                shift = key[table.ref[r, a]] if table.ref[r, a] >= 0 else 0
+                values.append(range(int(table.lo[r, a]) + shift,
+                                    int(table.hi[r, a]) + shift + 1))
+            cells.extend((*key, *value) for value in itertools.product(*values))
+    return np.array(cells, np.int64).reshape(-1, table.lo.shape[1])
+
+
+def _relation(seed: int) -> LineageTable:
+    """Shifted neighbourhoods (relative values, key ranges) with random rows among them."""
+    rng = np.random.default_rng(seed)
+    keys = np.stack(np.unravel_index(np.arange(400), (20, 20)), 1)
+    keys = np.concatenate([keys, keys[rng.choice(400, 30)]])  # some key cells twice
+    lo = keys + np.array([1, 2])
+    hi = lo + np.array([0, 2])
+    noise = rng.random(len(keys)) < 0.1
+    lo[noise] = rng.integers(0, 30, (int(noise.sum()), 2))
+    hi[noise] = lo[noise] + rng.integers(0, 2, (int(noise.sum()), 2))
+    return encode(Boxes.from_cells(keys), Boxes(lo, hi))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_expand_equals_rows_expanded_one_by_one(seed: int) -> None:
+    table = _relation(seed)
+    assert (table.ref >= 0).any() and (table.hi > table.lo).any()
+    keys, values = table.expand()
+    assert np.array_equal(np.concatenate([keys, values], 1), _row_by_row(table))
+
+
+def test_expand_of_mixed_absolute_and_relative_rows() -> None:
+    lo = np.array([[0, 5, 1], [2, 7, 3], [4, 1, 0]])
+    hi = np.array([[1, 6, 1], [2, 7, 4], [4, 3, 0]])
+    ref = np.array([[-1, -1, 0], [-1, -1, -1], [-1, -1, 0]], np.int8)
+    table = LineageTable(lo, hi, ref, 1)
+    keys, values = table.expand()
+    assert np.array_equal(np.concatenate([keys, values], 1), _row_by_row(table))
+    assert np.array_equal(table.lo, lo)  # the table is left as it was
+
+
+def test_expand_of_an_empty_table() -> None:
+    keys, values = LineageTable.empty(2, 1).expand()
+    assert keys.shape == (0, 2) and values.shape == (0, 1)
+
+
+@pytest.mark.parametrize("spread", [10, 1 << 20, 1 << 40])
+def test_packed_sort_equals_lexsort(spread: int) -> None:
+    rng = np.random.default_rng(spread % 97)
+    cells = rng.integers(-spread, spread, (5000, 3))
+    cells[::3, 0] = cells[1::3, 0][: len(cells[::3])]  # ties on the first column
+    cells[::5] = cells[1::5][: len(cells[::5])]        # whole duplicate rows
+    assert np.array_equal(sorted_cells(cells), cells[np.lexsort(cells.T[::-1])])
+
+
+def test_tuples_encoding_decodes_to_the_same_pairs() -> None:
+    rng = np.random.default_rng(1)
+    keys = rng.integers(0, 50, (3000, 2))
+    values = rng.integers(0, 50, (3000, 2))
+    table = encode(Boxes.from_cells(keys), Boxes.from_cells(values))
+    blob = dumps(table)
+    assert blob[3] == 1  # plain tuples chosen: no structure
+    k, v = loads(blob).expand()
+    pairs = {tuple(r) for r in np.concatenate([k, v], 1).tolist()}
+    assert pairs == {tuple(r) for r in np.concatenate([keys, values], 1).tolist()}
+
+
+@pytest.mark.parametrize("bits", [3, 20, 40])
+def test_tagged_sort_is_the_stable_argsort(bits: int) -> None:
+    from awlineage.regions._columns import _stable_order
+
+    rng = np.random.default_rng(bits)
+    keys = rng.integers(0, 1 << bits, 20_000)
+    keys[::4] = keys[1::4][: len(keys[::4])]  # ties, whose rows must stay in order
+    order, ordered = _stable_order(keys, bits, nearly=False)
+    expected = np.argsort(keys, kind="stable")
+    assert np.array_equal(order, expected) and np.array_equal(ordered, keys[expected])
+
+
+def test_keys_too_wide_for_a_row_tag_are_argsorted() -> None:
+    from awlineage.regions._columns import _stable_order
+
+    keys = np.random.default_rng(0).integers(0, 1 << 50, 20_000)
+    order, ordered = _stable_order(keys, 50, nearly=False)
+    assert np.array_equal(ordered, np.sort(keys)) and np.array_equal(keys[order], ordered)
