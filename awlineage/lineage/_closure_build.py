@@ -10,12 +10,16 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from awlineage.database import Database, take_lock
+from awlineage.lineage._closure_cost import CostEstimate, estimate
 from awlineage.lineage._closure_encoding import ClosureTooLargeError, EncodingStats, encode
 from awlineage.lineage._closure_graph import split_sources, stored_edges, stored_nodes
 from awlineage.lineage._closure_keys import key_of_rank
 from awlineage.lineage._closure_placement import replay
 from awlineage.lineage._closure_tables import (
+    BY_QUERY,
+    BY_QUERY_STATE,
     INDEX_STATE,
+    LABELS,
     insert_labels,
     labels_per_edge,
     labels_table,
@@ -43,18 +47,31 @@ class ClosureBuild:
     labels: int
     stats: EncodingStats | None
     """None when the encoding would have exceeded its budget and the objects were placed
-    generation by generation instead, as commits place them."""
+    generation by generation instead, as commits place them (or none was kept)."""
+    by_query: str = ""
+    """Why the index answers by one recursive query and keeps no labels ("" when it keeps
+    them): the labels' estimated scans cost more, or they exceed their budget."""
+    cost: CostEstimate | None = None
+    """The estimate that chose the recursive query, if one did."""
 
     def __str__(self) -> str:
+        if self.by_query:
+            return (f"{self.objects} objects, {self.edges} edges, no labels: answered by one "
+                    f"recursive query over the links ({self.by_query})")
         how = "interval encoding" if self.stats is not None else "placed as commits do"
         return (f"{self.objects} objects, {self.edges} edges, {self.labels} labels "
                 f"({labels_per_edge(self.labels, self.edges)}, {how})")
 
 
-def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBuild:
+def reindex_closure(db: Database, *, max_labels: int | None = None,
+                    answer: str | None = None) -> ClosureBuild:
     """Build the closure index of every stored object and turn it on (or rebuild it).
 
-    All in one transaction.
+    All in one transaction. The index keeps interval labels when their estimated range scans
+    cost no more than one recursive query over the links would (median and 95th percentile
+    of a sample of sinks' ancestors and sources' descendants) and fit the label budget;
+    otherwise it keeps none and answers each query by that recursive query ("by query"),
+    which commits then cost nothing to keep.
 
     Parameters
     ----------
@@ -62,6 +79,9 @@ def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBu
         The database indexed.
     max_labels : int or None, optional
         At most this many labels; None for no limit.
+    answer : str or None, optional
+        "labels" or "by query" to force one way of answering; None (the default) chooses
+        the cheaper.
 
     Returns
     -------
@@ -71,9 +91,11 @@ def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBu
     Raises
     ------
     ClosureTooLargeError
-        If the encoding would need more than `max_labels` intervals (nothing is changed).
+        If the encoding would need more than `max_labels` intervals, or more than its
+        budget with `answer` "labels" (nothing is changed).
     ValueError
-        If `max_labels` is not positive.
+        If `max_labels` is not positive, or `answer` is neither None, "labels" nor
+        "by query".
 
     Examples
     --------
@@ -101,22 +123,31 @@ def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBu
     if max_labels is not None and max_labels < 1:
         raise ValueError(f"reindex_closure: max_labels must be a positive number of labels, "
                          f"not {max_labels}")
+    if answer not in (None, LABELS, BY_QUERY):
+        raise ValueError(f"reindex_closure: answer must be None, {LABELS!r} or {BY_QUERY!r}, "
+                         f"not {answer!r}")
     with db.engine.begin() as conn:
         db.dialect.begin_write(conn)
-        built = rebuild_in(conn, db, max_labels=max_labels, counted=False)
+        built = rebuild_in(conn, db, max_labels=max_labels, counted=False, answer=answer)
     with db.engine.begin() as conn:
         db.dialect.refresh_statistics(conn, labels_table(db))
     return built
 
 
 def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = None,
-               counted: bool = True) -> ClosureBuild:
+               counted: bool = True, answer: str | None = None) -> ClosureBuild:
     """Re-encode every stored object on `conn` (inside its write transaction, holding the
-    index's lock) and replace the labels; `counted` rebuilds are those commits needed."""
+    index's lock) and replace the labels; `counted` rebuilds are those commits needed.
+
+    `answer` None chooses between labels and the recursive query by their estimated cost
+    (`_closure_cost`), and takes the recursive query when the labels exceed their budget
+    (unless `max_labels` was given: then that is an error); LABELS or BY_QUERY forces one."""
     take_lock(conn, db, CLOSURE_LOCK)
     nodes = stored_nodes(conn, db)
     edges = set(stored_edges(conn, db))
     conn.execute(labels_table(db).delete())
+    if answer == BY_QUERY:
+        return _by_query(conn, db, nodes, edges, counted, "asked for")
     budget = FULL_ENCODING_BUDGET * (len(edges) + len(nodes))
     shaped, kept = split_sources(edges, nodes)
     try:
@@ -126,28 +157,56 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
         # at a time, as commits do, which copies only what each placement needs
         budget = PLACEMENT_BUDGET * (len(edges) + len(nodes))
         if not replay(conn, db, sorted(nodes), edges, min(budget, max_labels or budget)):
-            raise ClosureTooLargeError(
-                f"the closure index of {len(nodes)} objects and {len(edges)} edges needs more "
-                f"than {min(budget, max_labels or budget)} labels; the index is unchanged"
-            ) from None
-        _mark_built(conn, db, counted)
+            if max_labels is not None or answer == LABELS:
+                raise ClosureTooLargeError(
+                    f"the closure index of {len(nodes)} objects and {len(edges)} edges needs "
+                    f"more than {min(budget, max_labels or budget)} labels; the index is "
+                    f"unchanged") from None
+            conn.execute(labels_table(db).delete())
+            return _by_query(conn, db, nodes, edges, counted,
+                             f"labels over {PLACEMENT_BUDGET} per object and edge")
+        if answer is None:
+            cost = estimate(_stored_rows(conn, db), list(edges), nodes)
+            if not cost.labels_win:
+                conn.execute(labels_table(db).delete())
+                return _by_query(conn, db, nodes, edges, counted, str(cost), cost)
+        _mark_built(conn, db, counted, by_query=False)
         return ClosureBuild(len(nodes), len(edges), _count(conn, db), None)
     rows = [(key_of_rank(lab.left), key_of_rank(lab.right),
              lab.node[0] if isinstance(lab.node, tuple) else lab.node,
              key_of_rank(lab.anc_from), key_of_rank(lab.desc_until))
             for lab in encoding.labels]
+    if answer is None:
+        cost = estimate(rows, list(edges), nodes)
+        if not cost.labels_win:
+            return _by_query(conn, db, nodes, edges, counted, str(cost), cost)
     for start in range(0, len(rows), _INSERT_CHUNK):
         # the labels of a split graph's copies name their original node (an int)
         insert_labels(conn, db, rows[start:start + _INSERT_CHUNK])  # type: ignore[arg-type]
-    _mark_built(conn, db, counted)
+    _mark_built(conn, db, counted, by_query=False)
     return ClosureBuild(len(nodes), len(edges), len(rows), encoding.stats)
+
+
+def _stored_rows(conn: sa.Connection, db: Database) -> list[tuple[bytes, bytes, int, bytes,
+                                                                  bytes]]:
+    table = labels_table(db)
+    return [tuple(row) for row in conn.execute(sa.select(  # type: ignore[misc]
+        table.c.left_end, table.c.right_end, table.c.node_id, table.c.anc_from,
+        table.c.desc_until))]
+
+
+def _by_query(conn: sa.Connection, db: Database, nodes: list[int], edges: set[tuple[int, int]],
+              counted: bool, why: str, cost: CostEstimate | None = None) -> ClosureBuild:
+    """Turn the index on with no labels, answering by the recursive query."""
+    _mark_built(conn, db, counted, by_query=True)
+    return ClosureBuild(len(nodes), len(edges), 0, None, by_query=why, cost=cost)
 
 
 def _count(conn: sa.Connection, db: Database) -> int:
     return conn.execute(sa.select(sa.func.count()).select_from(labels_table(db))).scalar_one()
 
 
-def _mark_built(conn: sa.Connection, db: Database, counted: bool) -> None:
+def _mark_built(conn: sa.Connection, db: Database, counted: bool, *, by_query: bool) -> None:
     state = state_table(db)
     now = datetime.datetime.now(datetime.UTC)
     if counted:
@@ -156,6 +215,9 @@ def _mark_built(conn: sa.Connection, db: Database, counted: bool) -> None:
     else:
         conn.execute(state.delete().where(state.c.name == INDEX_STATE))
         conn.execute(state.insert().values(name=INDEX_STATE, built=now, rebuilds=0))
+    conn.execute(state.delete().where(state.c.name == BY_QUERY_STATE))
+    if by_query:
+        conn.execute(state.insert().values(name=BY_QUERY_STATE, built=now, rebuilds=0))
 
 
 def drop_closure_index(db: Database) -> int:
@@ -182,5 +244,5 @@ def drop_closure_index(db: Database) -> int:
 def turn_off(conn: sa.Connection, db: Database) -> int:
     """Inside a write transaction holding the index's lock: delete the state row and the
     labels; returns how many labels there were."""
-    conn.execute(state_table(db).delete())
+    conn.execute(state_table(db).delete())  # the by-query row with the index's
     return conn.execute(labels_table(db).delete()).rowcount

@@ -19,6 +19,12 @@ _T = TypeVar("_T")
 
 INDEX_STATE = "index"
 """The `awl_closure_state` row whose presence says the index is on."""
+BY_QUERY_STATE = "by-query"
+"""The `awl_closure_state` row, beside INDEX_STATE, that says the index is on but keeps no
+labels: its queries are answered by one recursive query over the links (`_closure_recursive`),
+because the labels would have cost more to scan, or more than the label budget to store."""
+LABELS = "labels"
+BY_QUERY = "by query"
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,17 @@ def index_is_on(conn: sa.Connection, db: Database) -> bool:
     state = state_table(db)
     return conn.execute(sa.select(state.c.name).where(state.c.name == INDEX_STATE)
                         ).first() is not None
+
+
+def index_mode(conn: sa.Connection, db: Database) -> str | None:
+    """How the index answers, read on `conn`: LABELS (range scans of its labels), BY_QUERY
+    (one recursive query over the links), or None when it is off."""
+    state = state_table(db)
+    names = set(conn.execute(sa.select(state.c.name).where(
+        state.c.name.in_([INDEX_STATE, BY_QUERY_STATE]))).scalars())
+    if INDEX_STATE not in names:
+        return None
+    return BY_QUERY if BY_QUERY_STATE in names else LABELS
 
 
 def closure_index_present(db: Database) -> bool:
@@ -269,7 +286,8 @@ def closure_ancestors(db: Database, node: int, conn: sa.Connection | None = None
     ClosureIndexOffError
         If the index is off (an empty answer is checked against the index's state).
     """
-    return _run(db, conn, lambda c: _checked(c, db, _ranges(db, c, node, _containing)))
+    return _run(db, conn, lambda c: _checked(c, db, _ranges(db, c, node, _containing),
+                                             node, upwards=True))
 
 
 def closure_descendants(db: Database, node: int, conn: sa.Connection | None = None
@@ -297,7 +315,8 @@ def closure_descendants(db: Database, node: int, conn: sa.Connection | None = No
     ClosureIndexOffError
         If the index is off (an empty answer is checked against the index's state).
     """
-    return _run(db, conn, lambda c: _checked(c, db, _ranges(db, c, node, _contained)))
+    return _run(db, conn, lambda c: _checked(c, db, _ranges(db, c, node, _contained),
+                                             node, upwards=False))
 
 
 def closure_is_ancestor(db: Database, ancestor: int, node: int,
@@ -325,15 +344,27 @@ def closure_is_ancestor(db: Database, ancestor: int, node: int,
     ClosureIndexOffError
         When the index is off, as `closure_ancestors` does.
     """
-    return _run(db, conn, lambda c: _checked(c, db, bool(_ranges(
-        db, c, node, _containing, only=ancestor))))
+    return _run(db, conn, lambda c: bool(_checked(c, db, _ranges(
+        db, c, node, _containing, only=ancestor), node, upwards=True, only=ancestor)))
 
 
-def _checked(conn: sa.Connection, db: Database, answer: _T) -> _T:
-    """`answer`, after making sure an empty (or False) one comes from an index that is on."""
-    if not answer and not index_is_on(conn, db):
+def _checked(conn: sa.Connection, db: Database, answer: set[int], node: int, *,
+             upwards: bool, only: int | None = None) -> set[int]:
+    """`answer`, after making sure an empty one comes from an index that is on; an index on
+    by query has no labels (every answer from them is empty) and answers by its recursive
+    query instead."""
+    if answer:
+        return answer
+    mode = index_mode(conn, db)
+    if mode is None:
         raise ClosureIndexOffError("the lineage closure index is off, so it cannot answer "
                                    "(awl lineage reindex builds it)")
+    if mode == BY_QUERY:
+        # imported here: the recursive query reads the walk's link rules, and the walk
+        # imports this module
+        from awlineage.lineage._closure_recursive import recursive_reach
+
+        return recursive_reach(conn, db, node, upwards, only)
     return answer
 
 

@@ -44,7 +44,7 @@ from awlineage.database import Database, add_write_hook, take_lock
 from awlineage.lineage._closure_build import CLOSURE_LOCK, rebuild_in, turn_off
 from awlineage.lineage._closure_encoding import ClosureTooLargeError
 from awlineage.lineage._closure_placement import Placement
-from awlineage.lineage._closure_tables import index_is_on
+from awlineage.lineage._closure_tables import LABELS, index_mode
 from awlineage.persistence import DBObject
 
 
@@ -64,22 +64,21 @@ def keep_closure_index(conn: sa.Connection, db: Database, written: list[DBObject
     written : list of DBObject
         The objects the commit writes.
     """
-    if not index_is_on(conn, db):
+    if index_mode(conn, db) != LABELS:  # off, or by query: nothing to keep
         return
     take_lock(conn, db, CLOSURE_LOCK)
-    if not index_is_on(conn, db):  # turned off while this commit waited for the lock
+    if index_mode(conn, db) != LABELS:  # changed while this commit waited for the lock
         return
     if Placement(conn, db).add(written):
         return
     try:
-        rebuild_in(conn, db)
+        rebuild_in(conn, db)  # labels, or by query when they cost more or do not fit
     except ClosureTooLargeError:
         labels = turn_off(conn, db)  # whatever the failed rebuild wrote goes with it
         warnings.warn(f"the lineage closure index ({labels} labels) was turned off: the "
-                      f"objects of this commit found no place in it and a rebuild would need "
-                      f"more labels than its budget; lineage queries walk the links instead "
-                      f"('awl lineage reindex' turns it on again)",
-                      ClosureIndexOffWarning, stacklevel=2)
+                      f"objects of this commit found no place in it and a rebuild failed; "
+                      f"lineage queries walk the links instead ('awl lineage reindex' turns "
+                      f"it on again)", ClosureIndexOffWarning, stacklevel=2)
 
 
 def refresh_closure_index(conn: sa.Connection, db: Database) -> None:
@@ -96,7 +95,7 @@ def refresh_closure_index(conn: sa.Connection, db: Database) -> None:
     db : Database
         The database written.
     """
-    if not index_is_on(conn, db):
+    if index_mode(conn, db) != LABELS:
         return
     try:
         rebuild_in(conn, db)
