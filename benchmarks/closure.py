@@ -438,6 +438,9 @@ class IntervalIndex:
         except (TimeoutError, MemoryError, ValueError, sa.exc.DBAPIError) as error:
             release(db)
             return BuildStats(0, f"given up: {type(error).__name__} {error}"[:120].strip())
+        if built.by_query:  # no labels: one recursive query per closure query
+            return BuildStats(0, "by query" + (f": {built.cost}" if built.cost else
+                                               f": {built.by_query}"))
         if built.stats is None:
             return BuildStats(built.labels, "placed as commits do")
         copies = built.stats.duplicated_nodes

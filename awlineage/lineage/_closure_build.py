@@ -18,8 +18,10 @@ from awlineage.lineage._closure_placement import replay
 from awlineage.lineage._closure_tables import (
     BY_QUERY,
     BY_QUERY_STATE,
+    DIRECTION_BY_QUERY,
     INDEX_STATE,
     LABELS,
+    ONE_WAY_BY_QUERY,
     insert_labels,
     labels_per_edge,
     labels_table,
@@ -28,9 +30,11 @@ from awlineage.lineage._closure_tables import (
 
 FULL_ENCODING_BUDGET = 3
 """Labels per object and edge above which a rebuild places objects as commits do instead."""
-PLACEMENT_BUDGET = 8
+PLACEMENT_BUDGET = 3
 """Labels per object and edge above which placing them as commits do is given up too (dense
-random graphs: every object copied under most of its parents' many intervals)."""
+random graphs: every object copied under most of its parents' many intervals), and the index
+answers by query instead. Was 8 while there was no such fallback; placing Montage's 10,000
+objects then ran past 300 s before failing."""
 CLOSURE_LOCK = "closure-index"
 """The lock that commits updating the index and rebuilds take (PostgreSQL; SQLite has one)."""
 _INSERT_CHUNK = 10_000
@@ -52,13 +56,16 @@ class ClosureBuild:
     """Why the index answers by one recursive query and keeps no labels ("" when it keeps
     them): the labels' estimated scans cost more, or they exceed their budget."""
     cost: CostEstimate | None = None
-    """The estimate that chose the recursive query, if one did."""
+    """The estimate that chose between labels and the recursive query, if one did."""
 
     def __str__(self) -> str:
         if self.by_query:
             return (f"{self.objects} objects, {self.edges} edges, no labels: answered by one "
                     f"recursive query over the links ({self.by_query})")
         how = "interval encoding" if self.stats is not None else "placed as commits do"
+        if self.cost is not None and not self.cost.labels_win:
+            how += (", descendants" if self.cost.labels_win_up else ", ancestors") + \
+                " by one recursive query"
         return (f"{self.objects} objects, {self.edges} edges, {self.labels} labels "
                 f"({labels_per_edge(self.labels, self.edges)}, {how})")
 
@@ -80,8 +87,9 @@ def reindex_closure(db: Database, *, max_labels: int | None = None,
     max_labels : int or None, optional
         At most this many labels; None for no limit.
     answer : str or None, optional
-        "labels" or "by query" to force one way of answering; None (the default) chooses
-        the cheaper.
+        "labels" or "by query" to force one way of answering, "ancestors by query" or
+        "descendants by query" to keep the labels for the other direction only; None (the
+        default) chooses the cheaper for each direction.
 
     Returns
     -------
@@ -123,9 +131,9 @@ def reindex_closure(db: Database, *, max_labels: int | None = None,
     if max_labels is not None and max_labels < 1:
         raise ValueError(f"reindex_closure: max_labels must be a positive number of labels, "
                          f"not {max_labels}")
-    if answer not in (None, LABELS, BY_QUERY):
-        raise ValueError(f"reindex_closure: answer must be None, {LABELS!r} or {BY_QUERY!r}, "
-                         f"not {answer!r}")
+    answers = (None, LABELS, BY_QUERY, *ONE_WAY_BY_QUERY.values())
+    if answer not in answers:
+        raise ValueError(f"reindex_closure: answer must be one of {answers}, not {answer!r}")
     with db.engine.begin() as conn:
         db.dialect.begin_write(conn)
         built = rebuild_in(conn, db, max_labels=max_labels, counted=False, answer=answer)
@@ -157,7 +165,7 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
         # at a time, as commits do, which copies only what each placement needs
         budget = PLACEMENT_BUDGET * (len(edges) + len(nodes))
         if not replay(conn, db, sorted(nodes), edges, min(budget, max_labels or budget)):
-            if max_labels is not None or answer == LABELS:
+            if max_labels is not None or answer is not None:
                 raise ClosureTooLargeError(
                     f"the closure index of {len(nodes)} objects and {len(edges)} edges needs "
                     f"more than {min(budget, max_labels or budget)} labels; the index is "
@@ -165,32 +173,43 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
             conn.execute(labels_table(db).delete())
             return _by_query(conn, db, nodes, edges, counted,
                              f"labels over {PLACEMENT_BUDGET} per object and edge")
+        cost = None
         if answer is None:
             cost = estimate(_stored_rows(conn, db), list(edges), nodes)
-            if not cost.labels_win:
+            if not (cost.labels_win_up or cost.labels_win_down):
                 conn.execute(labels_table(db).delete())
                 return _by_query(conn, db, nodes, edges, counted, str(cost), cost)
-        _mark_built(conn, db, counted, by_query=False)
-        return ClosureBuild(len(nodes), len(edges), _count(conn, db), None)
+        _mark_built(conn, db, counted, by_query=False, slower=_slower(answer, cost))
+        return ClosureBuild(len(nodes), len(edges), _count(conn, db), None, cost=cost)
     rows = [(key_of_rank(lab.left), key_of_rank(lab.right),
              lab.node[0] if isinstance(lab.node, tuple) else lab.node,
              key_of_rank(lab.anc_from), key_of_rank(lab.desc_until))
             for lab in encoding.labels]
+    cost = None
     if answer is None:
         cost = estimate(rows, list(edges), nodes)
-        if not cost.labels_win:
+        if not (cost.labels_win_up or cost.labels_win_down):
             return _by_query(conn, db, nodes, edges, counted, str(cost), cost)
     for start in range(0, len(rows), _INSERT_CHUNK):
         # the labels of a split graph's copies name their original node (an int)
         insert_labels(conn, db, rows[start:start + _INSERT_CHUNK])  # type: ignore[arg-type]
-    _mark_built(conn, db, counted, by_query=False)
-    return ClosureBuild(len(nodes), len(edges), len(rows), encoding.stats)
+    _mark_built(conn, db, counted, by_query=False, slower=_slower(answer, cost))
+    return ClosureBuild(len(nodes), len(edges), len(rows), encoding.stats, cost=cost)
+
+
+def _slower(answer: str | None, cost: CostEstimate | None) -> set[bool]:
+    """The directions (True: ancestors) the recursive query answers beside kept labels."""
+    if cost is not None:
+        return {up for up, wins in ((True, cost.labels_win_up), (False, cost.labels_win_down))
+                if not wins}
+    return {up for up, name in ONE_WAY_BY_QUERY.items() if name == answer}
 
 
 def _stored_rows(conn: sa.Connection, db: Database) -> list[tuple[bytes, bytes, int, bytes,
                                                                   bytes]]:
+    """Every label row written so far (by a replay), for the cost estimate."""
     table = labels_table(db)
-    return [tuple(row) for row in conn.execute(sa.select(  # type: ignore[misc]
+    return [(row[0], row[1], row[2], row[3], row[4]) for row in conn.execute(sa.select(
         table.c.left_end, table.c.right_end, table.c.node_id, table.c.anc_from,
         table.c.desc_until))]
 
@@ -206,7 +225,10 @@ def _count(conn: sa.Connection, db: Database) -> int:
     return conn.execute(sa.select(sa.func.count()).select_from(labels_table(db))).scalar_one()
 
 
-def _mark_built(conn: sa.Connection, db: Database, counted: bool, *, by_query: bool) -> None:
+def _mark_built(conn: sa.Connection, db: Database, counted: bool, *, by_query: bool,
+                slower: set[bool] | None = None) -> None:
+    """Turn the index on (or count a rebuild), and record which directions the recursive
+    query answers: both (`by_query`), or the `slower` ones (True: ancestors)."""
     state = state_table(db)
     now = datetime.datetime.now(datetime.UTC)
     if counted:
@@ -215,9 +237,11 @@ def _mark_built(conn: sa.Connection, db: Database, counted: bool, *, by_query: b
     else:
         conn.execute(state.delete().where(state.c.name == INDEX_STATE))
         conn.execute(state.insert().values(name=INDEX_STATE, built=now, rebuilds=0))
-    conn.execute(state.delete().where(state.c.name == BY_QUERY_STATE))
-    if by_query:
-        conn.execute(state.insert().values(name=BY_QUERY_STATE, built=now, rebuilds=0))
+    conn.execute(state.delete().where(state.c.name.in_(
+        [BY_QUERY_STATE, *DIRECTION_BY_QUERY.values()])))
+    rows = [BY_QUERY_STATE] if by_query else [DIRECTION_BY_QUERY[up] for up in slower or ()]
+    for name in rows:
+        conn.execute(state.insert().values(name=name, built=now, rebuilds=0))
 
 
 def drop_closure_index(db: Database) -> int:

@@ -69,6 +69,9 @@ class ClosureCheck:
 def check_closure_index(db: Database) -> ClosureCheck:
     """Compare the index with the closure of the stored edges, for every object.
 
+    An index on by query (no labels) is checked by running its recursive query for a sample
+    of objects instead.
+
     Parameters
     ----------
     db : Database

@@ -6,13 +6,18 @@ interval's bounded range (`anc_from` to its left for ancestors, its left to `des
 descendants), whether or not it contains the object: a node copied into many places, or a
 leaf below almost everything, makes those ranges long. A recursive query looks up the links of
 every object it reaches once. Both are estimated here, in memory, for a sample of the graph's
-sinks (ancestors) and sources (descendants), the queries that reach the most; the labels are
-kept only when their estimated median and 95th percentile are no worse than the recursion's,
-in both directions, so turning the index on never makes those queries slower than the
-recursive query would.
+sinks (ancestors) and sources (descendants), the queries that reach the most. Each direction
+is answered by the labels only when their estimated median and 95th percentile are no worse
+than the recursion's, so turning the index on never makes those queries slower than the
+recursive query would; the labels are kept when one direction uses them.
 
-The weights are row-equivalents measured on PostgreSQL (`benchmarks/closure.py`, issue 39):
-a label read in a range scan costs about a third of an object the recursion reaches.
+The weights are row-equivalents fitted to PostgreSQL's times at 10,000 objects
+(`benchmarks/closure.py`, issue 39: SRASearch's leaves return 39,739 labels in 72 ms where the
+recursion reaches 9,996 objects over 35,255 links in 63 ms; Epigenomics' leaves read 16,748
+labels in 21 ms against the recursion's 40 ms; the pipeline's roots read thousands of labels
+for a few dozen descendants at par with the recursion): a label returned costs about a third
+of an object the recursion reaches, a label only passed over in the range a fifteenth of
+that.
 """
 
 from __future__ import annotations
@@ -24,11 +29,14 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-INDEX_ROW = 1.0
-"""Cost of one label read in a range scan."""
-INDEX_SEEK = 10.0
+INDEX_ROW = 0.1
+"""Cost of one label read in a range scan and passed over (it does not contain, or is not
+contained in, the object's interval): one index entry compared."""
+INDEX_MATCH = 1.5
+"""Cost of one label the range scan returns (before the answer's DISTINCT)."""
+INDEX_SEEK = 4.0
 """Cost of starting one range scan (one per interval of the queried object)."""
-RECURSION_OBJECT = 3.0
+RECURSION_OBJECT = 4.0
 """Cost of one object the recursive query reaches (an index lookup of its links, a hash
 probe of the objects seen)."""
 RECURSION_EDGE = 0.5
@@ -53,12 +61,20 @@ class CostEstimate:
     recursion_down: tuple[float, float]
 
     @property
+    def labels_win_up(self) -> bool:
+        """Whether the labels answer ancestors no slower than the recursion at the median and
+        p95 (or cheaply enough that either is one round trip)."""
+        return _no_worse(self.labels_up, self.recursion_up)
+
+    @property
+    def labels_win_down(self) -> bool:
+        """Whether the labels answer descendants no slower than the recursion."""
+        return _no_worse(self.labels_down, self.recursion_down)
+
+    @property
     def labels_win(self) -> bool:
-        """Whether the labels are no slower than the recursion at the median and p95, both
-        ways (or cheap enough that either is one round trip)."""
-        return all(mine <= max(theirs, FLOOR) for mine, theirs in (
-            *zip(self.labels_up, self.recursion_up, strict=True),
-            *zip(self.labels_down, self.recursion_down, strict=True)))
+        """Whether the labels are no slower both ways."""
+        return self.labels_win_up and self.labels_win_down
 
     def __str__(self) -> str:
         def pair(values: tuple[float, float]) -> str:
@@ -82,9 +98,10 @@ def estimate(labels: Sequence[tuple[Any, Any, Hashable, Any, Any]],
         children.setdefault(parent, []).append(child)
     ordered = sorted(labels, key=lambda lab: lab[0])
     lefts = [lab[0] for lab in ordered]
-    mine: dict[Hashable, list[tuple[Any, Any, Any]]] = {}
-    for left, _right, node, anc_from, desc_until in ordered:
-        mine.setdefault(node, []).append((left, anc_from, desc_until))
+    rights = [lab[1] for lab in ordered]
+    mine: dict[Hashable, list[tuple[Any, Any, Any, Any]]] = {}
+    for left, right, node, anc_from, desc_until in ordered:
+        mine.setdefault(node, []).append((left, right, anc_from, desc_until))
     rng = random.Random(seed)
     sinks = [n for n in parents if not children.get(n)]
     sources = [n for n in parents if not parents[n]]
@@ -92,19 +109,36 @@ def estimate(labels: Sequence[tuple[Any, Any, Hashable, Any, Any]],
     down = rng.sample(sources, min(sample, len(sources)))
 
     def scan_up(node: Hashable) -> float:
-        return sum(INDEX_SEEK + INDEX_ROW * (bisect.bisect_left(lefts, left)
-                                             - bisect.bisect_left(lefts, anc_from))
-                   for left, anc_from, _ in mine.get(node, ()))
+        cost = 0.0
+        for left, right, anc_from, _ in mine.get(node, ()):
+            start, end = bisect.bisect_left(lefts, anc_from), bisect.bisect_left(lefts, left)
+            found = sum(1 for other in rights[start:end] if other > right)
+            cost += _scan(end - start, found)
+        return cost
 
     def scan_down(node: Hashable) -> float:
-        return sum(INDEX_SEEK + INDEX_ROW * (bisect.bisect_right(lefts, desc_until)
-                                             - bisect.bisect_right(lefts, left))
-                   for left, _, desc_until in mine.get(node, ()))
+        cost = 0.0
+        for left, right, _, desc_until in mine.get(node, ()):
+            start = bisect.bisect_right(lefts, left)
+            end = bisect.bisect_right(lefts, desc_until)
+            found = sum(1 for other in rights[start:end] if other < right)
+            cost += _scan(end - start, found)
+        return cost
 
     return CostEstimate(_spread([scan_up(n) for n in up]),
                         _spread([_recursion(n, parents) for n in up]),
                         _spread([scan_down(n) for n in down]),
                         _spread([_recursion(n, children) for n in down]))
+
+
+def _no_worse(labels: tuple[float, float], recursion: tuple[float, float]) -> bool:
+    return all(mine <= max(theirs, FLOOR) for mine, theirs in zip(labels, recursion,
+                                                                   strict=True))
+
+
+def _scan(read: int, found: int) -> float:
+    """The cost of one range scan reading `read` labels of which `found` are returned."""
+    return INDEX_SEEK + INDEX_ROW * (read - found) + INDEX_MATCH * found
 
 
 def _recursion(start: Hashable, step: dict[Hashable, list[Hashable]]) -> float:

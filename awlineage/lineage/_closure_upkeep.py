@@ -26,9 +26,11 @@ bounds of the intervals that contain it:
   the object's children find one interval no other crosses);
 - otherwise (a block over MAX_FRESH labels, a parent without an interval, or a new object
   that stored ones were made from: a run listing stored outputs), the whole index is rebuilt
-  in the same transaction, and the state row counts it. If even the rebuild cannot label the
-  graph within its budget, the index is turned off in that transaction (lineage queries walk
-  the links again) with a warning: a commit never fails for the index's sake.
+  in the same transaction, and the state row counts it. If the rebuild's labels would exceed
+  their budget or cost more to scan than one recursive query over the links, the index stays
+  on "by query" (no labels; `_closure_recursive` answers): a commit never fails for the
+  index's sake, and an index on by query costs commits nothing (this hook returns after
+  reading the state).
 
 The index is therefore exact after every commit. Commits that change it take the index's lock
 (PostgreSQL), so two of them never place intervals in the same gap.

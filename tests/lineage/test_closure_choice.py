@@ -23,7 +23,7 @@ from awlineage.lineage import (
 from awlineage.lineage._closure_cost import estimate
 from tests.lineage.test_closure import dags
 
-MODES = [None, "labels", "by query"]
+MODES = [None, "labels", "by query", "ancestors by query", "descendants by query"]
 
 
 class ChoiceNode(DBObject):
@@ -115,6 +115,7 @@ def _exact_by_every_mode(db, graph: nx.DiGraph, made: dict, seed: int) -> None:
         built = reindex_closure(db, answer=mode)
         if mode is not None:
             assert bool(built.by_query) == (mode == "by query")
+            assert bool(built.labels) == (mode != "by query")
         assert closure_index_present(db)
         _agrees(db, graph, made)
         _grow(graph, made, 3, seed)
