@@ -35,6 +35,11 @@ PLACEMENT_BUDGET = 3
 random graphs: every object copied under most of its parents' many intervals), and the index
 answers by query instead. Was 8 while there was no such fallback; placing Montage's 10,000
 objects then ran past 300 s before failing."""
+REPLAY_SECONDS = 30.0
+"""Seconds after which placing the objects as commits do is given up for the recursive query
+(checked after each batch): placing SoyKB's or Montage's 10,000 objects ran for minutes before
+going over the label budget, inside the transaction of the commit that needed the rebuild."""
+_REPLAY_BATCH = 1_000
 CLOSURE_LOCK = "closure-index"
 """The lock that commits updating the index and rebuilds take (PostgreSQL; SQLite has one)."""
 _INSERT_CHUNK = 10_000
@@ -164,7 +169,8 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
         # the encoding's copies of a prime part blow up: place the objects one generation
         # at a time, as commits do, which copies only what each placement needs
         budget = PLACEMENT_BUDGET * (len(edges) + len(nodes))
-        if not replay(conn, db, sorted(nodes), edges, min(budget, max_labels or budget)):
+        if not replay(conn, db, sorted(nodes), edges, min(budget, max_labels or budget),
+                      batch=_REPLAY_BATCH, seconds=None if answer == LABELS else REPLAY_SECONDS):
             if max_labels is not None or answer is not None:
                 raise ClosureTooLargeError(
                     f"the closure index of {len(nodes)} objects and {len(edges)} edges needs "
@@ -172,7 +178,8 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
                     f"unchanged") from None
             conn.execute(labels_table(db).delete())
             return _by_query(conn, db, nodes, edges, counted,
-                             f"labels over {PLACEMENT_BUDGET} per object and edge")
+                             f"labels over {PLACEMENT_BUDGET} per object and edge, or placing "
+                             f"them over {REPLAY_SECONDS:.0f} s")
         cost = None
         if answer is None:
             cost = estimate(_stored_rows(conn, db), list(edges), nodes)
