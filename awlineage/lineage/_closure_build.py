@@ -154,7 +154,8 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
 
     `answer` None chooses between labels and the recursive query by their estimated cost
     (`_closure_cost`), and takes the recursive query when the labels exceed their budget
-    (unless `max_labels` was given: then that is an error); LABELS or BY_QUERY forces one."""
+    (unless `max_labels` is the tighter limit: then that is an error); LABELS or BY_QUERY
+    forces one."""
     take_lock(conn, db, CLOSURE_LOCK)
     nodes = stored_nodes(conn, db)
     edges = set(stored_edges(conn, db))
@@ -171,7 +172,7 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
         budget = PLACEMENT_BUDGET * (len(edges) + len(nodes))
         if not replay(conn, db, sorted(nodes), edges, min(budget, max_labels or budget),
                       batch=_REPLAY_BATCH, seconds=None if answer == LABELS else REPLAY_SECONDS):
-            if max_labels is not None or answer is not None:
+            if (max_labels is not None and max_labels < budget) or answer is not None:
                 raise ClosureTooLargeError(
                     f"the closure index of {len(nodes)} objects and {len(edges)} edges needs "
                     f"more than {min(budget, max_labels or budget)} labels; the index is "
