@@ -18,6 +18,7 @@ from awlineage.lineage._closure_placement import replay
 from awlineage.lineage._closure_tables import (
     BY_QUERY,
     BY_QUERY_STATE,
+    CHEAPER,
     DIRECTION_BY_QUERY,
     INDEX_STATE,
     LABELS,
@@ -30,15 +31,16 @@ from awlineage.lineage._closure_tables import (
 
 FULL_ENCODING_BUDGET = 3
 """Labels per object and edge above which a rebuild places objects as commits do instead."""
-PLACEMENT_BUDGET = 3
+PLACEMENT_BUDGET = 8
 """Labels per object and edge above which placing them as commits do is given up too (dense
 random graphs: every object copied under most of its parents' many intervals), and the index
-answers by query instead. Was 8 while there was no such fallback; placing Montage's 10,000
-objects then ran past 300 s before failing."""
+answers by query instead."""
+CHEAPER_PLACEMENT_BUDGET = 3
+"""PLACEMENT_BUDGET of a build that chooses the cheaper way (`answer="cheaper"`)."""
 REPLAY_SECONDS = 30.0
-"""Seconds after which placing the objects as commits do is given up for the recursive query
-(checked after each batch): placing SoyKB's or Montage's 10,000 objects ran for minutes before
-going over the label budget, inside the transaction of the commit that needed the rebuild."""
+"""With `answer="cheaper"`: seconds after which placing the objects as commits do is given up
+for the recursive query (checked after each batch of objects, so a slow batch can overrun
+it: Montage's 10,000 objects took 221 s)."""
 _REPLAY_BATCH = 1_000
 CLOSURE_LOCK = "closure-index"
 """The lock that commits updating the index and rebuilds take (PostgreSQL; SQLite has one)."""
@@ -79,11 +81,12 @@ def reindex_closure(db: Database, *, max_labels: int | None = None,
                     answer: str | None = None) -> ClosureBuild:
     """Build the closure index of every stored object and turn it on (or rebuild it).
 
-    All in one transaction. The index keeps interval labels when their estimated range scans
-    cost no more than one recursive query over the links would (median and 95th percentile
-    of a sample of sinks' ancestors and sources' descendants) and fit the label budget;
-    otherwise it keeps none and answers each query by that recursive query ("by query"),
-    which commits then cost nothing to keep.
+    All in one transaction. The index keeps interval labels when they fit the label budget;
+    otherwise it keeps none and answers each query by one recursive query over the links
+    ("by query"), which commits then cost nothing to keep. With ``answer="cheaper"`` each
+    direction uses the labels only when their estimated range scans cost no more than that
+    recursive query (median and 95th percentile of a sample of sinks' ancestors and sources'
+    descendants).
 
     Parameters
     ----------
@@ -92,9 +95,10 @@ def reindex_closure(db: Database, *, max_labels: int | None = None,
     max_labels : int or None, optional
         At most this many labels; None for no limit.
     answer : str or None, optional
-        "labels" or "by query" to force one way of answering, "ancestors by query" or
-        "descendants by query" to keep the labels for the other direction only; None (the
-        default) chooses the cheaper for each direction.
+        None (the default): labels within their budget, else by query; "cheaper": the
+        cheaper way for each direction, by estimate; "labels" or "by query" to force one
+        way, "ancestors by query" or "descendants by query" to keep the labels for the
+        other direction only.
 
     Returns
     -------
@@ -136,7 +140,7 @@ def reindex_closure(db: Database, *, max_labels: int | None = None,
     if max_labels is not None and max_labels < 1:
         raise ValueError(f"reindex_closure: max_labels must be a positive number of labels, "
                          f"not {max_labels}")
-    answers = (None, LABELS, BY_QUERY, *ONE_WAY_BY_QUERY.values())
+    answers = (None, CHEAPER, LABELS, BY_QUERY, *ONE_WAY_BY_QUERY.values())
     if answer not in answers:
         raise ValueError(f"reindex_closure: answer must be one of {answers}, not {answer!r}")
     with db.engine.begin() as conn:
@@ -152,10 +156,9 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
     """Re-encode every stored object on `conn` (inside its write transaction, holding the
     index's lock) and replace the labels; `counted` rebuilds are those commits needed.
 
-    `answer` None chooses between labels and the recursive query by their estimated cost
-    (`_closure_cost`), and takes the recursive query when the labels exceed their budget
-    (unless `max_labels` is the tighter limit: then that is an error); LABELS or BY_QUERY
-    forces one."""
+    `answer` None keeps labels when they fit their budget and answers by the recursive query
+    otherwise (unless `max_labels` is the tighter limit: then that is an error); CHEAPER
+    also chooses per direction by estimated cost (`_closure_cost`); the others force one."""
     take_lock(conn, db, CLOSURE_LOCK)
     nodes = stored_nodes(conn, db)
     edges = set(stored_edges(conn, db))
@@ -169,20 +172,25 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
     except ClosureTooLargeError:
         # the encoding's copies of a prime part blow up: place the objects one generation
         # at a time, as commits do, which copies only what each placement needs
-        budget = PLACEMENT_BUDGET * (len(edges) + len(nodes))
+        budget = (CHEAPER_PLACEMENT_BUDGET if answer == CHEAPER else PLACEMENT_BUDGET) * (
+            len(edges) + len(nodes))
         if not replay(conn, db, sorted(nodes), edges, min(budget, max_labels or budget),
-                      batch=_REPLAY_BATCH, seconds=None if answer == LABELS else REPLAY_SECONDS):
-            if (max_labels is not None and max_labels < budget) or answer is not None:
+                      batch=_REPLAY_BATCH,
+                      seconds=REPLAY_SECONDS if answer == CHEAPER else None):
+            if (max_labels is not None and max_labels < budget) or answer not in (None,
+                                                                                  CHEAPER):
                 raise ClosureTooLargeError(
                     f"the closure index of {len(nodes)} objects and {len(edges)} edges needs "
                     f"more than {min(budget, max_labels or budget)} labels; the index is "
                     f"unchanged") from None
             conn.execute(labels_table(db).delete())
             return _by_query(conn, db, nodes, edges, counted,
-                             f"labels over {PLACEMENT_BUDGET} per object and edge, or placing "
-                             f"them over {REPLAY_SECONDS:.0f} s")
+                             f"labels over {budget // max(1, len(edges) + len(nodes))} per "
+                             f"object and edge" + (f", or placing them over "
+                                                   f"{REPLAY_SECONDS:.0f} s"
+                                                   if answer == CHEAPER else ""))
         cost = None
-        if answer is None:
+        if answer == CHEAPER:
             cost = estimate(_stored_rows(conn, db), list(edges), nodes)
             if not (cost.labels_win_up or cost.labels_win_down):
                 conn.execute(labels_table(db).delete())
@@ -194,7 +202,7 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
              key_of_rank(lab.anc_from), key_of_rank(lab.desc_until))
             for lab in encoding.labels]
     cost = None
-    if answer is None:
+    if answer == CHEAPER:
         cost = estimate(rows, list(edges), nodes)
         if not (cost.labels_win_up or cost.labels_win_down):
             return _by_query(conn, db, nodes, edges, counted, str(cost), cost)

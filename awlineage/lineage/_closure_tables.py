@@ -29,6 +29,7 @@ answers one direction (ancestors and reachability: True; descendants: False) by 
 query, where the labels' range scans would read more than the recursion would."""
 LABELS = "labels"
 BY_QUERY = "by query"
+CHEAPER = "cheaper"
 ONE_WAY_BY_QUERY = {True: "ancestors by query", False: "descendants by query"}
 """The `answer` of a build that keeps the labels for one direction only."""
 _MODE_ROWS = [INDEX_STATE, BY_QUERY_STATE, *DIRECTION_BY_QUERY.values()]
