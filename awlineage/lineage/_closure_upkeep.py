@@ -27,10 +27,9 @@ bounds of the intervals that contain it:
 - otherwise (a block over MAX_FRESH labels, a parent without an interval, or a new object
   that stored ones were made from: a run listing stored outputs), the whole index is rebuilt
   in the same transaction, and the state row counts it. If the rebuild's labels would exceed
-  their budget or cost more to scan than one recursive query over the links, the index stays
-  on "by query" (no labels; `_closure_recursive` answers): a commit never fails for the
-  index's sake, and an index on by query costs commits nothing (this hook returns after
-  reading the state).
+  their budget, the index stays on "by query" (no labels; `_closure_recursive` answers): a
+  commit never fails for the index's sake, and an index on by query costs commits nothing
+  (this hook returns after reading the state).
 
 The index is therefore exact after every commit. Commits that change it take the index's lock
 (PostgreSQL), so two of them never place intervals in the same gap.
@@ -54,8 +53,9 @@ def keep_closure_index(conn: sa.Connection, db: Database, written: list[DBObject
     """Add the objects a commit writes to the closure index, if the index is on.
 
     The write hook: runs in the commit's transaction, after its rows are in. When the objects
-    find no place and a rebuild would exceed the label budget, the index is turned off with a
-    `ClosureIndexOffWarning`.
+    find no place and a rebuild would exceed the label budget, the index stays on by query (no
+    labels, one recursive query per closure query); only a rebuild held to labels that fails
+    turns it off, with a `ClosureIndexOffWarning`.
 
     Parameters
     ----------
