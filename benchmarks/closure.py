@@ -427,17 +427,22 @@ class IntervalIndex:
 
     name = "index"
 
-    def __init__(self, budget: float, max_labels: int | None = None) -> None:
+    def __init__(self, budget: float, max_labels: int | None = None,
+                 answer: str | None = None) -> None:
         self.budget = budget
         self.max_labels = max_labels
+        self.answer = answer
 
     def build(self, db: Database, edges: Sequence[tuple[int, int]]) -> BuildStats:
         try:
             with time_limit(self.budget):
-                built = reindex_closure(db, max_labels=self.max_labels)
+                built = reindex_closure(db, max_labels=self.max_labels, answer=self.answer)
         except (TimeoutError, MemoryError, ValueError, sa.exc.DBAPIError) as error:
             release(db)
             return BuildStats(0, f"given up: {type(error).__name__} {error}"[:120].strip())
+        if built.by_query:  # no labels: one recursive query per closure query
+            return BuildStats(0, "by query" + (f": {built.cost}" if built.cost else
+                                               f": {built.by_query}"))
         if built.stats is None:
             return BuildStats(built.labels, "placed as commits do")
         copies = built.stats.duplicated_nodes
@@ -528,18 +533,21 @@ def explain_ancestors(db: Database, node: int) -> str:
                                               parameters).scalars())
 
 
-def index_strategies(budget: float = 0.0, max_labels: int | None = None) -> list[Strategy]:
+def index_strategies(budget: float = 0.0, max_labels: int | None = None,
+                     answer: str | None = None) -> list[Strategy]:
     """The interval index of issue 18 (and any labelling behind the same interface); a build
     taking more than `budget` seconds (no limit if 0) or needing more than `max_labels`
-    labels is given up."""
-    return [IntervalIndex(budget, max_labels)]
+    labels is given up; `answer` is `reindex_closure`'s (issue 39: "cheaper" chooses labels
+    or the recursive query per direction)."""
+    return [IntervalIndex(budget, max_labels, answer)]
 
 
 def strategies(names: Sequence[str], max_closure_rows: int, index_budget: float = 0.0,
-               max_index_labels: int | None = None) -> list[Strategy]:
+               max_index_labels: int | None = None, index_answer: str | None = None
+               ) -> list[Strategy]:
     """The strategies named (all baselines and indexes when `names` is empty)."""
     every: list[Strategy] = [Walk(), RecursiveCTE(), ClosureTable(max_closure_rows),
-                             *index_strategies(index_budget, max_index_labels)]
+                             *index_strategies(index_budget, max_index_labels, index_answer)]
     return [s for s in every if not names or s.name in names]
 
 
@@ -892,6 +900,9 @@ def main() -> None:
     parser.add_argument("--index-budget", type=float, default=600.0,
                         help="seconds for the interval index's build (and for its timed "
                              "inserts) before it is given up")
+    parser.add_argument("--index-answer", default=None,
+                        help="reindex_closure's answer: cheaper, labels, 'by query' (default: "
+                             "labels within budget, else by query)")
     parser.add_argument("--explain", action="store_true",
                         help="PostgreSQL: print the plan of the index's ancestors query of the "
                              "leaf whose ranges hold the most rows")
@@ -932,7 +943,8 @@ def main() -> None:
                     results.extend(measure_graph(backend, db, graph,
                                                  strategies(names, args.max_closure_rows,
                                                             args.index_budget,
-                                                            args.max_index_labels),
+                                                            args.max_index_labels,
+                                                            args.index_answer),
                                                  args))
     print_tables(results, space)
     print_index_tables(results)

@@ -10,12 +10,19 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from awlineage.database import Database, take_lock
+from awlineage.lineage._closure_cost import CostEstimate, estimate
 from awlineage.lineage._closure_encoding import ClosureTooLargeError, EncodingStats, encode
 from awlineage.lineage._closure_graph import split_sources, stored_edges, stored_nodes
 from awlineage.lineage._closure_keys import key_of_rank
 from awlineage.lineage._closure_placement import replay
 from awlineage.lineage._closure_tables import (
+    BY_QUERY,
+    BY_QUERY_STATE,
+    CHEAPER,
+    DIRECTION_BY_QUERY,
     INDEX_STATE,
+    LABELS,
+    ONE_WAY_BY_QUERY,
     insert_labels,
     labels_per_edge,
     labels_table,
@@ -26,7 +33,15 @@ FULL_ENCODING_BUDGET = 3
 """Labels per object and edge above which a rebuild places objects as commits do instead."""
 PLACEMENT_BUDGET = 8
 """Labels per object and edge above which placing them as commits do is given up too (dense
-random graphs: every object copied under most of its parents' many intervals)."""
+random graphs: every object copied under most of its parents' many intervals), and the index
+answers by query instead."""
+CHEAPER_PLACEMENT_BUDGET = 3
+"""PLACEMENT_BUDGET of a build that chooses the cheaper way (`answer="cheaper"`)."""
+REPLAY_SECONDS = 30.0
+"""With `answer="cheaper"`: seconds after which placing the objects as commits do is given up
+for the recursive query (checked after each batch of objects, so a slow batch can overrun
+it: Montage's 10,000 objects took 221 s)."""
+_REPLAY_BATCH = 1_000
 CLOSURE_LOCK = "closure-index"
 """The lock that commits updating the index and rebuilds take (PostgreSQL; SQLite has one)."""
 _INSERT_CHUNK = 10_000
@@ -43,18 +58,35 @@ class ClosureBuild:
     labels: int
     stats: EncodingStats | None
     """None when the encoding would have exceeded its budget and the objects were placed
-    generation by generation instead, as commits place them."""
+    generation by generation instead, as commits place them (or none was kept)."""
+    by_query: str = ""
+    """Why the index answers by one recursive query and keeps no labels ("" when it keeps
+    them): the labels' estimated scans cost more, or they exceed their budget."""
+    cost: CostEstimate | None = None
+    """The estimate that chose between labels and the recursive query, if one did."""
 
     def __str__(self) -> str:
+        if self.by_query:
+            return (f"{self.objects} objects, {self.edges} edges, no labels: answered by one "
+                    f"recursive query over the links ({self.by_query})")
         how = "interval encoding" if self.stats is not None else "placed as commits do"
+        if self.cost is not None and not self.cost.labels_win:
+            how += (", descendants" if self.cost.labels_win_up else ", ancestors") + \
+                " by one recursive query"
         return (f"{self.objects} objects, {self.edges} edges, {self.labels} labels "
                 f"({labels_per_edge(self.labels, self.edges)}, {how})")
 
 
-def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBuild:
+def reindex_closure(db: Database, *, max_labels: int | None = None,
+                    answer: str | None = None) -> ClosureBuild:
     """Build the closure index of every stored object and turn it on (or rebuild it).
 
-    All in one transaction.
+    All in one transaction. The index keeps interval labels when they fit the label budget;
+    otherwise it keeps none and answers each query by one recursive query over the links
+    ("by query"), which commits then cost nothing to keep. With ``answer="cheaper"`` each
+    direction uses the labels only when their estimated range scans cost no more than that
+    recursive query (median and 95th percentile of a sample of sinks' ancestors and sources'
+    descendants).
 
     Parameters
     ----------
@@ -62,6 +94,11 @@ def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBu
         The database indexed.
     max_labels : int or None, optional
         At most this many labels; None for no limit.
+    answer : str or None, optional
+        None (the default): labels within their budget, else by query; "cheaper": the
+        cheaper way for each direction, by estimate; "labels" or "by query" to force one
+        way, "ancestors by query" or "descendants by query" to keep the labels for the
+        other direction only.
 
     Returns
     -------
@@ -71,9 +108,11 @@ def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBu
     Raises
     ------
     ClosureTooLargeError
-        If the encoding would need more than `max_labels` intervals (nothing is changed).
+        If the encoding would need more than `max_labels` intervals, or more than its
+        budget with `answer` "labels" (nothing is changed).
     ValueError
-        If `max_labels` is not positive.
+        If `max_labels` is not positive, or `answer` is neither None, "labels" nor
+        "by query".
 
     Examples
     --------
@@ -101,22 +140,31 @@ def reindex_closure(db: Database, *, max_labels: int | None = None) -> ClosureBu
     if max_labels is not None and max_labels < 1:
         raise ValueError(f"reindex_closure: max_labels must be a positive number of labels, "
                          f"not {max_labels}")
+    answers = (None, CHEAPER, LABELS, BY_QUERY, *ONE_WAY_BY_QUERY.values())
+    if answer not in answers:
+        raise ValueError(f"reindex_closure: answer must be one of {answers}, not {answer!r}")
     with db.engine.begin() as conn:
         db.dialect.begin_write(conn)
-        built = rebuild_in(conn, db, max_labels=max_labels, counted=False)
+        built = rebuild_in(conn, db, max_labels=max_labels, counted=False, answer=answer)
     with db.engine.begin() as conn:
         db.dialect.refresh_statistics(conn, labels_table(db))
     return built
 
 
 def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = None,
-               counted: bool = True) -> ClosureBuild:
+               counted: bool = True, answer: str | None = None) -> ClosureBuild:
     """Re-encode every stored object on `conn` (inside its write transaction, holding the
-    index's lock) and replace the labels; `counted` rebuilds are those commits needed."""
+    index's lock) and replace the labels; `counted` rebuilds are those commits needed.
+
+    `answer` None keeps labels when they fit their budget and answers by the recursive query
+    otherwise (unless `max_labels` is the tighter limit: then that is an error); CHEAPER
+    also chooses per direction by estimated cost (`_closure_cost`); the others force one."""
     take_lock(conn, db, CLOSURE_LOCK)
     nodes = stored_nodes(conn, db)
     edges = set(stored_edges(conn, db))
     conn.execute(labels_table(db).delete())
+    if answer == BY_QUERY:
+        return _by_query(conn, db, nodes, edges, counted, "asked for")
     budget = FULL_ENCODING_BUDGET * (len(edges) + len(nodes))
     shaped, kept = split_sources(edges, nodes)
     try:
@@ -124,30 +172,79 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
     except ClosureTooLargeError:
         # the encoding's copies of a prime part blow up: place the objects one generation
         # at a time, as commits do, which copies only what each placement needs
-        budget = PLACEMENT_BUDGET * (len(edges) + len(nodes))
-        if not replay(conn, db, sorted(nodes), edges, min(budget, max_labels or budget)):
-            raise ClosureTooLargeError(
-                f"the closure index of {len(nodes)} objects and {len(edges)} edges needs more "
-                f"than {min(budget, max_labels or budget)} labels; the index is unchanged"
-            ) from None
-        _mark_built(conn, db, counted)
-        return ClosureBuild(len(nodes), len(edges), _count(conn, db), None)
+        budget = (CHEAPER_PLACEMENT_BUDGET if answer == CHEAPER else PLACEMENT_BUDGET) * (
+            len(edges) + len(nodes))
+        if not replay(conn, db, sorted(nodes), edges, min(budget, max_labels or budget),
+                      batch=_REPLAY_BATCH,
+                      seconds=REPLAY_SECONDS if answer == CHEAPER else None):
+            if (max_labels is not None and max_labels < budget) or answer not in (None,
+                                                                                  CHEAPER):
+                raise ClosureTooLargeError(
+                    f"the closure index of {len(nodes)} objects and {len(edges)} edges needs "
+                    f"more than {min(budget, max_labels or budget)} labels; the index is "
+                    f"unchanged") from None
+            conn.execute(labels_table(db).delete())
+            return _by_query(conn, db, nodes, edges, counted,
+                             f"labels over {budget // max(1, len(edges) + len(nodes))} per "
+                             f"object and edge" + (f", or placing them over "
+                                                   f"{REPLAY_SECONDS:.0f} s"
+                                                   if answer == CHEAPER else ""))
+        cost = None
+        if answer == CHEAPER:
+            cost = estimate(_stored_rows(conn, db), list(edges), nodes)
+            if not (cost.labels_win_up or cost.labels_win_down):
+                conn.execute(labels_table(db).delete())
+                return _by_query(conn, db, nodes, edges, counted, str(cost), cost)
+        _mark_built(conn, db, counted, by_query=False, slower=_slower(answer, cost))
+        return ClosureBuild(len(nodes), len(edges), _count(conn, db), None, cost=cost)
     rows = [(key_of_rank(lab.left), key_of_rank(lab.right),
              lab.node[0] if isinstance(lab.node, tuple) else lab.node,
              key_of_rank(lab.anc_from), key_of_rank(lab.desc_until))
             for lab in encoding.labels]
+    cost = None
+    if answer == CHEAPER:
+        cost = estimate(rows, list(edges), nodes)
+        if not (cost.labels_win_up or cost.labels_win_down):
+            return _by_query(conn, db, nodes, edges, counted, str(cost), cost)
     for start in range(0, len(rows), _INSERT_CHUNK):
         # the labels of a split graph's copies name their original node (an int)
         insert_labels(conn, db, rows[start:start + _INSERT_CHUNK])  # type: ignore[arg-type]
-    _mark_built(conn, db, counted)
-    return ClosureBuild(len(nodes), len(edges), len(rows), encoding.stats)
+    _mark_built(conn, db, counted, by_query=False, slower=_slower(answer, cost))
+    return ClosureBuild(len(nodes), len(edges), len(rows), encoding.stats, cost=cost)
+
+
+def _slower(answer: str | None, cost: CostEstimate | None) -> set[bool]:
+    """The directions (True: ancestors) the recursive query answers beside kept labels."""
+    if cost is not None:
+        return {up for up, wins in ((True, cost.labels_win_up), (False, cost.labels_win_down))
+                if not wins}
+    return {up for up, name in ONE_WAY_BY_QUERY.items() if name == answer}
+
+
+def _stored_rows(conn: sa.Connection, db: Database) -> list[tuple[bytes, bytes, int, bytes,
+                                                                  bytes]]:
+    """Every label row written so far (by a replay), for the cost estimate."""
+    table = labels_table(db)
+    return [(row[0], row[1], row[2], row[3], row[4]) for row in conn.execute(sa.select(
+        table.c.left_end, table.c.right_end, table.c.node_id, table.c.anc_from,
+        table.c.desc_until))]
+
+
+def _by_query(conn: sa.Connection, db: Database, nodes: list[int], edges: set[tuple[int, int]],
+              counted: bool, why: str, cost: CostEstimate | None = None) -> ClosureBuild:
+    """Turn the index on with no labels, answering by the recursive query."""
+    _mark_built(conn, db, counted, by_query=True)
+    return ClosureBuild(len(nodes), len(edges), 0, None, by_query=why, cost=cost)
 
 
 def _count(conn: sa.Connection, db: Database) -> int:
     return conn.execute(sa.select(sa.func.count()).select_from(labels_table(db))).scalar_one()
 
 
-def _mark_built(conn: sa.Connection, db: Database, counted: bool) -> None:
+def _mark_built(conn: sa.Connection, db: Database, counted: bool, *, by_query: bool,
+                slower: set[bool] | None = None) -> None:
+    """Turn the index on (or count a rebuild), and record which directions the recursive
+    query answers: both (`by_query`), or the `slower` ones (True: ancestors)."""
     state = state_table(db)
     now = datetime.datetime.now(datetime.UTC)
     if counted:
@@ -156,6 +253,11 @@ def _mark_built(conn: sa.Connection, db: Database, counted: bool) -> None:
     else:
         conn.execute(state.delete().where(state.c.name == INDEX_STATE))
         conn.execute(state.insert().values(name=INDEX_STATE, built=now, rebuilds=0))
+    conn.execute(state.delete().where(state.c.name.in_(
+        [BY_QUERY_STATE, *DIRECTION_BY_QUERY.values()])))
+    rows = [BY_QUERY_STATE] if by_query else [DIRECTION_BY_QUERY[up] for up in slower or ()]
+    for name in rows:
+        conn.execute(state.insert().values(name=name, built=now, rebuilds=0))
 
 
 def drop_closure_index(db: Database) -> int:
@@ -182,5 +284,5 @@ def drop_closure_index(db: Database) -> int:
 def turn_off(conn: sa.Connection, db: Database) -> int:
     """Inside a write transaction holding the index's lock: delete the state row and the
     labels; returns how many labels there were."""
-    conn.execute(state_table(db).delete())
+    conn.execute(state_table(db).delete())  # the by-query row with the index's
     return conn.execute(labels_table(db).delete()).rowcount

@@ -5,20 +5,25 @@ against those the edges give."""
 from __future__ import annotations
 
 import bisect
+import random
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 
 from awlineage.database import Database
 from awlineage.lineage._closure_graph import stored_edges, stored_nodes
+from awlineage.lineage._closure_recursive import recursive_reach
 from awlineage.lineage._closure_tables import (
+    BY_QUERY,
     StoredLabel,
-    index_is_on,
+    index_mode,
     labels_per_edge,
     labels_table,
 )
 
 _SHOWN = 5
+_BY_QUERY_SAMPLE = 200
+"""Objects whose recursive answers an index on by query is checked for."""
 
 
 @dataclass
@@ -32,6 +37,10 @@ class ClosureCheck:
     unlabelled: int = 0
     wrong: int = 0
     problems: list[str] = field(default_factory=list)
+    by_query: bool = False
+    """The index answers by one recursive query and keeps no labels: the check compared that
+    query's answers for a sample of objects (`checked` of them)."""
+    checked: int = 0
 
     @property
     def ok(self) -> bool:
@@ -41,8 +50,15 @@ class ClosureCheck:
     def __str__(self) -> str:
         if not self.present:
             return "the closure index is off (awl lineage reindex builds it)"
-        head = (f"{self.objects} objects, {self.edges} edges, {self.labels} labels "
-                f"({labels_per_edge(self.labels, self.edges)}): ")
+        if self.by_query:
+            head = (f"{self.objects} objects, {self.edges} edges, no labels (answered by one "
+                    f"recursive query over the links): ")
+            if self.ok:
+                return head + (f"the ancestors and descendants of {self.checked} objects "
+                               "agree with the links")
+        else:
+            head = (f"{self.objects} objects, {self.edges} edges, {self.labels} labels "
+                    f"({labels_per_edge(self.labels, self.edges)}): ")
         if self.ok:
             return head + "every object's ancestors and descendants agree with the links"
         lines = [head + f"{self.unlabelled} objects without a label, {self.wrong} with "
@@ -52,6 +68,9 @@ class ClosureCheck:
 
 def check_closure_index(db: Database) -> ClosureCheck:
     """Compare the index with the closure of the stored edges, for every object.
+
+    An index on by query (no labels) is checked by running its recursive query for a sample
+    of objects instead.
 
     Parameters
     ----------
@@ -65,10 +84,13 @@ def check_closure_index(db: Database) -> ClosureCheck:
         False when the index is off.
     """
     with db.engine.connect() as conn:
-        if not index_is_on(conn, db):
+        mode = index_mode(conn, db)
+        if mode is None:
             return ClosureCheck(present=False)
         nodes = stored_nodes(conn, db)
         edges = set(stored_edges(conn, db))
+        if mode == BY_QUERY:
+            return _check_by_query(conn, db, nodes, edges)
         table = labels_table(db)
         labels = [StoredLabel(*row) for row in conn.execute(
             sa.select(table.c.left_end, table.c.right_end, table.c.node_id, table.c.anc_from,
@@ -99,6 +121,31 @@ def check_closure_index(db: Database) -> ClosureCheck:
     if strays:
         result.wrong += len(strays)
         _note(result, f"labels of objects not stored: {sorted(strays)[:_SHOWN]}")
+    return result
+
+
+def _check_by_query(conn: sa.Connection, db: Database, nodes: list[int],
+                    edges: set[tuple[int, int]]) -> ClosureCheck:
+    """An index on by query: the recursive query's answers for a sample of objects (one
+    statement each) against the closure of the edges."""
+    result = ClosureCheck(present=True, objects=len(nodes), edges=len(edges), by_query=True)
+    expected_up = _ancestor_sets(nodes, edges)
+    expected_down: dict[int, set[int]] = {n: set() for n in nodes}
+    for node, above in expected_up.items():
+        for ancestor in above:
+            expected_down[ancestor].add(node)
+    sample = random.Random(39).sample(nodes, min(len(nodes), _BY_QUERY_SAMPLE))
+    for node in sample:
+        for direction, upwards, expected in (("ancestors", True, expected_up),
+                                             ("descendants", False, expected_down)):
+            found = recursive_reach(conn, db, node, upwards)
+            if found != expected[node]:
+                result.wrong += 1
+                _note(result, f"object {node}: {direction} from the recursive query add "
+                              f"{sorted(found - expected[node])[:_SHOWN]} and miss "
+                              f"{sorted(expected[node] - found)[:_SHOWN]}")
+                break
+    result.checked = len(sample)
     return result
 
 

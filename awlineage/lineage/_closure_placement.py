@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -497,12 +498,13 @@ def sibling_keys(count: int, last_left: bytes, next_key: bytes, below: bytes,
 
 def replay(conn: sa.Connection, db: Database, nodes: list[int],
            edges: Iterable[tuple[int, int]], max_labels: int | None = None,
-           batch: int = 5_000) -> bool:
+           batch: int = 5_000, seconds: float | None = None) -> bool:
     """Label the graph from scratch as commits would have, object by object in an order
     where parents come first (the oldest first among those ready), `batch` at a time, with
     as many copies as a placement needs. The labels must be empty. False if an object found
-    no place (its parents' intervals all crossed by others) or more than `max_labels`
-    labels were written (it stops there)."""
+    no place (its parents' intervals all crossed by others), more than `max_labels` labels
+    were written, or a batch ended after `seconds` (it stops there)."""
+    deadline = None if seconds is None else time.monotonic() + seconds
     parents: dict[int, list[int]] = defaultdict(list)
     children: dict[int, list[int]] = defaultdict(list)
     for parent, child in edges:
@@ -527,6 +529,8 @@ def replay(conn: sa.Connection, db: Database, nodes: list[int],
             except _OverBudget:
                 return False
             chunk = []
+            if deadline is not None and time.monotonic() > deadline:
+                return False
     return True
 
 

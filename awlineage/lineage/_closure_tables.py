@@ -19,6 +19,20 @@ _T = TypeVar("_T")
 
 INDEX_STATE = "index"
 """The `awl_closure_state` row whose presence says the index is on."""
+BY_QUERY_STATE = "by-query"
+"""The `awl_closure_state` row, beside INDEX_STATE, that says the index is on but keeps no
+labels: its queries are answered by one recursive query over the links (`_closure_recursive`),
+because the labels would have cost more to scan, or more than the label budget to store."""
+DIRECTION_BY_QUERY = {True: "ancestors-by-query", False: "descendants-by-query"}
+"""The `awl_closure_state` rows, beside INDEX_STATE, that say the index keeps its labels but
+answers one direction (ancestors and reachability: True; descendants: False) by the recursive
+query, where the labels' range scans would read more than the recursion would."""
+LABELS = "labels"
+BY_QUERY = "by query"
+CHEAPER = "cheaper"
+ONE_WAY_BY_QUERY = {True: "ancestors by query", False: "descendants by query"}
+"""The `answer` of a build that keeps the labels for one direction only."""
+_MODE_ROWS = [INDEX_STATE, BY_QUERY_STATE, *DIRECTION_BY_QUERY.values()]
 
 
 @dataclass(frozen=True)
@@ -57,6 +71,21 @@ def index_is_on(conn: sa.Connection, db: Database) -> bool:
     state = state_table(db)
     return conn.execute(sa.select(state.c.name).where(state.c.name == INDEX_STATE)
                         ).first() is not None
+
+
+def index_mode(conn: sa.Connection, db: Database) -> str | None:
+    """How the index answers, read on `conn`: LABELS (range scans of its labels), BY_QUERY
+    (one recursive query over the links), or None when it is off."""
+    names = _mode_rows(conn, db)
+    if INDEX_STATE not in names:
+        return None
+    return BY_QUERY if BY_QUERY_STATE in names else LABELS
+
+
+def _mode_rows(conn: sa.Connection, db: Database) -> set[str]:
+    state = state_table(db)
+    return set(conn.execute(sa.select(state.c.name).where(state.c.name.in_(_MODE_ROWS))
+                            ).scalars())
 
 
 def closure_index_present(db: Database) -> bool:
@@ -183,13 +212,13 @@ def _ranges(db: Database, conn: sa.Connection, node: int,
     interval of `node`: one statement, in which each of the node's intervals (found by
     `node_id`) scans its range of the index. The statement is built once per table, kind
     and dialect, with the node as a parameter (building it cost more than running it)."""
-    query = _range_statement(labels_table(db), range_of, only is not None,
+    query = _range_statement(labels_table(db), state_table(db), range_of, only is not None,
                              conn.dialect.name == "postgresql")
     return set(conn.execute(query, {"node": node, "only": only}).scalars())
 
 
 @functools.lru_cache(maxsize=64)
-def _range_statement(table: sa.Table,
+def _range_statement(table: sa.Table, state: sa.Table,
                      range_of: Callable[[sa.Table | sa.Alias, _Ends], sa.ColumnElement],
                      only: bool, postgresql: bool) -> sa.Select:
     other = cast(sa.Alias, table.alias("other"))  # typed a named FROM clause; it is an Alias
@@ -205,7 +234,10 @@ def _range_statement(table: sa.Table,
                  .where(mine.c.node_id == node))
     if only:
         query = query.where(column == sa.bindparam("only", type_=sa.BigInteger))
-    return query
+    # a direction answered by the recursive query skips its scans: the condition does not
+    # depend on the rows, so both databases evaluate it once, before scanning
+    skipped = DIRECTION_BY_QUERY[range_of is _containing]
+    return query.where(~sa.exists().where(state.c.name == skipped))
 
 
 def _ranges_postgresql(table: sa.Table, other: sa.Alias, node: sa.BindParameter,
@@ -269,7 +301,8 @@ def closure_ancestors(db: Database, node: int, conn: sa.Connection | None = None
     ClosureIndexOffError
         If the index is off (an empty answer is checked against the index's state).
     """
-    return _run(db, conn, lambda c: _checked(c, db, _ranges(db, c, node, _containing)))
+    return _run(db, conn, lambda c: _checked(c, db, _ranges(db, c, node, _containing),
+                                             node, upwards=True))
 
 
 def closure_descendants(db: Database, node: int, conn: sa.Connection | None = None
@@ -297,7 +330,8 @@ def closure_descendants(db: Database, node: int, conn: sa.Connection | None = No
     ClosureIndexOffError
         If the index is off (an empty answer is checked against the index's state).
     """
-    return _run(db, conn, lambda c: _checked(c, db, _ranges(db, c, node, _contained)))
+    return _run(db, conn, lambda c: _checked(c, db, _ranges(db, c, node, _contained),
+                                             node, upwards=False))
 
 
 def closure_is_ancestor(db: Database, ancestor: int, node: int,
@@ -325,15 +359,27 @@ def closure_is_ancestor(db: Database, ancestor: int, node: int,
     ClosureIndexOffError
         When the index is off, as `closure_ancestors` does.
     """
-    return _run(db, conn, lambda c: _checked(c, db, bool(_ranges(
-        db, c, node, _containing, only=ancestor))))
+    return _run(db, conn, lambda c: bool(_checked(c, db, _ranges(
+        db, c, node, _containing, only=ancestor), node, upwards=True, only=ancestor)))
 
 
-def _checked(conn: sa.Connection, db: Database, answer: _T) -> _T:
-    """`answer`, after making sure an empty (or False) one comes from an index that is on."""
-    if not answer and not index_is_on(conn, db):
+def _checked(conn: sa.Connection, db: Database, answer: set[int], node: int, *,
+             upwards: bool, only: int | None = None) -> set[int]:
+    """`answer`, after making sure an empty one comes from an index that is on; an index on
+    by query has no labels (every answer from them is empty), and one whose direction is
+    answered by query skipped its scans: both answer by the recursive query instead."""
+    if answer:
+        return answer
+    names = _mode_rows(conn, db)
+    if INDEX_STATE not in names:
         raise ClosureIndexOffError("the lineage closure index is off, so it cannot answer "
                                    "(awl lineage reindex builds it)")
+    if BY_QUERY_STATE in names or DIRECTION_BY_QUERY[upwards] in names:
+        # imported here: the recursive query reads the walk's link rules, and the walk
+        # imports this module
+        from awlineage.lineage._closure_recursive import recursive_reach
+
+        return recursive_reach(conn, db, node, upwards, only)
     return answer
 
 

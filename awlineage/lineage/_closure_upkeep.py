@@ -26,9 +26,10 @@ bounds of the intervals that contain it:
   the object's children find one interval no other crosses);
 - otherwise (a block over MAX_FRESH labels, a parent without an interval, or a new object
   that stored ones were made from: a run listing stored outputs), the whole index is rebuilt
-  in the same transaction, and the state row counts it. If even the rebuild cannot label the
-  graph within its budget, the index is turned off in that transaction (lineage queries walk
-  the links again) with a warning: a commit never fails for the index's sake.
+  in the same transaction, and the state row counts it. If the rebuild's labels would exceed
+  their budget, the index stays on "by query" (no labels; `_closure_recursive` answers): a
+  commit never fails for the index's sake, and an index on by query costs commits nothing
+  (this hook returns after reading the state).
 
 The index is therefore exact after every commit. Commits that change it take the index's lock
 (PostgreSQL), so two of them never place intervals in the same gap.
@@ -44,7 +45,7 @@ from awlineage.database import Database, add_write_hook, take_lock
 from awlineage.lineage._closure_build import CLOSURE_LOCK, rebuild_in, turn_off
 from awlineage.lineage._closure_encoding import ClosureTooLargeError
 from awlineage.lineage._closure_placement import Placement
-from awlineage.lineage._closure_tables import index_is_on
+from awlineage.lineage._closure_tables import LABELS, index_mode
 from awlineage.persistence import DBObject
 
 
@@ -52,8 +53,9 @@ def keep_closure_index(conn: sa.Connection, db: Database, written: list[DBObject
     """Add the objects a commit writes to the closure index, if the index is on.
 
     The write hook: runs in the commit's transaction, after its rows are in. When the objects
-    find no place and a rebuild would exceed the label budget, the index is turned off with a
-    `ClosureIndexOffWarning`.
+    find no place and a rebuild would exceed the label budget, the index stays on by query (no
+    labels, one recursive query per closure query); only a rebuild held to labels that fails
+    turns it off, with a `ClosureIndexOffWarning`.
 
     Parameters
     ----------
@@ -64,22 +66,21 @@ def keep_closure_index(conn: sa.Connection, db: Database, written: list[DBObject
     written : list of DBObject
         The objects the commit writes.
     """
-    if not index_is_on(conn, db):
+    if index_mode(conn, db) != LABELS:  # off, or by query: nothing to keep
         return
     take_lock(conn, db, CLOSURE_LOCK)
-    if not index_is_on(conn, db):  # turned off while this commit waited for the lock
+    if index_mode(conn, db) != LABELS:  # changed while this commit waited for the lock
         return
     if Placement(conn, db).add(written):
         return
     try:
-        rebuild_in(conn, db)
+        rebuild_in(conn, db)  # labels, or by query when they cost more or do not fit
     except ClosureTooLargeError:
         labels = turn_off(conn, db)  # whatever the failed rebuild wrote goes with it
         warnings.warn(f"the lineage closure index ({labels} labels) was turned off: the "
-                      f"objects of this commit found no place in it and a rebuild would need "
-                      f"more labels than its budget; lineage queries walk the links instead "
-                      f"('awl lineage reindex' turns it on again)",
-                      ClosureIndexOffWarning, stacklevel=2)
+                      f"objects of this commit found no place in it and a rebuild failed; "
+                      f"lineage queries walk the links instead ('awl lineage reindex' turns "
+                      f"it on again)", ClosureIndexOffWarning, stacklevel=2)
 
 
 def refresh_closure_index(conn: sa.Connection, db: Database) -> None:
@@ -96,7 +97,7 @@ def refresh_closure_index(conn: sa.Connection, db: Database) -> None:
     db : Database
         The database written.
     """
-    if not index_is_on(conn, db):
+    if index_mode(conn, db) != LABELS:
         return
     try:
         rebuild_in(conn, db)
