@@ -43,7 +43,9 @@ def call_fan(call: OperatorCall) -> tuple[float, float]:
         if mode == "full":
             return table_fan(tables, shapes, forward=call.recorder.encoded_forward)
         if mode in ("pay", "comp") and tables:
-            return payload_fan(call.op, tables[0], shapes, call.recorder.payload_mapped)
+            # (the payload function's boxes kept only for full lineage derived next)
+            mapped = call.recorder.payload_mapped if call.derived else None
+            return payload_fan(call.op, tables[0], shapes, mapped)
         if mode == "map":
             return _cached_map_fan(call.op, shapes)
     except Exception:  # a user's mapping function may raise anything
