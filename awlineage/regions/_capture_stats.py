@@ -43,7 +43,9 @@ def call_fan(call: OperatorCall) -> tuple[float, float]:
         if mode == "full":
             return table_fan(tables, shapes, forward=call.recorder.encoded_forward)
         if mode in ("pay", "comp") and tables:
-            return payload_fan(call.op, tables[0], shapes)
+            # (the payload function's boxes kept only for full lineage derived next)
+            mapped = call.recorder.payload_mapped if call.derived else None
+            return payload_fan(call.op, tables[0], shapes, mapped)
         if mode == "map":
             return _cached_map_fan(call.op, shapes)
     except Exception:  # a user's mapping function may raise anything
@@ -93,10 +95,12 @@ def key_cells(table: LineageTable, shape: Sequence[int]) -> int:
     return covered_cells(keys, shape)
 
 
-def payload_fan(op: Operator, payload: LineageTable, shapes: Shapes) -> tuple[float, float]:
+def payload_fan(op: Operator, payload: LineageTable, shapes: Shapes,
+                mapped: dict[int, Boxes] | None = None) -> tuple[float, float]:
     """Fan of payload rows (output boxes -> payload), through the operator's `map_p`: cell by
     cell, from a sample of `PAYLOAD_CELL_LIMIT` cells when there are more (input cells
-    reached are counted exactly, from whole rows)."""
+    reached are counted exactly, from whole rows). When every cell was mapped (no sample),
+    `map_p`'s boxes per input go into `mapped`, for the full lineage derived later."""
     if not len(payload):
         return 0.0, 0.0
     k = payload.nkeys
@@ -105,12 +109,14 @@ def payload_fan(op: Operator, payload: LineageTable, shapes: Shapes) -> tuple[fl
     sizes = keys.volume()
     total = int(sizes.sum())
     per_cell = getattr(op, "payload_per_cell", True)
+    exact = True  # every cell mapped, as `derive_full` maps them
     if not per_cell or total == len(keys):  # (rows of one cell each are cells already)
         cells, cell_values = keys, values
     elif total <= PAYLOAD_CELL_LIMIT:
         rows = np.repeat(np.arange(len(keys)), sizes)
         cells, cell_values = Boxes.from_cells(keys.cells()), values[rows]
     else:
+        exact = False
         rng = np.random.default_rng(0)
         rows = rng.choice(len(keys), PAYLOAD_CELL_LIMIT, p=sizes / total)
         low, high = keys.lo[rows], keys.hi[rows]
@@ -124,6 +130,8 @@ def payload_fan(op: Operator, payload: LineageTable, shapes: Shapes) -> tuple[fl
         whole = found if cells is keys else op.map_p(keys, values, i, shapes)
         if len(found) != len(cells) or len(whole) != len(keys):
             return 0.0, 0.0
+        if mapped is not None and exact:
+            mapped[i] = found
         inside = clipped_volume(found, in_shape)
         pairs += float(inside.sum()) * total / len(cells) if weights is None else \
             float((weights * inside).sum())

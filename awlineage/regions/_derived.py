@@ -43,12 +43,16 @@ def derive_full(call: OperatorCall, strategy: str) -> tuple[OperatorCall, bytes 
     if len(table):
         out, values = _payload_cells(call, table)
         for i, ref in enumerate(call.inputs):
-            boxes = _cut(call.op.map_p(out, values, i, call.shapes), ref.shape)
+            found = call.recorder.payload_mapped.get(i)  # (the statistics' call, if exact)
+            if found is None or len(found) != len(out):
+                found = call.op.map_p(out, values, i, call.shapes)
+            boxes = _cut(found, ref.shape)
             keep = all_columns(boxes.hi >= boxes.lo)
             if keep.all():
                 full.recorder.add_pairs(i, out, boxes)
             else:
                 full.recorder.add_pairs(i, out[keep], boxes[keep])
+    call.recorder.payload_mapped = {}
     encoding, names, _ = full.recorder.encode(orientation)
     return full, encoding, names, time.perf_counter() - started
 

@@ -94,10 +94,15 @@ def _columns_of(keys: Boxes, values: Boxes) -> ColumnTable:
     """The relation's non-empty rows as columns, every attribute absolute."""
     first, extent = [], []
     for boxes in (keys, values):
+        if not boxes.ndim:
+            continue
+        # one transposing copy of all the columns (rows of `lo`), and the extents in one
+        # contiguous subtraction: cheaper than a strided copy and subtraction per column
+        lo = boxes.lo.T.copy()
+        span = np.subtract(boxes.hi.T, lo, out=np.empty_like(lo))
         for a in range(boxes.ndim):
-            lo = np.ascontiguousarray(boxes.lo[:, a])
-            first.append(Column.of(lo))
-            extent.append(Column.of(boxes.hi[:, a] - lo))
+            first.append(Column.of(lo[a]))
+            extent.append(Column.of(span[a]))
     if any(e.low < 0 for e in extent):
         keep = np.ones(len(keys), dtype=bool)
         for e in extent:

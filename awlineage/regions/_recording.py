@@ -58,6 +58,10 @@ class CallRecorder:
         self.encoded_tables: list[LineageTable] = []
         self.encoded_forward = False
         self._payload_table: LineageTable | None = None
+        #: The payload function's input boxes per input for every payload cell, when the
+        #: statistics computed them exactly (not from a sample): the derived full lineage
+        #: (PayBoth) reads them instead of calling the function again.
+        self.payload_mapped: dict[int, Boxes] = {}
 
     # -- buffering ------------------------------------------------------------------------
     def add_pairs(self, i: int, out: Boxes, boxes: Boxes) -> None:
@@ -74,6 +78,7 @@ class CallRecorder:
                                   f"{self.payload_rows[0][1].shape[1]}")
             self.payload_rows.append((out, values))
             self._payload_table = None
+            self.payload_mapped = {}
 
     def check(self) -> None:
         """Raise if buffered output cells fall outside the output (shape now known)."""

@@ -121,3 +121,26 @@ def test_covered_cells_counts_many_cells_and_runs_as_a_region_does() -> None:
             extent = rng.integers(0, 4, lo.shape)
         boxes = Boxes(lo, lo + extent)
         assert covered_cells(boxes, shape) == Region.from_boxes(boxes, shape).count()
+
+
+def test_the_derived_lineage_reuses_the_statistics_payload_mapping(db, monkeypatch) -> None:
+    """PayBoth on data small enough for exact statistics: the payload function runs once per
+    cell and input (the derived full lineage takes the statistics' boxes), and the records
+    still answer as the definitions."""
+    from benchmarks import genomics_workflow as workflow
+
+    calls: Counter = Counter()
+    for cls in (workflow.SelectPatients, workflow.NaiveBayes, workflow.ExtractContributions,
+                workflow.PredictRelapse):
+        real = cls.map_p
+
+        def counted(self, boxes, payload, i, shapes, real=real, name=cls.__name__):
+            calls[(name, i, len(boxes))] += 1
+            return real(self, boxes, payload, i, shapes)
+
+        monkeypatch.setattr(cls, "map_p", counted)
+    run = run_workflow(*_tiny(), {op: "pay+full-forward" for op in UDFS})
+    run.store.close()
+    assert calls and all(n == 1 for n in calls.values()), calls
+    assert {name for name, _, _ in calls} == {"SelectPatients", "NaiveBayes",
+                                             "ExtractContributions", "PredictRelapse"}
