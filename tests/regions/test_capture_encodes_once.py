@@ -20,12 +20,7 @@ from awlineage.regions._cell_count import covered_cells
 from awlineage.regions._region import Region
 from benchmarks.genomics_workflow import UDFS, run_workflow, synthetic_data
 from tests.regions.helpers import check_against_pairs
-from tests.regions.test_genomics_workflow import (
-    extract_relation,
-    model_relation,
-    predict_relation,
-    select_relation,
-)
+from tests.regions.test_genomics_workflow import udf_relations
 
 #: Inputs of the four UDFs (E 1, F 2, G 2, H 2): one relation each.
 RELATIONS = 7
@@ -74,13 +69,7 @@ def test_a_payload_kept_with_its_derived_lineage_is_encoded_once(db, encodes) ->
 def test_a_payload_and_the_lineage_derived_from_it_answer_as_the_definition(db) -> None:
     run = run_workflow(*_tiny(), {op: "pay+full-forward" for op in UDFS})
     try:
-        split = run.objects["split"]
-        relations = {
-            "E_select": select_relation(run.array("training")),
-            "F_model": model_relation(run.store.get(split, 0), run.store.get(split, 1)),
-            "G_extract": extract_relation(run.array("F_model"), run.array("test features")),
-            "H_predict": predict_relation(run.array("G_extract")),
-        }
+        relations = udf_relations(run)
         records = _records(run)
         rng = np.random.default_rng(9)
         for op in UDFS:

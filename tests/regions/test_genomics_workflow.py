@@ -95,18 +95,23 @@ def predict_relation(contrib: np.ndarray, prior: np.ndarray | None = None) -> li
     return [_pairs(out, inp, shape, contrib.shape), prior]
 
 
+def udf_relations(run) -> dict[str, list[Pairs]]:
+    """Each UDF's lineage by its definition, on the arrays of a run of the workflow."""
+    split = run.objects["split"]
+    return {
+        "E_select": select_relation(run.array("training")),
+        "F_model": model_relation(run.store.get(split, 0), run.store.get(split, 1)),
+        "G_extract": extract_relation(run.array("F_model"), run.array("test features")),
+        "H_predict": predict_relation(run.array("G_extract")),
+    }
+
+
 @pytest.mark.parametrize("strategy", ["full-backward", "full-forward", "full-both", "pay",
                                       "blackbox"])
 def test_each_udf_records_the_lineage_its_definition_gives(db, strategy) -> None:
     run = run_workflow(*_tiny(), {op: strategy for op in UDFS})
     try:
-        split = run.objects["split"]
-        inputs = {
-            "E_select": select_relation(run.array("training")),
-            "F_model": model_relation(run.store.get(split, 0), run.store.get(split, 1)),
-            "G_extract": extract_relation(run.array("F_model"), run.array("test features")),
-            "H_predict": predict_relation(run.array("G_extract")),
-        }
+        inputs = udf_relations(run)
         assert run.array("G_extract").shape[0] > 0, "no informative feature: a useless check"
         rng = np.random.default_rng(8)
         for op in UDFS:
