@@ -173,8 +173,8 @@ class RetractedCells:
 
 
 def mask_boxes(mask: np.ndarray) -> tuple[CellBox, ...]:
-    """The set cells of a 2-d boolean `mask` as boxes, in row order: the region code's own
-    decomposition (`awlineage.regions.Region`), in 1-based FITS pixels.
+    """The set cells of a 2-d boolean `mask` as boxes: each row's runs of set cells, a run
+    joined with the runs of the rows above it that span the same columns.
 
     Examples
     --------
@@ -182,11 +182,22 @@ def mask_boxes(mask: np.ndarray) -> tuple[CellBox, ...]:
     >>> [box.text() for box in mask_boxes(mask)]
     ['2:2,1:3', '4:5,3:3']
     """
-    from awlineage.regions import Region
-
-    boxes = Region(mask.shape, np.asarray(mask, bool)).to_boxes()
-    corners = sorted(zip(boxes.lo.tolist(), boxes.hi.tolist(), strict=True))
-    return tuple(CellBox(x0 + 1, x1 + 1, y0 + 1, y1 + 1) for (y0, x0), (y1, x1) in corners)
+    padded = np.zeros((mask.shape[0], mask.shape[1] + 2), np.int8)
+    padded[:, 1:-1] = mask
+    steps = np.diff(padded, axis=1)
+    rows, starts = np.nonzero(steps == 1)
+    _, ends = np.nonzero(steps == -1)  # both in row-major order: the k-th end closes the k-th run
+    if not len(rows):
+        return ()
+    order = np.lexsort((rows, ends, starts))  # runs of the same columns together, by row
+    rows, starts, ends = rows[order], starts[order], ends[order]
+    fresh = np.ones(len(rows), bool)
+    fresh[1:] = (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1]) | (rows[1:] != rows[:-1] + 1)
+    first = np.flatnonzero(fresh)
+    last = np.append(first[1:], len(rows)) - 1
+    boxes = sorted(zip(rows[first].tolist(), starts[first].tolist(), ends[first].tolist(),
+                       rows[last].tolist(), strict=True))
+    return tuple(CellBox(x0 + 1, x1, y0 + 1, y1 + 1) for y0, x0, x1, y1 in boxes)
 
 
 def _axis_text(first: int | None, last: int | None) -> str:
