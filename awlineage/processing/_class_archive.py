@@ -9,13 +9,13 @@ done by hand, and this module does them:
 
 1. The first Spark start of a machine (no archive yet) runs the driver with
    ``-XX:ArchiveClassesAtExit=<part file>``: the JVM writes the classes it loaded when it
-   exits. At the command's exit, `finish_recording` stops the JVM, waits for it to write, and
-   renames the part file to the archive (atomically: a concurrent start sees no half-written
-   archive).
-2. Every later start runs it with ``-XX:SharedArchiveFile=<archive>``. An archive that does
-   not fit (another Java or Spark, a changed class path) is ignored by the JVM, which then
-   loads classes as without it; the archive's name includes the Java binary and pyspark
-   versions so that an upgrade records a new one.
+   exits. At the command's exit the Spark executor stops the JVM and waits for it (see
+   `awlineage.processing._spark`), and `finish_recording` renames the part file to the archive
+   (atomically: a concurrent start sees no half-written archive).
+2. Every later start runs it with ``-XX:SharedArchiveFile=<archive>``. An archive that does not
+   fit (another Java or Spark, a changed class path) is ignored by the JVM, which then loads
+   classes as without it; the archive's name includes the Java binary and pyspark versions so
+   that an upgrade records a new one.
 
 The archives live in ``AWL_JVM_ARCHIVE_DIR`` (default ``~/.cache/awlineage-jvm``, beside and
 not in the file cache, whose size limit would evict them); ``AWL_JVM_ARCHIVE_DIR=off`` turns
@@ -24,14 +24,12 @@ them off. One archive takes some 70 MB.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import hashlib
 import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any
 
 from awlineage import config
 
@@ -125,30 +123,21 @@ class ClassArchive:
         self.part = self.path.with_name(f".{self.path.stem}.{os.getpid()}.part")
         return f"{QUIET_JVM_LOG} -XX:ArchiveClassesAtExit={self.part}"
 
-    def finish_recording(self, context: Any) -> None:
-        """At exit: stop the JVM of `context` (a `SparkContext` started with this archive's
-        options), wait until it has written the part file and make it the archive."""
+    @property
+    def recording(self) -> bool:
+        """Whether this start records the archive (the JVM writes it as it exits)."""
+        return self.part is not None and self.path is not None
+
+    def finish_recording(self) -> None:
+        """Once the JVM started with these options has exited: make the part file it wrote
+        the archive (nothing when this start did not record)."""
         if self.part is None or self.path is None:
             return
-        process = getattr(getattr(context, "_gateway", None), "proc", None)
-        with contextlib.suppress(Exception):
-            context.stop()
-        if process is not None:
-            with contextlib.suppress(Exception):
-                if process.stdin:  # the JVM exits when its standard input closes
-                    process.stdin.close()
-                process.wait(timeout=WRITE_TIMEOUT)
         with contextlib.suppress(OSError):
             if self.part.exists() and self.part.stat().st_size > 0:
                 os.replace(self.part, self.path)
             else:
                 self.part.unlink(missing_ok=True)
-
-    def at_exit(self, context: Any) -> None:
-        """Register `finish_recording` for `context` to run when Python exits (if this
-        start records)."""
-        if self.part is not None:
-            atexit.register(self.finish_recording, context)
 
 
 def _remove_stale_parts(directory: Path) -> None:

@@ -16,6 +16,7 @@ default; with a cluster master the configuration must name PostgreSQL and a shar
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import contextlib
 import functools
@@ -32,7 +33,7 @@ from typing import Any
 
 from awlineage.errors import ConfigurationError, MissingExtraError
 from awlineage.extras import require_extra, require_java
-from awlineage.processing._class_archive import ClassArchive
+from awlineage.processing._class_archive import WRITE_TIMEOUT, ClassArchive
 from awlineage.processing._memory import release_freed_memory
 from awlineage.processing._packing import Durations, pack
 from awlineage.processing._switch_interval import ShortSwitchInterval
@@ -84,6 +85,8 @@ little (tasks' closures and results), and Java's defaults sized it for a server:
 initial heap of 1/64 of the machine's memory held 386 MB (proportional set size) after 1,000
 small tasks on a 24 GB machine, against 242 MB with these. A caller's own collector option in
 ``spark.driver.extraJavaOptions`` replaces ours (the JVM refuses two)."""
+JVM_EXIT_TIMEOUT = 30.0
+"""Seconds to wait, at exit, for the JVM to end (Spark's shutdown takes well under one)."""
 SWITCH_INTERVAL = 0.0005
 """Seconds a Python thread holds the GIL before another may take it, while this executor
 lives (Python's default is 0.005). Spark starts in a thread of the driver while its main
@@ -358,7 +361,7 @@ class SparkExecutor:
             with _filtered_stderr():
                 context = SparkContext.getOrCreate(spark_conf)
             if launches_jvm:
-                self._archive.at_exit(context)
+                atexit.register(_end_jvm, context, self._archive)
             context.setLogLevel("ERROR")
             # _ResultChannel is an AccumulatorParam by duck typing (zero, addInPlace)
             channel = context.accumulator(  # type: ignore[var-annotated]
@@ -510,6 +513,22 @@ class SparkExecutor:
     def __repr__(self) -> str:
         cores = self.cores if self.started else "starting"
         return f"SparkExecutor({self.master!r}, cores={cores})"
+
+
+def _end_jvm(context: Any, archive: ClassArchive) -> None:
+    """At exit: stop Spark and wait for the JVM this process launched (it exits when its
+    standard input closes), so that a command ends once its JVM and Python workers have,
+    leaving no process behind, and its wall time includes their shutdown; a start that
+    records the class-data archive then keeps what the JVM wrote as it exited."""
+    process = getattr(getattr(context, "_gateway", None), "proc", None)
+    with contextlib.suppress(Exception):
+        context.stop()
+    if process is not None:
+        with contextlib.suppress(Exception):
+            if process.stdin:
+                process.stdin.close()
+            process.wait(timeout=WRITE_TIMEOUT if archive.recording else JVM_EXIT_TIMEOUT)
+    archive.finish_recording()
 
 
 def module_roots(classes: list[Any]) -> tuple[str, ...]:

@@ -5,11 +5,13 @@ Spark's start costs several seconds of the machine's cores (the JVM, a Python wo
 importing the classes), so on a small plan it makes the job slower than making every target
 here. Until Spark is started, the scheduler's local executor makes ready targets in this
 process (`awlineage.processing._scheduler`); this executor times them (and knows how long the
-targets of each class took in earlier makes, from their runs in the database) and estimates
-the work left: from `SPARK_PAYS_SECONDS` of it, it starts Spark in the background, and the
-targets go to Spark once it is up. The processor's report says which way it went
-(`SparkWhenItPays.note`).
-"""
+targets of each class took in earlier makes, from their runs in the database) and estimates the
+work left: from `SPARK_PAYS_SECONDS` of it, it starts Spark in the background, and the targets
+go to Spark once it is up. The estimate does not wait for a target to end: while the first
+target of a class never timed is being made, the CPU time it has taken so far stands for that
+class's duration (a lower bound of it), so a plan of many long targets starts Spark a fraction
+of a second into its first one instead of after it. The processor's report says which way it
+went (`SparkWhenItPays.note`)."""
 
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ SPARK_PAYS_SECONDS = 20.0
 Spark's start in local mode takes about 5 s of wall time and 8-10 s of core time on a
 2-core machine (measured with ``benchmarks/processor_spark.py``), so it pays back only from
 a few times that much work."""
+WATCH_SECONDS = 0.05
+"""Seconds between two looks at the estimate while a target is being made here."""
 
 
 class _TimedLocal:
@@ -40,9 +44,11 @@ class _TimedLocal:
     cores = 1
     ready = True
 
-    def __init__(self, local: Any, heard: Callable[[TaskSpec, Any, float], None]) -> None:
+    def __init__(self, local: Any, heard: Callable[[TaskSpec, Any, float], None],
+                 making: Callable[[TaskSpec, float], None]) -> None:
         self._local = local
         self._heard = heard
+        self._making = making
 
     def submit_batch(self, specs: list[TaskSpec], settings: Settings
                      ) -> list[concurrent.futures.Future]:
@@ -51,6 +57,7 @@ class _TimedLocal:
         futures = []
         for spec in specs:
             began = time.process_time()
+            self._making(spec, began)
             future = self._local.submit_batch([spec], settings)[0]
             self._heard(spec, future.result(), time.process_time() - began)
             futures.append(future)
@@ -94,27 +101,54 @@ class SparkWhenItPays:
         self._typical = dict(history)
         self._seen: dict[str, list[float]] = {}
         self.threshold = threshold
-        self.local = _TimedLocal(local, self._heard)
+        self.local = _TimedLocal(local, self._heard, self._making)
         self.spark: Any = None
         """The Spark executor, once started."""
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._in_flight: tuple[str, float] | None = None
+        """Class name and CPU clock at the start of the target being made here."""
+        self._watching = threading.Event()
+        """Set once a watcher is running, and to stop it: `close`."""
+        self._stopped = threading.Event()
         self._decide()
 
+    def _making(self, spec: TaskSpec, began: float) -> None:
+        """A target of `spec` starts here at CPU clock `began`: the estimate counts it as it
+        runs, and a watcher looks at it every `WATCH_SECONDS` until Spark is started."""
+        with self._lock:
+            self._in_flight = (spec.class_name, began)
+            if self.spark is not None or self._watching.is_set():
+                return
+            self._watching.set()
+        threading.Thread(target=self._watch, name="awl-spark-pays", daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self._stopped.wait(WATCH_SECONDS):
+            with self._lock:
+                self._decide()
+                if self.spark is not None:
+                    return
+
     def _heard(self, spec: TaskSpec, result: Any, seconds: float) -> None:
-        self._left[spec.class_name] -= 1
-        if result.status == MADE:
-            self._seen.setdefault(spec.class_name, []).append(seconds)
-            self._typical[spec.class_name] = statistics.median(self._seen[spec.class_name])
+        with self._lock:
+            self._in_flight = None
+            self._left[spec.class_name] -= 1
+            if result.status == MADE:
+                self._seen.setdefault(spec.class_name, []).append(seconds)
+                self._typical[spec.class_name] = statistics.median(self._seen[spec.class_name])
 
     def estimate(self) -> float | None:
         """CPU seconds of work left: each class's typical duration
-        times its targets left (a class not timed yet counts as the median of those timed);
-        None while nothing is timed."""
-        if not self._typical:
+        times its targets left (a class not timed yet counts as the median of those timed;
+        while the first of a class is being made, as the CPU time it has taken so far);
+        None while nothing is timed or being made."""
+        typical = dict(self._typical)
+        if self._in_flight is not None and self._in_flight[0] not in typical:
+            typical[self._in_flight[0]] = time.process_time() - self._in_flight[1]
+        if not typical:
             return None
-        guess = statistics.median(self._typical.values())
-        return sum(n * self._typical.get(name, guess) for name, n in self._left.items()
-                   if n > 0)
+        guess = statistics.median(typical.values())
+        return sum(n * typical.get(name, guess) for name, n in self._left.items() if n > 0)
 
     def _decide(self) -> None:
         if self.spark is not None:
@@ -123,6 +157,7 @@ class SparkWhenItPays:
         if estimate is not None and estimate >= self.threshold:
             self.spark = self._start()
             self._started_at = self._total - sum(n for n in self._left.values() if n > 0)
+            self._started_while = self._in_flight is not None
             self._estimate = estimate
 
     @property
@@ -158,9 +193,12 @@ class SparkWhenItPays:
             self.spark.cancel()
 
     def close(self) -> None:
-        """Close Spark's executor, if it was started."""
-        if self.spark is not None:
-            self.spark.close()
+        """Stop watching the estimate; close Spark's executor, if it was started."""
+        self._stopped.set()
+        with self._lock:
+            spark = self.spark
+        if spark is not None:
+            spark.close()
 
     def note(self) -> str:
         """One line saying where the targets were made and why."""
@@ -169,11 +207,22 @@ class SparkWhenItPays:
             work = sum(self._seen_seconds())
             return (f"{total}: made here, Spark would not pay ({work:.1f} CPU s of work; "
                     f"it starts once {self.threshold:.0f} CPU s are left to make)")
-        return (f"{total}: Spark started after {self._started_at} made here, with about "
-                f"{self._estimate:.0f} CPU s of work left (it starts from {self.threshold:.0f})")
+        made = f"after {self._started_at} made here"
+        if self._started_while:
+            made = f"while making the {self._started_at + 1}{_ordinal(self._started_at + 1)} here"
+        elif not self._started_at:
+            made = "at once (from earlier makes' runs)"
+        return (f"{total}: Spark started {made}, with about {self._estimate:.0f} CPU s of "
+                f"work left (it starts from {self.threshold:.0f})")
 
     def _seen_seconds(self) -> list[float]:
         return [s for seconds in self._seen.values() for s in seconds]
+
+
+def _ordinal(number: int) -> str:
+    if number % 100 in (11, 12, 13):
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
 
 
 def typical_seconds(db: Any, classes: Iterable[type]) -> dict[str, float]:

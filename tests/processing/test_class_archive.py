@@ -76,3 +76,39 @@ def test_spark_maps_the_classes_the_first_start_recorded(tmp_path) -> None:
     assert _start_spark(tmp_path, f"-Xlog:class+load=info:file={log}").split()[-1] == "6"
     from_archive = log.read_text().count("source: shared objects file (top)")
     assert from_archive > 1000, "the driver JVM did not map the recorded classes"
+
+
+LEAVE_SPARK = textwrap.dedent("""
+    import os
+    from awlineage.processing import SparkExecutor
+    executor = SparkExecutor("local[2]")
+    workers = executor.context.parallelize(range(2), 2).map(lambda _: os.getpid()).collect()
+    print("pids:", executor.context._gateway.proc.pid, *set(workers), flush=True)
+""")
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` exists and has not ended (a zombie has)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_process_that_started_spark_ends_after_its_jvm_and_workers(tmp_path) -> None:
+    """At exit the executor stops Spark and waits for the JVM it launched: once the command
+    has ended, its JVM and the Python workers the JVM forked have ended too (nothing is left
+    running, and the command's time includes their shutdown)."""
+    env = dict(os.environ, AWL_JVM_ARCHIVE_DIR="off",  # a recording start waited already
+               PYTHONPATH=os.pathsep.join(filter(None, (os.getcwd(),
+                                                        os.environ.get("PYTHONPATH")))))
+    output = tmp_path / "output.txt"
+    with output.open("w") as out:  # not a pipe: waiting for its end would wait for the JVM
+        done = subprocess.run([sys.executable, "-c", LEAVE_SPARK], env=env, stdout=out,
+                              stderr=subprocess.STDOUT, timeout=300)
+    assert done.returncode == 0, output.read_text()[-3000:]
+    line = next(line for line in output.read_text().splitlines() if line.startswith("pids:"))
+    pids = [int(word) for word in line.split()[1:]]
+    assert len(pids) == 3  # the JVM and a worker per core
+    assert [pid for pid in pids if _running(pid)] == []

@@ -4,6 +4,8 @@ and from earlier makes' runs."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from awlineage import TargetProcessor
@@ -47,6 +49,29 @@ def test_spark_is_started_once_the_estimated_work_left_pays(db) -> None:
     assert policy.estimate() == pytest.approx(0.1 + 39 * 1.0)
     assert policy.ready and started and policy.spark is started[0]
     assert policy.note().startswith("42 targets to make: Spark started after 2 made here")
+
+
+def test_spark_starts_while_the_first_long_target_is_made(db) -> None:
+    """The CPU a target has taken so far counts for its class before it ends: 400 targets of
+    a class never timed reach 20 CPU s of estimated work after 0.05 s of the first."""
+    started: list[SerialExecutor] = []
+
+    def start() -> SerialExecutor:
+        started.append(SerialExecutor(current_session()))
+        return started[-1]
+
+    policy = SparkWhenItPays(start, [qualified_name(Calibrated)] * 400, {},
+                             SerialExecutor(current_session()), threshold=20.0)
+    try:
+        began = time.process_time()
+        policy._making(_spec(Calibrated, 1), began)  # as the local executor does first
+        while not started and time.process_time() - began < 5.0:
+            pass  # the target's work, which never ends on its own here
+        assert started and policy.spark is started[0]
+        assert policy.note().startswith("400 targets to make: Spark started while making the "
+                                        "1st here")
+    finally:
+        policy.close()
 
 
 def test_earlier_runs_say_at_once_that_spark_pays(db, night, serial) -> None:
