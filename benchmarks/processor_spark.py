@@ -8,7 +8,9 @@ Rows (a function each, ``row_*``, so that more can be added):
    time and peak memory of the whole process tree (driver, JVM, Python workers: the sum of
    their resident sets, sampled every 250 ms with psutil, and of their proportional set
    sizes, with each process's share at the peak). Goal: Spark within 1.15x of serial, and
-   within 2x its memory.
+   within 2x its memory. Times come from runs nobody samples; the memory from one more
+   alternated run of each side that is sampled (sampling takes CPU from the side that keeps
+   every core busy, and none from the other).
 2. ``awl demo --size medium``: the same; goal: Spark at least 1.5x faster than serial.
 3. ``awl make BenchBusy`` as a command on 200 targets of 0.5 s CPU each, serial against
    ``--spark-master local[2]``: the speed-up (goal >= 1.85) and Spark's overhead per target,
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import resource
 import statistics
@@ -77,7 +80,7 @@ class Measured:
 
     wall: float
     cpu: float
-    peak_mb: float
+    peak_mb: float | None
     stdout: str
     peak_pss_mb: float | None = None
     peak_parts: dict[str, float] | None = None
@@ -127,9 +130,13 @@ def process_role(member: Any, root: int, daemons: set[int]) -> str:
     return "other"
 
 
-def run_measured(command: list[str], cwd: str) -> Measured:
-    """Run `command` in `cwd`, sampling its process tree every `SAMPLE_SECONDS`."""
+def run_measured(command: list[str], cwd: str, sample: bool = True) -> Measured:
+    """Run `command` in `cwd`, sampling its process tree every `SAMPLE_SECONDS` when
+    `sample` (unsampled: no memory figures, and the CPU of the processes reaped)."""
     import psutil
+
+    if not sample:
+        return _run_unsampled(command, cwd)
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -191,6 +198,32 @@ def run_measured(command: list[str], cwd: str) -> Measured:
                     None if peak_pss is None else peak_pss / 2**20, peak_parts or None)
 
 
+def _run_unsampled(command: list[str], cwd: str) -> Measured:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=_child_environment(), text=True,
+                          capture_output=True)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}\n"
+                           f"{done.stderr[-2000:]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # the command waits for its JVM (and the JVM for its workers), so all are reaped
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Measured(wall, cpu, None, done.stdout)
+
+
+def timed_and_sampled(runs: int, sides: dict[str, Callable[[bool], Measured]]
+                      ) -> tuple[dict[str, list[Measured]], dict[str, list[Measured]]]:
+    """`runs` alternated unsampled runs of each side, for times; then one more alternated
+    run of each, sampled, for memory."""
+    timed = alternated(runs, {name: functools.partial(side, False)
+                              for name, side in sides.items()})
+    sampled = alternated(1, {name: functools.partial(side, True)
+                             for name, side in sides.items()})
+    return timed, sampled
+
+
 def peak_parts(measured: Measured) -> str:
     """The PSS of each process at the peak, workers numbered in the order they came."""
     parts = measured.peak_parts or {}
@@ -218,24 +251,26 @@ def alternated(runs: int, sides: dict[str, Callable[[], Measured]]) -> dict[str,
     return results
 
 
-def _demo_command(size: str, executor: str) -> Callable[[], Measured]:
-    def run() -> Measured:
+def _demo_command(size: str, executor: str) -> Callable[[bool], Measured]:
+    def run(sample: bool) -> Measured:
         with tempfile.TemporaryDirectory(prefix="awl-bench-demo-") as tmp:
             return run_measured([sys.executable, "-m", "awlineage.cli", "demo", "--size", size,
-                                 "--executor", executor, "--colour", "never"], tmp)
+                                 "--executor", executor, "--colour", "never"], tmp, sample)
     return run
 
 
-def _print_sides(title: str, results: dict[str, list[Measured]]) -> None:
-    for name, measured in results.items():
-        pss = [m.peak_pss_mb for m in measured if m.peak_pss_mb is not None]
-        shared = f", PSS {_spread(pss)} MB" if len(pss) == len(measured) else ""
+def _print_sides(title: str, timed: dict[str, list[Measured]],
+                 sampled: dict[str, list[Measured]]) -> None:
+    for name, measured in timed.items():
+        memory = sampled[name]
+        pss = [m.peak_pss_mb for m in memory if m.peak_pss_mb is not None]
+        shared = f", PSS {_spread(pss)} MB" if len(pss) == len(memory) else ""
         print(f"  {title} {name:<6}: wall {_spread([m.wall for m in measured])} s, CPU "
-              f"{_spread([m.cpu for m in measured])} s, peak memory of the process tree: "
-              f"RSS {_spread([m.peak_mb for m in measured])} MB{shared}")
-        if len(measured[-1].peak_parts or {}) > 1:
-            print(f"    PSS by process at the peak of the last run (MB): "
-                  f"{peak_parts(measured[-1])}")
+              f"{_spread([m.cpu for m in measured])} s; peak memory of the process tree "
+              f"(sampled run{'s' if len(memory) > 1 else ''}): "
+              f"RSS {_spread([m.peak_mb or 0.0 for m in memory])} MB{shared}")
+        if len(memory[-1].peak_parts or {}) > 1:
+            print(f"    PSS by process at the peak (MB): {peak_parts(memory[-1])}")
 
 
 def memory_ratio(results: dict[str, list[Measured]]) -> str:
@@ -257,16 +292,16 @@ def _note(stdout: str) -> str:
 
 def row_demo(size: str, runs: int) -> None:
     """``awl demo --size size``: serial against Spark, whole commands, alternated."""
-    results = alternated(runs, {"serial": _demo_command(size, "serial"),
-                                "spark": _demo_command(size, "spark")})
+    results, sampled = timed_and_sampled(runs, {"serial": _demo_command(size, "serial"),
+                                                "spark": _demo_command(size, "spark")})
     serial = statistics.median(m.wall for m in results["serial"])
     spark = statistics.median(m.wall for m in results["spark"])
     goal = "Spark / serial, goal <= 1.15" if size == "small" else \
         "serial / Spark, goal >= 1.5"
     ratio = spark / serial if size == "small" else serial / spark
     print(f"awl demo --size {size}, {runs} alternated run(s): {goal}: {ratio:.2f}; "
-          f"{memory_ratio(results)}")
-    _print_sides("demo", results)
+          f"{memory_ratio(sampled)}")
+    _print_sides("demo", results, sampled)
     print(f"  Spark's run said: {_note(results['spark'][-1].stdout)}")
 
 
@@ -279,15 +314,16 @@ commit([BenchWork(seconds=float(sys.argv[3])) for _ in range(int(sys.argv[2]))])
 """
 
 
-def _busy_command(tasks: int, seconds: float, executor: list[str]) -> Callable[[], Measured]:
-    def run() -> Measured:
+def _busy_command(tasks: int, seconds: float, executor: list[str]
+                  ) -> Callable[[bool], Measured]:
+    def run(sample: bool) -> Measured:
         with tempfile.TemporaryDirectory(prefix="awl-bench-busy-") as tmp:
             url = f"sqlite:///{tmp}/busy.db"
             subprocess.run([sys.executable, "-c", WORK_SETUP, url, str(tasks), str(seconds)],
                            cwd=tmp, env=_child_environment(), check=True)
             measured = run_measured([sys.executable, "-m", "awlineage.cli", "--database", url,
                                      "make", "BenchBusy", "--import", "processor_models",
-                                     "--colour", "never", *executor], tmp)
+                                     "--colour", "never", *executor], tmp, sample)
             measured.steady_overhead_ms = steady_overhead(f"{tmp}/busy.db", seconds)
             return measured
     return run
@@ -320,7 +356,7 @@ def steady_overhead(database: str, seconds: float) -> float | None:
 
 def row_busy_local(tasks: int, seconds: float, runs: int, cores: int = 2) -> None:
     """``awl make`` of `tasks` targets of `seconds` CPU each: serial against local[cores]."""
-    results = alternated(runs, {
+    results, sampled = timed_and_sampled(runs, {
         "serial": _busy_command(tasks, seconds, ["--executor", "serial"]),
         "spark": _busy_command(tasks, seconds, ["--executor", "spark", "--spark-master",
                                                 f"local[{cores}]"])})
@@ -334,8 +370,8 @@ def row_busy_local(tasks: int, seconds: float, runs: int, cores: int = 2) -> Non
     steady = [m.steady_overhead_ms for m in results["spark"] if m.steady_overhead_ms]
     if steady:
         print(f"  once Spark's workers run, per target: {_spread(steady)} ms (their spans "
-              f"less the work, from the run records); {memory_ratio(results)}")
-    _print_sides("make", results)
+              f"less the work, from the run records); {memory_ratio(sampled)}")
+    _print_sides("make", results, sampled)
     print(f"  Spark's run said: {_note(results['spark'][-1].stdout)}")
 
 
