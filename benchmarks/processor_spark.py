@@ -116,15 +116,18 @@ def proportional_set_size(pid: int) -> int | None:
 
 def process_role(member: Any, root: int, daemons: set[int]) -> str:
     """What a process (`psutil.Process`) of a Spark make's tree is: the ``driver`` (the
-    command), the ``JVM``, the Python ``daemon`` (which forks the workers) or a ``worker``
-    (forked by a daemon)."""
+    command), the ``JVM``, the Python ``daemon`` (a Python child of the JVM, which forks the
+    workers) or a ``worker`` (forked by a daemon: the same command line, so told apart by its
+    parent). `daemons` collects the daemons' pids as they are found."""
     if member.pid == root:
         return "driver"
-    if member.ppid() in daemons:
-        return "worker"
     if member.name() == "java":
         return "JVM"
-    if "daemon" in " ".join(member.cmdline()):
+    parent = member.parent()
+    if parent is not None and (parent.pid in daemons or process_role(
+            parent, root, daemons) == "daemon"):
+        return "worker"
+    if parent is not None and parent.name() == "java":
         daemons.add(member.pid)
         return "daemon"
     return "other"
