@@ -28,8 +28,7 @@ from functools import reduce
 import numpy as np
 from astropy.io import fits
 
-from awlineage import DataObject, DBObject, ancestors, retractions_of, select
-from awlineage.blast_radius import affected
+from awlineage import DataObject, DBObject, affected, ancestors, retractions_of, select
 from awlineage.persistence import Expression
 from targets.extraction import SOURCE_DTYPE, ExtractionParameters, source_boxes
 from targets.images import read_hdu
