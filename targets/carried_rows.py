@@ -89,9 +89,10 @@ def previous_version(source_list: DBObject) -> DataObject | None:
     terms: list[Expression] = [getattr(cls, name) == getattr(source_list, name)
                                for name in cls.identity]
     condition = reduce(operator.and_, terms)
-    found = [o for o in select(condition, cls).newest().all()
+    # every version, not `newest()`: the list being made may already be stored as the newest
+    found = [o for o in select(condition, cls).all()
              if o is not source_list and o.object_id != source_list.object_id]
-    return found[0] if found else None  # type: ignore[return-value]
+    return max(found, key=lambda o: o.version) if found else None  # type: ignore[return-value]
 
 
 def _same_making(previous: DBObject, source_list: DBObject) -> bool:
