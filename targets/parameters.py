@@ -196,3 +196,7 @@ class SourceListParameters(DBObject):
     own_total_min_snr = persistent("Least S/N of a source's own light within total_radius "
                                    "for that light to be its total flux", float,
                                    ExtractionParameters.own_total_min_snr)
+    carry_rows = persistent("On a remake after a region retraction, carry the previous "
+                            "version's rows that no retracted cell reached and re-measure only "
+                            "the others (targets.carried_rows); off: extract the whole coadd "
+                            "again", bool, True)

@@ -27,6 +27,7 @@ from awlineage import (
 )
 from awlineage.persistence import Expression
 from targets.aperture_correction import ApertureCorrection
+from targets.carried_rows import Carry, MergedRows, carry_from, merge_rows, record_carry
 from targets.extraction import ExtractionParameters, extract_sources, source_boxes
 from targets.frame_quality import IMPLAUSIBLE
 from targets.images import read_hdu
@@ -165,27 +166,40 @@ class SourceList(Process, DataObject):
                                             "were measured out to circles of their own",
                                             str, None)
     process_params = persistent("Processing parameters", SourceListParameters, None)
+    carried_from = persistent("object_id of the previous version whose rows no retracted "
+                              "cell reached were carried byte for byte (None: every row "
+                              "measured here; see targets.carried_rows)", int, None)
+    rows_carried = persistent("Rows carried from carried_from", int, 0)
+    rows_remeasured = persistent("Rows measured here because their boxes reach cells a "
+                                 "retraction changed (all rows when nothing was carried)",
+                                 int, None)
     notes = persistent("Flags of the frames coadded (implausible frames: "
                        "targets.frame_quality), carried to the sources", str, [])
 
     def make(self) -> None:
+        """Find and measure the coadd's sources, or, remade after a region retraction, carry
+        the previous version's rows no retracted cell reached and measure only the others
+        (`targets.carried_rows`)."""
         self.notes = [note for frame in self.coadd.regridded_frames
                       for note in frame.reduced.notes if note.startswith(IMPLAUSIBLE)]
         data, header = read_hdu(self.coadd)
         weight = read_hdu(self.coadd, "WEIGHT")[0]
-        extraction = extract_sources(data, weight, WCS(header),
-                                     stage_parameters(self.process_params,
-                                                      ExtractionParameters))
-        sources = extraction.sources
+        parameters = stage_parameters(self.process_params, ExtractionParameters)
+        extraction = extract_sources(data, weight, WCS(header), parameters)
+        carry = self._carry(data.shape)
+        merged = None if carry is None else merge_rows(carry.rows, extraction.sources,
+                                                       carry.reached)
+        sources = extraction.sources if merged is None else merged.rows
+        self._record_rows(carry, merged, len(sources))
         self.nsources = len(sources)
         self.background_level = extraction.background_level
         self.background_rms = extraction.background_rms
-        parameters = stage_parameters(self.process_params, ExtractionParameters)
         correction = extraction.correction
         self.aperture_correction = float(correction.factor(parameters.min_radius))
         self.aperture_correction_method = correction.method
         table = sources_hdu(sources, header.get("BUNIT") or None)
         _record_correction(table.header, correction, parameters.min_radius)
+        record_carry(table.header, carry, merged)
         # the coadd by its content, not its file name: the name holds the coadd's object id,
         # new at every remake, and the same inputs must give the same bytes
         table.header["COADDSHA"] = self.coadd.content_hash  # no room left for a comment
@@ -198,12 +212,28 @@ class SourceList(Process, DataObject):
             position = None if measured["ra"] is None or measured["dec"] is None else \
                 (measured["ra"], measured["dec"])
             Source(sourcelist=self, number=number, position=position, **measured)
-        with capture_regions(self) as capture:  # a row depends on its star's pixel box
+        # a row depends on its star's pixel box; a carried row's box is the same cells of
+        # this coadd, which the remake left equal to the previous coadd's
+        with capture_regions(self) as capture:
             call = capture.operator(payload_boxes(), [capture.array(
                 self.coadd, shape=data.shape)], hdu=SOURCES_HDU, shape=(len(sources),))
             if len(sources):
                 call.lwrite_payload(np.arange(len(sources))[:, None], source_boxes(sources))
             call.close()
+
+    def _carry(self, shape: tuple[int, ...]) -> Carry | None:
+        """What may be carried from the previous version (None: extract everything)."""
+        params = self.process_params
+        if params is not None and not getattr(params, "carry_rows", True):
+            return None
+        return carry_from(self, self.coadd, shape)
+
+    def _record_rows(self, carry: Carry | None, merged: MergedRows | None, total: int) -> None:
+        if carry is None or merged is None:
+            self.carried_from, self.rows_carried, self.rows_remeasured = None, 0, total
+            return
+        self.carried_from = carry.previous.object_id
+        self.rows_carried, self.rows_remeasured = merged.carried, merged.remeasured
 
 
 def _record_correction(header: fits.Header, correction: ApertureCorrection,
