@@ -62,12 +62,16 @@ class CallRecorder:
         #: statistics computed them exactly (not from a sample): the derived full lineage
         #: (PayBoth) reads them instead of calling the function again.
         self.payload_mapped: dict[int, Boxes] = {}
+        self._relations: dict[int, tuple[Boxes, Boxes]] = {}
+        #: The payload table's pairs as cell columns, when its rows are output cells.
+        self._payload_pairs: list[np.ndarray] | None = None
 
     # -- buffering ------------------------------------------------------------------------
     def add_pairs(self, i: int, out: Boxes, boxes: Boxes) -> None:
         """Rows of input `i`'s relation: out[k] depends on boxes[k]."""
         if len(out):
             self.pairs.setdefault(i, []).append((out, boxes))
+            self._relations.pop(i, None)
 
     def add_payload(self, out: Boxes, values: np.ndarray) -> None:
         """Payload rows: out[k] carries values[k]."""
@@ -78,6 +82,7 @@ class CallRecorder:
                                   f"{self.payload_rows[0][1].shape[1]}")
             self.payload_rows.append((out, values))
             self._payload_table = None
+            self._payload_pairs = None
             self.payload_mapped = {}
 
     def check(self) -> None:
@@ -96,11 +101,15 @@ class CallRecorder:
 
     # -- tables ---------------------------------------------------------------------------
     def input_relation(self, i: int) -> tuple[Boxes, Boxes]:
-        """All (output boxes, input boxes) rows written for input `i`."""
-        parts = self.pairs.get(i, [])
-        shapes = self.call.shapes
-        return (Boxes.concat([o for o, _ in parts], len(shapes.output)),
-                Boxes.concat([b for _, b in parts], len(shapes.inputs[i])))
+        """All (output boxes, input boxes) rows written for input `i` (concatenated once)."""
+        found = self._relations.get(i)
+        if found is None:
+            parts = self.pairs.get(i, [])
+            shapes = self.call.shapes
+            found = (Boxes.concat([o for o, _ in parts], len(shapes.output)),
+                     Boxes.concat([b for _, b in parts], len(shapes.inputs[i])))
+            self._relations[i] = found
+        return found
 
     def backward_tables(self) -> list[LineageTable]:
         """Per input, the relation as a table keyed by output cells."""
@@ -125,6 +134,7 @@ class CallRecorder:
         width = self.payload_rows[0][1].shape[1] if self.payload_rows else 1
         values = np.concatenate([v for _, v in self.payload_rows]) if self.payload_rows else \
             np.zeros((0, width), np.int64)
+        self._payload_pairs = cell_columns(out, Boxes(values, values))
         return encode(out, Boxes(values, values), relative=False)
 
     def decoded(self) -> DecodedLineage:
@@ -158,24 +168,27 @@ class CallRecorder:
                 rows = 0
                 if orientation in ("backward", "both") or self.reused is not None:
                     assert backward is not None
-                    parts[0] = _codec.dumps(backward[i])
+                    pairs = None if self.reused is not None else \
+                        cell_columns(*self.input_relation(i))
+                    parts[0] = _codec.dumps(backward[i], pairs)
                     rows = len(backward[i])
                 if orientation in ("forward", "both") and self.reused is None:
                     out, inp = self.input_relation(i)
                     forward = encode(inp, out)
-                    parts[1] = _codec.dumps(forward)
+                    parts[1] = _codec.dumps(forward, cell_columns(inp, out))
                     rows = max(rows, len(forward))
                     if backward is None:
                         self.encoded_tables.append(forward)
                 self.stored_rows += rows
                 blobs.append(_codec.pack_blobs(parts))
                 names.append("/".join(_codec.describe(p) for p in parts if p))
+            self._relations = {}  # (kept only while encoding: one concatenation per input)
             return _codec.pack_blobs(blobs), ",".join(names), backward
         if mode in ("pay", "comp"):
             table = self.payload_table()
             self.stored_rows = len(table)
             self.encoded_tables = [table]
-            blob = _codec.dumps(table)
+            blob = _codec.dumps(table, self._payload_pairs)
             return _codec.pack_blobs([blob]), _codec.describe(blob), None
         self.stored_rows = 0
         return None, "", None
@@ -197,6 +210,16 @@ class CallRecorder:
         if self.reuse_state is None or self.reused is not None or tables is None:
             return []
         return _reuse.update(self.reuse_state, tables, self.call.shapes)
+
+
+def cell_columns(keys: Boxes, values: Boxes) -> list[np.ndarray] | None:
+    """The pairs of a relation whose rows are all single cells, one column per attribute
+    (keys first; views, not copies), for `_codec.dumps`; None when some row is larger."""
+    for boxes in (keys, values):
+        if boxes.lo is not boxes.hi and not np.array_equal(boxes.lo, boxes.hi):
+            return None
+    return [keys.lo[:, a] for a in range(keys.ndim)] + \
+        [values.lo[:, a] for a in range(values.ndim)]
 
 
 _decoded_cache: dict[int, DecodedLineage] = {}

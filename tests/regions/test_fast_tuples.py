@@ -105,3 +105,46 @@ def test_keys_too_wide_for_a_row_tag_are_argsorted() -> None:
     keys = np.random.default_rng(0).integers(0, 1 << 50, 20_000)
     order, ordered = _stable_order(keys, 50, nearly=False)
     assert np.array_equal(ordered, np.sort(keys)) and np.array_equal(keys[order], ordered)
+
+
+def _cell_pairs(seed: int, duplicates: int) -> tuple[Boxes, Boxes]:
+    """A scattered relation of single cells (ProvRC finds little: the tuples trial runs),
+    with `duplicates` pairs written twice."""
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, 40, (3000, 2))
+    values = rng.integers(0, 60, (3000, 2))
+    pick = rng.choice(3000, duplicates, replace=False)
+    keys, values = np.concatenate([keys, keys[pick]]), np.concatenate([values, values[pick]])
+    return Boxes.from_cells(keys), Boxes.from_cells(values)
+
+
+@pytest.mark.parametrize(("seed", "duplicates"), [(0, 0), (1, 0), (2, 5)])
+def test_tuples_sorted_from_the_relation_are_the_bytes_of_the_expanded_table(
+        seed: int, duplicates: int) -> None:
+    from awlineage.regions._recording import cell_columns
+
+    keys, values = _cell_pairs(seed, duplicates)
+    table = encode(keys, values)
+    pairs = cell_columns(keys, values)
+    assert pairs is not None and len(pairs) == 4
+    blob = dumps(table, pairs)
+    assert blob[3] == 1  # the tuples won: the trial ran on the pairs
+    assert blob == dumps(table)
+    round_trip = np.concatenate(loads(blob).expand(), 1)
+    assert np.array_equal(round_trip, sorted_cells(np.concatenate(table.expand(), 1)))
+
+
+def test_relations_of_larger_boxes_give_no_pairs() -> None:
+    from awlineage.regions._recording import cell_columns
+
+    keys = Boxes.from_cells(np.array([[0, 0], [0, 1]]))
+    assert cell_columns(keys, Boxes(np.array([[0, 0], [1, 1]]), np.array([[0, 1], [1, 1]]))) \
+        is None
+
+
+def test_pairs_with_a_repeated_pair_are_not_taken_for_the_tables() -> None:
+    from awlineage.regions._codec import _distinct, sorted_columns
+
+    columns = sorted_columns([np.array([3, 1, 3]), np.array([2, 0, 2])])
+    assert _distinct(columns) is None
+    assert _distinct(sorted_columns([np.array([3, 1, 3]), np.array([2, 0, 1])])) is not None
