@@ -106,8 +106,8 @@ class CallRecorder:
         if found is None:
             parts = self.pairs.get(i, [])
             shapes = self.call.shapes
-            found = (Boxes.concat([o for o, _ in parts], len(shapes.output)),
-                     Boxes.concat([b for _, b in parts], len(shapes.inputs[i])))
+            found = (_cells_shared(Boxes.concat([o for o, _ in parts], len(shapes.output))),
+                     _cells_shared(Boxes.concat([b for _, b in parts], len(shapes.inputs[i]))))
             self._relations[i] = found
         return found
 
@@ -210,6 +210,15 @@ class CallRecorder:
         if self.reuse_state is None or self.reused is not None or tables is None:
             return []
         return _reuse.update(self.reuse_state, tables, self.call.shapes)
+
+
+def _cells_shared(boxes: Boxes) -> Boxes:
+    """`boxes`, as one array for both bounds when every box is one cell: the encoders then
+    see that by identity (``lo is hi``), not by comparing the arrays again. (The relation is
+    the recorder's own and only read.)"""
+    if boxes.lo is not boxes.hi and np.array_equal(boxes.lo, boxes.hi):
+        return Boxes(boxes.lo, boxes.lo)
+    return boxes
 
 
 def cell_columns(keys: Boxes, values: Boxes) -> list[np.ndarray] | None:
