@@ -160,10 +160,18 @@ def _plan_consecutive(keys: list[Column], first: Column, extent: Column, attr: i
     """`plan_merge` for rows whose merge partners are their neighbours: a row joins the one
     before it when equal on `keys` and its interval starts right after that one's."""
     last = first.values + extent.values
-    joins = first.values[1:] == last[:-1] + 1
+    # into two boolean buffers (run starts, and one comparison at a time): fresh temporaries
+    # the size of the table cost more than the comparisons themselves
+    starts = np.empty(len(last), dtype=bool)
+    starts[0] = True
+    joins = starts[1:]
+    np.equal(np.subtract(first.values[1:], last[:-1]), 1, out=joins)
+    same = np.empty(len(joins), dtype=bool)
     for key in keys:
-        joins &= key.values[1:] == key.values[:-1]
-    return MergePlan(attr, None, np.flatnonzero(np.r_[True, ~joins]), last)
+        np.equal(key.values[1:], key.values[:-1], out=same)
+        joins &= same
+    np.logical_not(joins, out=joins)
+    return MergePlan(attr, None, np.flatnonzero(starts), last)
 
 
 def apply_merge(table: ColumnTable, plan: MergePlan) -> ColumnTable:
