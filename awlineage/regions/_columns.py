@@ -257,7 +257,8 @@ def _stable_order(packed: np.ndarray, bits: int, nearly: bool
     When the row index fits beside them in an int64, one plain sort of ``key << b | row``
     (numpy's vectorised sort: several times faster than an argsort, stable or not, and
     stable itself, as the row breaks ties); else numpy's argsort, merging runs when the
-    rows are `nearly` sorted."""
+    rows are `nearly` sorted. The first way sorts `packed` itself (it is the caller's
+    scratch; its values are undefined afterwards)."""
     n = len(packed)
     index_bits = max(n - 1, 1).bit_length()
     if bits + index_bits <= 63:
