@@ -8,7 +8,7 @@ from __future__ import annotations
 import lzma
 import struct
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -20,6 +20,9 @@ PROVRC, TUPLES = 0, 1
 RAW, ZLIB, LZMA = 0, 1, 2
 FORMAT_NAMES = {PROVRC: "provrc", TUPLES: "tuples"}
 CODEC_NAMES = {RAW: "", ZLIB: "+zlib", LZMA: "+lzma"}
+
+#: The cell pairs of a table's relation, or a function giving them (see `dumps`).
+Pairs = Sequence[np.ndarray] | Callable[[], Sequence[np.ndarray] | None] | None
 
 #: Tables whose tuples exceed this many are never tried as plain tuples.
 TUPLE_LIMIT = 20_000_000
@@ -262,12 +265,13 @@ def _tuple_count(table: LineageTable, extent: np.ndarray) -> int:
     return int(volume.sum())
 
 
-def _tuples_body(table: LineageTable, pairs: Sequence[np.ndarray] | None = None,
-                 tuples: int = -1) -> bytes:
+def _tuples_body(table: LineageTable, pairs: Pairs = None, tuples: int = -1) -> bytes:
     """Sorted tuples of `table`; from `pairs` (the relation the table was encoded from, as
     one column per attribute, keys first, any order) when they are exactly its `tuples`
     pairs, which saves expanding the table's rows: the same bytes then (see `_distinct`)."""
     columns = None
+    if callable(pairs):
+        pairs = pairs()
     if pairs is not None and len(pairs) == table.lo.shape[1] and len(pairs) and \
             len(pairs[0]) == tuples:
         columns = _distinct(sorted_columns(list(pairs)))
@@ -350,12 +354,13 @@ def _read_tuples(data: bytes) -> LineageTable:
     return LineageTable(cells, cells.copy(), np.full(cells.shape, -1, np.int8), nkeys)
 
 
-def dumps(table: LineageTable, pairs: Sequence[np.ndarray] | None = None) -> bytes:
+def dumps(table: LineageTable, pairs: Pairs = None) -> bytes:
     """The smallest encoding of `table` among ProvRC, ProvRC + zlib/lzma and sorted tuples +
     zlib/lzma (tuples only when ProvRC found little structure).
 
     `pairs`, optional: the cell pairs the table was encoded from, one column per attribute
-    (keys first), in any order; the tuples are sorted from them instead of expanded from
+    (keys first), in any order, or a function giving them (called only when the tuples are
+    tried; None: not known); the tuples are sorted from them instead of expanded from
     the table when they are the table's pairs exactly (same bytes, less work)."""
     lo, extent = _columns(table)
     tuples = _tuple_count(table, extent)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from awlineage.regions._boxes import Boxes, all_columns
+from awlineage.regions._recording import box_cells
 from awlineage.regions._strategies import mode_and_orientation
 
 if TYPE_CHECKING:
@@ -84,34 +85,3 @@ def _payload_cells(call: OperatorCall, table: Any) -> tuple[Boxes, np.ndarray]:
         return keys, values
     cells = box_cells(keys)
     return Boxes(cells, cells.copy()), np.repeat(values, sizes, axis=0)
-
-
-def box_cells(boxes: Boxes) -> np.ndarray:
-    """`Boxes.cells` (every cell of every box, box by box, each box's cells in C order) by
-    repeats and running counts alone: axis by axis, each cell reached so far becomes a run
-    of the cells along the next axis, so no coordinate is divided out of a flat index."""
-    boxes = boxes.nonempty()
-    n, ndim = len(boxes), boxes.ndim
-    if not n or not ndim:
-        return boxes.cells()
-    # per box: its first cell and side along each axis (columns: fast on a tall array)
-    firsts = [boxes.lo[:, a] for a in range(ndim)]
-    sides = [boxes.hi[:, a] - firsts[a] + 1 for a in range(ndim)]
-    columns: list[np.ndarray] = []
-    owner: np.ndarray | None = None  # each cell's box so far (None: one cell per box)
-    for a in range(ndim):
-        side = sides[a] if owner is None else sides[a][owner]
-        if int(side.max()) == 1:  # no box spans this axis: nothing repeats
-            columns.append(firsts[a] if owner is None else firsts[a][owner])
-            continue
-        total = int(side.sum())
-        columns = [np.repeat(c, side) for c in columns]
-        owner = np.repeat(np.arange(n) if owner is None else owner, side)
-        step = np.arange(total, dtype=np.int64)
-        step -= np.repeat(np.cumsum(side) - side, side)  # position along axis a in its run
-        step += firsts[a][owner]
-        columns.append(step)
-    out = np.empty((len(columns[0]), ndim), np.int64)
-    for a, column in enumerate(columns):
-        out[:, a] = column
-    return out

@@ -121,11 +121,11 @@ def _cell_pairs(seed: int, duplicates: int) -> tuple[Boxes, Boxes]:
 @pytest.mark.parametrize(("seed", "duplicates"), [(0, 0), (1, 0), (2, 5)])
 def test_tuples_sorted_from_the_relation_are_the_bytes_of_the_expanded_table(
         seed: int, duplicates: int) -> None:
-    from awlineage.regions._recording import cell_columns
+    from awlineage.regions._recording import pair_columns
 
     keys, values = _cell_pairs(seed, duplicates)
     table = encode(keys, values)
-    pairs = cell_columns(keys, values)
+    pairs = pair_columns(keys, values)
     assert pairs is not None and len(pairs) == 4
     blob = dumps(table, pairs)
     assert blob[3] == 1  # the tuples won: the trial ran on the pairs
@@ -134,12 +134,32 @@ def test_tuples_sorted_from_the_relation_are_the_bytes_of_the_expanded_table(
     assert np.array_equal(round_trip, sorted_cells(np.concatenate(table.expand(), 1)))
 
 
-def test_relations_of_larger_boxes_give_no_pairs() -> None:
-    from awlineage.regions._recording import cell_columns
+def test_pairs_of_relations_with_larger_boxes_on_one_side() -> None:
+    from awlineage.regions._recording import pair_columns
 
-    keys = Boxes.from_cells(np.array([[0, 0], [0, 1]]))
-    assert cell_columns(keys, Boxes(np.array([[0, 0], [1, 1]]), np.array([[0, 1], [1, 1]]))) \
-        is None
+    cells = Boxes.from_cells(np.array([[0, 0], [0, 1]]))
+    boxes = Boxes(np.array([[0, 0], [1, 1]]), np.array([[0, 1], [1, 0]]))  # 2 cells, empty
+    pairs = pair_columns(cells, boxes)
+    assert pairs is not None
+    assert np.stack(pairs, 1).tolist() == [[0, 0, 0, 0], [0, 0, 0, 1]]
+    pairs = pair_columns(boxes, cells)
+    assert pairs is not None
+    assert np.stack(pairs, 1).tolist() == [[0, 0, 0, 0], [0, 1, 0, 0]]
+    assert pair_columns(boxes, boxes) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tuples_from_a_relation_of_runs_are_the_bytes_of_the_expanded_table(seed: int
+                                                                             ) -> None:
+    from awlineage.regions._recording import pair_columns
+
+    rng = np.random.default_rng(seed)
+    lo = rng.integers(0, 50, (2000, 2))
+    runs = Boxes(lo, lo + np.stack([np.zeros(2000, np.int64), rng.integers(0, 3, 2000)], 1))
+    values = Boxes.from_cells(rng.integers(0, 30, (2000, 2)))
+    for keys, vals in ((runs, values), (values, runs)):
+        table = encode(keys, vals)
+        assert dumps(table, lambda k=keys, v=vals: pair_columns(k, v)) == dumps(table)
 
 
 def test_pairs_with_a_repeated_pair_are_not_taken_for_the_tables() -> None:
