@@ -234,15 +234,12 @@ def pair_columns(keys: Boxes, values: Boxes) -> list[np.ndarray] | None:
              for boxes in (keys, values)]
     if not any(cells):
         return None
-    sides: list[np.ndarray | None] = [None, None]
+    sides = [keys.lo, values.lo]
     for s, boxes in enumerate((keys, values)):
         if not cells[s]:
             counts = boxes.volume()  # (0 for an empty box: its row pairs nothing)
-            other = values if s == 0 else keys
             sides[s] = box_cells(boxes)
-            sides[1 - s] = np.repeat(other.lo, counts, axis=0)
-    if sides[0] is None or sides[1] is None:
-        sides = [keys.lo, values.lo]
+            sides[1 - s] = np.repeat(sides[1 - s], counts, axis=0)
     return [side[:, a] for side in sides for a in range(side.shape[1])]
 
 
