@@ -8,6 +8,7 @@ from __future__ import annotations
 import lzma
 import struct
 import zlib
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -19,6 +20,9 @@ PROVRC, TUPLES = 0, 1
 RAW, ZLIB, LZMA = 0, 1, 2
 FORMAT_NAMES = {PROVRC: "provrc", TUPLES: "tuples"}
 CODEC_NAMES = {RAW: "", ZLIB: "+zlib", LZMA: "+lzma"}
+
+#: The cell pairs of a table's relation, or a function giving them (see `dumps`).
+Pairs = Sequence[np.ndarray] | Callable[[], Sequence[np.ndarray] | None] | None
 
 #: Tables whose tuples exceed this many are never tried as plain tuples.
 TUPLE_LIMIT = 20_000_000
@@ -261,8 +265,18 @@ def _tuple_count(table: LineageTable, extent: np.ndarray) -> int:
     return int(volume.sum())
 
 
-def _tuples_body(table: LineageTable) -> bytes:
-    columns = sorted_columns(table.expanded_columns())
+def _tuples_body(table: LineageTable, pairs: Pairs = None, tuples: int = -1) -> bytes:
+    """Sorted tuples of `table`; from `pairs` (the relation the table was encoded from, as
+    one column per attribute, keys first, any order) when they are exactly its `tuples`
+    pairs, which saves expanding the table's rows: the same bytes then (see `_distinct`)."""
+    columns = None
+    if callable(pairs):
+        pairs = pairs()
+    if pairs is not None and len(pairs) == table.lo.shape[1] and len(pairs) and \
+            len(pairs[0]) == tuples:
+        columns = _distinct(sorted_columns(list(pairs)))
+    if columns is None:
+        columns = sorted_columns(table.expanded_columns())
     count = len(columns[0]) if columns else 0
     parts = [struct.pack("<qHH", count, len(columns), table.nkeys)]
     parts.extend(pack_column(column) for column in columns)
@@ -303,6 +317,19 @@ def sorted_columns(columns: list[np.ndarray]) -> list[np.ndarray]:
     return out[::-1]
 
 
+def _distinct(columns: list[np.ndarray]) -> list[np.ndarray] | None:
+    """Sorted `columns`, or None when two rows are the same pair. An encoded table's rows
+    are disjoint (ProvRC merges equal rows in its first pass, and a merge of disjoint rows
+    stays disjoint), so pairs that are all different and as many as the table's tuples are
+    exactly the table's expanded pairs."""
+    if not columns or len(columns[0]) <= 1:
+        return columns
+    same = columns[0][1:] == columns[0][:-1]
+    for column in columns[1:]:
+        same &= column[1:] == column[:-1]
+    return None if same.any() else columns
+
+
 def _read_provrc(data: bytes) -> LineageTable:
     n, width, nkeys = struct.unpack_from("<qHH", data, 0)
     offset = 12
@@ -327,9 +354,14 @@ def _read_tuples(data: bytes) -> LineageTable:
     return LineageTable(cells, cells.copy(), np.full(cells.shape, -1, np.int8), nkeys)
 
 
-def dumps(table: LineageTable) -> bytes:
+def dumps(table: LineageTable, pairs: Pairs = None) -> bytes:
     """The smallest encoding of `table` among ProvRC, ProvRC + zlib/lzma and sorted tuples +
-    zlib/lzma (tuples only when ProvRC found little structure)."""
+    zlib/lzma (tuples only when ProvRC found little structure).
+
+    `pairs`, optional: the cell pairs the table was encoded from, one column per attribute
+    (keys first), in any order, or a function giving them (called only when the tuples are
+    tried; None: not known); the tuples are sorted from them instead of expanded from
+    the table when they are the table's pairs exactly (same bytes, less work)."""
     lo, extent = _columns(table)
     tuples = _tuple_count(table, extent)
     bodies = {PROVRC: _provrc_columns_body(table, lo, extent)}
@@ -337,7 +369,7 @@ def dumps(table: LineageTable) -> bytes:
     # row is one cell pair already (the tuples would be about the same rows, in order).
     nearly_cells = tuples <= len(table) + len(table) // 8
     if tuples <= min(TUPLE_LIMIT, 4 * len(table)) and (tuples <= SMALL or not nearly_cells):
-        bodies[TUPLES] = _tuples_body(table)
+        bodies[TUPLES] = _tuples_body(table, pairs, tuples)
     best: tuple[int, int, bytes] | None = None
     for fmt, body in bodies.items():
         for codec, packed in _compressed(body, tuples, fmt == TUPLES):

@@ -160,10 +160,18 @@ def _plan_consecutive(keys: list[Column], first: Column, extent: Column, attr: i
     """`plan_merge` for rows whose merge partners are their neighbours: a row joins the one
     before it when equal on `keys` and its interval starts right after that one's."""
     last = first.values + extent.values
-    joins = first.values[1:] == last[:-1] + 1
+    # into two boolean buffers (run starts, and one comparison at a time): fresh temporaries
+    # the size of the table cost more than the comparisons themselves
+    starts = np.empty(len(last), dtype=bool)
+    starts[0] = True
+    joins = starts[1:]
+    np.equal(np.subtract(first.values[1:], last[:-1]), 1, out=joins)
+    same = np.empty(len(joins), dtype=bool)
     for key in keys:
-        joins &= key.values[1:] == key.values[:-1]
-    return MergePlan(attr, None, np.flatnonzero(np.r_[True, ~joins]), last)
+        np.equal(key.values[1:], key.values[:-1], out=same)
+        joins &= same
+    np.logical_not(joins, out=joins)
+    return MergePlan(attr, None, np.flatnonzero(starts), last)
 
 
 def apply_merge(table: ColumnTable, plan: MergePlan) -> ColumnTable:
@@ -210,9 +218,14 @@ def sort_groups(keys: list[Column], last: Column, n: int
     shift = max(last.high - last.low, 1).bit_length()  # `last` in the low bits: no division
     bits = sum(max(s - 1, 1).bit_length() for s in spans) + shift
     if bits <= _KEY_BITS:
+        # `packed` is this function's own array, worked on in place from here on, and
+        # `group_start[1:]` serves as scratch first: fresh temporaries the size of the table
+        # cost more than the arithmetic on them
         packed = _pack(keys, spans, last, shift)
         nearly = False
-        descents = n - 1 - int(np.count_nonzero(packed[1:] >= packed[:-1])) if n > 1 else 0
+        scratch = group_start[1:]
+        descents = n - 1 - int(np.count_nonzero(np.greater_equal(packed[1:], packed[:-1],
+                                                                 out=scratch)))
         if descents == 0:
             order = None
             ordered = packed
@@ -220,12 +233,14 @@ def sort_groups(keys: list[Column], last: Column, n: int
             nearly = NEARLY_SORTED > 0 and descents * NEARLY_SORTED <= n
             order, ordered = _stable_order(packed, bits, nearly)
         if keys:
-            group = ordered >> shift
-            group_start[1:] = group[1:] != group[:-1]
             sorted_last = ordered & ((1 << shift) - 1)
             sorted_last += last.low
+            ordered >>= shift  # the group keys
+            np.not_equal(ordered[1:], ordered[:-1], out=scratch)
         else:
-            sorted_last = ordered + last.low
+            scratch[:] = False
+            ordered += last.low
+            sorted_last = ordered
         return order, sorted_last, group_start, nearly
     order = np.lexsort([last.values, *[k.values for k in reversed(keys)]])
     same = np.ones(n - 1, dtype=bool)
@@ -242,11 +257,12 @@ def _stable_order(packed: np.ndarray, bits: int, nearly: bool
     When the row index fits beside them in an int64, one plain sort of ``key << b | row``
     (numpy's vectorised sort: several times faster than an argsort, stable or not, and
     stable itself, as the row breaks ties); else numpy's argsort, merging runs when the
-    rows are `nearly` sorted."""
+    rows are `nearly` sorted. The first way sorts `packed` itself (it is the caller's
+    scratch; its values are undefined afterwards)."""
     n = len(packed)
     index_bits = max(n - 1, 1).bit_length()
     if bits + index_bits <= 63:
-        tagged = packed << index_bits
+        tagged = np.left_shift(packed, index_bits, out=packed)  # (the caller's own array)
         tagged |= np.arange(n, dtype=np.int64)
         tagged.sort()
         order = tagged & ((1 << index_bits) - 1)

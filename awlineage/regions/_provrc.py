@@ -99,6 +99,14 @@ def _columns_of(keys: Boxes, values: Boxes) -> ColumnTable:
         # one transposing copy of all the columns (rows of `lo`), and the extents in one
         # contiguous subtraction: cheaper than a strided copy and subtraction per column
         lo = boxes.lo.T.copy()
+        if boxes.hi is boxes.lo or np.array_equal(boxes.hi, boxes.lo):
+            # single cells (most written lineage): every extent the constant 0, as a
+            # broadcast (what `Column.take` makes of a constant column), not a new array
+            zero = Column(np.broadcast_to(np.int64(0), (len(boxes),)), 0, 0)
+            for a in range(boxes.ndim):
+                first.append(Column.of(lo[a]))
+                extent.append(zero)
+            continue
         span = np.subtract(boxes.hi.T, lo, out=np.empty_like(lo))
         for a in range(boxes.ndim):
             first.append(Column.of(lo[a]))

@@ -4,6 +4,7 @@ and the decoded view of a stored record that queries read."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -62,12 +63,16 @@ class CallRecorder:
         #: statistics computed them exactly (not from a sample): the derived full lineage
         #: (PayBoth) reads them instead of calling the function again.
         self.payload_mapped: dict[int, Boxes] = {}
+        self._relations: dict[int, tuple[Boxes, Boxes]] = {}
+        #: The payload rows as a relation (output boxes, payload points), once encoded.
+        self._payload_relation: tuple[Boxes, Boxes] | None = None
 
     # -- buffering ------------------------------------------------------------------------
     def add_pairs(self, i: int, out: Boxes, boxes: Boxes) -> None:
         """Rows of input `i`'s relation: out[k] depends on boxes[k]."""
         if len(out):
             self.pairs.setdefault(i, []).append((out, boxes))
+            self._relations.pop(i, None)
 
     def add_payload(self, out: Boxes, values: np.ndarray) -> None:
         """Payload rows: out[k] carries values[k]."""
@@ -78,6 +83,7 @@ class CallRecorder:
                                   f"{self.payload_rows[0][1].shape[1]}")
             self.payload_rows.append((out, values))
             self._payload_table = None
+            self._payload_relation = None
             self.payload_mapped = {}
 
     def check(self) -> None:
@@ -96,11 +102,15 @@ class CallRecorder:
 
     # -- tables ---------------------------------------------------------------------------
     def input_relation(self, i: int) -> tuple[Boxes, Boxes]:
-        """All (output boxes, input boxes) rows written for input `i`."""
-        parts = self.pairs.get(i, [])
-        shapes = self.call.shapes
-        return (Boxes.concat([o for o, _ in parts], len(shapes.output)),
-                Boxes.concat([b for _, b in parts], len(shapes.inputs[i])))
+        """All (output boxes, input boxes) rows written for input `i` (concatenated once)."""
+        found = self._relations.get(i)
+        if found is None:
+            parts = self.pairs.get(i, [])
+            shapes = self.call.shapes
+            found = (_cells_shared(Boxes.concat([o for o, _ in parts], len(shapes.output))),
+                     _cells_shared(Boxes.concat([b for _, b in parts], len(shapes.inputs[i]))))
+            self._relations[i] = found
+        return found
 
     def backward_tables(self) -> list[LineageTable]:
         """Per input, the relation as a table keyed by output cells."""
@@ -125,6 +135,7 @@ class CallRecorder:
         width = self.payload_rows[0][1].shape[1] if self.payload_rows else 1
         values = np.concatenate([v for _, v in self.payload_rows]) if self.payload_rows else \
             np.zeros((0, width), np.int64)
+        self._payload_relation = (out, Boxes(values, values))
         return encode(out, Boxes(values, values), relative=False)
 
     def decoded(self) -> DecodedLineage:
@@ -158,24 +169,30 @@ class CallRecorder:
                 rows = 0
                 if orientation in ("backward", "both") or self.reused is not None:
                     assert backward is not None
-                    parts[0] = _codec.dumps(backward[i])
+                    # (the tuples trial sorts the relation's pairs, not the table expanded)
+                    pairs = None if self.reused is not None else \
+                        partial(pair_columns, *self.input_relation(i))
+                    parts[0] = _codec.dumps(backward[i], pairs)
                     rows = len(backward[i])
                 if orientation in ("forward", "both") and self.reused is None:
                     out, inp = self.input_relation(i)
                     forward = encode(inp, out)
-                    parts[1] = _codec.dumps(forward)
+                    parts[1] = _codec.dumps(forward, partial(pair_columns, inp, out))
                     rows = max(rows, len(forward))
                     if backward is None:
                         self.encoded_tables.append(forward)
                 self.stored_rows += rows
                 blobs.append(_codec.pack_blobs(parts))
                 names.append("/".join(_codec.describe(p) for p in parts if p))
+            self._relations = {}  # (kept only while encoding: one concatenation per input)
             return _codec.pack_blobs(blobs), ",".join(names), backward
         if mode in ("pay", "comp"):
             table = self.payload_table()
             self.stored_rows = len(table)
             self.encoded_tables = [table]
-            blob = _codec.dumps(table)
+            relation = self._payload_relation
+            blob = _codec.dumps(table, None if relation is None else
+                                partial(pair_columns, *relation))
             return _codec.pack_blobs([blob]), _codec.describe(blob), None
         self.stored_rows = 0
         return None, "", None
@@ -197,6 +214,64 @@ class CallRecorder:
         if self.reuse_state is None or self.reused is not None or tables is None:
             return []
         return _reuse.update(self.reuse_state, tables, self.call.shapes)
+
+
+def _cells_shared(boxes: Boxes) -> Boxes:
+    """`boxes`, as one array for both bounds when every box is one cell: the encoders then
+    see that by identity (``lo is hi``), not by comparing the arrays again. (The relation is
+    the recorder's own and only read.)"""
+    if boxes.lo is not boxes.hi and np.array_equal(boxes.lo, boxes.hi):
+        return Boxes(boxes.lo, boxes.lo)
+    return boxes
+
+
+def pair_columns(keys: Boxes, values: Boxes) -> list[np.ndarray] | None:
+    """The cell pairs of a relation, one column per attribute (keys first), for
+    `_codec.dumps`'s tuples trial: views when every row pairs two cells; the larger boxes of
+    one side expanded to cells (`box_cells`) and the other side's cells repeated beside
+    them when only one side has larger boxes; None when both do."""
+    cells = [boxes.lo is boxes.hi or np.array_equal(boxes.lo, boxes.hi)
+             for boxes in (keys, values)]
+    if not any(cells):
+        return None
+    sides = [keys.lo, values.lo]
+    for s, boxes in enumerate((keys, values)):
+        if not cells[s]:
+            counts = boxes.volume()  # (0 for an empty box: its row pairs nothing)
+            sides[s] = box_cells(boxes)
+            sides[1 - s] = np.repeat(sides[1 - s], counts, axis=0)
+    return [side[:, a] for side in sides for a in range(side.shape[1])]
+
+
+def box_cells(boxes: Boxes) -> np.ndarray:
+    """`Boxes.cells` (every cell of every box, box by box, each box's cells in C order) by
+    repeats and running counts alone: axis by axis, each cell reached so far becomes a run
+    of the cells along the next axis, so no coordinate is divided out of a flat index."""
+    boxes = boxes.nonempty()
+    n, ndim = len(boxes), boxes.ndim
+    if not n or not ndim:
+        return boxes.cells()
+    # per box: its first cell and side along each axis (columns: fast on a tall array)
+    firsts = [boxes.lo[:, a] for a in range(ndim)]
+    sides = [boxes.hi[:, a] - firsts[a] + 1 for a in range(ndim)]
+    columns: list[np.ndarray] = []
+    owner: np.ndarray | None = None  # each cell's box so far (None: one cell per box)
+    for a in range(ndim):
+        side = sides[a] if owner is None else sides[a][owner]
+        if int(side.max()) == 1:  # no box spans this axis: nothing repeats
+            columns.append(firsts[a] if owner is None else firsts[a][owner])
+            continue
+        total = int(side.sum())
+        columns = [np.repeat(c, side) for c in columns]
+        owner = np.repeat(np.arange(n) if owner is None else owner, side)
+        step = np.arange(total, dtype=np.int64)
+        step -= np.repeat(np.cumsum(side) - side, side)  # position along axis a in its run
+        step += firsts[a][owner]
+        columns.append(step)
+    out = np.empty((len(columns[0]), ndim), np.int64)
+    for a, column in enumerate(columns):
+        out[:, a] = column
+    return out
 
 
 _decoded_cache: dict[int, DecodedLineage] = {}

@@ -133,3 +133,14 @@ def test_the_derived_lineage_reuses_the_statistics_payload_mapping(db, monkeypat
     assert calls and all(n == 1 for n in calls.values()), calls
     assert {name for name, _, _ in calls} == {"SelectPatients", "NaiveBayes",
                                              "ExtractContributions", "PredictRelapse"}
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3])
+def test_derived_lineage_expands_boxes_to_the_cells_boxes_give(ndim: int) -> None:
+    from awlineage.regions._derived import box_cells
+
+    rng = np.random.default_rng(ndim)
+    for n in (0, 1, 7, 60):
+        lo = rng.integers(-3, 5, (n, ndim))
+        boxes = Boxes(lo, lo + rng.integers(-1, 4, (n, ndim)))  # some empty, some cells
+        assert np.array_equal(box_cells(boxes), boxes.cells())

@@ -94,7 +94,7 @@ def test_tagged_sort_is_the_stable_argsort(bits: int) -> None:
     rng = np.random.default_rng(bits)
     keys = rng.integers(0, 1 << bits, 20_000)
     keys[::4] = keys[1::4][: len(keys[::4])]  # ties, whose rows must stay in order
-    order, ordered = _stable_order(keys, bits, nearly=False)
+    order, ordered = _stable_order(keys.copy(), bits, nearly=False)  # (it sorts in place)
     expected = np.argsort(keys, kind="stable")
     assert np.array_equal(order, expected) and np.array_equal(ordered, keys[expected])
 
@@ -105,3 +105,66 @@ def test_keys_too_wide_for_a_row_tag_are_argsorted() -> None:
     keys = np.random.default_rng(0).integers(0, 1 << 50, 20_000)
     order, ordered = _stable_order(keys, 50, nearly=False)
     assert np.array_equal(ordered, np.sort(keys)) and np.array_equal(keys[order], ordered)
+
+
+def _cell_pairs(seed: int, duplicates: int) -> tuple[Boxes, Boxes]:
+    """A scattered relation of single cells (ProvRC finds little: the tuples trial runs),
+    with `duplicates` pairs written twice."""
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, 40, (3000, 2))
+    values = rng.integers(0, 60, (3000, 2))
+    pick = rng.choice(3000, duplicates, replace=False)
+    keys, values = np.concatenate([keys, keys[pick]]), np.concatenate([values, values[pick]])
+    return Boxes.from_cells(keys), Boxes.from_cells(values)
+
+
+@pytest.mark.parametrize(("seed", "duplicates"), [(0, 0), (1, 0), (2, 5)])
+def test_tuples_sorted_from_the_relation_are_the_bytes_of_the_expanded_table(
+        seed: int, duplicates: int) -> None:
+    from awlineage.regions._recording import pair_columns
+
+    keys, values = _cell_pairs(seed, duplicates)
+    table = encode(keys, values)
+    pairs = pair_columns(keys, values)
+    assert pairs is not None and len(pairs) == 4
+    blob = dumps(table, pairs)
+    assert blob[3] == 1  # the tuples won: the trial ran on the pairs
+    assert blob == dumps(table)
+    round_trip = np.concatenate(loads(blob).expand(), 1)
+    assert np.array_equal(round_trip, sorted_cells(np.concatenate(table.expand(), 1)))
+
+
+def test_pairs_of_relations_with_larger_boxes_on_one_side() -> None:
+    from awlineage.regions._recording import pair_columns
+
+    cells = Boxes.from_cells(np.array([[0, 0], [0, 1]]))
+    boxes = Boxes(np.array([[0, 0], [1, 1]]), np.array([[0, 1], [1, 0]]))  # 2 cells, empty
+    pairs = pair_columns(cells, boxes)
+    assert pairs is not None
+    assert np.stack(pairs, 1).tolist() == [[0, 0, 0, 0], [0, 0, 0, 1]]
+    pairs = pair_columns(boxes, cells)
+    assert pairs is not None
+    assert np.stack(pairs, 1).tolist() == [[0, 0, 0, 0], [0, 1, 0, 0]]
+    assert pair_columns(boxes, boxes) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tuples_from_a_relation_of_runs_are_the_bytes_of_the_expanded_table(seed: int
+                                                                             ) -> None:
+    from awlineage.regions._recording import pair_columns
+
+    rng = np.random.default_rng(seed)
+    lo = rng.integers(0, 50, (2000, 2))
+    runs = Boxes(lo, lo + np.stack([np.zeros(2000, np.int64), rng.integers(0, 3, 2000)], 1))
+    values = Boxes.from_cells(rng.integers(0, 30, (2000, 2)))
+    for keys, vals in ((runs, values), (values, runs)):
+        table = encode(keys, vals)
+        assert dumps(table, lambda k=keys, v=vals: pair_columns(k, v)) == dumps(table)
+
+
+def test_pairs_with_a_repeated_pair_are_not_taken_for_the_tables() -> None:
+    from awlineage.regions._codec import _distinct, sorted_columns
+
+    columns = sorted_columns([np.array([3, 1, 3]), np.array([2, 0, 2])])
+    assert _distinct(columns) is None
+    assert _distinct(sorted_columns([np.array([3, 1, 3]), np.array([2, 0, 1])])) is not None

@@ -5,6 +5,7 @@ blobs written before them still decoding."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -111,3 +112,19 @@ def test_neighbours_merge_as_the_sorted_pass_would(seed, density) -> None:
     assert len(fast) == len(slow)
     rows = {tuple(r) for r in np.concatenate(fast.bounds()[:2], 1).tolist()}
     assert rows == {tuple(r) for r in np.concatenate(slow.bounds()[:2], 1).tolist()}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_single_cell_relations_encode_as_their_boxes_do(seed: int) -> None:
+    """Cells (zero extents, known without a subtraction) give the rows that the same cells
+    given with one larger box among them give, less that box's pairs."""
+    rng = np.random.default_rng(seed)
+    keys, values = rng.integers(0, 12, (500, 2)), rng.integers(0, 9, (500, 2))
+    cells = encode(Boxes(keys, keys), Boxes(values, values.copy()))
+    hi = values.copy()
+    hi[0] += 1  # one row of four value cells: the general path
+    boxes = encode(Boxes.from_cells(keys), Boxes(values, hi))
+    pairs = {tuple(p) for p in np.concatenate(cells.expand(), 1).tolist()}
+    extra = {(*keys[0], values[0, 0] + i, values[0, 1] + j) for i in (0, 1) for j in (0, 1)}
+    assert pairs | extra == {tuple(p) for p in np.concatenate(boxes.expand(), 1).tolist()}
+    assert len(pairs) == cells.tuple_count()
