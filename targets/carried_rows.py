@@ -30,6 +30,7 @@ from astropy.io import fits
 
 from awlineage import DataObject, DBObject, affected, ancestors, retractions_of, select
 from awlineage.persistence import Expression
+from awlineage.trace import unrecorded
 from targets.extraction import SOURCE_DTYPE, ExtractionParameters, source_boxes
 from targets.images import read_hdu
 from targets.parameters import stage_parameters
@@ -66,15 +67,20 @@ def carry_from(source_list: DBObject, coadd: DataObject, shape: tuple[int, ...]
     unreached rows may be carried into a list made from `coadd`; None when the whole coadd must
     be extracted again (no previous version, other code or parameters, no region retraction
     reaching the coadds, or coadd cells changed outside the cells reached)."""
-    previous = previous_version(source_list)
-    if previous is None or not _same_making(previous, source_list):
-        return None
-    old_coadd = previous.coadd  # type: ignore[attr-defined]
-    if old_coadd is None:
-        return None
-    reached = reached_cells([old_coadd, coadd], shape)
+    with unrecorded():  # looking up versions and lineage: no input of the make
+        found = previous_version(source_list)
+        if found is None or not _same_making(found, source_list):
+            return None
+        if found.coadd is None:  # type: ignore[attr-defined]
+            return None
+        reached = reached_cells([found.coadd, coadd], shape)  # type: ignore[attr-defined]
     if reached is None or not reached.any():
         return None
+    # what the carried rows come from is an input of the make: read again, recorded
+    previous = select(type(source_list).object_id == found.object_id).first()
+    if not isinstance(previous, DataObject):  # removed since it was looked up
+        return None
+    old_coadd = previous.coadd  # type: ignore[attr-defined]
     if not _equal_outside(old_coadd, coadd, reached):
         return None
     rows = _previous_rows(previous)

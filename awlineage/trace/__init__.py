@@ -4,7 +4,7 @@ written around every make(), with its inputs, outputs, environment and call trac
 from awlineage.persistence import DBObjectMeta
 from awlineage.trace._calls import short_repr, traced, traced_method
 from awlineage.trace._codeversion import code_version, covered_code
-from awlineage.trace._context import current_recorder
+from awlineage.trace._context import current_recorder, unrecorded
 from awlineage.trace._make import runs_finished, traced_make
 from awlineage.trace._process import (
     Process,
@@ -90,4 +90,5 @@ __all__ = [
     "traced",
     "traced_make",
     "traced_method",
+    "unrecorded",
 ]

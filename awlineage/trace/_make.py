@@ -22,7 +22,7 @@ from typing import Any
 from awlineage.errors import AwlError, ImmutableObjectError
 from awlineage.persistence import DBObject, current_store
 from awlineage.trace._codeversion import covered_code
-from awlineage.trace._context import current_recorder
+from awlineage.trace._context import current_recorder, unrecorded
 from awlineage.trace._environment import current_environment
 from awlineage.trace._process import Process, default_parameters, parameter_values
 from awlineage.trace._recorder import RunRecorder, start_observing, stop_observing
@@ -58,16 +58,6 @@ def traced_make(make: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-@contextlib.contextmanager
-def _unobserved() -> Iterator[None]:
-    """The tracer's own reads and objects are no make's inputs or outputs."""
-    token = current_recorder.set(None)
-    try:
-        yield
-    finally:
-        current_recorder.reset(token)
-
-
 def _run_make(make: Callable[..., Any], target: Process, args: tuple[Any, ...],
               kwargs: dict[str, Any], parent: RunRecorder | None) -> Any:
     cls = type(target)
@@ -76,7 +66,7 @@ def _run_make(make: Callable[..., Any], target: Process, args: tuple[Any, ...],
             f"{cls.__name__} {target.object_id} is committed; make() builds a new object: "
             f"create a new {cls.__name__} with the same dependencies and make that"
         )
-    with _unobserved():
+    with unrecorded():
         recorder = RunRecorder(target, _new_run(target, parent), parent)
         companions = list(target.__dict__.get("_companions", ()))
         previous_run = target.__dict__.get("process_run")
@@ -90,14 +80,14 @@ def _run_make(make: Callable[..., Any], target: Process, args: tuple[Any, ...],
         current_recorder.reset(token)
         stop_capturing()
         stop_observing()
-        with _unobserved():
+        with unrecorded():
             _record_failure(recorder, exc, time.perf_counter() - began, companions,
                             previous_run)
         raise
     current_recorder.reset(token)
     stop_capturing()
     stop_observing()
-    with _unobserved():
+    with unrecorded():
         _record_success(recorder, time.perf_counter() - began)
     return result
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from astropy.io import fits
 
-from awlineage import Database, TargetProcessor, retract, select
+from awlineage import Database, TargetProcessor, ancestors, retract, select
 from awlineage.blast_radius import affected
 from awlineage.lineage import diff
 from awlineage.persistence import set_current_store
@@ -110,6 +110,13 @@ def test_rows_no_retracted_cell_reached_are_carried_byte_for_byte(built: Databas
     assert reached_new <= set(range(len(kept), len(new_rows)))
     chosen = select(Source.affected_by(record) & (Source.sourcelist == new), database=db).all()
     assert {s.number for s in chosen} == reached_new
+
+    # the run's inputs: what the new coadd was made of, the previous list and its coadd; not
+    # what the make looked up to decide (older versions, the retractions' other reach)
+    made_of = {o.object_id for o in ancestors(new.coadd, database=db)} | \
+        {new.coadd.object_id, new.process_params.object_id}
+    extra = {o.object_id for o in new.process_run.inputs} - made_of
+    assert extra == {old.object_id, old.coadd.object_id}
 
 
 def test_without_carrying_the_whole_coadd_is_extracted_again(built: Database) -> None:
