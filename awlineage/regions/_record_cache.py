@@ -6,7 +6,7 @@ show there) and reads only the records it has not met before."""
 from __future__ import annotations
 
 import weakref
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
@@ -35,7 +35,18 @@ def _of(db: Database) -> _Kept:
     kept = _kept.get(db)
     if kept is None:
         kept = _kept[db] = _Kept()
+        # the records refer to their database, so the weak key alone would never let go
+        db.on_close(_forget_on_close(weakref.ref(db)))
     return kept
+
+
+def _forget_on_close(ref: weakref.ref[Database]) -> Callable[[], None]:
+    def forget() -> None:
+        db = ref()
+        if db is not None:
+            _kept.pop(db, None)
+
+    return forget
 
 
 def known_records(db: Database, ids: Iterable[int]) -> dict[int, RegionTable]:

@@ -137,3 +137,13 @@ def test_a_deleted_record_is_not_walked_by_the_next_query(db) -> None:
     found = backward(chain[-1], [[3, 4]], to=chain[0], record_stats=False)
     with pytest.raises(KeyError):
         found[chain[0]]
+
+
+def test_a_closed_database_lets_go_of_the_records_kept_for_it(db) -> None:
+    from awlineage.regions import _record_cache
+
+    chain = _chain(1)
+    backward(chain[-1], [[3, 4]], to=chain[0], record_stats=False)
+    assert _record_cache.known_records(db, [r.object_id for r in select(RegionTable)])
+    db.close()
+    assert db not in _record_cache._kept
