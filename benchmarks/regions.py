@@ -798,6 +798,9 @@ class AstroRun:
     #: Per query, the median CPU seconds of this process (steadier than wall time on a
     #: shared machine; a re-run's work is all in this process).
     query_cpu: dict[str, float] = field(default_factory=dict)
+    #: Per query, median (wall, CPU) seconds as after a restart: the lineage records read
+    #: afresh too, not only the tables decoded.
+    restart: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 def _box(centre: np.ndarray, half: int, shape: tuple[int, ...]) -> tuple[slice, ...]:
@@ -836,23 +839,29 @@ def astro_queries(made: dict[str, object]) -> dict[str, Callable[[], object]]:
 
 
 def time_astro_queries(run: AstroRun, repeat: int) -> None:
-    """Median seconds of each query, lineage decoded afresh each time (as after a restart),
-    with the query-time choice on (the default); the answer's cells per array. A query is
-    not repeated once its runs took `QUERY_BUDGET` seconds."""
+    """Median seconds of each query, lineage decoded afresh each time, with the query-time
+    choice on (the default); the answer's cells per array. Each repetition times the query
+    as after a restart (records read afresh too, `AstroRun.restart`), then at once again
+    with the records the first read kept (`AstroRun.queries`: only the tables decoded
+    afresh). A query is not repeated once its runs took `QUERY_BUDGET` seconds."""
     from awlineage.regions import forget_decoded
 
     for name, action in astro_queries(run.made).items():
         times: list[float] = []
         cpu: list[float] = []
+        restart: list[float] = []
+        restart_cpu: list[float] = []
         for _ in range(repeat):
-            if sum(times) > QUERY_BUDGET:
+            if sum(times) + sum(restart) > QUERY_BUDGET:
                 break
-            forget_decoded()
-            start, start_cpu = time.perf_counter(), time.process_time()
-            result = action()
-            times.append(time.perf_counter() - start)
-            cpu.append(time.process_time() - start_cpu)
+            for records, wall, used in ((True, restart, restart_cpu), (False, times, cpu)):
+                forget_decoded(records=records)
+                start, start_cpu = time.perf_counter(), time.process_time()
+                result = action()
+                wall.append(time.perf_counter() - start)
+                used.append(time.process_time() - start_cpu)
         run.query_cpu[name] = statistics.median(cpu)
+        run.restart[name] = (statistics.median(restart), statistics.median(restart_cpu))
         answer = {f"{e.obj.label}[{e.hdu}]": e.region.count() for e in result}
         run.queries[name] = (statistics.median(times), answer, dict(result.stats.strategies))
 
@@ -968,7 +977,8 @@ def print_figure5(rows: dict[str, AstroRun], plain: AstroRun, input_bytes: int,
               f"{min(run.wall) / min(run.base_wall):>8.2f}"
               f"{min(run.cpu) / min(run.base_cpu):>8.2f}")
     box, opt = rows["BlackBox"].queries, rows["BlackBoxOpt"].queries
-    print("\nFigure 5(b): query ms (the query-time choice on); BlackBox re-runs every operator "
+    print("\nFigure 5(b): query ms (the query-time choice on; tables decoded afresh, the "
+          "records a query read before kept); BlackBox re-runs every operator "
           "(the built-ins as 3 traced steps), BlackBoxOpt only the UDFs (built-ins: mapping)")
     print(f"{'strategy':<12}" + "".join(f"{q:>10}" for q in ASTRO_QUERIES))
     for run in rows.values():
@@ -991,6 +1001,16 @@ def print_figure5(rows: dict[str, AstroRun], plain: AstroRun, input_bytes: int,
         print(f"{run.name:<12}" + "".join(
             f"{a:>8.1f}/{b:<7.1f}" for a, b in zip(over_box, over_opt, strict=True))
             + f"{statistics.fmean(over_box):>9.1f}/{statistics.fmean(over_opt):<8.1f}")
+    print("as after a restart (records read afresh too, not only the tables decoded): mean "
+          "speed-up over BlackBox, wall / CPU")
+    restart = rows["BlackBox"].restart
+    print("  " + "; ".join(
+        f"{run.name} " + " / ".join(
+            f"{statistics.fmean(restart[q][k] / run.restart[q][k] for q in ASTRO_QUERIES):.0f}"
+            for k in (0, 1))
+        for run in rows.values()))
+    print("  SubZero ms, wall: " + " ".join(
+        f"{q} {rows['SubZero'].restart[q][0] * 1e3:.1f}" for q in ASTRO_QUERIES))
     sub = [box[q][0] / rows["SubZero"].queries[q][0] for q in ASTRO_QUERIES]
     print(f"  SubZero's mean over BlackBox {statistics.fmean(sub):.0f}x against the paper's "
           f"{PAPER_SUBZERO_SPEEDUP:.0f}x (goal: at least that); slowest BlackBox query "

@@ -108,22 +108,23 @@ def _unpack_bits(data: bytes, count: int, width: int) -> np.ndarray:
 
 
 def _unpack_blocks(data: bytes, count: int, width: int) -> np.ndarray:
-    """`_unpack_bits` by blocks of 64 values (see `_pack_blocks`)."""
+    """`_unpack_bits` by blocks of 64 values (see `_pack_blocks`), the words of a block and
+    the values read from them held transposed so that every step reads and writes whole
+    contiguous rows (about 4x faster on half a million values than strided columns)."""
     blocks = -(-count // 64)
     raw = np.zeros(blocks * width * 8 + 8, dtype=np.uint8)
     raw[:len(data)] = np.frombuffer(data, np.uint8)
-    words = raw.view("<u8").astype(np.uint64)
-    words = np.concatenate([words[:blocks * width].reshape(blocks, width),
-                            np.zeros((blocks, 1), np.uint64)], axis=1)
+    words = np.zeros((width + 1, blocks), np.uint64)  # one spare row: no bounds checks
+    words[:width] = raw.view("<u8")[:blocks * width].reshape(blocks, width).T
     mask = np.uint64((1 << width) - 1) if width < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
-    out = np.empty((blocks, 64), dtype=np.uint64)
+    out = np.empty((64, blocks), dtype=np.uint64)
     for j in range(64):
         word, off = divmod(j * width, 64)
-        column = words[:, word] >> np.uint64(off)
+        column = np.right_shift(words[word], np.uint64(off), out=out[j])
         if off + width > 64:
-            column |= words[:, word + 1] << np.uint64(64 - off)
-        out[:, j] = column & mask
-    return out.ravel()[:count]
+            column |= words[word + 1] << np.uint64(64 - off)
+        column &= mask
+    return out.T.ravel()[:count]
 
 
 def pack_column(values: np.ndarray) -> bytes:
@@ -333,25 +334,29 @@ def _distinct(columns: list[np.ndarray]) -> list[np.ndarray] | None:
 def _read_provrc(data: bytes) -> LineageTable:
     n, width, nkeys = struct.unpack_from("<qHH", data, 0)
     offset = 12
-    lo = np.empty((n, width), np.int64)
-    hi = np.empty((n, width), np.int64)
-    ref = np.empty((n, width), np.int8)
+    # column-major: each column is written whole, and a scan of a key column reads it whole
+    lo = np.empty((n, width), np.int64, order="F")
+    hi = np.empty((n, width), np.int64, order="F")
+    ref = np.empty((n, width), np.int8, order="F")
     for attr in range(width):
         column, offset = unpack_column(data, offset, n)
         ref[:, attr] = column
         lo[:, attr], offset = unpack_column(data, offset, n)
         extent, offset = unpack_column(data, offset, n)
-        hi[:, attr] = lo[:, attr] + extent
+        np.add(lo[:, attr], extent, out=hi[:, attr])
     return LineageTable(lo, hi, ref, nkeys)
 
 
 def _read_tuples(data: bytes) -> LineageTable:
     n, width, nkeys = struct.unpack_from("<qHH", data, 0)
     offset = 12
-    cells = np.empty((n, width), np.int64)
+    cells = np.empty((n, width), np.int64, order="F")
     for attr in range(width):
         cells[:, attr], offset = unpack_column(data, offset, n)
-    return LineageTable(cells, cells.copy(), np.full(cells.shape, -1, np.int8), nkeys)
+    # one cell per attribute: the first and last cells are the same array, made read-only
+    # so that no caller can change one through the other
+    cells.flags.writeable = False
+    return LineageTable(cells, cells, np.full(cells.shape, -1, np.int8), nkeys)
 
 
 def dumps(table: LineageTable, pairs: Pairs = None) -> bytes:

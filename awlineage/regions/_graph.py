@@ -1,13 +1,11 @@
 """The coarse lineage path beneath region queries, found from the RegionTable records
 themselves: which records wrote an object's arrays (backward), which read them (forward),
-one batched query per generation of objects."""
+one recursive query for the records a walk reaches, then those of them not read before."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
-
-import sqlalchemy as sa
 
 from awlineage.database import Database, load_objects
 from awlineage.lineage import (
@@ -17,6 +15,7 @@ from awlineage.lineage import (
     is_remote_pointer,
 )
 from awlineage.persistence import DBObject
+from awlineage.regions._record_cache import keep_records, known_records, reached_ids
 from awlineage.regions._records import RegionTable
 
 ArrayKey = tuple[int, str]
@@ -164,32 +163,25 @@ def _records_reached(start: DBObject, stop_ids: Collection[int], db: Database, *
                      upstream: bool) -> dict[int, list[RegionTable]]:
     """Object id -> the records writing it (`upstream`) or reading it (downstream), for every
     object a walk from `start` that way can reach: one recursive query over the records'
-    outputs and inputs, not going past `stop_ids`, then the records, `_CHUNK` at a time."""
+    outputs and inputs, not going past `stop_ids` (`reached_ids`), then the records not read
+    before in this process, `_CHUNK` at a time (records never change once committed)."""
     from awlineage.query import select
 
-    tables = db.tables_for(RegionTable)
-    table, members = tables.table, tables.list_tables["inputs"]
-    links = table.join(members, members.c.object_id == table.c.object_id)
-    # `near` is the object a record is found by, `far` the one the walk goes on to
-    source, near, far = ((table, table.c.output, members.c.target_id) if upstream
-                         else (members, members.c.target_id, table.c.output))
-    reach = sa.select(sa.cast(sa.literal(start.object_id), sa.BigInteger).label("id")
-                      ).cte("awl_region_reach", recursive=True)
-    step = sa.select(far).select_from(links.join(reach, near == reach.c.id))
-    stops = sorted(set(stop_ids) - {start.object_id})
-    if stops:
-        step = step.where(members.c.target_id.not_in(stops))
-    reach = reach.union(step)
-    with db.engine.connect() as conn:
-        ids = sorted(set(conn.execute(sa.select(source.c.object_id).select_from(
-            source.join(reach, near == reach.c.id))).scalars()))
+    ids = reached_ids(db, start.object_id, stop_ids, upstream=upstream)
+    records = known_records(db, ids)
+    unread = [oid for oid in ids if oid not in records]
+    for first in range(0, len(unread), _CHUNK):
+        query = select(RegionTable.object_id.in_(unread[first:first + _CHUNK]), database=db)
+        read = list(query.prefetch("output", "inputs"))
+        keep_records(db, read)
+        records.update((record.object_id, record) for record in read)
     found: dict[int, list[RegionTable]] = {}
-    links_read = ("inputs",) if upstream else ("output", "inputs")
-    for first in range(0, len(ids), _CHUNK):
-        query = select(RegionTable.object_id.in_(ids[first:first + _CHUNK]), database=db)
-        for record in query.prefetch(*links_read):
-            keys = ({record.output.object_id} if upstream
-                    else {o.object_id for o in record.inputs})
-            for oid in keys:
-                found.setdefault(oid, []).append(record)
+    for oid in ids:
+        record = records.get(oid)
+        if record is None:  # deleted between the two statements
+            continue
+        keys = ({record.output.object_id} if upstream
+                else {o.object_id for o in record.inputs})
+        for key in keys:
+            found.setdefault(key, []).append(record)
     return found

@@ -282,9 +282,21 @@ def is_decoded(record: RegionTable) -> bool:
     return record.object_id in _decoded_cache
 
 
-def forget_decoded() -> None:
-    """Drop the decoded tables kept in this process (benchmarks time queries cold)."""
+def forget_decoded(*, records: bool = False) -> None:
+    """Drop the decoded tables kept in this process (benchmarks time queries cold).
+
+    Parameters
+    ----------
+    records : bool, optional
+        Also let go of the lineage records kept per database between queries, so that the
+        next query reads them as after a restart (by default they are kept: a committed
+        record never changes, and each query still asks the database which it reaches).
+    """
     _decoded_cache.clear()
+    if records:
+        from awlineage.regions._record_cache import forget_records
+
+        forget_records()
 
 
 def decode_record(record: RegionTable) -> DecodedLineage:

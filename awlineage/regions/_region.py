@@ -64,7 +64,7 @@ class Region:
     [[0, 0], [3, 3]]
     """
 
-    __slots__ = ("_boxes", "_disjoint", "shape")
+    __slots__ = ("_boxes", "_count", "_disjoint", "shape")
 
     def __init__(self, shape: Sequence[int], cells: Any = None, *, _disjoint: bool = False
                  ) -> None:
@@ -80,6 +80,7 @@ class Region:
                 boxes, _disjoint = union_or_merge(boxes)
         self._boxes = boxes
         self._disjoint = _disjoint
+        self._count = -1  # counted once: a region's cells never change
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -167,10 +168,12 @@ class Region:
         int
             How many cells the region holds.
         """
-        if not self._disjoint:
-            self._boxes = union(self._boxes)
-            self._disjoint = True
-        return int(self._boxes.volume().sum())
+        if self._count < 0:
+            if not self._disjoint:
+                self._boxes = union(self._boxes)
+                self._disjoint = True
+            self._count = int(self._boxes.volume().sum())
+        return self._count
 
     def is_empty(self) -> bool:
         """True when the region holds no cell.

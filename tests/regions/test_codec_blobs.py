@@ -126,3 +126,19 @@ def test_sort_like_relations_round_trip(seed, shape, moved) -> None:
     blob = dumps(table)
     assert describe(blob).split("+")[0] in ("provrc", "tuples")
     assert _pair_set(*loads(blob).expand()) == _pair_set(cells, values)
+
+
+def test_a_decoded_tuple_table_shares_its_first_and_last_cells_read_only() -> None:
+    """Tuples hold one cell per attribute: decoding keeps one array for both sides, and no
+    caller can change one side through the other."""
+    rng = np.random.default_rng(9)
+    keys = rng.integers(0, 1_000, (3_000, 2))
+    values = rng.integers(0, 1_000, (3_000, 1))
+    blob = dumps(encode(Boxes.from_cells(keys), Boxes.from_cells(values)))
+    table = loads(blob)
+    assert describe(blob).startswith("tuples")
+    assert table.lo is table.hi
+    with pytest.raises(ValueError):
+        table.lo[0, 0] = -1
+    assert _pair_set(*table.expand()) == _expanded(Boxes.from_cells(keys),
+                                                   Boxes.from_cells(values))

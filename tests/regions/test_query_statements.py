@@ -1,13 +1,20 @@
 """A region query reads its lineage graph in a fixed number of SQL statements, however many
-hops the path has, and the class registry once; the answers stay those of the walk."""
+hops the path has, and the class registry once; a repeated query reads only which records it
+reaches, and sees lineage committed or deleted since; the answers stay those of the walk."""
 
 from __future__ import annotations
 
 import pytest
 
-from awlineage import backward, commit, forward
+from awlineage import backward, commit, forward, select
 from awlineage.database import recorded_statements
-from awlineage.regions import capture_regions, elementwise, neighbourhood
+from awlineage.regions import (
+    RegionTable,
+    capture_regions,
+    elementwise,
+    forget_decoded,
+    neighbourhood,
+)
 from tests.regions.models import RegionTestRaw, RegionTestReduced
 
 SHAPE = (6, 8)
@@ -86,3 +93,57 @@ def test_a_query_stops_at_its_target_objects_and_reports_classes_on_the_way(db) 
     assert labels == ["bias0", "bias1", "bias2", "bias3", "raw"]
     ahead = forward(chain[0], [[5, 7]], to=chain[2], record_stats=False)
     assert [o.object_id for o in ahead.objects()] == [chain[2].object_id]
+
+
+def _box(region) -> tuple[list, list]:
+    boxes = region.to_boxes()
+    return boxes.lo.tolist(), boxes.hi.tolist()
+
+
+def test_a_repeated_query_reads_only_which_records_it_reaches(db) -> None:
+    chain = _chain(3)
+
+    def action():
+        return backward(chain[-1], [[3, 4]], to=chain[0], record_stats=False)
+
+    first = action()
+    selects, registry, again = _selects(db, action)
+    # the records met before are kept: one recursive query, no record or registry read
+    assert (selects, registry) == (1, 0)
+    assert _box(again[chain[0]]) == _box(first[chain[0]])
+    forget_decoded(records=True)
+    selects, _, cold = _selects(db, action)
+    assert selects >= 3  # as after a restart: the records and their inputs are read again
+    assert _box(cold[chain[0]]) == _box(first[chain[0]])
+
+
+def test_lineage_committed_after_a_query_is_found_by_the_next(db) -> None:
+    chain = _chain(2)
+    before = forward(chain[0], [[3, 4]], record_stats=False)
+    later = RegionTestReduced(label="later")
+    with capture_regions(later) as cap:
+        cap.apply(elementwise(), [cap.array(chain[-1], shape=SHAPE)])
+    later.commit()
+    after = forward(chain[0], [[3, 4]], record_stats=False)
+    assert later.object_id not in {o.object_id for o in before.objects()}
+    assert _box(after[later]) == _box(after[chain[-1]])
+
+
+def test_a_deleted_record_is_not_walked_by_the_next_query(db) -> None:
+    chain = _chain(2)
+    assert backward(chain[-1], [[3, 4]], to=chain[0], record_stats=False)[chain[0]].count()
+    for record in select(RegionTable.output == chain[1]):
+        db.delete(record)
+    found = backward(chain[-1], [[3, 4]], to=chain[0], record_stats=False)
+    with pytest.raises(KeyError):
+        found[chain[0]]
+
+
+def test_a_closed_database_lets_go_of_the_records_kept_for_it(db) -> None:
+    from awlineage.regions import _record_cache
+
+    chain = _chain(1)
+    backward(chain[-1], [[3, 4]], to=chain[0], record_stats=False)
+    assert _record_cache.known_records(db, [r.object_id for r in select(RegionTable)])
+    db.close()
+    assert db not in _record_cache._kept

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from awlineage.regions import Boxes, Region
 from awlineage.regions._codec import dumps, loads
-from awlineage.regions._join import IntervalIndex
+from awlineage.regions._join import SCAN_QUERIES, IntervalIndex
 from awlineage.regions._provrc import encode
 from awlineage.regions._table import LineageTable
 from tests.regions.test_provrc import _expanded, relations
@@ -101,3 +101,36 @@ def test_interval_index_finds_every_overlapping_pair(seed, n_rows, n_queries) ->
     overlap = np.all((rows.lo[None] <= queries.hi[:, None])
                      & (rows.hi[None] >= queries.lo[:, None]), axis=2)
     assert got == set(zip(*np.nonzero(overlap), strict=True))
+
+
+def _overlap_pairs(rows: Boxes, queries: Boxes) -> set[tuple[int, int]]:
+    overlap = np.all((rows.lo[None] <= queries.hi[:, None])
+                     & (rows.hi[None] >= queries.lo[:, None]), axis=2)
+    return set(zip(*np.nonzero(overlap), strict=True))
+
+
+def test_a_few_query_boxes_are_answered_by_a_scan_without_building_the_index() -> None:
+    rng = np.random.default_rng(3)
+    lo = rng.integers(0, 200, (5_000, 2))
+    rows = Boxes(lo, lo + rng.integers(0, 6, (5_000, 2)))
+    index = IntervalIndex(rows.lo, rows.hi)
+    for _ in range(SCAN_QUERIES // 2):
+        queries = Boxes(rng.integers(0, 200, (2, 2)), rng.integers(200, 205, (2, 2)))
+        queries = Boxes(queries.lo, np.minimum(queries.lo + 9, queries.hi))
+        q, r = index.pairs(queries.lo, queries.hi)
+        assert set(zip(q.tolist(), r.tolist(), strict=True)) == _overlap_pairs(rows, queries)
+        assert not index._axes, "a handful of boxes sorts nothing"
+
+
+def test_an_index_built_after_its_scans_gives_the_same_pairs() -> None:
+    rng = np.random.default_rng(4)
+    lo = rng.integers(0, 100, (2_000, 2))
+    rows = Boxes(lo, lo + rng.integers(0, 30, (2_000, 2)))
+    index = IntervalIndex(rows.lo, rows.hi)
+    queries = Boxes(rng.integers(0, 100, (1, 2)), rng.integers(100, 140, (1, 2)))
+    answers = []
+    for _ in range(SCAN_QUERIES + 2):
+        q, r = index.pairs(queries.lo, queries.hi)
+        answers.append(set(zip(q.tolist(), r.tolist(), strict=True)))
+    assert index._axes, "the index is built once the scans have cost as much"
+    assert all(a == _overlap_pairs(rows, queries) for a in answers)
