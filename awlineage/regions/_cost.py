@@ -222,8 +222,10 @@ class CostModel:
     - a table keyed by the cells queried (``full-backward`` backward, ``full-forward``
       forward, ``full-both`` either way, ``pay``/``comp`` backward): ``hop + decode +
       cell * (touched + 1) * log2(2 + rows)``, where ``touched = rows * min(1, cells /
-      output_cells)`` is the rows a query of that many cells is expected to meet: it grows
-      with the query's cells and, through the index, with log(rows);
+      side)`` is the rows a query of that many cells is expected to meet (``side``: the
+      output cells for a backward hop, the input cells with lineage for a forward one,
+      ``output_cells * fan_in / fan_out``): it grows with the query's cells and, through the
+      index, with log(rows);
     - the mismatched orientation (a backward query on a forward-only table, a forward query
       on a backward-only table or through payloads) scans every row: ``hop + decode +
       row * rows``;
@@ -270,17 +272,18 @@ class CostModel:
         if kind == "constant":
             return self.hop
         if kind == "rerun":
-            join = self._matched(stats, cells) if direction == "backward" else \
+            join = self._matched(stats, cells, direction) if direction == "backward" else \
                 self._scan(stats)
             work = 0.0 if warm else self.rerun_factor * (stats.run_seconds
                                                          + stats.lineage_seconds)
             return self.hop + work + join
         decode = 0.0 if warm else self.byte * stats.stored_bytes
-        join = self._matched(stats, cells) if kind == "matched" else self._scan(stats)
+        join = self._matched(stats, cells, direction) if kind == "matched" else \
+            self._scan(stats)
         return self.hop + decode + join
 
-    def _matched(self, stats: OperatorStats, cells: int) -> float:
-        return self.cell * matched_term(stats, cells)
+    def _matched(self, stats: OperatorStats, cells: int, direction: str) -> float:
+        return self.cell * matched_term(stats, cells, direction)
 
     def _scan(self, stats: OperatorStats) -> float:
         return self.row * stats.rows
@@ -301,7 +304,7 @@ class CostModel:
         if len(constant) >= MIN_SAMPLES:
             model = replace(model, hop=float(np.median([s.seconds for s in constant])),
                             calibrated=(*model.calibrated, "hop"))
-        fits = (("matched", "cell", lambda s: matched_term(s.stats, s.cells)),
+        fits = (("matched", "cell", lambda s: matched_term(s.stats, s.cells, s.direction)),
                 ("scan", "row", lambda s: s.stats.rows),
                 ("rerun", "rerun_factor",
                  lambda s: s.stats.run_seconds + s.stats.lineage_seconds))
@@ -327,14 +330,23 @@ class CostModel:
         return cls().calibrate(read_hop_samples(database, limit=limit))
 
 
-def matched_term(stats: OperatorStats, cells: int) -> float:
-    """``(touched + 1) * log2(2 + rows)``: the work of a join keyed by the cells queried."""
+def matched_term(stats: OperatorStats, cells: int, direction: str = "backward") -> float:
+    """``(touched + 1) * log2(2 + rows)``: the work of a join keyed by the cells queried, on
+    the side a hop in `direction` starts from (output cells backward, input cells
+    forward)."""
     rows = stats.rows
-    if stats.output_cells > 0:
-        touched = rows * min(1.0, cells / stats.output_cells)
-    else:
-        touched = min(float(cells), rows)
+    side = stats.output_cells if direction == "backward" else input_cells(stats)
+    touched = rows * min(1.0, cells / side) if side > 0 else min(float(cells), rows)
     return (touched + 1.0) * math.log2(2.0 + rows)
+
+
+def input_cells(stats: OperatorStats) -> float:
+    """Input cells with lineage, as the statistics imply: a cell pair counted from the
+    output (``output_cells * fan_in``) is counted from the input too (``inputs * fan_out``);
+    0 when a term is unknown."""
+    if stats.output_cells > 0 and stats.fan_in > 0 and stats.fan_out > 0:
+        return stats.output_cells * stats.fan_in / stats.fan_out
+    return 0.0
 
 
 def read_hop_samples(database: Database | None = None, *, limit: int = CALIBRATION_LIMIT

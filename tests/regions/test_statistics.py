@@ -28,6 +28,7 @@ from awlineage.regions._cost import (
     CostModel,
     HopSample,
     OperatorStats,
+    input_cells,
     read_hop_samples,
     read_operator_stats,
     read_strategy_stats,
@@ -315,7 +316,13 @@ def test_query_summary_and_operator_stats_are_read_in_one_query_each(db) -> None
 
 # -- the cost model --------------------------------------------------------------------------
 BIG = OperatorStats("op", 1, ("full-backward",), rows=1e5, stored_bytes=4e5,
-                    run_seconds=0.5, lineage_seconds=2.0, output_cells=1e6)
+                    run_seconds=0.5, lineage_seconds=2.0, fan_in=1.0, fan_out=1.0,
+                    output_cells=1e6)
+#: A reduction, as the genomics model: 100 output cells, each from 5,000 input cells (500,000
+#: input cells, each reaching one output cell), half a million rows, run in 0.1 s.
+REDUCTION = OperatorStats("model", 1, ("full-forward",), rows=5e5, stored_bytes=6e3,
+                          run_seconds=0.09, lineage_seconds=0.01, fan_in=5000.0, fan_out=1.0,
+                          output_cells=100.0)
 
 
 def test_cost_model_matched_joins_grow_with_cells_mismatched_ones_scan_every_row() -> None:
@@ -335,6 +342,18 @@ def test_cost_model_matched_joins_grow_with_cells_mismatched_ones_scan_every_row
         model.hop_seconds("fast", "backward", BIG, 1)
     with pytest.raises(RegionError, match="direction must be one of"):
         model.hop_seconds("map", "sideways", BIG, 1)
+
+
+def test_a_forward_hop_meets_rows_in_proportion_to_the_input_cells_it_starts_from() -> None:
+    """A forward hop's cells are input cells: ten of a reduction's 500,000 input cells meet
+    about ten rows of its forward-keyed table, not a tenth of them (as ten of its 100 output
+    cells would), so answering from the table is estimated far cheaper than re-running it."""
+    model = CostModel()
+    forward = model.hop_seconds("full-forward", "forward", REDUCTION, 10)
+    backward = model.hop_seconds("full-backward", "backward", REDUCTION, 10)
+    assert forward < backward / 1000
+    assert forward < model.hop_seconds("rerun", "forward", REDUCTION, 10) / 10
+    assert input_cells(REDUCTION) == 5e5 and input_cells(OperatorStats()) == 0.0
 
 
 def test_cost_model_is_calibrated_from_enough_recorded_hops() -> None:
