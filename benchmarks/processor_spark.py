@@ -201,19 +201,44 @@ def run_measured(command: list[str], cwd: str, sample: bool = True) -> Measured:
                     None if peak_pss is None else peak_pss / 2**20, peak_parts or None)
 
 
+CPU_POLL_SECONDS = 1.0
+"""Between two readings of the tree's CPU times in an unsampled run: a process's own CPU
+counter only (``/proc/PID/stat``), about a millisecond a reading."""
+
+
 def _run_unsampled(command: list[str], cwd: str) -> Measured:
+    """Run `command` with no memory sampling; its CPU is the larger of what the reaped
+    processes account and the sum of the CPU counters last read of every process of its tree
+    (Spark's Python workers are reaped by no ancestor of the command)."""
+    import psutil
+
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env=_child_environment(), text=True,
-                          capture_output=True)
+    process = subprocess.Popen(command, cwd=cwd, env=_child_environment(), text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    cpu: dict[int, float] = {}
+    stop = threading.Event()
+
+    def poll() -> None:
+        with contextlib.suppress(psutil.Error):
+            root = psutil.Process(process.pid)
+            while not stop.wait(CPU_POLL_SECONDS):
+                for member in [root, *root.children(recursive=True)]:
+                    with contextlib.suppress(psutil.Error):
+                        times = member.cpu_times()
+                        cpu[member.pid] = times.user + times.system
+
+    poller = threading.Thread(target=poll, daemon=True)
+    poller.start()
+    out, err = process.communicate()
     wall = time.perf_counter() - start
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}\n"
-                           f"{done.stderr[-2000:]}")
+    stop.set()
+    poller.join()
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{out[-2000:]}\n{err[-2000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    # the command waits for its JVM (and the JVM for its workers), so all are reaped
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Measured(wall, cpu, None, done.stdout)
+    reaped = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Measured(wall, max(reaped, sum(cpu.values())), None, out)
 
 
 def timed_and_sampled(runs: int, sides: dict[str, Callable[[bool], Measured]]
