@@ -516,13 +516,18 @@ class SparkExecutor:
 
 
 def _end_jvm(context: Any, archive: ClassArchive) -> None:
-    """At exit: stop Spark and wait for the JVM this process launched (it exits when its
-    standard input closes), so that a command ends once its JVM and Python workers have,
-    leaving no process behind, and its wall time includes their shutdown; a start that
-    records the class-data archive then keeps what the JVM wrote as it exited."""
+    """At exit: end the JVM this process launched and wait for it, so that a command ends
+    once its JVM and Python workers have, leaving no process behind, and its wall time
+    includes their shutdown; a start that records the class-data archive then keeps what
+    the JVM wrote as it exited. The JVM exits when its standard input closes, running
+    Spark's shutdown hooks (its temporary directories are deleted, its workers stopped):
+    0.4 s here, against 1.4 s with `SparkContext.stop` first."""
     process = getattr(getattr(context, "_gateway", None), "proc", None)
-    with contextlib.suppress(Exception):
-        context.stop()
+    server = getattr(context, "_accumulatorServer", None)  # as SparkContext.stop does
+    if server is not None:  # it would print the JVM's end as an error
+        with contextlib.suppress(Exception):
+            server.shutdown()
+            context._accumulatorServer = None
     if process is not None:
         with contextlib.suppress(Exception):
             if process.stdin:

@@ -112,3 +112,4 @@ def test_a_process_that_started_spark_ends_after_its_jvm_and_workers(tmp_path) -
     pids = [int(word) for word in line.split()[1:]]
     assert len(pids) == 3  # the JVM and a worker per core
     assert [pid for pid in pids if _running(pid)] == []
+    assert "Traceback" not in output.read_text()  # the JVM's end is no error in this process
