@@ -135,26 +135,20 @@ def process_role(member: Any, root: int, daemons: set[int]) -> str:
 
 def run_measured(command: list[str], cwd: str, sample: bool = True) -> Measured:
     """Run `command` in `cwd`, sampling its process tree every `SAMPLE_SECONDS` when
-    `sample` (unsampled: no memory figures, and the CPU of the processes reaped)."""
+    `sample` (unsampled: no memory figures, see `_run_unsampled`)."""
     import psutil
 
     if not sample:
         return _run_unsampled(command, cwd)
 
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, env=_child_environment(), text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     peak = 0
     peak_pss: int | None = 0
     peak_parts: dict[str, float] = {}
     daemons: set[int] = set()
     cpu: dict[int, float] = {}  # pid -> CPU seconds last seen
-    stop = threading.Event()
 
-    def sample() -> None:
+    def sample_tree(root: Any, stop: threading.Event) -> None:
         nonlocal peak, peak_pss, peak_parts
-        root = psutil.Process(process.pid)
         samples = 0
         while not stop.is_set():
             try:
@@ -174,7 +168,7 @@ def run_measured(command: list[str], cwd: str, sample: bool = True) -> Measured:
                     pss = proportional_set_size(member.pid)
                     shared = None if pss is None or shared is None else shared + pss
                     with contextlib.suppress(psutil.Error):
-                        role = process_role(member, process.pid, daemons)
+                        role = process_role(member, root.pid, daemons)
                         name = f"worker {member.pid}" if role == "worker" else role
                         parts[name] = parts.get(name, 0.0) + (pss or 0) / 2**20
             peak = max(peak, total)
@@ -184,16 +178,7 @@ def run_measured(command: list[str], cwd: str, sample: bool = True) -> Measured:
                 peak_pss = None if shared is None or peak_pss is None else max(peak_pss, shared)
             stop.wait(SAMPLE_SECONDS)
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    out, err = process.communicate()
-    wall = time.perf_counter() - start
-    stop.set()
-    sampler.join()
-    if process.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{out[-2000:]}\n{err[-2000:]}")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    reaped = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    wall, reaped, out = _run_watched(command, cwd, sample_tree)
     # two lower bounds of the tree's CPU time: the command's and its reaped children's (the
     # JVM is not always reaped: its CPU would be missed), and the sum of what the samples saw
     # of each process (the last sample's interval missed)
@@ -212,33 +197,47 @@ def _run_unsampled(command: list[str], cwd: str) -> Measured:
     (Spark's Python workers are reaped by no ancestor of the command)."""
     import psutil
 
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, env=_child_environment(), text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     cpu: dict[int, float] = {}
-    stop = threading.Event()
 
-    def poll() -> None:
-        with contextlib.suppress(psutil.Error):
-            root = psutil.Process(process.pid)
-            while not stop.wait(CPU_POLL_SECONDS):
+    def poll(root: Any, stop: threading.Event) -> None:
+        while not stop.wait(CPU_POLL_SECONDS):
+            with contextlib.suppress(psutil.Error):
                 for member in [root, *root.children(recursive=True)]:
                     with contextlib.suppress(psutil.Error):
                         times = member.cpu_times()
                         cpu[member.pid] = times.user + times.system
 
-    poller = threading.Thread(target=poll, daemon=True)
-    poller.start()
+    wall, reaped, out = _run_watched(command, cwd, poll)
+    return Measured(wall, max(reaped, sum(cpu.values())), None, out)
+
+
+def _run_watched(command: list[str], cwd: str,
+                 watch: Callable[[Any, threading.Event], None]) -> tuple[float, float, str]:
+    """Run `command` in `cwd` while `watch(process, stop)` looks at its tree in a thread
+    (a `psutil.Process` of the command; `stop` is set when it has ended): wall seconds, CPU
+    seconds of the processes reaped, and what it printed. Raises when it fails."""
+    import psutil
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, env=_child_environment(), text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stop = threading.Event()
+
+    def watched() -> None:
+        with contextlib.suppress(psutil.Error):
+            watch(psutil.Process(process.pid), stop)
+
+    watcher = threading.Thread(target=watched, daemon=True)
+    watcher.start()
     out, err = process.communicate()
     wall = time.perf_counter() - start
     stop.set()
-    poller.join()
+    watcher.join()
     if process.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{out[-2000:]}\n{err[-2000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    reaped = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Measured(wall, max(reaped, sum(cpu.values())), None, out)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out
 
 
 def timed_and_sampled(runs: int, sides: dict[str, Callable[[bool], Measured]]

@@ -9,11 +9,7 @@ products red again."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import numpy as np
-import pytest
 
 from awlineage import (
     Database,
@@ -24,10 +20,9 @@ from awlineage import (
     select,
 )
 from awlineage.blast_radius import affected
-from awlineage.persistence import DBObject, set_current_store
+from awlineage.persistence import DBObject
 from awlineage.processing import State
 from awlineage.retraction import RetractedCells
-from awlineage.storage import forget_data_server, use_data_server
 from targets.images import read_hdu
 from targets.pipeline import (
     BiasFrame,
@@ -37,39 +32,13 @@ from targets.pipeline import (
     RegriddedFrame,
     Source,
     SourceList,
-    ingest,
 )
-from targets.sky import WrittenNight, write_night
 from tests.commands import run_awl
-from tests.conftest import fresh_database
-from tests.retraction.test_affected_truth import HOT, NIGHT
+from tests.retraction.test_affected_truth import HOT
 
 REACHED = {DomeFlatFrame: 1, ReducedScienceFrame: 2, RegriddedFrame: 2,
            CoaddedRegriddedFrame: 1, SourceList: 1}
 """What the column reaches in NIGHT (one chip, two dithers): the flat is made with the bias."""
-
-
-@pytest.fixture(scope="module")
-def night(tmp_path_factory: pytest.TempPathFactory) -> WrittenNight:
-    return write_night(NIGHT, tmp_path_factory.mktemp("remake-night"))
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def built(request: pytest.FixtureRequest, tmp_path: Path, night: WrittenNight
-          ) -> Iterator[Database]:
-    """The night ingested and every SourceList made, serially."""
-    opened = fresh_database(request.param, request, tmp_path)
-    db = next(opened)
-    use_data_server(str(tmp_path / "data"))
-    try:
-        ingest(night.paths)
-        report = _serial(db).make(SourceList)
-        assert not report.failures(), report.summary()
-        yield db
-    finally:
-        forget_data_server()
-        set_current_store(None)
-        next(opened, None)
 
 
 def _serial(db: Database) -> TargetProcessor:

@@ -9,48 +9,17 @@ image-wide background, noise and aperture correction move): the behaviour carryi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import numpy as np
-import pytest
 from astropy.io import fits
 
 from awlineage import Database, TargetProcessor, ancestors, retract, select
 from awlineage.blast_radius import affected
 from awlineage.lineage import diff
-from awlineage.persistence import set_current_store
 from awlineage.retraction import RetractedCells
-from awlineage.storage import forget_data_server, use_data_server
 from targets.carried_rows import reaching
-from targets.pipeline import BiasFrame, Source, SourceList, SourceListParameters, ingest
-from targets.sky import WrittenNight, write_night
+from targets.pipeline import BiasFrame, Source, SourceList, SourceListParameters
 from targets.source_lists import SOURCES_HDU
-from tests.conftest import fresh_database
-from tests.retraction.test_affected_truth import HOT, NIGHT
-
-
-@pytest.fixture(scope="module")
-def night(tmp_path_factory: pytest.TempPathFactory) -> WrittenNight:
-    return write_night(NIGHT, tmp_path_factory.mktemp("row-remake-night"))
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def built(request: pytest.FixtureRequest, tmp_path: Path, night: WrittenNight
-          ) -> Iterator[Database]:
-    """The night ingested and every SourceList made, serially."""
-    opened = fresh_database(request.param, request, tmp_path)
-    db = next(opened)
-    use_data_server(str(tmp_path / "data"))
-    try:
-        ingest(night.paths)
-        report = TargetProcessor("serial", database=db, progress=False).make(SourceList)
-        assert not report.failures(), report.summary()
-        yield db
-    finally:
-        forget_data_server()
-        set_current_store(None)
-        next(opened, None)
+from tests.retraction.test_affected_truth import HOT
 
 
 def _rows(source_list: SourceList) -> np.ndarray:
