@@ -222,7 +222,12 @@ class Boxes:
         return Boxes(self.lo - r, self.hi + r)
 
     def cells(self) -> np.ndarray:
-        """Every cell of every box, as an (M, d) coordinate array (repeats kept).
+        """Every cell of every box, as an (M, d) coordinate array (repeats kept): box by box,
+        each box's cells in C order.
+
+        Worked out by repeats and running counts alone: axis by axis, each cell reached so
+        far becomes a run of the cells along the next axis (an axis no box spans repeats
+        nothing), so no coordinate is divided out of a flat index.
 
         Returns
         -------
@@ -230,18 +235,27 @@ class Boxes:
             One row of integer coordinates per cell.
         """
         box = self.nonempty()
-        counts = box.hi - box.lo + 1
-        sizes = box.volume()
-        if len(box) and int(sizes.max()) == 1:  # boxes of one cell each
-            return box.lo.copy()
-        rows = np.repeat(np.arange(len(box)), sizes)
-        local = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes,
-                                                                       sizes)
-        result = np.empty((len(local), self.ndim), dtype=np.int64)
-        for axis in reversed(range(self.ndim)):
-            n = counts[rows, axis]
-            result[:, axis] = box.lo[rows, axis] + local % n
-            local //= n
+        n, ndim = len(box), self.ndim
+        if not n or not ndim:
+            return np.empty((0, ndim), dtype=np.int64)
+        firsts = [box.lo[:, a] for a in range(ndim)]
+        sides = [box.hi[:, a] - firsts[a] + 1 for a in range(ndim)]
+        columns: list[np.ndarray] = []
+        owner: np.ndarray | None = None  # each cell's box so far (None: one cell per box)
+        for a in range(ndim):
+            side = sides[a] if owner is None else sides[a][owner]
+            if int(side.max()) == 1:  # no box spans this axis: nothing repeats
+                columns.append(firsts[a] if owner is None else firsts[a][owner])
+                continue
+            columns = [np.repeat(c, side) for c in columns]
+            owner = np.repeat(np.arange(n) if owner is None else owner, side)
+            step = np.arange(int(side.sum()), dtype=np.int64)
+            step -= np.repeat(np.cumsum(side) - side, side)  # position along axis a in its run
+            step += firsts[a][owner]
+            columns.append(step)
+        result = np.empty((len(columns[0]), ndim), dtype=np.int64)
+        for a, column in enumerate(columns):
+            result[:, a] = column
         return result
 
 

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from awlineage.regions._boxes import Boxes, all_columns
-from awlineage.regions._recording import box_cells
 from awlineage.regions._strategies import mode_and_orientation
 
 if TYPE_CHECKING:
@@ -83,5 +82,5 @@ def _payload_cells(call: OperatorCall, table: Any) -> tuple[Boxes, np.ndarray]:
     sizes = keys.volume()
     if int(sizes.sum()) == len(keys):  # one cell a row already
         return keys, values
-    cells = box_cells(keys)
+    cells = keys.cells()
     return Boxes(cells, cells.copy()), np.repeat(values, sizes, axis=0)

@@ -228,7 +228,7 @@ def _cells_shared(boxes: Boxes) -> Boxes:
 def pair_columns(keys: Boxes, values: Boxes) -> list[np.ndarray] | None:
     """The cell pairs of a relation, one column per attribute (keys first), for
     `_codec.dumps`'s tuples trial: views when every row pairs two cells; the larger boxes of
-    one side expanded to cells (`box_cells`) and the other side's cells repeated beside
+    one side expanded to cells (`Boxes.cells`) and the other side's cells repeated beside
     them when only one side has larger boxes; None when both do."""
     cells = [boxes.lo is boxes.hi or np.array_equal(boxes.lo, boxes.hi)
              for boxes in (keys, values)]
@@ -238,40 +238,9 @@ def pair_columns(keys: Boxes, values: Boxes) -> list[np.ndarray] | None:
     for s, boxes in enumerate((keys, values)):
         if not cells[s]:
             counts = boxes.volume()  # (0 for an empty box: its row pairs nothing)
-            sides[s] = box_cells(boxes)
+            sides[s] = boxes.cells()
             sides[1 - s] = np.repeat(sides[1 - s], counts, axis=0)
     return [side[:, a] for side in sides for a in range(side.shape[1])]
-
-
-def box_cells(boxes: Boxes) -> np.ndarray:
-    """`Boxes.cells` (every cell of every box, box by box, each box's cells in C order) by
-    repeats and running counts alone: axis by axis, each cell reached so far becomes a run
-    of the cells along the next axis, so no coordinate is divided out of a flat index."""
-    boxes = boxes.nonempty()
-    n, ndim = len(boxes), boxes.ndim
-    if not n or not ndim:
-        return boxes.cells()
-    # per box: its first cell and side along each axis (columns: fast on a tall array)
-    firsts = [boxes.lo[:, a] for a in range(ndim)]
-    sides = [boxes.hi[:, a] - firsts[a] + 1 for a in range(ndim)]
-    columns: list[np.ndarray] = []
-    owner: np.ndarray | None = None  # each cell's box so far (None: one cell per box)
-    for a in range(ndim):
-        side = sides[a] if owner is None else sides[a][owner]
-        if int(side.max()) == 1:  # no box spans this axis: nothing repeats
-            columns.append(firsts[a] if owner is None else firsts[a][owner])
-            continue
-        total = int(side.sum())
-        columns = [np.repeat(c, side) for c in columns]
-        owner = np.repeat(np.arange(n) if owner is None else owner, side)
-        step = np.arange(total, dtype=np.int64)
-        step -= np.repeat(np.cumsum(side) - side, side)  # position along axis a in its run
-        step += firsts[a][owner]
-        columns.append(step)
-    out = np.empty((len(columns[0]), ndim), np.int64)
-    for a, column in enumerate(columns):
-        out[:, a] = column
-    return out
 
 
 _decoded_cache: dict[int, DecodedLineage] = {}

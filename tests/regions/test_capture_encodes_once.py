@@ -6,6 +6,7 @@ and the cell counts of the statistics agree with `Region` on many single cells a
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterator
 
@@ -136,11 +137,12 @@ def test_the_derived_lineage_reuses_the_statistics_payload_mapping(db, monkeypat
 
 
 @pytest.mark.parametrize("ndim", [1, 2, 3])
-def test_derived_lineage_expands_boxes_to_the_cells_boxes_give(ndim: int) -> None:
-    from awlineage.regions._derived import box_cells
-
+def test_boxes_expand_to_their_cells_box_by_box_in_c_order(ndim: int) -> None:
     rng = np.random.default_rng(ndim)
     for n in (0, 1, 7, 60):
         lo = rng.integers(-3, 5, (n, ndim))
         boxes = Boxes(lo, lo + rng.integers(-1, 4, (n, ndim)))  # some empty, some cells
-        assert np.array_equal(box_cells(boxes), boxes.cells())
+        expected = [cell for low, high in zip(boxes.lo, boxes.hi, strict=True)
+                    for cell in itertools.product(*(range(a, b + 1)
+                                                    for a, b in zip(low, high, strict=True)))]
+        assert boxes.cells().tolist() == [list(cell) for cell in expected]
