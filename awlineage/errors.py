@@ -225,6 +225,9 @@ class UnknownClassError(AwlError, LookupError):
     unknown persistent class 'Nowhere'
     """
 
+    guess: str = ""
+    """`` (did you mean A?)`` naming known classes of names like the unknown one, or ``""``."""
+
 
 class AmbiguousClassError(UnknownClassError):
     """A short class name that several persistent classes (of other namespaces) have."""

@@ -159,9 +159,9 @@ def find_class(db: Database, name: str) -> type:
         return db.class_named(name)
     except AmbiguousClassError:
         raise
-    except UnknownClassError:
+    except UnknownClassError as exc:
         raise UnknownClassError(
-            f"unknown persistent class {name!r}: name a class stored in "
+            f"unknown persistent class {name!r}{exc.guess}: name a class stored in "
             f"{db.url.render_as_string(hide_password=True)}, or --import the module that "
             "defines it") from None
 

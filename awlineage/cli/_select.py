@@ -18,11 +18,14 @@ from awlineage.errors import AwlError
 
 
 def _run(args: argparse.Namespace) -> int:
-    from awlineage.query import Query, select
+    from awlineage.query import Query, class_name_alone, select
 
     db = open_database(args)
     prepare(db, args.imports, [*([args.cls] if args.cls else []), *names_in_query(args.query)])
     cls = find_class(db, args.cls) if args.cls else None
+    whole = class_name_alone(args.query)
+    if whole:  # a class unknown is told how to make it known
+        find_class(db, whole)
     query: Query[Any] = select(args.query, cls, bind=_bindings(args.bind) if args.bind else None)
     if args.newest:
         query = query.newest()

@@ -19,6 +19,7 @@ from awlineage.persistence import (
     ambiguity_message,
     build_stand_in,
     classes_named,
+    guess_of,
     persistent,
     qualified_name,
     short_name,
@@ -81,9 +82,19 @@ class ClassFinder:
         if len(scripts) == 1:
             return scripts[0]
         if not candidates:
-            raise UnknownClassError(f"unknown persistent class {name!r}: neither this process "
-                                    "nor the database knows a class of that name")
+            guess = self.guess(name)
+            unknown = UnknownClassError(f"unknown persistent class {name!r}{guess}: neither "
+                                        "this process nor the database knows a class of that "
+                                        "name")
+            unknown.guess = guess
+            raise unknown
         raise AmbiguousClassError(ambiguity_message(name, sorted(candidates)))
+
+    def guess(self, name: str) -> str:
+        """`` (did you mean A or B?)`` naming the known classes (stored, or defined in this
+        process) whose short names look like `name`'s, a typo's likely meaning; else ``""``.
+        """
+        return guess_of(name, self.db.registered_classes())
 
     def _qualified(self, name: str) -> type:
         cls = DBObjectMeta.registry.get(name)

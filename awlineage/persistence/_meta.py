@@ -3,9 +3,10 @@ and keeps the registry of persistent classes by qualified name (``namespace.Clas
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -327,9 +328,44 @@ def class_by_name(name: str) -> type:
     if len(found) == 1:
         return found[0]
     if not found:
-        raise UnknownClassError(f"persistent class {name!r} is not defined in this Python "
-                                "process")
+        guess = guess_of(name)
+        unknown = UnknownClassError(f"persistent class {name!r}{guess} is not defined in this "
+                                    "Python process")
+        unknown.guess = guess
+        raise unknown
     raise AmbiguousClassError(ambiguity_message(name, [qualified_name(c) for c in found]))
+
+
+NEAR_RATIO = 0.75
+"""How alike (difflib's ratio) a known class name must be to an unknown one to be offered."""
+
+
+def guess_of(name: str, stored: Iterable[str] = ()) -> str:
+    """What an unknown class name most likely meant, as `` (did you mean A or B?)``, else
+    ``""``: the classes defined in this process or named in `stored` (qualified names, as
+    a database's registry holds) whose short names are most like `name`'s, case aside,
+    then those that begin with it.
+
+    Parameters
+    ----------
+    name : str
+        The unknown name, short or qualified.
+    stored : iterable of str
+        Qualified names of further known classes.
+
+    Returns
+    -------
+    str
+        The guess, with a leading space, or the empty string.
+    """
+    known = {short_name(q) for q in (*stored, *DBObjectMeta.registry)}
+    typed = short_name(name).lower()
+    scored = sorted((difflib.SequenceMatcher(None, typed, k.lower()).ratio(), k) for k in known)
+    best = max((score for score, _ in scored), default=0.0)
+    near = [k for score, k in reversed(scored) if score >= max(NEAR_RATIO, best - 0.05)]
+    begun = sorted(k for k in known if k.lower().startswith(typed) and k not in near)
+    offered = (near + begun)[:3]
+    return f" (did you mean {' or '.join(offered)}?)" if offered else ""
 
 
 def ambiguity_message(name: str, candidates: list[str]) -> str:

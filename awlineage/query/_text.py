@@ -233,19 +233,20 @@ class _Builder(Transformer):
                 return self.classes(".".join(map(str, names[:length]))), names[length:]
             except UnknownClassError:
                 continue
+        guess = ""
         if len(names) > 1:
             try:
                 return self.classes(first), names[1:]
             except AmbiguousClassError as exc:
                 self._fail(names[0], str(exc), AmbiguousClassError)
-            except UnknownClassError:
-                pass
+            except UnknownClassError as exc:
+                guess = exc.guess
         if self.cls is not None:
             self._fail(names[0], f"{self.cls.__name__} has no persistent attribute {first!r}",
                        UnknownAttributeError)
         if len(names) == 1:
             self._fail(names[0], f"unknown persistent class {first!r}; write Class.attribute")
-        self._fail(names[0], f"unknown persistent class {first!r}")
+        self._fail(names[0], f"unknown persistent class {first!r}{guess}")
         raise AssertionError  # unreachable
 
     # -- values ---------------------------------------------------------------------------

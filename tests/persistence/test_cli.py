@@ -57,7 +57,8 @@ def test_awl_select_of_a_class_name_alone_lists_every_object_of_the_class(db) ->
     unknown = awl(db, "select", "CameraFrames")
     assert unknown.returncode == 2
     assert unknown.stderr.startswith("awl: UnknownClassError: unknown persistent class "
-                                     "'CameraFrames'")
+                                     "'CameraFrames' (did you mean CameraFrame?): ")
+    assert unknown.stderr.rstrip().endswith("--import the module that defines it")
 
 
 def test_awl_select_reports_syntax_errors_with_a_caret(db) -> None:
@@ -155,7 +156,9 @@ def test_an_unknown_class_is_the_error_and_a_target_module_missing_an_extra_a_no
         assert result.returncode == 2
         [line] = result.stderr.splitlines()
         name = command[1].split(".")[0]
-        assert line.startswith(f"awl: UnknownClassError: unknown persistent class {name!r}: ")
+        guess = " (did you mean RawFrame?)" if name == "Rawframe" else ""
+        assert line.startswith(f"awl: UnknownClassError: unknown persistent class {name!r}"
+                               f"{guess}: ")
         assert line.endswith(note)
 
 

@@ -34,6 +34,15 @@ def test_unknown_class_is_named_with_its_position() -> None:
         parse_query("RawFrme.exptime > 1")
 
 
+def test_an_unknown_class_offers_the_known_class_it_looks_like() -> None:
+    with pytest.raises(QueryError, match=r"unknown persistent class 'CameraFrme' \(did you "
+                                         r"mean CameraFrame\?\).*column 1"):
+        parse_query("CameraFrme.exptime > 1")
+    with pytest.raises(QueryError) as far:
+        parse_query("Zyxwvut.exptime > 1")
+    assert "did you mean" not in str(far.value)
+
+
 def test_unknown_attribute_in_a_path_is_named() -> None:
     with pytest.raises(UnknownAttributeError, match=r"Instrument has no persistent attribute "
                                                     r"'nmae'.*column 24"):
