@@ -17,7 +17,8 @@ each answer ran (its ``Server-Timing`` header) and the goals of issue 13:
    search, the class list, the runs page, the object tree, a source list's sources, the
    image page and its pixels, the sky map (issue 37's goal: p95 under 100 ms each); the
    home page's plan summary (loaded after the page) and a pixel query on its coadd (no
-   goal);
+   goal); the tree, the run page and the depth-3 lineage again from ``awl serve --public``,
+   which rewrites every text answer (same goal);
 5. the query count beside a small twin of each (10 dependencies, 100 objects): a count that
    grows with the number of objects shown is a failure;
 6. the frame time of the interactive lineage graph at 2,000 expanded nodes in Chromium
@@ -354,6 +355,11 @@ def build_demo(folder: Path) -> tuple[str, Path, list[Case]]:
              Case("demo: sky map", "/sky", 100, server="demo")]
     if made_by is not None:
         cases.append(Case("demo: run page", f"/run/{made_by.object_id}", 100, server="demo"))
+    # public mode rewrites every text answer; the pages with the most text and paths
+    cases += [Case(f"demo, public: {case.name.removeprefix('demo: ')}", case.path, 100,
+                   server="demo-public") for case in cases
+              if "tree" in case.path or case.path.startswith("/run/")
+              or case.path.endswith("lineage?depth=3")]
     cases.append(Case(f"pixels, demo coadd {cols}x{rows}",
                       f"/obj/{coadd.object_id}/pixels?x={cols // 2}&y={rows // 2}", None,
                       server="demo"))
@@ -372,12 +378,14 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def served(url: str, data: Path, schema: str | None, workers: int, cwd: Path
-           ) -> Iterator[str]:
-    """``awl serve`` on a free loopback port for database `url`: its base URL."""
+def served(url: str, data: Path, schema: str | None, workers: int, cwd: Path,
+           public: bool = False) -> Iterator[str]:
+    """``awl serve`` (``--public`` when `public`) on a free loopback port for database
+    `url`: its base URL."""
     port = _free_port()
     command = [sys.executable, "-m", "awlineage.cli", "serve", "--port", str(port),
-               "--database", url, "--data-url", str(data), "--workers", str(workers)]
+               "--database", url, "--data-url", str(data), "--workers", str(workers),
+               *(["--public"] if public else [])]
     if schema:
         command += ["--schema", schema]
     base = f"http://127.0.0.1:{port}"
@@ -591,6 +599,8 @@ def run(args: argparse.Namespace, folder: Path, url: str, schema: str | None) ->
             if demo is not None:
                 servers["demo"] = stack.enter_context(
                     served(demo[0], demo[1], None, count, folder / "demo"))
+                servers["demo-public"] = stack.enter_context(
+                    served(demo[0], demo[1], None, count, folder / "demo", public=True))
             run_configuration(f"awl serve --workers {count}", servers, cases, built.pairs,
                               args.requests, clients=count, rounds=args.rounds)
 

@@ -11,10 +11,12 @@ or process ids:
   one under any other server directory (home, the temporary directory, Python's prefix and
   module path) becomes just its last name.
 
-Pages pass their data through `Redactor.data` before it is rendered (`webviewer._respond`),
-and `PublicMode`, a middleware, passes every text answer (HTML, JSON, XML, plain text) through
-`Redactor.text` as well, so an answer built outside the page machinery (exports, DataLink,
-error pages) is covered too. Binary answers (FITS, PNG, files) are left as they are.
+Pages pass their data through `Redactor.data` before it is rendered (`webviewer._respond`):
+a page's JSON answer once it is all JSON values, so that nothing is left to hide in it, and
+it is marked so (`REDACTED`); and `PublicMode`, a middleware, passes every other text answer
+(HTML, JSON, XML, plain text) through `Redactor.text` as well, so an answer built outside the
+page machinery (exports, DataLink) is covered too. Binary answers (FITS, PNG, files) are left
+as they are.
 
 Lineage bundles (``/api/bundle``, for other sites) are refused with 403 (`BUNDLES_REFUSED`):
 a bundle's records carry their runs' users, hosts, pids and call traces under the content
@@ -26,6 +28,7 @@ which every later copy or pointer from the origin would contradict.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -52,10 +55,15 @@ BUNDLES_REFUSED = (
     "users, hosts, pids and server paths under the content hashes other sites verify, so "
     "they cannot be hidden from it; serve /api/bundle from a viewer without --public")
 """The answer (403) of ``/api/bundle`` in public mode."""
+REDACTED = {"x-awl-redacted": "1"}
+"""The header of an answer redacted whole where it was made (a page's JSON): `PublicMode`
+passes it on as it is, without the header."""
 _AGENT = re.compile(r"\buser/[^\s\"'<>/]+")
 _RETRACTED_BY = re.compile(r"(\bwas (?:retracted|reinstated) on [0-9?-]+ by )[^\s\"'<>:]+(?=:)")
 """Who recorded a retraction, in its sentence (the planner's reasons, the viewer's marks)."""
 _PATH_TAIL = r"(?:/[^\s\"'<>,;:()\[\]{}]*)?"
+_PATH_END = r"(?![^\s\"'<>,;:()\[\]{}/])"
+"""A root ends where a path's name does: ``/tmpfoo`` is not under ``/tmp``."""
 
 
 def public_setting(explicit: bool | None = None) -> bool:
@@ -97,17 +105,30 @@ class Redactor:
                     roots[form] = relative
         # Longest first: a path is shortened by the deepest directory that holds it.
         self._roots = sorted(roots.items(), key=lambda item: -len(item[0]))
-        self._pattern = re.compile("|".join(
-            f"(?<![\\w.])(?P<r{i}>{re.escape(root)}{_PATH_TAIL})" for i, (root, _) in
-            enumerate(self._roots))) if self._roots else None
 
     def text(self, text: str) -> str:
         """`text` with server paths shortened and PROV user agents hidden."""
-        text = _AGENT.sub(f"user/{HIDDEN}", text)
-        text = _RETRACTED_BY.sub(rf"\g<1>{HIDDEN}", text)
-        if self._pattern is not None:
-            text = self._pattern.sub(self._shorten, text)
+        if "/" not in text:  # no path and no agent: most of a page's strings
+            return _RETRACTED_BY.sub(rf"\g<1>{HIDDEN}", text) if "was re" in text else text
+        if "user/" in text:
+            text = _AGENT.sub(f"user/{HIDDEN}", text)
+        if "was re" in text:
+            text = _RETRACTED_BY.sub(rf"\g<1>{HIDDEN}", text)
+        present = tuple(i for i, (root, _) in enumerate(self._roots) if root in text)
+        if present:  # most texts hold no server path: no pattern is run over them
+            text = self._pattern(present).sub(self._shorten, text)
         return text
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019 - one redactor per viewer, kept for its life
+    def _pattern(self, present: tuple[int, ...]) -> re.Pattern[str]:
+        """The pattern of the roots numbered `present` (those a text holds), longest first:
+        the same matches as one of every root, as a root absent from a text matches none of
+        it, at a fraction of the cost of trying each root at each position."""
+        # The leading "/" is outside the alternatives so that the search skips to each "/"
+        # (60x faster than trying the look-behind at every position of a 256 kB page).
+        return re.compile("/(?<=(?<![\\w.])/)(?:" + "|".join(
+            f"(?P<r{i}>{re.escape(self._roots[i][0][1:])}{_PATH_END}{_PATH_TAIL})"
+            for i in present) + ")")
 
     def _shorten(self, match: re.Match[str]) -> str:
         index = int(match.lastgroup[1:]) if match.lastgroup else 0
@@ -144,8 +165,11 @@ def _is_text(media: str) -> bool:
 
 
 def _hidden_key(key: Any) -> bool:
-    if not isinstance(key, str):
-        return False
+    return isinstance(key, str) and _hidden_name(key)
+
+
+@functools.lru_cache(maxsize=4096)  # a page's keys are few names, repeated on every row
+def _hidden_name(key: str) -> bool:
     last = re.split(r"[.:\[\]]", key.strip("]"))[-1]
     return last.lower() in HIDDEN_KEYS
 
@@ -181,6 +205,9 @@ def redactor_for(data_url: str | None) -> Redactor:
     return Redactor(relative, server_directories())
 
 
+_REDACTED_KEY = next(iter(REDACTED)).encode("latin-1")
+
+
 class PublicMode:
     """Middleware: every text answer passed through `Redactor` (JSON re-encoded through
     `Redactor.data`); binary answers are passed on untouched."""
@@ -200,9 +227,9 @@ class PublicMode:
             if message["type"] == "http.response.start":
                 headers = dict(message.get("headers", []))
                 media = headers.get(b"content-type", b"").decode("latin-1").lower()
-                if not _is_text(media):
+                if headers.pop(_REDACTED_KEY, None) is not None or not _is_text(media):
                     start["pass"] = True
-                    await send(message)
+                    await send({**message, "headers": list(headers.items())})
                     return
                 start["message"] = message
                 return

@@ -16,7 +16,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from webviewer._errors import status_of
 from webviewer._json import jsonable
-from webviewer._public import redact
+from webviewer._public import REDACTED, redact
 from webviewer._viewer import Viewer, viewer_of
 
 log = logging.getLogger("webviewer")
@@ -90,12 +90,13 @@ def _run(function: PageFunction, request: Request, viewer: Viewer) -> Page | Res
 
 def render(request: Request, viewer: Viewer, result: Page, status: int = 200) -> Response:
     """The page as JSON or HTML."""
-    data = redact(viewer.public, result.data)
-    if wants_json(request):
-        body = jsonable(data)
+    if wants_json(request):  # redacted as JSON, every value a text already: done here
+        body = redact(viewer.public, jsonable(result.data))
         if result.limits_hit:
             body = {**body, "limits_hit": result.limits_hit}
-        return JSONResponse(body, status_code=status)
+        return JSONResponse(body, status_code=status,
+                            headers=REDACTED if viewer.public is not None else None)
+    data = redact(viewer.public, result.data)
     template = viewer.templates.get_template(result.template)
     html = template.render(data=data, title=result.title, limits_hit=result.limits_hit,
                            request_path=request.url.path,

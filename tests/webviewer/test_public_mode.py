@@ -189,6 +189,19 @@ def test_redactor_shortens_paths_and_hides_keys(tmp_path: Path) -> None:
         "awl:pid": HIDDEN, "agent": {f"awl:user/{HIDDEN}": {}}, "pid": None}
 
 
+def test_a_path_is_shortened_by_the_deepest_directory_that_holds_it_and_only_then(
+        tmp_path: Path) -> None:
+    data = tmp_path / "awl-data"
+    redactor = Redactor([str(data), str(tmp_path)], ["/usr/lib/python3", "/usr"])
+    assert redactor.text(f"{data}/raw/a.fits, {tmp_path}/notes.txt and {data}") == (
+        "raw/a.fits, notes.txt and .")
+    assert redactor.text("/usr/lib/python3/os.py /usr/share/x.dat /usr") == (
+        f"os.py x.dat {HIDDEN}")
+    # a name that only begins like a directory is not in it; nor is a path inside a word
+    assert redactor.text(f"{data}-old/a.fits /usrlocal/bin a/usr/b") == (
+        "awl-data-old/a.fits /usrlocal/bin a/usr/b")
+
+
 def test_public_setting_reads_the_environment(monkeypatch) -> None:
     monkeypatch.setenv("AWL_VIEWER_PUBLIC", "1")
     assert public_setting() is True
