@@ -33,9 +33,11 @@ SOURCE_DTYPE = np.dtype([
 a WCS), Kron flux and error in the image's units, sep's flags (detection, Kron and aperture
 flags OR-ed), the inclusive pixel box (xmin..xmax, ymin..ymax) covering every pixel the
 detection and sep's measurement read (the Kron ellipse of 6 a x 6 b, the half-light circle of
-6 a, the flux aperture, the centroid window of 4 sigma), the shape (a, b in pixels, theta in
-radians), peak, pixel count, Kron radius, the local background and the aperture correction
-the flux and its error were multiplied by (total light over the aperture's, 1 when none)."""
+6 a, the flux aperture, the centroid window of 4 sigma and, with the aperture correction, the
+circles of the source's own light out to the largest, from which its total may come), the
+shape (a, b in pixels, theta in radians), peak, pixel count, Kron radius, the local background
+and the aperture correction the flux and its error were multiplied by (total light over the
+aperture's, 1 when none)."""
 
 
 @dataclass(frozen=True)
@@ -302,6 +304,8 @@ def _own_totals(image: np.ndarray, noise: np.ndarray, mask: np.ndarray,
     radii = radii[radii > 0]
     light, error, usable = own_light(image, noise, mask, segmentation, sources["x"],
                                      sources["y"], radii)
+    # which circle a source's flux comes from, if any, depends on every circle's pixels
+    _cover(sources, image.shape, _circle_extent(sources["x"], sources["y"], float(radii.max())))
     error = error * np.interp(radii, error_radii, error_factors)  # correlated noise
     good = usable & (radii[None, :] > radius[:, None]) & (error > 0) & \
         (light >= parameters.own_total_min_snr * error)
@@ -378,6 +382,21 @@ def _ellipse_extent(x: np.ndarray, y: np.ndarray, semi_a: np.ndarray, semi_b: np
             np.floor(y + half_y))
 
 
+def _cover(sources: np.ndarray, shape: tuple[int, ...], extent: Extent) -> None:
+    """Widen the sources' payload boxes, in place, to `extent` too (within the image)."""
+    _set_box(sources, shape,
+             _union((sources["xmin"], sources["xmax"], sources["ymin"], sources["ymax"]), extent))
+
+
+def _set_box(sources: np.ndarray, shape: tuple[int, ...], box: Extent) -> None:
+    """Set the sources' payload boxes to `box`, within the image."""
+    rows, cols = shape[:2]
+    sources["xmin"] = np.clip(box[0], 0, cols - 1)
+    sources["xmax"] = np.clip(box[1], 0, cols - 1)
+    sources["ymin"] = np.clip(box[2], 0, rows - 1)
+    sources["ymax"] = np.clip(box[3], 0, rows - 1)
+
+
 def _union(first: Extent, second: Extent) -> Extent:
     return (np.minimum(first[0], second[0]), np.maximum(first[1], second[1]),
             np.minimum(first[2], second[2]), np.maximum(first[3], second[3]))
@@ -444,10 +463,7 @@ def _measure(image: np.ndarray, noise: np.ndarray, mask: np.ndarray, objects: np
     box = _union(box, _circle_extent(x, y, window))
     moved = np.where(good, np.hypot(win_x - x, win_y - y), 0.0)
     box = _union(box, _circle_extent(sources["x"], sources["y"], window + moved))
-    sources["xmin"] = np.clip(box[0], 0, cols - 1)
-    sources["xmax"] = np.clip(box[1], 0, cols - 1)
-    sources["ymin"] = np.clip(box[2], 0, rows - 1)
-    sources["ymax"] = np.clip(box[3], 0, rows - 1)
+    _set_box(sources, image.shape, box)
     sources["a"], sources["b"], sources["theta"] = objects["a"], objects["b"], theta
     sources["peak"], sources["npix"] = objects["peak"], objects["npix"]
     sources["kron_radius"] = kron

@@ -10,7 +10,14 @@ import pytest
 import sep
 from astropy.io import fits
 
-from targets.extraction import KRON_REACH, ExtractionParameters, _measure
+from targets.aperture_correction import measure_correction
+from targets.extraction import (
+    KRON_REACH,
+    ExtractionParameters,
+    _measure,
+    _own_totals,
+    aperture_radius,
+)
 from targets.real_files import REAL_FILES
 
 RAISE = 20.0
@@ -116,3 +123,67 @@ def test_a_pixel_just_outside_a_source_box_does_not_change_its_measurement(direc
 def test_source_boxes_cover_what_was_measured_on_real_frames(name, extension):
     data = fits.getdata(REAL_FILES[name].path(), extension).astype(np.float64)
     _assert_boxes_cover(_check_boxes(*_detected(data, None)))
+
+
+def _totals(image, noise, mask, objects, segmentation, back, correction) -> np.ndarray:
+    """The sources as extraction leaves them (the aperture correction and each source's
+    own total applied), with what is measured over the whole image held as given: the
+    detections and their segmentation, the background map, the curve of growth, no
+    correlated-noise factors."""
+    parameters = ExtractionParameters()
+    sources = _measure(image, noise, mask, objects, back, parameters)
+    radius = aperture_radius(sources["kron_radius"], sources["a"], sources["b"], parameters)
+    sources["aperture_correction"] = correction.factor(radius)
+    sources["flux"] *= sources["aperture_correction"]
+    sources["flux_err"] *= sources["aperture_correction"]
+    _own_totals(image, noise, mask, segmentation, sources, radius, correction,
+                np.array([0.0]), np.array([1.0]), parameters)
+    return sources
+
+
+def test_a_source_box_covers_the_circles_its_own_total_is_measured_in(direct_run):
+    """A source's flux may come from its own light in a circle beyond the pixels of its
+    measurement (`_own_totals`), so its payload box covers those circles: a pixel just
+    outside the box changes nothing of the source, while pixels that only those circles
+    read (inside the box, outside the measurement's own reach) change some totals."""
+    key = sorted(direct_run.coadds)[0]
+    coadd = direct_run.coadds[key]
+    image, noise, mask, _, back = _detected(coadd.data, coadd.weight)
+    parameters = ExtractionParameters()
+    objects, segmentation = sep.extract(image, parameters.threshold, err=noise, mask=mask,
+                                        minarea=parameters.min_area, clean=True,
+                                        segmentation_map=True)
+    measured = _measure(image, noise, mask, objects, back, parameters)
+    correction = measure_correction(image, mask, segmentation, measured,
+                                    total_radius=parameters.total_radius)
+    sources = _totals(image, noise, mask, objects, segmentation, back, correction)
+    rows, cols = image.shape
+    reach = float(correction.radii.max())  # the largest circle of a source's own light
+    beyond = np.flatnonzero((np.ceil(sources["x"] - reach) < measured["xmin"])
+                            | (np.floor(sources["x"] + reach) > measured["xmax"])
+                            | (np.ceil(sources["y"] - reach) < measured["ymin"])
+                            | (np.floor(sources["y"] + reach) > measured["ymax"]))
+    raised = 50 * RAISE  # bright enough to make a faint source's circle count
+    outside = outside_changed = inside = inside_changed = 0
+    for i in beyond[np.argsort(-sources["flux"][beyond])][:40]:
+        row, col = int(np.rint(objects["y"][i])), int(np.rint(objects["x"][i]))
+        for pixel in _outside_pixels(sources[i], row, col):
+            if not (0 <= pixel[0] < rows and 0 <= pixel[1] < cols) or mask[pixel]:
+                continue
+            perturbed = image.copy()
+            perturbed[pixel] += raised * noise[pixel]
+            after = _totals(perturbed, noise, mask, objects, segmentation, back, correction)[i]
+            outside += 1
+            outside_changed += any(after[name] != sources[i][name] for name in MEASURED)
+        for pixel in _outside_pixels(measured[i], row, col):  # the measurement's own reach
+            if not (0 <= pixel[0] < rows and 0 <= pixel[1] < cols) or mask[pixel] \
+                    or segmentation[pixel] not in (0, i + 1):
+                continue
+            perturbed = image.copy()
+            perturbed[pixel] += raised * noise[pixel]
+            after = _totals(perturbed, noise, mask, objects, segmentation, back, correction)[i]
+            inside += 1
+            inside_changed += after["flux"] != sources[i]["flux"]
+    assert correction.method != "none" and outside >= 20, (correction.method, outside)
+    assert outside_changed == 0, (outside_changed, outside)
+    assert inside_changed > 0, inside  # the test can fail: those pixels are read
