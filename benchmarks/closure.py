@@ -40,7 +40,7 @@ not counted).
 Usage: python benchmarks/closure.py [--quick] [--sizes 1000,10000,...] [--shapes a,b,...]
            [--strategies walk,cte,closure] [--queries Q] [--inserts I] [--window W]
            [--max-closure-rows R] [--query-budget S] [--postgres URL] [--skip-postgres]
-           [--skip-sqlite]
+           [--skip-sqlite] [--alternate]
 
 The default run (sizes 1,000, 10,000 and 100,000) takes in the order of an hour on 2 cores;
 1,000,000 is there by ``--sizes 1000000`` (several GB of memory for the objects; the pipeline
@@ -615,33 +615,51 @@ def timed(work: Callable[[], object]) -> tuple[object, float, float]:
     return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
+_CALLS = {"ancestors(leaf)": "ancestors", "descendants(root)": "descendants",
+          "reaches(root, leaf)": "reaches"}
+"""Query kind -> the Strategy method answering it."""
+
+
 def run_queries(db: Database, strategy: Strategy, result: Result,
                 workload: dict[str, list[tuple[int, ...]]], answers: dict, budget: float
                 ) -> None:
     """Time every query of `workload` (kind -> argument tuples), within `budget` seconds per
     kind, checking each answer against the first strategy's (in `answers`)."""
-    calls = {"ancestors(leaf)": strategy.ancestors, "descendants(root)": strategy.descendants,
-             "reaches(root, leaf)": strategy.reaches}
-    cpu = time.process_time()
-    found = []
+    run_alternated(db, [(strategy, result)], workload, answers, budget)
+
+
+def run_alternated(db: Database, live: Sequence[tuple[Strategy, Result]],
+                   workload: dict[str, list[tuple[int, ...]]], answers: dict, budget: float
+                   ) -> None:
+    """`run_queries` for several strategies taking turns query by query, in an order that
+    rotates with each query, so that a change of load on a shared machine falls on all of
+    them alike (their ratios are then of the same moments)."""
+    found: dict[str, list[int]] = {s.name: [] for s, _ in live}
     for kind, arguments in workload.items():
-        timing = result.timings.setdefault(kind, Timing())
-        with contextlib.suppress(Exception):
-            calls[kind](db, *arguments[0])  # warm the caches and the statement compilation
-        spent = 0.0
-        for args in arguments:
-            if spent > budget:
-                timing.skipped += 1
-                continue
-            answer, wall, _ = timed(lambda kind=kind, args=args: calls[kind](db, *args))
-            spent += wall
-            timing.walls.append(wall)
-            expected = answers.setdefault((kind, args), answer)
-            result.disagreements += answer != expected
-            if kind == "ancestors(leaf)":
-                found.append(len(answer))
-    result.query_cpu = time.process_time() - cpu
-    result.mean_ancestors = statistics.fmean(found) if found else 0.0
+        spent = {s.name: 0.0 for s, _ in live}
+        for strategy, result in live:
+            result.timings.setdefault(kind, Timing())
+            with contextlib.suppress(Exception):
+                getattr(strategy, _CALLS[kind])(db, *arguments[0])  # warm caches, compile
+        for turn, args in enumerate(arguments):
+            first = turn % len(live)
+            for strategy, result in [*live[first:], *live[:first]]:
+                timing = result.timings[kind]
+                if spent[strategy.name] > budget:
+                    timing.skipped += 1
+                    continue
+                call = getattr(strategy, _CALLS[kind])
+                answer, wall, cpu = timed(lambda call=call, args=args: call(db, *args))
+                spent[strategy.name] += wall
+                result.query_cpu += cpu
+                timing.walls.append(wall)
+                expected = answers.setdefault((kind, args), answer)
+                result.disagreements += answer != expected
+                if kind == "ancestors(leaf)":
+                    found[strategy.name].append(len(answer))
+    for strategy, result in live:
+        mine = found[strategy.name]
+        result.mean_ancestors = statistics.fmean(mine) if mine else 0.0
 
 
 def analyze(db: Database) -> None:
@@ -676,10 +694,12 @@ def measure_graph(backend: str, db: Database, graph: Graph, chosen: Sequence[Str
         result = Result(backend, graph.shape, args.size, graph.size, len(edges), strategy.name,
                         stats, wall, cpu)
         results.append(result)
-        if not stats.note.startswith("given up"):
+        if not stats.note.startswith("given up") and not args.alternate:
             run_queries(db, strategy, result, workload, answers, args.query_budget)
     live = [(s, r) for s, r in zip(chosen, results, strict=True)
             if not r.stats.note.startswith("given up")]
+    if args.alternate:
+        run_alternated(db, live, workload, answers, args.query_budget)
     for strategy, result in live:
         if isinstance(strategy, IntervalIndex):
             result.scanned = [scanned_rows(db, n) for (n,) in workload["ancestors(leaf)"]]
@@ -906,6 +926,9 @@ def main() -> None:
     parser.add_argument("--explain", action="store_true",
                         help="PostgreSQL: print the plan of the index's ancestors query of the "
                              "leaf whose ranges hold the most rows")
+    parser.add_argument("--alternate", action="store_true",
+                        help="build every strategy first, then time them taking turns query "
+                             "by query (ratios of the same moments on a shared machine)")
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")

@@ -160,7 +160,7 @@ def main() -> None:
                          f"parallel {stats['parallel_parts']:,} dim2 "
                          f"{stats['dimension2_parts']:,} split {stats['split_parts']:,} "
                          f"dup {stats['duplicated_parts']:,} copies "
-                         f"{stats['duplicated_nodes']:,}")
+                         f"{stats['duplicated_nodes']:,} clusters {stats.get('clusters', 0):,}")
             for figures in (mine, base) if args.baseline else (mine,):
                 if "detail" in figures:
                     line += f" | {figures['detail']}"

@@ -16,18 +16,21 @@ transitive closure is ever built, so memory stays linear in the graph); duplicat
 fails, from the sources down or from the sinks up, whichever makes fewer copies; before that,
 a failing part's sinks and sources are split into one copy per edge (nothing to copy along
 with them) and the result decomposed again. Not done: the transitive orientation of the
-incomparability graph (so a dimension-2 part the candidate misses is duplicated), and the
-single-entry/single-exit subgraph search inside a failing part.
+incomparability graph (so a dimension-2 part the candidate misses is duplicated). Before
+duplicating, a failing part's single-entry/single-exit clusters are labelled apart and the
+part with each as one node (`_closure_clusters`, the seed's cluster optimisation).
 Before all this, transitive edges are dropped (same closure, fewer paths to duplicate).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from awlineage.errors import AwlError
+from awlineage.lineage._closure_clusters import collapsed_copies, sese_clusters, substitute
 from awlineage.lineage._closure_encoding_checks import realizes, series_cuts
 
 LABEL_GAP = 1 << 10  # spacing of labels, so appended sinks can be fitted in between
@@ -72,6 +75,8 @@ class EncodingStats:
     split_parts: int = 0
     duplicated_parts: int = 0
     duplicated_nodes: int = 0
+    clusters: int = 0
+    """Single-entry/single-exit clusters labelled apart inside parts that needed copies."""
 
 
 @dataclass(frozen=True)
@@ -325,13 +330,69 @@ class _Encoder:
                 # a split graph's nodes are (original node, copy) pairs (`_split_ends`)
                 return [(graph.ids[v][0], x, y)  # type: ignore[index]
                         for v, x, y in inner.encode(list(range(len(graph.ids))))]
-        self.stats.duplicated_parts += 1
         # a forest of copies from the sources down or from the sinks up, the smaller
         downwards, upwards = _copies(part, up), _copies(list(reversed(part)), down)
+        if self.depth < _MAX_END_SPLITS:
+            clusters = sese_clusters(part, down, up)
+            copies = min(downwards, upwards)
+            collapsed = (self._collapsed(part, down, clusters, copies)
+                         if clusters and collapsed_copies(part, down, clusters) < copies
+                         else None)
+            if collapsed is not None:
+                return collapsed
+        self.stats.duplicated_parts += 1
         self.budget.afford(min(downwards, upwards))
         if downwards <= upwards:
             return self._unfold(part, down, up, flip=False)
         return self._unfold(list(reversed(part)), up, down, flip=True)
+
+    def _collapsed(self, part: list[int], down: dict[int, list[int]],
+                   clusters: list[list[int]], copies: int) -> list[Point] | None:
+        """The seed's cluster optimisation (`_closure_clusters`): each cluster labelled on
+        its own, the part labelled with each cluster as one placeholder node (decomposed
+        again: it may now split), and the placeholders' points replaced by the clusters'.
+        None (and no labels spent) when that makes no fewer points than the `copies` of
+        duplicating the part: a placeholder copied along many paths copies its whole
+        cluster each time, which can cost more than the paths through the cluster saved.
+        The attempt is given up as soon as it spends as many labels as `copies`."""
+        used, limit, counts = self.budget.used, self.budget.limit, dataclasses.replace(self.stats)
+        self.budget.limit = used + copies - 1 if limit is None else min(limit,
+                                                                        used + copies - 1)
+        try:
+            points: list[Point] | None = self._substituted(part, down, clusters)
+        except ClosureTooLargeError:
+            points = None
+        finally:
+            self.budget.limit = limit
+        if points is None or len(points) >= copies:
+            self.budget.used = used
+            for counted in dataclasses.fields(counts):
+                setattr(self.stats, counted.name, getattr(counts, counted.name))
+            return None
+        self.stats.clusters += len(clusters)
+        return points
+
+    def _substituted(self, part: list[int], down: dict[int, list[int]],
+                     clusters: list[list[int]]) -> list[Point]:
+        owner = {v: k for k, members in enumerate(clusters) for v in members}
+
+        def name(v: int) -> Hashable:
+            return (_CLUSTER, owner[v]) if v in owner else v
+
+        edges = {(name(a), name(b)) for a in part for b in down[a] if name(a) != name(b)}
+        graph = _Graph(edges, dict.fromkeys(name(v) for v in part))
+        inner = _Encoder(graph, self.stats, self.budget, self.depth + 1)
+        outer = inner.encode(list(range(len(graph.ids))))
+        blocks = [_Encoder(self.graph, self.stats, self.budget, self.depth + 1).encode(members)
+                  for members in clusters]
+        placed = {k: 0 for k in range(len(clusters))}
+        for v, _, _ in outer:
+            key = graph.ids[v]
+            if isinstance(key, tuple):
+                placed[key[1]] += 1
+        # each placeholder point was spent once, and each cluster's points once
+        self.budget.spend(max(0, sum((n - 1) * len(blocks[k]) - n for k, n in placed.items())))
+        return substitute(outer, graph.ids, blocks, _block_of)
 
     def _components(self, part: list[int]) -> list[list[int]]:
         members = set(part)
@@ -386,6 +447,14 @@ class _Encoder:
             walked += 1
             stack.extend((c, copy) for c in kids[v])
         return _flipped([(v, i, rank2[i]) for i, v in enumerate(first)], flip)
+
+
+_CLUSTER = "cluster"
+
+
+def _block_of(name: Hashable) -> int | None:
+    """The cluster a node of a collapsed part stands for (`_Encoder._collapsed`), or None."""
+    return name[1] if isinstance(name, tuple) and name[0] == _CLUSTER else None
 
 
 def _lifo_order(part: list[int], kids: dict[int, list[int]], parents: dict[int, list[int]],

@@ -301,8 +301,7 @@ def closure_ancestors(db: Database, node: int, conn: sa.Connection | None = None
     ClosureIndexOffError
         If the index is off (an empty answer is checked against the index's state).
     """
-    return _run(db, conn, lambda c: _checked(c, db, _ranges(db, c, node, _containing),
-                                             node, upwards=True))
+    return _run(db, conn, lambda c: _answer(c, db, node, upwards=True))
 
 
 def closure_descendants(db: Database, node: int, conn: sa.Connection | None = None
@@ -330,8 +329,7 @@ def closure_descendants(db: Database, node: int, conn: sa.Connection | None = No
     ClosureIndexOffError
         If the index is off (an empty answer is checked against the index's state).
     """
-    return _run(db, conn, lambda c: _checked(c, db, _ranges(db, c, node, _contained),
-                                             node, upwards=False))
+    return _run(db, conn, lambda c: _answer(c, db, node, upwards=False))
 
 
 def closure_is_ancestor(db: Database, ancestor: int, node: int,
@@ -359,15 +357,32 @@ def closure_is_ancestor(db: Database, ancestor: int, node: int,
     ClosureIndexOffError
         When the index is off, as `closure_ancestors` does.
     """
-    return _run(db, conn, lambda c: bool(_checked(c, db, _ranges(
-        db, c, node, _containing, only=ancestor), node, upwards=True, only=ancestor)))
+    return _run(db, conn, lambda c: bool(_answer(c, db, node, upwards=True, only=ancestor)))
+
+
+def _answer(conn: sa.Connection, db: Database, node: int, *, upwards: bool,
+            only: int | None = None) -> set[int]:
+    """The objects reached from `node` (`only` that one): by the recursive query alone when
+    the database is known to answer this direction so (one statement, which also checks that
+    it still does), else by the labels' range scans, checked by `_checked`."""
+    # imported here: the recursive query reads the walk's link rules, and the walk imports
+    # this module
+    from awlineage.lineage._closure_recursive import known_reach
+
+    found = known_reach(conn, db, node, upwards, only)
+    if found is not None:
+        return found
+    answer = _ranges(db, conn, node, _containing if upwards else _contained, only)
+    return _checked(conn, db, answer, node, upwards=upwards, only=only)
 
 
 def _checked(conn: sa.Connection, db: Database, answer: set[int], node: int, *,
              upwards: bool, only: int | None = None) -> set[int]:
     """`answer`, after making sure an empty one comes from an index that is on; an index on
     by query has no labels (every answer from them is empty), and one whose direction is
-    answered by query skipped its scans: both answer by the recursive query instead."""
+    answered by query skipped its scans: both answer by the recursive query instead, and
+    the state read is remembered (`_closure_recursive.learn`) so that the next query of
+    that direction is the recursive one alone."""
     if answer:
         return answer
     names = _mode_rows(conn, db)
@@ -375,11 +390,9 @@ def _checked(conn: sa.Connection, db: Database, answer: set[int], node: int, *,
         raise ClosureIndexOffError("the lineage closure index is off, so it cannot answer "
                                    "(awl lineage reindex builds it)")
     if BY_QUERY_STATE in names or DIRECTION_BY_QUERY[upwards] in names:
-        # imported here: the recursive query reads the walk's link rules, and the walk
-        # imports this module
-        from awlineage.lineage._closure_recursive import recursive_reach
+        from awlineage.lineage._closure_recursive import learn, recursive_reach
 
-        return recursive_reach(conn, db, node, upwards, only)
+        return recursive_reach(conn, db, node, upwards, only, learn(conn, db, names))
     return answer
 
 
