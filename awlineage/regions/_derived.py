@@ -142,4 +142,4 @@ def _payload_cells(op: Operator, table: LineageTable) -> tuple[Boxes, np.ndarray
     if int(sizes.sum()) == len(keys):  # one cell a row already
         return keys, values
     cells = keys.cells()
-    return Boxes(cells, cells.copy()), np.repeat(values, sizes, axis=0)
+    return Boxes.from_cells(cells), np.repeat(values, sizes, axis=0)

@@ -278,7 +278,12 @@ class _Problem:
                     raise RegionError(f"pinned strategy {name!r} for operator {op} is not a "
                                       f"candidate (candidates: {sorted(known) or 'none'})")
                 disk += known[name].disk_bytes
-            runtime += set_runtime([known[name] for name in names])
+            kept = [known[name] for name in names]
+            options = [kept]
+            pay = known.get(PAYLOAD)
+            if pay is not None and pay not in kept and _clash([*names, PAYLOAD]) is None:
+                options.append([*kept, pay])  # a payload beside takes a full one's runtime
+            runtime += min(set_runtime(option) for option in options)
             clash = _clash(names)
             if clash:
                 raise InfeasiblePlanError(f"operator {op}: pinned {list(names)}, but one call "
