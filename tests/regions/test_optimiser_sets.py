@@ -242,3 +242,20 @@ def test_a_caller_may_name_the_set_a_call_keeps(db) -> None:
     assert _cells(forward(raw, [(5, 7)], record_stats=False)[out]) == _truth("forward", (5, 7))
     assert sorted((r.mode, r.orientation) for r in select(RegionTable.output == out)) == [
         ("full", "both"), ("pay", "backward")]
+
+
+def test_two_queries_deriving_pay_both_lineage_at_once_leave_answers_exact(db) -> None:
+    """Two processes whose first forward queries ran together may each store the derived
+    record: a later query takes either, and the answer is the same."""
+    from awlineage.regions._derived import derived_record
+    from awlineage.regions._recording import decode_record
+
+    raw, out, (payload,) = _blurred(db, "pay", "full-forward")
+    table = decode_record(payload).payload
+    assert table is not None
+    db.commit([derived_record(payload, Blur(), table) for _ in range(2)])
+    for cell in ((5, 7), (0, 23)):
+        ahead = forward(raw, [cell], record_stats=False)
+        assert _cells(ahead[out]) == _truth("forward", cell)
+        assert ahead.stats.strategies == {"full-forward": 1}
+    assert select(RegionTable.output == out).count() == 3
