@@ -5,6 +5,7 @@ keeps it in this process instead."""
 
 from __future__ import annotations
 
+import warnings
 import weakref
 
 from awlineage.database import Database
@@ -21,7 +22,8 @@ _unstored: weakref.WeakKeyDictionary[Database, dict[int, RegionTable]] = \
 
 def derived_lineage(record: RegionTable, op: Operator, db: Database) -> RegionTable:
     """The record of the full lineage derived from `record`'s payload: the stored one, else
-    one derived now and committed (kept in this process when `db` is read-only).
+    one derived now and committed (kept in this process when `db` is read-only, or, with a
+    warning, when the commit fails).
 
     Two queries deriving at once may each store one; they hold the same tables (the
     derivation is a function of the stored payload), and a query takes either.
@@ -54,8 +56,13 @@ def derived_lineage(record: RegionTable, op: Operator, db: Database) -> RegionTa
     payload = decode_record(record).payload
     assert payload is not None  # a payload record decodes to its payload table
     derived = derived_record(record, op, payload)
-    if db.read_only:
-        _unstored.setdefault(db, {})[record.object_id] = derived
-    else:
-        db.commit([derived])
+    if not db.read_only:
+        try:
+            db.commit([derived])
+            return derived
+        except Exception as exc:  # the answer does not depend on storing the tables
+            warnings.warn(f"the full lineage derived from RegionTable {record.object_id} "
+                          f"({record.operator}) could not be stored ({type(exc).__name__}: "
+                          f"{exc}); it is kept in this process", RuntimeWarning, stacklevel=2)
+    _unstored.setdefault(db, {})[record.object_id] = derived
     return derived
