@@ -61,7 +61,7 @@ from benchmarks.genomics_workflow import (
 MB = 1e6
 #: Table II's genomics strategies in our names (FullMany and PayMany have no counterpart:
 #: one ProvRC encoding). PayBoth keeps a payload and forward-optimised full lineage, which
-#: the capture derives from the payload.
+#: the first forward query derives from the payload (and stores).
 STATIC = {"BlackBox": "blackbox", "FullOne": "full-backward", "FullForw": "full-forward",
           "FullBoth": "full-both", "PayOne": "pay", "PayBoth": "pay+full-forward"}
 QUERIES = ("BQ0", "BQ1", "FQ0", "FQ1")
@@ -107,6 +107,9 @@ class Measured:
     dynamic: dict[str, QueryTimes] | None = None
     cpu: float = 0.0
     """Best CPU seconds of the workflow (`time.process_time`: less noisy when shared)."""
+    first_forward_cpu: float = 0.0
+    """CPU seconds of the first forward query (FQ1) after the capture: for PayBoth it
+    derives and stores the full lineage."""
 
 
 def hop_seconds() -> dict[str, float]:
@@ -200,14 +203,20 @@ def measure(data: tuple[np.ndarray, np.ndarray], strategies: dict[str, str], rep
         else:
             run.store.close()
     assert best is not None
+    os.environ["AWL_REGION_QUERY_STATS"] = "0"   # not a hop the cost model learns from
+    started_cpu = time.process_time()
+    queries(best)["FQ1"]()
+    first_forward = time.process_time() - started_cpu
+    del os.environ["AWL_REGION_QUERY_STATS"]
+    fixed = time_queries(best, repeat, "stored") if static else None
+    chosen = time_queries(best, repeat, None) if dynamic or not static else None
+    # (after the queries: PayBoth's full lineage is stored by the first forward query)
     disk = {op: sum(len(r.encoding or b"") for r in select(RegionTable.output ==
                                                             best.objects[op]))
             for op in UDFS}
-    fixed = time_queries(best, repeat, "stored") if static else None
-    chosen = time_queries(best, repeat, None) if dynamic or not static else None
     measured = Measured(dict(strategies), disk, min(times), dict(best.seconds),
                         fixed if fixed is not None else chosen,
-                        chosen if dynamic else None, min(cpu))
+                        chosen if dynamic else None, min(cpu), first_forward)
     best.store.close()
     return measured
 
@@ -354,13 +363,17 @@ def print_capture_overhead(static: dict[str, Measured], plain_cpu: float) -> Non
     print(f"\nCapture overhead per strategy, CPU time x the workflow without lineage "
           f"({plain_cpu * 1e3:.1f} ms CPU), beside the paper's Figure 6(a) (2.8-26x) and "
           "issue 39's goal (FullBoth <= 26x, payloads less)")
-    print(f"{'strategy':<10}{'CPU ms':>10}{'x none':>9}{'paper':>8}{'goal':>8}")
+    print(f"{'strategy':<10}{'CPU ms':>10}{'x none':>9}{'paper':>8}{'goal':>8}"
+          f"{'1st FQ1 ms':>12}")
     for name, m in static.items():
         ratio = m.cpu / plain_cpu
         paper = f"{PAPER_OVERHEAD[name]:.1f}x" if name in PAPER_OVERHEAD else "-"
         goal = GOAL_OVERHEAD.get(name)
         verdict = "-" if goal is None else ("<=" if ratio <= goal else "> ") + f"{goal:.0f}x"
-        print(f"{name:<10}{m.cpu * 1e3:>10.1f}{ratio:>9.1f}{paper:>8}{verdict:>8}")
+        print(f"{name:<10}{m.cpu * 1e3:>10.1f}{ratio:>9.1f}{paper:>8}{verdict:>8}"
+              f"{m.first_forward_cpu * 1e3:>12.1f}")
+    print("  (1st FQ1: CPU of the first forward query after the capture; PayBoth's derives "
+          "its full lineage from the payload and stores it)")
 
 
 def _used(times: QueryTimes) -> str:

@@ -281,6 +281,7 @@ CREATE TABLE awlineage_regiontable (
 	operator_spec TEXT,
 	mode TEXT,
 	orientation TEXT,
+	derive TEXT,
 	entire_array BOOLEAN,
 	encoding BLOB,
 	encoding_name TEXT,

@@ -45,6 +45,13 @@ class Boxes:
     RegionError
         When `lo` and `hi` are not two-dimensional arrays of one shape.
 
+    Notes
+    -----
+    Boxes of one cell each may hold one array as both bounds (``lo is hi``, as `from_cells`
+    makes them, and as indexing and `concat` keep them): no copy of the cells, and readers
+    know them for cells without comparing. Treat the arrays as read-only: copy before
+    changing one in place.
+
     Examples
     --------
     >>> b = Boxes.from_cells([[0, 1], [2, 3]])
@@ -95,7 +102,7 @@ class Boxes:
         Returns
         -------
         Boxes
-            Boxes of one cell each, in row order.
+            Boxes of one cell each, in row order (one array as both bounds).
         """
         cells = np.asarray(cells, dtype=np.int64)
         if cells.ndim == 1:
@@ -103,7 +110,7 @@ class Boxes:
         if cells.ndim != 2:
             raise RegionError(f"cell coordinates must be an (N, d) array, got shape "
                               f"{cells.shape}")
-        return cls(cells, cells.copy())
+        return cls(cells, cells)
 
     @classmethod
     def full(cls, shape: Sequence[int]) -> Boxes:
@@ -145,7 +152,10 @@ class Boxes:
             return cls.empty(ndim)
         if len(parts) == 1:
             return parts[0]
-        return cls(np.concatenate([p.lo for p in parts]), np.concatenate([p.hi for p in parts]))
+        lo = np.concatenate([p.lo for p in parts])
+        if all(p.lo is p.hi for p in parts):
+            return cls(lo, lo)
+        return cls(lo, np.concatenate([p.hi for p in parts]))
 
     # -- properties -----------------------------------------------------------------------
     def __len__(self) -> int:
@@ -157,6 +167,18 @@ class Boxes:
         return self.lo.shape[1]
 
     def __getitem__(self, rows: Any) -> Boxes:
+        if isinstance(rows, np.ndarray) and rows.ndim == 1 and (
+                rows.dtype.kind in "iu" or (rows.dtype == bool and len(rows) == len(self))):
+            # rows taken whole: indexing an (N, d) array with an index array or a mask goes
+            # element by element along the short last axis, several times slower
+            index = np.flatnonzero(rows) if rows.dtype == bool else rows
+            if self.lo is self.hi:
+                cells = self.lo.take(index, axis=0)
+                return Boxes(cells, cells)
+            return Boxes(self.lo.take(index, axis=0), self.hi.take(index, axis=0))
+        if self.lo is self.hi:
+            cells = self.lo[rows]
+            return Boxes(cells, cells)
         return Boxes(self.lo[rows], self.hi[rows])
 
     def __repr__(self) -> str:
@@ -172,6 +194,8 @@ class Boxes:
         """
         # Column by column: numpy reduces along a short last axis slowly.
         result = np.ones(len(self), dtype=np.int64)
+        if self.lo is self.hi:
+            return result
         for axis in range(self.ndim):
             result *= np.maximum(self.hi[:, axis] - self.lo[:, axis] + 1, 0)
         return result
@@ -184,6 +208,8 @@ class Boxes:
         Boxes
             The non-empty boxes, in order.
         """
+        if self.lo is self.hi:
+            return self
         keep = all_columns(self.hi >= self.lo)
         return self if keep.all() else self[keep]
 
@@ -243,15 +269,15 @@ class Boxes:
         columns: list[np.ndarray] = []
         owner: np.ndarray | None = None  # each cell's box so far (None: one cell per box)
         for a in range(ndim):
-            side = sides[a] if owner is None else sides[a][owner]
+            side = sides[a] if owner is None else sides[a].take(owner)
             if int(side.max()) == 1:  # no box spans this axis: nothing repeats
-                columns.append(firsts[a] if owner is None else firsts[a][owner])
+                columns.append(firsts[a] if owner is None else firsts[a].take(owner))
                 continue
             columns = [np.repeat(c, side) for c in columns]
             owner = np.repeat(np.arange(n) if owner is None else owner, side)
             step = np.arange(int(side.sum()), dtype=np.int64)
             step -= np.repeat(np.cumsum(side) - side, side)  # position along axis a in its run
-            step += firsts[a][owner]
+            step += firsts[a].take(owner)
             columns.append(step)
         result = np.empty((len(columns[0]), ndim), dtype=np.int64)
         for a, column in enumerate(columns):

@@ -205,9 +205,9 @@ class RegionCapture:
             ``call.wants(mode)``; a caller writing lineage itself keeps the operator's default.
         strategies : sequence of str or None, optional
             The strategies this call keeps, as a stored choice names them (instead of
-            `mode`): ``["pay", "full-forward"]`` records the payload and derives
-            forward-optimised full lineage from it (PayBoth); checked by
-            `check_strategies`.
+            `mode`): ``["pay", "full-forward"]`` records the payload, from which the
+            first forward query derives forward-optimised full lineage and stores it
+            (PayBoth); checked by `check_strategies`.
 
         Returns
         -------
@@ -402,17 +402,18 @@ class RegionCapture:
                 else "backward"
             records = []
             if call.keep_traced:
+                # a payload kept with full lineage (PayBoth) names it: the first forward
+                # query derives and stores it, so the capture encodes the payload alone
                 records.append(self._record(call, step, run, call.mode, orientation, encoding,
                                             names, call.run_seconds, call.lineage_seconds,
-                                            call.recorder.stored_rows, fan))
-            if call.derived:
-                # the payload's full lineage: a second record of the same call (same step),
-                # which queries see as an alternative to the payload
+                                            call.recorder.stored_rows, fan,
+                                            derive=call.derived or ""))
+            elif call.derived:
+                # full lineage of an operator that writes only payloads: derived now
                 full, blob, described, seconds = derive_full(call, call.derived)
                 records.append(self._record(
                     call, step, run, "full", full.orientation, blob, described,
-                    0.0 if call.keep_traced else call.run_seconds,
-                    seconds + (0.0 if call.keep_traced else call.lineage_seconds),
+                    call.run_seconds, seconds + call.lineage_seconds,
                     full.recorder.stored_rows, fan))
             call.recorder.encoded_tables = []
             for record in records:
@@ -425,7 +426,8 @@ class RegionCapture:
 
     def _record(self, call: OperatorCall, step: int, run: DBObject | None, mode: str,
                 orientation: str, encoding: bytes | None, names: str, run_seconds: float,
-                lineage_seconds: float, rows: int, fan: tuple[float, float]) -> RegionTable:
+                lineage_seconds: float, rows: int, fan: tuple[float, float], *,
+                derive: str = "") -> RegionTable:
         """The `RegionTable` of one strategy `call` kept."""
         shapes = call.shapes
         return RegionTable(
@@ -434,7 +436,8 @@ class RegionCapture:
             input_arrays=[r.array for r in call.inputs],
             input_shapes=json.dumps([list(s) for s in shapes.inputs]),
             operator=call.op.name, operator_spec=json.dumps(call.op.spec()),
-            mode=mode, orientation=orientation, entire_array=call.entire_array,
+            mode=mode, orientation=orientation, derive=derive,
+            entire_array=call.entire_array,
             encoding=encoding, encoding_name=names, step=step, reused=call.recorder.reused,
             process_run=run, run_seconds=run_seconds, lineage_seconds=lineage_seconds,
             rows=rows, stored_bytes=len(encoding) if encoding else 0, fan_in=fan[0],

@@ -44,7 +44,8 @@ def call_fan(call: OperatorCall) -> tuple[float, float]:
             return table_fan(tables, shapes, forward=call.recorder.encoded_forward)
         if mode in ("pay", "comp") and tables:
             # (the payload function's boxes kept only for full lineage derived next)
-            mapped = call.recorder.payload_mapped if call.derived else None
+            mapped = call.recorder.payload_mapped if call.derived and not call.keep_traced \
+                else None
             return payload_fan(call.op, tables[0], shapes, mapped)
         if mode == "map":
             return _cached_map_fan(call.op, shapes)

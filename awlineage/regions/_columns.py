@@ -1,7 +1,8 @@
 """Range encoding on a column store: an interval table kept as one contiguous numpy array per
 attribute (first cells, extents, reference codes), so that a merge pass along one attribute
 reads only the columns it needs, sorts one packed integer key (or none, when the rows are in
-order already), and copies rows only when some of them merge.
+order already), and copies rows only when some of them merge (by `numpy.ndarray.take`: about
+twice as fast as indexing with an array, here).
 
 This is the inner loop of ProvRC (seed 004 section IV-A) and of box merging; the (N, A)
 row arrays of `LineageTable` and `Boxes` are built once, at the end."""
@@ -46,7 +47,7 @@ class Column:
         is not copied: its values become a read-only broadcast of the constant."""
         if self.constant and len(self.values):
             return Column(np.broadcast_to(self.values[:1], (len(rows),)), self.low, self.high)
-        return Column(self.values[rows], self.low, self.high)
+        return Column(self.values.take(rows), self.low, self.high)
 
 
 @dataclass
@@ -147,7 +148,7 @@ def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False,
         last = sorted_first + a_extent.low
         reach = last  # sorted by first within a group, so the last cells are sorted too
     else:
-        extent = a_extent.values if order is None else a_extent.values[order]
+        extent = a_extent.values if order is None else a_extent.values.take(order)
         last = sorted_first + extent
         reach = _segmented_cummax(last, group_start)
     new_run = group_start
@@ -182,19 +183,19 @@ def apply_merge(table: ColumnTable, plan: MergePlan) -> ColumnTable:
     ends[:-1] = plan.starts[1:]
     ends[-1] = len(plan.reach)
     ends -= 1
-    last = plan.reach[ends]
+    last = plan.reach.take(ends)
     if plan.order is None:
         rows = plan.starts
     elif plan.keep_order:  # each run's first row, at its place in the table
-        picked = plan.order[plan.starts]
+        picked = plan.order.take(plan.starts)
         keep = np.zeros(len(table), dtype=bool)
         keep[picked] = True
         rows = np.flatnonzero(keep)
         placed = np.empty(len(table), dtype=np.int64)
         placed[picked] = last
-        last = placed[rows]
+        last = placed.take(rows)
     else:
-        rows = plan.order[plan.starts]
+        rows = plan.order.take(plan.starts)
     merged = table.take(rows)
     a = plan.attr
     merged.extent[a] = Column.of(last - merged.first[a].values)
@@ -245,10 +246,10 @@ def sort_groups(keys: list[Column], last: Column, n: int
     order = np.lexsort([last.values, *[k.values for k in reversed(keys)]])
     same = np.ones(n - 1, dtype=bool)
     for key in keys:
-        sorted_key = key.values[order]
+        sorted_key = key.values.take(order)
         same &= sorted_key[1:] == sorted_key[:-1]
     group_start[1:] = ~same
-    return order, last.values[order], group_start, False
+    return order, last.values.take(order), group_start, False
 
 
 def _stable_order(packed: np.ndarray, bits: int, nearly: bool
@@ -269,7 +270,7 @@ def _stable_order(packed: np.ndarray, bits: int, nearly: bool
         tagged >>= index_bits
         return order, tagged
     order = np.argsort(packed, kind="stable" if nearly else None)
-    return order, packed[order]
+    return order, packed.take(order)
 
 
 def _pack(keys: list[Column], spans: list[int], last: Column, shift: int) -> np.ndarray:

@@ -13,6 +13,12 @@ payload with one full strategy derived from it, seed 000's PayBoth; ``full-both`
 candidate keeping both orientations), which the program says as ``x_a + x_b <= 1`` for
 every pair that is not; re-execution (``blackbox``, no disk) may be chosen beside any set.
 At query time each direction is answered by the cheapest strategy kept.
+
+A full strategy kept beside a payload adds no capture runtime: the capture stores the payload
+alone and the first forward query derives the full lineage from it (`set_runtime`). The
+program says so with a continuous ``z <= x_pay, z <= x_full`` per such pair, whose
+``-runtime_full * z`` in the runtime limit and the tie-break takes the full strategy's runtime
+back when both are kept.
 """
 
 from __future__ import annotations
@@ -26,11 +32,12 @@ import numpy as np
 
 from awlineage.extras import require_extra
 from awlineage.regions._errors import RegionError
-from awlineage.regions._strategies import STRATEGIES, combinable
+from awlineage.regions._strategies import FULL_STRATEGIES, STRATEGIES, combinable
 
 DIRECTIONS = ("backward", "forward")
 BLACKBOX = "blackbox"
 MAPPING = "map"
+PAYLOAD = "pay"
 DEFAULT_BETA = 1e6
 """Bytes of disk that one second of capture runtime weighs as, in the tie-break term."""
 DEFAULT_EPSILON = 1e-12
@@ -55,7 +62,8 @@ class Candidate:
     disk_bytes
         Bytes the strategy stores per run of the workflow.
     runtime_seconds
-        Seconds the strategy adds to a run of the workflow (capture overhead).
+        Seconds the strategy adds to a run of the workflow (capture overhead); a full
+        strategy kept beside a payload adds none (`set_runtime`).
     query_seconds
         Per direction (``backward``/``forward``), the expected seconds of one query hop
         through the operator answered by this strategy; a direction missing here cannot be
@@ -270,7 +278,12 @@ class _Problem:
                     raise RegionError(f"pinned strategy {name!r} for operator {op} is not a "
                                       f"candidate (candidates: {sorted(known) or 'none'})")
                 disk += known[name].disk_bytes
-                runtime += known[name].runtime_seconds
+            kept = [known[name] for name in names]
+            options = [kept]
+            pay = known.get(PAYLOAD)
+            if pay is not None and pay not in kept and _clash([*names, PAYLOAD]) is None:
+                options.append([*kept, pay])  # a payload beside takes a full one's runtime
+            runtime += min(set_runtime(option) for option in options)
             clash = _clash(names)
             if clash:
                 raise InfeasiblePlanError(f"operator {op}: pinned {list(names)}, but one call "
@@ -288,8 +301,11 @@ class _Problem:
 
     def _drop_oversized(self) -> None:
         for op, cands in self.by_op.items():
+            pay = next((c for c in cands if c.strategy == PAYLOAD), None)
+            beside = pay is not None and pay.runtime_seconds <= self.max_runtime
             keep = [c for c in cands if self._pinned(c) or (
-                c.disk_bytes <= self.max_disk and c.runtime_seconds <= self.max_runtime)]
+                c.disk_bytes <= self.max_disk and (c.runtime_seconds <= self.max_runtime or (
+                    beside and c.strategy in FULL_STRATEGIES)))]
             if not keep:
                 raise InfeasiblePlanError(
                     f"operator {op}: every candidate alone exceeds the limits (smallest disk "
@@ -369,12 +385,20 @@ class _Problem:
         n = len(cands)
         answers = [(k, op, d) for (op, d) in self.workload
                    for k, c in enumerate(cands) if c.operator == op and c.answers(d)]
-        size = n + len(answers)
+        # (payload, full strategy) pairs of one operator: the full one's runtime taken back
+        derived = [(a, b) for a, b in itertools.permutations(range(n), 2)
+                   if cands[a].operator == cands[b].operator
+                   and cands[a].strategy == PAYLOAD and cands[b].strategy in FULL_STRATEGIES
+                   and cands[b].runtime_seconds > 0]
+        m = n + len(answers)
+        size = m + len(derived)
         cost = np.zeros(size)
         for k, c in enumerate(cands):
             cost[k] = epsilon * (c.disk_bytes + beta * c.runtime_seconds)
         for v, (k, op, d) in enumerate(answers):
             cost[n + v] = self.workload[(op, d)] * cands[k].query_seconds[d]
+        for w, (_, b) in enumerate(derived):
+            cost[m + w] = -epsilon * beta * cands[b].runtime_seconds
         rows: list[np.ndarray] = []
         lower: list[float] = []
         upper: list[float] = []
@@ -390,7 +414,10 @@ class _Problem:
         if math.isfinite(self.max_disk):
             add({k: c.disk_bytes for k, c in enumerate(cands)}, -np.inf, self.max_disk)
         if math.isfinite(self.max_runtime):
-            add({k: c.runtime_seconds for k, c in enumerate(cands)}, -np.inf, self.max_runtime)
+            runtimes = {k: c.runtime_seconds for k, c in enumerate(cands)}
+            runtimes.update({m + w: -cands[b].runtime_seconds
+                             for w, (_, b) in enumerate(derived)})
+            add(runtimes, -np.inf, self.max_runtime)
         for op in self.by_op:
             mine = [k for k, c in enumerate(cands) if c.operator == op]
             add(dict.fromkeys(mine, 1.0), 1, np.inf)
@@ -401,9 +428,12 @@ class _Problem:
             add({n + v: 1.0 for v, (_, op, d) in enumerate(answers) if (op, d) == key}, 1, 1)
         for v, (k, _, _) in enumerate(answers):
             add({n + v: 1.0, k: -1.0}, -np.inf, 0)
+        for w, pair in enumerate(derived):
+            for k in pair:
+                add({m + w: 1.0, k: -1.0}, -np.inf, 0)
         lo_bounds = np.array([1.0 if self._pinned(c) else 0.0 for c in cands]
-                             + [0.0] * len(answers))
-        integrality = np.array([1] * n + [0] * len(answers))
+                             + [0.0] * (len(answers) + len(derived)))
+        integrality = np.array([1] * n + [0] * (len(answers) + len(derived)))
         result = milp(cost, integrality=integrality, bounds=Bounds(lo_bounds, np.ones(size)),
                       constraints=LinearConstraint(np.array(rows), lower, upper),
                       options={"mip_rel_gap": 0.0})
@@ -437,9 +467,38 @@ class _Problem:
                 sum(self.workload[(op, d)] * cands[answer[(op, d)]].query_seconds[d]
                     for d in by),
                 sum(cands[k].disk_bytes for k in kept),
-                sum(cands[k].runtime_seconds for k in kept),
+                set_runtime([cands[k] for k in kept]),
                 self.pins.get(op, ()))
         return Plan(plans, objective, status, tuple(self.notes))
+
+
+def set_runtime(kept: Iterable[Candidate]) -> float:
+    """Capture seconds one operator's set of strategies adds to a run: the sum of their
+    runtimes, less that of a full strategy kept beside a payload (the capture stores the
+    payload alone; the first forward query derives the full lineage from it).
+
+    Parameters
+    ----------
+    kept : iterable of Candidate
+        Candidates of one operator kept together.
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Examples
+    --------
+    >>> from awlineage.regions import Candidate
+    >>> from awlineage.regions._optimiser import set_runtime
+    >>> pay = Candidate("udf", "pay", 100, 0.2)
+    >>> set_runtime([pay, Candidate("udf", "full-forward", 500, 0.5)])
+    0.2
+    """
+    kept = list(kept)
+    with_payload = any(c.strategy == PAYLOAD for c in kept)
+    return sum(c.runtime_seconds for c in kept
+               if not (with_payload and c.strategy in FULL_STRATEGIES))
 
 
 def _clash(names: Iterable[str]) -> tuple[str, str] | None:

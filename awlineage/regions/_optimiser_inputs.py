@@ -31,7 +31,9 @@ ever (only black-box or mapping calls), one row per output cell of `BYTES_PER_RO
 limits). Capture seconds of an uncaptured strategy: those of
 a captured stored strategy (twice for full-both from one orientation), else
 `SECONDS_PER_ROW` per estimated row. Mapping and all-to-all lineage cost nothing; black-box
-stores nothing and adds no capture time.
+stores nothing and adds no capture time. A full strategy kept beside a payload adds no
+capture time either (the optimiser's `set_runtime`): the first forward query derives it from
+the payload, and its records' seconds (``lineage_seconds``) are those of that derivation.
 """
 
 from __future__ import annotations

@@ -232,7 +232,7 @@ def _query_in(obj: DBObject, cells: Any, to: Target, hdu: int | str, db: Databas
     region = cells if isinstance(cells, Region) and cells.shape == shape else \
         Region(shape, cells)
     ctx = StepContext(cost_model=choice.cost_model or query_model(db), prefer=choice.prefer,
-                      alternatives=graph.alternatives)
+                      alternatives=graph.alternatives, database=db)
     reached = _propagate(graph, start, region, direction, target, stop, to is not None, ctx)
     if recording:
         save_hops(db, ctx.hop_log)

@@ -73,7 +73,10 @@ class RegionTable(DBObject):
     blackbox: the operator is rebuilt from ``operator_spec``), one table per input (full),
     or a payload table (pay, comp). A call that kept two strategies (a payload and full
     lineage derived from it, seed 000's PayBoth) has a record of each, with the same
-    ``step``; a query hop answers from the cheaper.
+    ``step``; a query hop answers from the cheaper. The full lineage of a capture that kept
+    both is derived from the payload, and stored, by the first forward query through the
+    call (``derive`` on the payload's record names it), so the capture pays for the payload
+    alone.
 
     The capture statistics (``run_seconds`` to ``output_cells``) are filled when the capture
     finishes; records stored before they existed read them as None. A `RegionCapture` makes
@@ -126,6 +129,8 @@ class RegionTable(DBObject):
     operator_spec = persistent("Operator class and parameters, JSON", str, "{}")
     mode = persistent("Lineage mode: all, map, full, pay, comp or blackbox", str, "")
     orientation = persistent("Stored orientation: backward, forward or both", str, "backward")
+    derive = persistent("Full strategy derived from this payload at the first forward query "
+                        "(PayBoth), or empty", str, "")
     entire_array = persistent("Whole output <-> whole input holds (seed 000 VI-C)", bool,
                               False)
     encoding = persistent("Encoded lineage tables", bytes, None)

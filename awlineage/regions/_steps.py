@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from awlineage.database import Database
 from awlineage.regions._boxes import Boxes
 from awlineage.regions._cost import CostModel, OperatorStats
 from awlineage.regions._errors import RegionError
@@ -69,6 +70,9 @@ class StepContext:
         Record id -> the other records of the same call (strategies it kept besides, as
         `LineageGraph.alternatives`): a hop answers from the one the cost model estimates
         cheapest for its direction.
+    database
+        The database the query reads (default: the current one): where full lineage
+        derived from a PayBoth payload at the first forward hop through it is stored.
     """
 
     stats: QueryStats = field(default_factory=QueryStats)
@@ -80,6 +84,7 @@ class StepContext:
     switched: set[int] = field(default_factory=set)
     no_rerun: set[int] = field(default_factory=set)
     alternatives: dict[int, list[RegionTable]] = field(default_factory=dict)
+    database: Database | None = None
 
     def __post_init__(self) -> None:
         if self.prefer not in PREFERENCES:
@@ -99,6 +104,19 @@ class StepContext:
         decoded = self.rerun(record)
         assert decoded is not None  # a black box's failure to re-run is raised
         return decoded
+
+    def derive(self, record: RegionTable) -> None:
+        """Before a forward hop over a payload record that names full lineage to derive
+        from it (``derive``, PayBoth) and has none beside it yet: find it stored, or derive
+        and store it (`derived_lineage`), as one of the record's alternatives."""
+        others = self.alternatives.setdefault(record.object_id, [])
+        if any(r.mode == "full" for r in others):
+            return
+        from awlineage.database import current_database
+        from awlineage.regions._derive_on_query import derived_lineage
+
+        others.append(derived_lineage(record, self.operator(record),
+                                      self.database or current_database()))
 
     # -- re-execution -----------------------------------------------------------------------
     def can_rerun(self, record: RegionTable) -> bool:
@@ -255,6 +273,9 @@ def _step(record: RegionTable, region: Region, i: int, ctx: StepContext, directi
     ctx.stats.hops += 1
     if region.is_empty():
         return Region(shape)
+    if direction == "forward" and record.mode == "pay" and record.derive \
+            and ctx.prefer != "rerun":
+        ctx.derive(record)
     record = ctx.pick(record, direction, region.count())
     started = time.perf_counter()
     strategy, found = _answer(record, region, i, ctx, direction, shape)

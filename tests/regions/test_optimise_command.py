@@ -278,7 +278,7 @@ def test_pay_both_is_chosen_stored_and_followed_by_later_captures(db, optimise_c
     assert _row(shown, "blur")[1:4] == ["full-forward,pay", "pay", "full-forward"], shown
     assert stored_choices()["blur"].strategies == ["full-forward", "pay"]
     _, _, records = _blurred(db)                            # follows the stored PayBoth
-    assert sorted(r.mode for r in records) == ["full", "pay"]
+    assert [(r.mode, r.derive) for r in records] == [("pay", "full-forward")]
     pay = next(c for c in gather_inputs(db, workload).candidates if c.strategy == "pay")
     shown = optimise_command("--workload", str(workload), "--max-disk", str(
         round(pay.disk_bytes) + 1), "--dry-run")           # room for the payload alone

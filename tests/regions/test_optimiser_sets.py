@@ -54,9 +54,21 @@ def test_a_budget_for_one_strategy_keeps_one() -> None:
     plan = optimise(_udf(), BOTH_WAYS, max_disk=11_000_000)
     stored = [s for s in plan.operators["udf"].strategies if s != "blackbox"]
     assert len(stored) == 1 and plan.disk_bytes <= 11_000_000
-    # a runtime limit can do the same: pay + full-forward adds 0.7 s
-    assert [s for s in optimise(_udf(), BOTH_WAYS, max_runtime=0.6).operators["udf"]
-            .strategies if s != "blackbox"] != list(PAY_BOTH)
+
+
+def test_full_lineage_kept_beside_a_payload_adds_no_capture_runtime() -> None:
+    """The capture stores the payload alone (0.2 s); the first forward query derives the
+    full lineage, so PayBoth fits a runtime limit that full-forward alone (0.5 s) does not."""
+    plan = optimise(_udf(), BOTH_WAYS, max_disk=15_000_000, max_runtime=0.3)
+    chosen = plan.operators["udf"]
+    assert chosen.strategies == PAY_BOTH
+    assert chosen.runtime_seconds == pytest.approx(0.2) == plan.runtime_seconds
+    pinned = optimise(_udf(), BOTH_WAYS, max_runtime=0.3, pinned={"udf": list(PAY_BOTH)})
+    assert pinned.runtime_seconds == pytest.approx(0.2)
+    assert pinned.operators["udf"].strategies == PAY_BOTH
+    # a limit under the payload's runtime keeps no stored strategy
+    assert optimise(_udf(), BOTH_WAYS, max_runtime=0.1).operators["udf"].strategies == (
+        "blackbox",)
 
 
 def test_one_direction_alone_never_keeps_both() -> None:
@@ -134,8 +146,7 @@ def _cells(region) -> set[tuple[int, ...]]:
 
 def test_a_capture_following_pay_both_keeps_the_payload_and_full_forward(db) -> None:
     raw, out, records = _blurred(db, "pay", "full-forward")
-    kept = sorted((r.mode, r.orientation, r.step) for r in records)
-    assert kept == [("full", "forward", 0), ("pay", "backward", 0)]
+    assert [(r.mode, r.derive) for r in records] == [("pay", "full-forward")]
     for cell in ((0, 0), (5, 7), (12, 23)):
         back = backward(out, [cell], record_stats=False)
         assert _cells(back[raw]) == _truth("backward", cell)
@@ -143,6 +154,67 @@ def test_a_capture_following_pay_both_keeps_the_payload_and_full_forward(db) -> 
         ahead = forward(raw, [cell], record_stats=False)
         assert _cells(ahead[out]) == _truth("forward", cell)
         assert ahead.stats.strategies == {"full-forward": 1}   # matched by input cells
+    kept = sorted((r.mode, r.orientation, r.step) for r in select(RegionTable.output == out))
+    assert kept == [("full", "forward", 0), ("pay", "backward", 0)]
+
+
+@pytest.fixture
+def derivations(monkeypatch) -> list[int]:
+    """Ids of the payload records whose full lineage a query derived (the real derivation
+    runs)."""
+    from awlineage.regions import _derive_on_query
+
+    derived: list[int] = []
+    real = _derive_on_query.derived_record
+
+    def counted(record, op, payload):
+        derived.append(record.object_id)
+        return real(record, op, payload)
+
+    monkeypatch.setattr(_derive_on_query, "derived_record", counted)
+    return derived
+
+
+def test_pay_both_derives_and_stores_full_lineage_at_the_first_forward_query(
+        db, reconnect, derivations) -> None:
+    raw, out, (payload,) = _blurred(db, "pay", "full-forward")
+    assert _cells(backward(out, [(5, 7)], record_stats=False)[raw]) == _truth("backward",
+                                                                              (5, 7))
+    assert derivations == [] and select(RegionTable.output == out).count() == 1
+    ahead = forward(raw, [(5, 7)], record_stats=False)
+    assert _cells(ahead[out]) == _truth("forward", (5, 7))
+    assert derivations == [payload.object_id]
+    (derived,) = select((RegionTable.output == out) & (RegionTable.mode == "full"))
+    assert (derived.orientation, derived.step, derived.process_run) == ("forward", 0, None)
+    # the same bytes as a capture deriving it at once (full-forward alone, from payloads)
+    _, _, (eager,) = _blurred(db, "full-forward")
+    assert (derived.encoding, derived.encoding_name, derived.rows) == (
+        eager.encoding, eager.encoding_name, eager.rows)
+    # later queries, here and in another session, read the stored record
+    for database in (db, reconnect()):
+        again = forward(raw, [(12, 23)], record_stats=False, database=database)
+        assert _cells(again[out]) == _truth("forward", (12, 23))
+        assert again.stats.strategies == {"full-forward": 1}
+    assert derivations == [payload.object_id]
+    assert select(RegionTable.output == out).count() == 2
+
+
+def test_a_read_only_database_derives_pay_both_lineage_without_storing_it(
+        db, derivations) -> None:
+    from awlineage.database import Database
+
+    raw, out, (payload,) = _blurred(db, "pay", "full-forward")
+    read_only = Database(db.url.render_as_string(hide_password=False), schema=db.schema,
+                         read_only=True)
+    try:
+        for cell in ((5, 7), (0, 0)):
+            ahead = forward(raw, [cell], record_stats=False, database=read_only)
+            assert _cells(ahead[out]) == _truth("forward", cell)
+            assert ahead.stats.strategies == {"full-forward": 1}
+    finally:
+        read_only.close()
+    assert derivations == [payload.object_id]  # kept in memory for the second query
+    assert select(RegionTable.output == out).count() == 1
 
 
 def test_full_lineage_of_a_payload_operator_is_derived_from_its_payload(db) -> None:
@@ -166,5 +238,24 @@ def test_a_caller_may_name_the_set_a_call_keeps(db) -> None:
             cap.run(Blur(), [ref], [IMAGE], mode="pay", strategies=["pay"])
         cap.run(Blur(), [ref], [IMAGE], strategies=["full-both", "pay"])
     out.commit()
-    assert sorted((r.mode, r.orientation) for r in cap.records) == [
+    assert [(r.mode, r.derive) for r in cap.records] == [("pay", "full-both")]
+    assert _cells(forward(raw, [(5, 7)], record_stats=False)[out]) == _truth("forward", (5, 7))
+    assert sorted((r.mode, r.orientation) for r in select(RegionTable.output == out)) == [
         ("full", "both"), ("pay", "backward")]
+
+
+def test_two_queries_deriving_pay_both_lineage_at_once_leave_answers_exact(db) -> None:
+    """Two processes whose first forward queries ran together may each store the derived
+    record: a later query takes either, and the answer is the same."""
+    from awlineage.regions._derived import derived_record
+    from awlineage.regions._recording import decode_record
+
+    raw, out, (payload,) = _blurred(db, "pay", "full-forward")
+    table = decode_record(payload).payload
+    assert table is not None
+    db.commit([derived_record(payload, Blur(), table) for _ in range(2)])
+    for cell in ((5, 7), (0, 23)):
+        ahead = forward(raw, [cell], record_stats=False)
+        assert _cells(ahead[out]) == _truth("forward", cell)
+        assert ahead.stats.strategies == {"full-forward": 1}
+    assert select(RegionTable.output == out).count() == 3
