@@ -6,9 +6,10 @@ blob's body, holds each block's bounding box in key space and in value space, an
 column's value at the block's first row, so that a block's rows decode on their own
 (`_codec.unpack_column_range`). A query tests its boxes against the blocks' boxes and decodes
 only the runs of blocks they meet: the genomics model's backward table (501,400 rows) is
-490 blocks, and a forward query of ten training cells meets three of them. A blob without
-an index (written before it, or a small table) decodes whole, as before.
-"""
+62 blocks, and a forward query of ten training cells meets two of them. A blob without an
+index (written before it, or a small table) decodes whole, as before. Blocks of 8,192 rows
+keep the index at 4 to 8% of the genomics tables' bytes (by 1,024 rows: up to 47%) for the
+same query time: decoding one block costs little next to a query's other work."""
 
 from __future__ import annotations
 
