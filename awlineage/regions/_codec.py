@@ -497,22 +497,37 @@ def _index_of(table: LineageTable, fmt: int, lo: np.ndarray, extent: np.ndarray,
               tuple_columns: list[np.ndarray]) -> bytes | None:
     """The key-range index of the body chosen (`_table_blocks.block_index`), or None for a
     table too small to need one."""
-    from awlineage.regions import _table_blocks
+    from awlineage.regions import _table_blocks as blocks
 
     k = table.nkeys
     if fmt == TUPLES:
-        if len(tuple_columns[0] if tuple_columns else ()) < _table_blocks.INDEX_MIN_ROWS:
+        if len(tuple_columns[0] if tuple_columns else ()) < blocks.INDEX_MIN_ROWS:
             return None
-        keys, values = tuple_columns[:k], tuple_columns[k:]
-        return _table_blocks.block_index(tuple_columns, keys, keys, values, values)
-    if len(table) < _table_blocks.INDEX_MIN_ROWS:
+        lows = [blocks.block_min(c) for c in tuple_columns]
+        highs = [blocks.block_max(c) for c in tuple_columns]
+        return blocks.block_index(tuple_columns, lows[:k], highs[:k], lows[k:], highs[k:])
+    if len(table) < blocks.INDEX_MIN_ROWS:
         return None
-    columns = [c for a in range(lo.shape[0]) for c in (table.ref[:, a], lo[a], extent[a])]
-    value_lo, value_hi = table.value_bounds()
-    return _table_blocks.block_index(
-        columns, list(lo[:k]), [lo[a] + extent[a] for a in range(k)],
-        [value_lo[:, v] for v in range(table.nvalues)],
-        [value_hi[:, v] for v in range(table.nvalues)])
+    width = lo.shape[0]
+    refs = [np.ascontiguousarray(table.ref[:, a]) for a in range(width)]
+    columns = [c for a in range(width) for c in (refs[a], lo[a], extent[a])]
+    # An absolute interval's block bounds are its first cells' least and, looser than the
+    # last cells' greatest but without adding the columns, its first cells' greatest plus
+    # its extents' greatest; a value interval relative to a key attribute is offset by that
+    # key's interval, row by row.
+    lows = [blocks.block_min(lo[a]) for a in range(width)]
+    highs = [blocks.block_max(lo[a]) + blocks.block_max(extent[a]) for a in range(width)]
+    for a in range(k, width):
+        present = np.bincount(refs[a].astype(np.intp) + 1, minlength=k + 1)
+        if present[0] == len(table):  # every row absolute
+            continue
+        low, high = lo[a].copy(), lo[a] + extent[a]
+        for key in np.flatnonzero(present[1:]).tolist():
+            rows = refs[a] == key
+            np.add(low, lo[key], out=low, where=rows)
+            np.add(high, lo[key] + extent[key], out=high, where=rows)
+        lows[a], highs[a] = blocks.block_min(low), blocks.block_max(high)
+    return blocks.block_index(columns, lows[:k], highs[:k], lows[k:], highs[k:])
 
 
 def _compressed(body: bytes, tuples: int, squeeze: bool = False) -> list[tuple[int, bytes]]:

@@ -36,26 +36,38 @@ WHOLE_SHARE = 0.25
 KEY, VALUE = "key", "value"
 
 
+def block_starts(rows: int) -> np.ndarray:
+    """The first row of each block of a table of `rows` rows."""
+    return np.arange(0, rows, BLOCK_ROWS)
+
+
+def block_min(column: np.ndarray) -> np.ndarray:
+    """The least value of `column` in each block."""
+    return np.minimum.reduceat(column, block_starts(len(column)))
+
+
+def block_max(column: np.ndarray) -> np.ndarray:
+    """The greatest value of `column` in each block."""
+    return np.maximum.reduceat(column, block_starts(len(column)))
+
+
 def block_index(columns: list[np.ndarray], key_lo: list[np.ndarray], key_hi: list[np.ndarray],
                 value_lo: list[np.ndarray], value_hi: list[np.ndarray]) -> bytes:
     """The index of a body whose packed `columns` (in the body's order) hold rows whose
-    first and last cells are `key_lo`/`key_hi` (one array per key attribute) and whose
-    value cells lie within `value_lo`/`value_hi` (one array per value attribute).
+    key cells lie, block by block, within `key_lo`/`key_hi` (one array of a bound per block
+    for each key attribute: `block_min`, `block_max`, or looser) and whose value cells lie
+    within `value_lo`/`value_hi` likewise.
 
     Returns
     -------
     bytes
-        Through zlib: block rows and table rows, then per block the least first key cell, the
-        greatest last key cell, the same in value space, and each column's value at the
-        block's first row, each as a packed column over the blocks.
+        Through zlib: block rows and table rows, then per block the key and value bounds,
+        and each column's value at the block's first row, each as a packed column over the
+        blocks.
     """
     rows = len(columns[0])
-    starts = np.arange(0, rows, BLOCK_ROWS)
     parts = [struct.pack("<IQ", BLOCK_ROWS, rows)]
-    parts += [_codec.pack_column(np.minimum.reduceat(c, starts)) for c in key_lo]
-    parts += [_codec.pack_column(np.maximum.reduceat(c, starts)) for c in key_hi]
-    parts += [_codec.pack_column(np.minimum.reduceat(c, starts)) for c in value_lo]
-    parts += [_codec.pack_column(np.maximum.reduceat(c, starts)) for c in value_hi]
+    parts += [_codec.pack_column(bound) for bound in (*key_lo, *key_hi, *value_lo, *value_hi)]
     parts += [_codec.pack_column(c[::BLOCK_ROWS]) for c in columns]
     return zlib.compress(b"".join(parts), 9)
 
