@@ -412,6 +412,12 @@ def print_figure6c(static: dict[str, Measured]) -> None:
                                              for q in ("FQ0", "FQ1") if m.dynamic[q].warm)
                       for name, m in static.items() if m.dynamic is not None)
           + " (paper: up to 25x dynamic, >500x with forward lineage)")
+    print("  static forward queries as after a restart (records read afresh too; "
+          "BlackBox's likewise), ms and x BlackBox: " + "; ".join(
+              f"{name} " + ", ".join(
+                  f"{q} {m.queries[q].restart * 1e3:.1f} "
+                  f"{box[q].restart / m.queries[q].restart:.1f}x" for q in ("FQ0", "FQ1"))
+              for name, m in static.items()))
     blackbox = static["BlackBox"].dynamic
     assert blackbox is not None
     print("  forward queries as after a restart (records read afresh too; BlackBox's "

@@ -1,7 +1,9 @@
 """Bytes for lineage tables: integer columns bit-packed (constant, frame of reference, or
 deltas, either one with its few outliers patched in apart), then the smallest of ProvRC,
 ProvRC through a general codec, and plain sorted tuples through a general codec, so
-unstructured lineage never costs much more than gzip'd tuples."""
+unstructured lineage never costs much more than gzip'd tuples. A large table's blob ends
+with its key-range index (`_table_blocks`), which lets a query decode only some rows: a
+column can be read from any 64-aligned row given its value there."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import lzma
 import struct
 import zlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,6 +22,8 @@ MAGIC = b"RL1"
 PROVRC, TUPLES = 0, 1
 RAW, ZLIB, LZMA = 0, 1, 2
 FORMAT_NAMES = {PROVRC: "provrc", TUPLES: "tuples"}
+#: Set on the format byte when the body's length and a key-range index follow the header.
+INDEXED = 0x80
 CODEC_NAMES = {RAW: "", ZLIB: "+zlib", LZMA: "+lzma"}
 
 #: The cell pairs of a table's relation, or a function giving them (see `dumps`).
@@ -233,6 +238,102 @@ def unpack_column(data: bytes, offset: int, count: int) -> tuple[np.ndarray, int
     raise RegionError(f"corrupt lineage table: unknown column tag {tag}")
 
 
+@dataclass(frozen=True)
+class ColumnLayout:
+    """Where a column written by `pack_column` lies in its body, read from its header without
+    decoding its values (see `unpack_column_range`). `base` is the constant, the frame of
+    reference, the least difference, or the patched forms' low value, by `tag`; `positions`
+    and `values` are a patched column's exceptions."""
+
+    tag: int
+    count: int
+    offset: int
+    width: int
+    base: int
+    positions: np.ndarray | None = None
+    values: np.ndarray | None = None
+
+    @property
+    def delta(self) -> bool:
+        """Whether the column is stored as differences (reading from a row needs its value
+        there)."""
+        return self.tag in (_DELTA, _PATCHED_DELTA)
+
+
+def column_layout(data: bytes, offset: int, count: int) -> tuple[ColumnLayout, int]:
+    """The layout of the column written by `pack_column` at `offset`, and the offset after
+    it (a patched column's few exceptions are decoded; its packed values are not)."""
+    tag = data[offset]
+    offset += 1
+    if tag == _CONST:
+        (value,) = struct.unpack_from("<q", data, offset)
+        return ColumnLayout(tag, count, offset + 8, 0, value), offset + 8
+    if tag == _FOR:
+        base, width = struct.unpack_from("<qB", data, offset)
+        offset += 9
+        return ColumnLayout(tag, count, offset, width, base), offset + (count * width + 7) // 8
+    if tag == _DELTA:
+        _, d_base, width = struct.unpack_from("<qqB", data, offset)
+        offset += 17
+        size = ((count - 1) * width + 7) // 8
+        return ColumnLayout(tag, count, offset, width, d_base), offset + size
+    if tag in (_PATCHED_FOR, _PATCHED_DELTA):
+        _, low, width, exceptions = struct.unpack_from("<qqBq", data, offset)
+        offset += 25
+        length = count if tag == _PATCHED_FOR else count - 1
+        start = offset
+        offset += (length * width + 7) // 8
+        positions = values = np.zeros(0, np.int64)
+        if exceptions:
+            positions, offset = unpack_column(data, offset, exceptions)
+            values, offset = unpack_column(data, offset, exceptions)
+        return ColumnLayout(tag, count, start, width, low, positions, values), offset
+    raise RegionError(f"corrupt lineage table: unknown column tag {tag}")
+
+
+def unpack_column_range(data: bytes, layout: ColumnLayout, start: int, stop: int,
+                        first: int) -> np.ndarray:
+    """Values `start` to `stop - 1` of the column `layout` describes, `first` being its value
+    at `start` (needed by columns of differences). `start` is a multiple of 64 and the
+    column long enough to be packed by blocks (`_pack_blocks`), or it is read whole."""
+    tag = layout.tag
+    if tag == _CONST:
+        return np.full(stop - start, layout.base, np.int64)
+    delta = layout.delta
+    length = layout.count - 1 if delta else layout.count
+    end = stop - 1 if delta else stop     # the stored series: values, or differences
+    series = _series_range(data, layout, length, start, end)
+    series += layout.base
+    if layout.positions is not None and len(layout.positions):
+        low, high = np.searchsorted(layout.positions, [start, end])
+        if high > low:
+            assert layout.values is not None
+            series[layout.positions[low:high] - start] = layout.values[low:high]
+    if not delta:
+        return series
+    values = np.empty(stop - start, np.int64)
+    values[0] = first
+    np.cumsum(series, out=values[1:])
+    values[1:] += first
+    return values
+
+
+def _series_range(data: bytes, layout: ColumnLayout, length: int, start: int, end: int
+                  ) -> np.ndarray:
+    """Bit-packed fields `start` to `end - 1` of a series of `length` (int64, unbiased)."""
+    width = layout.width
+    if end <= start or width == 0:
+        return np.zeros(max(end - start, 0), np.int64)
+    size = (length * width + 7) // 8
+    if length < _BLOCK_MIN or start % 64:  # a plain stream of fields: read it whole
+        whole = _unpack_bits(data[layout.offset:layout.offset + size], length, width)
+        return whole[start:end].astype(np.int64)
+    # by blocks of 64 fields, each `width` words: the blocks holding the range
+    first = layout.offset + (start // 64) * width * 8
+    last = min(layout.offset + -(-end // 64) * width * 8, layout.offset + size)
+    return _unpack_blocks(data[first:last], end - start, width).astype(np.int64)
+
+
 # -- tables ---------------------------------------------------------------------------------
 def _provrc_body(table: LineageTable) -> bytes:
     return _provrc_columns_body(table, *_columns(table))
@@ -266,10 +367,12 @@ def _tuple_count(table: LineageTable, extent: np.ndarray) -> int:
     return int(volume.sum())
 
 
-def _tuples_body(table: LineageTable, pairs: Pairs = None, tuples: int = -1) -> bytes:
-    """Sorted tuples of `table`; from `pairs` (the relation the table was encoded from, as
-    one column per attribute, keys first, any order) when they are exactly its `tuples`
-    pairs, which saves expanding the table's rows: the same bytes then (see `_distinct`)."""
+def _tuples_body(table: LineageTable, pairs: Pairs = None, tuples: int = -1
+                 ) -> tuple[bytes, list[np.ndarray]]:
+    """Sorted tuples of `table`, and their columns; from `pairs` (the relation the table was
+    encoded from, as one column per attribute, keys first, any order) when they are exactly
+    its `tuples` pairs, which saves expanding the table's rows: the same bytes then (see
+    `_distinct`)."""
     columns = None
     if callable(pairs):
         pairs = pairs()
@@ -281,7 +384,7 @@ def _tuples_body(table: LineageTable, pairs: Pairs = None, tuples: int = -1) -> 
     count = len(columns[0]) if columns else 0
     parts = [struct.pack("<qHH", count, len(columns), table.nkeys)]
     parts.extend(pack_column(column) for column in columns)
-    return b"".join(parts)
+    return b"".join(parts), columns
 
 
 def sorted_cells(cells: np.ndarray) -> np.ndarray:
@@ -370,11 +473,12 @@ def dumps(table: LineageTable, pairs: Pairs = None) -> bytes:
     lo, extent = _columns(table)
     tuples = _tuple_count(table, extent)
     bodies = {PROVRC: _provrc_columns_body(table, lo, extent)}
+    tuple_columns: list[np.ndarray] = []
     # Tuples only when ProvRC found little structure; on large tables not when nearly every
     # row is one cell pair already (the tuples would be about the same rows, in order).
     nearly_cells = tuples <= len(table) + len(table) // 8
     if tuples <= min(TUPLE_LIMIT, 4 * len(table)) and (tuples <= SMALL or not nearly_cells):
-        bodies[TUPLES] = _tuples_body(table, pairs, tuples)
+        bodies[TUPLES], tuple_columns = _tuples_body(table, pairs, tuples)
     best: tuple[int, int, bytes] | None = None
     for fmt, body in bodies.items():
         for codec, packed in _compressed(body, tuples, fmt == TUPLES):
@@ -382,7 +486,48 @@ def dumps(table: LineageTable, pairs: Pairs = None) -> bytes:
                 best = (fmt, codec, packed)
     assert best is not None
     fmt, codec, packed = best
-    return MAGIC + bytes([fmt, codec]) + packed
+    index = _index_of(table, fmt, lo, extent, tuple_columns)
+    if index is None:
+        return MAGIC + bytes([fmt, codec]) + packed
+    return MAGIC + bytes([fmt | INDEXED, codec]) + struct.pack("<Q", len(packed)) + packed + \
+        index
+
+
+def _index_of(table: LineageTable, fmt: int, lo: np.ndarray, extent: np.ndarray,
+              tuple_columns: list[np.ndarray]) -> bytes | None:
+    """The key-range index of the body chosen (`_table_blocks.block_index`), or None for a
+    table too small to need one."""
+    from awlineage.regions import _table_blocks as blocks
+
+    k = table.nkeys
+    if fmt == TUPLES:
+        if len(tuple_columns[0] if tuple_columns else ()) < blocks.INDEX_MIN_ROWS:
+            return None
+        lows = [blocks.block_min(c) for c in tuple_columns]
+        highs = [blocks.block_max(c) for c in tuple_columns]
+        return blocks.block_index(tuple_columns, lows[:k], highs[:k], lows[k:], highs[k:])
+    if len(table) < blocks.INDEX_MIN_ROWS:
+        return None
+    width = lo.shape[0]
+    refs = [np.ascontiguousarray(table.ref[:, a]) for a in range(width)]
+    columns = [c for a in range(width) for c in (refs[a], lo[a], extent[a])]
+    # An absolute interval's block bounds are its first cells' least and, looser than the
+    # last cells' greatest but without adding the columns, its first cells' greatest plus
+    # its extents' greatest; a value interval relative to a key attribute is offset by that
+    # key's interval, row by row.
+    lows = [blocks.block_min(lo[a]) for a in range(width)]
+    highs = [blocks.block_max(lo[a]) + blocks.block_max(extent[a]) for a in range(width)]
+    for a in range(k, width):
+        present = np.bincount(refs[a].astype(np.intp) + 1, minlength=k + 1)
+        if present[0] == len(table):  # every row absolute
+            continue
+        low, high = lo[a].copy(), lo[a] + extent[a]
+        for key in np.flatnonzero(present[1:]).tolist():
+            rows = refs[a] == key
+            np.add(low, lo[key], out=low, where=rows)
+            np.add(high, lo[key] + extent[key], out=high, where=rows)
+        lows[a], highs[a] = blocks.block_min(low), blocks.block_max(high)
+    return blocks.block_index(columns, lows[:k], highs[:k], lows[k:], highs[k:])
 
 
 def _compressed(body: bytes, tuples: int, squeeze: bool = False) -> list[tuple[int, bytes]]:
@@ -426,28 +571,44 @@ def _zlib_pays(body: bytes) -> bool:
     return len(zlib.compress(sample, 1)) < (1 - ZLIB_GAIN) * len(sample)
 
 
-def loads(data: bytes) -> LineageTable:
-    """The table written by `dumps`."""
+def split(data: bytes) -> tuple[int, bytes, bytes | None]:
+    """(format, body decompressed, key-range index or None) of a blob written by `dumps`."""
     if data[:3] != MAGIC:
         raise RegionError("not an encoded lineage table (bad header)")
     fmt, codec = data[3], data[4]
-    body = data[5:]
+    index = None
+    if fmt & INDEXED:
+        fmt &= ~INDEXED
+        (size,) = struct.unpack_from("<Q", data, 5)
+        body, index = data[13:13 + size], data[13 + size:]
+    else:
+        body = data[5:]
     if codec == ZLIB:
         body = zlib.decompress(body)
     elif codec == LZMA:
         body = lzma.decompress(body)
     elif codec != RAW:
         raise RegionError(f"corrupt lineage table: unknown codec {codec}")
-    if fmt == PROVRC:
-        return _read_provrc(body)
-    if fmt == TUPLES:
-        return _read_tuples(body)
-    raise RegionError(f"corrupt lineage table: unknown format {fmt}")
+    if fmt not in FORMAT_NAMES:
+        raise RegionError(f"corrupt lineage table: unknown format {fmt}")
+    return fmt, body, index
+
+
+def read_body(fmt: int, body: bytes) -> LineageTable:
+    """The whole table of a decompressed body of format `fmt`."""
+    return _read_provrc(body) if fmt == PROVRC else _read_tuples(body)
+
+
+def loads(data: bytes) -> LineageTable:
+    """The table written by `dumps`, every row decoded (`_table_blocks.open_table` decodes
+    only the rows a query needs)."""
+    fmt, body, _ = split(data)
+    return read_body(fmt, body)
 
 
 def describe(data: bytes) -> str:
     """Which encoding a blob uses, e.g. ``provrc+lzma``."""
-    return FORMAT_NAMES.get(data[3], "?") + CODEC_NAMES.get(data[4], "?")
+    return FORMAT_NAMES.get(data[3] & ~INDEXED, "?") + CODEC_NAMES.get(data[4], "?")
 
 
 def pack_blobs(blobs: list[bytes]) -> bytes:

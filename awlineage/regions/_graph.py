@@ -172,7 +172,8 @@ def _records_reached(start: DBObject, stop_ids: Collection[int], db: Database, *
     unread = [oid for oid in ids if oid not in records]
     for first in range(0, len(unread), _CHUNK):
         query = select(RegionTable.object_id.in_(unread[first:first + _CHUNK]), database=db)
-        read = list(query.prefetch("output", "inputs"))
+        # iterated, not given to list(): list() asks a query's len(), a COUNT statement
+        read = [record for record in query.prefetch("output", "inputs")]
         keep_records(db, read)
         records.update((record.object_id, record) for record in read)
     found: dict[int, list[RegionTable]] = {}

@@ -10,8 +10,6 @@ import itertools
 
 import numpy as np
 
-from awlineage.regions._boxes import all_columns
-
 #: Candidate pairs examined at once; bounds the memory of one join step.
 CHUNK_PAIRS = 1 << 22
 #: Query boxes a table answers by scanning its rows before it builds an index: a scan
@@ -44,9 +42,10 @@ class IntervalIndex:
         if groups is None:
             lo, hi = self.lo[:, axis], self.hi[:, axis]
             length = hi - lo + 1
-            klass = np.floor(np.log2(np.maximum(length, 1))).astype(np.int64)
+            # floor(log2(length)): the exponent of the length as a double (exact below 2**53)
+            klass = (np.maximum(length, 1).astype(np.float64).view(np.int64) >> 52) - 1023
             groups = []
-            for k in np.unique(klass):
+            for k in np.flatnonzero(np.bincount(klass)):
                 rows = np.flatnonzero(klass == k)
                 rows = rows[np.argsort(lo[rows], kind="stable")]
                 groups.append((lo[rows], rows, int(length[rows].max())))
@@ -90,13 +89,23 @@ class IntervalIndex:
                 q = np.repeat(np.arange(first, last), c)
                 offsets = np.arange(total) - np.repeat(np.cumsum(c) - c, c)
                 r = rows[np.repeat(start[first:last], c) + offsets]
-                keep = all_columns((self.lo[r] <= qhi[q]) & (self.hi[r] >= qlo[q]))
+                keep = self._overlap(r, q, qlo, qhi)
                 found_q.append(q[keep])
                 found_r.append(r[keep])
         if not found_q:
             return empty, empty
         return np.concatenate(found_q), np.concatenate(found_r)
 
+
+    def _overlap(self, r: np.ndarray, q: np.ndarray, qlo: np.ndarray, qhi: np.ndarray
+                 ) -> np.ndarray:
+        """Which candidate pairs (row `r`, query box `q`) overlap on every axis, compared
+        axis by axis (on (N, d) arrays numpy is about 4x slower along the short axis)."""
+        keep = np.ones(len(r), dtype=bool)
+        for a in range(self.lo.shape[1]):
+            keep &= self.lo[:, a][r] <= qhi[:, a][q]
+            keep &= self.hi[:, a][r] >= qlo[:, a][q]
+        return keep
 
     def _scan(self, qlo: np.ndarray, qhi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """`pairs` by comparing each query box with every row, axis by axis: the rows that

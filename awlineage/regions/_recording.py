@@ -15,6 +15,7 @@ from awlineage.regions._errors import RegionError
 from awlineage.regions._operator import Operator
 from awlineage.regions._provrc import encode
 from awlineage.regions._table import LineageTable
+from awlineage.regions._table_blocks import open_table
 
 if TYPE_CHECKING:
     from awlineage.regions._call import OperatorCall
@@ -299,11 +300,11 @@ def decode_record(record: RegionTable) -> DecodedLineage:
         forward: list[LineageTable | None] = []
         for blob in blobs:
             parts = _codec.unpack_blobs(blob)
-            backward.append(_codec.loads(parts[0]) if parts[0] else None)
-            forward.append(_codec.loads(parts[1]) if parts[1] else None)
+            backward.append(open_table(parts[0]) if parts[0] else None)
+            forward.append(open_table(parts[1]) if parts[1] else None)
         decoded = DecodedLineage(mode, backward, forward)
     elif mode in ("pay", "comp"):
-        decoded = DecodedLineage(mode, [], [], _codec.loads(blobs[0]))
+        decoded = DecodedLineage(mode, [], [], open_table(blobs[0]))
     else:
         raise RegionError(f"RegionTable {record.object_id}: mode {mode} keeps no tables")
     if len(_decoded_cache) > 256:

@@ -323,8 +323,7 @@ def _join_backward(record: RegionTable, lineage: DecodedLineage, ctx: StepContex
         return Region.from_boxes(boxes, in_shape)
     op = ctx.operator(record)
     payload = _require(lineage.payload)
-    inter, rows = payload.key_join(query)
-    values = payload.lo[rows, payload.nkeys:]
+    inter, values = payload.key_values(query)
     parts = [op.map_p(inter, values, i, shapes) if len(inter) else Boxes.empty(len(in_shape))]
     if lineage.mode == "comp":
         # Payload rows override the default for their cells: the rest of the query keeps it.

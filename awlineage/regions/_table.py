@@ -122,6 +122,12 @@ class LineageTable:
         hi = np.minimum(query.hi[q], self.hi[r, :k])
         return Boxes(lo, hi), r
 
+    def key_values(self, query: Boxes) -> tuple[Boxes, np.ndarray]:
+        """`key_join`'s intersections, and the first value cells of the row of each (a
+        payload table's payloads)."""
+        inter, r = self.key_join(query)
+        return inter, self.lo[r, self.nkeys:]
+
     def image(self, query: Boxes) -> Boxes:
         """Value cells related to any key cell in `query`, as boxes (exact)."""
         inter, r = self.key_join(query)
