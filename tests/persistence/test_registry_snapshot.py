@@ -50,6 +50,25 @@ def test_inside_a_snapshot_the_registry_is_read_once(db: Database) -> None:
         assert len(reads) == 2
 
 
+def test_each_registry_entry_is_decoded_once_and_a_new_one_seen_at_the_next_read(
+        db: Database, reconnect) -> None:
+    CameraFrame(chip="a").commit()
+    other = reconnect()
+
+    class RegistryLate(DBObject):
+        note = persistent("Note", str, "")
+
+    with registry_reads(db) as reads:
+        first, again = db.registered_classes(), db.registered_classes()
+        first.clear()  # a caller's own copy
+        assert again["tests.CameraFrame"] is db.registered_classes()["tests.CameraFrame"]
+        other.commit([RegistryLate(note="elsewhere")])
+        later = db.registered_classes()
+        assert "tests.RegistryLate" in later and "tests.RegistryLate" not in again
+        assert later["tests.CameraFrame"] is again["tests.CameraFrame"]
+        assert len(reads) == 4  # one statement a read, as before
+
+
 def test_a_class_another_connection_records_is_seen_by_the_next_snapshot(
         db: Database, reconnect) -> None:
     CameraFrame(chip="a").commit()
