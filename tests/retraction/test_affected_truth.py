@@ -16,13 +16,12 @@ import numpy as np
 import pytest
 from astropy.wcs import WCS
 
-from awlineage import Database, TargetProcessor, select
+from awlineage import Database, select
 from awlineage.blast_radius import affected
 from awlineage.lineage import get_inverse_properties
 from awlineage.persistence import set_current_store
 from awlineage.regions import Boxes, Region, RegionTable, Shapes, decode_record
 from awlineage.retraction import RetractedCells
-from awlineage.storage import forget_data_server, use_data_server
 from targets.images import read_hdu
 from targets.parameters import stage_parameters
 from targets.pipeline import (
@@ -33,19 +32,14 @@ from targets.pipeline import (
     RegriddedFrame,
     Source,
     SourceList,
-    ingest,
 )
 from targets.region_operators import WcsResample
 from targets.regrid import PixelTransform, RegridParameters
 from targets.science import reduced_wcs
-from targets.sky import SkyParameters, WrittenNight, write_night
+from targets.sky import SkyParameters, WrittenNight
 from targets.sky_defects import HotColumn
 from targets.source_lists import read_sources
-from tests.conftest import fresh_database
-
-HOT = HotColumn(chip="ccd1", bias=2, column=40, excess=3000.0)
-NIGHT = SkyParameters(n_chips=1, filters=("r",), sky_rates=(15.0,), n_dithers=2, n_biases=3,
-                      n_flats=2, chip_shape=(128, 128), hot_column=HOT)
+from tests.retraction.hot_night import HOT, NIGHT, built_night
 
 
 @dataclass
@@ -55,28 +49,14 @@ class Built:
     bias: BiasFrame
 
 
-@pytest.fixture(scope="module")
-def night(tmp_path_factory: pytest.TempPathFactory) -> WrittenNight:
-    return write_night(NIGHT, tmp_path_factory.mktemp("hot-night"))
-
-
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
           night: WrittenNight) -> Iterator[Built]:
     """The night ingested and every SourceList made, serially, once per backend."""
     folder = tmp_path_factory.mktemp(f"built-{request.param}")
-    opened = fresh_database(request.param, request, folder)
-    db = next(opened)
-    use_data_server(str(folder / "data"))
-    try:
-        ingest(night.paths)
-        report = TargetProcessor("serial", database=db, progress=False).make(SourceList)
-        assert not report.failures(), report.summary()
+    with built_night(request.param, request, folder, night) as db:
         (bias,) = select(BiasFrame, database=db).all()
         yield Built(db, night, bias)
-    finally:
-        forget_data_server()
-        next(opened, None)
 
 
 @pytest.fixture

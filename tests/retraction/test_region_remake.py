@@ -34,7 +34,7 @@ from targets.pipeline import (
     SourceList,
 )
 from tests.commands import run_awl
-from tests.retraction.test_affected_truth import HOT
+from tests.retraction.hot_night import HOT
 
 REACHED = {DomeFlatFrame: 1, ReducedScienceFrame: 2, RegriddedFrame: 2,
            CoaddedRegriddedFrame: 1, SourceList: 1}

@@ -19,7 +19,7 @@ from awlineage.retraction import RetractedCells
 from targets.carried_rows import reaching
 from targets.pipeline import BiasFrame, Source, SourceList, SourceListParameters
 from targets.source_lists import SOURCES_HDU
-from tests.retraction.test_affected_truth import HOT
+from tests.retraction.hot_night import HOT
 
 
 def _rows(source_list: SourceList) -> np.ndarray:
