@@ -98,9 +98,10 @@ def id_in(column: sa.ColumnElement, ids: Sequence[int], key: str = "awl_ids"
           ) -> sa.ColumnElement:
     """``column IN ids`` with the ids as one JSON parameter (read by ``json_each``): no
     statement with thousands of placeholders, and no limit on how many ids."""
-    values = sa.func.json_each(sa.bindparam(key, json.dumps(list(ids)), sa.Text)
-                               ).table_valued("value")
-    return column.in_(sa.select(values.c.value))
+    values = sa.func.json_each(sa.bindparam(key, json.dumps(list(ids)), sa.Text))
+    # a plain column of the function, not `table_valued(...).c`: building that column
+    # collection was half the cost of a small prefetch (38 of 72 us an expression)
+    return column.in_(sa.select(sa.literal_column("value")).select_from(values))
 
 
 def like(column: sa.ColumnElement, pattern: LikePattern, case_sensitive: bool
