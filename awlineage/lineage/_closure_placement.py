@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from awlineage.database import Database
 from awlineage.lineage._closure_graph import written_edges
 from awlineage.lineage._closure_keys import key_after, keys_after
+from awlineage.lineage._closure_label_queries import SWEEP, label_queries
 from awlineage.lineage._closure_tables import (
     LabelRow,
     StoredLabel,
@@ -40,9 +41,10 @@ _QUALIFIED = 64
 before the one with most containers is taken."""
 _COMBINATIONS = 16  # choices of one interval per parent tried for a single interval
 _CHUNK = 500  # keys per IN list
-_SWEEP = 2_048
+_COPY_CHUNK = 10_000  # labels a replay copies to the database per insert
+_SWEEP = SWEEP
 """Intervals inside a parent's (or crossing its left end) read to find a free place in it;
-a parent with more is re-encoded instead."""
+a parent with more is re-encoded instead (at most the `SWEEP` + 1 that a read returns)."""
 
 
 class Placement:
@@ -53,6 +55,11 @@ class Placement:
         self.conn = conn
         self.db = db
         self.table = labels_table(db)
+        self.queries = label_queries(self.table)
+        self._containing: dict[bytes, list[tuple[bytes, int]]] = {}
+        """(left, node) of the intervals containing a stored label, by its left: fixed once
+        it is stored, as an interval placed later contains none (cleared when labels are
+        deleted, as their keys may be used again)."""
         self.max_copies = max_copies
         self.max_labels = max_labels
         """Labels this placement may write in all (None: no limit)."""
@@ -118,10 +125,9 @@ class Placement:
         as in a full encoding."""
         if not blocks:
             return
-        t = self.table
-        top_left = self._end(t.c.left_end.desc()) or b""
-        bottom_right = self._end(t.c.right_end)
-        top_right = self._end(t.c.right_end.desc()) or top_left
+        top_left, bottom_right, top_right = self.queries.outer_ends(self.conn)
+        top_left = top_left or b""
+        top_right = top_right or top_left
         rows = []
         for ancestors, nodes in blocks:
             for node in nodes:
@@ -202,10 +208,8 @@ class Placement:
     def _add_roots(self, roots: list[int]) -> None:
         if not roots:
             return
-        t = self.table
-        top_left = self._end(t.c.left_end.desc()) or b""
-        bottom_right = self._end(t.c.right_end)
-        top_right = self._end(t.c.right_end.desc())
+        top_left, bottom_right, top_right = self.queries.outer_ends(self.conn)
+        top_left = top_left or b""
         rows = []
         for node in roots:
             left = key_after(top_left, bottom_right)
@@ -250,16 +254,14 @@ class Placement:
             return False
         t = self.table
         self.conn.execute(t.delete().where(self.db.dialect.id_in(t.c.node_id, nodes)))
+        self._containing.clear()
         self._write_fresh([(sorted(ancestors), nodes)])
         return True
 
     def _crossed(self, label: StoredLabel) -> bool:
         """Whether an interval starting inside `label`'s descendants ends after it: then
         an interval placed after those descendants would be inside that one too."""
-        t = self.table
-        return bool(self.conn.execute(sa.select(sa.exists().where(
-            t.c.left_end > label.left, t.c.left_end <= label.desc_until,
-            t.c.right_end > label.right))).scalar())
+        return self.queries.crossed(self.conn, label)
 
     def _place_copies(self, nodes: list[int], candidates: list[StoredLabel],
                       wanted: set[int], above: dict[int, set[int]]) -> bool:
@@ -287,11 +289,7 @@ class Placement:
         then contain it: `label`'s containers, `label`, the intervals inside it that start
         before the place and end above it, and those crossing `label`'s left end whose
         right is above the place. None if `label` has too many intervals inside it to try."""
-        t = self.table
-        inside = self.conn.execute(
-            sa.select(t.c.left_end, t.c.right_end, t.c.node_id)
-            .where(t.c.left_end > label.left, t.c.left_end <= label.desc_until)
-            .order_by(t.c.left_end).limit(_SWEEP + 1)).all()
+        inside = self.queries.inside(self.conn, label)
         if len(inside) > _SWEEP:
             return None
         crossing = [left for left, right, _ in inside if right > label.right]
@@ -305,24 +303,15 @@ class Placement:
             after[left] = lowest
             lowest = min(lowest, right)
         after[label.left] = lowest
-        below_left = self.conn.execute(
-            sa.select(t.c.left_end, t.c.right_end, t.c.node_id)
-            .where(t.c.right_end >= lowest, t.c.right_end < label.right,
-                   t.c.left_end < label.left)
-            .limit(_SWEEP + 1)).all()
+        below_left = self.queries.below_left(self.conn, label, lowest)
         if len(below_left) > _SWEEP:
             return None
-        base = self.conn.execute(
-            sa.select(t.c.left_end, t.c.node_id)
-            .where(t.c.left_end >= label.anc_from, t.c.left_end < label.left,
-                   t.c.right_end > label.right)).all()
+        base = self._containing_of(label)
         base_nodes = {node for _, node in base} | {label.node}
         base_from = min((left for left, _ in base), default=label.left)
         if not base_nodes <= wanted:
             return None
-        # rows of (left, right, node)
-        return _best_point(starts, after, inside, below_left,  # type: ignore[arg-type]
-                           base_nodes, base_from, wanted)
+        return _best_point(starts, after, inside, below_left, base_nodes, base_from, wanted)
 
     def _try(self, nodes: list[int], inside: Iterable[StoredLabel], wanted: set[int]) -> bool:
         """Place an interval of each of `nodes` inside every label of `inside` if the
@@ -343,13 +332,12 @@ class Placement:
             .limit(1)).first()
         if unwanted is not None:
             return False
-        found = set(self.conn.execute(
-            sa.select(t.c.node_id).distinct().where(*containing)).scalars())
-        if found != wanted:
+        bounds = (first.anc_from, last_left, first.right)
+        if self.queries.covering_nodes(self.conn, *bounds) != wanted:
             return False
-        # `containing` matched the wanted nodes just above, so it has a first key
+        # the range matched the wanted nodes just above, so it has a first key
         self._insert(nodes, inside,
-                     self._end(t.c.left_end, *containing))  # type: ignore[arg-type]
+                     self.queries.first_covering(self.conn, *bounds))  # type: ignore[arg-type]
         return True
 
     def _insert(self, nodes: list[int], inside: Sequence[StoredLabel], anc_from: bytes
@@ -363,10 +351,11 @@ class Placement:
         """Write sibling intervals for `nodes` (each crossing the others: none contains
         another) just after `point.last_left` and just below `point.first_right`; move the
         `desc_until` bound of every interval containing them."""
-        lefts, rights = sibling_keys(len(nodes), point.last_left,
-                                     self._next_endpoint(point.last_left),
-                                     self._previous_endpoint(point.first_right),
-                                     point.first_right)
+        next_key, below = self.queries.neighbours(self.conn, point.last_left,
+                                                  point.first_right)
+        # a place lies between two stored keys: `last_left` and `first_right` are both
+        lefts, rights = sibling_keys(len(nodes), point.last_left, next_key,  # type: ignore[arg-type]
+                                     below, point.first_right)  # type: ignore[arg-type]
         self._write([
             (left, right, node, point.anc_from, left)
             for node, left, right in zip(nodes, lefts, rights, strict=True)])
@@ -375,36 +364,16 @@ class Placement:
 
     def _reread(self, label: StoredLabel) -> StoredLabel:
         """`label` as stored now (a copy placed inside it moved its `desc_until`)."""
-        t = self.table
-        row = self.conn.execute(sa.select(t.c.left_end, t.c.right_end, t.c.node_id,
-                                          t.c.anc_from, t.c.desc_until)
-                                .where(t.c.left_end == label.left)).one()
-        return StoredLabel(*row)
+        return self.queries.label_at(self.conn, label.left)
 
     def _containers(self, label: StoredLabel) -> set[int]:
-        t = self.table
-        return set(self.conn.execute(
-            sa.select(t.c.node_id).where(t.c.left_end >= label.anc_from,
-                                         t.c.left_end < label.left,
-                                         t.c.right_end > label.right)).scalars())
+        return {node for _, node in self._containing_of(label)}
 
-    def _end(self, order: sa.ColumnElement, *where: sa.ColumnElement) -> bytes | None:
-        """The first key in `order` (an index's first entry; PostgreSQL has no max(bytea))."""
-        column = order.element if isinstance(order, sa.UnaryExpression) else order
-        return self.conn.execute(sa.select(column).where(*where).order_by(order).limit(1)
-                                 ).scalar()
-
-    def _next_endpoint(self, key: bytes) -> bytes:
-        t = self.table
-        ends = (self._end(t.c.left_end, t.c.left_end > key),
-                self._end(t.c.right_end, t.c.right_end > key))
-        return min(k for k in ends if k is not None)
-
-    def _previous_endpoint(self, key: bytes) -> bytes:
-        t = self.table
-        ends = (self._end(t.c.left_end.desc(), t.c.left_end < key),
-                self._end(t.c.right_end.desc(), t.c.right_end < key))
-        return max(k for k in ends if k is not None)
+    def _containing_of(self, label: StoredLabel) -> list[tuple[bytes, int]]:
+        found = self._containing.get(label.left)
+        if found is None:
+            found = self._containing[label.left] = self.queries.containing(self.conn, label)
+        return found
 
 
 def _best_point(starts: list[bytes], after: dict[bytes, bytes],
@@ -503,7 +472,30 @@ def replay(conn: sa.Connection, db: Database, nodes: list[int],
     where parents come first (the oldest first among those ready), `batch` at a time, with
     as many copies as a placement needs. The labels must be empty. False if an object found
     no place (its parents' intervals all crossed by others), more than `max_labels` labels
-    were written, or a batch ended after `seconds` (it stops there)."""
+    were written, or a batch ended after `seconds` (it stops there); the labels are then
+    left empty.
+
+    The placement asks hundreds of small questions of the labels per object of a dense
+    graph (Montage's: 300), so it runs on a private in-memory SQLite database, and the
+    labels are copied to `db` once they are all placed: on PostgreSQL each question would
+    otherwise be a round trip to the server."""
+    scratch = Database("sqlite://")
+    try:
+        with scratch.engine.begin() as work:
+            if not _replay_into(work, scratch, nodes, edges, max_labels, batch, seconds):
+                return False
+            rows = work.execute(sa.select(*labels_table(scratch).c)).all()
+    finally:
+        scratch.engine.dispose()
+    for start in range(0, len(rows), _COPY_CHUNK):
+        insert_labels(conn, db, [tuple(row) for row in rows[start:start + _COPY_CHUNK]])
+    return True
+
+
+def _replay_into(conn: sa.Connection, db: Database, nodes: list[int],
+                 edges: Iterable[tuple[int, int]], max_labels: int | None, batch: int,
+                 seconds: float | None) -> bool:
+    """`replay`'s placement, writing the labels on `conn`."""
     deadline = None if seconds is None else time.monotonic() + seconds
     parents: dict[int, list[int]] = defaultdict(list)
     children: dict[int, list[int]] = defaultdict(list)

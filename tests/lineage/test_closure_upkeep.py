@@ -287,6 +287,45 @@ def test_rebuild_places_objects_as_commits_do_when_the_encoding_is_too_big(db, m
     assert reindex_closure(db).stats is not None and check_closure_index(db).ok
 
 
+def test_a_rebuild_placed_apart_writes_the_labels_placing_on_the_database_writes(db):
+    # `replay` places the objects in a private in-memory database and copies the labels
+    # over; placed on the database itself they must come out the same, key for key
+    import sqlalchemy as sa
+
+    from awlineage.lineage._closure_graph import stored_edges, stored_nodes
+    from awlineage.lineage._closure_placement import _replay_into, replay
+    from awlineage.lineage._closure_tables import labels_table
+
+    nodes, edges = _random_dag(120, seed=7)
+    _commit_graph(nodes, edges, [len(nodes)], on_after=99, db=db, check_each=False)
+    table = labels_table(db)
+    written = []
+    for place in (replay, _replay_into):
+        with db.engine.begin() as conn:
+            conn.execute(table.delete())
+            stored = sorted(stored_nodes(conn, db))
+            links = set(stored_edges(conn, db))
+            assert place(conn, db, stored, links, None, 25, None)
+            written.append(conn.execute(sa.select(*table.c).order_by(table.c.left_end)
+                                        ).all())
+    assert len(written[0]) > len(nodes)  # copies: the graph is not a forest
+    assert written[0] == written[1]
+
+
+def test_a_replay_over_its_label_budget_leaves_no_labels(db):
+    from awlineage.lineage._closure_graph import stored_edges, stored_nodes
+    from awlineage.lineage._closure_placement import replay
+    from awlineage.lineage._closure_tables import labels_table
+
+    nodes, edges = _random_dag(60, seed=3)
+    _commit_graph(nodes, edges, [len(nodes)], on_after=99, db=db, check_each=False)
+    with db.engine.begin() as conn:
+        conn.execute(labels_table(db).delete())
+        assert not replay(conn, db, sorted(stored_nodes(conn, db)),
+                          set(stored_edges(conn, db)), max_labels=len(nodes) // 2)
+        assert conn.execute(labels_table(db).select()).first() is None
+
+
 def _rebuilds(db) -> int:
     state = db.framework["awl_closure_state"]
     with db.engine.connect() as conn:
