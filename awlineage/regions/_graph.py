@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
-from awlineage.database import Database, load_objects
+from awlineage.database import Database, load_class_rows, load_objects, prefetch
 from awlineage.lineage import (
     MissingLineage,
     follow_pointers,
@@ -165,15 +165,16 @@ def _records_reached(start: DBObject, stop_ids: Collection[int], db: Database, *
     object a walk from `start` that way can reach: one recursive query over the records'
     outputs and inputs, not going past `stop_ids` (`reached_ids`), then the records not read
     before in this process, `_CHUNK` at a time (records never change once committed)."""
-    from awlineage.query import select
-
     ids = reached_ids(db, start.object_id, stop_ids, upstream=upstream)
     records = known_records(db, ids)
     unread = [oid for oid in ids if oid not in records]
-    for first in range(0, len(unread), _CHUNK):
-        query = select(RegionTable.object_id.in_(unread[first:first + _CHUNK]), database=db)
-        # iterated, not given to list(): list() asks a query's len(), a COUNT statement
-        read = [record for record in query.prefetch("output", "inputs")]
+    if unread:
+        # the ids are rows of RegionTable's own table: read as such, with no query to
+        # compile and no look in the class registry for subclasses (half the time of a
+        # short query's records, as after a restart)
+        read = list(load_class_rows(db, RegionTable, unread).values())
+        for name in ("output", "inputs"):
+            prefetch(db, read, RegionTable._properties[name])
         keep_records(db, read)
         records.update((record.object_id, record) for record in read)
     found: dict[int, list[RegionTable]] = {}
