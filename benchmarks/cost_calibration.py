@@ -19,7 +19,7 @@ clock replaced by `time.process_time` for the run: CPU seconds, less disturbed b
 work on a shared machine. Each query runs `--repeat` times; a sample is the median.
 
 Usage: python benchmarks/cost_calibration.py [--quick] [--repeat R] [--json PATH]
-       python benchmarks/cost_calibration.py --refit PATH   (the samples of a --json run)
+       python benchmarks/cost_calibration.py --refit PATH [PATH ...]   (samples of --json runs)
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from awlineage.regions._cost import CONSTANTS, hop_kind, hop_terms
 from awlineage.regions._strategies import strategy_of
 
 #: Image sides of the spread grid (rows of a table: about side^2).
-SIDES = (60, 150, 300, 600, 1000)
+SIDES = (20, 60, 150, 300, 600, 1000)
 #: Query cells of the spread grid (one square of about this many cells).
 CELLS = (1, 10, 100, 1000, 10000)
 #: Strategies the spread records keep.
@@ -332,8 +332,8 @@ def main() -> None:
                         "the genomics workflow unreplicated")
     parser.add_argument("--repeat", type=int, help="runs per query (default 3; --quick: 1)")
     parser.add_argument("--json", help="also write the samples to this file")
-    parser.add_argument("--refit", metavar="JSON",
-                        help="fit the samples a run wrote with --json instead of measuring")
+    parser.add_argument("--refit", metavar="JSON", nargs="+",
+                        help="fit the samples runs wrote with --json instead of measuring")
     args = parser.parse_args()
     repeat = args.repeat or (1 if args.quick else 3)
     sides, cells = (SIDES[:2], CELLS[:3]) if args.quick else (SIDES, CELLS)
@@ -342,7 +342,8 @@ def main() -> None:
           f"{load:.1f})")
     started = time.perf_counter()
     if args.refit:
-        samples = [Sample(**s) for s in json.loads(Path(args.refit).read_text())]
+        samples = [Sample(**s) for path in args.refit
+                   for s in json.loads(Path(path).read_text())]
     else:
         with tempfile.TemporaryDirectory() as tmp, cpu_clock():
             connect(f"sqlite:///{tmp}/calibration.db")

@@ -231,9 +231,9 @@ class CostModel:
     ``touched = rows * min(1, cells / side)`` is the rows a query of that many cells is
     expected to meet (``side``: the output cells for a backward hop, the input cells with
     lineage for a forward one, ``output_cells * fan_in / fan_out``), and a join on tables
-    of ``n`` rows costs ``row * n + pair * touched + cell * cells`` (reading the rows:
-    decoding them and scanning or indexing them; the rows met; the query's and the
-    answer's cells). Then:
+    of ``n`` rows costs ``table + row * n + pair * touched + cell * cells`` (its fixed work;
+    reading the rows: decoding them and scanning or indexing them; the rows met; the
+    query's and the answer's cells). Then:
 
     - ``all``, ``map``: ``hop`` (a mapping function on the query's boxes);
     - a table keyed by the cells queried (``full-backward`` backward, ``full-forward``
@@ -243,26 +243,35 @@ class CostModel:
       than they fill), unless they are more than `WHOLE_SHARE` of the table
       (`rows_read`; the table's key-range index);
     - the mismatched orientation (a backward query on a forward-only table, a forward query
-      on a backward-only table or through payloads): the same, reading every row;
+      on a backward-only table): the same, reading every row; a forward query through
+      payloads maps every payload row: ``payload * rows`` instead of ``row * rows``;
     - ``blackbox`` / ``rerun``: ``hop + rerun_factor * run_seconds + lineage_factor *
       lineage_seconds`` (the operator again, traced: its lineage is recorded in memory,
       not encoded, so it costs a fraction of the capture's) plus a join on every row of
-      the tables it produced.
+      the tables it produced (payloads again for a payload record's re-run: ``rerun_of``).
 
     ``byte * stored_bytes`` (decompressing the blob) is paid the first time a record's
     tables are read in a process; ``warm=True`` (tables already decoded or re-run) leaves
     it, and a re-run's own work, out.
 
-    The defaults are a least-squares fit of log(estimate / measured) over the hops of
-    `benchmarks/cost_calibration.py` in CPU seconds on the development machine (2 shared
-    cores, load 3-5): 513 hops over a value-dependent neighbourhood operator on images of
-    60 to 1,000 px a side (1,100 to 357,000 rows) recorded full-backward, full-forward and
-    pay, queried each way with 1 to 10,000 cells, stored (decoded afresh) and re-run, and
-    over the genomics workflow's four queries (tables of 400 to 302,000 rows, 1 to 101,100
-    cells) with FullOne, FullForw and FullBoth. Inputs were loaded from memory: a re-run
-    that reads files costs more. `from_database` rescales the join constants and the re-run
-    factors to the recorded hops of a database once there are `MIN_SAMPLES` of a kind
-    (``calibrated`` names what was rescaled).
+    The defaults are a least-squares fit of log(estimate / measured), each group of hops of
+    one source and kind weighing alike, over the 1,233 hops of two runs of
+    `benchmarks/cost_calibration.py` (``--refit`` of both), in CPU seconds on the
+    development machine (2 shared cores, load 4-5): a value-dependent neighbourhood
+    operator on images of 20 (the second run) or 60 to 1,000 px a side (130 to 357,000
+    rows) recorded full-backward, full-forward and pay, queried each way with 1 to 10,000
+    cells, from its tables decoded afresh and re-run; and the genomics workflow's four
+    queries (tables of 400 to 302,000 rows, 1 to 101,100 cells) with FullOne, FullForw and
+    FullBoth. Inputs were loaded from memory: a re-run that reads files costs more. A
+    record's run and lineage seconds rise together over the grid, so their split is loosely
+    determined (each run alone gave 0.24 and 0.26, 2.8 and 0.07); the join constants moved
+    less than 10% between the runs.
+    Most estimates are within 2x (residuals the script prints); the farthest are the
+    genomics workflow's mismatched table hops, up to 6x over where the value ranges of a
+    table's blocks narrow them too, and a hop over a record's second input whose tables are
+    decoded already (``rows`` sums the inputs' tables), up to 40x over. `from_database`
+    rescales the join constants, and the re-run factors, to the recorded hops of a database
+    once there are `MIN_SAMPLES` of the kind (``calibrated`` names what was rescaled).
 
     Examples
     --------
@@ -274,15 +283,15 @@ class CostModel:
     True
     """
 
-    hop: float = 6.0e-5
-    cell: float = 9.1e-8
-    row: float = 5.8e-9
-    byte: float = 6.2e-8
-    rerun_factor: float = 0.24
-    table: float = 3.6e-4
+    hop: float = 6.1e-5
+    cell: float = 9.6e-8
+    row: float = 5.9e-9
+    byte: float = 6.3e-8
+    rerun_factor: float = 1.5
+    table: float = 3.5e-4
     payload: float = 1.7e-7
     pair: float = 2.8e-7
-    lineage_factor: float = 0.26
+    lineage_factor: float = 0.14
     calibrated: tuple[str, ...] = field(default=(), compare=False)
 
     def hop_seconds(self, strategy: str, direction: str, stats: OperatorStats, cells: int,
