@@ -1,22 +1,27 @@
 """Calibration of the region cost model's default constants (issue 39): query hops timed in
 CPU seconds over a grid of records, small and large, each answered from its stored tables
 (as a cold query: tables decoded afresh) and by re-running its operator, then a
-least-squares fit of `CostModel`'s constants per kind of hop, printed with each kind's
-residuals, so that a maintainer can refit the defaults (`awlineage/regions/_cost.py`).
+least-squares fit of `CostModel`'s constants, printed with the residuals of each kind of
+hop and how often the model picks the faster of a record's tables and its re-run, so that
+a maintainer can refit the defaults (`awlineage/regions/_cost.py`).
 
 The grid:
 
 - ``spread``: an operator whose output pixel depends on the (2r+1)^2 neighbourhood of its
   input pixel where that pixel is bright (value-dependent, so its lineage is stored), on
-  square images of 60 to 1,000 px a side (3,600 to 10^6 rows), recorded full-backward,
-  full-forward and pay, queried backward and forward with 1 to 10^4 cells in one square;
+  square images of 20 to 1,000 px a side (tables of about 130 to 360,000 rows), recorded
+  full-backward, full-forward and pay, queried backward and forward with 1 to 10^4 cells
+  in one square;
 - ``genomics``: the hops of the genomics workflow's four queries (`genomics_workflow`,
-  56 x 10,000 training matrix: tables of 10^3 to 5 x 10^5 rows, 10 to 10^5 query cells)
+  56 x 10,000 training matrix: tables of 400 to 3 x 10^5 rows, 1 to 10^5 query cells)
   with FullOne, FullForw and FullBoth.
 
 Every hop is timed by the query itself (its `RegionQueryStat`), with the step module's
 clock replaced by `time.process_time` for the run: CPU seconds, less disturbed by other
-work on a shared machine. Each query runs `--repeat` times; a sample is the median.
+work on a shared machine. Each query runs `--repeat` times; a sample is the median. The
+fit minimises squared log10(estimate / measured), each group of a source and a kind of
+hop weighing alike; a hop over a record's second input, decoded by the first (``warm``),
+is shown but not fitted.
 
 Usage: python benchmarks/cost_calibration.py [--quick] [--repeat R] [--json PATH]
        python benchmarks/cost_calibration.py --refit PATH [PATH ...]   (samples of --json runs)

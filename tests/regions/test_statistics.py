@@ -351,6 +351,9 @@ def test_cost_model_matched_joins_grow_with_cells_mismatched_ones_read_every_row
     assert scan[0] - matched[0] == pytest.approx(model.row * (BIG.rows - 2 * BLOCK_ROWS))
     assert model.hop_seconds("full-both", "forward", BIG, 1) == matched[0]
     assert model.hop_seconds("pay", "forward", BIG, 1) > scan[0]   # every payload mapped
+    # a payload record re-run forward maps its payloads again
+    assert model.hop_seconds("rerun", "forward", BIG, 1, rerun_of="pay") - model.hop_seconds(
+        "rerun", "forward", BIG, 1) == pytest.approx((model.payload - model.row) * BIG.rows)
     assert model.hop_seconds("map", "backward", BIG, 10**6) == model.hop
     rerun = model.hop_seconds("blackbox", "backward", BIG, 1)
     assert rerun >= BIG.run_seconds
