@@ -111,8 +111,9 @@ class Blur(Operator):
 #: A model that prices evaluating payloads forward as dear. At this test's 24 x 24 pixels a
 #: forward hop through the payload and one through the derived forward table take the same
 #: time (benchmarks/cost_calibration.py, at 60 x 60: 0.57-0.59 and 0.57-0.62 ms of CPU), and
-#: the default model estimates them alike; from about 300,000 rows the table is 1.6x
-#: faster. The tests of which one a hop takes give this model, whose answer is clear.
+#: the default model estimates them alike; the table is faster only from some 100,000 rows
+#: (1.6x at 357,000). The tests of which one a hop takes give this model, whose answer is
+#: clear.
 PAYLOADS_DEAR = CostModel(payload=1e-3)
 
 IMAGE = np.zeros((24, 24))
