@@ -23,6 +23,7 @@ from awlineage.regions._records import RegionTable
 from awlineage.regions._stats import RegionQueryStat
 from awlineage.regions._stats_buffer import flush_query_stats
 from awlineage.regions._strategies import STRATEGIES, strategy_of
+from awlineage.regions._table_blocks import BLOCK_ROWS, INDEX_MIN_ROWS, WHOLE_SHARE
 
 DIRECTIONS = ("backward", "forward")
 #: Recorded hops of one kind needed before a constant is calibrated from them.
@@ -211,41 +212,68 @@ def hop_kind(strategy: str, direction: str) -> str:
     return "matched" if direction in _MATCHED[strategy] else "scan"
 
 
+#: The constants of `CostModel`, each the coefficient of one term of `hop_terms`.
+CONSTANTS = ("hop", "table", "byte", "row", "payload", "pair", "cell", "rerun_factor",
+             "lineage_factor")
+#: The constants of a hop answered from tables (stored, or a re-run's), fitted together.
+_JOIN = ("table", "byte", "row", "payload", "pair", "cell")
+#: The constants of a re-run's own work.
+_RERUN = ("rerun_factor", "lineage_factor")
+
+
 @dataclass(frozen=True)
 class CostModel:
-    """Estimated seconds of one query hop (seed 000 section VII).
+    """Estimated seconds of one query hop (seed 000 section VII), a sum of terms each
+    multiplied by one of the model's constants (`hop_terms`).
 
     With ``rows``, ``stored_bytes``, ``output_cells``, ``run_seconds`` and
-    ``lineage_seconds`` taken from `OperatorStats` and ``cells`` the cells given to the hop:
+    ``lineage_seconds`` taken from `OperatorStats` and ``cells`` the cells given to the hop,
+    ``touched = rows * min(1, cells / side)`` is the rows a query of that many cells is
+    expected to meet (``side``: the output cells for a backward hop, the input cells with
+    lineage for a forward one, ``output_cells * fan_in / fan_out``), and a join on tables
+    of ``n`` rows costs ``table + row * n + pair * touched + cell * cells`` (its fixed work;
+    reading the rows: decoding them and scanning or indexing them; the rows met; the
+    query's and the answer's cells). Then:
 
-    - ``all``, ``map``: ``hop`` (a constant: a mapping function on the query's boxes);
+    - ``all``, ``map``: ``hop`` (a mapping function on the query's boxes);
     - a table keyed by the cells queried (``full-backward`` backward, ``full-forward``
-      forward, ``full-both`` either way, ``pay``/``comp`` backward): ``hop + decode +
-      cell * (touched + 1) * log2(2 + rows)``, where ``touched = rows * min(1, cells /
-      side)`` is the rows a query of that many cells is expected to meet (``side``: the
-      output cells for a backward hop, the input cells with lineage for a forward one,
-      ``output_cells * fan_in / fan_out``): it grows with the query's cells and, through the
-      index, with log(rows);
+      forward, ``full-both`` either way, ``pay``/``comp`` backward): ``hop + byte *
+      stored_bytes`` plus a join on the rows it reads: every row of a table of fewer than
+      `INDEX_MIN_ROWS`, else the blocks of `BLOCK_ROWS` its touched rows lie in (one more
+      than they fill), unless they are more than `WHOLE_SHARE` of the table
+      (`rows_read`; the table's key-range index);
     - the mismatched orientation (a backward query on a forward-only table, a forward query
-      on a backward-only table or through payloads) scans every row: ``hop + decode +
-      row * rows``;
-    - ``blackbox`` / ``rerun``: ``hop + rerun_factor * (run_seconds + lineage_seconds)``
-      (the re-run is traced, so it pays for lineage too) plus the join on the tables it
-      produced, which are keyed by output cells (matched backward, a scan forward);
+      on a backward-only table): the same, reading every row; a forward query through
+      payloads maps every payload row: ``payload * rows`` instead of ``row * rows``;
+    - ``blackbox`` / ``rerun``: ``hop + rerun_factor * run_seconds + lineage_factor *
+      lineage_seconds`` (the operator again, traced: its lineage is recorded in memory,
+      not encoded, so it costs a fraction of the capture's) plus a join on every row of
+      the tables it produced (payloads again for a payload record's re-run: ``rerun_of``).
 
-    ``decode = byte * stored_bytes`` is paid the first time a record's tables are read in a
-    process; ``warm=True`` (tables already decoded or re-run) leaves it, and a re-run's own
-    cost, out.
+    ``byte * stored_bytes`` (decompressing the blob) is paid the first time a record's
+    tables are read in a process; ``warm=True`` (tables already decoded or re-run) leaves
+    it, and a re-run's own work, out.
 
-    The defaults are this calibration on the development machine (2 shared cores): 784
-    hops over the region tests' pipeline and a 3 x 3 grid of full-backward, full-forward and
-    pay records of a neighbourhood operator on 60-300 px images, each queried stored and
-    re-run with 1-1000 cells (``hop`` 5e-5 s, ``cell`` 6e-6 s, ``row`` 1e-6 s). The fitted
-    ``rerun_factor`` was 0.4 (inputs loaded from memory); the default stays 1, since a real
-    re-run also reads its inputs from files. ``byte`` is not fitted (decoding is folded into
-    the join constants). `from_database` replaces each constant by a least-squares fit on
-    the recorded hops of its kind once there are `MIN_SAMPLES` of them (``calibrated`` names
-    those).
+    The defaults are a least-squares fit of log(estimate / measured), each group of hops of
+    one source and kind weighing alike, over the 1,233 hops of two runs of
+    `benchmarks/cost_calibration.py` (``--refit`` of both), in CPU seconds on the
+    development machine (2 shared cores, load 4-5): a value-dependent neighbourhood
+    operator on images of 20 (the second run) or 60 to 1,000 px a side (130 to 357,000
+    rows) recorded full-backward, full-forward and pay, queried each way with 1 to 10,000
+    cells, from its tables decoded afresh and re-run; and the genomics workflow's four
+    queries (tables of 400 to 302,000 rows, 1 to 101,100 cells) with FullOne, FullForw and
+    FullBoth. Inputs were loaded from memory: a re-run that reads files costs more. A
+    record's run and lineage seconds rise together over the grid, so their split is loosely
+    determined (each run alone gave 0.24 and 0.26, 2.8 and 0.07); the join constants moved
+    less than 10% between the runs.
+
+    Per kind of hop the median estimate is within 1.3x of the measured and 80% are within
+    2.8x (residuals the script prints). The farthest: mapping hops over large regions, up to
+    100x under (``hop`` is one constant); one genomics table hop 7x under and one re-run on
+    the grid 11x over; a hop over a record's second input whose tables the first decoded,
+    up to 54x over (``rows`` sums the inputs' tables). `from_database` rescales the join
+    constants, and the re-run factors, to the recorded hops of a database once there are
+    `MIN_SAMPLES` of the kind (``calibrated`` names what was rescaled).
 
     Examples
     --------
@@ -253,45 +281,37 @@ class CostModel:
     >>> stats = OperatorStats("resample", rows=1e5, stored_bytes=4e5, output_cells=1e6,
     ...                       run_seconds=0.5, lineage_seconds=2.0)
     >>> model.hop_seconds("full-backward", "backward", stats, 10) < \\
-    ...     model.hop_seconds("full-backward", "forward", stats, 10)
+    ...     model.hop_seconds("rerun", "backward", stats, 10)
     True
     """
 
-    hop: float = 5.0e-5
-    cell: float = 6.0e-6
-    row: float = 1.0e-6
-    byte: float = 5.0e-9
-    rerun_factor: float = 1.0
+    hop: float = 6.1e-5
+    cell: float = 9.6e-8
+    row: float = 5.9e-9
+    byte: float = 6.3e-8
+    rerun_factor: float = 1.5
+    table: float = 3.5e-4
+    payload: float = 1.7e-7
+    pair: float = 2.8e-7
+    lineage_factor: float = 0.14
     calibrated: tuple[str, ...] = field(default=(), compare=False)
 
     def hop_seconds(self, strategy: str, direction: str, stats: OperatorStats, cells: int,
-                    *, warm: bool = False) -> float:
+                    *, warm: bool = False, rerun_of: str | None = None) -> float:
         """Estimated seconds of one hop of `cells` cells in `direction` over a record of an
-        operator with `stats` that keeps `strategy` (or is re-run: ``rerun``)."""
-        kind = hop_kind(strategy, direction)
-        if kind == "constant":
-            return self.hop
-        if kind == "rerun":
-            join = self._matched(stats, cells, direction) if direction == "backward" else \
-                self._scan(stats)
-            work = 0.0 if warm else self.rerun_factor * (stats.run_seconds
-                                                         + stats.lineage_seconds)
-            return self.hop + work + join
-        decode = 0.0 if warm else self.byte * stats.stored_bytes
-        join = self._matched(stats, cells, direction) if kind == "matched" else \
-            self._scan(stats)
-        return self.hop + decode + join
-
-    def _matched(self, stats: OperatorStats, cells: int, direction: str) -> float:
-        return self.cell * matched_term(stats, cells, direction)
-
-    def _scan(self, stats: OperatorStats) -> float:
-        return self.row * stats.rows
+        operator with `stats` that keeps `strategy` (or is re-run: ``rerun``, a record that
+        keeps `rerun_of` when known: a payload's re-run is a payload again)."""
+        terms = hop_terms(strategy, direction, stats, cells, warm=warm, rerun_of=rerun_of)
+        return sum(getattr(self, name) * value for name, value in terms.items())
 
     # -- calibration ----------------------------------------------------------------------
     def calibrate(self, samples: Iterable[HopSample]) -> CostModel:
-        """This model with each constant fitted to the samples of its kind, where there are
-        at least `MIN_SAMPLES` (least squares through the base cost; kept positive)."""
+        """This model fitted to the samples of each kind of hop that has at least
+        `MIN_SAMPLES`: ``hop`` the median of the constant hops; the join constants (byte,
+        row, pair, cell) scaled together by the least-squares factor of the table hops
+        (matched and scan), the re-run factors by that of the re-run hops, each sample's
+        error relative to its seconds. Scaling keeps the defaults' shape, which a
+        database's few records could not fit on their own; factors are kept positive."""
         by_kind: dict[str, list[HopSample]] = {}
         for sample in samples:
             try:
@@ -304,22 +324,23 @@ class CostModel:
         if len(constant) >= MIN_SAMPLES:
             model = replace(model, hop=float(np.median([s.seconds for s in constant])),
                             calibrated=(*model.calibrated, "hop"))
-        fits = (("matched", "cell", lambda s: matched_term(s.stats, s.cells, s.direction)),
-                ("scan", "row", lambda s: s.stats.rows),
-                ("rerun", "rerun_factor",
-                 lambda s: s.stats.run_seconds + s.stats.lineage_seconds))
-        for kind, name, term in fits:
-            chosen = [s for s in by_kind.get(kind, []) if term(s) > 0]
+        tables = by_kind.get("matched", []) + by_kind.get("scan", [])
+        for chosen, names in ((tables, _JOIN), (by_kind.get("rerun", []), _RERUN)):
             if len(chosen) < MIN_SAMPLES:
                 continue
-            x = np.array([term(s) for s in chosen], dtype=float)
-            # what the hop cost besides this term, by the constants fitted so far (a
-            # re-run's join on the tables it produced)
-            rest = [model.hop_seconds(s.strategy, s.direction, s.stats, s.cells, warm=True)
-                    if kind == "rerun" else model.hop for s in chosen]
-            y = np.array([s.seconds for s in chosen], dtype=float) - np.array(rest)
-            model = replace(model, **{name: float(np.clip((x @ y) / (x @ x), 1e-12, 1e3))},
-                            calibrated=(*model.calibrated, name))
+            terms = [hop_terms(s.strategy, s.direction, s.stats, s.cells) for s in chosen]
+            x = np.array([sum(getattr(model, n) * t.get(n, 0.0) for n in names)
+                          for t in terms])
+            rest = np.array([sum(getattr(model, n) * v for n, v in t.items()
+                                 if n not in names) for t in terms])
+            y = np.array([s.seconds for s in chosen], dtype=float)
+            weight = 1.0 / np.maximum(y, 1e-6)
+            xw, yw = x * weight, (y - rest) * weight
+            if not xw @ xw > 0:
+                continue
+            scale = float(np.clip((xw @ yw) / (xw @ xw), 1e-6, 1e6))
+            model = replace(model, **{n: getattr(model, n) * scale for n in names},
+                            calibrated=(*model.calibrated, *names))
         return replace(model, calibrated=tuple(sorted(set(model.calibrated))))
 
     @classmethod
@@ -330,14 +351,56 @@ class CostModel:
         return cls().calibrate(read_hop_samples(database, limit=limit))
 
 
-def matched_term(stats: OperatorStats, cells: int, direction: str = "backward") -> float:
-    """``(touched + 1) * log2(2 + rows)``: the work of a join keyed by the cells queried, on
-    the side a hop in `direction` starts from (output cells backward, input cells
-    forward)."""
+def hop_terms(strategy: str, direction: str, stats: OperatorStats, cells: int, *,
+              warm: bool = False, rerun_of: str | None = None) -> dict[str, float]:
+    """What multiplies each constant of `CostModel` in the estimate of one hop (constants
+    not named multiply 0): see `CostModel`.
+
+    Raises
+    ------
+    RegionError
+        For an unknown strategy or direction.
+    """
+    kind = hop_kind(strategy, direction)
+    if kind == "constant":
+        return {"hop": 1.0}
+    join = {"pair": touched_rows(stats, cells, direction), "cell": float(cells)}
+    if kind == "rerun":
+        work = {} if warm else {"rerun_factor": stats.run_seconds,
+                                "lineage_factor": stats.lineage_seconds}
+        rows = "payload" if _evaluates_payloads(rerun_of, direction) else "row"
+        return {"hop": 1.0, "table": 1.0, **work, rows: stats.rows, **join}
+    decode = {} if warm else {"byte": stats.stored_bytes}
+    if _evaluates_payloads(strategy, direction):
+        return {"hop": 1.0, "table": 1.0, **decode, "payload": stats.rows, **join}
+    read = rows_read(stats, cells, direction) if kind == "matched" else stats.rows
+    return {"hop": 1.0, "table": 1.0, **decode, "row": read, **join}
+
+
+def _evaluates_payloads(strategy: str | None, direction: str) -> bool:
+    """Whether a forward hop maps every payload row (``pay``, ``comp``: seed 000, payloads
+    are not indexed by input cells)."""
+    return direction == "forward" and strategy in ("pay", "comp")
+
+
+def touched_rows(stats: OperatorStats, cells: int, direction: str = "backward") -> float:
+    """The rows of a record's tables a hop of `cells` cells in `direction` is expected to
+    meet: the share of the side it starts from (output cells backward, input cells
+    forward) that its cells are."""
     rows = stats.rows
     side = stats.output_cells if direction == "backward" else input_cells(stats)
-    touched = rows * min(1.0, cells / side) if side > 0 else min(float(cells), rows)
-    return (touched + 1.0) * math.log2(2.0 + rows)
+    return rows * min(1.0, cells / side) if side > 0 else min(float(cells), rows)
+
+
+def rows_read(stats: OperatorStats, cells: int, direction: str = "backward") -> float:
+    """The rows a hop reads from a table keyed by the cells it starts from: all of a table
+    too small for a key-range index, else the blocks its touched rows lie in (taken as
+    contiguous, plus one), or all when those are more than `WHOLE_SHARE` of the table."""
+    rows = stats.rows
+    if rows < INDEX_MIN_ROWS:
+        return rows
+    read = (1 + math.ceil(touched_rows(stats, cells, direction) / BLOCK_ROWS)) * BLOCK_ROWS
+    return rows if read > WHOLE_SHARE * rows else float(read)
 
 
 def input_cells(stats: OperatorStats) -> float:

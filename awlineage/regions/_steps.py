@@ -176,8 +176,10 @@ class StepContext:
         stats = OperatorStats.of_record(record)
         if record.object_id not in self.reruns and stats.run_seconds <= 0:
             return math.inf
+        kept = None if record.mode == "blackbox" else strategy_of(record.mode,
+                                                                   record.orientation)
         return self.model().hop_seconds("rerun", direction, stats, cells,
-                                        warm=record.object_id in self.reruns)
+                                        warm=record.object_id in self.reruns, rerun_of=kept)
 
     def pick(self, record: RegionTable, direction: str, cells: int) -> RegionTable:
         """Of `record` and the other records of its call, the one whose stored strategy
