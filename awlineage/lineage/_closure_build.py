@@ -40,7 +40,12 @@ CHEAPER_PLACEMENT_BUDGET = 3
 REPLAY_SECONDS = 30.0
 """With `answer="cheaper"`: seconds after which placing the objects as commits do is given up
 for the recursive query (checked after each batch of objects, so a slow batch can overrun
-it: Montage's 10,000 objects took 221 s)."""
+it)."""
+DEFAULT_REPLAY_SECONDS = 60.0
+"""The same for a build that keeps labels within their budget (`answer` None): a graph whose
+placement runs this long is one dense enough to copy objects under many intervals, which
+ends over its budget or with labels slower to scan than the recursion (Montage's 10,000
+objects took 214 s to go over it), and a rebuild a commit needs waits for it."""
 _REPLAY_BATCH = 1_000
 CLOSURE_LOCK = "closure-index"
 """The lock that commits updating the index and rebuilds take (PostgreSQL; SQLite has one)."""
@@ -174,9 +179,9 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
         # at a time, as commits do, which copies only what each placement needs
         budget = (CHEAPER_PLACEMENT_BUDGET if answer == CHEAPER else PLACEMENT_BUDGET) * (
             len(edges) + len(nodes))
+        seconds = {None: DEFAULT_REPLAY_SECONDS, CHEAPER: REPLAY_SECONDS}.get(answer)
         if not replay(conn, db, sorted(nodes), edges, min(budget, max_labels or budget),
-                      batch=_REPLAY_BATCH,
-                      seconds=REPLAY_SECONDS if answer == CHEAPER else None):
+                      batch=_REPLAY_BATCH, seconds=seconds):
             if (max_labels is not None and max_labels < budget) or answer not in (None,
                                                                                   CHEAPER):
                 raise ClosureTooLargeError(
@@ -187,8 +192,8 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
             return _by_query(conn, db, nodes, edges, counted,
                              f"labels over {budget // max(1, len(edges) + len(nodes))} per "
                              f"object and edge" + (f", or placing them over "
-                                                   f"{REPLAY_SECONDS:.0f} s"
-                                                   if answer == CHEAPER else ""))
+                                                   f"{seconds:.0f} s"
+                                                   if seconds is not None else ""))
         cost = None
         if answer == CHEAPER:
             cost = estimate(_stored_rows(conn, db), list(edges), nodes)

@@ -51,7 +51,8 @@ class Placement:
     """Places new objects' intervals on one connection, inside its write transaction."""
 
     def __init__(self, conn: sa.Connection, db: Database,
-                 max_copies: int | None = MAX_COPIES, max_labels: int | None = None) -> None:
+                 max_copies: int | None = MAX_COPIES, max_labels: int | None = None,
+                 deadline: float | None = None) -> None:
         self.conn = conn
         self.db = db
         self.table = labels_table(db)
@@ -63,11 +64,14 @@ class Placement:
         self.max_copies = max_copies
         self.max_labels = max_labels
         """Labels this placement may write in all (None: no limit)."""
+        self.deadline = deadline
+        """`time.monotonic()` after which it writes no more (None: no limit)."""
         self.written = 0
 
     def _write(self, rows: list[LabelRow]) -> None:
         self.written += len(rows)
-        if self.max_labels is not None and self.written > self.max_labels:
+        if (self.max_labels is not None and self.written > self.max_labels) or \
+                (self.deadline is not None and time.monotonic() > self.deadline):
             raise _OverBudget
         insert_labels(self.conn, self.db, rows)
 
@@ -415,7 +419,8 @@ def _best_point(starts: list[bytes], after: dict[bytes, bytes],
 
 
 class _OverBudget(Exception):
-    """A replay wrote more labels than it may (caught by `replay`)."""
+    """A replay wrote more labels than it may, or ran past its deadline (caught by
+    `replay`)."""
 
 
 @dataclass
@@ -472,8 +477,8 @@ def replay(conn: sa.Connection, db: Database, nodes: list[int],
     where parents come first (the oldest first among those ready), `batch` at a time, with
     as many copies as a placement needs. The labels must be empty. False if an object found
     no place (its parents' intervals all crossed by others), more than `max_labels` labels
-    were written, or a batch ended after `seconds` (it stops there); the labels are then
-    left empty.
+    were written, or it ran `seconds` (it stops at the next write or batch); the labels
+    are then left empty.
 
     The placement asks hundreds of small questions of the labels per object of a dense
     graph (Montage's: 300), so it runs on a private in-memory SQLite database, and the
@@ -505,7 +510,7 @@ def _replay_into(conn: sa.Connection, db: Database, nodes: list[int],
     waiting = {n: len(parents[n]) for n in nodes if n in parents}
     ready = [n for n in nodes if n not in waiting]
     heapq.heapify(ready)
-    upkeep = Placement(conn, db, max_copies=None, max_labels=max_labels)
+    upkeep = Placement(conn, db, max_copies=None, max_labels=max_labels, deadline=deadline)
     chunk: list[int] = []
     while ready:
         node = heapq.heappop(ready)

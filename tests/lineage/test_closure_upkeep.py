@@ -326,6 +326,20 @@ def test_a_replay_over_its_label_budget_leaves_no_labels(db):
         assert conn.execute(labels_table(db).select()).first() is None
 
 
+def test_a_rebuild_whose_placement_runs_too_long_answers_by_query(db, monkeypatch):
+    import awlineage.lineage._closure_build as build
+
+    tops = [MadeNode(stage=f"a{i}") for i in range(6)]
+    commit([MadeNode(stage=f"b{j}", made_from=[t for i, t in enumerate(tops) if i != j])
+            for j in range(6)])
+    monkeypatch.setattr(build, "FULL_ENCODING_BUDGET", 0)  # placed, not encoded
+    monkeypatch.setattr(build, "DEFAULT_REPLAY_SECONDS", 0.0)
+    built = reindex_closure(db)
+    assert built.labels == 0 and "placing them over 0 s" in built.by_query
+    assert closure_index_present(db) and check_closure_index(db).ok
+    assert len(closure_descendants(db, tops[0].object_id)) == 5  # b_j for every j != 0
+
+
 def _rebuilds(db) -> int:
     state = db.framework["awl_closure_state"]
     with db.engine.connect() as conn:
