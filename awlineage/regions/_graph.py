@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from awlineage.database import Database, load_class_rows, load_objects, prefetch
 from awlineage.lineage import (
@@ -172,7 +173,8 @@ def _records_reached(start: DBObject, stop_ids: Collection[int], db: Database, *
         # the ids are rows of RegionTable's own table: read as such, with no query to
         # compile and no look in the class registry for subclasses (half the time of a
         # short query's records, as after a restart)
-        read = list(load_class_rows(db, RegionTable, unread).values())
+        read = cast(list[RegionTable],
+                    list(load_class_rows(db, RegionTable, unread).values()))
         for name in ("output", "inputs"):
             prefetch(db, read, RegionTable._properties[name])
         keep_records(db, read)
