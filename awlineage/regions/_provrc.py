@@ -20,6 +20,7 @@ from awlineage.regions._boxes import Boxes
 from awlineage.regions._columns import (
     Column,
     ColumnTable,
+    MergePlan,
     apply_merge,
     merge_columns,
     plan_merge,
@@ -150,40 +151,140 @@ def _merge_key(table: ColumnTable, key: int, candidates: list[int], consecutive:
     """Range-encode key attribute `key`, first making the value attribute that helps most
     (if any) relative to it (`consecutive`: see `plan_merge`)."""
     assert table.ref is not None
+    if consecutive and len(table) > 1:
+        return _merge_key_neighbours(table, key, candidates)
     best, plan = table, plan_merge(table, key, consecutive=consecutive)
-    key_extent = table.extent[key]
-    if key_extent.low > 0:
-        return apply_merge(best, plan)  # no single-cell key intervals to be relative to
-    point = None if key_extent.constant else key_extent.values == 0
-    if point is not None and not point.any():
+    point = _key_points(table, key)
+    if point is False:
         return apply_merge(best, plan)
-    key_first = table.first[key].values
     for attr in candidates:
-        ref, first = table.ref[attr], table.first[attr]
-        if ref.constant and ref.low == ABSOLUTE:
-            convert = point
-        else:
-            absolute = ref.values == ABSOLUTE
-            convert = absolute if point is None else point & absolute
-        if convert is None:  # every row
-            if first.constant and table.extent[attr].constant:
-                continue  # one constant interval: absolute already merges as well as it can
-            new_first = first.values - key_first
-            new_ref = Column(np.full(len(table), key, np.int8), key, key)
-        else:
-            if not convert.any():
-                continue
-            new_first = np.where(convert, first.values - key_first, first.values)
-            new_ref = Column(np.where(convert, np.int8(key), ref.values).astype(np.int8),
-                             min(ref.low, key), max(ref.high, key))
+        trial_columns = _relative_trial(table, key, attr, point)
+        if trial_columns is None:
+            continue
         trial = ColumnTable(list(table.first), list(table.extent), list(table.ref))
-        trial.first[attr] = Column.of(new_first)
         assert trial.ref is not None
-        trial.ref[attr] = new_ref
+        trial.first[attr], trial.ref[attr] = Column.of(trial_columns[0]), trial_columns[1]
         trial_plan = plan_merge(trial, key, consecutive=consecutive)
         if trial_plan.rows < plan.rows:
             best, plan = trial, trial_plan
     return apply_merge(best, plan)
+
+
+def _key_points(table: ColumnTable, key: int) -> np.ndarray | bool | None:
+    """Which rows have a single-cell `key` interval, the only ones a value can be made
+    relative to: None for every row, False for none, else a mask."""
+    key_extent = table.extent[key]
+    if key_extent.low > 0:
+        return False  # no single-cell key intervals to be relative to
+    point = None if key_extent.constant else key_extent.values == 0
+    if point is not None and not point.any():
+        return False
+    return point
+
+
+def _relative_trial(table: ColumnTable, key: int, attr: int, point: np.ndarray | None,
+                    out: np.ndarray | None = None) -> tuple[np.ndarray, Column] | None:
+    """(first cells, reference codes) of value attribute `attr` made relative to `key` on
+    the rows `point` allows that are absolute now, or None when that changes nothing worth
+    a trial. The first cells go to `out` when given (same length as the table)."""
+    assert table.ref is not None
+    ref, first = table.ref[attr], table.first[attr]
+    key_first = table.first[key].values
+    if ref.constant and ref.low == ABSOLUTE:
+        convert = point
+    else:
+        absolute = ref.values == ABSOLUTE
+        convert = absolute if point is None else point & absolute
+    if convert is None:  # every row
+        if first.constant and table.extent[attr].constant:
+            return None  # one constant interval: absolute already merges as well as it can
+        new_first = np.subtract(first.values, key_first, out=out)
+        return new_first, Column(np.full(len(table), key, np.int8), key, key)
+    if not convert.any():
+        return None
+    new_first = np.where(convert, first.values - key_first, first.values)
+    new_ref = Column(np.where(convert, np.int8(key), ref.values).astype(np.int8),
+                     min(ref.low, key), max(ref.high, key))
+    return new_first, new_ref
+
+
+def _neighbours_equal(column: Column, out: np.ndarray) -> np.ndarray | None:
+    """Whether each row equals the next on `column` (into `out`), or None when the column
+    is constant (every pair equal)."""
+    if column.constant:
+        return None
+    return np.equal(column.values[1:], column.values[:-1], out=out)
+
+
+def _merge_key_neighbours(table: ColumnTable, key: int, candidates: list[int]
+                          ) -> ColumnTable:
+    """`_merge_key` for rows whose merge partners are their neighbours (distinct key cells
+    in C order, merged along their last axis; see `plan_merge`'s `consecutive`): the table
+    as it is and every relative trial differ in one value attribute's first cells and
+    reference codes only, so each comparison of the other columns between neighbours is
+    made once for all of them, and a trial's table is built only when it wins."""
+    assert table.ref is not None
+    n = len(table)
+    first, extent = table.first[key], table.extent[key]
+    last = first.values if extent.constant and extent.low == 0 else first.values + extent.values
+    point = _key_points(table, key)
+    trials: dict[int, tuple[np.ndarray, Column]] = {}
+    if point is not False:
+        for attr in candidates:
+            found = _relative_trial(table, key, attr, point)
+            if found is not None:
+                trials[attr] = found
+    # rows that join the one before: the key interval goes on right after that one's, and
+    # every other column (but the first cells and codes of trial attributes) is equal
+    joins = np.equal(np.subtract(first.values[1:], last[:-1]), 1)
+    same = np.empty(n - 1, dtype=bool)
+    for c in range(table.width):
+        columns = [table.ref[c]] if c not in trials else []
+        if c != key:
+            columns += [table.extent[c]] if c in trials else [table.first[c], table.extent[c]]
+        for column in columns:
+            if _neighbours_equal(column, same) is not None:
+                joins &= same
+    if not trials:
+        return apply_merge(table, _neighbour_plan(key, joins, last))
+    # per trial attribute, its columns as they are and as the trial makes them
+    kept: dict[int, np.ndarray] = {}
+    for attr in trials:
+        now = np.ones(n - 1, dtype=bool)
+        for column in (table.first[attr], table.ref[attr]):
+            if _neighbours_equal(column, same) is not None:
+                now &= same
+        kept[attr] = now
+    best_attr, best_joins = None, joins.copy()
+    for now in kept.values():
+        best_joins &= now
+    best_rows = n - int(np.count_nonzero(best_joins))
+    for attr, (new_first, new_ref) in trials.items():
+        option = joins.copy()
+        for other, now in kept.items():
+            if other != attr:
+                option &= now
+        option &= np.equal(new_first[1:], new_first[:-1], out=same)
+        if _neighbours_equal(new_ref, same) is not None:
+            option &= same
+        rows = n - int(np.count_nonzero(option))
+        if rows < best_rows:
+            best_attr, best_joins, best_rows = attr, option, rows
+    best = table
+    if best_attr is not None:
+        best = ColumnTable(list(table.first), list(table.extent), list(table.ref))
+        assert best.ref is not None
+        new_first, new_ref = trials[best_attr]
+        best.first[best_attr], best.ref[best_attr] = Column.of(new_first), new_ref
+    return apply_merge(best, _neighbour_plan(key, best_joins, last))
+
+
+def _neighbour_plan(key: int, joins: np.ndarray, last: np.ndarray) -> MergePlan:
+    """The merge plan of rows joining the row before them where `joins` says."""
+    starts = np.empty(len(joins) + 1, dtype=bool)
+    starts[0] = True
+    np.logical_not(joins, out=starts[1:])
+    return MergePlan(key, None, np.flatnonzero(starts), last)
 
 
 def _sorted(table: ColumnTable) -> ColumnTable:
