@@ -374,6 +374,10 @@ def _tuples_body(table: LineageTable, pairs: Pairs = None, tuples: int = -1
     its `tuples` pairs, which saves expanding the table's rows: the same bytes then (see
     `_distinct`)."""
     columns = None
+    if table.sorted_pairs is not None:  # the encoder sorted them already
+        pairs, ordered = None, table.sorted_pairs()
+        if len(ordered) == table.lo.shape[1] and len(ordered) and len(ordered[0]) == tuples:
+            columns = _distinct(ordered)
     if callable(pairs):
         pairs = pairs()
     if pairs is not None and len(pairs) == table.lo.shape[1] and len(pairs) and \

@@ -14,6 +14,8 @@ Every merge joins rows that agree on everything else, so each step is exactly re
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from awlineage.regions._boxes import Boxes
@@ -63,6 +65,10 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
     if len(table) == 0:
         return LineageTable.empty(nkeys, nvalues)
     value_attrs = list(range(nkeys, nkeys + nvalues))
+    # Cell pairs (every extent 0): the first sort of the rows below puts them in
+    # lexicographic order, which the codec's trial of plain tuples reuses.
+    cells = all(e.constant and e.low == 0 for e in table.extent)
+    sorted_pairs = None
     # Rows with pairwise different key cells stay so through every merge (a merge joins
     # rows equal but on one attribute, and their key sets are disjoint): then no two rows
     # ever share a key box, and merging along a value attribute has nothing to join.
@@ -71,10 +77,16 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
         # In each pass's order (keys, then values): the order of the next value pass, and
         # of the key cells, nearly.
         for attr in reversed(value_attrs):
-            table = merge_columns(table, attr, keep_order=False)
+            plan = plan_merge(table, attr, keep_order=False)
+            if cells and sorted_pairs is None:
+                # the pass along the last attribute sorts by every other one, then by it
+                sorted_pairs = partial(_taken, [c.values for c in table.first], plan.order)
+            table = apply_merge(table, plan)
         # Merged values often leave one row per key cell (a neighbourhood read for each
         # output cell): then the same holds from here on.
         in_order = _in_key_cell_order(table, nkeys)
+    elif cells:  # distinct key cells in order: the pairs in lexicographic order
+        sorted_pairs = partial(_taken, [c.values for c in in_order.first], None)
     distinct_keys = in_order is not None
     if in_order is not None:
         table = in_order
@@ -88,7 +100,13 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
             table = merge_columns(table, attr)
     lo, hi, ref = _sorted(table).bounds()
     assert ref is not None
-    return LineageTable(lo, hi, ref, nkeys, disjoint_keys=distinct_keys)
+    return LineageTable(lo, hi, ref, nkeys, disjoint_keys=distinct_keys,
+                        sorted_pairs=sorted_pairs)
+
+
+def _taken(columns: list[np.ndarray], order: np.ndarray | None) -> list[np.ndarray]:
+    """`columns` in row order `order` (None: as they are)."""
+    return list(columns) if order is None else [c.take(order) for c in columns]
 
 
 def _columns_of(keys: Boxes, values: Boxes) -> ColumnTable:

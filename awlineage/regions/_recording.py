@@ -174,11 +174,13 @@ class CallRecorder:
                     pairs = None if self.reused is not None else \
                         partial(pair_columns, *self.input_relation(i))
                     parts[0] = _codec.dumps(backward[i], pairs)
+                    backward[i].sorted_pairs = None  # (the pairs' memory: used once)
                     rows = len(backward[i])
                 if orientation in ("forward", "both") and self.reused is None:
                     out, inp = self.input_relation(i)
                     forward = encode(inp, out)
                     parts[1] = _codec.dumps(forward, partial(pair_columns, inp, out))
+                    forward.sorted_pairs = None
                     rows = max(rows, len(forward))
                     if backward is None:
                         self.encoded_tables.append(forward)
@@ -194,6 +196,7 @@ class CallRecorder:
             relation = self._payload_relation
             blob = _codec.dumps(table, None if relation is None else
                                 partial(pair_columns, *relation))
+            table.sorted_pairs = None
             return _codec.pack_blobs([blob]), _codec.describe(blob), None
         self.stored_rows = 0
         return None, "", None
