@@ -15,6 +15,7 @@ Every merge joins rows that agree on everything else, so each step is exactly re
 from __future__ import annotations
 
 from functools import partial
+from typing import Literal
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from awlineage.regions._columns import (
     MergePlan,
     apply_merge,
     merge_columns,
+    merge_count,
     plan_merge,
     sort_groups,
 )
@@ -171,24 +173,28 @@ def _merge_key(table: ColumnTable, key: int, candidates: list[int], consecutive:
     assert table.ref is not None
     if consecutive and len(table) > 1:
         return _merge_key_neighbours(table, key, candidates)
-    best, plan = table, plan_merge(table, key, consecutive=consecutive)
+    # every option counted first (the table as it is, each relative trial), and only the
+    # one that leaves fewest rows planned: a count costs less than a plan
+    best, rows = table, merge_count(table, key)
     point = _key_points(table, key)
-    if point is False:
-        return apply_merge(best, plan)
     for attr in candidates:
+        if point is False:
+            break
         trial_columns = _relative_trial(table, key, attr, point)
         if trial_columns is None:
             continue
         trial = ColumnTable(list(table.first), list(table.extent), list(table.ref))
         assert trial.ref is not None
         trial.first[attr], trial.ref[attr] = Column.of(trial_columns[0]), trial_columns[1]
-        trial_plan = plan_merge(trial, key, consecutive=consecutive)
-        if trial_plan.rows < plan.rows:
-            best, plan = trial, trial_plan
-    return apply_merge(best, plan)
+        trial_rows = merge_count(trial, key)
+        if trial_rows < rows:
+            best, rows = trial, trial_rows
+    if rows == len(table):
+        return table  # nothing merges
+    return apply_merge(best, plan_merge(best, key, consecutive=consecutive))
 
 
-def _key_points(table: ColumnTable, key: int) -> np.ndarray | bool | None:
+def _key_points(table: ColumnTable, key: int) -> np.ndarray | Literal[False] | None:
     """Which rows have a single-cell `key` interval, the only ones a value can be made
     relative to: None for every row, False for none, else a mask."""
     key_extent = table.extent[key]
@@ -200,11 +206,11 @@ def _key_points(table: ColumnTable, key: int) -> np.ndarray | bool | None:
     return point
 
 
-def _relative_trial(table: ColumnTable, key: int, attr: int, point: np.ndarray | None,
-                    out: np.ndarray | None = None) -> tuple[np.ndarray, Column] | None:
+def _relative_trial(table: ColumnTable, key: int, attr: int, point: np.ndarray | None
+                    ) -> tuple[np.ndarray, Column] | None:
     """(first cells, reference codes) of value attribute `attr` made relative to `key` on
     the rows `point` allows that are absolute now, or None when that changes nothing worth
-    a trial. The first cells go to `out` when given (same length as the table)."""
+    a trial."""
     assert table.ref is not None
     ref, first = table.ref[attr], table.first[attr]
     key_first = table.first[key].values
@@ -216,7 +222,7 @@ def _relative_trial(table: ColumnTable, key: int, attr: int, point: np.ndarray |
     if convert is None:  # every row
         if first.constant and table.extent[attr].constant:
             return None  # one constant interval: absolute already merges as well as it can
-        new_first = np.subtract(first.values, key_first, out=out)
+        new_first = first.values - key_first
         return new_first, Column(np.full(len(table), key, np.int8), key, key)
     if not convert.any():
         return None
@@ -247,11 +253,12 @@ def _merge_key_neighbours(table: ColumnTable, key: int, candidates: list[int]
     last = first.values if extent.constant and extent.low == 0 else first.values + extent.values
     point = _key_points(table, key)
     trials: dict[int, tuple[np.ndarray, Column]] = {}
-    if point is not False:
-        for attr in candidates:
-            found = _relative_trial(table, key, attr, point)
-            if found is not None:
-                trials[attr] = found
+    for attr in candidates:
+        if point is False:
+            break
+        found = _relative_trial(table, key, attr, point)
+        if found is not None:
+            trials[attr] = found
     # rows that join the one before: the key interval goes on right after that one's, and
     # every other column (but the first cells and codes of trial attributes) is equal
     joins = np.equal(np.subtract(first.values[1:], last[:-1]), 1)
