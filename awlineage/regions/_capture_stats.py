@@ -41,7 +41,8 @@ def call_fan(call: OperatorCall) -> tuple[float, float]:
     tables = call.recorder.encoded_tables
     try:
         if mode == "full":
-            return table_fan(tables, shapes, forward=call.recorder.encoded_forward)
+            return table_fan(tables, shapes, forward=call.recorder.encoded_forward,
+                             forward_tables=call.recorder.forward_tables or None)
         if mode in ("pay", "comp") and tables:
             # (the payload function's boxes kept only for full lineage derived next)
             mapped = call.recorder.payload_mapped if call.derived and not call.keep_traced \
@@ -58,16 +59,25 @@ def _ratio(pairs: float, cells: int) -> float:
     return float(pairs) / cells if cells else 0.0
 
 
-def table_fan(tables: list[LineageTable], shapes: Shapes, forward: bool = False
-              ) -> tuple[float, float]:
+def table_fan(tables: list[LineageTable], shapes: Shapes, forward: bool = False,
+              forward_tables: list[LineageTable] | None = None) -> tuple[float, float]:
     """Fan of full-mode tables, one per input: output cells as key, or input cells as key
-    when `forward` (the same relation, so the same fan)."""
+    when `forward` (the same relation, so the same fan). `forward_tables`, optional: the
+    forward tables of the same relations beside backward `tables`, whose keys are the
+    input cells the backward values cover (counted on them when the encoder knows them
+    disjoint: a sum of volumes instead of a union)."""
     pairs = 0
-    outs, inputs_reached = [], 0
-    for table, in_shape in zip(tables, shapes.inputs, strict=True):
+    outs: list[Boxes | LineageTable] = []
+    inputs_reached = 0
+    for i, (table, in_shape) in enumerate(zip(tables, shapes.inputs, strict=True)):
         if not len(table):
             continue
         pairs += table.tuple_count()
+        by_keys = None if forward or forward_tables is None else forward_tables[i]
+        if by_keys is not None and by_keys.disjoint_keys:
+            inputs_reached += key_cells(by_keys, in_shape)
+            outs.append(table)
+            continue
         values = Boxes(*table.value_bounds())
         inputs_reached += key_cells(table, in_shape) if forward else \
             covered_cells(values, in_shape)

@@ -340,7 +340,10 @@ def _provrc_body(table: LineageTable) -> bytes:
 
 
 def _columns(table: LineageTable) -> tuple[np.ndarray, np.ndarray]:
-    """(A, N) contiguous first cells and extents of the table's rows, one row per attribute."""
+    """(A, N) contiguous first cells and extents of the table's rows, one row per attribute
+    (read only)."""
+    if table.columns is not None:  # the encoder's own
+        return table.columns
     lo = np.array(table.lo.T, order="C")
     extent = np.array(table.hi.T, order="C")  # a copy always: subtracted from in place
     extent -= lo

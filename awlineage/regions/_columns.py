@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: The reference code of an absolute interval (as `_table.ABSOLUTE`).
+ABSOLUTE_CODE = -1
 #: Largest number of bits a packed sort key may use (signed int64, with room to spare).
 _KEY_BITS = 62
 #: Rows whose packed keys descend at most once per this many rows are "nearly sorted": a
@@ -99,6 +101,23 @@ class ColumnTable:
         for a in range(self.width):
             ref[:, a] = self.ref[a].values
         return lo, hi, ref
+
+
+    def column_bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                     np.ndarray]:
+        """`bounds` as (N, A) transposed views of (A, N) arrays written row by row (each
+        column one contiguous copy, not a strided one), and those (A, N) first cells and
+        extents themselves: (lo, hi, ref, first cells, extents)."""
+        n, width = len(self), self.width
+        first = np.empty((width, n), np.int64)
+        extent = np.empty((width, n), np.int64)
+        ref = np.empty((width, n), np.int8)
+        for a in range(width):
+            first[a] = self.first[a].values
+            extent[a] = self.extent[a].values
+            ref[a] = ABSOLUTE_CODE if self.ref is None else self.ref[a].values
+        last = np.add(first, extent)
+        return first.T, last.T, ref.T, first, extent
 
 
 @dataclass

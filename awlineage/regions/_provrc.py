@@ -100,10 +100,9 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
     if not distinct_keys:
         for attr in reversed(value_attrs):
             table = merge_columns(table, attr)
-    lo, hi, ref = _sorted(table).bounds()
-    assert ref is not None
+    lo, hi, ref, first, extent = _sorted(table).column_bounds()
     return LineageTable(lo, hi, ref, nkeys, disjoint_keys=distinct_keys,
-                        sorted_pairs=sorted_pairs)
+                        sorted_pairs=sorted_pairs, columns=(first, extent))
 
 
 def _taken(columns: list[np.ndarray], order: np.ndarray | None) -> list[np.ndarray]:

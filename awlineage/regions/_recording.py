@@ -59,6 +59,9 @@ class CallRecorder:
         #: the forward tables when full lineage was stored forward only (`encoded_forward`).
         self.encoded_tables: list[LineageTable] = []
         self.encoded_forward = False
+        #: The forward tables `encode` encoded beside the backward ones (both orientations):
+        #: the statistics count each input's related cells on their keys.
+        self.forward_tables: list[LineageTable] = []
         self._payload_table: LineageTable | None = None
         #: The payload function's input boxes per input for every payload cell, when the
         #: statistics computed them exactly (not from a sample): the derived full lineage
@@ -165,6 +168,7 @@ class CallRecorder:
             self.stored_rows = 0
             self.encoded_tables = list(backward) if backward is not None else []
             self.encoded_forward = backward is None
+            self.forward_tables = []
             for i in range(len(self.call.inputs)):
                 parts = [b"", b""]
                 rows = 0
@@ -175,15 +179,19 @@ class CallRecorder:
                         partial(pair_columns, *self.input_relation(i))
                     parts[0] = _codec.dumps(backward[i], pairs)
                     backward[i].sorted_pairs = None  # (the pairs' memory: used once)
+                    backward[i].columns = None
                     rows = len(backward[i])
                 if orientation in ("forward", "both") and self.reused is None:
                     out, inp = self.input_relation(i)
                     forward = encode(inp, out)
                     parts[1] = _codec.dumps(forward, partial(pair_columns, inp, out))
                     forward.sorted_pairs = None
+                    forward.columns = None
                     rows = max(rows, len(forward))
                     if backward is None:
                         self.encoded_tables.append(forward)
+                    else:
+                        self.forward_tables.append(forward)
                 self.stored_rows += rows
                 blobs.append(_codec.pack_blobs(parts))
                 names.append("/".join(_codec.describe(p) for p in parts if p))
@@ -197,6 +205,7 @@ class CallRecorder:
             blob = _codec.dumps(table, None if relation is None else
                                 partial(pair_columns, *relation))
             table.sorted_pairs = None
+            table.columns = None
             return _codec.pack_blobs([blob]), _codec.describe(blob), None
         self.stored_rows = 0
         return None, "", None

@@ -50,6 +50,10 @@ class LineageTable:
     #: a function giving them, so that the codec's trial of plain tuples need not sort
     #: them again. None when not known.
     sorted_pairs: Callable[[], list[np.ndarray]] | None = field(default=None, repr=False)
+    #: (A, N) contiguous first cells and extents of the rows, one row per attribute, when
+    #: the encoder built the table from them (``lo`` and ``hi`` are then views of such
+    #: arrays): what the codec packs, without transposing the bounds back. Read only.
+    columns: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @classmethod
     def empty(cls, nkeys: int, nvalues: int) -> LineageTable:
