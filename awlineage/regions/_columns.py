@@ -103,19 +103,26 @@ class ColumnTable:
         return lo, hi, ref
 
 
-    def column_bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                     np.ndarray]:
-        """`bounds` as (N, A) transposed views of (A, N) arrays written row by row (each
-        column one contiguous copy, not a strided one), and those (A, N) first cells and
-        extents themselves: (lo, hi, ref, first cells, extents)."""
-        n, width = len(self), self.width
+    def column_bounds(self, order: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """`bounds` of the rows in `order` (None: as they are), as (N, A) transposed views
+        of (A, N) arrays written row by row (each column gathered or copied straight into
+        its row, not into a strided column), and those (A, N) first cells and extents
+        themselves: (lo, hi, ref, first cells, extents)."""
+        n, width = len(self) if order is None else len(order), self.width
         first = np.empty((width, n), np.int64)
         extent = np.empty((width, n), np.int64)
         ref = np.empty((width, n), np.int8)
+        refs = [None] * width if self.ref is None else self.ref
         for a in range(width):
-            first[a] = self.first[a].values
-            extent[a] = self.extent[a].values
-            ref[a] = ABSOLUTE_CODE if self.ref is None else self.ref[a].values
+            for column, row in ((self.first[a], first[a]), (self.extent[a], extent[a]),
+                                (refs[a], ref[a])):
+                if column is None:
+                    row[:] = ABSOLUTE_CODE
+                elif order is None or column.constant:
+                    row[:] = column.values if order is None else column.low
+                else:  # (mode "clip": numpy buffers an output of mode "raise")
+                    column.values.take(order, out=row, mode="clip")
         last = np.add(first, extent)
         return first.T, last.T, ref.T, first, extent
 

@@ -38,8 +38,13 @@ from awlineage.regions._table import ABSOLUTE, LineageTable
 #: general path (tests compare the two).
 KEY_CELL_SHORTCUT = True
 
+#: Columns of the sides of relations already encoded, by the `Boxes` object (see `encode`'s
+#: `sides`): the object itself, its first cells and its extents.
+SideColumns = dict[int, tuple[Boxes, list[Column], list[Column]]]
 
-def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable:
+
+def encode(keys: Boxes, values: Boxes, *, relative: bool = True,
+           sides: SideColumns | None = None) -> LineageTable:
     """Compress a relation of paired boxes into a `LineageTable`.
 
     Parameters
@@ -49,6 +54,11 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
     relative
         Allow the relative value transformation (off for payload tables, whose values are
         data, not coordinates).
+    sides
+        A cache of the columns of sides already encoded (an empty dict to start with),
+        shared by the encodings of relations with a side in common, such as the two
+        orientations of one relation: each side's columns are made once. The `Boxes`
+        objects must not change while it is kept.
 
     Returns
     -------
@@ -63,7 +73,7 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
     if nkeys + nvalues == 0:  # scalar to scalar: a row means "related"
         none = np.zeros((len(keys), 0), np.int64)
         return LineageTable(none, none.copy(), np.zeros((len(keys), 0), np.int8), 0)
-    table = _columns_of(keys, values)
+    table = _columns_of(keys, values, sides)
     if len(table) == 0:
         return LineageTable.empty(nkeys, nvalues)
     value_attrs = list(range(nkeys, nkeys + nvalues))
@@ -100,7 +110,7 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True) -> LineageTable
     if not distinct_keys:
         for attr in reversed(value_attrs):
             table = merge_columns(table, attr)
-    lo, hi, ref, first, extent = _sorted(table).column_bounds()
+    lo, hi, ref, first, extent = table.column_bounds(_sorted_order(table))
     return LineageTable(lo, hi, ref, nkeys, disjoint_keys=distinct_keys,
                         sorted_pairs=sorted_pairs, columns=(first, extent))
 
@@ -110,27 +120,36 @@ def _taken(columns: list[np.ndarray], order: np.ndarray | None) -> list[np.ndarr
     return list(columns) if order is None else [c.take(order) for c in columns]
 
 
-def _columns_of(keys: Boxes, values: Boxes) -> ColumnTable:
-    """The relation's non-empty rows as columns, every attribute absolute."""
+def _side_columns(boxes: Boxes) -> tuple[list[Column], list[Column]]:
+    """The first cells and extents of one side's boxes, one column per axis."""
+    # one transposing copy of all the columns (rows of `lo`), and the extents in one
+    # contiguous subtraction: cheaper than a strided copy and subtraction per column
+    lo = boxes.lo.T.copy()
+    first = [Column.of(lo[a]) for a in range(boxes.ndim)]
+    if boxes.hi is boxes.lo or np.array_equal(boxes.hi, boxes.lo):
+        # single cells (most written lineage): every extent the constant 0, as a
+        # broadcast (what `Column.take` makes of a constant column), not a new array
+        zero = Column(np.broadcast_to(np.int64(0), (len(boxes),)), 0, 0)
+        return first, [zero] * boxes.ndim
+    span = np.subtract(boxes.hi.T, lo, out=np.empty_like(lo))
+    return first, [Column.of(span[a]) for a in range(boxes.ndim)]
+
+
+def _columns_of(keys: Boxes, values: Boxes, sides: SideColumns | None = None
+                ) -> ColumnTable:
+    """The relation's non-empty rows as columns, every attribute absolute (each side's
+    columns taken from `sides` when there, and left there)."""
     first, extent = [], []
     for boxes in (keys, values):
         if not boxes.ndim:
             continue
-        # one transposing copy of all the columns (rows of `lo`), and the extents in one
-        # contiguous subtraction: cheaper than a strided copy and subtraction per column
-        lo = boxes.lo.T.copy()
-        if boxes.hi is boxes.lo or np.array_equal(boxes.hi, boxes.lo):
-            # single cells (most written lineage): every extent the constant 0, as a
-            # broadcast (what `Column.take` makes of a constant column), not a new array
-            zero = Column(np.broadcast_to(np.int64(0), (len(boxes),)), 0, 0)
-            for a in range(boxes.ndim):
-                first.append(Column.of(lo[a]))
-                extent.append(zero)
-            continue
-        span = np.subtract(boxes.hi.T, lo, out=np.empty_like(lo))
-        for a in range(boxes.ndim):
-            first.append(Column.of(lo[a]))
-            extent.append(Column.of(span[a]))
+        found = None if sides is None else sides.get(id(boxes))
+        if found is None or found[0] is not boxes:
+            found = (boxes, *_side_columns(boxes))
+            if sides is not None:
+                sides[id(boxes)] = found
+        first += found[1]
+        extent += found[2]
     if any(e.low < 0 for e in extent):
         keep = np.ones(len(keys), dtype=bool)
         for e in extent:
@@ -311,13 +330,12 @@ def _neighbour_plan(key: int, joins: np.ndarray, last: np.ndarray) -> MergePlan:
     return MergePlan(key, None, np.flatnonzero(starts), last)
 
 
-def _sorted(table: ColumnTable) -> ColumnTable:
-    """The rows in lexicographic order of their first cells (a stable layout for the bytes;
-    no sort when they are in order already)."""
+def _sorted_order(table: ColumnTable) -> np.ndarray | None:
+    """The order of the rows in lexicographic order of their first cells (a stable layout
+    for the bytes), or None when they are in order already."""
     n = len(table)
     if n <= 1 or table.width == 0:
-        return table
+        return None
     *leading, last = table.first
     keys = [c for c in leading if not c.constant]
-    order, _, _, _ = sort_groups(keys, last, n)
-    return table if order is None else table.take(order)
+    return sort_groups(keys, last, n)[0]

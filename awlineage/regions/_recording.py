@@ -13,7 +13,7 @@ from awlineage.regions import _codec
 from awlineage.regions._boxes import Boxes, column_max, column_min
 from awlineage.regions._errors import RegionError
 from awlineage.regions._operator import Operator
-from awlineage.regions._provrc import encode
+from awlineage.regions._provrc import SideColumns, encode
 from awlineage.regions._table import LineageTable
 from awlineage.regions._table_blocks import open_table
 
@@ -68,6 +68,8 @@ class CallRecorder:
         #: (PayBoth) reads them instead of calling the function again.
         self.payload_mapped: dict[int, Boxes] = {}
         self._relations: dict[int, tuple[Boxes, Boxes]] = {}
+        #: Each relation side's columns, made once for the tables of both orientations.
+        self._sides: SideColumns = {}
         #: The payload rows as a relation (output boxes, payload points), once encoded.
         self._payload_relation: tuple[Boxes, Boxes] | None = None
 
@@ -77,6 +79,7 @@ class CallRecorder:
         if len(out):
             self.pairs.setdefault(i, []).append((out, boxes))
             self._relations.pop(i, None)
+            self._sides = {}
 
     def add_payload(self, out: Boxes, values: np.ndarray) -> None:
         """Payload rows: out[k] carries values[k]."""
@@ -124,7 +127,8 @@ class CallRecorder:
             if self._reused_tables is None:
                 self._reused_tables = reused_tables(self.reused, self.call.shapes)
             return self._reused_tables
-        return [encode(*self.input_relation(i)) for i in range(len(self.call.inputs))]
+        return [encode(*self.input_relation(i), sides=self._sides)
+                for i in range(len(self.call.inputs))]
 
     def payload_table(self) -> LineageTable:
         """The payload rows as a table keyed by output cells (payloads absolute), encoded
@@ -183,7 +187,7 @@ class CallRecorder:
                     rows = len(backward[i])
                 if orientation in ("forward", "both") and self.reused is None:
                     out, inp = self.input_relation(i)
-                    forward = encode(inp, out)
+                    forward = encode(inp, out, sides=self._sides)
                     parts[1] = _codec.dumps(forward, partial(pair_columns, inp, out))
                     forward.sorted_pairs = None
                     forward.columns = None
@@ -196,6 +200,7 @@ class CallRecorder:
                 blobs.append(_codec.pack_blobs(parts))
                 names.append("/".join(_codec.describe(p) for p in parts if p))
             self._relations = {}  # (kept only while encoding: one concatenation per input)
+            self._sides = {}
             return _codec.pack_blobs(blobs), ",".join(names), backward
         if mode in ("pay", "comp"):
             table = self.payload_table()
