@@ -81,18 +81,25 @@ def _pack_bits(values: np.ndarray, width: int) -> bytes:
 def _pack_blocks(v: np.ndarray, width: int) -> bytes:
     """`_pack_bits` by blocks of 64 values: a block fills exactly `width` words, and value j of
     every block lands at the same word and bit offset, so one vector operation per position
-    in the block packs that position of all blocks at once."""
-    blocks = -(-len(v) // 64)
-    if len(v) % 64:
-        v = np.concatenate([v, np.zeros(blocks * 64 - len(v), np.uint64)])
-    v = v.reshape(blocks, 64)
-    out = np.zeros((blocks, width + 1), dtype=np.uint64)  # one spare word: no bounds checks
+    in the block packs that position of all blocks at once. The values and the words are
+    held transposed (one row per position in the block, one per word), so that every step
+    reads and writes whole contiguous rows, not strided columns."""
+    whole, rest = divmod(len(v), 64)
+    blocks = whole + (rest > 0)
+    rows = np.empty((64, blocks), dtype=np.uint64)
+    by_block = rows.T  # (a view: block k is column k of `rows`)
+    by_block[:whole] = v[:whole * 64].reshape(whole, 64)
+    if rest:
+        by_block[whole, :rest] = v[whole * 64:]
+        by_block[whole, rest:] = 0
+    words = np.zeros((width + 1, blocks), dtype=np.uint64)  # one spare row: no bounds checks
+    part = np.empty(blocks, dtype=np.uint64)
     for j in range(64):
         word, off = divmod(j * width, 64)
-        out[:, word] |= v[:, j] << np.uint64(off)
+        words[word] |= np.left_shift(rows[j], np.uint64(off), out=part)
         if off + width > 64:
-            out[:, word + 1] |= v[:, j] >> np.uint64(64 - off)
-    return out[:, :width].astype("<u8", copy=False).tobytes()
+            words[word + 1] |= np.right_shift(rows[j], np.uint64(64 - off), out=part)
+    return words[:width].T.astype("<u8", copy=False).tobytes()
 
 
 def _unpack_bits(data: bytes, count: int, width: int) -> np.ndarray:
