@@ -87,9 +87,21 @@ def table_fan(tables: list[LineageTable], shapes: Shapes, forward: bool = False,
     if len(outs) == 1 and isinstance(outs[0], LineageTable):
         outputs = key_cells(outs[0], shapes.output)
     else:
-        boxes = [o if isinstance(o, Boxes) else _keys(o) for o in outs]
-        outputs = covered_cells(Boxes.concat(boxes, len(shapes.output)), shapes.output)
+        outputs = _covered_by_any(outs, shapes.output)
     return _ratio(pairs, outputs), _ratio(pairs, inputs_reached)
+
+
+def _covered_by_any(outs: list[Boxes | LineageTable], shape: Sequence[int]) -> int:
+    """Cells of an array of `shape` some key box of the tables (or some of the boxes) in
+    `outs` covers: every cell when one table whose key boxes are cheap to count (one row,
+    or disjoint) covers them all, else the union counted."""
+    everything = int(np.prod(shape))
+    for out in outs:
+        if isinstance(out, LineageTable) and (len(out) == 1 or out.disjoint_keys) \
+                and key_cells(out, shape) == everything:
+            return everything
+    boxes = [o if isinstance(o, Boxes) else _keys(o) for o in outs]
+    return covered_cells(Boxes.concat(boxes, len(shape)), shape)
 
 
 def _keys(table: LineageTable) -> Boxes:
