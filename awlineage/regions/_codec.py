@@ -367,7 +367,7 @@ def _provrc_columns_body(table: LineageTable, lo: np.ndarray, extent: np.ndarray
     return b"".join(parts)
 
 
-def _tuple_count(table: LineageTable, extent: np.ndarray) -> int:
+def tuple_count(table: LineageTable, extent: np.ndarray) -> int:
     """`LineageTable.tuple_count` from the extents at hand."""
     if not len(extent):
         return len(table)
@@ -476,6 +476,21 @@ def _read_tuples(data: bytes) -> LineageTable:
     return LineageTable(cells, cells, np.full(cells.shape, -1, np.int8), nkeys)
 
 
+def tuples_tried(tuples: int, rows: int) -> bool:
+    """Whether `dumps` tries plain tuples beside ProvRC for a table of `rows` rows standing
+    for `tuples` cell pairs: only when ProvRC found little structure, and on large tables
+    not when nearly every row is one cell pair already (the tuples would be about the same
+    rows, in order)."""
+    nearly_cells = tuples <= rows + rows // 8
+    return tuples <= min(TUPLE_LIMIT, 4 * rows) and (tuples <= SMALL or not nearly_cells)
+
+
+def tuples_may_be_tried(pairs: int, rows: int) -> bool:
+    """Whether a table that still has `rows` rows for `pairs` cell pairs may yet be tried
+    as plain tuples (`tuples_tried`) once encoded: merges only make rows fewer."""
+    return pairs <= min(TUPLE_LIMIT, 4 * rows)
+
+
 def dumps(table: LineageTable, pairs: Pairs = None) -> bytes:
     """The smallest encoding of `table` among ProvRC, ProvRC + zlib/lzma and sorted tuples +
     zlib/lzma (tuples only when ProvRC found little structure).
@@ -485,13 +500,10 @@ def dumps(table: LineageTable, pairs: Pairs = None) -> bytes:
     tried; None: not known); the tuples are sorted from them instead of expanded from
     the table when they are the table's pairs exactly (same bytes, less work)."""
     lo, extent = _columns(table)
-    tuples = _tuple_count(table, extent)
+    tuples = tuple_count(table, extent)
     bodies = {PROVRC: _provrc_columns_body(table, lo, extent)}
     tuple_columns: list[np.ndarray] = []
-    # Tuples only when ProvRC found little structure; on large tables not when nearly every
-    # row is one cell pair already (the tuples would be about the same rows, in order).
-    nearly_cells = tuples <= len(table) + len(table) // 8
-    if tuples <= min(TUPLE_LIMIT, 4 * len(table)) and (tuples <= SMALL or not nearly_cells):
+    if tuples_tried(tuples, len(table)):
         bodies[TUPLES], tuple_columns = _tuples_body(table, pairs, tuples)
     best: tuple[int, int, bytes] | None = None
     for fmt, body in bodies.items():

@@ -20,6 +20,7 @@ from typing import Literal
 import numpy as np
 
 from awlineage.regions._boxes import Boxes
+from awlineage.regions._codec import tuple_count, tuples_may_be_tried, tuples_tried
 from awlineage.regions._columns import (
     Column,
     ColumnTable,
@@ -79,7 +80,10 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True,
     value_attrs = list(range(nkeys, nkeys + nvalues))
     # Cell pairs (every extent 0): the first sort of the rows below puts them in
     # lexicographic order, which the codec's trial of plain tuples reuses.
-    cells = all(e.constant and e.low == 0 for e in table.extent)
+    # Kept only while the codec may still try the tuples (rows only get fewer).
+    pairs = len(table)
+    cells = all(e.constant and e.low == 0 for e in table.extent) and \
+        tuples_may_be_tried(pairs, pairs)
     sorted_pairs = None
     # Rows with pairwise different key cells stay so through every merge (a merge joins
     # rows equal but on one attribute, and their key sets are disjoint): then no two rows
@@ -94,6 +98,9 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True,
                 # the pass along the last attribute sorts by every other one, then by it
                 sorted_pairs = partial(_taken, [c.values for c in table.first], plan.order)
             table = apply_merge(table, plan)
+            del plan  # (a plan holds table-sized arrays: not into the next pass)
+            if not tuples_may_be_tried(pairs, len(table)):
+                sorted_pairs = None
         # Merged values often leave one row per key cell (a neighbourhood read for each
         # output cell): then the same holds from here on.
         in_order = _in_key_cell_order(table, nkeys)
@@ -107,12 +114,17 @@ def encode(keys: Boxes, values: Boxes, *, relative: bool = True,
         # neighbours (no cell lies between two adjacent ones), so that pass needs no sort.
         consecutive = distinct_keys and key == nkeys - 1
         table = _merge_key(table, key, value_attrs if relative else [], consecutive)
+        if not tuples_may_be_tried(pairs, len(table)):
+            sorted_pairs = None
     if not distinct_keys:
         for attr in reversed(value_attrs):
             table = merge_columns(table, attr)
     lo, hi, ref, first, extent = table.column_bounds(_sorted_order(table))
-    return LineageTable(lo, hi, ref, nkeys, disjoint_keys=distinct_keys,
-                        sorted_pairs=sorted_pairs, columns=(first, extent))
+    encoded = LineageTable(lo, hi, ref, nkeys, disjoint_keys=distinct_keys,
+                           sorted_pairs=sorted_pairs, columns=(first, extent))
+    if sorted_pairs is not None and not tuples_tried(tuple_count(encoded, extent), len(lo)):
+        encoded.sorted_pairs = None  # (the codec will not ask for them: their memory goes)
+    return encoded
 
 
 def _taken(columns: list[np.ndarray], order: np.ndarray | None) -> list[np.ndarray]:

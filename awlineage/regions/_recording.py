@@ -127,7 +127,9 @@ class CallRecorder:
             if self._reused_tables is None:
                 self._reused_tables = reused_tables(self.reused, self.call.shapes)
             return self._reused_tables
-        return [encode(*self.input_relation(i), sides=self._sides)
+        # (each side's columns kept for the forward tables only when both are encoded)
+        sides = self._sides if self.call.orientation == "both" else None
+        return [encode(*self.input_relation(i), sides=sides)
                 for i in range(len(self.call.inputs))]
 
     def payload_table(self) -> LineageTable:
