@@ -416,6 +416,7 @@ class RegionCapture:
                     call.run_seconds, seconds + call.lineage_seconds,
                     full.recorder.stored_rows, fan))
             call.recorder.encoded_tables = []
+            call.recorder.forward_tables = []
             for record in records:
                 self.output.add_companion(record)
             for extra in call.recorder.signatures_to_store(signature):

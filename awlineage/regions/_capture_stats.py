@@ -41,7 +41,8 @@ def call_fan(call: OperatorCall) -> tuple[float, float]:
     tables = call.recorder.encoded_tables
     try:
         if mode == "full":
-            return table_fan(tables, shapes, forward=call.recorder.encoded_forward)
+            return table_fan(tables, shapes, forward=call.recorder.encoded_forward,
+                             forward_tables=call.recorder.forward_tables or None)
         if mode in ("pay", "comp") and tables:
             # (the payload function's boxes kept only for full lineage derived next)
             mapped = call.recorder.payload_mapped if call.derived and not call.keep_traced \
@@ -58,16 +59,25 @@ def _ratio(pairs: float, cells: int) -> float:
     return float(pairs) / cells if cells else 0.0
 
 
-def table_fan(tables: list[LineageTable], shapes: Shapes, forward: bool = False
-              ) -> tuple[float, float]:
+def table_fan(tables: list[LineageTable], shapes: Shapes, forward: bool = False,
+              forward_tables: list[LineageTable] | None = None) -> tuple[float, float]:
     """Fan of full-mode tables, one per input: output cells as key, or input cells as key
-    when `forward` (the same relation, so the same fan)."""
+    when `forward` (the same relation, so the same fan). `forward_tables`, optional: the
+    forward tables of the same relations beside backward `tables`, whose keys are the
+    input cells the backward values cover (counted on them when the encoder knows them
+    disjoint: a sum of volumes instead of a union)."""
     pairs = 0
-    outs, inputs_reached = [], 0
-    for table, in_shape in zip(tables, shapes.inputs, strict=True):
+    outs: list[Boxes | LineageTable] = []
+    inputs_reached = 0
+    for i, (table, in_shape) in enumerate(zip(tables, shapes.inputs, strict=True)):
         if not len(table):
             continue
         pairs += table.tuple_count()
+        by_keys = None if forward or forward_tables is None else forward_tables[i]
+        if by_keys is not None and by_keys.disjoint_keys:
+            inputs_reached += key_cells(by_keys, in_shape)
+            outs.append(table)
+            continue
         values = Boxes(*table.value_bounds())
         inputs_reached += key_cells(table, in_shape) if forward else \
             covered_cells(values, in_shape)
@@ -77,9 +87,21 @@ def table_fan(tables: list[LineageTable], shapes: Shapes, forward: bool = False
     if len(outs) == 1 and isinstance(outs[0], LineageTable):
         outputs = key_cells(outs[0], shapes.output)
     else:
-        boxes = [o if isinstance(o, Boxes) else _keys(o) for o in outs]
-        outputs = covered_cells(Boxes.concat(boxes, len(shapes.output)), shapes.output)
+        outputs = _covered_by_any(outs, shapes.output)
     return _ratio(pairs, outputs), _ratio(pairs, inputs_reached)
+
+
+def _covered_by_any(outs: list[Boxes | LineageTable], shape: Sequence[int]) -> int:
+    """Cells of an array of `shape` some key box of the tables (or some of the boxes) in
+    `outs` covers: every cell when one table whose key boxes are cheap to count (one row,
+    or disjoint) covers them all, else the union counted."""
+    everything = int(np.prod(shape))
+    for out in outs:
+        if isinstance(out, LineageTable) and (len(out) == 1 or out.disjoint_keys) \
+                and key_cells(out, shape) == everything:
+            return everything
+    boxes = [o if isinstance(o, Boxes) else _keys(o) for o in outs]
+    return covered_cells(Boxes.concat(boxes, len(shape)), shape)
 
 
 def _keys(table: LineageTable) -> Boxes:

@@ -81,18 +81,25 @@ def _pack_bits(values: np.ndarray, width: int) -> bytes:
 def _pack_blocks(v: np.ndarray, width: int) -> bytes:
     """`_pack_bits` by blocks of 64 values: a block fills exactly `width` words, and value j of
     every block lands at the same word and bit offset, so one vector operation per position
-    in the block packs that position of all blocks at once."""
-    blocks = -(-len(v) // 64)
-    if len(v) % 64:
-        v = np.concatenate([v, np.zeros(blocks * 64 - len(v), np.uint64)])
-    v = v.reshape(blocks, 64)
-    out = np.zeros((blocks, width + 1), dtype=np.uint64)  # one spare word: no bounds checks
+    in the block packs that position of all blocks at once. The values and the words are
+    held transposed (one row per position in the block, one per word), so that every step
+    reads and writes whole contiguous rows, not strided columns."""
+    whole, rest = divmod(len(v), 64)
+    blocks = whole + (rest > 0)
+    rows = np.empty((64, blocks), dtype=np.uint64)
+    by_block = rows.T  # (a view: block k is column k of `rows`)
+    by_block[:whole] = v[:whole * 64].reshape(whole, 64)
+    if rest:
+        by_block[whole, :rest] = v[whole * 64:]
+        by_block[whole, rest:] = 0
+    words = np.zeros((width + 1, blocks), dtype=np.uint64)  # one spare row: no bounds checks
+    part = np.empty(blocks, dtype=np.uint64)
     for j in range(64):
         word, off = divmod(j * width, 64)
-        out[:, word] |= v[:, j] << np.uint64(off)
+        words[word] |= np.left_shift(rows[j], np.uint64(off), out=part)
         if off + width > 64:
-            out[:, word + 1] |= v[:, j] >> np.uint64(64 - off)
-    return out[:, :width].astype("<u8", copy=False).tobytes()
+            words[word + 1] |= np.right_shift(rows[j], np.uint64(64 - off), out=part)
+    return words[:width].T.astype("<u8", copy=False).tobytes()
 
 
 def _unpack_bits(data: bytes, count: int, width: int) -> np.ndarray:
@@ -340,7 +347,10 @@ def _provrc_body(table: LineageTable) -> bytes:
 
 
 def _columns(table: LineageTable) -> tuple[np.ndarray, np.ndarray]:
-    """(A, N) contiguous first cells and extents of the table's rows, one row per attribute."""
+    """(A, N) contiguous first cells and extents of the table's rows, one row per attribute
+    (read only)."""
+    if table.columns is not None:  # the encoder's own
+        return table.columns
     lo = np.array(table.lo.T, order="C")
     extent = np.array(table.hi.T, order="C")  # a copy always: subtracted from in place
     extent -= lo
@@ -357,7 +367,7 @@ def _provrc_columns_body(table: LineageTable, lo: np.ndarray, extent: np.ndarray
     return b"".join(parts)
 
 
-def _tuple_count(table: LineageTable, extent: np.ndarray) -> int:
+def tuple_count(table: LineageTable, extent: np.ndarray) -> int:
     """`LineageTable.tuple_count` from the extents at hand."""
     if not len(extent):
         return len(table)
@@ -374,6 +384,10 @@ def _tuples_body(table: LineageTable, pairs: Pairs = None, tuples: int = -1
     its `tuples` pairs, which saves expanding the table's rows: the same bytes then (see
     `_distinct`)."""
     columns = None
+    if table.sorted_pairs is not None:  # the encoder sorted them already
+        pairs, ordered = None, table.sorted_pairs()
+        if len(ordered) == table.lo.shape[1] and len(ordered) and len(ordered[0]) == tuples:
+            columns = _distinct(ordered)
     if callable(pairs):
         pairs = pairs()
     if pairs is not None and len(pairs) == table.lo.shape[1] and len(pairs) and \
@@ -462,6 +476,21 @@ def _read_tuples(data: bytes) -> LineageTable:
     return LineageTable(cells, cells, np.full(cells.shape, -1, np.int8), nkeys)
 
 
+def tuples_tried(tuples: int, rows: int) -> bool:
+    """Whether `dumps` tries plain tuples beside ProvRC for a table of `rows` rows standing
+    for `tuples` cell pairs: only when ProvRC found little structure, and on large tables
+    not when nearly every row is one cell pair already (the tuples would be about the same
+    rows, in order)."""
+    nearly_cells = tuples <= rows + rows // 8
+    return tuples <= min(TUPLE_LIMIT, 4 * rows) and (tuples <= SMALL or not nearly_cells)
+
+
+def tuples_may_be_tried(pairs: int, rows: int) -> bool:
+    """Whether a table that still has `rows` rows for `pairs` cell pairs may yet be tried
+    as plain tuples (`tuples_tried`) once encoded: merges only make rows fewer."""
+    return pairs <= min(TUPLE_LIMIT, 4 * rows)
+
+
 def dumps(table: LineageTable, pairs: Pairs = None) -> bytes:
     """The smallest encoding of `table` among ProvRC, ProvRC + zlib/lzma and sorted tuples +
     zlib/lzma (tuples only when ProvRC found little structure).
@@ -471,13 +500,10 @@ def dumps(table: LineageTable, pairs: Pairs = None) -> bytes:
     tried; None: not known); the tuples are sorted from them instead of expanded from
     the table when they are the table's pairs exactly (same bytes, less work)."""
     lo, extent = _columns(table)
-    tuples = _tuple_count(table, extent)
+    tuples = tuple_count(table, extent)
     bodies = {PROVRC: _provrc_columns_body(table, lo, extent)}
     tuple_columns: list[np.ndarray] = []
-    # Tuples only when ProvRC found little structure; on large tables not when nearly every
-    # row is one cell pair already (the tuples would be about the same rows, in order).
-    nearly_cells = tuples <= len(table) + len(table) // 8
-    if tuples <= min(TUPLE_LIMIT, 4 * len(table)) and (tuples <= SMALL or not nearly_cells):
+    if tuples_tried(tuples, len(table)):
         bodies[TUPLES], tuple_columns = _tuples_body(table, pairs, tuples)
     best: tuple[int, int, bytes] | None = None
     for fmt, body in bodies.items():

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: The reference code of an absolute interval (as `_table.ABSOLUTE`).
+ABSOLUTE_CODE = -1
 #: Largest number of bits a packed sort key may use (signed int64, with room to spare).
 _KEY_BITS = 62
 #: Rows whose packed keys descend at most once per this many rows are "nearly sorted": a
@@ -101,6 +103,30 @@ class ColumnTable:
         return lo, hi, ref
 
 
+    def column_bounds(self, order: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """`bounds` of the rows in `order` (None: as they are), as (N, A) transposed views
+        of (A, N) arrays written row by row (each column gathered or copied straight into
+        its row, not into a strided column), and those (A, N) first cells and extents
+        themselves: (lo, hi, ref, first cells, extents)."""
+        n, width = len(self) if order is None else len(order), self.width
+        first = np.empty((width, n), np.int64)
+        extent = np.empty((width, n), np.int64)
+        ref = np.empty((width, n), np.int8)
+        refs = [None] * width if self.ref is None else self.ref
+        for a in range(width):
+            for column, row in ((self.first[a], first[a]), (self.extent[a], extent[a]),
+                                (refs[a], ref[a])):
+                if column is None:
+                    row[:] = ABSOLUTE_CODE
+                elif order is None or column.constant:
+                    row[:] = column.values if order is None else column.low
+                else:  # (mode "clip": numpy buffers an output of mode "raise")
+                    column.values.take(order, out=row, mode="clip")
+        last = np.add(first, extent)
+        return first.T, last.T, ref.T, first, extent
+
+
 @dataclass
 class MergePlan:
     """How one merge pass along `attr` combines rows: rows in `order` (None: as they are),
@@ -133,13 +159,7 @@ def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False,
     n = len(table)
     if n <= 1:
         return MergePlan(attr, None, np.arange(n), np.zeros(n, np.int64))
-    keys: list[Column] = []
-    for c in range(table.width):
-        if table.ref is not None:
-            keys.append(table.ref[c])
-        if c != attr:  # (first, extent) is equal exactly when (first, last) is
-            keys.extend((table.first[c], table.extent[c]))
-    keys = [k for k in keys if not k.constant]
+    keys = _plan_keys(table, attr)
     a_first, a_extent = table.first[attr], table.extent[attr]
     if consecutive:
         return _plan_consecutive(keys, a_first, a_extent, attr)
@@ -154,6 +174,40 @@ def plan_merge(table: ColumnTable, attr: int, *, consecutive: bool = False,
     new_run = group_start
     new_run[1:] |= sorted_first[1:] > reach[:-1] + 1
     return MergePlan(attr, order, np.flatnonzero(new_run), reach, nearly and keep_order)
+
+
+def merge_count(table: ColumnTable, attr: int) -> int:
+    """The number of rows `plan_merge` would leave merging along `attr`, counted without
+    the plan itself when `attr`'s extent is one constant: one plain sort of the packed keys
+    (no row order kept, no stable tag), then rows that join the one before them counted
+    (same group, a first cell at most the extent plus one past the one before)."""
+    n = len(table)
+    a_first, a_extent = table.first[attr], table.extent[attr]
+    keys = _plan_keys(table, attr)
+    if n <= 1 or not a_extent.constant:
+        return plan_merge(table, attr).rows
+    spans = [k.high - k.low + 1 for k in keys]
+    shift = max(a_first.high - a_first.low, 1).bit_length()
+    bits = sum(max(s - 1, 1).bit_length() for s in spans) + shift
+    if bits > _KEY_BITS:
+        return plan_merge(table, attr).rows
+    packed = _pack(keys, spans, a_first, shift)
+    packed.sort()
+    joins = np.less_equal(np.subtract(packed[1:], packed[:-1]), a_extent.low + 1)
+    packed >>= shift  # the group keys
+    joins &= np.equal(packed[1:], packed[:-1])
+    return n - int(np.count_nonzero(joins))
+
+
+def _plan_keys(table: ColumnTable, attr: int) -> list[Column]:
+    """The columns rows must be equal on to merge along `attr`, less the constant ones."""
+    keys: list[Column] = []
+    for c in range(table.width):
+        if table.ref is not None:
+            keys.append(table.ref[c])
+        if c != attr:  # (first, extent) is equal exactly when (first, last) is
+            keys.extend((table.first[c], table.extent[c]))
+    return [k for k in keys if not k.constant]
 
 
 def _plan_consecutive(keys: list[Column], first: Column, extent: Column, attr: int

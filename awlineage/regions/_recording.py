@@ -13,7 +13,7 @@ from awlineage.regions import _codec
 from awlineage.regions._boxes import Boxes, column_max, column_min
 from awlineage.regions._errors import RegionError
 from awlineage.regions._operator import Operator
-from awlineage.regions._provrc import encode
+from awlineage.regions._provrc import SideColumns, encode
 from awlineage.regions._table import LineageTable
 from awlineage.regions._table_blocks import open_table
 
@@ -59,12 +59,17 @@ class CallRecorder:
         #: the forward tables when full lineage was stored forward only (`encoded_forward`).
         self.encoded_tables: list[LineageTable] = []
         self.encoded_forward = False
+        #: The forward tables `encode` encoded beside the backward ones (both orientations):
+        #: the statistics count each input's related cells on their keys.
+        self.forward_tables: list[LineageTable] = []
         self._payload_table: LineageTable | None = None
         #: The payload function's input boxes per input for every payload cell, when the
         #: statistics computed them exactly (not from a sample): the derived full lineage
         #: (PayBoth) reads them instead of calling the function again.
         self.payload_mapped: dict[int, Boxes] = {}
         self._relations: dict[int, tuple[Boxes, Boxes]] = {}
+        #: Each relation side's columns, made once for the tables of both orientations.
+        self._sides: SideColumns = {}
         #: The payload rows as a relation (output boxes, payload points), once encoded.
         self._payload_relation: tuple[Boxes, Boxes] | None = None
 
@@ -74,6 +79,7 @@ class CallRecorder:
         if len(out):
             self.pairs.setdefault(i, []).append((out, boxes))
             self._relations.pop(i, None)
+            self._sides = {}
 
     def add_payload(self, out: Boxes, values: np.ndarray) -> None:
         """Payload rows: out[k] carries values[k]."""
@@ -121,7 +127,10 @@ class CallRecorder:
             if self._reused_tables is None:
                 self._reused_tables = reused_tables(self.reused, self.call.shapes)
             return self._reused_tables
-        return [encode(*self.input_relation(i)) for i in range(len(self.call.inputs))]
+        # (each side's columns kept for the forward tables only when both are encoded)
+        sides = self._sides if self.call.orientation == "both" else None
+        return [encode(*self.input_relation(i), sides=sides)
+                for i in range(len(self.call.inputs))]
 
     def payload_table(self) -> LineageTable:
         """The payload rows as a table keyed by output cells (payloads absolute), encoded
@@ -165,6 +174,7 @@ class CallRecorder:
             self.stored_rows = 0
             self.encoded_tables = list(backward) if backward is not None else []
             self.encoded_forward = backward is None
+            self.forward_tables = []
             for i in range(len(self.call.inputs)):
                 parts = [b"", b""]
                 rows = 0
@@ -174,18 +184,25 @@ class CallRecorder:
                     pairs = None if self.reused is not None else \
                         partial(pair_columns, *self.input_relation(i))
                     parts[0] = _codec.dumps(backward[i], pairs)
+                    backward[i].sorted_pairs = None  # (the pairs' memory: used once)
+                    backward[i].columns = None
                     rows = len(backward[i])
                 if orientation in ("forward", "both") and self.reused is None:
                     out, inp = self.input_relation(i)
-                    forward = encode(inp, out)
+                    forward = encode(inp, out, sides=self._sides)
                     parts[1] = _codec.dumps(forward, partial(pair_columns, inp, out))
+                    forward.sorted_pairs = None
+                    forward.columns = None
                     rows = max(rows, len(forward))
                     if backward is None:
                         self.encoded_tables.append(forward)
+                    else:
+                        self.forward_tables.append(forward)
                 self.stored_rows += rows
                 blobs.append(_codec.pack_blobs(parts))
                 names.append("/".join(_codec.describe(p) for p in parts if p))
             self._relations = {}  # (kept only while encoding: one concatenation per input)
+            self._sides = {}
             return _codec.pack_blobs(blobs), ",".join(names), backward
         if mode in ("pay", "comp"):
             table = self.payload_table()
@@ -194,6 +211,8 @@ class CallRecorder:
             relation = self._payload_relation
             blob = _codec.dumps(table, None if relation is None else
                                 partial(pair_columns, *relation))
+            table.sorted_pairs = None
+            table.columns = None
             return _codec.pack_blobs([blob]), _codec.describe(blob), None
         self.stored_rows = 0
         return None, "", None

@@ -10,6 +10,7 @@ attribute is referenced by at most one value attribute, so the image of a box is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,6 +45,15 @@ class LineageTable:
     #: True when the encoder knows that no two rows share a key cell (it was given pairwise
     #: different key cells): then the key boxes are disjoint. False says nothing.
     disjoint_keys: bool = field(default=False, repr=False)
+    #: The cell pairs the encoder was given, in lexicographic order (one column per
+    #: attribute, keys first), when it sorted them that way on its own way to the rows:
+    #: a function giving them, so that the codec's trial of plain tuples need not sort
+    #: them again. None when not known.
+    sorted_pairs: Callable[[], list[np.ndarray]] | None = field(default=None, repr=False)
+    #: (A, N) contiguous first cells and extents of the rows, one row per attribute, when
+    #: the encoder built the table from them (``lo`` and ``hi`` are then views of such
+    #: arrays): what the codec packs, without transposing the bounds back. Read only.
+    columns: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @classmethod
     def empty(cls, nkeys: int, nvalues: int) -> LineageTable:

@@ -127,6 +127,8 @@ class IndexedTable(LineageTable):
         self._key_index = None
         self._value_index = None
         self.disjoint_keys = False
+        self.sorted_pairs = None
+        self.columns = None
         self._fmt, self._body, self._width = fmt, body, width
         ncolumns = 3 * width if fmt == _codec.PROVRC else width
         self._layouts = []

@@ -41,9 +41,9 @@ def encodes(monkeypatch) -> Iterator[Counter]:
     counts: Counter = Counter()
     real = recording.encode
 
-    def counted(keys, values, *, relative=True):
+    def counted(keys, values, *, relative=True, sides=None):
         counts["relation" if relative else "payload"] += 1
-        return real(keys, values, relative=relative)
+        return real(keys, values, relative=relative, sides=sides)
 
     monkeypatch.setattr(recording, "encode", counted)
     yield counts
