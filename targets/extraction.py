@@ -185,16 +185,19 @@ def empty_aperture_factors(image: np.ndarray, noise: np.ndarray, mask: np.ndarra
         grow = int(np.ceil(radius)) + 2
         free = ~maximum_filter(busy, size=2 * grow + 1)
         free[:grow], free[-grow:], free[:, :grow], free[:, -grow:] = False, False, False, False
-        places = np.argwhere(free)
+        # flat indices, not np.argwhere's (row, column) pairs: on a 2150 x 2170 coadd those
+        # took 120 MB at once (two int64 columns, built from two more), the most any step of
+        # a SourceList held; the same pixels in the same order, so the same random draw
+        places = np.flatnonzero(free)
         if len(places) < _MIN_EMPTY_APERTURES:
             factors.append(_extrapolated(radius, [(_APERTURE_RADII[i], factors[i])
                                                   for i in measured[-2:]]))
             continue
         measured.append(index)
         places = places[rng.choice(len(places), size=min(count, len(places)), replace=False)]
-        flux, err, _ = sep.sum_circle(image, places[:, 1].astype(np.float64),
-                                      places[:, 0].astype(np.float64), radius, err=noise,
-                                      mask=mask, subpix=1)
+        rows, cols = np.divmod(places, free.shape[1])
+        flux, err, _ = sep.sum_circle(image, cols.astype(np.float64), rows.astype(np.float64),
+                                      radius, err=noise, mask=mask, subpix=1)
         scatter = 1.4826 * np.median(np.abs(flux - np.median(flux)))
         predicted = float(np.median(err))
         factors.append(float(scatter / predicted) if predicted > 0 and scatter > 0 else 1.0)
@@ -263,6 +266,8 @@ def extract_sources(data: np.ndarray, weight: np.ndarray | None, wcs: WCS | None
                                         deblend_cont=parameters.deblend_cont,
                                         clean=parameters.clean, segmentation_map=True)
     sources = _measure(image, noise, mask, objects, back, parameters)
+    del back  # read at the sources only: not held through the aperture steps (the
+    # background map is as large as the image in float64, 37 MB on a medium-night coadd)
     radius = aperture_radius(sources["kron_radius"], sources["a"], sources["b"], parameters)
     radii, factors = np.array([0.0]), np.array([1.0])
     if parameters.calibrate_errors and len(sources):

@@ -29,6 +29,7 @@ from targets.pipeline import (
     SourceList,
     ingest,
 )
+from targets.science import read_regridded
 from targets.source_lists import read_sources
 from tests.targets.truth import isolated, match_to_stars
 
@@ -138,6 +139,18 @@ def test_a_star_traces_back_to_every_raw_pixel_that_made_it(db, data_server, nig
             region = found[raw]
             assert region.contains(np.array([pixel]))[0], raw.original_name
             assert region.count() < 0.1 * np.prod(raw.shape)
+
+
+def test_a_coadd_reads_each_frame_only_when_it_stacks_it(db, data_server, night) -> None:
+    pull(night)
+    coadd = select(CoaddedRegriddedFrame).first()
+    frames = sorted(coadd.regridded_frames, key=lambda f: f.raw.original_name)
+    placements: list = []
+    images = read_regridded(frames, frames[0].grid.sky_grid(), placements)
+    first = next(images)
+    assert len(placements) == 1 < len(frames)  # the stack is not read ahead
+    assert placements[0] == ((frames[0].origin_row, frames[0].origin_col), first.data.shape)
+    assert sum(1 for _ in images) == len(frames) - 1 and len(placements) == len(frames)
 
 
 def test_a_changed_cosmic_ray_threshold_remakes_only_what_depends_on_it(db, data_server,
