@@ -21,8 +21,8 @@ def parse_size(text: str) -> int:
     size = float(match.group(1)) * UNITS[unit] if match and unit in UNITS else math.nan
     if not math.isfinite(size):
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a size: a number of bytes, or with a unit "
-            "B, kB, MB, GB, TB, KiB, MiB, GiB)")
+            f"{text!r} is not a size: a number of bytes, or one with a unit "
+            "(B, kB, MB, GB, TB, KiB, MiB, GiB)")
     return round(size)
 
 
