@@ -159,7 +159,7 @@ def _reindex(args: argparse.Namespace) -> int:
         dropped = drop_closure_index(db)
         print(f"closure index off ({dropped} labels deleted); lineage queries walk the links")
         return 0
-    built = reindex_closure(db, max_labels=args.max_labels)
+    built = reindex_closure(db, max_labels=args.max_labels, answer=args.answer)
     print(f"closure index built: {built}; commits now keep it up to date")
     return 0
 
@@ -185,6 +185,10 @@ def _positive_count(text: str) -> int:
     return value
 
 
+_ANSWERS = ("cheaper", "labels", "by query", "ancestors by query", "descendants by query")
+"""`reindex_closure`'s answers other than the default (spelled as its `answer`)."""
+
+
 def _add_index_commands(commands: argparse._SubParsersAction) -> None:
     lineage = commands.add_parser("lineage", help="the lineage graph's closure index "
                                   "(reindex, check)")
@@ -193,6 +197,11 @@ def _add_index_commands(commands: argparse._SubParsersAction) -> None:
                                  "index of every stored object; commits then keep it up to date")
     reindex.add_argument("--max-labels", type=_positive_count, default=None,
                          help="refuse an encoding of more intervals than this")
+    reindex.add_argument("--answer", default=None, choices=_ANSWERS, metavar="HOW",
+                         help="how the index answers: labels within their budget, else by "
+                         "query (the default); 'cheaper' (labels only for a direction where "
+                         "their estimated scans cost no more than the recursive query); or "
+                         "forced: " + ", ".join(repr(a) for a in _ANSWERS[1:]))
     reindex.add_argument("--drop", action="store_true",
                          help="turn the index off and delete it instead")
     reindex.set_defaults(run=_reindex)

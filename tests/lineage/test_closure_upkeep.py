@@ -6,6 +6,7 @@ commit needs leaves nothing half-written."""
 from __future__ import annotations
 
 import networkx as nx
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -127,14 +128,18 @@ def test_commands_reindex_check_and_drop(db, capsys, monkeypatch):
     assert "2 objects, 1 edges" in capsys.readouterr().out
     assert main([*base, "lineage", "check"]) == 0
     assert "agree with the links" in capsys.readouterr().out
+    assert main([*base, "lineage", "reindex", "--answer", "by query"]) == 0
+    assert "no labels: answered by one recursive query" in capsys.readouterr().out
+    assert main([*base, "lineage", "check"]) == 0
     assert main([*base, "lineage", "reindex", "--drop"]) == 0
     assert not closure_index_present(db)
+    with pytest.raises(SystemExit):
+        main([*base, "lineage", "reindex", "--answer", "fastest"])
+    assert "invalid choice: 'fastest'" in capsys.readouterr().err
 
 
 def test_a_bad_or_too_small_label_limit_is_refused_and_changes_nothing(db, capsys,
                                                                       monkeypatch):
-    import pytest
-
     a = MadeNode(stage="1")
     commit([MadeNode(stage=str(i), made_from=[a]) for i in range(2, 6)])
     reindex_closure(db)
@@ -450,8 +455,6 @@ def test_a_commit_the_index_cannot_label_switches_it_to_the_recursive_query(db, 
 
 def test_the_index_queries_refuse_to_answer_when_it_is_off(db):
     # an empty answer from an empty table would say "no ancestors": it must say "off" instead
-    import pytest
-
     from awlineage.lineage import ClosureIndexOffError
 
     root = MadeNode(stage="r")
