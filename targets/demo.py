@@ -66,9 +66,12 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
     with tempfile.TemporaryDirectory(prefix="awl-demo-") as scratch:
         night = write_night(SkyParameters.preset(size, seed=SEED), Path(scratch))
         report = ingest(night.paths)
-    say(f"{len(night.paths)} raw frames (biases, dome flats, dithered exposures of "
-        f"{len(night.truth.chips)} chips in {len(night.truth.parameters.filters)} filters): "
-        f"{len(report.ingested)} ingested now, {len(report.already)} ingested before")
+    frames, chips, filters = (len(night.paths), len(night.truth.chips),
+                              len(night.truth.parameters.filters))
+    del night  # its truth (the true sky of every frame) is not needed again: 48 MB on medium
+    say(f"{frames} raw frames (biases, dome flats, dithered exposures of {chips} chips in "
+        f"{filters} filters): {len(report.ingested)} ingested now, {len(report.already)} "
+        "ingested before")
 
     plan = processor.plan(SourceList)
     say.title("2. The plan for every SourceList (green: reuse, red: make, and why)")
