@@ -179,7 +179,10 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
         # at a time, as commits do, which copies only what each placement needs
         budget = (CHEAPER_PLACEMENT_BUDGET if answer == CHEAPER else PLACEMENT_BUDGET) * (
             len(edges) + len(nodes))
-        seconds = {None: DEFAULT_REPLAY_SECONDS, CHEAPER: REPLAY_SECONDS}.get(answer)
+        # no deadline where `max_labels` binds: running out of time would then be reported
+        # as too many labels
+        seconds = None if max_labels is not None and max_labels < budget else \
+            {None: DEFAULT_REPLAY_SECONDS, CHEAPER: REPLAY_SECONDS}.get(answer)
         if not replay(conn, db, sorted(nodes), edges, min(budget, max_labels or budget),
                       batch=_REPLAY_BATCH, seconds=seconds):
             if (max_labels is not None and max_labels < budget) or answer not in (None,

@@ -11,7 +11,7 @@ import heapq
 import itertools
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from awlineage.database import Database
 from awlineage.lineage._closure_graph import written_edges
 from awlineage.lineage._closure_keys import key_after, keys_after
-from awlineage.lineage._closure_label_queries import SWEEP, label_queries
+from awlineage.lineage._closure_label_queries import SWEEP, LabelQueries, label_queries
 from awlineage.lineage._closure_tables import (
     LabelRow,
     StoredLabel,
@@ -52,11 +52,12 @@ class Placement:
 
     def __init__(self, conn: sa.Connection, db: Database,
                  max_copies: int | None = MAX_COPIES, max_labels: int | None = None,
-                 deadline: float | None = None) -> None:
+                 deadline: float | None = None, *, scratch: bool = False) -> None:
         self.conn = conn
         self.db = db
         self.table = labels_table(db)
-        self.queries = label_queries(self.table)
+        # a replay's scratch table is used once: its statements are not kept for later
+        self.queries = LabelQueries(self.table) if scratch else label_queries(self.table)
         self._containing: dict[bytes, list[tuple[bytes, int]]] = {}
         """(left, node) of the intervals containing a stored label, by its left: fixed once
         it is stored, as an interval placed later contains none (cleared when labels are
@@ -487,20 +488,25 @@ def replay(conn: sa.Connection, db: Database, nodes: list[int],
     scratch = Database("sqlite://")
     try:
         with scratch.engine.begin() as work:
-            if not _replay_into(work, scratch, nodes, edges, max_labels, batch, seconds):
+            # the database's own connection waits in its transaction meanwhile: a statement
+            # after each batch keeps it from looking idle to a server that ends idle ones
+            if not _replay_into(work, scratch, nodes, edges, max_labels, batch, seconds,
+                                keep_alive=lambda: conn.execute(sa.select(1))):
                 return False
-            rows = work.execute(sa.select(*labels_table(scratch).c)).all()
+            placed = work.execute(sa.select(*labels_table(scratch).c))
+            for part in placed.partitions(_COPY_CHUNK):
+                insert_labels(conn, db, [tuple(row) for row in part])
     finally:
         scratch.engine.dispose()
-    for start in range(0, len(rows), _COPY_CHUNK):
-        insert_labels(conn, db, [tuple(row) for row in rows[start:start + _COPY_CHUNK]])
     return True
 
 
 def _replay_into(conn: sa.Connection, db: Database, nodes: list[int],
                  edges: Iterable[tuple[int, int]], max_labels: int | None, batch: int,
-                 seconds: float | None) -> bool:
-    """`replay`'s placement, writing the labels on `conn`."""
+                 seconds: float | None, keep_alive: Callable[[], object] | None = None
+                 ) -> bool:
+    """`replay`'s placement, writing the labels on `conn` (a scratch database's unless
+    `keep_alive` is None), calling `keep_alive` after each batch."""
     deadline = None if seconds is None else time.monotonic() + seconds
     parents: dict[int, list[int]] = defaultdict(list)
     children: dict[int, list[int]] = defaultdict(list)
@@ -510,7 +516,8 @@ def _replay_into(conn: sa.Connection, db: Database, nodes: list[int],
     waiting = {n: len(parents[n]) for n in nodes if n in parents}
     ready = [n for n in nodes if n not in waiting]
     heapq.heapify(ready)
-    upkeep = Placement(conn, db, max_copies=None, max_labels=max_labels, deadline=deadline)
+    upkeep = Placement(conn, db, max_copies=None, max_labels=max_labels, deadline=deadline,
+                       scratch=keep_alive is not None)
     chunk: list[int] = []
     while ready:
         node = heapq.heappop(ready)
@@ -526,6 +533,8 @@ def _replay_into(conn: sa.Connection, db: Database, nodes: list[int],
             except _OverBudget:
                 return False
             chunk = []
+            if keep_alive is not None:
+                keep_alive()
             if deadline is not None and time.monotonic() > deadline:
                 return False
     return True

@@ -307,10 +307,10 @@ class CostModel:
     # -- calibration ----------------------------------------------------------------------
     def calibrate(self, samples: Iterable[HopSample]) -> CostModel:
         """This model fitted to the samples of each kind of hop that has at least
-        `MIN_SAMPLES`: ``hop`` the median of the constant hops; the join constants (byte,
-        row, pair, cell) scaled together by the least-squares factor of the table hops
-        (matched and scan), the re-run factors by that of the re-run hops, each sample's
-        error relative to its seconds. Scaling keeps the defaults' shape, which a
+        `MIN_SAMPLES`: ``hop`` the median of the constant hops; the join constants (table,
+        byte, row, payload, pair, cell) scaled together by the least-squares factor of the
+        table hops (matched and scan), the re-run factors by that of the re-run hops, each
+        sample's error relative to its seconds. Scaling keeps the defaults' shape, which a
         database's few records could not fit on their own; factors are kept positive."""
         by_kind: dict[str, list[HopSample]] = {}
         for sample in samples:

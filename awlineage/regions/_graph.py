@@ -165,7 +165,8 @@ def _records_reached(start: DBObject, stop_ids: Collection[int], db: Database, *
     """Object id -> the records writing it (`upstream`) or reading it (downstream), for every
     object a walk from `start` that way can reach: one recursive query over the records'
     outputs and inputs, not going past `stop_ids` (`reached_ids`), then the records not read
-    before in this process, `_CHUNK` at a time (records never change once committed)."""
+    before in this process by id, with their outputs and inputs (records never change once
+    committed)."""
     ids = reached_ids(db, start.object_id, stop_ids, upstream=upstream)
     records = known_records(db, ids)
     unread = [oid for oid in ids if oid not in records]

@@ -343,6 +343,9 @@ def test_a_rebuild_whose_placement_runs_too_long_answers_by_query(db, monkeypatc
     assert built.labels == 0 and "placing them over 0 s" in built.by_query
     assert closure_index_present(db) and check_closure_index(db).ok
     assert len(closure_descendants(db, tops[0].object_id)) == 5  # b_j for every j != 0
+    # a label limit that binds takes the deadline away: time is not reported as labels
+    limited = reindex_closure(db, max_labels=200)  # the budget: 8 x (12 + 30)
+    assert limited.labels and not limited.by_query and check_closure_index(db).ok
 
 
 def _rebuilds(db) -> int:
