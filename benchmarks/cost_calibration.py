@@ -36,9 +36,8 @@ import statistics
 import sys
 import tempfile
 import time
-import types
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -54,15 +53,15 @@ from awlineage.regions import (
     OperatorStats,
     RegionQueryStat,
     RegionTable,
-    _steps,
     capture_regions,
     flush_query_stats,
     forget_decoded,
+    hop_clock,
     register_array_loader,
     unregister_array_loader,
 )
-from awlineage.regions._cost import CONSTANTS, hop_kind, hop_terms
-from awlineage.regions._strategies import strategy_of
+
+CONSTANTS = CostModel.CONSTANTS
 
 #: Image sides of the spread grid (rows of a table: about side^2).
 SIDES = (20, 60, 150, 300, 600, 1000)
@@ -130,23 +129,17 @@ class Sample:
 
     @property
     def kind(self) -> str:
-        """`hop_kind` of the hop (``matched``, ``scan``, ``rerun``, ``constant``)."""
-        return hop_kind(self.strategy, self.direction)
+        """The kind of the hop (``matched``, ``scan``, ``rerun``, ``constant``)."""
+        return CostModel.kind(self.strategy, self.direction)
 
     def operator_stats(self) -> OperatorStats:
         """The record's statistics as `OperatorStats`."""
         return OperatorStats(**self.stats)  # type: ignore[arg-type]
 
 
-@contextmanager
-def cpu_clock() -> Iterator[None]:
-    """Hops timed in CPU seconds of this process (the step module's clock replaced)."""
-    clock = _steps.time
-    _steps.time = types.SimpleNamespace(perf_counter=time.process_time)  # type: ignore
-    try:
-        yield
-    finally:
-        _steps.time = clock
+def cpu_clock() -> AbstractContextManager[None]:
+    """Hops timed in CPU seconds of this process."""
+    return hop_clock(time.process_time)
 
 
 def newest_hops() -> list[tuple[RegionQueryStat, RegionTable]]:
@@ -182,7 +175,8 @@ def sample_query(source: str, query: Callable[[], object], repeat: int) -> list[
         stats.pop("strategies")
         samples.append(Sample(source, hop.strategy, hop.direction, int(hop.cells), seconds,
                               stats, warm and hop.strategy not in ("map", "all"),
-                              strategy_of(record.mode, record.orientation)))
+                              f"full-{record.orientation}" if record.mode == "full"
+                              else record.mode))
     return samples
 
 
@@ -251,11 +245,11 @@ def genomics_samples(replicate: int, repeat: int) -> list[Sample]:
 
 # -- the fit -----------------------------------------------------------------------------
 def terms(samples: list[Sample]) -> np.ndarray:
-    """Per sample, what multiplies each of `CONSTANTS` in its estimate (`hop_terms`)."""
+    """Per sample, what multiplies each of `CONSTANTS` in its estimate (`CostModel.terms`)."""
     rows = []
     for s in samples:
-        found = hop_terms(s.strategy, s.direction, s.operator_stats(), s.cells, warm=s.warm,
-                          rerun_of=s.kept)
+        found = CostModel.terms(s.strategy, s.direction, s.operator_stats(), s.cells,
+                                warm=s.warm, rerun_of=s.kept)
         rows.append([found.get(name, 0.0) for name in CONSTANTS])
     return np.array(rows, dtype=float)
 

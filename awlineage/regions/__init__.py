@@ -51,6 +51,7 @@ from awlineage.regions._geometry import (
     rot90,
     transpose,
 )
+from awlineage.regions._hop_clock import hop_clock
 from awlineage.regions._loaders import register_array_loader, unregister_array_loader
 from awlineage.regions._operator import AllToAll, Operator, Shapes, all_to_all
 from awlineage.regions._optimiser import Candidate, InfeasiblePlanError, Plan, optimise
@@ -145,6 +146,7 @@ __all__ = [
     "forward",
     "gather_inputs",
     "global_summary",
+    "hop_clock",
     "mode_and_orientation",
     "neighbourhood",
     "optimise",

@@ -10,7 +10,7 @@ import time
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import sqlalchemy as sa
@@ -295,6 +295,22 @@ class CostModel:
     pair: float = 2.8e-7
     lineage_factor: float = 0.14
     calibrated: tuple[str, ...] = field(default=(), compare=False)
+    CONSTANTS: ClassVar[tuple[str, ...]] = CONSTANTS
+    """The names of the constants, in the order a calibration fits them."""
+
+    @staticmethod
+    def kind(strategy: str, direction: str) -> str:
+        """The kind of hop `strategy` makes in `direction`: ``matched``, ``scan``, ``rerun``
+        or ``constant`` (see `hop_seconds`)."""
+        return hop_kind(strategy, direction)
+
+    @staticmethod
+    def terms(strategy: str, direction: str, stats: OperatorStats, cells: int, *,
+              warm: bool = False, rerun_of: str | None = None) -> dict[str, float]:
+        """What multiplies each constant (by name) in the estimate of such a hop:
+        `hop_seconds` is their sum weighted by the constants, so a calibration fits the
+        constants to measured hops by these terms."""
+        return hop_terms(strategy, direction, stats, cells, warm=warm, rerun_of=rerun_of)
 
     def hop_seconds(self, strategy: str, direction: str, stats: OperatorStats, cells: int,
                     *, warm: bool = False, rerun_of: str | None = None) -> float:

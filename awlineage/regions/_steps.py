@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 import warnings
 from dataclasses import dataclass, field
 
@@ -19,6 +18,7 @@ from awlineage.database import Database
 from awlineage.regions._boxes import Boxes
 from awlineage.regions._cost import CostModel, OperatorStats
 from awlineage.regions._errors import RegionError
+from awlineage.regions._hop_clock import hop_time
 from awlineage.regions._join import IntervalIndex
 from awlineage.regions._operator import Operator, Shapes, operator_from_spec
 from awlineage.regions._recording import DecodedLineage, decode_record, is_decoded
@@ -279,9 +279,9 @@ def _step(record: RegionTable, region: Region, i: int, ctx: StepContext, directi
             and ctx.prefer != "rerun":
         ctx.derive(record)
     record = ctx.pick(record, direction, region.count())
-    started = time.perf_counter()
+    started = hop_time()
     strategy, found = _answer(record, region, i, ctx, direction, shape)
-    seconds = time.perf_counter() - started
+    seconds = hop_time() - started
     ctx.note(record, direction, strategy, region.count(), found.count(), seconds)
     return found
 
@@ -298,7 +298,7 @@ def _answer(record: RegionTable, region: Region, i: int, ctx: StepContext, direc
         op = ctx.operator(record)
         mapped = op.map_b if direction == "backward" else op.map_f
         return "map", Region.from_boxes(mapped(query, i, shapes), shape)
-    started = time.perf_counter()
+    started = hop_time()
     cells = region.count()
     lineage = None
     if record.mode == "blackbox" or ctx.choose_rerun(record, direction, cells):
@@ -311,7 +311,7 @@ def _answer(record: RegionTable, region: Region, i: int, ctx: StepContext, direc
     join = _join_backward if direction == "backward" else _join_forward
     found = join(record, lineage, ctx, query, region, i, shapes, shape)
     if strategy != "rerun":
-        ctx.monitor(record, direction, cells, time.perf_counter() - started)
+        ctx.monitor(record, direction, cells, hop_time() - started)
     return strategy, found
 
 

@@ -212,6 +212,26 @@ def test_each_query_records_one_stat_per_hop_sharing_a_query_id(db) -> None:
     assert len({s.query for s in select(RegionQueryStat).all()}) == 2
 
 
+def test_hops_are_timed_by_the_clock_a_calibration_gives(db) -> None:
+    # a clock that moves one second a reading: every hop lasts a whole number of its
+    # seconds (one, or more where a re-run's own hops read it in between)
+    from itertools import count
+
+    from awlineage.regions import hop_clock
+
+    p = build(frames=2)
+    ticks = count()
+    with hop_clock(lambda: float(next(ticks))):
+        backward(p.sources, [[1]])
+    flush_query_stats(db)
+    timed = select(RegionQueryStat).all()
+    assert timed and all(s.seconds >= 1.0 and s.seconds.is_integer() for s in timed)
+    backward(p.sources, [[2]])  # the wall clock again: far below a second a hop here
+    flush_query_stats(db)
+    again = [s for s in select(RegionQueryStat).all() if s.query != timed[0].query]
+    assert again and all(s.seconds < 1.0 for s in again)
+
+
 def test_a_query_writes_nothing_its_hops_are_committed_with_later_ones(db, monkeypatch
                                                                        ) -> None:
     """Statistics wait for `FLUSH_HOPS` hops, or a reader of them, or the database's close
