@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from awlineage.processing._executors import Executor
+from awlineage.processing._memory import release_freed_memory
 
 
 class Batches:
@@ -90,6 +91,13 @@ class Placement:
         """Whether the next ready target is made by the local executor (the executor is not
         ready yet)."""
         return self.local is not None and not getattr(self.executor, "ready", True)
+
+    def hand_over(self) -> None:
+        """The local executor made its last target (the executor is ready): give back what
+        its targets freed before the executor's workers reach their peak. The driver of the
+        medium demo night's Spark make held 97 MB freed by the target it was making when
+        Spark's workers took over, for the rest of the make (measured with ``mallinfo2``)."""
+        release_freed_memory(collect=True)
 
     @property
     def batches(self) -> Batches:

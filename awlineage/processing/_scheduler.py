@@ -141,6 +141,8 @@ class _Run:
         while not self._over():
             if self._local_turn():
                 self._make_locally()
+                if not self.placement.runs_locally():
+                    self.placement.hand_over()
                 self.scheduler.on_event(self.outcome, self.running)
                 continue
             held = self._submit_ready()
