@@ -52,7 +52,10 @@ class ProcessingError(AwlError):
 
 
 def declaration(cls: type) -> OnePer | OnePerGroup:
-    """The ``targets`` declaration of a process class (raises naming the class)."""
+    """The ``targets`` declaration of a process class (raises naming the class; a class read
+    from the registry because its module cannot be imported here says so)."""
+    if is_stand_in(cls):
+        refuse_stand_in(cls, f"plan targets of {cls.__name__}")
     found = getattr(cls, "targets", None)
     if not isinstance(found, OnePer | OnePerGroup):
         raise ProcessingError(

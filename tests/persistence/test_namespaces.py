@@ -23,6 +23,7 @@ from awlineage import (
 )
 from awlineage.errors import AmbiguousClassError, StandInClassError, UnknownClassError
 from awlineage.persistence import is_stand_in, qualified_name
+from tests.commands import run_awl
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -102,6 +103,14 @@ def test_a_stand_in_refuses_make_commit_and_new_objects(db, summary_id) -> None:
         type(summary)()
     with pytest.raises(StandInClassError, match="plan targets of Summary"):
         TargetProcessor("serial", progress=False).make(type(summary))
+
+
+def test_awl_make_of_a_class_it_cannot_import_says_so(db, summary_id) -> None:
+    result = run_awl(db, "make", "Summary", "--dry-run")
+    assert result.returncode == 2
+    assert "cannot make Summary here: Summary (read from the registry; defined in script " \
+        "proc.py), whose code this process cannot import" in result.stderr
+    assert "declares no targets" not in result.stderr
 
 
 def test_text_queries_and_lineage_helpers_read_script_classes(db, summary_id) -> None:
