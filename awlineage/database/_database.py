@@ -141,6 +141,15 @@ class Database:
                 raise
             raise ConfigurationError(f"database {self._shown()} does not exist: the server "
                                      f"has no database {missing!r}") from None
+        except sa.exc.ProgrammingError as exc:
+            self.engine.dispose()
+            if not self.dialect.missing_schema(exc):
+                raise
+            named = schema or self.dialect.search_path(parsed) or "name"
+            raise ConfigurationError(
+                f"database {self._shown()} has no schema {named!r} to create awlineage's "
+                f"tables in: create it first (CREATE SCHEMA {named}), or name one that "
+                "exists") from None
         except ConfigurationError:
             self.engine.dispose()
             raise

@@ -69,6 +69,20 @@ def missing_database(exc: sa.exc.OperationalError) -> str | None:
     return found.group(1) if found else None
 
 
+def missing_schema(exc: sa.exc.DBAPIError) -> bool:
+    """Whether a statement failed because no schema of the search path exists
+    (SQLSTATE 3F000, ``invalid_schema_name``: "no schema has been selected to create in")."""
+    return getattr(exc.orig, "sqlstate", None) == "3F000"
+
+
+def search_path(url: sa.URL) -> str | None:
+    """The search path a URL sets through its ``options`` (``-csearch_path=name``), if any."""
+    options = url.query.get("options", "")
+    found = re.search(r"search_path\s*=\s*([^\s]+)", " ".join(
+        [options] if isinstance(options, str) else options))
+    return found.group(1) if found else None
+
+
 _BINARY_RESULTS = "awl_binary_results"
 
 

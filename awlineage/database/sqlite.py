@@ -44,6 +44,16 @@ def missing_database(exc: sa.exc.OperationalError) -> str | None:
     return None
 
 
+def missing_schema(exc: sa.exc.DBAPIError) -> bool:
+    """False: SQLite has no schemas to be missing."""
+    return False
+
+
+def search_path(url: sa.URL) -> str | None:
+    """None: SQLite has no search path."""
+    return None
+
+
 def fast_reads(conn: sa.Connection) -> sa.Connection:
     """`conn` as it is: SQLite hands rows over in process, with nothing to choose."""
     return conn

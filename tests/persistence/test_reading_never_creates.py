@@ -157,3 +157,17 @@ def test_a_command_that_stores_objects_creates_the_database(tmp_path: Path) -> N
     listed = run_awl(None, "--database", f"sqlite:///{folder}/awl.db", "sites", "list",
                      cwd=tmp_path)
     assert listed.returncode == 0 and "http://127.0.0.1:8400" in listed.stdout
+
+
+@pytest.mark.parametrize("given_as", ["schema", "search_path"])
+def test_a_postgresql_schema_that_does_not_exist_is_named_with_how_to_make_it(
+        given_as: str, postgres_url: str, postgres_admin: sa.Engine) -> None:
+    schema = f"test_missing_{uuid.uuid4().hex[:12]}"
+    url = sa.make_url(postgres_url)
+    if given_as == "search_path":
+        url = url.update_query_dict({"options": f"-csearch_path={schema}"})
+    with pytest.raises(ConfigurationError, match=rf"has no schema '{schema}' to create "
+                       rf"awlineage's tables in: create it first \(CREATE SCHEMA {schema}\)"):
+        connect(url.render_as_string(hide_password=False),
+                schema=schema if given_as == "schema" else None)
+    assert schema not in sa.inspect(postgres_admin).get_schema_names()
