@@ -19,7 +19,12 @@ from minio import Minio
 from minio.commonconfig import REPLACE, ComposeSource, CopySource
 from minio.error import S3Error
 
-from dataserver._errors import CorruptFileError, FileConflictError, FileNotFoundOnServer
+from dataserver._errors import (
+    CorruptFileError,
+    DataServerError,
+    FileConflictError,
+    FileNotFoundOnServer,
+)
 from dataserver._names import validate_name, validate_prefix
 from dataserver._s3_upload import SHA256_HEADER, NameTaken, put_multipart, put_small
 from dataserver._storage import Storage
@@ -117,12 +122,23 @@ class S3Storage(Storage):
             region=region, http_client=self._http,
         )
         self.url = f"s3://{bucket}?endpoint={endpoint}&secure={str(secure).lower()}"
-        if not self.client.bucket_exists(bucket):
-            try:
-                self.client.make_bucket(bucket)
-            except S3Error as exc:
-                if exc.code not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
-                    raise
+        try:
+            self._create_bucket(bucket)
+        except urllib3.exceptions.HTTPError as exc:  # no answer, after the retries
+            self._http.clear()
+            reason = getattr(exc, "reason", None) or exc
+            raise DataServerError(f"data server {self.url} unreachable: {reason} (is the S3 "
+                                  f"server at {endpoint} running?)") from None
+
+    def _create_bucket(self, bucket: str) -> None:
+        """Create `bucket` unless it exists (or another client has just created it)."""
+        if self.client.bucket_exists(bucket):
+            return
+        try:
+            self.client.make_bucket(bucket)
+        except S3Error as exc:
+            if exc.code not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
+                raise
 
     # -- writing --------------------------------------------------------------------------
     def put(self, name: str, source: Source, *, sha256: str | None = None) -> StoredFile:

@@ -1,5 +1,5 @@
 """``awl regions optimise``: choose each operator's region lineage strategies with the
-optimiser of seed 000 section VII from the recorded statistics and a workload, print the
+optimiser of SubZero (section VII) from the recorded statistics and a workload, print the
 plan, and store it as `RegionStrategy` versions that later captures follow."""
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def add(actions: argparse._SubParsersAction) -> None:
     """Add ``optimise`` to the subcommands of ``awl regions``."""
     parser = actions.add_parser(
         "optimise", help="choose each operator's lineage strategies for a workload within "
-        "disk and runtime limits (seed 000 VII) and store them for later captures")
+        "disk and runtime limits (SubZero, section VII) and store them for later captures")
     parser.add_argument("--max-disk", type=parse_size, default=None, metavar="SIZE",
                         help="MaxDISK: bytes the region lineage of the recorded calls may "
                         "take (50MB, 1.5GB, 200kB, bytes; default: no limit)")

@@ -143,7 +143,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     listing = actions.add_parser("list", help="this site and the sites it knows")
     listing.set_defaults(run=_list)
     plan = actions.add_parser("plan", help="which sites should replicate whose lineage "
-                              "(correlation clustering, seed 001 section 6)")
+                              "(correlation clustering, Gehani et al., section 6)")
     _plan_arguments(plan)
     plan.set_defaults(run=_plan)
     replicate = actions.add_parser("replicate", help="carry out this site's part of the plan: "

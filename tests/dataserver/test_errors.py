@@ -7,9 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import dataserver
 from awlineage.cli import main
 from awlineage.errors import AwlError
+from awlineage.storage import use_data_server
+from dataserver import DataServerError
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,3 +50,13 @@ def test_awl_reports_an_unreachable_data_server_in_one_line(db, data_server, tmp
     err = capsys.readouterr().err
     assert err.startswith("awl: DataServerError: data server http://127.0.0.1:9 unreachable")
     assert err.count("\n") == 1
+
+
+def test_an_s3_server_that_does_not_answer_is_named_with_its_endpoint():
+    endpoint = f"127.0.0.1:{free_port()}"
+    url = f"s3://frames?endpoint={endpoint}&secure=false"
+    with pytest.raises(DataServerError) as raised:
+        use_data_server(url)
+    message = str(raised.value)
+    assert message.startswith(f"data server {url} unreachable: ")
+    assert "Connection refused" in message and f"is the S3 server at {endpoint} running?" in message
