@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from awlineage.cli._arguments import whole_number
 from awlineage.cli._common import open_database, prepare
@@ -19,6 +20,8 @@ def _run(args: argparse.Namespace) -> int:
     from awlineage.cutouts import CutoutUsageError, PixelBox, SkyCircle, anchor_of, cutouts
     from awlineage.storage import Session
 
+    if Path(args.output).exists() and not args.overwrite:  # before any work is done
+        raise CutoutUsageError(f"{args.output} exists: pass --overwrite to replace it")
     db = open_database(args)
     prepare(db, args.imports)
     obj = db.get(resolve_id(db, args.id))

@@ -187,3 +187,12 @@ def test_awl_cutout_writes_the_same_cutouts_without_a_server(demo_folder, star,
                     str(tmp_path / "x.fits"), cwd=demo_folder)
     assert wrong.returncode == 2
     assert wrong.stderr.count("\n") == 1 and "not an angle with a unit" in wrong.stderr
+    before = out.read_bytes()
+    again = run_awl(None, "cutout", str(source.object_id), "--radius", "2arcsec", "-o",
+                    str(out), cwd=demo_folder)
+    assert again.returncode == 2
+    assert again.stderr.strip().endswith(f"{out} exists: pass --overwrite to replace it")
+    assert out.read_bytes() == before
+    replaced = run_awl(None, "cutout", str(source.object_id), "--radius", "2arcsec", "-o",
+                       str(out), "--overwrite", cwd=demo_folder)
+    assert replaced.returncode == 0, replaced.stderr
