@@ -221,10 +221,7 @@ def _split(path: Path, readable: Path, raw: RawFile,
             hdus = fits.open(readable, memmap=False, lazy_load_hdus=False,
                              do_not_scale_image_data=True)
     except Exception as exc:  # astropy raises OSError, ValueError, ... for a file that is not FITS
-        with readable.open("rb") as stream:
-            starts_as_fits = stream.read(9) == b"SIMPLE  ="
-        what = "is truncated or corrupt" if starts_as_fits else "is not a FITS file"
-        raise RawFileError(f"{path} {what} ({_one_line(exc)})") from None
+        raise RawFileError(_unreadable(path, readable, size, exc)) from None
     opened = astropy_warning_notes(caught)
     with hdus, readable.open("rb") as stream:
         # before anything else reads the headers: astropy raises on a card it cannot parse
@@ -323,6 +320,30 @@ def _keyword_of(card: fits.Card) -> str:
         return str(card.keyword).strip()
     except Exception:  # a keyword astropy cannot parse either
         return ""
+
+
+FITS_START = b"SIMPLE  ="
+"""How every FITS file begins (the first card's keyword and value indicator)."""
+END_CARD = b"END" + b" " * 77
+"""The card that ends a FITS header (cards are 80 bytes; a header is whole 2880-byte blocks)."""
+
+
+def _unreadable(path: Path, readable: Path, size: int, exc: BaseException) -> str:
+    """Why astropy could not open the file at `readable` (`path` as given), in the user's
+    terms: not FITS at all (with how it begins), a primary header cut short, or astropy's own
+    reason (without its hints about its own arguments)."""
+    with readable.open("rb") as stream:
+        start = stream.read(2880 * 64)
+    if not start.startswith(FITS_START):
+        begins = start[:16].decode("ascii", "replace")
+        return (f"{path} is not a FITS file (a FITS file begins with 'SIMPLE  =', this one "
+                f"with {begins!r})")
+    cards = (start[i:i + 80] for i in range(0, len(start) - 79, 80))
+    if not any(card == END_CARD for card in cards):
+        return (f"{path}[0] is truncated or corrupt: its header has no END card in its "
+                f"{size} bytes")
+    reason = _one_line(exc).split(" If this is really a FITS file")[0]
+    return f"{path} is truncated or corrupt ({reason})"
 
 
 def _one_line(exc: BaseException) -> str:

@@ -196,7 +196,8 @@ def bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     made: dict[str, tuple[Path, str]] = {}
     text = tmp_path / "notes.fits"
     text.write_text("SIMPLE? no, a text file")
-    made["not FITS"] = text, r"notes\.fits is not a FITS file"
+    made["not FITS"] = text, r"notes\.fits is not a FITS file \(a FITS file begins with " \
+        r"'SIMPLE  =', this one with 'SIMPLE\? no, a te'\)"
     truncated = tmp_path / "truncated.fits"
     truncated.write_bytes(real("wfpc2_four_chips").read_bytes()[:-3000])
     made["truncated"] = truncated, r"truncated\.fits\[SCI,4\]: the file is truncated"
@@ -206,7 +207,8 @@ def bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         r"cut_header\.fits: the file is truncated or corrupt: 400 bytes after"
     (tmp_path / "cut_primary.fits").write_bytes(mosaic[:1000])  # inside the primary header
     made["cut in the primary header"] = tmp_path / "cut_primary.fits", \
-        r"cut_primary\.fits is truncated or corrupt"
+        r"cut_primary\.fits\[0\] is truncated or corrupt: its header has no END card in " \
+        r"its 1000 bytes"
     (tmp_path / "three.fits").write_bytes(mosaic[:46080])  # SCI,4 gone whole
     made["extension missing"] = tmp_path / "three.fits", \
         r"three\.fits: the file is truncated: NEXTEND = 4 but it holds 3"
