@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import os
 import sys
 import time
@@ -112,6 +113,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                                      "and lineage for scientific pipelines")
     parser.add_argument("--database", help="database URL (default: AWL_DATABASE_URL or "
                         "sqlite:///awlineage.db)")
+    parser.add_argument("--version", action="version",
+                        version=f"awl {importlib.metadata.version('awlineage')}")
     commands = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).add_commands(commands)

@@ -112,6 +112,10 @@ def point_at(text: str, line: int, column: int, message: str) -> str:
     return f"{where}\n  {shown}\n  {' ' * caret}^"
 
 
+_CLOSED_STRING = {"'": re.compile(r"'(\\.|[^'\\])*'"), '"': re.compile(r'"(\\.|[^"\\])*"')}
+"""A string of each quote from its opening quote to its closing one (the grammar's strings)."""
+
+
 def _describe(error: UnexpectedInput, text: str) -> str:
     raw = getattr(error, "expected", None) or getattr(error, "allowed", ()) or ()
     expected = sorted({_READABLE.get(name, name) for name in raw})
@@ -122,6 +126,9 @@ def _describe(error: UnexpectedInput, text: str) -> str:
         found = repr(str(token)[:40]) + ("..." if len(str(token)) > 40 else "")
     else:
         char = getattr(error, "char", None)
+        if char in _CLOSED_STRING and not _CLOSED_STRING[char].match(
+                text, getattr(error, "pos_in_stream", 0)):
+            return f"syntax error: a string begun with {char} is not closed"
         found = repr(char) if char else "input"
     hint = f"; expected one of {', '.join(expected[:8])}" if expected else ""
     return f"syntax error: unexpected {found}{hint}"
@@ -294,7 +301,8 @@ class _Builder(Transformer):
         name = str(token)[1:]
         if name not in self.bind_values:
             known = f" (bound: {', '.join(sorted(self.bind_values))})" if self.bind_values \
-                else " (no values are bound: pass bind={...})"
+                else (f" (no values are bound: pass bind={{{name!r}: ...}} in Python, "
+                      f"--bind {name}=... to awl select)")
             self._fail(token, f"no value bound to :{name}{known}")
         self.used.add(name)
         return _Operand(self.bind_values[name], token, literal=True)

@@ -126,3 +126,12 @@ def test_awl_serve_records_its_address_once_it_listens(db: Database, tmp_path: P
         process.terminate()
         process.wait(timeout=30)
         process.stderr.close()
+
+
+def test_awl_version_names_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as ended:
+        main(["--version"])
+    assert ended.value.code == 0
+    assert capsys.readouterr().out.strip() == f"awl {version('awlineage')}"

@@ -18,6 +18,7 @@ from awlineage import (
     QueryError,
     QuerySyntaxError,
     commit,
+    parse_query,
     select,
 )
 from awlineage.persistence._expressions import MAX_PATH_STEPS, MAX_PATTERN_CHARS
@@ -154,6 +155,19 @@ def test_a_long_query_error_shows_a_window_around_the_caret(db) -> None:
     with pytest.raises(QuerySyntaxError) as info:
         select("CameraFrame.chip == '" + "a" * 10_000 + "' ==")
     assert max(len(line) for line in str(info.value).splitlines()) < 200
+
+
+@pytest.mark.parametrize(("query", "column"), [
+    ("CameraFrame.chip == 'ccd1", 21),
+    ('CameraFrame.chip == "ccd1', 21),
+    ("CameraFrame.chip == 'cc\\'d1", 21),
+    ("CameraFrame.chip == 'a' or CameraFrame.chip == 'b", 48),
+])
+def test_a_string_not_closed_is_named_where_it_begins(query: str, column: int) -> None:
+    with pytest.raises(QuerySyntaxError) as info:
+        parse_query(query)
+    assert str(info.value).startswith(f"syntax error: a string begun with {query[column - 1]} "
+                                      f"is not closed (line 1, column {column})")
 
 
 def test_limit_offset_and_index_take_only_sensible_ints(chain) -> None:

@@ -113,7 +113,8 @@ def test_missing_binding_names_the_placeholder_and_its_position() -> None:
     message = str(info.value)
     assert "no value bound to :hi (bound: lo)" in message and "column 45" in message
     assert message.splitlines()[-1] == "  " + " " * 44 + "^"
-    with pytest.raises(QueryError, match=r"no value bound to :d \(no values are bound"):
+    with pytest.raises(QueryError, match=r"no value bound to :d \(no values are bound: pass "
+                       r"bind=\{'d': \.\.\.\} in Python, --bind d=\.\.\. to awl select\)"):
         parse_query("CameraFrame.nexp == :d")
 
 
