@@ -8,6 +8,8 @@ naming the class and the attribute.
 from __future__ import annotations
 
 import datetime
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +83,26 @@ class Expression:
         return found
 
 
+
+def attribute_guess(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean a or b?)`` naming the attributes of `known` most like `name`, else
+    ``""``.
+
+    Parameters
+    ----------
+    name : str
+        The unknown attribute.
+    known : iterable of str
+        The attributes there are.
+
+    Returns
+    -------
+    str
+        The guess, with a leading space, or the empty string.
+    """
+    near = difflib.get_close_matches(name, list(known), n=3, cutoff=0.7)
+    return f" (did you mean {' or '.join(near)}?)" if near else ""
+
 def _as_expression(value: Any) -> Expression:
     if isinstance(value, Expression):
         return value
@@ -126,6 +148,7 @@ def find_property(cls: type, name: str) -> tuple[Property, tuple[type, ...]]:
         raise UnknownAttributeError(
             f"{cls.__name__} has no persistent attribute {name!r}"
             + (" (nor has any of its subclasses)" if cls.__subclasses__() else "")
+            + attribute_guess(name, props)
         )
     first = found[0]._properties[name]  # type: ignore[attr-defined]
     for other in found[1:]:

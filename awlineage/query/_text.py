@@ -37,6 +37,7 @@ from awlineage.persistence import (
     Term,
     arithmetic_compare,
     as_term,
+    attribute_guess,
     brief,
     class_by_name,
     find_property,
@@ -249,10 +250,13 @@ class _Builder(Transformer):
             except UnknownClassError as exc:
                 guess = exc.guess
         if self.cls is not None:
-            self._fail(names[0], f"{self.cls.__name__} has no persistent attribute {first!r}",
+            self._fail(names[0], f"{self.cls.__name__} has no persistent attribute {first!r}"
+                       + attribute_guess(first, self.cls._properties),  # type: ignore[attr-defined]
                        UnknownAttributeError)
         if len(names) == 1:
-            self._fail(names[0], f"unknown persistent class {first!r}; write Class.attribute")
+            self._fail(names[0], f"unknown persistent class {first!r}; write Class.attribute, "
+                       "or name the class of bare attributes once (awl select --class CLS, "
+                       "parse_query(text, cls))")
         self._fail(names[0], f"unknown persistent class {first!r}{guess}")
         raise AssertionError  # unreachable
 

@@ -17,6 +17,7 @@ from awlineage import (
     PersistentValueError,
     QueryError,
     QuerySyntaxError,
+    UnknownAttributeError,
     commit,
     parse_query,
     select,
@@ -168,6 +169,20 @@ def test_a_string_not_closed_is_named_where_it_begins(query: str, column: int) -
         parse_query(query)
     assert str(info.value).startswith(f"syntax error: a string begun with {query[column - 1]} "
                                       f"is not closed (line 1, column {column})")
+
+
+def test_a_misspelt_attribute_is_named_with_what_it_most_likely_meant() -> None:
+    for query in ("CameraFrame.exptme > 1", "CameraFrame.previous.exptme > 1"):
+        with pytest.raises(UnknownAttributeError, match=r"CameraFrame has no persistent "
+                           r"attribute 'exptme' \(did you mean exptime\?\)"):
+            parse_query(query)
+    with pytest.raises(UnknownAttributeError, match=r"\(did you mean exptime\?\)"):
+        parse_query("exptme > 1", CameraFrame)
+    with pytest.raises(QueryError, match=r"awl select --class CLS"):
+        parse_query("exptime > 1")
+    with pytest.raises(UnknownAttributeError) as far:
+        parse_query("CameraFrame.colour > 1")
+    assert "did you mean" not in str(far.value)
 
 
 def test_limit_offset_and_index_take_only_sensible_ints(chain) -> None:
