@@ -11,6 +11,7 @@ the `Executor` (runs them) and a `ClaimService` (whether another processor makes
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import functools
 import queue
 import time
@@ -136,7 +137,30 @@ class _Run:
         self.stopping = False
 
     def go(self) -> Outcome:
-        """Run until nothing is ready or running (or the run stopped after a failure)."""
+        """Run until nothing is ready or running (or the run stopped after a failure).
+
+        Interrupted (Ctrl-C, an error raised here), it cancels what runs and waits for it to
+        end before it raises: no task of the run goes on writing to the database after."""
+        try:
+            return self._go()
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _abandon(self) -> None:
+        """Submit nothing more, cancel what runs and wait for it to end (a second Ctrl-C
+        stops the wait)."""
+        self.stopping = True
+        cancel = getattr(self.scheduler.executor, "cancel", None)
+        if cancel is not None and self.running:
+            with contextlib.suppress(Exception):  # the error being raised says more
+                cancel()
+        while self.running:
+            node, _ = self.done.get()
+            self.running -= 1
+            self.scheduler.claims.release(node)
+
+    def _go(self) -> Outcome:
         self.scheduler.on_event(self.outcome, 0)
         while not self._over():
             if self._local_turn():
