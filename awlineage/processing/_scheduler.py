@@ -134,6 +134,8 @@ class _Run:
         self.done: queue.SimpleQueue[tuple[PlanNode, concurrent.futures.Future]] = \
             queue.SimpleQueue()
         self.running = 0
+        self.submitted: dict[concurrent.futures.Future, PlanNode] = {}
+        """The futures of the nodes submitted whose result has not been taken yet."""
         self.stopping = False
 
     def go(self) -> Outcome:
@@ -152,13 +154,13 @@ class _Run:
         stops the wait)."""
         self.stopping = True
         cancel = getattr(self.scheduler.executor, "cancel", None)
-        if cancel is not None and self.running:
+        if cancel is not None and self.submitted:
             with contextlib.suppress(Exception):  # the error being raised says more
                 cancel()
-        while self.running:
-            node, _ = self.done.get()
-            self.running -= 1
+        concurrent.futures.wait(list(self.submitted))
+        for node in self.submitted.values():
             self.scheduler.claims.release(node)
+        self.submitted.clear()
 
     def _go(self) -> Outcome:
         self.scheduler.on_event(self.outcome, 0)
@@ -221,6 +223,7 @@ class _Run:
         specs = [spec_for(n.obj, _link_ids(n, self.owner)) for n in batch]
         futures = self.scheduler.executor.submit_batch(specs, self.scheduler.settings)
         for node, future in zip(batch, futures, strict=True):
+            self.submitted[future] = node
             future.add_done_callback(functools.partial(_report, self.done, node))
         self.running += len(batch)
         self.placement.batches.submitted()
@@ -235,6 +238,7 @@ class _Run:
             finished.append(self.done.get())
         self.placement.batches.finished()
         for node, future in finished:
+            self.submitted.pop(future, None)
             self.running -= 1
             result: TaskResult = future.result()
             self.scheduler.claims.release(node)

@@ -438,7 +438,8 @@ class SparkExecutor:
             self._heard(results.collect())
         except Exception as exc:  # Spark or the job failed: so did every target not heard of
             if submitted is not None:  # its tasks may still be making (and writing) targets
-                wait_for_tasks(submitted, group)
+                with contextlib.suppress(Exception):  # Spark itself is gone: nothing runs
+                    wait_for_tasks(submitted, group)
             if group in self._cancelled:
                 status, error = CANCELLED, "cancelled after a failure"
             else:
