@@ -1,7 +1,8 @@
 """Running a plan: every red node is submitted as soon as its own dependencies are made (no
 waiting for a whole level), in batches (one Spark job each) that grow while the executor is
 kept busy; a failure skips what depends on it, and, with keep-going, independent branches go
-on. While the executor is not ready yet (Spark starting), a local executor makes ready
+on (without, what runs is cancelled, as when the run is interrupted, and the run ends once it
+has ended). While the executor is not ready yet (Spark starting), a local executor makes ready
 targets one at a time in this process, so that nobody waits for Spark to start.
 
 The scheduler only sequences the pieces that decide: `DependencyTracker` (which nodes are

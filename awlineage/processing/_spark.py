@@ -8,10 +8,11 @@ Tasks get plain data (`TaskSpec`s and `Settings`); a Python worker opens its dat
 and data server client once per `Settings` and keeps them, with the imported classes, for the
 tasks after (workers are reused). Results travel twice: through an accumulator, which Spark
 merges in the driver as each task succeeds (the early word), and as the job's collected value
-(the final word, also for a job that fails). The `SparkContext` may start in the background
-(`background=True`) while the driver plans; it counts as started once a Python worker per
-core is up. Local mode (``local[*]``) is started here by
-default; with a cluster master the configuration must name PostgreSQL and a shared data server.
+(the final word, also for a job that fails); the targets of a job that failed or was
+cancelled are reported only once none of its tasks runs. The `SparkContext` may start in the
+background (`background=True`) while the driver plans; it counts as started once a Python
+worker per core is up. Local mode (``local[*]``) is started here by default; with a cluster
+master the configuration must name PostgreSQL and a shared data server.
 """
 
 from __future__ import annotations
@@ -453,7 +454,9 @@ class SparkExecutor:
 
     def cancel(self) -> None:
         """Cancel the jobs in flight: targets whose task has not ended come back
-        ``cancelled`` (a target whose task had started may have been made all the same)."""
+        ``cancelled`` (a target whose task had started may have been made all the same),
+        once no task of those jobs runs (`wait_for_tasks`), so that nothing of them writes
+        to the database after the make."""
         with self._lock:
             groups = set(self._groups)
             self._cancelled |= groups
