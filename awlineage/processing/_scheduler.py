@@ -1,7 +1,8 @@
 """Running a plan: every red node is submitted as soon as its own dependencies are made (no
 waiting for a whole level), in batches (one Spark job each) that grow while the executor is
 kept busy; a failure skips what depends on it, and, with keep-going, independent branches go
-on. While the executor is not ready yet (Spark starting), a local executor makes ready
+on (without, what runs is cancelled, as when the run is interrupted, and the run ends once it
+has ended). While the executor is not ready yet (Spark starting), a local executor makes ready
 targets one at a time in this process, so that nobody waits for Spark to start.
 
 The scheduler only sequences the pieces that decide: `DependencyTracker` (which nodes are
@@ -11,6 +12,7 @@ the `Executor` (runs them) and a `ClaimService` (whether another processor makes
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import functools
 import queue
 import time
@@ -133,10 +135,35 @@ class _Run:
         self.done: queue.SimpleQueue[tuple[PlanNode, concurrent.futures.Future]] = \
             queue.SimpleQueue()
         self.running = 0
+        self.submitted: dict[concurrent.futures.Future, PlanNode] = {}
+        """The futures of the nodes submitted whose result has not been taken yet."""
         self.stopping = False
 
     def go(self) -> Outcome:
-        """Run until nothing is ready or running (or the run stopped after a failure)."""
+        """Run until nothing is ready or running (or the run stopped after a failure).
+
+        Interrupted (Ctrl-C, an error raised here), it cancels what runs and waits for it to
+        end before it raises: no task of the run goes on writing to the database after."""
+        try:
+            return self._go()
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _abandon(self) -> None:
+        """Submit nothing more, cancel what runs and wait for it to end (a second Ctrl-C
+        stops the wait)."""
+        self.stopping = True
+        cancel = getattr(self.scheduler.executor, "cancel", None)
+        if cancel is not None and self.submitted:
+            with contextlib.suppress(Exception):  # the error being raised says more
+                cancel()
+        concurrent.futures.wait(list(self.submitted))
+        for node in self.submitted.values():
+            self.scheduler.claims.release(node)
+        self.submitted.clear()
+
+    def _go(self) -> Outcome:
         self.scheduler.on_event(self.outcome, 0)
         while not self._over():
             if self._local_turn():
@@ -199,6 +226,7 @@ class _Run:
         specs = [spec_for(n.obj, _link_ids(n, self.owner)) for n in batch]
         futures = self.scheduler.executor.submit_batch(specs, self.scheduler.settings)
         for node, future in zip(batch, futures, strict=True):
+            self.submitted[future] = node
             future.add_done_callback(functools.partial(_report, self.done, node))
         self.running += len(batch)
         self.placement.batches.submitted()
@@ -213,6 +241,7 @@ class _Run:
             finished.append(self.done.get())
         self.placement.batches.finished()
         for node, future in finished:
+            self.submitted.pop(future, None)
             self.running -= 1
             result: TaskResult = future.result()
             self.scheduler.claims.release(node)

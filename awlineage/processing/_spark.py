@@ -8,10 +8,11 @@ Tasks get plain data (`TaskSpec`s and `Settings`); a Python worker opens its dat
 and data server client once per `Settings` and keeps them, with the imported classes, for the
 tasks after (workers are reused). Results travel twice: through an accumulator, which Spark
 merges in the driver as each task succeeds (the early word), and as the job's collected value
-(the final word, also for a job that fails). The `SparkContext` may start in the background
-(`background=True`) while the driver plans; it counts as started once a Python worker per
-core is up. Local mode (``local[*]``) is started here by
-default; with a cluster master the configuration must name PostgreSQL and a shared data server.
+(the final word, also for a job that fails); the targets of a job that failed or was
+cancelled are reported only once none of its tasks runs. The `SparkContext` may start in the
+background (`background=True`) while the driver plans; it counts as started once a Python
+worker per core is up. Local mode (``local[*]``) is started here by default; with a cluster
+master the configuration must name PostgreSQL and a shared data server.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import os
 import re
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -92,6 +94,13 @@ SWITCH_INTERVAL = 0.0005
 lives (Python's default is 0.005). Spark starts in a thread of the driver while its main
 thread makes targets; every call to the JVM waits for the GIL, and with the default a pure
 Python target doubled Spark's start (11.7 s against 6.0 s, measured with 0.5 s targets)."""
+TASKS_END_TIMEOUT = 60.0
+"""Seconds a failed or cancelled job's tasks are waited for at most (Spark kills a cancelled
+task's Python worker within 4 s; a task that outlives this is left to Spark)."""
+TASKS_END_POLL = 0.05
+"""Seconds between two looks at whether a failed or cancelled job's tasks have ended."""
+UNSEEN_JOB_SECONDS = 2.0
+"""Seconds after which a job Spark's status tracker has not heard of counts as never started."""
 JVM_NOISE = ("Using incubator modules", "Setting default log level",
              "To adjust logging level use sc.setLogLevel", "FutureWarning")
 """Lines the JVM (and the Python workers it starts) write to stderr that say nothing to a
@@ -415,6 +424,7 @@ class SparkExecutor:
         return futures
 
     def _run(self, group: str, specs: list[TaskSpec], settings: Settings) -> None:
+        submitted = None
         try:
             context, channel = self._started.result()
             if self._warming is not None:  # its job first, so that it warms the workers
@@ -425,8 +435,12 @@ class SparkExecutor:
             packed = pack(specs, lambda spec: self.durations.typical(spec.class_name), self.cores)
             job = context.parallelize(packed, len(packed))  # one element per partition
             results = job.mapPartitions(functools.partial(_run_partition, settings, channel))
+            submitted = context
             self._heard(results.collect())
         except Exception as exc:  # Spark or the job failed: so did every target not heard of
+            if submitted is not None:  # its tasks may still be making (and writing) targets
+                with contextlib.suppress(Exception):  # Spark itself is gone: nothing runs
+                    wait_for_tasks(submitted, group)
             if group in self._cancelled:
                 status, error = CANCELLED, "cancelled after a failure"
             else:
@@ -440,7 +454,9 @@ class SparkExecutor:
 
     def cancel(self) -> None:
         """Cancel the jobs in flight: targets whose task has not ended come back
-        ``cancelled`` (a target whose task had started may have been made all the same)."""
+        ``cancelled`` (a target whose task had started may have been made all the same),
+        once no task of those jobs runs (`wait_for_tasks`), so that nothing of them writes
+        to the database after the make."""
         with self._lock:
             groups = set(self._groups)
             self._cancelled |= groups
@@ -513,6 +529,49 @@ class SparkExecutor:
     def __repr__(self) -> str:
         cores = self.cores if self.started else "starting"
         return f"SparkExecutor({self.master!r}, cores={cores})"
+
+
+def wait_for_tasks(context: Any, group: str, timeout: float = TASKS_END_TIMEOUT) -> bool:
+    """Return once no task of the jobs of job group `group` runs, as Spark's status tracker
+    sees them; False when some still ran after `timeout` seconds.
+
+    A job that fails or is cancelled ends at once for the caller waiting on it, while its
+    running tasks go on: Spark interrupts them, but a Python worker does not hear of that
+    and goes on making its partition's targets (committing them, holding a transaction
+    meanwhile) until it ends or Spark kills it (2 s after the interruption, which it checks
+    every 2 s). The tracker counts a task running until its worker has ended.
+
+    The tracker hears of jobs and tasks a moment after Spark's scheduler: a job is waited
+    for until the tracker has heard it end (its task starts come before), and one it has not
+    heard of after `UNSEEN_JOB_SECONDS` was refused before it started (nothing of it ran).
+
+    Parameters
+    ----------
+    context : pyspark.SparkContext
+        The Spark context the jobs ran in.
+    group : str
+        Their job group.
+    timeout : float, optional
+        Seconds to wait at most.
+
+    Returns
+    -------
+    bool
+        True when no task of the group runs.
+    """
+    tracker = context.statusTracker()
+    began = time.monotonic()
+    while (waited := time.monotonic() - began) < timeout:
+        jobs = [tracker.getJobInfo(job) for job in tracker.getJobIdsForGroup(group)]
+        if not jobs or any(job is None for job in jobs):
+            if waited > UNSEEN_JOB_SECONDS:
+                return True
+        elif all(job.status != "RUNNING" for job in jobs):
+            stages = [tracker.getStageInfo(stage) for job in jobs for stage in job.stageIds]
+            if not any(stage is not None and stage.numActiveTasks for stage in stages):
+                return True
+        time.sleep(TASKS_END_POLL)
+    return False
 
 
 def _end_jvm(context: Any, archive: ClassArchive) -> None:

@@ -6,13 +6,19 @@ plans."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import json
 import os
+import signal
+import sqlite3
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
+import sqlalchemy as sa
 
 from awlineage import ProcessRun, TargetProcessor, commit, select
 from awlineage.persistence import qualified_name
@@ -71,6 +77,76 @@ def test_without_keep_going_a_failure_on_spark_skips_what_has_not_ended(
     assert report.made + report.count("skipped") == 12 - 1
     # a target cancelled after its task had started may have been made all the same
     assert select(ProcessRun.status == "succeeded").count() >= report.made
+
+
+def test_a_make_stopped_by_a_failure_returns_once_its_tasks_hold_no_lock(
+        db, spark, tmp_path, request) -> None:  # noqa: F811
+    from tests.processing.cluster_models import HeldProduct, Latch
+
+    folder = str(tmp_path)
+    if db.schema is None:  # SQLite has one writer: the failure is recorded first
+        latches = [Latch(folder=folder, holds=True, waits="failed"), Latch(folder=folder)]
+    else:  # the failure comes while the other task holds its transaction
+        latches = [Latch(folder=folder, holds=True), Latch(folder=folder, waits="held")]
+    commit(latches)
+    try:
+        report = TargetProcessor(spark, progress=False).make(HeldProduct)
+        assert report.count("failed") == 1 and report.count("skipped") == 1
+        assert (tmp_path / "held").exists()  # the other task held its transaction then
+        assert lock_holders(db, request) == []
+    finally:
+        (tmp_path / "open").touch()  # a task still waiting ends
+
+
+class Interrupted(Exception):
+    """What the test's SIGINT handler raises, as Python's raises KeyboardInterrupt."""
+
+
+def test_an_interrupted_make_returns_once_its_tasks_hold_no_lock(
+        db, spark, tmp_path, request) -> None:  # noqa: F811
+    from tests.processing.cluster_models import GATE_TIMEOUT, HeldProduct, Latch
+
+    commit([Latch(folder=str(tmp_path), holds=True)])
+
+    def interrupt(*_: object) -> None:
+        raise Interrupted
+
+    def press_ctrl_c() -> None:  # once the task holds its transaction
+        deadline = time.monotonic() + GATE_TIMEOUT
+        while not (tmp_path / "held").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        threading.Thread(target=press_ctrl_c, daemon=True).start()
+        with pytest.raises(Interrupted):
+            TargetProcessor(spark, progress=False).make(HeldProduct)
+        assert (tmp_path / "held").exists()
+        assert lock_holders(db, request) == []
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        (tmp_path / "open").touch()
+
+
+def lock_holders(db, request: pytest.FixtureRequest) -> list:
+    """Who holds a lock on `db` apart from this process's session: the PostgreSQL backends
+    with a lock in its schema, or ["another process"] when the SQLite file's write lock
+    cannot be taken at once."""
+    if db.schema is None:
+        with contextlib.closing(sqlite3.connect(db.url.database, timeout=0)) as conn:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError:
+                return ["another process"]
+            conn.rollback()
+        return []
+    with request.getfixturevalue("postgres_admin").connect() as conn:
+        return list(conn.execute(sa.text(
+            "SELECT DISTINCT a.pid, a.state FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE n.nspname = :schema AND l.pid <> pg_backend_pid()"), {"schema": db.schema}))
 
 
 def test_spark_started_in_the_background_makes_the_same_targets(db, night) -> None:
