@@ -68,7 +68,10 @@ def _check_data_url(url: str) -> None:
 def _record_site(database_url: str, schema: str | None, url: str, replace: bool) -> None:
     """Give the database a site id and URL before the read-only viewer serves it (the
     viewer cannot write one; other sites' pointers to this one need a stable id and a URL to
-    come back to). A URL recorded before is kept unless ``--site-url`` names another."""
+    come back to). A URL recorded before is kept unless ``--site-url`` names another, or it
+    is a loopback address (another ``awl serve`` of this machine recorded it: the site is
+    where this one listens now); a server that listens elsewhere than the site's URL says
+    so."""
     from awlineage import Database
     from awlineage.federation import local_site, set_local_site
 
@@ -80,11 +83,24 @@ def _record_site(database_url: str, schema: str | None, url: str, replace: bool)
         return
     try:
         site = local_site(db)
-        if replace or site.url is None:
+        before = site.url
+        if replace or before is None or (_on_loopback(before) and before != url.rstrip("/")):
             site = set_local_site(db, url=url)
-        print(f"awl serve: site {site.site_id} at {site.url}", file=sys.stderr)
+        print(f"awl serve: site {site.site_id} at {site.url}"
+              + (f" (recorded at {before} before)" if before and before != site.url else ""),
+              file=sys.stderr)
+        if site.url != url.rstrip("/"):
+            print(f"awl serve: this server listens on {url}, not at the site's URL: bundles "
+                  "and files exported here point other sites there (--site-url URL records "
+                  "another)", file=sys.stderr)
     finally:
         db.close()
+
+
+def _on_loopback(url: str) -> bool:
+    """Whether `url` names this machine's loopback address (no other machine reaches it)."""
+    host = urlsplit(url).hostname or ""
+    return host == "localhost" or host == "::1" or host.startswith("127.")
 
 
 def _workers(text: str) -> int:

@@ -17,6 +17,7 @@ import pytest
 import sqlalchemy as sa
 
 from awlineage import ConfigurationError, Database, DBObject, persistent
+from awlineage.federation import local_site
 from tests.commands import REPO
 from tests.ports import free_port
 from webviewer import create_app
@@ -177,3 +178,41 @@ def test_uvicorn_builds_the_app_from_the_environment(db: Database, tmp_path: Pat
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def _served_site_lines(db: Database, tmp_path: Path, *options: str) -> list[str]:
+    """What ``awl serve`` says about the site, started on a free port and stopped once it
+    answers."""
+    port = free_port()
+    command = [sys.executable, "-m", "awlineage.cli", "serve", "--port", str(port),
+               "--database", db.url.render_as_string(hide_password=False), *options]
+    if db.schema:
+        command += ["--schema", db.schema]
+    process = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": str(REPO)})
+    try:
+        _wait_for(f"http://127.0.0.1:{port}/", process)
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=30)
+    said = ("awl serve: site ", "awl serve: this server")
+    return [f"port {port}"] + [line for line in err.splitlines() if line.startswith(said)]
+
+
+def test_the_site_follows_awl_serve_on_loopback_but_not_a_url_given(db: Database,
+                                                                     tmp_path: Path) -> None:
+    Note(text="a site").commit()
+    first = _served_site_lines(db, tmp_path)
+    second = _served_site_lines(db, tmp_path)
+    port = second[0].split()[1]
+    assert second[1].endswith(f"at http://127.0.0.1:{port} (recorded at "
+                              f"http://127.0.0.1:{first[0].split()[1]} before)")
+    assert local_site(db).url == f"http://127.0.0.1:{port}"
+    given = _served_site_lines(db, tmp_path, "--site-url", "https://lineage.example.org")
+    assert local_site(db).url == "https://lineage.example.org"
+    kept = _served_site_lines(db, tmp_path)
+    assert local_site(db).url == "https://lineage.example.org"
+    assert given[1].endswith("at https://lineage.example.org (recorded at "
+                             f"http://127.0.0.1:{port} before)")
+    assert "this server listens on http://127.0.0.1:" in kept[2]
+    assert "not at the site's URL" in kept[2]
