@@ -340,8 +340,8 @@ def _unreadable(path: Path, readable: Path, size: int, exc: BaseException) -> st
                 f"with {begins!r})")
     cards = (start[i:i + 80] for i in range(0, len(start) - 79, 80))
     if not any(card == END_CARD for card in cards):
-        return (f"{path}[0] is truncated or corrupt: its header has no END card in its "
-                f"{size} bytes")
+        read = f"{size} bytes" if size <= len(start) else f"first {len(start)} bytes"
+        return f"{path}[0] is truncated or corrupt: its header has no END card in its {read}"
     reason = _one_line(exc).split(" If this is really a FITS file")[0]
     return f"{path} is truncated or corrupt ({reason})"
 
