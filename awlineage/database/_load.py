@@ -253,12 +253,16 @@ def load_objects(db: Database, ids: Iterable[int]) -> dict[int, DBObject]:
             found[oid] = obj
     if not missing:
         return found
-    registry = db.framework["awl_object"]
+    statement = db._prepared.get("classes by id")
+    if statement is None:  # built once per database
+        registry = db.framework["awl_object"]
+        statement = db._prepared["classes by id"] = (
+            sa.select(registry.c.object_id, registry.c.class_name)
+            .where(db.dialect.id_in(registry.c.object_id, (), key=_IDS)))
     by_class: dict[str, list[int]] = {}
     with db.engine.connect() as conn:
         for chunk in _chunks(missing):
-            rows = conn.execute(sa.select(registry.c.object_id, registry.c.class_name)
-                                .where(db.dialect.id_in(registry.c.object_id, chunk)))
+            rows = conn.execute(statement, {_IDS: db.dialect.id_list(chunk)})
             for oid, name in rows:
                 by_class.setdefault(name, []).append(oid)
     for name, class_ids in by_class.items():

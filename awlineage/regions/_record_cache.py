@@ -119,4 +119,5 @@ def reached_ids(db: Database, start: int, stop_ids: Collection[int], *, upstream
         params["stops"] = stops
     statement = reach_statement(db, upstream=upstream, stops=bool(stops))
     with db.engine.connect() as conn:
-        return sorted(set(conn.execute(statement, params).scalars()))
+        # all at once: iterating a result fetches its rows one call each
+        return sorted(set(conn.execute(statement, params).scalars().all()))
