@@ -191,6 +191,44 @@ def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DB
     return found
 
 
+def load_class_rows_in(db: Database, cls: type, id_query: sa.Select,
+                       parameters: dict[str, Any] | None = None) -> dict[int, DBObject]:
+    """Load the objects of exactly class `cls` whose ids `id_query` selects, in one statement
+    (built once per class's tables and `id_query`: keep the query to run it again).
+
+    Parameters
+    ----------
+    db : Database
+        The database to read.
+    cls : type
+        A persistent class.
+    id_query : sqlalchemy.Select
+        A query of one column, object ids of `cls` (over `db`'s tables).
+    parameters : dict or None, optional
+        Values of `id_query`'s bound parameters.
+
+    Returns
+    -------
+    dict of int to DBObject
+        The objects found, by id, in id order.
+    """
+    ct = db.tables_for(cls)
+    reader, _ = _rows_by_id(db, ct)
+    key = ("rows in", id_query)
+    statement = ct.reads.get(key)
+    if statement is None:
+        statement = ct.reads[key] = PreparedRead(
+            sa.select(ct.table).where(ct.table.c.object_id.in_(id_query))
+            .order_by(ct.table.c.object_id))
+    found: dict[int, DBObject] = {}
+    with db.engine.connect() as conn:
+        for rows in row_batches(db.dialect.fast_reads(conn), statement, _CHUNK,
+                                parameters=parameters):
+            found.update(zip((row[0] for row in rows), reader.read(rows), strict=True))
+    db.identity_map.maybe_sweep()
+    return found
+
+
 _IDS = "awl_ids"
 """The parameter of the id list in the statements built once (`id_in`'s default key)."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -109,15 +110,29 @@ def reach_statement(db: Database, *, upstream: bool, stops: bool) -> sa.Select:
     return statement
 
 
-def reached_ids(db: Database, start: int, stop_ids: Collection[int], *, upstream: bool
-                ) -> list[int]:
-    """Sorted ids of the records a walk from object `start` reaches (`reach_statement`),
-    not going past `stop_ids` (other than `start`)."""
+def holds_records(db: Database) -> bool:
+    """Whether any record of `db` is kept (none in a walk's first query in a process, or
+    after `forget_records`)."""
+    kept = _kept.get(db)
+    return kept is not None and bool(kept.records)
+
+
+def reach_query(db: Database, start: int, stop_ids: Collection[int], *, upstream: bool
+                ) -> tuple[sa.Select, dict[str, Any]]:
+    """The statement of the ids of the records a walk from object `start` reaches
+    (`reach_statement`), not going past `stop_ids` (other than `start`), and the values of
+    its parameters."""
     stops = sorted(set(stop_ids) - {start})
-    params: dict[str, object] = {"start": start}
+    params: dict[str, Any] = {"start": start}
     if stops:
         params["stops"] = stops
-    statement = reach_statement(db, upstream=upstream, stops=bool(stops))
+    return reach_statement(db, upstream=upstream, stops=bool(stops)), params
+
+
+def reached_ids(db: Database, start: int, stop_ids: Collection[int], *, upstream: bool
+                ) -> list[int]:
+    """Sorted ids of the records a walk from object `start` reaches (`reach_query`)."""
+    statement, params = reach_query(db, start, stop_ids, upstream=upstream)
     with db.engine.connect() as conn:
         # all at once: iterating a result fetches its rows one call each
         return sorted(set(conn.execute(statement, params).scalars().all()))

@@ -116,3 +116,23 @@ def test_descriptor_lists_read_a_column_at_a_time_keep_each_value(db, reconnect)
     by_id = load_class_rows(again, Logged, ids)
     assert {o.label: (o.words, o.weights, o.times) for o in by_id.values()} == {
         o.label: (o.words, o.weights, o.times) for o in found.values()}
+
+
+def test_rows_read_by_id_queries_follow_each_query_and_its_parameters(db) -> None:
+    import sqlalchemy as sa
+
+    from awlineage.database import load_class_rows_in
+
+    beacons = [Beacon(frequency=float(f)) for f in (100, 200, 300, 400)]
+    commit(beacons)
+    table = db.tables_for(Beacon).table
+    above = sa.select(table.c.object_id).where(
+        table.c.frequency > sa.bindparam("least", type_=sa.Float))
+    below = sa.select(table.c.object_id).where(
+        table.c.frequency < sa.bindparam("least", type_=sa.Float))
+    for query, least, wanted in ((above, 150.0, [200, 300, 400]), (below, 150.0, [100]),
+                                 (above, 350.0, [400]), (below, 350.0, [100, 200, 300])):
+        found = load_class_rows_in(db, Beacon, query, {"least": least})
+        assert [b.frequency for b in found.values()] == wanted
+        assert list(found) == sorted(found)
+        assert all(found[b.object_id] is b for b in beacons if b.frequency in wanted)
