@@ -3,6 +3,7 @@ persistent class."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -119,8 +120,9 @@ class ClassTables:
     index_tables: dict[str, sa.Table] = field(default_factory=dict)
     values: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
-    reads: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    """What reading these tables builds once (statements, row readers), by name: the tables
+    reads: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What reading these tables builds once (statements, row readers), by name (and the
+    query it reads by, `load_class_rows_in`): the tables
     never change (a schema change describes new `ClassTables`), and these belong to one
     database."""
 
