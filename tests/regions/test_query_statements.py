@@ -169,3 +169,19 @@ def test_a_closed_database_lets_go_of_the_records_kept_for_it(db) -> None:
     assert _record_cache.known_records(db, [r.object_id for r in select(RegionTable)])
     db.close()
     assert db not in _record_cache._kept
+
+
+def test_a_database_used_again_after_close_walks_with_the_statements_it_built(db) -> None:
+    chain = _chain(2)
+
+    def action():
+        return backward(chain[-1], [[3, 4]], to=chain[0], record_stats=False)
+
+    first = action()
+    forget_decoded(records=True)
+    action()  # the first walk's statement (the records read by the reach query) too
+    built = dict(db.tables_for(RegionTable).reads)
+    db.close()  # lets go of the records kept, not of the statements
+    again = action()
+    assert dict(db.tables_for(RegionTable).reads) == built
+    assert _box(again[chain[0]]) == _box(first[chain[0]])
