@@ -17,7 +17,13 @@ from awlineage.database._copies import (
 )
 from awlineage.database._database import Database, RegisteredClass, connect, current_database
 from awlineage.database._ddl import DIALECTS, framework_ddl
-from awlineage.database._load import RowReader, load_class_rows, load_objects, prefetch
+from awlineage.database._load import (
+    RowReader,
+    load_class_rows,
+    load_class_rows_in,
+    load_objects,
+    prefetch,
+)
 from awlineage.database._rows import column_batches, row_batches
 from awlineage.database._statements import recorded_statements
 from awlineage.database._tables import ClassTables, list_table_name, new_metadata
@@ -41,6 +47,7 @@ __all__ = [
     "identity_key_of",
     "list_table_name",
     "load_class_rows",
+    "load_class_rows_in",
     "load_objects",
     "new_metadata",
     "prefetch",

@@ -129,6 +129,8 @@ class Database:
         # registry entries decoded, by class name, version, table and module
         self._registry_entries: dict[tuple[str, int, str, str], RegisteredClass] = {}
         self._registry_query: sa.Select | None = None
+        # statements over the framework's tables built once (they never change)
+        self._prepared: dict[str, sa.Select] = {}
         self._lock = threading.RLock()
         self._before_close: list[Callable[[], object]] = []
         self.classes = ClassFinder(self)

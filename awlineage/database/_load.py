@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from awlineage.database._rows import row_batches
+from awlineage.database._rows import PreparedRead, row_batches
 from awlineage.errors import ObjectNotFoundError
 from awlineage.persistence import DBObject, Kind, Property, frozen_list, link_key
 
@@ -180,16 +180,84 @@ def load_class_rows(db: Database, cls: type, ids: Sequence[int]) -> dict[int, DB
         The objects found, by id; ids without an object are left out.
     """
     ct = db.tables_for(cls)
-    columns = [c.name for c in ct.table.columns]
-    reader = RowReader(db, ct, columns)
+    reader, statement = _rows_by_id(db, ct)
     found: dict[int, DBObject] = {}
     with db.engine.connect() as conn:
         for chunk in _chunks(list(ids)):
-            statement = sa.select(ct.table).where(db.dialect.id_in(ct.table.c.object_id, chunk))
-            for rows in row_batches(db.dialect.fast_reads(conn), statement, _CHUNK):
+            for rows in row_batches(db.dialect.fast_reads(conn), statement, _CHUNK,
+                                    parameters={_IDS: db.dialect.id_list(chunk)}):
                 found.update(zip((row[0] for row in rows), reader.read(rows), strict=True))
     db.identity_map.maybe_sweep()
     return found
+
+
+def load_class_rows_in(db: Database, cls: type, id_query: sa.Select,
+                       parameters: dict[str, Any] | None = None) -> dict[int, DBObject]:
+    """Load the objects of exactly class `cls` whose ids `id_query` selects, in one statement
+    (built once per class's tables and `id_query`: keep the query to run it again).
+
+    Parameters
+    ----------
+    db : Database
+        The database to read.
+    cls : type
+        A persistent class.
+    id_query : sqlalchemy.Select
+        A query of one column, object ids of `cls` (over `db`'s tables).
+    parameters : dict or None, optional
+        Values of `id_query`'s bound parameters.
+
+    Returns
+    -------
+    dict of int to DBObject
+        The objects found, by id, in id order.
+    """
+    ct = db.tables_for(cls)
+    reader, _ = _rows_by_id(db, ct)
+    key = ("rows in", id_query)
+    statement = ct.reads.get(key)
+    if statement is None:
+        statement = ct.reads[key] = PreparedRead(
+            sa.select(ct.table).where(ct.table.c.object_id.in_(id_query))
+            .order_by(ct.table.c.object_id))
+    found: dict[int, DBObject] = {}
+    with db.engine.connect() as conn:
+        for rows in row_batches(db.dialect.fast_reads(conn), statement, _CHUNK,
+                                parameters=parameters):
+            found.update(zip((row[0] for row in rows), reader.read(rows), strict=True))
+    db.identity_map.maybe_sweep()
+    return found
+
+
+_IDS = "awl_ids"
+"""The parameter of the id list in the statements built once (`id_in`'s default key)."""
+
+
+def _rows_by_id(db: Database, ct: ClassTables) -> tuple[RowReader, PreparedRead]:
+    """The reader of `ct`'s class rows and the statement of its rows by id (the ids the
+    parameter `_IDS`), built once per `ClassTables` (building the statement and its cache
+    key cost more than running it for a few rows)."""
+    built = ct.reads.get("rows by id")
+    if built is None:
+        columns = [c.name for c in ct.table.columns]
+        statement = sa.select(ct.table).where(db.dialect.id_in(ct.table.c.object_id, (),
+                                                               key=_IDS))
+        built = ct.reads["rows by id"] = (RowReader(db, ct, columns), PreparedRead(statement))
+    return built
+
+
+def _members_by_owner(db: Database, ct: ClassTables, name: str) -> sa.Select:
+    """The statement of the members (owner, target) of link list `name` of the owners whose
+    ids are the parameter `_IDS`, in list order; built once per `ClassTables`."""
+    key = f"members of {name}"
+    statement = ct.reads.get(key)
+    if statement is None:
+        table = ct.list_tables[name]
+        statement = ct.reads[key] = (
+            sa.select(table.c.object_id, table.c.target_id)
+            .where(db.dialect.id_in(table.c.object_id, (), key=_IDS))
+            .order_by(table.c.object_id, table.c.position))
+    return statement
 
 
 def load_objects(db: Database, ids: Iterable[int]) -> dict[int, DBObject]:
@@ -223,12 +291,16 @@ def load_objects(db: Database, ids: Iterable[int]) -> dict[int, DBObject]:
             found[oid] = obj
     if not missing:
         return found
-    registry = db.framework["awl_object"]
+    statement = db._prepared.get("classes by id")
+    if statement is None:  # built once per database
+        registry = db.framework["awl_object"]
+        statement = db._prepared["classes by id"] = (
+            sa.select(registry.c.object_id, registry.c.class_name)
+            .where(db.dialect.id_in(registry.c.object_id, (), key=_IDS)))
     by_class: dict[str, list[int]] = {}
     with db.engine.connect() as conn:
         for chunk in _chunks(missing):
-            rows = conn.execute(sa.select(registry.c.object_id, registry.c.class_name)
-                                .where(db.dialect.id_in(registry.c.object_id, chunk)))
+            rows = conn.execute(statement, {_IDS: db.dialect.id_list(chunk)})
             for oid, name in rows:
                 by_class.setdefault(name, []).append(oid)
     for name, class_ids in by_class.items():
@@ -281,14 +353,10 @@ def prefetch(db: Database, objects: Sequence[DBObject], prop: Property) -> None:
     members: dict[int, list[int]] = {o.__dict__["object_id"]: [] for o in todo}
     with db.engine.connect() as conn:
         for cls, objs in by_class.items():
-            table = db.tables_for(cls).list_tables[name]
+            statement = _members_by_owner(db, db.tables_for(cls), name)
             owner_ids = [o.__dict__["object_id"] for o in objs]
             for chunk in _chunks(owner_ids):
-                rows = conn.execute(
-                    sa.select(table.c.object_id, table.c.target_id)
-                    .where(db.dialect.id_in(table.c.object_id, chunk))
-                    .order_by(table.c.object_id, table.c.position)
-                )
+                rows = conn.execute(statement, {_IDS: db.dialect.id_list(chunk)})
                 for owner, target in rows:
                     members[owner].append(target)
     targets = load_objects(db, (t for ids in members.values() for t in ids))

@@ -41,6 +41,34 @@ def _processors(conn: sa.Connection, statement: sa.Select, description: Any
     return found
 
 
+class PreparedRead:
+    """A SELECT built once and run many times with new parameters, with the conversions of
+    its result found once per result description (per column types the driver reports):
+    building a statement, its cache key and its conversions cost more than running a small
+    one.
+
+    Parameters
+    ----------
+    statement : sqlalchemy.Select
+        The query; its bound parameters take new values at each run.
+    """
+
+    __slots__ = ("_processors", "statement")
+
+    def __init__(self, statement: sa.Select) -> None:
+        self.statement = statement
+        self._processors: dict[tuple[Any, ...], list[tuple[int, ColumnProcessor]]] = {}
+
+    def processors(self, conn: sa.Connection, description: Any
+                   ) -> list[tuple[int, ColumnProcessor]]:
+        """(position, conversion) of every column whose driver value needs converting."""
+        key = (conn.dialect, *(described[1] for described in description))
+        found = self._processors.get(key)
+        if found is None:
+            found = self._processors[key] = _processors(conn, self.statement, description)
+        return found
+
+
 def _per_value(process: Processor) -> ColumnProcessor:
     def column(values: Sequence[Any]) -> Sequence[Any]:
         return tuple(map(process, values))
@@ -48,8 +76,9 @@ def _per_value(process: Processor) -> ColumnProcessor:
     return column
 
 
-def column_batches(conn: sa.Connection, statement: sa.Select, size: int,
-                   stream: bool = False) -> Generator[list[Sequence[Any]], None, None]:
+def column_batches(conn: sa.Connection, statement: sa.Select | PreparedRead, size: int,
+                   stream: bool = False, parameters: dict[str, Any] | None = None
+                   ) -> Generator[list[Sequence[Any]], None, None]:
     """The rows of `statement` a batch of at most `size` at a time, each batch as its columns.
 
     The columns are converted, so objects are built from columns without rebuilding rows.
@@ -63,12 +92,14 @@ def column_batches(conn: sa.Connection, statement: sa.Select, size: int,
     ----------
     conn : sqlalchemy.Connection
         The connection to run `statement` on.
-    statement : sqlalchemy.Select
-        The query.
+    statement : sqlalchemy.Select or PreparedRead
+        The query (a prepared one finds its conversions once).
     size : int
         The largest number of rows in one batch.
     stream : bool, default False
         Whether the database hands the result over a batch at a time.
+    parameters : dict or None, optional
+        Values of the statement's bound parameters for this run.
 
     Yields
     ------
@@ -77,10 +108,13 @@ def column_batches(conn: sa.Connection, statement: sa.Select, size: int,
     """
     if stream:
         conn = conn.execution_options(stream_results=True, max_row_buffer=size)
-    result = conn.execute(statement)
+    prepared = statement if isinstance(statement, PreparedRead) else None
+    select = statement.statement if isinstance(statement, PreparedRead) else statement
+    result = conn.execute(select, parameters)
     try:
         cursor = result.cursor
-        processors = _processors(conn, statement, cursor.description)
+        processors = (prepared.processors(conn, cursor.description) if prepared is not None
+                      else _processors(conn, select, cursor.description))
         # A streaming result may already hold a first row (SQLAlchemy reads one to learn the
         # columns); fetchone hands that over, converted, and leaves the cursor to us.
         first = result.fetchone()
@@ -108,8 +142,9 @@ def column_batches(conn: sa.Connection, statement: sa.Select, size: int,
         result.close()
 
 
-def row_batches(conn: sa.Connection, statement: sa.Select, size: int,
-                stream: bool = False) -> Iterator[list[tuple[Any, ...]]]:
+def row_batches(conn: sa.Connection, statement: sa.Select | PreparedRead, size: int,
+                stream: bool = False, parameters: dict[str, Any] | None = None
+                ) -> Iterator[list[tuple[Any, ...]]]:
     """The rows of `statement`, as lists of at most `size` converted tuples.
 
     See `column_batches`.
@@ -118,18 +153,20 @@ def row_batches(conn: sa.Connection, statement: sa.Select, size: int,
     ----------
     conn : sqlalchemy.Connection
         The connection to run `statement` on.
-    statement : sqlalchemy.Select
+    statement : sqlalchemy.Select or PreparedRead
         The query.
     size : int
         The largest number of rows in one batch.
     stream : bool, default False
         Whether the database hands the result over a batch at a time.
+    parameters : dict or None, optional
+        Values of the statement's bound parameters for this run.
 
     Yields
     ------
     list of tuple
         One batch of rows.
     """
-    with closing(column_batches(conn, statement, size, stream)) as batches:
+    with closing(column_batches(conn, statement, size, stream, parameters)) as batches:
         for columns in batches:
             yield list(zip(*columns, strict=True))

@@ -3,8 +3,10 @@ persistent class."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -118,6 +120,11 @@ class ClassTables:
     index_tables: dict[str, sa.Table] = field(default_factory=dict)
     values: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
+    reads: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What reading these tables builds once (statements, row readers), by name (and the
+    query it reads by, `load_class_rows_in`): the tables
+    never change (a schema change describes new `ClassTables`), and these belong to one
+    database."""
 
     @property
     def link_lists(self) -> list[str]:

@@ -117,11 +117,31 @@ class JSONList(sa.types.TypeDecorator):
         if value is None:
             return None
         data = json.loads(value) if isinstance(value, str) else value
+        return self._frozen(data)
+
+    def _frozen(self, data: Any) -> FrozenList:
+        """The list read of one decoded JSON array."""
         if self.element_type is datetime.datetime:
             data = map(text_to_datetime, data)
         elif self.element_type is float:
             data = map(float, data)  # PostgreSQL's JSONB gives ints for integral numbers
         return FrozenList(data)
+
+    def column_result_processor(self, dialect: sa.Dialect) -> Any:
+        """`process_result_value` for a whole column of values at once (see `row_batches`):
+        JSON text is decoded in one call for the column (the arrays joined into one), not
+        one per value."""
+        frozen = self._frozen
+
+        def column(values: Sequence[Any]) -> Sequence[Any]:
+            texts = [v for v in values if v is not None]
+            if texts and all(isinstance(v, str) for v in texts):
+                decoded = iter(json.loads(f"[{','.join(texts)}]"))
+            else:  # decoded by the driver (JSONB), or nothing to decode
+                decoded = (json.loads(v) if isinstance(v, str) else v for v in texts)
+            return [None if v is None else frozen(next(decoded)) for v in values]
+
+        return column
 
 
 class _TextForm(sa.types.TypeDecorator):

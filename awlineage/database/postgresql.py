@@ -174,8 +174,14 @@ def list_contains(column: sa.ColumnElement, value: Any, element_type: type) -> s
 def id_in(column: sa.ColumnElement, ids: Sequence[int], key: str = "awl_ids"
           ) -> sa.ColumnElement:
     """``column = ANY(ids)`` with the ids as one array parameter: no statement with thousands
-    of placeholders, and no limit on how many ids."""
-    return column == sa.any_(sa.bindparam(key, list(ids), pg.ARRAY(sa.BigInteger)))
+    of placeholders, and no limit on how many ids. A statement built once runs again with
+    other ids as ``{key: id_list(ids)}``."""
+    return column == sa.any_(sa.bindparam(key, id_list(ids), pg.ARRAY(sa.BigInteger)))
+
+
+def id_list(ids: Iterable[int]) -> list[int]:
+    """The value of `id_in`'s parameter for `ids` (a list, sent as an array)."""
+    return list(ids)
 
 
 _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

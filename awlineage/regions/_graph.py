@@ -8,7 +8,13 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import cast
 
-from awlineage.database import Database, load_class_rows, load_objects, prefetch
+from awlineage.database import (
+    Database,
+    load_class_rows,
+    load_class_rows_in,
+    load_objects,
+    prefetch,
+)
 from awlineage.lineage import (
     MissingLineage,
     follow_pointers,
@@ -16,7 +22,13 @@ from awlineage.lineage import (
     is_remote_pointer,
 )
 from awlineage.persistence import DBObject
-from awlineage.regions._record_cache import keep_records, known_records, reached_ids
+from awlineage.regions._record_cache import (
+    holds_records,
+    keep_records,
+    known_records,
+    reach_query,
+    reached_ids,
+)
 from awlineage.regions._records import RegionTable
 
 ArrayKey = tuple[int, str]
@@ -166,16 +178,23 @@ def _records_reached(start: DBObject, stop_ids: Collection[int], db: Database, *
     object a walk from `start` that way can reach: one recursive query over the records'
     outputs and inputs, not going past `stop_ids` (`reached_ids`), then the records not read
     before in this process by id, with their outputs and inputs (records never change once
-    committed)."""
-    ids = reached_ids(db, start.object_id, stop_ids, upstream=upstream)
-    records = known_records(db, ids)
-    unread = [oid for oid in ids if oid not in records]
-    if unread:
-        # the ids are rows of RegionTable's own table: read as such, with no query to
-        # compile and no look in the class registry for subclasses (half the time of a
-        # short query's records, as after a restart)
+    committed). While no record of `db` is kept (the first walk in a process, as after a
+    restart) the recursive query reads the records themselves: one statement fewer."""
+    # the ids are rows of RegionTable's own table: read as such, with no query to compile
+    # and no look in the class registry for subclasses (half the time of a short query's
+    # records, as after a restart)
+    if holds_records(db):
+        ids = reached_ids(db, start.object_id, stop_ids, upstream=upstream)
+        records = known_records(db, ids)
+        unread = [oid for oid in ids if oid not in records]
         read = cast(list[RegionTable],
-                    list(load_class_rows(db, RegionTable, unread).values()))
+                    list(load_class_rows(db, RegionTable, unread).values()) if unread else [])
+    else:  # none read before (as after a restart): read by the statement that finds them
+        statement, params = reach_query(db, start.object_id, stop_ids, upstream=upstream)
+        rows = load_class_rows_in(db, RegionTable, statement, params)
+        ids, records = list(rows), {}
+        read = cast(list[RegionTable], list(rows.values()))
+    if read:
         for name in ("output", "inputs"):
             prefetch(db, read, RegionTable._properties[name])
         keep_records(db, read)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import sqlalchemy as sa
 
@@ -21,11 +22,10 @@ RECORD_BYTES = 64 << 20
 
 @dataclass
 class _Kept:
-    """One database's records by id, their encodings' bytes, its reach statements."""
+    """One database's records by id, and their encodings' bytes."""
 
     records: dict[int, RegionTable] = field(default_factory=dict)
     size: int = 0
-    statements: dict[tuple[bool, bool], sa.Select] = field(default_factory=dict)
 
 
 _kept: weakref.WeakKeyDictionary[Database, _Kept] = weakref.WeakKeyDictionary()
@@ -85,13 +85,14 @@ def reach_statement(db: Database, *, upstream: bool, stops: bool) -> sa.Select:
     """The ids of the records a walk from object ``:start`` reaches (`upstream`: records
     writing it, then writing their inputs, and so on; else reading it, then reading their
     outputs), not going past the objects ``:stops`` (an expanding parameter, when `stops`).
-    Built once per database and kind: one recursive query over the records' outputs and
-    inputs."""
-    kept = _of(db)
-    statement = kept.statements.get((upstream, stops))
-    if statement is not None:
-        return statement
+    Built once per database and kind (kept with RegionTable's tables, as the statements
+    that read its rows by it, `load_class_rows_in`): one recursive query over the records'
+    outputs and inputs."""
     tables = db.tables_for(RegionTable)
+    key = ("region reach", upstream, stops)
+    statement = tables.reads.get(key)
+    if statement is not None:
+        return cast(sa.Select, statement)
     table, members = tables.table, tables.list_tables["inputs"]
     links = table.join(members, members.c.object_id == table.c.object_id)
     # `near` is the object a record is found by, `far` the one the walk goes on to
@@ -105,18 +106,33 @@ def reach_statement(db: Database, *, upstream: bool, stops: bool) -> sa.Select:
     reach = reach.union(step)
     statement = sa.select(source.c.object_id).select_from(source.join(reach,
                                                                       near == reach.c.id))
-    kept.statements[(upstream, stops)] = statement
+    tables.reads[key] = statement
     return statement
+
+
+def holds_records(db: Database) -> bool:
+    """Whether any record of `db` is kept (none in a walk's first query in a process, or
+    after `forget_records`)."""
+    kept = _kept.get(db)
+    return kept is not None and bool(kept.records)
+
+
+def reach_query(db: Database, start: int, stop_ids: Collection[int], *, upstream: bool
+                ) -> tuple[sa.Select, dict[str, Any]]:
+    """The statement of the ids of the records a walk from object `start` reaches
+    (`reach_statement`), not going past `stop_ids` (other than `start`), and the values of
+    its parameters."""
+    stops = sorted(set(stop_ids) - {start})
+    params: dict[str, Any] = {"start": start}
+    if stops:
+        params["stops"] = stops
+    return reach_statement(db, upstream=upstream, stops=bool(stops)), params
 
 
 def reached_ids(db: Database, start: int, stop_ids: Collection[int], *, upstream: bool
                 ) -> list[int]:
-    """Sorted ids of the records a walk from object `start` reaches (`reach_statement`),
-    not going past `stop_ids` (other than `start`)."""
-    stops = sorted(set(stop_ids) - {start})
-    params: dict[str, object] = {"start": start}
-    if stops:
-        params["stops"] = stops
-    statement = reach_statement(db, upstream=upstream, stops=bool(stops))
+    """Sorted ids of the records a walk from object `start` reaches (`reach_query`)."""
+    statement, params = reach_query(db, start, stop_ids, upstream=upstream)
     with db.engine.connect() as conn:
-        return sorted(set(conn.execute(statement, params).scalars()))
+        # all at once: iterating a result fetches its rows one call each
+        return sorted(set(conn.execute(statement, params).scalars().all()))

@@ -113,8 +113,30 @@ def test_a_repeated_query_reads_only_which_records_it_reaches(db) -> None:
     assert _box(again[chain[0]]) == _box(first[chain[0]])
     forget_decoded(records=True)
     selects, _, cold = _selects(db, action)
-    assert selects >= 3  # as after a restart: the records and their inputs are read again
+    # as after a restart: the recursive query reads the records, then their inputs
+    assert selects == 2
     assert _box(cold[chain[0]]) == _box(first[chain[0]])
+
+
+def test_a_walk_meeting_records_kept_and_unread_reads_only_the_unread(db) -> None:
+    chain = _chain(4)
+    forget_decoded(records=True)
+    # the first walk keeps the records of the last two hops only
+    near = backward(chain[-1], [[3, 4]], to=chain[-3], record_stats=False)
+    with recorded_statements(db) as statements:
+        far = backward(chain[-1], [[3, 4]], to=chain[0], record_stats=False)
+    reads = [s for s in statements if "awlineage_regiontable.encoding" in s]
+    assert len(reads) == 1  # the unread records by id, not the whole walk's again
+    forget_decoded(records=True)
+    cold = backward(chain[-1], [[3, 4]], to=chain[0], record_stats=False)
+    assert _box(far[chain[0]]) == _box(cold[chain[0]]) == ([[0, 0]], [[5, 7]])
+    assert _box(near[chain[-3]]) == ([[1, 2]], [[5, 6]])
+    # and forward, as after a restart then with the records of both walks kept
+    forget_decoded(records=True)
+    ahead = forward(chain[0], [[3, 4]], to=chain[-1], record_stats=False)
+    again = forward(chain[0], [[3, 4]], to=chain[-1], record_stats=False)
+    assert _box(ahead[chain[-1]]) == _box(again[chain[-1]])
+    assert _box(ahead[chain[-1]]) == ([[0, 0]], [[5, 7]])
 
 
 def test_lineage_committed_after_a_query_is_found_by_the_next(db) -> None:
@@ -147,3 +169,19 @@ def test_a_closed_database_lets_go_of_the_records_kept_for_it(db) -> None:
     assert _record_cache.known_records(db, [r.object_id for r in select(RegionTable)])
     db.close()
     assert db not in _record_cache._kept
+
+
+def test_a_database_used_again_after_close_walks_with_the_statements_it_built(db) -> None:
+    chain = _chain(2)
+
+    def action():
+        return backward(chain[-1], [[3, 4]], to=chain[0], record_stats=False)
+
+    first = action()
+    forget_decoded(records=True)
+    action()  # the first walk's statement (the records read by the reach query) too
+    built = dict(db.tables_for(RegionTable).reads)
+    db.close()  # lets go of the records kept, not of the statements
+    again = action()
+    assert dict(db.tables_for(RegionTable).reads) == built
+    assert _box(again[chain[0]]) == _box(first[chain[0]])
