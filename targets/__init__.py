@@ -10,7 +10,8 @@ import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # OpenMP threads that wait for work sleep rather than spin (a value set already stays): set
-# before astroscrappy's own libgomp is loaded, which reads it once. On a 2-core machine where
-# another process kept one core busy, the small night's reduction took 2.65-3.72 s with
-# libgomp's default (a thread spinning at each barrier while its partner waited for the busy
-# core) against 0.80-1.59 s passive, whole `targets.direct` runs 5.4-6.1 s against 2.8-4.0 s.
+# before astroscrappy's own libgomp is loaded, which reads it once. The small night's
+# reduction (`targets.direct`, 2 cores, 3 runs each): with another process keeping one core
+# busy 1.15-1.20 s passive against 1.93-2.21 s with libgomp's default (a thread spinning at
+# each barrier while its partner waits for the busy core); on a quiet machine 0.78-0.84 s
+# against 0.71-0.73 s, the price of waking the threads.
