@@ -17,7 +17,7 @@ from awlineage.database import (
     load_class_rows,
     prefetch,
 )
-from awlineage.errors import QueryError
+from awlineage.errors import ObjectNotFoundError, QueryError
 from awlineage.persistence import (
     DBObject,
     Expression,
@@ -47,7 +47,7 @@ class Query(Generic[_T]):
     """Objects of a class (and its subclasses) meeting a condition; nothing runs until used.
 
     Iterating runs the query and yields objects in batches; ``len()``, ``[i]``, slicing,
-    `count`, `first` and `exists` run small queries of their own. The default order is by
+    `count`, `first`, `one` and `exists` run small queries of their own. The default order is by
     ``object_id``, which is creation order.
 
     Usually made by `select`; `filter`, `order_by`, `limit`, `offset`, `prefetch`, `newest`
@@ -630,6 +630,45 @@ class Query(Generic[_T]):
         None
         """
         return next(iter(self[0:1]), None)
+
+    def one(self) -> _T:
+        """Return the only matching object (as SQLAlchemy's ``one()``).
+
+        Returns
+        -------
+        DBObject
+            The one object that matches.
+
+        Raises
+        ------
+        ObjectNotFoundError
+            When no object matches.
+        QueryError
+            When more than one matches, or the database refuses the query.
+
+        Examples
+        --------
+        >>> from awlineage import DBObject, commit, connect, persistent, select
+        >>> class Filter(DBObject):
+        ...     band = persistent("Band name", str, "")
+        >>> db = connect("sqlite:///doc.db")
+        >>> commit([Filter(band=b) for b in ("g", "r", "r")])
+        >>> select(Filter.band == "g").one().band
+        'g'
+        >>> from awlineage import QueryError
+        >>> try:
+        ...     select(Filter.band == "r").one()
+        ... except QueryError as exc:
+        ...     print(str(exc).split(":")[0])
+        select(Filter, Filter.band == 'r') matches more than one object
+        """
+        found = list(self[0:2])
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise ObjectNotFoundError(f"no stored object matches {self!r}")
+        raise QueryError(f"{self!r} matches more than one object: take first(), or narrow "
+                         "the condition")
 
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from awlineage import QueryError, UnknownAttributeError, UnknownClassError, commit, select
+from awlineage import (
+    ObjectNotFoundError,
+    QueryError,
+    UnknownAttributeError,
+    UnknownClassError,
+    commit,
+    select,
+)
 from tests.persistence.models import (
     CameraFrame,
     DomeFlatImage,
@@ -128,6 +135,14 @@ def test_order_limit_offset_count_first_exists(frames) -> None:
     assert select(CameraFrame.chip == "nope").first() is None
     assert select(CameraFrame.chip == "ccd52").exists()
     assert not select(CameraFrame.chip == "nope").exists()
+
+
+def test_one_is_the_only_match_and_names_none_or_many(frames) -> None:
+    assert select(CameraFrame.exptime == 120.0).one().exptime == 120.0
+    with pytest.raises(ObjectNotFoundError, match=r"no stored object matches select\(Camera"):
+        select(CameraFrame.chip == "nope").one()
+    with pytest.raises(QueryError, match=r"matches more than one object: take first\(\)"):
+        select(CameraFrame.exptime > 0).one()
 
 
 def test_results_support_len_index_and_slices(frames) -> None:
