@@ -26,6 +26,8 @@ START_TIMEOUT = 120.0
 """Seconds the master and each worker get to come up."""
 SPARK_DAEMONS = b"org.apache.spark.deploy."
 """In the command line of every process a cluster is made of (`_alive`)."""
+DAEMON_OPTIONS = "SPARK_DAEMON_JAVA_OPTS"
+"""The environment variable of the master's and workers' JVM options (Spark's own)."""
 STOP_TIMEOUT = 30.0
 """Seconds a process gets to end after SIGTERM before it is killed."""
 
@@ -64,6 +66,17 @@ class ClusterState:
         return [_alive(pid) for pid in self.pids]
 
 
+def daemon_options() -> str:
+    """The master's and workers' JVM options: the driver's (`awlineage.processing._spark.
+    driver_java_options`: the quick compiler, one collector thread, a heap that starts
+    small), then the environment's ``SPARK_DAEMON_JAVA_OPTS``, which win. The daemons only
+    keep track of workers and applications; with the JVM's defaults a master and two workers
+    took 11.5 s of CPU to start and held 682 MB resident on a 2-core, 24 GB machine."""
+    from awlineage.processing._spark import driver_java_options
+
+    return driver_java_options(os.environ.get(DAEMON_OPTIONS, ""))
+
+
 class StandaloneCluster:
     """A master and `workers` workers of `cores` cores and `memory` each, started now,
     logging into `directory` (created), with its state in ``directory/cluster.json``.
@@ -91,7 +104,7 @@ class StandaloneCluster:
         self.web_ui = f"http://{host}:{ui_port}"
         self.env = dict(os.environ, SPARK_HOME=str(self.home), SPARK_LOCAL_IP=host,
                         SPARK_WORKER_DIR=str(self.directory / "work"),
-                        PYSPARK_PYTHON=sys.executable)
+                        PYSPARK_PYTHON=sys.executable, SPARK_DAEMON_JAVA_OPTS=daemon_options())
         self.processes: list[subprocess.Popen] = []
         self.logs: list[Path] = []
         self.workers, self.cores = workers, cores

@@ -7,10 +7,12 @@ committed once, also 2,000 of them in batches shared by both workers; and ``awl 
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import os
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -192,3 +194,42 @@ def test_awl_demo_on_the_cluster_stores_its_products_in_postgresql_and_s3(
     # and test_targets_are_made_by_the_cluster_s_executors_and_committed_once checks the workers
     made = {r.target_id for r in select(ProcessRun)}
     assert {p.object_id for p in lists} <= made
+
+
+EXECUTOR_CLASS = "org.apache.spark.executor.CoarseGrainedExecutorBackend"
+
+
+def _command_line(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+
+
+def _executor_command_lines(application: str, wanted: int) -> list[list[str]]:
+    """The command lines of the executor JVMs of `application`, once `wanted` have started."""
+    deadline = time.monotonic() + 60
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    line = _command_line(int(entry.name))
+                    if EXECUTOR_CLASS in line and application in line:
+                        found.append(line)
+        if len(found) >= wanted or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
+
+
+def test_the_cluster_s_jvms_run_the_quick_compiler_and_one_collector(
+        cluster, cluster_executor) -> None:
+    from awlineage.processing._spark import DRIVER_JIT, DRIVER_MEMORY
+
+    state = read_state(cluster.directory)
+    assert state is not None and len(state.pids) == 3
+    ours = [*DRIVER_JIT.split(), *DRIVER_MEMORY.split()]
+    for pid in state.pids:  # the master and the workers
+        line = _command_line(pid)
+        assert all(option in line for option in ours), line
+    executors = _executor_command_lines(cluster_executor.context.applicationId, 2)
+    assert len(executors) == 2
+    for line in executors:
+        assert all(option in line for option in ours), line

@@ -112,3 +112,17 @@ def test_a_caller_s_driver_options_and_memory_win_over_ours() -> None:
     assert conf.get("spark.driver.memory") == "3g"
     options = conf.get("spark.driver.extraJavaOptions")
     assert options.index(DRIVER_MEMORY) < options.index("-Xms512m")
+
+
+def test_a_cluster_s_executors_get_our_jvm_options_and_the_caller_s_win() -> None:
+    from awlineage.processing._spark import DRIVER_JIT, EXECUTOR_OPTIONS
+
+    executor = SparkExecutor.__new__(SparkExecutor)  # its configuration, nothing started
+    executor.master = "spark://127.0.0.1:7077"
+    options = executor._configuration({}, ()).get(EXECUTOR_OPTIONS)
+    assert DRIVER_JIT in options and "-XX:+UseSerialGC" in options
+    assert "log4j2.configurationFile" in options  # quiet logs stay
+    options = executor._configuration({EXECUTOR_OPTIONS: "-XX:+UseG1GC -Xms1g"}, ()).get(
+        EXECUTOR_OPTIONS)
+    assert "-XX:+UseSerialGC" not in options and "-XX:+UseG1GC" in options
+    assert options.index("-Xms32m") < options.index("-Xms1g")  # the caller's, last, counts
