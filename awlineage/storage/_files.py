@@ -56,16 +56,21 @@ class DataServerFiles:
     def retrieve(self, name: str, sha256: str, *, size: int | None = None,
                  copy_to: str | os.PathLike | None = None) -> Path:
         """The file on this machine, checked against `sha256` (and `size`, when given):
-        where it lies when the data server is a local directory (see `local_path`), else a
-        copy from the file cache, hashed as it is fetched and again on each later use; both
-        read-only. With `copy_to` (a file path, or a directory to keep the base name in), a
-        writable copy there instead, hashed as it is written and put in place only when
-        right."""
+        where it lies when the data server is a local directory (see `local_path`; a file
+        missing there is `dataserver.FileNotFoundOnServer`, even when the file cache, which
+        other databases share, holds a copy of it), else a copy from the file cache, hashed
+        as it is fetched and again on each later use; both read-only. With `copy_to` (a
+        file path, or a directory to keep the base name in), a writable copy there instead,
+        hashed as it is written and put in place only when right."""
         if copy_to is not None:
             return self._copy(name, sha256, size, Path(copy_to))
         local = self.local_path(name, sha256, size=size)
         if local is not None:
             return local
+        if getattr(self.server, "root", None) is not None:  # a directory without the file
+            from dataserver import FileNotFoundOnServer
+
+            raise FileNotFoundOnServer(name, self.server.url)  # not a copy cached elsewhere
         return file_cache().fetch(self.server, name, sha256)
 
     def _copy(self, name: str, sha256: str, size: int | None, dest: Path) -> Path:

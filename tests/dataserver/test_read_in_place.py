@@ -128,3 +128,20 @@ def test_a_file_replaced_by_another_of_the_same_size_and_mtime_is_found(db, data
     os.replace(other, storage.local_path(obj.filename))  # a new inode under the same name
     with pytest.raises(CorruptFileError, match=f"DataObject {obj.object_id}"):
         obj.retrieve()
+
+
+def test_a_file_lost_from_a_local_server_is_not_covered_by_a_cached_copy(db, data_server,
+                                                                          tmp_path):
+    from awlineage.storage import file_cache
+    from dataserver import FileNotFoundOnServer
+
+    storage = data_server(str(tmp_path / "data"))
+    data = random_bytes(20_000, seed=5)
+    obj = _stored(data)
+    elsewhere = LocalStorage(tmp_path / "other-archive")  # another database's, same file
+    elsewhere.put(obj.filename, data)
+    assert file_cache().fetch(elsewhere, obj.filename, obj.content_hash).read_bytes() == data
+    os.remove(storage.local_path(obj.filename))  # lost from this archive
+    verified_files.forget()
+    with pytest.raises(FileNotFoundOnServer, match=obj.filename):
+        obj.retrieve()
