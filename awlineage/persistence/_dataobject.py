@@ -162,6 +162,7 @@ class DataObject(DBObject):
         state["file_size"] = stored.size
         state["content_hash"] = stored.sha256
         state["_stored_file"] = (stored.name, stored.sha256, stored.size)
+        state["_file_written"] = stored.created  # a make that fails removes it again
 
     def check_committable(self) -> None:
         """A DataObject commits only once its file is on the data server.

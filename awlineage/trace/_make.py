@@ -24,6 +24,7 @@ from awlineage.persistence import DBObject, current_store
 from awlineage.trace._codeversion import covered_code
 from awlineage.trace._context import current_recorder, unrecorded
 from awlineage.trace._environment import current_environment
+from awlineage.trace._failed_files import remove_files_of_failed_make
 from awlineage.trace._process import Process, default_parameters, parameter_values
 from awlineage.trace._recorder import RunRecorder, start_observing, stop_observing
 from awlineage.trace._run import FAILED, SUCCEEDED, ProcessRun
@@ -162,7 +163,8 @@ def _finish(recorder: RunRecorder, status: str, duration: float) -> None:
 def _record_failure(recorder: RunRecorder, exc: BaseException, duration: float,
                     companions: list[DBObject], previous_run: Any) -> None:
     """Mark the run failed, undo what the make attached to its target, and commit the run
-    alone (linking only objects that are stored already)."""
+    alone (linking only objects that are stored already: what the make committed itself
+    are its outputs); then remove the files it stored for objects never to be committed."""
     target = recorder.target
     state = target.__dict__
     if companions:
@@ -176,6 +178,7 @@ def _record_failure(recorder: RunRecorder, exc: BaseException, duration: float,
     run.error_message = str(exc)[:10_000]
     run.traceback = "".join(traceback.format_exception(exc))[:100_000]
     run.inputs = recorder.inputs(committed_only=True)
+    run.outputs = recorder.committed_outputs()  # what the make committed itself stays
     params = target.process_params
     run.process_params = params if params is not None and params.is_committed else None
     if recorder.parent is not None:
@@ -185,3 +188,4 @@ def _record_failure(recorder: RunRecorder, exc: BaseException, duration: float,
     except AwlError as failure:
         warnings.warn(f"the failed run of {type(target).__name__} {target.object_id} could "
                       f"not be recorded: {failure}", RuntimeWarning, stacklevel=3)
+    remove_files_of_failed_make([target, *recorder.created_objects.values()])

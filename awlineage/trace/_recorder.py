@@ -62,6 +62,13 @@ class RunRecorder:
         found.sort(key=lambda o: o.__dict__["object_id"])
         return found
 
+    def committed_outputs(self) -> list[DBObject]:
+        """Objects created during the make and committed by it (with their own commit),
+        by object_id: the outputs of a make that then failed."""
+        found = [o for o in self.created_objects.values() if o.__dict__.get("_committed")]
+        found.sort(key=lambda o: o.__dict__["object_id"])
+        return found
+
     def outputs(self) -> list[DBObject]:
         """Objects created during the make that can be stored (a DataObject whose file was
         never stored is a temporary, not a product)."""

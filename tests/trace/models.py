@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from awlineage import DBObject, Process, persistent, select, traced
+from awlineage import DataObject, DBObject, Process, persistent, select, traced
 
 
 class Exposure(DBObject):
@@ -80,6 +80,21 @@ class BrokenTarget(Process):
         _ = self.exposure.counts
         Exposure(chip="never stored")
         raise ValueError(f"cannot make {self.object_id}: deliberately broken")
+
+
+class HalfWrittenTarget(DataObject, Process):
+    """Commits an object of its own, stores its file (and a scratch product's), then fails."""
+
+    exposure = persistent("Exposure read before failing", Exposure, None)
+    side = persistent("Committed by the make itself", Exposure, None)
+
+    def make(self) -> None:
+        self.side = Exposure(chip="committed inside make", counts=list(self.exposure.counts))
+        self.side.commit()
+        self.store(b"the target's own bytes " + str(self.object_id).encode())
+        DataObject().store(b"a scratch product of " + str(self.object_id).encode())
+        DataObject().store(b"bytes stored and committed before")  # stored already: stays
+        raise ValueError("failed after writing")
 
 
 class ExtendedLevel(MasterLevel):

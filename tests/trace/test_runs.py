@@ -139,6 +139,29 @@ def test_failed_make_records_a_failed_run_and_commits_nothing_else(db) -> None:
     assert select(BrokenTarget).count() == 0
 
 
+def test_a_failed_make_lists_what_it_committed_and_leaves_no_file_behind(db) -> None:
+    from awlineage import DataObject
+    from awlineage.persistence import current_files
+    from tests.trace.models import HalfWrittenTarget
+
+    kept = DataObject()
+    kept.store(b"bytes stored and committed before")
+    kept.commit()
+    server = current_files().server
+    before = set(server.list())
+    target = HalfWrittenTarget(exposure=exposures(n=1)[0])
+    with pytest.raises(ValueError, match="failed after writing"):
+        target.make()
+    run = select(ProcessRun.target_id == target.object_id).first()
+    (side,) = select(Exposure.chip == "committed inside make").all()
+    assert [o.object_id for o in run.outputs] == [side.object_id]  # its lineage is kept
+    assert set(server.list()) == before  # the target's and the scratch product's are gone
+    assert kept.retrieve().read_bytes() == b"bytes stored and committed before"
+    assert target.filename == "" and target.content_hash is None
+    with pytest.raises(Exception, match="store\\(\\) before commit"):
+        target.commit()  # no row may point at the removed file
+
+
 def test_make_of_a_committed_target_is_refused(db) -> None:
     master = MasterLevel(exposures=exposures())
     master.make()
