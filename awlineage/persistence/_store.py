@@ -44,6 +44,8 @@ class StoredFile(Protocol):
     name: str
     size: int
     sha256: str
+    created: bool
+    """Whether this put wrote the file (False: the same content was stored already)."""
 
 
 class FileStore(Protocol):
