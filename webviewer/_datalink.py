@@ -157,7 +157,9 @@ def _soda_descriptor(votable: VOTableFile, base: str) -> Resource:
                  "the coadd for a source); works without a WCS",
         "TIME": "MJD interval: keep the images observed within it (MJD-OBS + EXPTIME)",
         "LINEAGE": "backward: also cut every ancestor image where region lineage places the "
-                   "region (always so for a source)",
+                   "region (the default for a source: every image that made its pixels); "
+                   "none: the image alone, or a source's coadd alone (the default for an "
+                   "image)",
     }
     for param in entries:
         param.description = descriptions[param.name]
