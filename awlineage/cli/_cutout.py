@@ -29,6 +29,9 @@ def _run(args: argparse.Namespace) -> int:
     prepare(db, args.imports)
     obj = db.get(resolve_id(db, args.id))
     shape: PixelBox | SkyCircle | None = None
+    if args.center and args.radius is None:
+        raise CutoutUsageError("--center is the centre of --radius: give both, or --pixels "
+                               "alone")
     if args.pixels:
         shape = PixelBox(*args.pixels)
         if min(args.pixels) < 1 or shape.x0 > shape.x1 or shape.y0 > shape.y1:
@@ -67,9 +70,11 @@ def _angle(text: str, option: str):
     except (TypeError, ValueError, u.UnitsError):
         raise CutoutUsageError(f"{option} {text!r} is not an angle with a unit, such as "
                                "5arcsec or 0.002deg") from None
-    if angle.value <= 0 or angle.value > 180:
-        raise CutoutUsageError(f"{option} {text!r}: the angle must be above 0 and at most "
-                               "180 degrees")
+    if angle.value <= 0:
+        raise CutoutUsageError(f"{option} {text!r}: a radius must be positive, such as "
+                               "3arcsec")
+    if angle.value > 180:
+        raise CutoutUsageError(f"{option} {text!r}: a radius is at most 180 degrees")
     return angle
 
 
