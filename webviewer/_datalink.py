@@ -1,11 +1,8 @@
 """DataLink 1.1 ``{links}`` at ``/datalink/links?ID=<object_id>``: what one can get for an
 object, as a VOTable a VO client (pyvo, TOPCAT) reads.
 
-Rows: ``#this`` (the file, or the object's JSON for one without a file), ``#preview`` (a PNG),
-``#progenitor`` (each object it links to, pointing to that object's own links, so a client
-walks the lineage), ``#provenance`` (the process run that made it), ``#derivation`` (each
-object that links to it), ``#coderived`` (other outputs of its process run) and ``#cutout``
-(the SODA service of `webviewer._soda`, described in a service descriptor resource). An
+The rows and their semantics are `webviewer._datalink_rows`; a ``#cutout`` row names the
+SODA service of `webviewer._soda`, described in a service descriptor resource. An
 unknown id is a ``NotFoundFault`` row, a malformed one a ``UsageFault`` row. ``ID`` may be
 given up to ``Limits.request_ids`` times (default 100), in the query string or a
 form-encoded POST body; more is a ``UsageFault`` error document (400), answered before any
@@ -17,8 +14,6 @@ from __future__ import annotations
 import io
 import logging
 import re
-from dataclasses import dataclass
-from urllib.parse import quote
 
 from astropy.io.votable.tree import (
     Field,
@@ -35,17 +30,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from awlineage import DataObject, DBObject, get, get_dependencies, get_inverse_properties
-from awlineage.cutouts import anchor_of
-from awlineage.errors import ObjectNotFoundError
 from webviewer._dali import DaliUsageError, dali_parameters
-from webviewer._errors import BadRequest
-from webviewer._params import parse_object_id
+from webviewer._datalink_rows import DATALINK_TYPE, Link, links_of
 from webviewer._viewer import Viewer, viewer_of
 
 log = logging.getLogger("webviewer")
 
-DATALINK_TYPE = "application/x-votable+xml;content=datalink"
 LINKS_STANDARD = "ivo://ivoa.net/std/DataLink#links-1.1"
 SODA_STANDARD = "ivo://ivoa.net/std/SODA#sync-1.0"
 SODA_SERVICE = "soda"
@@ -63,20 +53,6 @@ COLUMNS = [  # name, datatype, ucd
     ("content_type", "char", "meta.code.mime"),
     ("content_length", "long", "phys.size;meta.file"),
 ]
-
-
-@dataclass
-class Link:
-    """One row of the links table."""
-
-    id: str
-    semantics: str
-    access_url: str = ""
-    service_def: str = ""
-    error_message: str = ""
-    description: str = ""
-    content_type: str = ""
-    content_length: int | None = None
 
 
 async def links(request: Request) -> Response:
@@ -107,82 +83,8 @@ def _all_links(ids: list[str], viewer: Viewer, base: str) -> list[Link]:
     rows: list[Link] = []
     with viewer.session.activate():
         for text in ids:
-            rows.extend(_links_of(text, base))
+            rows.extend(links_of(text, base, SODA_SERVICE))
     return rows
-
-
-def _links_of(text: str, base: str) -> list[Link]:
-    try:
-        object_id = parse_object_id(text, "ID")
-        obj = get(object_id)
-    except BadRequest as exc:
-        return [Link(text, "#this", error_message=f"UsageFault: {exc.message}")]
-    except ObjectNotFoundError:
-        return [Link(text, "#this", error_message=f"NotFoundFault: no stored object has "
-                                                  f"object_id {text}")]
-    rows = _this(text, obj, base)
-    dependencies = get_dependencies(obj)
-    run = dependencies.pop("process_run", None)
-    for attribute, value in dependencies.items():
-        for target in value if isinstance(value, list) else [value]:
-            if isinstance(target, DBObject):
-                rows.append(_links_row(text, "#progenitor", target, base, f"{attribute}: "))
-    seen: set[int] = {obj.object_id}
-    for inverse in get_inverse_properties(obj):
-        user = inverse.obj
-        if user.object_id in seen or type(user).__name__ == "ProcessRun":
-            continue
-        seen.add(user.object_id)
-        rows.append(_links_row(text, "#derivation", user, base, f"uses it as "
-                                                               f"{inverse.attribute}: "))
-    if isinstance(run, DBObject):
-        rows.append(Link(text, "#provenance", access_url=f"{base}/run/{run.object_id}",
-                         description=f"the process run that made it ({run.object_id})",
-                         content_type="text/html"))
-        for other in getattr(run, "outputs", None) or []:  # not those made from it
-            if isinstance(other, DBObject) and other.object_id not in seen:
-                seen.add(other.object_id)
-                rows.append(_links_row(text, "#coderived", other, base, "made with it: "))
-    if _cuttable(obj):
-        rows.append(Link(text, "#cutout", service_def=SODA_SERVICE,
-                         description="cutouts through SODA: of this image, or with "
-                         "LINEAGE=backward (always for a source) of every image that made "
-                         "its pixels, placed by region lineage",
-                         content_type="application/fits"))
-    return rows
-
-
-def _this(text: str, obj: DBObject, base: str) -> list[Link]:
-    name = f"{type(obj).__name__} {obj.object_id}"
-    if isinstance(obj, DataObject) and obj.filename:
-        is_fits = str(obj.filename).lower().endswith((".fits", ".fit", ".fits.gz", ".fz"))
-        rows = [Link(text, "#this", access_url=f"{base}/obj/{obj.object_id}/file",
-                     description=f"the file of {name}: {obj.filename}",
-                     content_type="application/fits" if is_fits else
-                     "application/octet-stream",
-                     content_length=getattr(obj, "file_size", None))]
-        if is_fits:
-            rows.append(Link(text, "#preview",
-                             access_url=f"{base}/obj/{obj.object_id}/preview.png",
-                             description=f"a preview of {name}", content_type="image/png"))
-        return rows
-    return [Link(text, "#this", access_url=f"{base}/obj/{obj.object_id}?format=json",
-                 description=f"the properties of {name}", content_type="application/json")]
-
-
-def _links_row(text: str, semantics: str, target: DBObject, base: str, prefix: str) -> Link:
-    return Link(text, semantics,
-                access_url=f"{base}/datalink/links?ID={quote(str(target.object_id))}",
-                description=f"{prefix}{type(target).__name__} {target.object_id}",
-                content_type=DATALINK_TYPE)
-
-
-def _cuttable(obj: DBObject) -> bool:
-    """Whether SODA can cut the object: a FITS image, or an object anchored on cells."""
-    if anchor_of(obj) is not None:
-        return True
-    return isinstance(obj, DataObject) and str(obj.filename or "").lower().endswith(
-        (".fits", ".fit", ".fits.gz", ".fz"))
 
 
 def _votable(rows: list[Link], base: str) -> bytes:
@@ -255,7 +157,9 @@ def _soda_descriptor(votable: VOTableFile, base: str) -> Resource:
                  "the coadd for a source); works without a WCS",
         "TIME": "MJD interval: keep the images observed within it (MJD-OBS + EXPTIME)",
         "LINEAGE": "backward: also cut every ancestor image where region lineage places the "
-                   "region (always so for a source)",
+                   "region (the default for a source: every image that made its pixels); "
+                   "none: the image alone, or a source's coadd alone (the default for an "
+                   "image)",
     }
     for param in entries:
         param.description = descriptions[param.name]

@@ -3,11 +3,13 @@ multi-extension FITS file.
 
 Parameters: ``ID`` (an object id), one of ``POS`` (``CIRCLE ra dec r``, ``RANGE lon1 lon2
 lat1 lat2``, ``POLYGON ra1 dec1 ...``), ``CIRCLE``, ``POLYGON`` (degrees, ICRS) or ``PIXEL``
-(``x0 x1 y0 y1``: 1-based, inclusive FITS pixels of the image, or of a source's coadd), and
-``LINEAGE=backward`` to cut every ancestor image too, placed by region lineage (always so
-for a source), ``TIME`` (MJD interval: keeps the images observed within it; see
-`webviewer._soda_axes`, which refuses ``BAND`` and ``POL`` naming them), and ``HDU`` (the
-extension of an image ID to start from; default 0). Errors are text: ``UsageError: ...``
+(``x0 x1 y0 y1``: 1-based, inclusive FITS pixels of the image, or of a source's coadd),
+``LINEAGE`` (``backward``: every ancestor image too, placed by region lineage, the default for
+a source; ``none``: the image, or a source's coadd, alone, the default for an image),
+``TIME`` (MJD interval: keeps the images observed within it; see `webviewer._soda_axes`,
+which refuses ``BAND`` and ``POL`` naming them), ``HDU`` (the extension of an image ID to
+start from; default 0), ``RESPONSEFORMAT`` (FITS) and DALI's ``RUNID`` (logged). Any other
+parameter is a ``UsageError`` naming it. Errors are text: ``UsageError: ...``
 (400; 404 for an unknown ID), ``MultiValuedParamNotSupported: ...`` (400) or ``Error:
 ...`` (500); a region that covers no pixel, or a TIME no image was observed in, is 204 with
 no body.
@@ -55,6 +57,16 @@ REGION_PARAMETERS: dict[str, Callable[[str], Any]] = {
 """The region parameters, of which a request may give one."""
 FITS_TYPES = ("", "fits", "application/fits", "image/fits")
 """RESPONSEFORMAT values answered: the only format is FITS."""
+PARAMETERS = ("ID", *REGION_PARAMETERS, "LINEAGE", "TIME", "BAND", "POL", "HDU",
+              "RESPONSEFORMAT", "RUNID")
+"""Every parameter the service takes (BAND and POL to refuse them by name); any other is a
+UsageError naming it: DALI 1.1 and SODA 1.0 leave unknown parameters to the service, and one
+passed over (a misspelt CIRCLE) would answer a different question than the one asked."""
+LINEAGE_VALUES: dict[str, bool | None] = {"": None, "backward": True, "none": False}
+"""LINEAGE: backward cuts every ancestor image too, none the image (a source's coadd) alone;
+without it, a source is cut backward and an image alone."""
+RUNID_CHARS = 64
+"""The longest RUNID (DALI 1.1 section 3.4.6)."""
 
 
 class _MultiValued(Exception):
@@ -98,6 +110,18 @@ async def _parameters(request: Request, limits: Limits) -> dict[str, str]:
 
 
 def _answer(params: dict[str, str], viewer: Viewer) -> Response:
+    unknown = [name for name in params if name not in PARAMETERS]
+    if unknown:
+        named = ", ".join(name[:40] for name in unknown[:5])
+        raise CutoutUsageError(f"parameter{'s' if len(unknown) > 1 else ''} {named} "
+                               f"{'are' if len(unknown) > 1 else 'is'} not taken here: this "
+                               f"service takes {', '.join(PARAMETERS)}")
+    runid = params.get("RUNID", "")
+    if len(runid) > RUNID_CHARS:
+        raise CutoutUsageError(f"RUNID is {len(runid)} characters long; DALI allows "
+                               f"{RUNID_CHARS}")
+    if runid:
+        log.info("SODA request RUNID=%s", runid)  # DALI: RUNID goes into the service's log
     if "ID" not in params or not params["ID"].strip():
         raise CutoutUsageError("parameter ID is missing: give the object id to cut out")
     object_id = parse_object_id(params["ID"], "ID")
@@ -106,7 +130,7 @@ def _answer(params: dict[str, str], viewer: Viewer) -> Response:
         raise CutoutUsageError(f"RESPONSEFORMAT {params['RESPONSEFORMAT']!r} is not offered: "
                                "the only format is application/fits")
     lineage = params.get("LINEAGE", "").strip().lower()
-    if lineage not in ("", "none", "backward"):
+    if lineage not in LINEAGE_VALUES:
         raise CutoutUsageError(f"LINEAGE must be backward or none, not {params['LINEAGE']!r}")
     shape = _shape(params)
     hdu = _hdu(params.get("HDU", "").strip())
@@ -116,7 +140,7 @@ def _answer(params: dict[str, str], viewer: Viewer) -> Response:
                                  bytes=limits.cutout_bytes)
     with viewer.session.activate():
         obj = get(object_id)
-        hdul = cutouts(obj, shape, lineage=lineage == "backward", limits=cutout_limits,
+        hdul = cutouts(obj, shape, lineage=LINEAGE_VALUES[lineage], limits=cutout_limits,
                        cache=viewer.cutout_cache, hdu=hdu)
     if time is not None:
         hdul = select_time(hdul, time)

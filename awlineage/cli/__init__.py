@@ -46,6 +46,7 @@ import argparse
 import importlib
 import importlib.metadata
 import os
+import re
 import sys
 import time
 import warnings
@@ -92,6 +93,42 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None
+                         ) -> tuple[argparse.Namespace, list[str]]:
+        """As argparse's, with a negative value such as ``--radius -3arcsec`` taken as the
+        option's value, so the option's own check refuses it by name."""
+        if args is not None:
+            args = _glue_negative_values(self, list(args))
+        return super().parse_known_args(args, namespace)
+
+
+NEGATIVE_VALUE = re.compile(r"-\.?\d")
+"""The start of a negative value (``-3arcsec``, ``-0.5deg``, ``-1e3``). argparse takes a bare
+negative number as a value but anything else that starts with ``-`` as an option, so
+``--radius -3arcsec`` failed with "expected one argument" instead of saying what is wrong."""
+
+
+def _glue_negative_values(parser: argparse.ArgumentParser, args: list[str]) -> list[str]:
+    """`args` with each ``--option -value`` of an option of `parser` that takes one value
+    written ``--option=-value``; nothing after ``--`` is touched."""
+    takes_one = {name for action in parser._actions if action.nargs is None
+                 for name in action.option_strings if name.startswith("--")}
+    glued: list[str] = []
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word == "--":
+            return glued + args[index:]
+        if (word in takes_one and index + 1 < len(args)
+                and NEGATIVE_VALUE.match(args[index + 1])):
+            glued.append(f"{word}={args[index + 1]}")
+            index += 2
+            continue
+        glued.append(word)
+        index += 1
+    return glued
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:

@@ -11,6 +11,9 @@ from awlineage.cli._arguments import whole_number
 from awlineage.cli._common import open_database, prepare
 from awlineage.cli._ids import parse_id, resolve_id
 
+LINEAGE = {None: None, "backward": True, "none": False}
+"""``--lineage`` as `cutouts` takes it: None is the object's default."""
+
 
 def _run(args: argparse.Namespace) -> int:
     from astropy import units as u
@@ -26,6 +29,9 @@ def _run(args: argparse.Namespace) -> int:
     prepare(db, args.imports)
     obj = db.get(resolve_id(db, args.id))
     shape: PixelBox | SkyCircle | None = None
+    if args.center and args.radius is None:
+        raise CutoutUsageError("--center is the centre of --radius: give both, or --pixels "
+                               "alone")
     if args.pixels:
         shape = PixelBox(*args.pixels)
         if min(args.pixels) < 1 or shape.x0 > shape.x1 or shape.y0 > shape.y1:
@@ -46,7 +52,7 @@ def _run(args: argparse.Namespace) -> int:
         shape = SkyCircle(center, Angle(radius))
     session = Session(db, config.setting("data_url", args.data_url))
     with session.activate():
-        hdul = cutouts(obj, shape, lineage=args.lineage == "backward")
+        hdul = cutouts(obj, shape, lineage=LINEAGE[args.lineage])
     hdul.writeto(args.output, overwrite=args.overwrite)
     print(f"{args.output}: {len(hdul) - 1} cutout{'s' if len(hdul) != 2 else ''} of "
           f"{type(obj).__name__} {obj.object_id}", file=sys.stderr)
@@ -64,9 +70,11 @@ def _angle(text: str, option: str):
     except (TypeError, ValueError, u.UnitsError):
         raise CutoutUsageError(f"{option} {text!r} is not an angle with a unit, such as "
                                "5arcsec or 0.002deg") from None
-    if angle.value <= 0 or angle.value > 180:
-        raise CutoutUsageError(f"{option} {text!r}: the angle must be above 0 and at most "
-                               "180 degrees")
+    if angle.value <= 0:
+        raise CutoutUsageError(f"{option} {text!r}: a radius must be positive, such as "
+                               "3arcsec")
+    if angle.value > 180:
+        raise CutoutUsageError(f"{option} {text!r}: a radius is at most 180 degrees")
     return angle
 
 
@@ -86,8 +94,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                         "coadd for a source)")
     cut.add_argument("--center", help="centre of --radius: 'ra dec' in degrees (ICRS) or "
                      "sexagesimal ('10h00m04.6s +2d12m44s')")
-    cut.add_argument("--lineage", choices=("backward", "none"), default="none",
-                     help="backward: also cut every ancestor image (always so for a source)")
+    cut.add_argument("--lineage", choices=("backward", "none"),
+                     help="backward: also cut every ancestor image (the default for a "
+                     "source); none: the image, or a source's coadd, alone (the default for "
+                     "an image)")
     cut.add_argument("-o", "--output", required=True, help="the FITS file to write")
     cut.add_argument("--overwrite", action="store_true", help="replace an existing file")
     cut.add_argument("--data-url", help="where the files are (default: AWL_DATA_URL or "

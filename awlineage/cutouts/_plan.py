@@ -102,9 +102,10 @@ def plan_cutouts(obj: DBObject, shape: Shape | None, lineage: bool, cells_of: Sh
 
     An image is cut in its HDU `hdu` where `shape` covers it (all of it without a shape),
     and with `lineage` its ancestors where region lineage places those pixels. Any other
-    object is cut through its `region_anchor`: the pixels of every ancestor image its cells
-    depend on; a shape is then placed on the first image reached (such as a source's coadd)
-    and followed from there.
+    object is cut through its `region_anchor`: with `lineage` the pixels of every ancestor
+    image its cells depend on, without it those of the image nearest to it (a source's
+    coadd) alone; a shape is placed on that nearest image and, with `lineage`, followed from
+    there.
 
     Parameters
     ----------
@@ -113,7 +114,8 @@ def plan_cutouts(obj: DBObject, shape: Shape | None, lineage: bool, cells_of: Sh
     shape : Shape or None
         The region to cut (a sky shape or a pixel box); None cuts whole arrays.
     lineage : bool
-        Whether to cut the ancestors region lineage reaches as well.
+        Whether to cut the ancestors region lineage reaches as well (for an anchored object:
+        every image beyond the nearest).
     cells_of : callable
         Gives the cells of an image's HDU that a shape covers (`cells_on_image`).
     limits : CutoutLimits
@@ -157,11 +159,12 @@ def _plan(obj: DBObject, shape: Shape | None, lineage: bool, cells_of: ShapeOnIm
     if anchor is not None:
         owner, cells, hdu = anchor
         found = _backward(owner, cells, hdu, db, obj)
-        if shape is not None:
+        if shape is not None or not lineage:
             first = _nearest(found, obj, db, cache)
             if first is None:
                 raise NoOverlapError(f"{_name(obj)} reaches no image")
-            found = _start(first.obj, first.hdu, shape, True, cells_of, db, cache)
+            found = [first] if shape is None else _start(first.obj, first.hdu, shape, lineage,
+                                                         cells_of, db, cache)
     elif isinstance(obj, DataObject):
         found = _start(obj, hdu, shape, lineage, cells_of, db, cache)
     else:

@@ -8,13 +8,13 @@ from astropy.io import fits
 
 from awlineage.cutouts._cache import CutoutCache
 from awlineage.cutouts._fits import cells_on_image, cutout_hdus
-from awlineage.cutouts._plan import CutoutLimits, plan_cutouts
+from awlineage.cutouts._plan import CutoutLimits, anchor_of, plan_cutouts
 from awlineage.cutouts._shapes import Shape
 from awlineage.database import Database
 from awlineage.persistence import DBObject
 
 
-def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool = False,
+def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool | None = None,
             limits: CutoutLimits | None = None, database: Database | None = None,
             hdu: int | str = 0, cache: CutoutCache | None = None) -> fits.HDUList:
     """The cutouts of `obj` as a multi-extension FITS file.
@@ -27,9 +27,11 @@ def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool = False,
     shape : Shape or None, optional
         The region: a sky shape (degrees, ICRS) or a `PixelBox`; None for the whole image,
         or for exactly the cells an anchored object stands for.
-    lineage : bool, optional
-        Also cut every ancestor image where region lineage places the region (always so for
-        an anchored object).
+    lineage : bool or None, optional
+        Whether to cut every ancestor image where region lineage places the region as well.
+        None (the default) does for an anchored object (a source: every image that made it)
+        and does not for an image; False keeps an anchored object to the image nearest to it
+        (a source's coadd).
     limits : CutoutLimits or None, optional
         How many images, pixels and bytes the request may take.
     database : Database or None, optional
@@ -43,7 +45,9 @@ def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool = False,
     Returns
     -------
     astropy.io.fits.HDUList
-        A primary HDU describing the request, then one image extension per array cut.
+        A primary HDU describing the request (``AWLREQ``, with the ``LINEAGE`` followed, and
+        a comment when lineage reached no ancestor image), then one image extension per
+        array cut.
 
     Raises
     ------
@@ -75,13 +79,18 @@ def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool = False,
     (20, 20)
 
     For a source (an object whose class has ``region_anchor()``), ``cutouts(source)`` cuts
-    every image that made it, placed by region lineage.
+    every image that made it, placed by region lineage, and ``cutouts(source,
+    lineage=False)`` its coadd alone.
     """
     limits = limits or CutoutLimits()
     cache = cache or CutoutCache()
-    planned = plan_cutouts(obj, shape, lineage, functools.partial(cells_on_image, cache=cache),
+    follow = lineage if lineage is not None else anchor_of(obj) is not None
+    planned = plan_cutouts(obj, shape, follow, functools.partial(cells_on_image, cache=cache),
                            limits, database, hdu=hdu, cache=cache)
     request = f"{shape}" if shape is not None else "region of the object"
-    if lineage:
-        request += " LINEAGE=backward"
-    return cutout_hdus(planned, obj, request, limits, cache)
+    request += f" LINEAGE={'backward' if follow else 'none'}"
+    hdul = cutout_hdus(planned, obj, request, limits, cache)
+    if follow and len({p.obj.object_id for p in planned}) == 1:
+        hdul[0].header.add_comment("LINEAGE=backward: region lineage places this region on "
+                                   "no ancestor image (no input pixel made it)")
+    return hdul

@@ -5,6 +5,7 @@ gets holds the star on every image that made it."""
 from __future__ import annotations
 
 import io
+import itertools
 from pathlib import Path
 
 import httpx
@@ -196,3 +197,44 @@ def test_awl_cutout_writes_the_same_cutouts_without_a_server(demo_folder, star,
     replaced = run_awl(None, "cutout", str(source.object_id), "--radius", "2arcsec", "-o",
                        str(out), "--overwrite", cwd=demo_folder)
     assert replaced.returncode == 0, replaced.stderr
+
+
+def test_awl_cutout_says_a_negative_radius_is_not_a_radius(demo_folder, star,
+                                                           tmp_path) -> None:
+    source, _, _ = star
+    for given in (["--radius", "-3arcsec"], ["--radius=-3arcsec"]):
+        done = run_awl(None, "cutout", str(source.object_id), *given, "-o",
+                       str(tmp_path / "x.fits"), cwd=demo_folder)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, given
+        assert "--radius '-3arcsec': a radius must be positive" in done.stderr, given
+    alone = run_awl(None, "cutout", str(source.object_id), "--pixels", "1", "5", "1", "5",
+                    "--center", "150 2", "-o", str(tmp_path / "x.fits"), cwd=demo_folder)
+    assert alone.returncode == 2 and "--center is the centre of --radius" in alone.stderr
+    assert not (tmp_path / "x.fits").exists()
+
+
+def test_awl_cutout_lineage_none_keeps_a_source_to_its_coadd(demo_folder, star,
+                                                              tmp_path) -> None:
+    source, _, _ = star
+    out = tmp_path / "coadd.fits"
+    done = run_awl(None, "cutout", str(source.object_id), "--lineage", "none", "-o", str(out),
+                   cwd=demo_folder)
+    assert done.returncode == 0, done.stderr
+    with fits.open(out) as hdul:
+        assert [h.header["AWLCLASS"].rpartition(".")[2] for h in hdul[1:]] == [
+            "CoaddedRegriddedFrame"]
+
+
+def test_the_cli_reference_shows_every_option_of_awl_cutout() -> None:
+    usage = run_awl(None, "cutout", "--help").stdout.split("\n\n")[0]
+    reference = (Path(__file__).parents[2] / "docs" / "cli.md").read_text()
+    lines = reference.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("awl cutout "))
+    synopsis = " ".join([lines[first], *itertools.takewhile(
+        lambda line: line.startswith(" "), lines[first + 1:])])
+
+    def options(text: str) -> set[str]:
+        words = (word.strip("[]|{}(),") for word in text.split())
+        return {word for word in words if word.startswith("-") and word != "-h"}
+
+    assert options(synopsis) == options(usage)
