@@ -50,13 +50,12 @@ def _check_is_target(cls: type) -> None:
     ingested or committed, not made; a class read from the registry (its module cannot be
     imported here) cannot be made either, and the message says where to import it from."""
     from awlineage.persistence import describe_class, is_stand_in
+    from awlineage.persistence._standin import import_hint
     from awlineage.trace import Process
 
     if is_stand_in(cls):
         raise AwlError(f"cannot make {cls.__name__} here: {describe_class(cls)}, whose code "
-                       "this process cannot import; run awl make where that module is "
-                       "importable (its folder, or on PYTHONPATH) or name it with --import "
-                       "MODULE (a class defined in a script is made by running the script)")
+                       f"this process cannot import; {import_hint(cls)}")
     if issubclass(cls, Process):
         return
     raise AwlError(f"{cls.__name__} is raw data to ingest, not a process target to make: "

@@ -101,6 +101,34 @@ def describe_class(cls: type) -> str:
     return f"{cls.__name__} (read from the registry; defined in {origin})"
 
 
+def import_hint(cls: type) -> str:
+    """How a command gets the real class of stand-in `cls`, for a message.
+
+    Parameters
+    ----------
+    cls : type
+        A stand-in class read from a class registry.
+
+    Returns
+    -------
+    str
+        For a module, to run where it is importable or to name it with ``--import``; for
+        a script, to import it as a module by its file's name from its folder (or to run
+        the script).
+    """
+    module = cls.__dict__.get("_stand_in_module", "")
+    if not module.startswith("__main__"):
+        return (f"run the command where module {module} is importable (the working "
+                f"directory, or PYTHONPATH), or name it with --import {module}")
+    script = recorded_script(module)
+    if script is None:
+        return "define the class in a module and name it with --import MODULE"
+    folder = Path(script).parent
+    where = "" if str(folder) in ("", ".") else f" from {folder}"
+    return (f"import the script as a module: --import {Path(script).stem}{where} (its "
+            "`if __name__ == '__main__':` part does not run), or run the script")
+
+
 def refuse_stand_in(cls: type, action: str) -> NoReturn:
     """Raise `StandInClassError`: `action` (``make Summary 123``) needs the real class.
 
@@ -171,6 +199,7 @@ def build_stand_in(record: RecordedClass, bases: tuple[type, ...],
         "__tablename__": record.table_name,
         "_stand_in": True,
         "_stand_in_origin": origin_text(record.module),
+        "_stand_in_module": record.module,
         "identity": tuple(record.identity),
         "__init__": _refuse_init,
         "commit": _refuse_commit,

@@ -105,12 +105,17 @@ def test_a_stand_in_refuses_make_commit_and_new_objects(db, summary_id) -> None:
         TargetProcessor("serial", progress=False).make(type(summary))
 
 
-def test_awl_make_of_a_class_it_cannot_import_says_so(db, summary_id) -> None:
+def test_awl_make_of_a_class_it_cannot_import_says_so(db, summary_id, tmp_path) -> None:
     result = run_awl(db, "make", "Summary", "--dry-run")
     assert result.returncode == 2
     assert "cannot make Summary here: Summary (read from the registry; defined in script " \
         "proc.py), whose code this process cannot import" in result.stderr
     assert "declares no targets" not in result.stderr
+    assert "import the script as a module: --import proc from " in result.stderr
+    following = run_awl(db, "make", "Summary", "--import", "proc", "--dry-run",
+                        cwd=tmp_path)  # the hint, followed in the script's folder
+    assert "cannot import" not in following.stderr  # the real class (it has no targets)
+    assert "Summary declares no targets" in following.stderr
 
 
 def test_text_queries_and_lineage_helpers_read_script_classes(db, summary_id) -> None:
