@@ -113,15 +113,22 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
     if star is not None:
         _trace_star(say, sources, star)
     say.title("6. Look further")
+    awl = "awl"
+    if database_url is not None:  # the commands must read this database, not the default
+        shown = db.url.render_as_string(hide_password=True)
+        awl = f"awl --database '{shown}'"
+        if db.url.password is not None:
+            say("  (put your password back where *** stands, or set AWL_DATABASE_URL and "
+                "drop --database)")
     for command in (f"awl trace {sources.coadd.object_id}",
                     "awl select --newest \"SourceList.filter == 'r' and SourceList.nsources > "
                     "50\"",
                     "awl make SourceList --dry-run",
                     "awl demo --cosmic-ray-threshold 6   (remakes only what depends on it)",
                     f"awl serve   (then open http://127.0.0.1:8400/obj/{sources.object_id})"):
-        say(f"  {command}")
+        say(f"  {awl}{command.removeprefix('awl')}")
     if star is not None:
-        say(f"  awl cutout {star.object_id} -o star.fits   (the star out of every image "
+        say(f"  {awl} cutout {star.object_id} -o star.fits   (the star out of every image "
             "that made it)")
         say(f"  the same in the viewer: http://127.0.0.1:8400/obj/{star.object_id}/gallery")
     return 0 if not made.failures() else 1

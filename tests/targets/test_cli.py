@@ -52,8 +52,12 @@ def test_awl_demo_pulls_everything_then_reuses_everything(tmp_path) -> None:
     assert "traced back to its raw pixels" in first.stdout
     assert "RawBiasFrame" in first.stdout.split("5. The brightest")[1]
     assert (tmp_path / "awlineage.db").exists() and (tmp_path / "awl-data").is_dir()
-    again = awl("demo", "--colour", "never", cwd=tmp_path, timeout=900)
+    assert "  awl make SourceList --dry-run" in first.stdout  # the default database
+    url = f"sqlite:///{tmp_path / 'awlineage.db'}"
+    again = awl("--database", url, "demo", "--colour", "never", cwd=tmp_path, timeout=900)
     assert again.returncode == 0, again.stderr[-3000:]
+    # the commands to look further read the database the demo was given
+    assert f"  awl --database '{url}' make SourceList --dry-run" in again.stdout
     assert "0 ingested now, 34 ingested before" in again.stdout
     assert "0 target(s) made, 35 reused" in again.stdout
     assert "nothing to make: every target is up to date" in again.stdout
