@@ -140,7 +140,7 @@ def test_images_of_a_class_only_a_script_defines(db: Database, tmp_path: Path,
     assert is_stand_in(client.app.state.viewer.database.class_named("ScriptImage"))
     body = client.get(f"/obj/{part}/pixels?x=0&y=0", headers=JSON).json()
     (item,) = body["images"]
-    assert item["object"] == {"object_id": whole, "class": "ScriptImage",
+    assert item["object"] == {"object_id": whole, "id": str(whole), "class": "ScriptImage",
                               "url": f"/obj/{whole}"}
     assert item["boxes"] == [[4, 2, 4, 2]]  # column 4, row 2 of the whole image
     preview = client.get(item["preview_url"])
