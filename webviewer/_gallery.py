@@ -128,10 +128,10 @@ def _start(request: Request, viewer: Viewer, obj: DBObject
     if not isinstance(obj, DataObject):
         raise NotFound(f"{_describe(obj)} is neither an image nor a source (its class has no "
                        "region_anchor): it has no cutouts")
-    hdu = hdu_param(request)
-    if hdu is None:
+    asked = hdu_param(request)
+    if asked is None:
         _refuse_a_table(obj)
-    image = image_hdu(obj, hdu)
+    image = image_hdu(obj, asked)
     box = requested_box(request, image, viewer.limits.pixel_box_cells)
     if box is None:
         raise BadRequest("parameters x0, y0, x1 and y1 (or x and y) are missing: the gallery "
