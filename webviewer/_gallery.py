@@ -42,7 +42,7 @@ from awlineage.cutouts import (
 )
 from awlineage.errors import AwlError
 from webviewer._errors import BadRequest, NotFound
-from webviewer._imagedata import MAX_HDU, ImageHDU, hdu_param, image_hdu
+from webviewer._imagedata import MAX_HDU, ImageHDU, hdu_param, holds_a_table_only, image_hdu
 from webviewer._json import object_ref
 from webviewer._params import int_param, object_id
 from webviewer._pixels import Overlay, requested_box
@@ -128,7 +128,10 @@ def _start(request: Request, viewer: Viewer, obj: DBObject
     if not isinstance(obj, DataObject):
         raise NotFound(f"{_describe(obj)} is neither an image nor a source (its class has no "
                        "region_anchor): it has no cutouts")
-    image = image_hdu(obj, hdu_param(request))
+    asked = hdu_param(request)
+    if asked is None:
+        _refuse_a_table(obj)
+    image = image_hdu(obj, asked)
     box = requested_box(request, image, viewer.limits.pixel_box_cells)
     if box is None:
         raise BadRequest("parameters x0, y0, x1 and y1 (or x and y) are missing: the gallery "
@@ -138,6 +141,17 @@ def _start(request: Request, viewer: Viewer, obj: DBObject
     anchor_json = {"object": object_ref(obj), "hdu": image.index, "cells": cells,
                    "box": {"x0": x0, "y0": y0, "x1": x1, "y1": y1}}
     return PixelBox(x0 + 1, x1 + 1, y0 + 1, y1 + 1), image.index, anchor_json, box
+
+
+def _refuse_a_table(obj: DataObject) -> None:
+    """A 404 that says what to open instead when `obj`'s file holds a table and no image (a
+    source list: its sources each have a gallery)."""
+    if holds_a_table_only(obj):
+        raise NotFound(f"{_describe(obj)} holds a table, not an image: the gallery shows the "
+                       "cutouts of one source (an object whose class has region_anchor) from "
+                       "the images it was measured on, or of a pixel box of an image. Open its "
+                       f"rows at /obj/{obj.object_id}/sources, each source with a gallery of "
+                       "its own")
 
 
 def _plan(obj: DBObject, shape: PixelBox | None, hdu: int, cache: CutoutCache

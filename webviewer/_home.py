@@ -90,7 +90,9 @@ def home(request: Request, viewer: Viewer) -> Page:
     table = runs_table(db, index.records)
     failed = RunFilter(status="failed")
     data = {
-        "database": db.url.render_as_string(hide_password=True), "read_only": True,
+        # A public viewer names no database: its URL tells user, host, port and schema.
+        "database": None if viewer.public else db.url.render_as_string(hide_password=True),
+        "read_only": True,
         "pages": {"search": "/search", "classes": "/classes", "runs": "/runs"},
         "runs": {"total": run_count(db, table, RunFilter()),
                  "recent": run_rows(db, table, RunFilter(), RECENT), "url": "/runs"},

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from astropy.io import fits
 from starlette.requests import Request
 
 from awlineage import DataObject, DBObject
@@ -52,6 +53,14 @@ def opened_fits(obj: DBObject) -> Iterator[Any]:
 
 def _is_image(hdu: Any) -> bool:
     return bool(getattr(hdu, "is_image", False)) and hdu.header.get("NAXIS") == 2
+
+
+def holds_a_table_only(obj: DBObject) -> bool:
+    """Whether `obj`'s file holds a table and no 2-D image (a source list's); a 404 if it
+    has no FITS file."""
+    with opened_fits(obj) as hdus:
+        return (not any(_is_image(h) for h in hdus)
+                and any(isinstance(h, fits.BinTableHDU | fits.TableHDU) for h in hdus))
 
 
 def _entry(index: int, hdu: Any) -> ImageHDU:

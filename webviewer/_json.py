@@ -38,6 +38,7 @@ def jsonable(value: Any) -> Any:
 
 
 def object_ref(obj: DBObject) -> dict[str, Any]:
-    """A stored object as a reference: id, class and its page."""
-    return {"object_id": obj.object_id, "class": type(obj).__name__,
+    """A stored object as a reference: id (as a number, and as text in ``id``: ids have 63
+    bits, past the integers a JavaScript number holds exactly), class and its page."""
+    return {"object_id": obj.object_id, "id": str(obj.object_id), "class": type(obj).__name__,
             "url": f"/obj/{obj.object_id}"}

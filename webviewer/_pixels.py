@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from awlineage import Boxes, DataObject, DBObject, backward, forward, get
+from awlineage.errors import UnknownClassError
 from awlineage.regions import ArrayLineage, RegionError, RegionLineage
 from webviewer._errors import BadRequest
 from webviewer._imagedata import ImageHDU, hdu_index, hdu_param, image_hdu
@@ -110,6 +111,10 @@ def requested_box(request: Request, image: ImageHDU, limit: int
     return x0, y0, x1, y1
 
 
+NONE_RECORDED = "none is recorded in this database (no process has recorded a RegionTable)"
+"""Why a pixel has no region lineage in a database where none was ever recorded."""
+
+
 def _query(obj: DBObject, image: ImageHDU, box: tuple[int, int, int, int], direction: str
            ) -> RegionLineage | str:
     """The region lineage of `box`, or a sentence saying why there is none."""
@@ -125,6 +130,8 @@ def _query(obj: DBObject, image: ImageHDU, box: tuple[int, int, int, int], direc
             return query(obj, cells, hdu=name, keep_empty=True)  # the path, counted
         except RegionError as exc:
             messages.append(str(exc))
+        except UnknownClassError:  # the registry has no RegionTable: nothing recorded one
+            return NONE_RECORDED
     return messages[0]
 
 

@@ -9,7 +9,8 @@ or process ids:
   who recorded a retraction in its sentence (``was retracted on 2026-12-01 by (hidden): ...``);
 - an absolute path under the data directory or the working directory becomes relative to it;
   one under any other server directory (home, the temporary directory, Python's prefix and
-  module path) becomes just its last name.
+  module path, the directory the viewer's packages are installed in) becomes just its last
+  name.
 
 Pages pass their data through `Redactor.data` before it is rendered (`webviewer._respond`):
 a page's JSON answer once it is all JSON values, so that nothing is left to hide in it, and
@@ -77,10 +78,22 @@ def public_setting(explicit: bool | None = None) -> bool:
 
 def server_directories() -> list[str]:
     """Directories of this server whose paths public mode elides: home, the temporary
-    directory, Python's prefixes and module path."""
+    directory, Python's prefixes and module path, and the directory the viewer's own packages
+    are installed in (a source checkout, for an editable install: not on the module path)."""
     found = [str(Path.home()), tempfile.gettempdir(), sys.prefix, sys.base_prefix,
-             sys.exec_prefix, *sys.path]
+             sys.exec_prefix, *sys.path, *package_roots()]
     return [d for d in found if d and os.path.isabs(d)]
+
+
+def package_roots() -> list[str]:
+    """The directories holding awlineage and the viewer's packages, wherever they are
+    installed: their call traces and errors name files under them."""
+    import awlineage
+    import dataserver
+    import webviewer
+
+    return sorted({str(Path(module.__file__ or "").resolve().parent.parent)
+                   for module in (awlineage, dataserver, webviewer)})
 
 
 class Redactor:

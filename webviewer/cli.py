@@ -11,7 +11,7 @@ import sys
 from urllib.parse import urlsplit
 
 from awlineage import config
-from awlineage.cli import LOG_LEVELS, listening_socket, port_number, serve_on
+from awlineage.cli import LOG_LEVELS, listening_socket, port_number, serve_on, shown_url
 from awlineage.errors import ConfigurationError
 from awlineage.extras import require_extra
 
@@ -27,8 +27,15 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from webviewer import create_app
+    from webviewer._public import public_setting
 
     database_url = config.setting("database_url", args.database)
+    public = public_setting(args.public)
+    if public and args.site_url:
+        raise ConfigurationError(
+            "--site-url: a public viewer serves no lineage bundles, so it records no site URL "
+            "for other sites to come back to; record it with awl serve without --public, or "
+            "awl sites init --url URL")
     data_url = config.setting("data_url", args.data_url)
     _check_data_url(str(data_url))
     schema = config.setting("database_schema", args.schema)
@@ -39,16 +46,20 @@ def _serve(args: argparse.Namespace) -> int:
         os.environ["AWL_DATA_URL"] = str(data_url)
         if schema:
             os.environ["AWL_DATABASE_SCHEMA"] = schema
-        if args.public:
+        if public:
             os.environ["AWL_VIEWER_PUBLIC"] = "1"
     # Fail here, not later.
-    app = create_app(database_url, data_url=data_url, schema=schema, public=args.public)
+    app = create_app(database_url, data_url=data_url, schema=schema, public=public)
     # The site's address is recorded only once the port is ours: a failed bind must not
     # leave bundles and files exported later naming another process's server.
     with listening_socket(args.host, args.port) as sock:
-        print(f"awl serve: {database_url} (read-only), files from {data_url}, on {where}",
-              file=sys.stderr)
-        _record_site(database_url, schema, args.site_url or where, replace=bool(args.site_url))
+        print(f"awl serve: {shown_url(database_url)} (read-only), files from {data_url}, "
+              f"on {where}" + (" (public)" if public else ""), file=sys.stderr)
+        if public:
+            _leave_site(database_url, schema)
+        else:
+            _record_site(database_url, schema, args.site_url or where,
+                         replace=bool(args.site_url))
         if args.workers == 1:
             return serve_on(app, sock, args.log_level)
         uvicorn.run("webviewer:create_app", factory=True, fd=sock.fileno(),
@@ -97,6 +108,28 @@ def _record_site(database_url: str, schema: str | None, url: str, replace: bool)
         db.close()
 
 
+def _leave_site(database_url: str, schema: str | None) -> None:
+    """Say that a public viewer leaves the site as it is: it refuses lineage bundles
+    (`webviewer._public.BUNDLES_REFUSED`), so a site URL naming it would send other sites'
+    pointers to a server that cannot answer them."""
+    from awlineage import Database
+    from awlineage.federation import local_site
+
+    recorded = None
+    try:
+        db = Database(database_url, schema=schema, read_only=True, create=False)
+        try:
+            recorded = local_site(db).url
+        finally:
+            db.close()
+    except Exception:  # only said to the user; the viewer still serves
+        recorded = None
+    print("awl serve: site URL not recorded: a public viewer serves no lineage bundles; "
+          + (f"the site stays at {recorded}" if recorded else "no site URL is recorded")
+          + " (record one with awl serve without --public, or awl sites init --url URL)",
+          file=sys.stderr)
+
+
 def _on_loopback(url: str) -> bool:
     """Whether `url` names this machine's loopback address (no other machine reaches it)."""
     host = urlsplit(url).hostname or ""
@@ -130,8 +163,11 @@ def add_serve(commands: argparse._SubParsersAction) -> None:
                        help="worker processes (default 1)")
     serve.add_argument("--log-level", choices=LOG_LEVELS, default="warning")
     serve.add_argument("--public", action="store_true", default=None,
-                       help="hide server paths, users, hosts and pids on every page and in "
-                       "JSON (default: AWL_VIEWER_PUBLIC or awl.toml's viewer_public)")
+                       help="hide server paths, users, hosts, pids and the database's URL on "
+                       "every page and in JSON, serve no lineage bundles and record no site "
+                       "URL (default: AWL_VIEWER_PUBLIC or awl.toml's viewer_public)")
     serve.add_argument("--site-url", help="the URL other sites reach this one at, recorded "
-                       "as this site's (default: the one recorded, else http://HOST:PORT)")
+                       "as this site's (default: the one recorded, else http://HOST:PORT; "
+                       "a loopback URL recorded before follows this server); not with "
+                       "--public, which records no site URL")
     serve.set_defaults(run=_serve)

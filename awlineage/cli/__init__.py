@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # imported once a command uses the database: ``awl --help`` d
     import sqlalchemy as sa
 
 __all__ = ["COMMANDS_GROUP", "LOG_LEVELS", "build_parser", "listening_socket", "main",
-           "port_number", "real_number", "serve_on"]
+           "port_number", "real_number", "serve_on", "shown_url"]
 
 COMMAND_MODULES = (
     "awlineage.cli._select",
@@ -243,15 +243,21 @@ def is_disconnect(exc: sa.exc.DBAPIError) -> bool:
     return bool(exc.connection_invalidated) or isinstance(exc, sa.exc.OperationalError)
 
 
-def database_failure(args: argparse.Namespace | None, exc: sa.exc.DBAPIError) -> str:
-    """One line saying which database failed and how (never the statement or its values)."""
+def shown_url(url: str, unparsable: str = "the database") -> str:
+    """A database URL as a command says it: its password masked (``awl:***@host``), or
+    `unparsable` for text that is no URL."""
     import sqlalchemy as sa
 
-    url = config.setting("database_url", getattr(args, "database", None))
     try:
-        shown = sa.make_url(url).render_as_string(hide_password=True)
+        return sa.make_url(url).render_as_string(hide_password=True)
     except sa.exc.ArgumentError:
-        shown = "the database"
+        return unparsable
+
+
+def database_failure(args: argparse.Namespace | None, exc: sa.exc.DBAPIError) -> str:
+    """One line saying which database failed and how (never the statement or its values)."""
+    url = config.setting("database_url", getattr(args, "database", None))
+    shown = shown_url(url)
     reason = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else str(exc)
     if is_disconnect(exc):
         return f"DatabaseUnavailable: lost or could not open the connection to {shown} " \

@@ -183,6 +183,14 @@ def test_uvicorn_builds_the_app_from_the_environment(db: Database, tmp_path: Pat
 def _served_site_lines(db: Database, tmp_path: Path, *options: str) -> list[str]:
     """What ``awl serve`` says about the site, started on a free port and stopped once it
     answers."""
+    said = ("awl serve: site ", "awl serve: this server")
+    lines = _served_lines(db, tmp_path, *options)
+    return lines[:1] + [line for line in lines[1:] if line.startswith(said)]
+
+
+def _served_lines(db: Database, tmp_path: Path, *options: str) -> list[str]:
+    """``port N``, then every line ``awl serve`` says, started on a free port and stopped
+    once it answers."""
     port = free_port()
     command = [sys.executable, "-m", "awlineage.cli", "serve", "--port", str(port),
                "--database", db.url.render_as_string(hide_password=False), *options]
@@ -195,8 +203,7 @@ def _served_site_lines(db: Database, tmp_path: Path, *options: str) -> list[str]
     finally:
         process.terminate()
         _, err = process.communicate(timeout=30)
-    said = ("awl serve: site ", "awl serve: this server")
-    return [f"port {port}"] + [line for line in err.splitlines() if line.startswith(said)]
+    return [f"port {port}", *err.splitlines()]
 
 
 def test_the_site_follows_awl_serve_on_loopback_but_not_a_url_given(db: Database,
@@ -216,3 +223,41 @@ def test_the_site_follows_awl_serve_on_loopback_but_not_a_url_given(db: Database
                              f"http://127.0.0.1:{port} before)")
     assert "this server listens on http://127.0.0.1:" in kept[2]
     assert "not at the site's URL" in kept[2]
+
+
+def test_awl_serve_masks_the_database_password(db: Database, tmp_path: Path) -> None:
+    Note(text="masked").commit()
+    lines = _served_lines(db, tmp_path)
+    (opening,) = [line for line in lines if line.endswith(" on http://127.0.0.1:"
+                                                          + lines[0].split()[1])]
+    assert opening.startswith(f"awl serve: {db.url.render_as_string(hide_password=True)} ")
+    if db.url.password:
+        assert f":{db.url.password}@" not in "\n".join(lines)
+        assert ":***@" in opening
+
+
+def test_a_public_viewer_never_records_or_moves_the_site_url(db: Database,
+                                                             tmp_path: Path) -> None:
+    """A public viewer refuses lineage bundles: a site URL naming it would send other sites'
+    pointers to a server that cannot answer them."""
+    Note(text="a site").commit()
+    private = _served_site_lines(db, tmp_path)
+    recorded = f"http://127.0.0.1:{private[0].split()[1]}"
+    assert local_site(db).url == recorded
+    public = _served_lines(db, tmp_path, "--public")
+    assert local_site(db).url == recorded
+    assert not any(line.startswith("awl serve: site ") and "recorded at" in line
+                   for line in public)
+    assert ("awl serve: site URL not recorded: a public viewer serves no lineage bundles; "
+            f"the site stays at {recorded} (record one with awl serve without --public, or "
+            "awl sites init --url URL)") in public
+
+
+def test_a_public_viewer_refuses_a_site_url(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "awlineage.cli", "serve", "--public",
+                             "--site-url", "https://lineage.example.org", "--database",
+                             f"sqlite:///{tmp_path}/none.db"], capture_output=True, text=True,
+                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
+                            timeout=120)
+    assert result.returncode == 2
+    assert "--site-url: a public viewer serves no lineage bundles" in result.stderr

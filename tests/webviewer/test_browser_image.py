@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from astropy.wcs import WCS
 
-from awlineage import get
+from awlineage import get, select
 from tests.webviewer.browser import until
 from tests.webviewer.demo_objects import coadd_and_star, demo_session
 
@@ -90,3 +90,40 @@ def test_zoom_pan_and_read_the_pixel_and_sky_under_the_cursor(demo_folder, demo_
     until(page, "document.querySelectorAll('#lineage-list li').length >= 3")
     assert "arrays reached backward" in page.inner_text("#overlay-status")
     page.screenshot(path=shot("lineage"), full_page=True)
+
+
+def test_a_clicked_pixel_lists_and_links_the_exact_ids_reached(demo_folder, demo_url,
+                                                               page) -> None:
+    """Ids have 63 bits, past a JavaScript number's exact integers: the arrays a clicked pixel
+    reaches and the source lists drawn are named and linked with every digit of their ids."""
+    from targets.source_lists import SourceList
+
+    coadd, x, y, _ = coadd_and_star(demo_folder)
+    with demo_session(demo_folder):
+        lists = [s.object_id for s in select(SourceList.coadd == get(coadd))]
+    page.goto(f"{demo_url}/obj/{coadd}/image")
+    until(page, READY)
+    until(page, f"Number({VIEW}.dataset.sources || 0) > 0")
+    status = page.inner_text("#overlay-status")
+    assert lists and all(f"SourceList {oid}" in status for oid in lists), (status, lists)
+
+    page.mouse.click(*_on_canvas(page, x, y))
+    until(page, "document.querySelectorAll('#lineage-list li').length >= 3")
+    shown = page.eval_on_selector_all(
+        "#lineage-list a", "all => all.map(a => [a.textContent, a.getAttribute('href')])")
+    answer = page.request.get(f"{demo_url}/obj/{coadd}/pixels?x={x}&y={y}&format=json").json()
+    expected = []
+    for item in answer["images"]:
+        oid = item["object"]["url"].rsplit("/", 1)[1]
+        assert item["object"]["id"] == oid
+        box = ",".join(str(v) for v in item["boxes"][0]) if item["boxes"] else None
+        href = (f"/obj/{oid}/image?hdu={item['hdu']}&box={box}"
+                if item["preview_url"] and box else f"/obj/{oid}")
+        expected.append([f"{item['object']['class']} {oid}", href])
+    assert shown == expected
+    own = [i["boxes"] for i in answer["images"] if i["object"]["id"] == str(coadd)]
+    if own:  # the clicked image's own regions are drawn over it beside the pixel
+        drawn = int(page.get_attribute("#image-view", "data-lineage-boxes"))
+        assert drawn == 1 + sum(len(boxes) for boxes in own)
+    for _, href in shown:
+        assert page.request.get(demo_url + href).ok, href

@@ -99,3 +99,21 @@ def test_hostile_values_stay_text_on_search_error_and_diff_pages(db: Database, s
     page.goto(f"{url}/diff/{a.object_id}/{b.object_id}")
     assert page.get_by_text(HOSTILE[1]).count() >= 1
     _no_injected_elements(page, dialogs)
+
+
+def test_used_by_shows_each_users_exact_id(db: Database, serve_viewer, page) -> None:
+    """Ids have 63 bits, past a JavaScript number's exact integers: the labels the page's
+    script writes carry every digit of each id, as the links do."""
+    part = Widget(name="shared")
+    users = [Gizmo(name=f"b{i}", parts=[part]) for i in range(3)]
+    for user in users:
+        user.commit()
+    assert all(user.object_id > 2**53 for user in users)
+    url = serve_viewer()
+    page.goto(f"{url}/obj/{part.object_id}")
+    page.click("#used-by-link")
+    links = page.locator('#used-by details[data-name="Gizmo.parts"] a')
+    links.first.wait_for(state="attached")
+    shown = links.evaluate_all("all => all.map(a => [a.textContent, a.getAttribute('href')])")
+    assert sorted(shown) == sorted([f"Gizmo {u.object_id}", f"/obj/{u.object_id}"]
+                                   for u in users)

@@ -290,3 +290,18 @@ def test_a_sources_object_page_links_to_its_gallery_and_an_image_page_does_not(
     assert demo_client.get(urls["gallery"]).status_code == 200
     image = demo_client.get(f"/obj/{coadd_id}", headers={"accept": "application/json"}).json()
     assert "gallery" not in image["urls"]
+
+
+def test_the_gallery_of_a_table_says_what_to_open_instead(db, open_viewer,
+                                                          tmp_path: Path) -> None:
+    """A source list holds a table: its gallery is each of its sources'."""
+    from tests.webviewer.object_models import fits_bytes, scan_file
+
+    table = scan_file(db, tmp_path / "awl-data", fits_bytes(image=False))
+    answer = open_viewer().get(f"/obj/{table.object_id}/gallery", headers=JSON)
+    assert answer.status_code == 404
+    assert answer.json()["error"] == (
+        f"ScanFile {table.object_id} holds a table, not an image: the gallery shows the "
+        "cutouts of one source (an object whose class has region_anchor) from the images "
+        "it was measured on, or of a pixel box of an image. Open its rows at "
+        f"/obj/{table.object_id}/sources, each source with a gallery of its own")

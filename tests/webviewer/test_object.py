@@ -35,8 +35,9 @@ def test_the_object_page_answers_the_object_as_json(db: Database, open_viewer) -
     assert [(v["object_id"], v["version"], v["current"]) for v in answer["versions"]] == [
         (second.object_id, 2, True), (first.object_id, 1, False)]
     assert answer["attributes"] == {"name": "frame", "note": "again", "weight": None}
-    assert answer["links"]["main"] == {"object_id": second.main.object_id, "class": "Widget",
-                                       "url": f"/obj/{second.main.object_id}", "version": 1}
+    main = second.main.object_id
+    assert answer["links"]["main"] == {"object_id": main, "id": str(main), "class": "Widget",
+                                       "url": f"/obj/{main}", "version": 1}
     parts = answer["link_lists"]["parts"]
     assert parts["count"] == 3 and parts["type"] == "Widget"
     assert [m["object_id"] for m in parts["members"]] == [p.object_id for p in second.parts]
@@ -108,6 +109,7 @@ def test_used_by_lists_what_links_to_an_object(db: Database, open_viewer) -> Non
     by_parts = answer["used_by"]["Gizmo.parts"]
     assert by_parts["count"] == 5
     assert [m["object_id"] for m in by_parts["members"]] == [u.object_id for u in users[:3]]
+    assert [m["id"] for m in by_parts["members"]] == [str(u.object_id) for u in users[:3]]
     assert [m["object_id"] for m in answer["used_by"]["Gizmo.main"]["members"]] == [
         users[0].object_id]
     assert answer["limits_hit"] == ["list_members: 3 of the 5 objects linking through "
@@ -273,7 +275,7 @@ def test_the_object_page_of_a_run_links_to_the_run_page(db: Database, open_viewe
     client = open_viewer()
     answer = client.get(f"/obj/{stack.object_id}", headers=JSON).json()
     run_id = stack.process_run.object_id
-    assert answer["run"] == {"object_id": run_id, "class": "ProcessRun",
+    assert answer["run"] == {"object_id": run_id, "id": str(run_id), "class": "ProcessRun",
                              "url": f"/run/{run_id}", "version": 1}
     run_object = client.get(f"/obj/{run_id}", headers=JSON).json()
     assert run_object["urls"]["run"] == f"/run/{run_id}"

@@ -140,8 +140,28 @@ def test_images_of_a_class_only_a_script_defines(db: Database, tmp_path: Path,
     assert is_stand_in(client.app.state.viewer.database.class_named("ScriptImage"))
     body = client.get(f"/obj/{part}/pixels?x=0&y=0", headers=JSON).json()
     (item,) = body["images"]
-    assert item["object"] == {"object_id": whole, "class": "ScriptImage",
+    assert item["object"] == {"object_id": whole, "id": str(whole), "class": "ScriptImage",
                               "url": f"/obj/{whole}"}
     assert item["boxes"] == [[4, 2, 4, 2]]  # column 4, row 2 of the whole image
     preview = client.get(item["preview_url"])
     assert preview.status_code == 200 and png_size(preview.content) == (16, 12)
+
+
+def test_an_image_with_no_region_lineage_says_so(db: Database, open_viewer,
+                                                 tmp_path: Path) -> None:
+    """A database where nothing recorded region lineage: the pixels page says the image has
+    none, not which class the database lacks."""
+    from tests.webviewer.object_models import fits_bytes, scan_file
+
+    image = scan_file(db, tmp_path / "awl-data", fits_bytes())
+    client = open_viewer()
+    page = client.get(f"/obj/{image.object_id}/pixels")
+    assert page.status_code == 200, page.text
+    traced = client.get(f"/obj/{image.object_id}/pixels?x=1&y=1", headers=JSON)
+    assert traced.status_code == 200, traced.text
+    body = traced.json()
+    assert body["images"] == [] and "class registry" not in traced.text
+    assert body["message"] == ("No region lineage for this image: none is recorded in this "
+                               "database (no process has recorded a RegionTable)")
+    html = client.get(f"/obj/{image.object_id}/pixels?x=1&y=1").text
+    assert "No region lineage for this image: none is recorded" in html

@@ -238,3 +238,36 @@ def test_awl_serve_public_hides_the_database_path(db: Database, tmp_path: Path,
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_a_public_viewer_names_no_database(db: Database, tmp_path: Path) -> None:
+    Note(text="where").commit()
+    shown = db.url.render_as_string(hide_password=True)
+    for public in (False, True):
+        app = create_app(db.url.render_as_string(hide_password=False), schema=db.schema,
+                         data_url=str(tmp_path / "awl-data"), public=public)
+        with TestClient(app) as client:
+            html = client.get("/").text
+            answer = client.get("/", headers={"accept": "application/json"}).json()
+        if public:
+            assert answer["database"] is None
+            assert shown not in html and "Reading" not in html
+            assert "A read-only viewer." in html
+        else:
+            assert answer["database"] == shown
+            assert f"Reading <code>{shown}</code>" in html
+
+
+def test_the_packages_own_directory_is_hidden_wherever_it_is_installed(monkeypatch) -> None:
+    """An editable install is found by an import hook: its source checkout is not on the
+    module path, yet call traces name files under it."""
+    import awlineage
+    from webviewer._public import redactor_for
+
+    package = Path(awlineage.__file__).resolve().parent
+    checkout = str(package.parent)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path
+                                      if p and os.path.realpath(p) != checkout])
+    monkeypatch.chdir("/")
+    traced = f'File "{package}/trace/_calls.py", line 12, in call'
+    assert redactor_for(None).text(traced) == 'File "_calls.py", line 12, in call'

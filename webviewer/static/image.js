@@ -224,20 +224,22 @@
         list.replaceChildren();
         lineageBoxes = [[pixel.x, pixel.y, pixel.x, pixel.y]];
         found.images.forEach(function (item) {
-          if (String(item.object.object_id) === objectId && item.shape.length === 2) {
+          // ids as text (item.object.id): a 63-bit id read as a JavaScript number loses digits
+          if (item.object.id === objectId && item.shape.length === 2) {
             lineageBoxes = lineageBoxes.concat(item.boxes);
           }
           const li = document.createElement("li");
           const a = document.createElement("a");
           const box = item.boxes.length ? item.boxes[0] : null;
           a.href = item.preview_url && box ?
-            "/obj/" + item.object.object_id + "/image?hdu=" + item.hdu + "&box=" + box.join(",") :
+            "/obj/" + item.object.id + "/image?hdu=" + item.hdu + "&box=" + box.join(",") :
             item.object.url;
-          a.textContent = item.object.class + " " + item.object.object_id;
+          a.textContent = item.object.class + " " + item.object.id;
           li.append(a, " " + item.array + ": " + item.cells + " cells in " +
                     item.boxes_total + " boxes");
           list.append(li);
         });
+        view.dataset.lineageBoxes = String(lineageBoxes.length);
         status("Pixel x=" + pixel.x + ", y=" + pixel.y + ": " + found.images_total +
                " arrays reached backward" + (found.message ? " (" + found.message + ")" : ""));
         draw();
@@ -251,7 +253,7 @@
       lists.forEach(function (list) { sourceBoxes = sourceBoxes.concat(list.boxes); });
       view.dataset.sources = String(sourceBoxes.length);
       status(lists.length ? lists.map(function (list) {
-        return list.boxes.length + " sources of " + list["class"] + " " + list.object_id;
+        return list.boxes.length + " sources of " + list["class"] + " " + list.id;
       }).join("; ") + (overlays.limits_hit.length ? " (" + overlays.limits_hit[0] + ")" : "")
         : "No source list made from this image.");
       draw();

@@ -4,7 +4,8 @@
 function objectLink(ref) {
   const link = document.createElement("a");
   link.href = ref.url;
-  link.textContent = ref["class"] + " " + ref.object_id;
+  // ref.id, the id as text: ids have 63 bits, past what a JavaScript number holds exactly
+  link.textContent = ref["class"] + " " + ref.id;
   return link;
 }
 
