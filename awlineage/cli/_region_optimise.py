@@ -142,8 +142,8 @@ def _limits(max_disk: int | None, limit: tuple[str, float] | None, seconds: floa
     if limit is None:
         runtime = "no limit"
     elif limit[0] == "ratio":
-        runtime = (f"{limit[1]:g} x {workflow:.4g} s without lineage ({source}) = "
-                   f"{seconds:.4g} s of capture")
+        runtime = (f"{limit[1]:g} x the {workflow:.4g} s without lineage ({source}): at "
+                   f"most {seconds:.4g} s of capture")
     else:
         runtime = f"{seconds:.4g} s of capture"
     return f"limits: disk {disk}; runtime {runtime}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict
 from typing import Any
 
@@ -39,6 +40,12 @@ def _stats(args: argparse.Namespace) -> int:
                           "queries": [asdict(q) for q in queries]}, indent=1))
         return 0
     if not operators and not queries:
+        known = sorted(read_operator_stats(db)) if args.operator else []
+        if known:  # a name that is not among them: say which there are
+            print(f"awl regions stats: no region lineage recorded for operator "
+                  f"{args.operator!r}; operators with region lineage: {', '.join(known)}",
+                  file=sys.stderr)
+            return 1
         which = f"operator {args.operator!r}" if args.operator else "any operator"
         print(f"no region lineage recorded for {which}")
         return 0

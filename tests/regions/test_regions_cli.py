@@ -25,6 +25,10 @@ def test_awl_regions_stats_prints_captures_and_queries_per_operator(db) -> None:
                 if x.split()[:2] == ["payload_boxes", "backward"])
     assert line[2:5] == ["2", "2", "2"]               # queries, hops, cells asked
     assert line[-2:] == ["pay", "x2"]
+    mistyped = awl(db, "regions", "stats", "--operator", "resampel")
+    assert mistyped.returncode == 1 and mistyped.stdout == ""
+    assert "operator 'resampel'; operators with region lineage: " in mistyped.stderr
+    assert "resample" in mistyped.stderr.split("operators with region lineage: ")[1]
 
 
 def test_awl_regions_stats_json_for_one_operator(db) -> None:
