@@ -83,7 +83,7 @@ def _show(value: Any) -> str:
     if isinstance(value, DBObject):
         return describe(value)
     if isinstance(value, list) and value and isinstance(value[0], DBObject):
-        return f"[{len(value)} objects]"
+        return f"[{len(value)} object{'s' if len(value) != 1 else ''}]"
     return format_value(value)
 
 

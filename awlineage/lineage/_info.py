@@ -299,7 +299,7 @@ def _attribute_nodes(obj: DBObject | None, expand: bool, attributes: bool = True
         elif prop.kind is Kind.LINK_LIST and group:
             nodes.extend(_sibling_groups(name, value, expand))
         elif prop.kind is Kind.LINK_LIST:
-            nodes.append(InfoNode(name, f"[{len(value)} objects]"))
+            nodes.append(InfoNode(name, f"[{len(value)} object{'s' if len(value) != 1 else ''}]"))
             for i, member in enumerate(value[:MAX_LIST_MEMBERS]):
                 nodes.append(InfoNode(f"{name}[{i}]", describe(member),
                                       member if expand else None))

@@ -48,8 +48,9 @@ class LineageIncompleteWarning(UserWarning):
     def __str__(self) -> str:
         lines = "\n  ".join(m.describe() for m in self.missing[:20])
         more = f"\n  ... and {len(self.missing) - 20} more" if len(self.missing) > 20 else ""
-        return (f"lineage incomplete: {len(self.missing)} objects held at other sites could "
-                f"not be fetched\n  {lines}{more}")
+        held = "1 object held at another site" if len(self.missing) == 1 else \
+            f"{len(self.missing)} objects held at other sites"
+        return f"lineage incomplete: {held} could not be fetched\n  {lines}{more}"
 
 
 @dataclass

@@ -204,7 +204,7 @@ class DBObject(metaclass=DBObjectMeta):
                 if prop.kind.is_link and value is not None:
                     value = f"<{type(value).__name__} {value.object_id}>"
                 elif prop.kind is Kind.LINK_LIST:
-                    value = f"<{len(value)} objects>"
+                    value = f"<{len(value)} object{'s' if len(value) != 1 else ''}>"
                 elif isinstance(value, bytes):
                     value = f"<{len(value)} bytes>"
                 else:

@@ -14,6 +14,6 @@ def test_a_pickled_lineage_incomplete_warning_keeps_its_missing_objects_and_mess
     copy = pickle.loads(pickle.dumps(warning))
     assert copy.missing == missing
     assert str(copy) == str(warning) == (
-        "lineage incomplete: 1 objects held at other sites could not be fetched\n"
+        "lineage incomplete: 1 object held at another site could not be fetched\n"
         "  Step 7 held at http://127.0.0.1:8400: connection refused")
     assert type(copy)(*copy.args).missing == missing

@@ -88,3 +88,10 @@ def test_info_can_show_the_dependency_links_alone(db, pipeline) -> None:
     assert "master = MasterLevel" in text and "exposures[2] = Exposure" in text
     assert "process_run = ProcessRun" in text
     assert "clip_sigma" not in text and "counts" not in text and "code_version" not in text
+
+
+def test_a_list_of_one_link_is_one_object(db) -> None:
+    pipeline = make_pipeline(1)
+    assert "exposures = [1 object]" in str(info(pipeline.master, depth=1))
+    assert "<1 object>" in repr(pipeline.master)
+    assert "exposures = [3 objects]" in str(info(make_pipeline(3).master, depth=1))
