@@ -36,10 +36,10 @@ def export_bundle_command(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     from awlineage.federation import import_bundle, read_bundle
 
-    db = open_database(args, create=True)
+    bundles = [(path, read_bundle(Path(path))) for path in args.paths]  # all verified before
+    db = open_database(args, create=True)  # a database is made, if new
     prepare(db, args.imports)
-    for path in args.paths:
-        bundle = read_bundle(Path(path))
+    for path, bundle in bundles:
         report = import_bundle(bundle, database=db)
         print(f"{path}: {report.summary()} (from {bundle.origin.describe()})")
     return 0

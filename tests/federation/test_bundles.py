@@ -540,3 +540,20 @@ def test_retractions_of_the_objects_travel_with_the_bundle(db: Database,
     assert (record.object_id, record.reason, record.user) == (kept.object_id, "lamp failing",
                                                               kept.user)
     assert retractions_of([raws[0].object_id], database=site_b) == {}
+
+
+def test_awl_import_of_a_tampered_bundle_makes_no_database(db: Database, tmp_path) -> None:
+    from tests.commands import run_awl
+
+    *_, s2, s3 = _chain(db)
+    data = export_bundle(s3, depth=1, database=db).to_bytes()
+
+    def rename(manifest: dict) -> None:
+        next(r for r in manifest["records"] if r["id"] == s2.object_id)["values"]["name"] = "x"
+
+    (tmp_path / "bad.awlb").write_bytes(_tampered(data, rename))
+    target = tmp_path / "site-d.db"
+    result = run_awl(None, "--database", f"sqlite:///{target}", "import", "bundle",
+                     "bad.awlb", cwd=tmp_path)
+    assert result.returncode != 0 and "does not match its content hash" in result.stderr
+    assert not target.exists()  # refused before a database was made for it
