@@ -144,7 +144,8 @@ class Query(Generic[_T]):
         ----------
         *terms : AttributePath or Ordering or str
             ``X.a``, ``X.a.desc()``, ``"a"`` or ``"-a"`` (descending); the first orders
-            first.
+            first. Objects whose attribute is missing (None) come last, ascending or
+            descending, on every database (as pandas' ``sort_values`` puts NaN).
 
         Returns
         -------
@@ -405,6 +406,7 @@ class Query(Generic[_T]):
         order = []
         for term in self._order:
             column = source[term.path._last.name]
+            order.append(column.is_(None))  # missing values last, either way, on both
             if term.path._last.type is str:  # code-point order on both databases
                 column = compiler.db.dialect.text_order(column)
             order.append(column.desc() if term.descending else column)

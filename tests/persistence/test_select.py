@@ -240,3 +240,19 @@ def test_a_path_through_a_link_to_any_persistent_class_reaches_every_class(db) -
     assert select(CameraFrame.overlaps.object_id == target.object_id).count() == 1
     assert select(CameraFrame.overlaps.name == "WFI").count() == 1
     assert select(CameraFrame.overlaps.site.name == "La Silla").count() == 1
+
+
+def test_missing_values_sort_last_both_ways_on_every_database(db) -> None:
+    import datetime
+
+    day = datetime.datetime(2026, 11, 30, tzinfo=datetime.UTC)
+    commit([CameraFrame(chip="bright", exptime=100.0, obs_date=day),
+            CameraFrame(chip="unmeasured", exptime=None, obs_date=None),
+            CameraFrame(chip="tiny", exptime=5e-324, obs_date=day - datetime.timedelta(1))])
+    assert [f.chip for f in select(CameraFrame).order_by("-exptime")] == \
+        ["bright", "tiny", "unmeasured"]
+    assert [f.chip for f in select(CameraFrame).order_by("exptime")] == \
+        ["tiny", "bright", "unmeasured"]
+    assert select(CameraFrame).order_by("obs_date").first().chip == "tiny"
+    assert select(CameraFrame).order_by("-obs_date").first().chip == "bright"
+    assert select("CameraFrame").order_by("-chip")[-1].chip == "bright"  # text: no None
