@@ -329,12 +329,12 @@ def ingest(paths: Sequence[str | Path], kind: str | None = None, *,
         parse_kind(kind)
     checked = check_overrides(overrides)
     report = IngestReport()
-    paths = [Path(path) for path in paths]
-    hashes = _file_hashes(paths)
+    files = [Path(path) for path in paths]
+    hashes = _file_hashes(files)
     seen = _ingested_before(set(hashes.values()))
     frames: list[RawFrame] = []
     with tempfile.TemporaryDirectory(prefix="awl-ingest-") as scratch:
-        for path in paths:
+        for path in files:
             try:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always", AstropyWarning)
