@@ -32,7 +32,7 @@ from awlineage import DataObject, DBObject, affected, ancestors, retractions_of,
 from awlineage.persistence import Expression
 from awlineage.trace import unrecorded
 from targets.extraction import SOURCE_DTYPE, ExtractionParameters, source_boxes
-from targets.images import read_hdu
+from targets.images import read_hdus
 from targets.parameters import stage_parameters
 
 SOURCES_HDU = 1
@@ -132,8 +132,8 @@ def reached_cells(coadds: list[DataObject], shape: tuple[int, ...]) -> np.ndarra
 def _equal_outside(old: DataObject, new: DataObject, reached: np.ndarray) -> bool:
     """Whether the two coadds' data and weight are equal (NaN equal to NaN) outside
     `reached`, with the same WCS and unit."""
-    old_data, old_header = read_hdu(old)
-    new_data, new_header = read_hdu(new)
+    (old_data, old_header), (old_weight, _) = read_hdus(old, (0, "WEIGHT"))
+    (new_data, new_header), (new_weight, _) = read_hdus(new, (0, "WEIGHT"))
     if old_data.shape != reached.shape or new_data.shape != reached.shape:
         return False
     for key in ("BUNIT", "CTYPE1", "CTYPE2", "CRVAL1", "CRVAL2", "CRPIX1", "CRPIX2",
@@ -141,7 +141,6 @@ def _equal_outside(old: DataObject, new: DataObject, reached: np.ndarray) -> boo
         if old_header.get(key) != new_header.get(key):
             return False
     outside = ~reached
-    old_weight, new_weight = read_hdu(old, "WEIGHT")[0], read_hdu(new, "WEIGHT")[0]
     return all(np.array_equal(a[outside], b[outside], equal_nan=True)
                for a, b in ((old_data, new_data), (old_weight, new_weight)))
 

@@ -3,6 +3,8 @@ from the cache) and storing a product as FITS with its header preserved and upda
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from astropy.io import fits
 
@@ -15,8 +17,21 @@ def read_hdu(obj: DataObject, hdu: int | str = 0, dtype: type = np.float32
 
     Not memory-mapped: the pixels are copied anyway, and raw camera frames are unsigned
     integers scaled by BZERO, which astropy cannot map."""
+    return read_hdus(obj, (hdu,), dtype)[0]
+
+
+def read_hdus(obj: DataObject, hdus: Sequence[int | str], dtype: type = np.float32
+              ) -> list[tuple[np.ndarray, fits.Header]]:
+    """The pixels and header of each HDU of `hdus` of `obj`'s FITS file (as `read_hdu`),
+    from one opening of the file: its headers are parsed once, not once per HDU.
+
+    Examples
+    --------
+    ``(data, header), (weight, _) = read_hdus(frame, (0, "WEIGHT"))``
+    """
     with obj.open_fits(memmap=False) as hdul:
-        return np.array(hdul[hdu].data, dtype=dtype), hdul[hdu].header.copy()
+        # the headers are the HDU list's own, which nothing else holds once it is closed
+        return [(np.array(hdul[hdu].data, dtype=dtype), hdul[hdu].header) for hdu in hdus]
 
 
 def store_image(obj: DataObject, data: np.ndarray, header: fits.Header | None,

@@ -158,7 +158,8 @@ class RawFile:
         return len(self.frames) == 1 and self.frames[0].data is None
 
 
-def read_raw_file(path: str | Path, overrides: Mapping[str, Value] | None = None) -> RawFile:
+def read_raw_file(path: str | Path, overrides: Mapping[str, Value] | None = None,
+                  sha256: str | None = None) -> RawFile:
     """Check a raw FITS file and split it into frames.
 
     Parameters
@@ -168,6 +169,9 @@ def read_raw_file(path: str | Path, overrides: Mapping[str, Value] | None = None
     overrides
         Keywords to set (or, None, remove) in every frame's header before it is read,
         checked by `targets.header_overrides.check_overrides`.
+    sha256
+        The file's SHA-256 when the caller has just computed it (`dataserver.hash_file`);
+        else it is computed here.
 
     Raises
     ------
@@ -178,7 +182,8 @@ def read_raw_file(path: str | Path, overrides: Mapping[str, Value] | None = None
     path = Path(path)
     if not path.is_file():
         raise RawFileError(f"{path}: no such file")
-    _, sha256 = hash_file(path)
+    if sha256 is None:
+        _, sha256 = hash_file(path)
     raw = RawFile(path, sha256)
     with _uncompressed(path) as readable:
         _split(path, readable, raw, overrides or {})

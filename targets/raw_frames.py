@@ -9,6 +9,7 @@ stored."""
 
 from __future__ import annotations
 
+import copy
 import datetime
 import re
 import sys
@@ -24,6 +25,7 @@ from astropy.utils.exceptions import AstropyWarning
 from astropy.wcs import WCS
 
 from awlineage import DataObject, Footprint, commit, persistent, select
+from dataserver import hash_file
 from targets.errors import HeaderError
 from targets.footprints import set_footprint
 from targets.header_overrides import Value, check_overrides
@@ -101,10 +103,33 @@ class RawFrame(DataObject):
 
     @property
     def wcs(self) -> WCS | None:
-        """The celestial WCS, or None."""
-        if not self.wcs_header:
+        """The celestial WCS, or None; a new object on each call.
+
+        Each target that uses the frame reads it (reduction, pointing grid, regridding):
+        astropy parses the text in 0.8 ms and copies a parsed WCS in 0.02 ms, so this object
+        keeps the WCS it parsed and hands out copies, unless the text made astropy warn
+        (parsed each time, so that every make records the warnings, as before)."""
+        text = self.wcs_header
+        if not text:
             return None
-        return WCS(fits.Header.fromstring(self.wcs_header, sep="\n"))
+        kept = self.__dict__.get("_parsed_wcs")
+        if kept is None or kept[0] != text:
+            parsed, warned = parse_wcs(text)
+            if warned:
+                return parsed
+            kept = self.__dict__["_parsed_wcs"] = (text, parsed)
+        return copy.deepcopy(kept[1])
+
+
+def parse_wcs(text: str) -> tuple[WCS, bool]:
+    """The WCS of header text `text` (cards separated by newlines), and whether astropy warned
+    while reading it (its warnings are issued as they would be without this function)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parsed = WCS(fits.Header.fromstring(text, sep="\n"))
+    if not caught:
+        return parsed, False
+    return WCS(fits.Header.fromstring(text, sep="\n")), True  # warning as before
 
 
 class RawBiasFrame(RawFrame):
@@ -304,14 +329,17 @@ def ingest(paths: Sequence[str | Path], kind: str | None = None, *,
         parse_kind(kind)
     checked = check_overrides(overrides)
     report = IngestReport()
-    seen: set[str] = set()
+    files = [Path(path) for path in paths]
+    hashes = _file_hashes(files)
+    seen = _ingested_before(set(hashes.values()))
     frames: list[RawFrame] = []
     with tempfile.TemporaryDirectory(prefix="awl-ingest-") as scratch:
-        for path in map(Path, paths):
+        for path in files:
             try:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always", AstropyWarning)
-                    made = _frames_of_file(path, kind, checked, seen, Path(scratch))
+                    made = _frames_of_file(path, kind, checked, seen, Path(scratch),
+                                           hashes.get(path))
             except (RawFileError, HeaderError) as exc:
                 report.refused.append((path, str(exc)))
                 continue
@@ -350,19 +378,45 @@ def ingest(paths: Sequence[str | Path], kind: str | None = None, *,
 
 
 def _frames_of_file(path: Path, kind: str | None, overrides: Mapping[str, Value],
-                    seen: set[str], scratch: Path
+                    seen: set[str], scratch: Path, sha256: str | None
                     ) -> tuple[RawFile, list[HeaderValues], list[RawFrame]] | None:
     """The file read, what its frames' headers say and its (unstored) frames; None when its
-    content was ingested before or earlier in the batch."""
-    raw = read_raw_file(path, overrides)
-    if raw.sha256 in seen or _ingested_before(raw.sha256):
+    content (SHA-256 in `seen`) was ingested before or earlier in the batch."""
+    raw = read_raw_file(path, overrides, sha256)
+    if raw.sha256 in seen or (sha256 is None and _ingested_before({raw.sha256})):
         return None
     values = interpret_frames(raw, kind)
     return raw, values, _frames_of(raw, values, scratch)
 
 
-def _ingested_before(sha256: str) -> bool:
-    return select((RawFrame.source_hash == sha256) | (RawFrame.content_hash == sha256)).exists()
+def _file_hashes(paths: Sequence[Path]) -> dict[Path, str]:
+    """The SHA-256 of each file of `paths` that can be read; the others are left to
+    `read_raw_file` to refuse, naming why."""
+    hashes = {}
+    for path in paths:
+        if not path.is_file():
+            continue
+        try:
+            hashes[path] = hash_file(path)[1]
+        except OSError:
+            continue
+    return hashes
+
+
+HASHES_PER_QUERY = 500
+"""How many file hashes `_ingested_before` asks the database about in one query."""
+
+
+def _ingested_before(hashes: set[str]) -> set[str]:
+    """Those of `hashes` that are the content of a file ingested before (the original file
+    or a frame split out of it): one query for a batch, not one per file."""
+    wanted = sorted(hashes)
+    found: set[str] = set()
+    for start in range(0, len(wanted), HASHES_PER_QUERY):
+        chunk = wanted[start:start + HASHES_PER_QUERY]
+        for frame in select(RawFrame.source_hash.in_(chunk) | RawFrame.content_hash.in_(chunk)):
+            found.update({frame.source_hash, frame.content_hash} & hashes)
+    return found
 
 
 def _frames_of(raw: RawFile, file_values: list[HeaderValues], scratch: Path) -> list[RawFrame]:

@@ -31,7 +31,7 @@ from targets.cosmic_lineage import lineage_radius_at
 from targets.errors import GridError
 from targets.footprints import set_footprint
 from targets.frame_quality import flag, saturated_note
-from targets.images import read_hdu, store_image
+from targets.images import read_hdu, read_hdus, store_image
 from targets.masters import (
     BiasFrame,
     DomeFlatFrame,
@@ -285,8 +285,7 @@ class RegriddedFrame(ScienceProduct):
     process_params = persistent("Processing parameters", RegriddedFrameParameters, None)
 
     def make(self) -> None:
-        data, header = read_hdu(self.reduced)
-        weight = read_hdu(self.reduced, "WEIGHT")[0]
+        (data, header), (weight, _) = read_hdus(self.reduced, (0, "WEIGHT"))
         parameters = stage_parameters(self.process_params, RegridParameters)
         grid, wcs = self.grid.sky_grid(), reduced_wcs(self.reduced, data.shape)
         image = regrid(data, weight, wcs, grid, parameters, header, self.reduced.sky_level)
@@ -315,10 +314,10 @@ def read_regridded(frames: list[RegriddedFrame], grid: SkyGrid,
     set size, against 162-208 MB read so); each frame's placement is appended to
     `placements` as it is read."""
     for frame in frames:
-        data, header = read_hdu(frame)
+        (data, header), (weight, _) = read_hdus(frame, (0, "WEIGHT"))
         origin = (frame.origin_row, frame.origin_col)
         placements.append((origin, data.shape))
-        yield RegriddedImage(data, read_hdu(frame, "WEIGHT")[0], origin, grid, header)
+        yield RegriddedImage(data, weight, origin, grid, header)
 
 
 class CoaddedRegriddedFrame(Process, DataObject):

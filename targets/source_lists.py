@@ -30,7 +30,7 @@ from targets.aperture_correction import ApertureCorrection
 from targets.carried_rows import Carry, MergedRows, carry_from, merge_rows, record_carry
 from targets.extraction import ExtractionParameters, extract_sources, source_boxes
 from targets.frame_quality import IMPLAUSIBLE
-from targets.images import read_hdu
+from targets.images import read_hdus
 from targets.parameters import SourceListParameters, stage_parameters
 from targets.product_headers import IDENTIFYING, wcs_keywords
 from targets.science import CoaddedRegriddedFrame
@@ -182,8 +182,7 @@ class SourceList(Process, DataObject):
         (`targets.carried_rows`)."""
         self.notes = [note for frame in self.coadd.regridded_frames
                       for note in frame.reduced.notes if note.startswith(IMPLAUSIBLE)]
-        data, header = read_hdu(self.coadd)
-        weight = read_hdu(self.coadd, "WEIGHT")[0]
+        (data, header), (weight, _) = read_hdus(self.coadd, (0, "WEIGHT"))
         parameters = stage_parameters(self.process_params, ExtractionParameters)
         extraction = extract_sources(data, weight, WCS(header), parameters)
         carry = self._carry(data.shape)

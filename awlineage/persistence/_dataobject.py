@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import io
 import os
 import re
 import tempfile
@@ -328,9 +329,16 @@ def _name_part(value: Any) -> str:
     return text[:64]
 
 
+HDULIST_IN_MEMORY = 32 * 2**20
+"""Bytes of data up to which an HDUList is written to memory to be stored, not to a
+temporary file: that saves creating, reading back and deleting the file (1.0 of 3.9 CPU ms
+for a product of 1.8 MB), while a bigger one does not double a process's peak memory."""
+
+
 class _Readable:
     """Context manager giving what `Storage.put` takes: a path, bytes or a binary stream.
-    An HDUList is written to a temporary FITS file first."""
+    An HDUList is written as FITS to memory (`HDULIST_IN_MEMORY`) or to a temporary file
+    first."""
 
     def __init__(self, source: Any, class_name: str) -> None:
         self.source = source
@@ -349,12 +357,17 @@ class _Readable:
         elif isinstance(source, bytes | bytearray | memoryview):
             self.value = bytes(source)
         elif hasattr(source, "writeto") and hasattr(source, "index_of"):  # an HDUList
+            self.extension = ".fits"
+            if sum(hdu.size for hdu in source) <= HDULIST_IN_MEMORY:
+                buffer = io.BytesIO()
+                source.writeto(buffer)
+                self.value = buffer.getvalue()
+                return self
             handle, name = tempfile.mkstemp(suffix=".fits", prefix="awl-hdulist-")
             os.close(handle)
             self.temporary = Path(name)
             source.writeto(self.temporary, overwrite=True)
             self.value = self.temporary
-            self.extension = ".fits"
         elif callable(getattr(source, "read", None)):
             self.value = source
         else:

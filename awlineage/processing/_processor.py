@@ -13,6 +13,7 @@ from awlineage.errors import ConfigurationError
 from awlineage.persistence import DBObject, Expression, qualified_name
 from awlineage.processing._claims import DEFAULT_TIMEOUT, TargetClaims, clear_leftover_claims
 from awlineage.processing._executors import Executor, SerialExecutor, resolve_executor
+from awlineage.processing._frozen_heap import older_objects_frozen
 from awlineage.processing._outcomes import TargetOutcome
 from awlineage.processing._plan import Plan, PlanNode, State
 from awlineage.processing._planner import Planner
@@ -280,8 +281,14 @@ class TargetProcessor:
             When the Spark executor was asked for by name and pyspark or Java is missing.
         ConfigurationError
             When the Spark executor cannot run the targets.
+
+        Notes
+        -----
+        While it runs, the objects the process held before are frozen for Python's cycle
+        collector (`gc.freeze`, see `awlineage.processing._frozen_heap`), unless something
+        is frozen already.
         """
-        with self.session:
+        with self.session, older_objects_frozen():
             return self._make(cls, where, force, force_upstream, dry_run, retracted)
 
     def start(self, cls: type) -> None:

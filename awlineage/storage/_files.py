@@ -37,13 +37,19 @@ class DataServerFiles:
 
         server = self.server
         try:
-            return server.put(name, source)
+            stored = server.put(name, source)
         except FileConflictError:
             if fallback_name is None:
                 raise
-        if hasattr(source, "seek"):  # a stream read by the first attempt starts again
-            source.seek(0)
-        return server.put(fallback_name, source)
+            if hasattr(source, "seek"):  # a stream read by the first attempt starts again
+                source.seek(0)
+            stored = server.put(fallback_name, source)
+        if getattr(stored, "created", False):
+            local = server.local_path(stored.name)
+            if local is not None:  # read where it lies: its first read need not hash it
+                verified_files.remember_written(server.url, stored.name, local,
+                                                stored.sha256, stored.size)
+        return stored
 
     def stat(self, name: str) -> Any:
         """The stored file `name`, or None."""

@@ -1,10 +1,11 @@
 """Reading a local data server's files where they lie, verified: the size on every read, the
 SHA-256 once per file state.
 
-A file is hashed the first time this process reads it; the result is remembered keyed by the
-data server, the file's name and its expected hash, together with its path and what ``stat``
-says of it (size, mtime_ns, ctime_ns, inode and device). A later read whose ``stat`` matches
-skips the hash (and the data server's walk of the path); any change to the file (written,
+A file is hashed the first time this process reads it, unless this process stored it (its
+SHA-256 was computed from the bytes as they were written); the result is remembered keyed by
+the data server, the file's name and its expected hash, together with its path and what
+``stat`` says of it (size, mtime_ns, ctime_ns, inode and device). A later read whose ``stat``
+matches skips the hash (and the data server's walk of the path); any change to the file (written,
 truncated, replaced, even with its mtime set back, since ctime cannot be set) makes it hash
 again. Hashing the whole file on every read costs as much as the copy it
 replaces; the size alone misses a change that keeps the size.
@@ -105,12 +106,28 @@ class VerifiedFiles:
             raise CorruptFileError(name, sha256, actual, where=f"data server at {path}")
         state = _state(before)
         if _state(after) == state:  # not written while it was read
-            with self._lock:
-                self._states.pop(key, None)
-                self._states[key] = (path, state)
-                while len(self._states) > self.max_remembered:
-                    del self._states[next(iter(self._states))]
+            self._keep(key, path, state)
         return path
+
+    def remember_written(self, where: str, name: str, path: Path, sha256: str,
+                         size: int) -> None:
+        """Remember file `name` of the data server `where`, which this process has just
+        written at `path` and hashed as it wrote it (`sha256`, `size` bytes), as verified in
+        the state it has now; nothing is remembered when it no longer has `size` bytes."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return
+        if info.st_size != size:
+            return
+        self._keep((where, name, sha256.lower()), path, _state(info))
+
+    def _keep(self, key: tuple[str, str, str], path: Path, state: _State) -> None:
+        with self._lock:
+            self._states.pop(key, None)
+            self._states[key] = (path, state)
+            while len(self._states) > self.max_remembered:
+                del self._states[next(iter(self._states))]
 
     def forget(self, key: tuple[str, str, str] | None = None) -> None:
         """Forget one verified file (`key` is (server URL, name, sha256)), or all."""

@@ -31,8 +31,9 @@ _repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 8
 def short_repr(value: Any) -> str:
     """A bounded description of a value.
 
-    Persistent objects are described by class and id, arrays by shape and dtype, everything
-    else by a repr cut to `REPR_LIMIT` characters.
+    Persistent objects are described by class and id, arrays by shape and dtype, a FITS file
+    opened with astropy (an ``HDUList``) by its file name, everything else by a repr cut to
+    `REPR_LIMIT` characters.
 
     Parameters
     ----------
@@ -54,11 +55,23 @@ def short_repr(value: Any) -> str:
     shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
     if shape is not None and dtype is not None:
         return f"<{type(value).__name__} shape={tuple(shape)} dtype={dtype}>"
+    if type(value).__name__ == "HDUList" and callable(getattr(value, "filename", None)):
+        return _hdu_list(value)
     try:
         text = _repr.repr(value)
     except Exception as exc:  # a broken __repr__ must not break the make
         text = f"<{type(value).__name__}: repr failed: {type(exc).__name__}>"
     return text if len(text) <= REPR_LIMIT else text[:REPR_LIMIT - 3] + "..."
+
+
+def _hdu_list(hdus: Any) -> str:
+    """An astropy ``HDUList`` by its file, without reading it further: its repr (addresses
+    of HDU objects) parses every header of the file first, which costs more than the read
+    the traced call makes (`DataObject.open_fits` for one HDU)."""
+    name = hdus.filename()
+    if name:
+        return f"<HDUList of {os.path.basename(name)}>"[:REPR_LIMIT]
+    return f"<HDUList of {len(hdus)} HDUs>"  # in memory: nothing to read
 
 
 class CallLog:

@@ -146,6 +146,24 @@ def test_fits_in_and_out_memory_mapped(db, data_server, server_url):
         assert hdul._file.memmap
 
 
+def test_an_hdulist_is_stored_byte_for_byte_alike_through_memory_or_a_temporary_file(
+        db, data_server, tmp_path, monkeypatch):
+    from awlineage.persistence import _dataobject
+
+    data_server(str(tmp_path / "data"))
+    pixels = np.arange(64 * 48, dtype=np.float32).reshape(48, 64)
+    hdus = fits.HDUList([fits.PrimaryHDU(pixels), fits.ImageHDU(pixels, name="WEIGHT")])
+    small = CalibratedFrame(chip="ccd52")
+    small.store(hdus)
+    monkeypatch.setattr(_dataobject, "HDULIST_IN_MEMORY", 0)  # too big for memory
+    big = CalibratedFrame(chip="ccd53")
+    big.store(hdus)
+    assert big.content_hash == small.content_hash and big.file_size == small.file_size
+    expected = tmp_path / "expected.fits"
+    hdus.writeto(expected)
+    assert small.retrieve().read_bytes() == expected.read_bytes()
+
+
 def test_open_fits_maps_a_local_data_servers_file_in_place(db, data_server, tmp_path):
     storage = data_server(str(tmp_path / "data"))
     frame = CalibratedFrame(chip="ccd51")

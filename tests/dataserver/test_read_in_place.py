@@ -48,6 +48,23 @@ def test_the_hash_is_remembered_for_the_files_state(db, data_server, tmp_path):
     assert len(verified_files) == 1
 
 
+def test_a_file_this_process_stored_is_known_verified_without_hashing_it_again(
+        db, data_server, tmp_path):
+    data_server(str(tmp_path / "data"))
+    verified_files.forget()
+    obj = _stored(b"hashed as it was written")
+    assert len(verified_files) == 1
+    assert obj.retrieve().read_bytes() == b"hashed as it was written"
+
+
+def test_a_file_changed_after_this_process_stored_it_is_found(db, data_server, tmp_path):
+    storage = data_server(str(tmp_path / "data"))
+    obj = _stored(b"good content")
+    storage.local_path(obj.filename).write_bytes(b"bad content!")  # same size
+    with pytest.raises(CorruptFileError):
+        obj.retrieve()
+
+
 @pytest.mark.parametrize("keep_mtime", [False, True])
 def test_a_file_changed_behind_the_databases_back_is_found(db, data_server, tmp_path,
                                                             keep_mtime):

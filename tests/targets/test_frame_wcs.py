@@ -221,3 +221,28 @@ def test_a_source_list_header_names_its_filter_frame_and_the_coadds_wcs(db, data
     assert placed.frame.name == "icrs"
     stated = SkyCoord(table["ra"], table["dec"], unit="deg", frame="icrs")
     assert np.max(placed.separation(stated).arcsec) < 1e-3
+
+
+def test_a_frames_wcs_read_again_is_a_new_object_with_the_same_solution() -> None:
+    text = _relabelled(fits.getheader(REAL_FILES["hst_a478"].path(), "SCI"),
+                       FRAMES["ICRS"]).to_header(relax=True).tostring(sep="\n")
+    frame = RawScienceFrame(wcs_header=text)
+    first, again = frame.wcs, frame.wcs
+    assert first is not again
+    first.wcs.crval = [0.0, 0.0]  # a caller changing its copy changes no other
+    assert frame.wcs.wcs.crval == pytest.approx(again.wcs.crval)
+    assert again.to_header(relax=True).tostring(sep="\n") == text
+    frame.wcs_header = text.replace("RADESYS = 'ICRS'", "RADESYS = 'FK5'")
+    assert frame.wcs.wcs.radesys == "FK5"
+
+
+def test_a_frames_wcs_that_warns_warns_each_time_it_is_read() -> None:
+    text = fits.Header({"CTYPE1": "RA---TAN", "CTYPE2": "DEC--TAN", "CRVAL1": 10.0,
+                        "CRVAL2": 20.0, "CDELT1": -1e-4, "CDELT2": 1e-4,
+                        "DATE-OBS": "14/03/94"}).tostring(sep="\n")  # an old date format
+    frame = RawScienceFrame(wcs_header=text)
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert frame.wcs is not None
+        assert any(issubclass(w.category, FITSFixedWarning) for w in caught)

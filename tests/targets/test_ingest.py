@@ -93,6 +93,19 @@ def test_reingesting_a_multi_extension_file_is_reported_as_already_ingested(db, 
     assert select(RawFrame).count() == 4 and stored_files(data_dir) == files
 
 
+def test_files_ingested_before_are_told_from_new_ones_whatever_the_chunks_asked(
+        db, data_dir, monkeypatch):
+    from targets import raw_frames
+
+    monkeypatch.setattr(raw_frames, "HASHES_PER_QUERY", 1)  # one hash per query
+    mosaic, single, other = real("wfpc2_four_chips"), real("saao_overscan"), real("ukidss_wfcam")
+    ingest([mosaic, single])
+    again = ingest([single, other, mosaic])
+    assert again.already == [single, mosaic] and not again.refused
+    assert [frame.original_name for frame in again.ingested] == [other.name]
+    assert select(RawFrame).count() == 6
+
+
 def test_image_in_an_extension_under_an_empty_primary(db, data_dir):
     path = real("ukidss_wfcam")
     ingest([path])

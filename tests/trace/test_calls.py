@@ -58,6 +58,19 @@ def test_long_arguments_are_cut_and_arrays_shown_by_shape() -> None:
     assert short_repr(list(range(100))).endswith("...]")
 
 
+def test_a_fits_file_is_shown_by_its_name_without_reading_its_other_headers(tmp_path) -> None:
+    import numpy as np
+    from astropy.io import fits
+
+    in_memory = fits.HDUList([fits.PrimaryHDU(np.zeros(3)), fits.ImageHDU(name="WEIGHT")])
+    assert short_repr(in_memory) == "<HDUList of 2 HDUs>"
+    in_memory.writeto(tmp_path / "frame.fits")
+    with fits.open(tmp_path / "frame.fits") as opened:
+        assert short_repr(opened) == "<HDUList of frame.fits>"
+        assert not opened._read_all  # the WEIGHT header is read only when asked for
+        assert opened["WEIGHT"].name == "WEIGHT"
+
+
 def test_the_log_stops_at_its_limit_and_counts_what_it_dropped() -> None:
     from awlineage.trace._calls import CallLog
 
