@@ -111,9 +111,10 @@ class Property:
             if value is None:
                 return None
             exact = type(value)
+            if exact is float and self.type is float and value - value == 0.0:  # finite
+                return value + 0.0  # -0.0 is 0.0 (see awlineage.persistence._values)
             if exact is self.type and (
                 exact is bool
-                or (exact is float and value - value == 0.0)  # finite
                 or (exact is int and INT64_MIN <= value <= INT64_MAX)
                 or (exact is str and storable_text(value))
                 or exact is bytes

@@ -68,13 +68,12 @@ def _check_float(value: Any, where: str) -> float:
             f"{where}: {result} refused; only finite floats are stored (use None for a "
             "missing value)"
         )
-    return result
+    # + 0.0 turns -0.0 into 0.0, which both databases keep alike: SQLite stores a real of
+    # integral value as an integer (0: the sign is lost), and PostgreSQL keeps JSON list
+    # numbers as numeric, which has no negative zero. So 0.0 and -0.0 are one value (and one
+    # identity), as they compare in a query.
+    return result + 0.0
 
-
-def _check_float_element(value: Any, where: str) -> float:
-    # + 0.0 turns -0.0 into 0.0: PostgreSQL keeps JSON list numbers as numeric, which has no
-    # negative zero, so both databases store the element as 0.0.
-    return _check_float(value, where) + 0.0
 
 
 def _check_str(value: Any, where: str) -> str:
@@ -185,7 +184,7 @@ def checker_for(value_type: type) -> Callable[[Any, str], Any]:
 
 def element_checker_for(value_type: type) -> Callable[[Any, str], Any]:
     """Return the function that checks and normalises elements of a descriptor list."""
-    return _check_float_element if value_type is float else _CHECKERS[value_type]
+    return _CHECKERS[value_type]
 
 
 def datetime_to_text(value: datetime.datetime) -> str:

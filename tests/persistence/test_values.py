@@ -48,6 +48,14 @@ def test_negative_zero_in_a_float_list_is_stored_as_zero() -> None:
     assert math.copysign(1.0, gains[0]) == 1.0
 
 
+def test_negative_zero_is_stored_as_zero_and_read_back_so_everywhere(db, reconnect) -> None:
+    frame = CameraFrame(exptime=-0.0)
+    assert math.copysign(1.0, frame.exptime) == 1.0  # SQLite would drop the sign anyway
+    frame.commit()
+    (read,) = reconnect().get_many([frame.object_id]).values()
+    assert read.exptime == 0.0 and math.copysign(1.0, read.exptime) == 1.0
+
+
 @pytest.mark.parametrize("text, what", [("a\x00b", "NUL"), ("a\ud800", "lone surrogates")])
 def test_text_no_database_can_hold_is_refused(text: str, what: str) -> None:
     with pytest.raises(PersistentValueError, match=rf"CameraFrame\.chip: .*{what}"):
