@@ -29,6 +29,10 @@ from awlineage.spacetime import Interval, SkyPosition, SkyRegion
 MAX_LIST_MEMBERS = 20
 
 
+SEEN_ABOVE = " (see above)"
+"""Ends the line of an object that the tree shows, expanded, higher up already."""
+
+
 @dataclass
 class InfoNode:
     """One line of the tree: an attribute and its value, or a linked object with children.
@@ -49,6 +53,10 @@ class InfoNode:
     retractions
         For the root: the retractions of the object in force, one sentence each (shown as
         banner lines above the tree).
+    expanded
+        False for an object shown (and expanded) higher up the tree already: its line ends
+        in `SEEN_ABOVE` and it has no children, so a cycle of links (a make's run lists its
+        outputs, which link back to the product) or a shared input never repeats.
     """
 
     name: str
@@ -57,6 +65,7 @@ class InfoNode:
     children: list[InfoNode] = field(default_factory=list)
     siblings: int = 0
     retractions: list[str] = field(default_factory=list)
+    expanded: bool = True
 
     def grouped(self) -> bool:
         """Whether any line of the tree stands for a group of siblings."""
@@ -72,6 +81,8 @@ class InfoNode:
             data["siblings"] = self.siblings
         if self.retractions:
             data["retractions"] = self.retractions
+        if not self.expanded:
+            data["seen_above"] = True
         if self.children:
             data["children"] = [child.to_dict() for child in self.children]
         return data
@@ -233,12 +244,21 @@ def _tree(db: Database, obj: DBObject, depth: int, attributes: bool, runs: bool,
         _preload_ancestry(db, obj)
     root = InfoNode("", describe(obj), obj)
     level = [root]
+    expanded = {obj.object_id}  # an object is expanded once, where it is met first
     for remaining in range(depth, -1, -1):
         _load_links(db, [node.obj for node in level if node.obj is not None])
         next_level: list[InfoNode] = []
         for node in level:
             node.children = _attribute_nodes(node.obj, remaining > 0, attributes, runs, group)
-            next_level.extend(c for c in node.children if c.obj is not None)
+            for child in node.children:
+                if child.obj is None:
+                    continue
+                if child.obj.object_id in expanded:  # a cycle (a run's outputs link back)
+                    child.value += SEEN_ABOVE        # or a shared input: shown once
+                    child.expanded = False
+                    continue
+                expanded.add(child.obj.object_id)
+                next_level.append(child)
         level = next_level
         if remaining == 0:
             break

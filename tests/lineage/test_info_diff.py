@@ -3,7 +3,7 @@ diff(): where two lineages differ, as in seed 003 Fig. 4."""
 
 from __future__ import annotations
 
-from awlineage import commit, diff, info
+from awlineage import commit, diff, info, select
 from awlineage.database import recorded_statements
 from tests.lineage.conftest import make_pipeline
 from tests.trace.models import Exposure, LevelParameters, MasterLevel
@@ -95,3 +95,25 @@ def test_a_list_of_one_link_is_one_object(db) -> None:
     assert "exposures = [1 object]" in str(info(pipeline.master, depth=1))
     assert "<1 object>" in repr(pipeline.master)
     assert "exposures = [3 objects]" in str(info(make_pipeline(3).master, depth=1))
+
+
+def test_info_expands_an_object_once_so_a_cycle_of_links_ends(db) -> None:
+    from tests.trace.models import Catalogue, Detection
+
+    commit([Exposure(chip="ccd51", counts=[101.0, 102.0, 99.0])])
+    catalogue = Catalogue(chip="ccd51")
+    catalogue.make()  # its run lists the detections, which link back to it
+    catalogue.commit()
+    tree = info(catalogue, depth=100_000)
+    text = str(tree)
+    assert text.count(f"Catalogue {catalogue.object_id} v1") == 3  # the root, twice seen
+    assert text.count(" (see above)") == 3 and len(text.splitlines()) < 100  # and its params
+    for detection in select(Detection):
+        assert text.count(f"Detection {detection.object_id} v1") == 1
+    seen = [n for n in _nodes(tree.to_dict()) if n.get("seen_above")]
+    assert {n["object_id"] for n in seen} == {catalogue.object_id,
+                                              catalogue.process_params.object_id}
+
+
+def _nodes(node: dict) -> list[dict]:
+    return [node, *(n for child in node.get("children", []) for n in _nodes(child))]
