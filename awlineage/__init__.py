@@ -246,15 +246,16 @@ def commit(objects: Sequence[DBObject]) -> None:
     current_store().commit(list(objects))
 
 
-def get(object_id: int) -> DBObject:
+def get(object_id: int | str) -> DBObject:
     """Return the stored object with this id, of whatever class.
 
     It is read from the current database (that of the active session, else of `connect`).
 
     Parameters
     ----------
-    object_id : int
-        The object's `DBObject.object_id`.
+    object_id : int or str
+        The object's `DBObject.object_id`, or its digits as text (an id read back from a
+        file or a command's output).
 
     Returns
     -------
@@ -264,7 +265,10 @@ def get(object_id: int) -> DBObject:
     Raises
     ------
     ObjectNotFoundError
-        When the database holds no object with this id.
+        When the database holds no object with this id (or the number does not fit in 64
+        bits, as no id does).
+    TypeError, ValueError
+        For a value that is no object id (a bool, a float, text that is not a number).
     UnknownClassError
         When the object's class can be neither found nor rebuilt from the database.
 

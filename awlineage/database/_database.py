@@ -19,6 +19,7 @@ from awlineage.database._classes import ClassFinder
 from awlineage.database._commit import commit_objects
 from awlineage.database._identity_map import IdentityMap
 from awlineage.database._load import load_link, load_objects
+from awlineage.database._object_ids import as_object_id
 from awlineage.database._registry_snapshot import (
     current_snapshot,
     forget_snapshot,
@@ -354,13 +355,13 @@ class Database:
         """Load the target(s) of link `prop` of `obj`."""
         return load_link(self, obj, prop)
 
-    def get(self, object_id: int) -> DBObject:
+    def get(self, object_id: int | str) -> DBObject:
         """Return the stored object with this id, of whatever class.
 
         Parameters
         ----------
-        object_id : int
-            The object's id.
+        object_id : int or str
+            The object's id, or its digits as text (as a file or a command gives it back).
 
         Returns
         -------
@@ -384,9 +385,10 @@ class Database:
         406.0
         >>> archive.close()
         """
-        return load_objects(self, [object_id])[object_id]
+        wanted = as_object_id(object_id)
+        return load_objects(self, [wanted])[wanted]
 
-    def get_many(self, object_ids: Sequence[int]) -> dict[int, DBObject]:
+    def get_many(self, object_ids: Sequence[int | str]) -> dict[int, DBObject]:
         """Return stored objects by id, loaded with one query per class.
 
         Parameters
@@ -417,7 +419,7 @@ class Database:
         [121.5, 243.0]
         >>> archive.close()
         """
-        return load_objects(self, object_ids)
+        return load_objects(self, [as_object_id(oid) for oid in object_ids])
 
     def delete(self, obj: DBObject) -> None:
         """Remove a stored object; refused, naming the links, when others link to it.

@@ -256,3 +256,25 @@ def test_missing_values_sort_last_both_ways_on_every_database(db) -> None:
     assert select(CameraFrame).order_by("obs_date").first().chip == "tiny"
     assert select(CameraFrame).order_by("-obs_date").first().chip == "bright"
     assert select("CameraFrame").order_by("-chip")[-1].chip == "bright"  # text: no None
+
+
+def test_get_reads_an_id_given_as_text_and_refuses_what_no_id_can_be(db) -> None:
+    import numpy as np
+
+    from awlineage import get
+
+    frame = CameraFrame(chip="by id")
+    frame.commit()
+    assert get(str(frame.object_id)) is frame  # read back from a file or a command
+    assert get(f" {frame.object_id}\n") is frame
+    assert get(np.int64(frame.object_id)) is frame
+    assert db.get_many([str(frame.object_id)]) == {frame.object_id: frame}
+    with pytest.raises(ValueError, match="'abc' is not an object id"):
+        get("abc")
+    with pytest.raises(TypeError, match="an object id is an integer, got bool True"):
+        get(True)
+    with pytest.raises(TypeError, match=r"got float 1\.5"):
+        get(1.5)
+    for beyond in (2**63, -(2**63) - 1):  # the same answer on both databases
+        with pytest.raises(ObjectNotFoundError, match="fit in 64 bits"):
+            get(beyond)
