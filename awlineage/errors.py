@@ -294,6 +294,24 @@ class SkyRegionError(AwlError, ValueError):
     """
 
 
+class UnknownClassInQueryError(UnknownClassError, QueryError):
+    """A query's text names a class that neither this process nor the database knows.
+
+    Both an `UnknownClassError`, as a class name given alone is, and a `QueryError`, as every
+    other mistake in a query's text is; the message points at the name.
+
+    Examples
+    --------
+    >>> from awlineage import connect, select
+    >>> db = connect("sqlite:///doc.db")
+    >>> try:
+    ...     select("Nowhere.size > 1")
+    ... except UnknownClassError as err:
+    ...     print(type(err).__name__, isinstance(err, QueryError))
+    UnknownClassInQueryError True
+    """
+
+
 class QuerySyntaxError(QueryError, SyntaxError):
     """A textual query does not parse.
 
@@ -392,4 +410,5 @@ __all__ = [
     "StandInClassError",
     "UnknownAttributeError",
     "UnknownClassError",
+    "UnknownClassInQueryError",
 ]

@@ -25,6 +25,7 @@ from awlineage.errors import (
     SkyRegionError,
     UnknownAttributeError,
     UnknownClassError,
+    UnknownClassInQueryError,
 )
 from awlineage.persistence import (
     INT64_MAX,
@@ -256,8 +257,9 @@ class _Builder(Transformer):
         if len(names) == 1:
             self._fail(names[0], f"unknown persistent class {first!r}; write Class.attribute, "
                        "or name the class of bare attributes once (awl select --class CLS, "
-                       "parse_query(text, cls))")
-        self._fail(names[0], f"unknown persistent class {first!r}{guess}")
+                       "parse_query(text, cls))", UnknownClassInQueryError)
+        self._fail(names[0], f"unknown persistent class {first!r}{guess}",
+                   UnknownClassInQueryError)
         raise AssertionError  # unreachable
 
     # -- values ---------------------------------------------------------------------------

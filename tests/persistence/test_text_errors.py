@@ -80,3 +80,14 @@ def test_number_literal_longer_than_the_limit_is_named_with_its_position() -> No
     with pytest.raises(QueryError, match=r"number literal has 5,000 characters; the limit is "
                                          r"400 \(line 1, column 22\)"):
         parse_query("CameraFrame.nexp ==  " + "1" * 5000)
+
+
+def test_an_unknown_class_in_a_condition_is_an_unknown_class_error_too(db) -> None:
+    from awlineage import select
+    from awlineage.errors import UnknownClassError
+
+    for text in ("CameraFrme.chip == 'a'", "CameraFrme"):  # either form: one error to catch
+        with pytest.raises(UnknownClassError, match="did you mean CameraFrame"):
+            select(text)
+    with pytest.raises(QueryError, match=r"'CameraFrme' \(did you mean CameraFrame\?\)"):
+        select("CameraFrme.chip == 'a'")
