@@ -267,8 +267,10 @@ def get(object_id: int | str) -> DBObject:
     ObjectNotFoundError
         When the database holds no object with this id (or the number does not fit in 64
         bits, as no id does).
-    TypeError, ValueError
-        For a value that is no object id (a bool, a float, text that is not a number).
+    TypeError
+        For a value that is no object id (a bool, a float, None).
+    ValueError
+        For text that is not a whole number.
     UnknownClassError
         When the object's class can be neither found nor rebuilt from the database.
 

@@ -244,8 +244,20 @@ def is_disconnect(exc: sa.exc.DBAPIError) -> bool:
 
 
 def shown_url(url: str, unparsable: str = "the database") -> str:
-    """A database URL as a command says it: its password masked (``awl:***@host``), or
-    `unparsable` for text that is no URL."""
+    """A database URL as a command says it: its password masked.
+
+    Parameters
+    ----------
+    url : str
+        The URL as given (``postgresql+psycopg://awl:secret@host/db``).
+    unparsable : str, optional
+        What to say for text that is no URL.
+
+    Returns
+    -------
+    str
+        The URL with ``***`` for its password (``awl:***@host``), or `unparsable`.
+    """
     import sqlalchemy as sa
 
     try:
