@@ -18,6 +18,15 @@ DEFAULTS: dict[str, Any] = {
 """The embedded defaults: a SQLite file and a data directory in the working directory."""
 
 
+FILE_SETTINGS = frozenset({
+    *DEFAULTS, "data_token", "cache_dir", "cache_bytes", "jvm_archive_dir", "site_url",
+    "site_timeout", "viewer_public", "region_query_stats",
+    "dataserver",  # the table of the data server's own settings (`awl dataserver serve`)
+})
+"""The names a config file may set: a name awlineage never reads is a mistake to name, not
+to skip (``databse_url`` would leave the database at its default without a word)."""
+
+
 def _config_file() -> dict[str, Any]:
     explicit = os.environ.get("AWL_CONFIG")
     path = Path(explicit) if explicit else Path("awl.toml")
@@ -27,9 +36,26 @@ def _config_file() -> dict[str, Any]:
         return {}
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            values = tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigurationError(f"config file {path} is not valid TOML: {exc}") from exc
+    unknown = sorted(set(values) - FILE_SETTINGS)
+    if unknown:
+        raise ConfigurationError(f"config file {path} sets {_named(unknown)}, which "
+                                 f"awlineage does not read; the settings are "
+                                 f"{', '.join(sorted(FILE_SETTINGS))}")
+    return values
+
+
+def _named(unknown: list[str]) -> str:
+    """The unknown names, each with the setting it is likely a typo of."""
+    import difflib
+
+    named = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, FILE_SETTINGS, n=1)
+        named.append(f"{name!r}" + (f" (did you mean {close[0]}?)" if close else ""))
+    return ", ".join(named)
 
 
 def setting(name: str, explicit: Any = None) -> Any:
@@ -52,7 +78,9 @@ def setting(name: str, explicit: Any = None) -> Any:
     Raises
     ------
     ConfigurationError
-        When ``AWL_CONFIG`` names a missing file, or the config file is not valid TOML.
+        When ``AWL_CONFIG`` names a missing file, or the config file is not valid TOML or
+        sets a name that is none of `FILE_SETTINGS` (naming it, and the setting it is
+        likely a typo of).
 
     Examples
     --------
@@ -70,4 +98,4 @@ def setting(name: str, explicit: Any = None) -> Any:
     return DEFAULTS.get(name)
 
 
-__all__ = ["DEFAULTS", "setting"]
+__all__ = ["DEFAULTS", "FILE_SETTINGS", "setting"]
