@@ -136,6 +136,8 @@ def render_causes(plan: Plan) -> str:
         lines = [f"{count:5d} {name}: {reason}" for (name, reason), count in causes.items()]
     elif blocked:
         lines = ["nothing to make: every target that can be made is up to date"]
+    elif getattr(plan, "selected", None) == []:  # a where that matches no target
+        return "nothing to make: no target matches the condition (--where)"
     else:
         return "nothing to make: every target is up to date"
     if blocked:
