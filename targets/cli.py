@@ -59,6 +59,7 @@ def add_demo(commands: argparse._SubParsersAction) -> None:
 
 def _ingest(args: argparse.Namespace) -> int:
     from awlineage import connect
+    from awlineage.storage._defaults import check_data_directory
     from targets.header_overrides import parse_overrides
     from targets.pipeline import ingest
 
@@ -66,6 +67,7 @@ def _ingest(args: argparse.Namespace) -> int:
         overrides = parse_overrides(args.set or ())
     except ValueError as exc:
         raise AwlError(f"nothing ingested: {exc}") from None
+    check_data_directory()  # before the database is made: a file named awl-data is said so
     connect(args.database)
     paths = []
     for given in map(Path, args.paths):

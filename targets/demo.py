@@ -22,6 +22,7 @@ from typing import Any, TextIO, cast
 from awlineage import AwlError, TargetProcessor, backward, connect, info, select
 from awlineage.processing import render_plan, resolve_executor
 from awlineage.storage import current_data_server
+from awlineage.storage._defaults import check_data_directory
 from targets.pipeline import (
     ReducedScienceFrameParameters,
     Source,
@@ -38,6 +39,7 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
              colour: str = "auto",
              out: TextIO = sys.stdout) -> int:
     """Run the demo; returns the exit status (1 when a target could not be made)."""
+    check_data_directory()  # before the database is made: a file named awl-data is said so
     db = connect(database_url)
     if spark_master and executor == "serial":
         raise AwlError(f"--spark-master {spark_master} needs the Spark executor, not "

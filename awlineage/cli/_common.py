@@ -170,9 +170,13 @@ def open_database(args: argparse.Namespace, *, create: bool = False) -> Database
     """The database a command names (``--database``, else the configured one), made the
     current one. Only commands that store objects pass `create`; for every other command a
     database that does not exist is an error naming it, not an empty answer to a mistyped
-    URL."""
+    URL. A command that stores checks first that the data directory is not a file, so that
+    it makes no database it cannot use."""
     from awlineage.database import connect
+    from awlineage.storage._defaults import check_data_directory
 
+    if create:
+        check_data_directory()
     return connect(args.database, create=create)
 
 

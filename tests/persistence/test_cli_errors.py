@@ -135,3 +135,24 @@ def test_awl_version_names_the_installed_version(capsys: pytest.CaptureFixture[s
         main(["--version"])
     assert ended.value.code == 0
     assert capsys.readouterr().out.strip() == f"awl {version('awlineage')}"
+
+
+@pytest.mark.parametrize("command", ["demo", "make SourceList", "ingest frame.fits"])
+def test_a_data_directory_that_is_a_file_is_said_so_before_a_database_is_made(
+        db: Database, command: str, tmp_path: Path) -> None:
+    """``echo hi > awl-data; awl demo`` said ``NotADirectoryError: ... awl-data/.awl-tmp``
+    and left an empty database behind; now it names the file and the setting, and makes
+    nothing; the same with a database named, on either."""
+    folder = tmp_path / "trial"  # the fixture's SQLite file is in tmp_path
+    folder.mkdir()
+    (folder / "awl-data").write_text("hi\n")
+    result = run_awl(None, *command.split(), cwd=folder, AWL_DATA_URL="",
+                     AWL_DATABASE_URL="")
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"awl: ServerConfigError: the data directory {folder / 'awl-data'} is a file, not a "
+        "directory: move it, or set AWL_DATA_URL (data_url in awl.toml) to a directory"]
+    assert sorted(p.name for p in folder.iterdir()) == ["awl-data"]
+    given = run_awl(db, *command.split(), cwd=folder, AWL_DATA_URL="awl-data")
+    assert given.returncode == 2
+    assert given.stderr.splitlines() == result.stderr.splitlines()
