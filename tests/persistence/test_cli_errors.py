@@ -156,3 +156,19 @@ def test_a_data_directory_that_is_a_file_is_said_so_before_a_database_is_made(
     given = run_awl(db, *command.split(), cwd=folder, AWL_DATA_URL="awl-data")
     assert given.returncode == 2
     assert given.stderr.splitlines() == result.stderr.splitlines()
+
+
+@pytest.mark.parametrize("command", [("select", "X.n > 0"), ("retract", "1", "--reason", "x")],
+                         ids=" ".join)
+def test_a_wrong_postgresql_password_is_said_so_with_the_password_masked(
+        postgres_url: str, command: tuple[str, ...], tmp_path: Path) -> None:
+    """It was "lost or could not open the connection ... (nothing was committed by the failed
+    step)", as if the server had gone away; a reading command even waited and tried again."""
+    wrong = sa.make_url(postgres_url).set(password="not-the-password")
+    result = run_awl(None, "--database", wrong.render_as_string(hide_password=False),
+                     *command, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"awl: DatabaseUnavailable: {wrong.render_as_string(hide_password=True)} refused the "
+        f"login: authentication failed for user {wrong.username!r} (check the user and "
+        "password of --database or AWL_DATABASE_URL or awl.toml's database_url)"]
