@@ -136,6 +136,9 @@ def render_causes(plan: Plan) -> str:
         lines = [f"{count:5d} {name}: {reason}" for (name, reason), count in causes.items()]
     elif blocked:
         lines = ["nothing to make: every target that can be made is up to date"]
+    elif not any(not node.stored for node in plan.nodes):
+        return "nothing to make: no target was found (nothing matches, or nothing it is made " \
+            "from is stored)"
     else:
         return "nothing to make: every target is up to date"
     if blocked:
