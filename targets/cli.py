@@ -59,7 +59,7 @@ def add_demo(commands: argparse._SubParsersAction) -> None:
 
 def _ingest(args: argparse.Namespace) -> int:
     from awlineage import connect
-    from awlineage.storage._defaults import check_data_directory
+    from awlineage.storage import current_data_server
     from targets.header_overrides import parse_overrides
     from targets.pipeline import ingest
 
@@ -67,7 +67,7 @@ def _ingest(args: argparse.Namespace) -> int:
         overrides = parse_overrides(args.set or ())
     except ValueError as exc:
         raise AwlError(f"nothing ingested: {exc}") from None
-    check_data_directory()  # before the database is made: a file named awl-data is said so
+    current_data_server()  # first: a file named awl-data is said so before the database is made
     connect(args.database)
     paths = []
     for given in map(Path, args.paths):
