@@ -58,6 +58,15 @@ _FLUSH_ONE_BY_ONE = 8
 """Up to this many new files are flushed each on its own; more, with the file system."""
 
 
+def refuse_a_file(root: Path) -> None:
+    """Raise `ServerConfigError` when the data directory `root` is a file: said before
+    anything is made, naming the path and the setting that chose it, instead of an
+    OS error about a directory inside it."""
+    if root.exists() and not root.is_dir():
+        raise ServerConfigError(f"the data directory {root} is a file, not a directory: move "
+                                "it, or set AWL_DATA_URL (data_url in awl.toml) to a directory")
+
+
 class LocalStorage(Storage):
     """Files in a local directory.
 
@@ -115,6 +124,7 @@ class LocalStorage(Storage):
         self._unsynced_lock = threading.Lock()
         staging = self.root / STAGING
         if create:
+            refuse_a_file(self.root)
             staging.mkdir(parents=True, exist_ok=True)
         elif not self.root.is_dir():
             what = "is not a directory" if self.root.exists() else "does not exist"

@@ -111,6 +111,20 @@ def _number(url: str, options: dict[str, str], key: str) -> int | None:
                                 "number") from None
 
 
+def local_directory(text: str) -> Path | None:
+    """The directory a data server URL names when it is a local one (a path or ``file://``),
+    else None; nothing is opened or made."""
+    parts = urlsplit(text)
+    scheme = parts.scheme.lower()
+    if scheme == "file":
+        path = parts.path
+    elif scheme and len(scheme) > 1:  # s3://, http(s)://, or an unknown scheme open_storage names
+        return None
+    else:
+        path = text.partition("?")[0]
+    return Path(path).expanduser().absolute() if path else None
+
+
 def _open_local(url: str, path: str, options: dict[str, str], create: bool) -> Storage:
     from dataserver._local import LocalStorage
 

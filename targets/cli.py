@@ -36,7 +36,9 @@ def add_demo(commands: argparse._SubParsersAction) -> None:
     """Add ``awl demo`` (the ``awlineage.commands`` entry point ``demo``)."""
     demo = commands.add_parser("demo", help="generate a night, ingest it, pull its source "
                                "lists and trace a star back to its raw pixels")
-    demo.add_argument("--size", choices=("small", "medium", "large"), default="small")
+    demo.add_argument("--size", choices=("small", "medium", "large"), default="small",
+                      help="how big a night: small (2 chips of 256x256), medium (4 of 1024x1024) "
+                      "or large (4 of 2048x2048) (default %(default)s)")
     demo.add_argument("--executor", choices=EXECUTOR_NAMES, default="auto",
                       help="where targets are made: spark, serial, or auto (default: spark "
                       "when pyspark is installed, else serial)")
@@ -49,12 +51,15 @@ def add_demo(commands: argparse._SubParsersAction) -> None:
                       help="LACosmic's detection limit (default 4.5): changing it remakes only "
                            "what depends on it")
     demo.add_argument("--colour", "--color", choices=("auto", "always", "never"),
-                      default="auto")
+                      default="auto",
+                      help="colour the progress and the report: auto (on a terminal, unless "
+                      "NO_COLOR is set), always or never (default %(default)s)")
     demo.set_defaults(run=_demo)
 
 
 def _ingest(args: argparse.Namespace) -> int:
     from awlineage import connect
+    from awlineage.storage import current_data_server
     from targets.header_overrides import parse_overrides
     from targets.pipeline import ingest
 
@@ -62,6 +67,7 @@ def _ingest(args: argparse.Namespace) -> int:
         overrides = parse_overrides(args.set or ())
     except ValueError as exc:
         raise AwlError(f"nothing ingested: {exc}") from None
+    current_data_server()  # first: a file named awl-data is said so before the database is made
     connect(args.database)
     paths = []
     for given in map(Path, args.paths):
@@ -94,7 +100,8 @@ def add_ingest(commands: argparse._SubParsersAction) -> None:
     """Add ``awl ingest`` (the ``awlineage.commands`` entry point ``ingest``)."""
     ingest = commands.add_parser("ingest", help="store raw FITS frames (files or directories) "
                                  "and record what their headers say")
-    ingest.add_argument("paths", nargs="+", metavar="PATH")
+    ingest.add_argument("paths", nargs="+", metavar="PATH",
+                        help="a FITS file, or a directory whose *.fits files are ingested")
     ingest.add_argument("--type", choices=("bias", "domeflat", "science"),
                         help="the kind of every frame, instead of the header's IMAGETYP, ...")
     ingest.add_argument("--set", action="append", metavar="KEYWORD=VALUE",

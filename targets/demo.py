@@ -38,6 +38,8 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
              colour: str = "auto",
              out: TextIO = sys.stdout) -> int:
     """Run the demo; returns the exit status (1 when a target could not be made)."""
+    # the data server first: a file named awl-data is said so before the database is made
+    server = current_data_server()
     db = connect(database_url)
     if spark_master and executor == "serial":
         raise AwlError(f"--spark-master {spark_master} needs the Spark executor, not "
@@ -50,7 +52,6 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
     # https://no-color.org: NO_COLOR set means no colour unless asked for by name
     paint = colour == "always" or (colour == "auto" and out.isatty()
                                    and not os.environ.get("NO_COLOR"))
-    server = current_data_server()
     say = _Printer(out)
     say.title("awlineage demo: an imaging pipeline on a synthetic night")
     say(f"database {db.url.render_as_string(hide_password=True)}, data server {server.url}, "

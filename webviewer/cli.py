@@ -153,7 +153,8 @@ def add_serve(commands: argparse._SubParsersAction) -> None:
     serve = commands.add_parser("serve", help="the web object viewer (read-only)")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1: this machine only)")
-    serve.add_argument("--port", type=port_number, default=8400)
+    serve.add_argument("--port", type=port_number, default=8400,
+                       help="port to listen on (default %(default)s)")
     serve.add_argument("--database", default=argparse.SUPPRESS,
                        help="database URL (default: AWL_DATABASE_URL or sqlite:///awlineage.db)")
     serve.add_argument("--data-url", help="where the objects' files are (default: AWL_DATA_URL "
@@ -161,7 +162,8 @@ def add_serve(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--schema", help="PostgreSQL schema of the database")
     serve.add_argument("--workers", type=_workers, default=1,
                        help="worker processes (default 1)")
-    serve.add_argument("--log-level", choices=LOG_LEVELS, default="warning")
+    serve.add_argument("--log-level", choices=LOG_LEVELS, default="warning",
+                       help="how much the server logs (default %(default)s)")
     serve.add_argument("--public", action="store_true", default=None,
                        help="hide server paths, users, hosts, pids and the database's URL on "
                        "every page and in JSON, serve no lineage bundles and record no site "

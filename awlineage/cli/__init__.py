@@ -237,10 +237,24 @@ def _database_errors() -> tuple[type[sa.exc.DBAPIError], ...]:
 
 
 def is_disconnect(exc: sa.exc.DBAPIError) -> bool:
-    """Whether `exc` is a lost or refused connection rather than a failing statement."""
+    """Whether `exc` is a lost or refused connection rather than a failing statement (a
+    refused login is neither: trying again cannot help)."""
     import sqlalchemy as sa
 
+    if refused_login(exc) is not None:
+        return False
     return bool(exc.connection_invalidated) or isinstance(exc, sa.exc.OperationalError)
+
+
+REFUSED_LOGIN = re.compile(r'authentication failed for user "([^"]*)"')
+"""What PostgreSQL says (through psycopg) of a wrong password or a user it does not know; the
+error carries no SQLSTATE when the connection was never opened, so its text is all there is."""
+
+
+def refused_login(exc: sa.exc.DBAPIError) -> str | None:
+    """The user whose login the database refused in `exc`, or None for another failure."""
+    found = REFUSED_LOGIN.search(str(exc.orig if exc.orig is not None else exc))
+    return None if found is None else found.group(1)
 
 
 def shown_url(url: str, unparsable: str = "the database") -> str:
@@ -271,6 +285,11 @@ def database_failure(args: argparse.Namespace | None, exc: sa.exc.DBAPIError) ->
     url = config.setting("database_url", getattr(args, "database", None))
     shown = shown_url(url)
     reason = str(exc.orig).strip().splitlines()[0] if exc.orig is not None else str(exc)
+    user = refused_login(exc)
+    if user is not None:  # not "lost the connection": there never was one, and why is known
+        return f"DatabaseUnavailable: {shown} refused the login: authentication failed for " \
+               f"user {user!r} (check the user and password of --database or " \
+               "AWL_DATABASE_URL or awl.toml's database_url)"
     if is_disconnect(exc):
         return f"DatabaseUnavailable: lost or could not open the connection to {shown} " \
                f"(nothing was committed by the failed step): {reason}"

@@ -11,6 +11,9 @@ from collections.abc import Callable
 MAX_WHOLE = 2**31 - 1
 """The largest count, depth or pixel taken: more than any of them can usefully be, and what a
 32-bit SQL integer holds."""
+MAX_ROWS = 2**63 - 1
+"""The most rows ``awl select --limit`` takes: what `Query.limit` takes, since LIMIT is a 64-bit
+integer on both databases (`MAX_WHOLE` would cap it at 2**31 - 1 for no reason)."""
 
 
 MAX_LINKS = 100_000

@@ -18,6 +18,7 @@ from awlineage.cli._plugins import entry_point_extra_error
 from awlineage.errors import (
     AmbiguousClassError,
     AwlError,
+    ConfigurationError,
     MissingExtraError,
     UnknownClassError,
 )
@@ -170,10 +171,25 @@ def open_database(args: argparse.Namespace, *, create: bool = False) -> Database
     """The database a command names (``--database``, else the configured one), made the
     current one. Only commands that store objects pass `create`; for every other command a
     database that does not exist is an error naming it, not an empty answer to a mistyped
-    URL."""
+    URL. A command that stores checks first that the data directory is not a file, so that
+    it makes no database it cannot use."""
     from awlineage.database import connect
+    from awlineage.database._database import NOT_CREATED_TO_READ
+    from awlineage.storage._defaults import check_data_directory
 
-    return connect(args.database, create=create)
+    if create:
+        check_data_directory()
+    try:
+        return connect(args.database, create=create)
+    except ConfigurationError as exc:
+        said = str(exc)
+        if create or getattr(args, "read_only", False) or \
+                not said.endswith(NOT_CREATED_TO_READ):
+            raise
+        # "opening a database to read" is wrong for awl retract, which writes
+        raise ConfigurationError(f"{said.removesuffix(NOT_CREATED_TO_READ)}; this command "
+                                 "changes a database that exists and does not create one "
+                                 "(ingest, make, demo and import bundle do)") from None
 
 
 def format_value(value: object, width: int = 100) -> str:

@@ -128,9 +128,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--lineage-depth", type=link_count, default=2,
                        help="links of ancestry a file carries in full with ?with_lineage=1 "
                        "(default 2; pointers beyond)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=port_number, default=8300)
-    serve.add_argument("--log-level", choices=LOG_LEVELS, default="info")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default %(default)s: this machine only)")
+    serve.add_argument("--port", type=port_number, default=8300,
+                       help="port to listen on (default %(default)s)")
+    serve.add_argument("--log-level", choices=LOG_LEVELS, default="info",
+                       help="how much the server logs (default %(default)s)")
     serve.set_defaults(run=_serve)
 
     gc = sub.add_parser("gc", help="remove files that no committed object refers to, and "

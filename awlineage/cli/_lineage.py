@@ -220,9 +220,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                 depth: int | None, two_ids: bool = False) -> argparse.ArgumentParser:
         parser = commands.add_parser(name, help=help_text)
         if name == "export":
-            parser.add_argument("format", choices=("prov", "openlineage", "bundle"))
+            parser.add_argument("format", choices=("prov", "openlineage", "bundle"),
+                                help="W3C PROV-JSON, OpenLineage events (JSON), or a "
+                                "bundle another site can import (awl import bundle)")
         if two_ids:
-            parser.add_argument("ids", type=parse_id, nargs=2, metavar="ID")
+            parser.add_argument("ids", type=parse_id, nargs=2, metavar="ID",
+                                help="the two objects to compare: object_ids, or enough of "
+                                "their first digits to be unique")
         else:
             parser.add_argument("id", type=parse_id, metavar="ID",
                                 help="an object_id, or enough of its first digits to be unique")
@@ -240,7 +244,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                                 "made a target)")
     trace.add_argument("id", type=parse_id, metavar="ID",
                        help="an object_id, or enough of its first digits to be unique")
-    trace.add_argument("--import", dest="imports", action="append", default=[])
+    trace.add_argument("--import", dest="imports", action="append", default=[],
+                       help="module defining persistent classes (repeatable)")
     trace.set_defaults(run=_trace, read_only=True)
     compare = command("diff", "where the lineages of two objects differ, and the rows of their "
                       "tables", _diff, None, two_ids=True)

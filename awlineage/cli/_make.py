@@ -99,7 +99,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     make.add_argument("--spark-master", help="Spark master URL (default local[*]); a cluster "
                       "needs PostgreSQL and an S3 or HTTP data server")
     make.add_argument("--colour", "--color", choices=("auto", "always", "never"),
-                      default="auto")
+                      default="auto",
+                      help="colour the progress and the report: auto (on a terminal, unless "
+                      "NO_COLOR is set), always or never (default %(default)s)")
     make.add_argument("--import", dest="imports", action="append", default=[],
                       help="module defining persistent classes (repeatable)")
     make.set_defaults(run=_run)

@@ -34,6 +34,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     schema = commands.add_parser("schema", help="the framework's SQL schema")
     schema_commands = schema.add_subparsers(dest="schema_command", required=True)
     dump = schema_commands.add_parser("dump", help="write schema/postgresql.sql and sqlite.sql")
-    dump.add_argument("--output", default="schema")
+    dump.add_argument("--output", default="schema", metavar="DIRECTORY",
+                      help="directory the two files are written to (default %(default)s)")
     dump.add_argument("--check", action="store_true", help="fail if the files are stale")
     dump.set_defaults(run=_dump)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from awlineage.cli._arguments import whole_number
+from awlineage.cli._arguments import MAX_ROWS, whole_number
 from awlineage.cli._common import (
     find_class,
     names_in_query,
@@ -63,7 +63,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     sel.add_argument("query", help="e.g. \"RawFrame.exptime > 10 and RawFrame.chip == 'ccd50'\", "
                      "or a class name alone for every object of the class")
     sel.add_argument("--class", dest="cls", help="class for bare attribute names")
-    sel.add_argument("--limit", type=whole_number("a number of objects"), default=100)
+    sel.add_argument("--limit", type=whole_number("a number of objects", high=MAX_ROWS),
+                     default=100, help="list at most this many objects (default %(default)s)")
     sel.add_argument("--count", action="store_true", help="print only how many match")
     sel.add_argument("--newest", action="store_true", help="only the newest version of each "
                      "identity (no object of which a newer version is stored)")

@@ -113,7 +113,11 @@ def _plan_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workload", help="a workload file (JSON: sizes per site, and a log "
                         "of which site asked which for how many bytes) instead of asking "
                         "this site and the sites it knows")
-    parser.add_argument("--method", choices=REPLICATION_METHODS, default="best")
+    parser.add_argument("--method", choices=REPLICATION_METHODS, default="best",
+                        help="how the plan is searched: best (a local search from every "
+                        "start, the best plan kept), greedy (the agglomeration alone), "
+                        "greedy+local or lp+local (a local search from one start) "
+                        "(default %(default)s)")
     parser.add_argument("--communication-weight", type=real_number("a weight"), default=1.0,
                         help="cost of one unit of communication (default 1)")
     parser.add_argument("--storage-weight", type=real_number("a weight"), default=1.0,
@@ -128,7 +132,9 @@ def _plan_arguments(parser: argparse.ArgumentParser) -> None:
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``awl import`` and ``awl sites``."""
     imports = commands.add_parser("import", help="store a bundle made at another site")
-    imports.add_argument("format", choices=("bundle",))
+    imports.add_argument("format", choices=("bundle",),
+                         help="the format of the files: bundle (what awl export bundle "
+                         "writes)")
     imports.add_argument("paths", nargs="+", metavar="FILE", help="bundle files (.awlb)")
     imports.add_argument("--import", dest="imports", action="append", default=[],
                          help="module defining persistent classes (repeatable)")

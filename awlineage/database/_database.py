@@ -67,6 +67,11 @@ def _parse_url(url: str) -> sa.URL:
     return parsed
 
 
+NOT_CREATED_TO_READ = "; opening a database to read does not create one"
+"""How the error about a database opened without ``create`` that does not exist (or holds no
+awlineage objects) ends; a caller that writes (``awl retract``) ends it in its own words."""
+
+
 class Database:
     """A connected database; implements the store protocol of persistent objects.
 
@@ -177,8 +182,7 @@ class Database:
         where = "no such file" if path.parent.is_dir() else "no such directory"
         raise ConfigurationError(
             f"database {self._shown()} does not exist ({where}: "
-            f"{path if path.parent.is_dir() else path.parent}); opening a database to read "
-            "does not create one")
+            f"{path if path.parent.is_dir() else path.parent}){NOT_CREATED_TO_READ}")
 
     def _refuse_write_when_read_only(self, action: str, objects: Sequence[DBObject]) -> None:
         if not self.read_only:
@@ -196,7 +200,7 @@ class Database:
             where = f" (schema {self.schema})" if self.schema else ""
             raise ConfigurationError(
                 f"database {self._shown()}{where} holds no awlineage objects (no table "
-                f"{missing[0]}); opening a database to read does not create one")
+                f"{missing[0]}){NOT_CREATED_TO_READ}")
 
     def __repr__(self) -> str:
         return f"Database({self.url.render_as_string(hide_password=True)!r})"

@@ -17,7 +17,7 @@ from awlineage.processing._frozen_heap import older_objects_frozen
 from awlineage.processing._outcomes import TargetOutcome
 from awlineage.processing._plan import Plan, PlanNode, State
 from awlineage.processing._planner import Planner
-from awlineage.processing._progress import ProgressBar, summary_table
+from awlineage.processing._progress import ProgressBar, skipped_causes, summary_table
 from awlineage.processing._render import render_causes, render_plan
 from awlineage.processing._scheduler import Outcome, Scheduler
 from awlineage.processing._spark import SparkExecutor, module_roots, require_spark
@@ -444,9 +444,21 @@ def print_report(report: ProcessingReport, out: TextIO = sys.stdout, colour: boo
     colour : bool, default False
         Whether to colour the tree with terminal escape codes.
     """
-    print(report.tree(colour, max_roots=MAX_ROOTS_SHOWN), file=out)
-    print(f"\nwhy:\n{render_causes(report.plan)}\n", file=out)
+    tree = report.tree(colour, max_roots=MAX_ROOTS_SHOWN)
+    if tree:
+        print(tree, file=out)
+    causes = render_causes(report.plan)
+    if report.plan.red() or report.plan.blocked_causes():
+        print(f"\nwhy:\n{causes}\n", file=out)
+    else:  # "nothing to make: ...": no reason to give, so no header over it
+        print(f"\n{causes}\n" if tree else f"{causes}\n", file=out)
     print(report.summary(), file=out)
+    if report.outcome is not None:
+        skipped = skipped_causes(report.plan, report.outcome)
+        if skipped:
+            print("skipped:", file=out)
+            for (name, reason), count in skipped.items():
+                print(f"{count:5d} {name}: {reason}", file=out)
     if report.note:
         print(f"({report.note})", file=out)
     elif report.made_locally:

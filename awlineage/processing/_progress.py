@@ -103,6 +103,38 @@ def summary_table(plan: Plan, outcome: Outcome | None) -> str:
     return _table(rows, outcome)
 
 
+INPUT_FAILED = "an input failed"
+STOPPED = ("the make stopped at a failure before it was started (--keep-going goes on with "
+           "what does not depend on a failure)")
+
+
+def skipped_causes(plan: Plan, outcome: Outcome) -> dict[tuple[str, str], int]:
+    """Why the red targets the make did not start were skipped, per class: an input failed
+    (or was itself skipped because one of its inputs failed), or the make stopped at a
+    failure before their turn.
+
+    Returns
+    -------
+    dict
+        (class name, reason) -> how many, in dependency order.
+    """
+    why: dict[int, str] = {}
+    for node in plan.nodes:  # dependencies come before dependants
+        if node.state is not State.RED or outcome.status.get(id(node), SKIPPED) in \
+                (MADE, REUSED, FAILED):
+            continue
+        inputs = [d for d in node.dependency_nodes() if d.state is State.RED]
+        failed = any(outcome.status.get(id(d)) == FAILED for d in inputs)
+        inherited = [why[id(d)] for d in inputs if id(d) in why]
+        why[id(node)] = INPUT_FAILED if failed or INPUT_FAILED in inherited else STOPPED
+    counts: dict[tuple[str, str], int] = {}
+    for node in plan.nodes:
+        if id(node) in why:
+            key = (node.cls.__name__, why[id(node)])
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
 def _table(rows: dict[str, dict[str, int]], outcome: Outcome | None) -> str:
     columns = _PLANNED if outcome is None else _RAN
     width = max([len("class"), *map(len, rows)])

@@ -136,8 +136,9 @@ def render_causes(plan: Plan) -> str:
         lines = [f"{count:5d} {name}: {reason}" for (name, reason), count in causes.items()]
     elif blocked:
         lines = ["nothing to make: every target that can be made is up to date"]
-    elif getattr(plan, "selected", None) == []:  # a where that matches no target
-        return "nothing to make: no target matches the condition (--where)"
+    elif getattr(plan, "selected", None) == []:  # a where matching none, or no inputs
+        return "nothing to make: no target was found (none matches --where, or nothing it " \
+            "is made from is stored)"
     else:
         return "nothing to make: every target is up to date"
     if blocked:

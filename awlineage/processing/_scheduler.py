@@ -170,10 +170,10 @@ class _Run:
                 self._make_locally()
                 if not self.placement.runs_locally():
                     self.placement.hand_over()
-                self.scheduler.on_event(self.outcome, self.running)
+                self.scheduler.on_event(self.outcome, self._making())
                 continue
             held = self._submit_ready()
-            self.scheduler.on_event(self.outcome, self.running)
+            self.scheduler.on_event(self.outcome, self._making())
             if not self.running:
                 if not self._over():  # every ready node is claimed elsewhere: look again soon
                     time.sleep(CLAIMED_ELSEWHERE_PAUSE)
@@ -182,6 +182,14 @@ class _Run:
         self.tracker.skip_the_rest()
         self.scheduler.on_event(self.outcome, 0)
         return self.outcome
+
+    def _making(self, submitting: int = 0) -> int:
+        """How many targets are being made now, the progress bar's "running": those
+        submitted (and `submitting`) whose result has not come back, at most the executor's
+        cores (the rest wait in its queue). The serial executor hands back a batch made and
+        committed, which the bar counted as running ("10 running" with "one at a time")."""
+        in_flight = self.running + submitting - self.done.qsize()
+        return min(in_flight, self.placement.batches.cores) if in_flight > 0 else 0
 
     def _local_turn(self) -> bool:
         return bool(self.tracker.ready) and not self.stopping and self.placement.runs_locally()
@@ -224,6 +232,8 @@ class _Run:
 
     def _submit(self, batch: list[PlanNode]) -> None:
         specs = [spec_for(n.obj, _link_ids(n, self.owner)) for n in batch]
+        # the serial executor makes the batch before it returns: say so while it does
+        self.scheduler.on_event(self.outcome, self._making(len(batch)))
         futures = self.scheduler.executor.submit_batch(specs, self.scheduler.settings)
         for node, future in zip(batch, futures, strict=True):
             self.submitted[future] = node
@@ -247,7 +257,7 @@ class _Run:
             self.scheduler.claims.release(node)
             if result.status != CANCELLED:  # else skipped, as all not started after a failure
                 self._ended(node, result)
-        self.scheduler.on_event(self.outcome, self.running)
+        self.scheduler.on_event(self.outcome, self._making())
 
     def _ended(self, node: PlanNode, result: TaskResult) -> None:
         if result.status in (MADE, REUSED):

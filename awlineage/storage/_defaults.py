@@ -46,6 +46,25 @@ def open_data_server(url: str | None = None, *, token: str | None = None) -> Any
                         token=config.setting("data_token", token))
 
 
+def check_data_directory(url: str | None = None) -> None:
+    """Refuse a local data directory (`url`, else ``AWL_DATA_URL`` or ``./awl-data``) whose
+    path is a file, before a command that stores makes its database: ``awl demo`` beside a
+    file named ``awl-data`` then says so and leaves no empty database behind. Nothing is
+    opened or made.
+
+    Raises
+    ------
+    dataserver.ServerConfigError
+        When the path is a file, naming it and the setting.
+    """
+    from dataserver._local import refuse_a_file
+    from dataserver._urls import local_directory
+
+    root = local_directory(str(config.setting("data_url", url)))
+    if root is not None:
+        refuse_a_file(root)
+
+
 def use_data_server(url: str | None = None, *, token: str | None = None) -> Any:
     """Store and retrieve DataObject files on the data server at `url` from now on.
 

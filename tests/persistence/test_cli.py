@@ -46,6 +46,19 @@ def test_awl_select_lists_matching_objects(db) -> None:
     assert counted.stdout.strip() == "2"
 
 
+def test_awl_select_limit_takes_what_query_limit_takes(db) -> None:
+    """``--limit`` goes up to 2**63 - 1, as ``limit()`` does (it stopped at 2**31 - 1), and
+    refuses one more naming it."""
+    commit([Instrument(name="WFI"), Instrument(name="OmegaCAM")])
+    result = awl(db, "select", "--limit", str(2**63 - 1), "Instrument")
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.splitlines()) == 2
+    assert awl(db, "select", "--limit", "1", "Instrument").stdout.count("\n") == 1
+    beyond = awl(db, "select", "--limit", str(2**63), "Instrument")
+    assert beyond.returncode == 2
+    assert f"argument --limit: '{2**63}' is not a number of objects" in beyond.stderr
+
+
 def test_awl_select_of_a_class_name_alone_lists_every_object_of_the_class(db) -> None:
     wfi = Instrument(name="WFI")
     commit([CameraFrame(chip=f"ccd{n}", exptime=float(n), instrument=wfi) for n in range(3)])

@@ -135,3 +135,40 @@ def test_awl_version_names_the_installed_version(capsys: pytest.CaptureFixture[s
         main(["--version"])
     assert ended.value.code == 0
     assert capsys.readouterr().out.strip() == f"awl {version('awlineage')}"
+
+
+@pytest.mark.parametrize("command", ["demo", "make SourceList", "ingest frame.fits"])
+def test_a_data_directory_that_is_a_file_is_said_so_before_a_database_is_made(
+        db: Database, command: str, tmp_path: Path) -> None:
+    """``echo hi > awl-data; awl demo`` said ``NotADirectoryError: ... awl-data/.awl-tmp``
+    and left an empty database behind; now it names the file and the setting, and makes
+    nothing; the same with a database named, on either."""
+    folder = tmp_path / "trial"  # the fixture's SQLite file is in tmp_path
+    folder.mkdir()
+    (folder / "awl-data").write_text("hi\n")
+    result = run_awl(None, *command.split(), cwd=folder, AWL_DATA_URL="",
+                     AWL_DATABASE_URL="")
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"awl: ServerConfigError: the data directory {folder / 'awl-data'} is a file, not a "
+        "directory: move it, or set AWL_DATA_URL (data_url in awl.toml) to a directory"]
+    assert sorted(p.name for p in folder.iterdir()) == ["awl-data"]
+    given = run_awl(db, *command.split(), cwd=folder, AWL_DATA_URL="awl-data")
+    assert given.returncode == 2
+    assert given.stderr.splitlines() == result.stderr.splitlines()
+
+
+@pytest.mark.parametrize("command", [("select", "X.n > 0"), ("retract", "1", "--reason", "x")],
+                         ids=" ".join)
+def test_a_wrong_postgresql_password_is_said_so_with_the_password_masked(
+        postgres_url: str, command: tuple[str, ...], tmp_path: Path) -> None:
+    """It was "lost or could not open the connection ... (nothing was committed by the failed
+    step)", as if the server had gone away; a reading command even waited and tried again."""
+    wrong = sa.make_url(postgres_url).set(password="not-the-password")
+    result = run_awl(None, "--database", wrong.render_as_string(hide_password=False),
+                     *command, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"awl: DatabaseUnavailable: {wrong.render_as_string(hide_password=True)} refused the "
+        f"login: authentication failed for user {wrong.username!r} (check the user and "
+        "password of --database or AWL_DATABASE_URL or awl.toml's database_url)"]

@@ -171,3 +171,33 @@ def test_a_postgresql_schema_that_does_not_exist_is_named_with_how_to_make_it(
         connect(url.render_as_string(hide_password=False),
                 schema=schema if given_as == "schema" else None)
     assert schema not in sa.inspect(postgres_admin).get_schema_names()
+
+
+WRITING_COMMANDS = (
+    ("retract", ID, "--reason", "a bad flat"),
+    ("lineage", "reindex"),
+    ("regions", "optimise"),
+)
+"""Commands that change what a database holds without creating one: they said "opening a
+database to read does not create one", though they do not read."""
+
+
+@pytest.mark.parametrize("command", WRITING_COMMANDS, ids=" ".join)
+def test_a_writing_command_on_a_missing_database_does_not_say_it_reads(
+        absent: Absent, command: tuple[str, ...], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    if absent.schema:
+        monkeypatch.setenv("AWL_DATABASE_SCHEMA", absent.schema)
+    try:
+        assert main(["--database", absent.url, *command]) == 2
+    finally:
+        set_current_store(None)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and absent.named in lines[0], lines
+    assert "to read" not in lines[0], lines
+    assert "does not exist" in lines[0] or "holds no awlineage objects" in lines[0], lines
+    if "the server has no database" not in lines[0]:  # that one says nothing of reading
+        assert lines[0].endswith("; this command changes a database that exists and does "
+                                 "not create one (ingest, make, demo and import bundle do)")
+    assert not absent.was_created()

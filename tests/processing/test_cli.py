@@ -50,6 +50,21 @@ def test_failures_exit_with_status_one_and_are_named(db, night) -> None:
     assert result.returncode == 1
     assert "failed: Calibrated (raw=RawSci" in result.stdout
     assert "negative counts" in result.stdout
+    # the target that depended on it says why it was skipped, as the why: section does
+    assert "skipped:\n    1 Stack: an input failed\n" in result.stdout
+
+
+def test_a_make_with_nothing_to_make_prints_no_empty_why_header(db, night) -> None:
+    assert awl(db, "make", "Stack", "--executor", "serial",
+               "--import", "tests.processing.models").returncode == 0
+    again = awl(db, "make", "Stack", "--executor", "serial")
+    assert again.returncode == 0, again.stderr
+    assert "why:" not in again.stdout
+    assert "\n\nnothing to make: every target is up to date\n\nclass" in again.stdout
+    none = awl(db, "make", "Stack", "--where", "filter == 'z'", "--executor", "serial")
+    assert none.returncode == 0, none.stderr
+    assert "why:" not in none.stdout
+    assert none.stdout.startswith("nothing to make: no target was found")
 
 
 def test_an_unknown_class_is_named(db) -> None:

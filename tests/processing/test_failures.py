@@ -4,8 +4,12 @@ a retried task never makes a second object."""
 
 from __future__ import annotations
 
+import io
+
 from awlineage import ProcessRun, TargetProcessor, select
 from awlineage.processing import State, make_target
+from awlineage.processing._processor import print_report
+from awlineage.processing._progress import INPUT_FAILED, STOPPED, skipped_causes
 from awlineage.processing._scheduler import _link_ids
 from awlineage.processing._task import MADE, REUSED, spec_for
 from tests.processing.models import Calibrated, RawSci, Stack, utc
@@ -48,6 +52,19 @@ def test_without_keep_going_nothing_starts_after_a_failure(db, night) -> None:
     started_after = [r for r in select(ProcessRun.status == "succeeded")
                      if r.started > failed.ended]
     assert started_after == []
+    skipped = skipped_causes(report.plan, report.outcome)
+    assert sum(skipped.values()) == report.count("skipped")
+    assert {reason for _, reason in skipped} <= {INPUT_FAILED, STOPPED}
+    assert skipped.get(("Stack", INPUT_FAILED)) == 1  # the stack of the failed frame
+
+
+def test_keep_going_says_why_targets_were_skipped(db, night) -> None:
+    add_bad_frame()
+    report = TargetProcessor("serial", progress=False, keep_going=True).make(Stack)
+    assert skipped_causes(report.plan, report.outcome) == {("Stack", INPUT_FAILED): 1}
+    out = io.StringIO()
+    print_report(report, out)
+    assert "skipped:\n    1 Stack: an input failed\n" in out.getvalue()
 
 
 def test_a_retried_task_reuses_what_its_first_attempt_made(db, night) -> None:

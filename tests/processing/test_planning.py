@@ -201,7 +201,8 @@ def test_the_plan_names_its_root_causes_once_per_class_and_reason(db, night, ser
     assert render_causes(doubled.plan(Stack)) == "    5 Calibrated: scale 1.0 -> 2.0"
     assert render_causes(serial.plan(Stack)) == "nothing to make: every target is up to date"
     assert render_causes(serial.plan(Stack, "filter == 'z'")) == \
-        "nothing to make: no target matches the condition (--where)"  # not "up to date"
+        "nothing to make: no target was found (none matches --where, or nothing it is made " \
+        "from is stored)"  # not "up to date"
 
 
 def test_a_changed_grouping_key_outside_the_identity_remakes_the_group(db, night, serial,

@@ -5,13 +5,14 @@ every `REDRAW_EVERY` seconds, its last state always drawn."""
 from __future__ import annotations
 
 import io
+import re
 import sys
 from types import FrameType
 from typing import Any
 
 import pytest
 
-from awlineage.processing import _progress
+from awlineage.processing import TargetOutcome, _progress
 from awlineage.processing._progress import REDRAW_EVERY, ProgressBar
 from awlineage.processing._scheduler import SKIPPED, Outcome
 from awlineage.processing._task import FAILED, MADE, REUSED
@@ -85,3 +86,18 @@ def test_a_terminal_is_redrawn_at_most_every_tenth_of_a_second_and_shows_the_end
     outcome.status[99] = MADE
     bar.update(outcome, running=0)  # the last target is drawn at once
     assert "100/100 done" in terminal.getvalue().split("\r")[-1]
+
+
+def test_the_serial_executor_shows_at_most_one_target_running(
+        db, night, monkeypatch: pytest.MonkeyPatch) -> None:
+    """"one at a time", its --help says; its bar said "6 running" and "10 running": the
+    targets of a batch made and committed, counted until their results were taken."""
+    from awlineage import TargetProcessor
+    from tests.processing.models import Stack
+
+    monkeypatch.setattr(_progress, "REDRAW_EVERY", 0.0)  # every state drawn
+    terminal = _Terminal()
+    report = TargetProcessor("serial", progress=terminal).make(Stack)
+    assert report.count(TargetOutcome.MADE) == 10
+    shown = [int(n) for n in re.findall(r"(\d+) running", terminal.getvalue())]
+    assert shown and max(shown) == 1 and shown[-1] == 0, shown
