@@ -142,6 +142,8 @@ def _record_success(recorder: RunRecorder, duration: float) -> None:
     target.process_run = run
     if recorder.parent is not None:
         recorder.parent.children.append(run)
+        recorder.parent.stored_by_children.extend(  # for the parent's clean-up, if it fails
+            [target, *recorder.created_objects.values(), *recorder.stored_by_children])
 
 
 def _finish(recorder: RunRecorder, status: str, duration: float) -> None:
@@ -188,4 +190,5 @@ def _record_failure(recorder: RunRecorder, exc: BaseException, duration: float,
     except AwlError as failure:
         warnings.warn(f"the failed run of {type(target).__name__} {target.object_id} could "
                       f"not be recorded: {failure}", RuntimeWarning, stacklevel=3)
-    remove_files_of_failed_make([target, *recorder.created_objects.values()])
+    remove_files_of_failed_make([target, *recorder.created_objects.values(),
+                                 *recorder.stored_by_children])

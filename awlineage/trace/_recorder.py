@@ -36,6 +36,9 @@ class RunRecorder:
         self.read_objects: dict[int, DBObject] = {}
         self.created_objects: dict[int, DBObject] = {}
         self.children: list[ProcessRun] = []
+        self.stored_by_children: list[DBObject] = []
+        """Objects that nested makes (which succeeded) stored files for: if this make
+        fails, those it did not commit leave their files behind unless removed."""
         self.calls = CallLog()
         self.warnings = WarningLog()
 

@@ -59,3 +59,22 @@ def test_a_collector_switched_off_is_left_alone() -> None:
             assert gc.get_freeze_count() == 0
     finally:
         gc.enable()
+
+
+class _Cycle:
+    def __init__(self, payload: bytearray) -> None:
+        self.payload = payload
+        self.me = self
+
+
+def test_garbage_an_earlier_make_left_is_not_kept_frozen_through_the_next() -> None:
+    import weakref
+
+    with older_objects_frozen():  # a first make in this process (or the one before)
+        pass
+    garbage = _Cycle(bytearray(1024))
+    alive = weakref.ref(garbage)
+    del garbage  # a cycle: only the collector frees it
+    with older_objects_frozen():
+        gc.collect()  # the make's own collection reaches it
+        assert alive() is None

@@ -93,8 +93,28 @@ class HalfWrittenTarget(DataObject, Process):
         self.side.commit()
         self.store(b"the target's own bytes " + str(self.object_id).encode())
         DataObject().store(b"a scratch product of " + str(self.object_id).encode())
-        DataObject().store(b"bytes stored and committed before")  # stored already: stays
+        DataObject().store(b"bytes stored and committed before")  # same bytes, own name
         raise ValueError("failed after writing")
+
+
+class StoringChild(DataObject, Process):
+    """Stores its own file: made inside `FailingParent`'s make."""
+
+    n = persistent("A number", int, 0)
+
+    def make(self) -> None:
+        self.store(b"the child's bytes " + str(self.object_id).encode())
+
+
+class FailingParent(Process):
+    """Makes a child that stores a file, stores a file under a shared name, then fails."""
+
+    shared_path = persistent("A file stored under its own base name", str, "")
+
+    def make(self) -> None:
+        StoringChild(n=1).make()
+        DataObject(pathname=self.shared_path).store()  # a name another writer may share
+        raise ValueError("the parent failed after its child")
 
 
 class ExtendedLevel(MasterLevel):

@@ -162,6 +162,21 @@ def test_a_failed_make_lists_what_it_committed_and_leaves_no_file_behind(db) -> 
         target.commit()  # no row may point at the removed file
 
 
+def test_a_failed_make_removes_its_nested_makes_files_but_not_a_shared_name(
+        db, tmp_path) -> None:
+    from awlineage.persistence import current_files
+    from tests.trace.models import FailingParent
+
+    server = current_files().server
+    before = set(server.list())
+    shared = tmp_path / f"bias-{tmp_path.name}.fits"  # a name no other test stores
+    shared.write_bytes(b"a file others may store under this name too")
+    with pytest.raises(ValueError, match="the parent failed"):
+        FailingParent(shared_path=str(shared)).make()
+    # the child's file went with the failure; bias.fits may be another writer's (left to gc)
+    assert set(server.list()) - before == {shared.name}
+
+
 def test_make_of_a_committed_target_is_refused(db) -> None:
     master = MasterLevel(exposures=exposures())
     master.make()
