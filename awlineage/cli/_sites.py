@@ -36,10 +36,12 @@ def export_bundle_command(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     from awlineage.federation import import_bundle, read_bundle
 
-    bundles = [(path, read_bundle(Path(path))) for path in args.paths]  # all verified before
-    db = open_database(args, create=True)  # a database is made, if new
+    for path in args.paths:  # every bundle verified before a database is made, if new;
+        read_bundle(Path(path))  # one held at a time (each may carry gigabytes of files)
+    db = open_database(args, create=True)
     prepare(db, args.imports)
-    for path, bundle in bundles:
+    for path in args.paths:
+        bundle = read_bundle(Path(path))
         report = import_bundle(bundle, database=db)
         print(f"{path}: {report.summary()} (from {bundle.origin.describe()})")
     return 0

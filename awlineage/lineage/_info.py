@@ -29,8 +29,9 @@ from awlineage.spacetime import Interval, SkyPosition, SkyRegion
 MAX_LIST_MEMBERS = 20
 
 
-SEEN_ABOVE = " (see above)"
-"""Ends the line of an object that the tree shows, expanded, higher up already."""
+SHOWN_ELSEWHERE = " (shown in full elsewhere in this tree)"
+"""Ends the line of an object that the tree expands at another of its lines (levels are
+expanded one after the other, so that line may be printed below this one)."""
 
 
 @dataclass
@@ -54,9 +55,10 @@ class InfoNode:
         For the root: the retractions of the object in force, one sentence each (shown as
         banner lines above the tree).
     expanded
-        False for an object shown (and expanded) higher up the tree already: its line ends
-        in `SEEN_ABOVE` and it has no children, so a cycle of links (a make's run lists its
-        outputs, which link back to the product) or a shared input never repeats.
+        False for an object the tree expands at another line (at a shallower level, or
+        earlier in the same one): its line ends in `SHOWN_ELSEWHERE` and it has no children,
+        so a cycle of links (a make's run lists its outputs, which link back to the product)
+        or a shared input never repeats.
     """
 
     name: str
@@ -82,7 +84,7 @@ class InfoNode:
         if self.retractions:
             data["retractions"] = self.retractions
         if not self.expanded:
-            data["seen_above"] = True
+            data["shown_elsewhere"] = True
         if self.children:
             data["children"] = [child.to_dict() for child in self.children]
         return data
@@ -244,7 +246,7 @@ def _tree(db: Database, obj: DBObject, depth: int, attributes: bool, runs: bool,
         _preload_ancestry(db, obj)
     root = InfoNode("", describe(obj), obj)
     level = [root]
-    expanded = {obj.object_id}  # an object is expanded once, where it is met first
+    expanded = {obj.object_id}  # an object is expanded once, at the shallowest level
     for remaining in range(depth, -1, -1):
         _load_links(db, [node.obj for node in level if node.obj is not None])
         next_level: list[InfoNode] = []
@@ -254,7 +256,7 @@ def _tree(db: Database, obj: DBObject, depth: int, attributes: bool, runs: bool,
                 if child.obj is None:
                     continue
                 if child.obj.object_id in expanded:  # a cycle (a run's outputs link back)
-                    child.value += SEEN_ABOVE        # or a shared input: shown once
+                    child.value += SHOWN_ELSEWHERE        # or a shared input: shown once
                     child.expanded = False
                     continue
                 expanded.add(child.obj.object_id)
