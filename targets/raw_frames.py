@@ -331,7 +331,7 @@ def ingest(paths: Sequence[str | Path], kind: str | None = None, *,
     report = IngestReport()
     files = [Path(path) for path in paths]
     hashes = _file_hashes(files)
-    seen = _ingested_before(set(hashes.values()))
+    seen = _ingested_before({sha256 for sha256, _ in hashes.values()})
     frames: list[RawFrame] = []
     with tempfile.TemporaryDirectory(prefix="awl-ingest-") as scratch:
         for path in files:
@@ -339,7 +339,7 @@ def ingest(paths: Sequence[str | Path], kind: str | None = None, *,
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always", AstropyWarning)
                     made = _frames_of_file(path, kind, checked, seen, Path(scratch),
-                                           hashes.get(path))
+                                           _hash_if_unchanged(path, hashes.get(path)))
             except (RawFileError, HeaderError) as exc:
                 report.refused.append((path, str(exc)))
                 continue
@@ -389,18 +389,37 @@ def _frames_of_file(path: Path, kind: str | None, overrides: Mapping[str, Value]
     return raw, values, _frames_of(raw, values, scratch)
 
 
-def _file_hashes(paths: Sequence[Path]) -> dict[Path, str]:
-    """The SHA-256 of each file of `paths` that can be read; the others are left to
-    `read_raw_file` to refuse, naming why."""
+def _file_hashes(paths: Sequence[Path]) -> dict[Path, tuple[str, tuple[int, ...]]]:
+    """The SHA-256 of each file of `paths` that can be read, with the file's state when it
+    was hashed (`_file_state`); the others are left to `read_raw_file` to refuse, naming
+    why."""
     hashes = {}
     for path in paths:
         if not path.is_file():
             continue
         try:
-            hashes[path] = hash_file(path)[1]
+            state = _file_state(path)
+            hashes[path] = (hash_file(path)[1], state)
         except OSError:
             continue
     return hashes
+
+
+def _file_state(path: Path) -> tuple[int, ...]:
+    """Size, modification and change times and inode: any write to the file changes them."""
+    info = path.stat()
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino
+
+
+def _hash_if_unchanged(path: Path, known: tuple[str, tuple[int, ...]] | None) -> str | None:
+    """The hash taken before the batch, if the file is still in the state it had then;
+    None (hash it again as it is read) for a file written to since (one still arriving)."""
+    if known is None:
+        return None
+    try:
+        return known[0] if _file_state(path) == known[1] else None
+    except OSError:
+        return None
 
 
 HASHES_PER_QUERY = 500

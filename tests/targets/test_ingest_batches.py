@@ -192,3 +192,16 @@ def test_awl_ingest_prints_one_line_per_refused_file_a_summary_and_exits_1(db, t
     assert sorted(frame.original_name for frame in frames) == \
         sorted(["a8280271.fits", "fixable.fits", "query_images.fits"])
     assert stored_files(data) == {frame.filename for frame in frames}
+
+
+def test_a_file_written_to_after_the_batch_was_hashed_is_hashed_again(tmp_path) -> None:
+    from targets.raw_frames import _file_hashes, _hash_if_unchanged
+
+    still, growing = tmp_path / "still.fits", tmp_path / "growing.fits"
+    still.write_bytes(b"x" * 2880)
+    growing.write_bytes(b"y" * 2880)
+    hashes = _file_hashes([still, growing])
+    with growing.open("ab") as more:  # still arriving when the batch began
+        more.write(b"z" * 2880)
+    assert _hash_if_unchanged(still, hashes[still]) == hashes[still][0]
+    assert _hash_if_unchanged(growing, hashes[growing]) is None  # read and hashed again
