@@ -167,17 +167,18 @@ def find_class(db: Database, name: str) -> type:
             "defines it") from None
 
 
-def open_database(args: argparse.Namespace, *, create: bool = False) -> Database:
+def open_database(args: argparse.Namespace, *, create: bool = False,
+                  files: bool = True) -> Database:
     """The database a command names (``--database``, else the configured one), made the
     current one. Only commands that store objects pass `create`; for every other command a
     database that does not exist is an error naming it, not an empty answer to a mistyped
-    URL. A command that stores checks first that the data directory is not a file, so that
-    it makes no database it cannot use."""
+    URL. A command that stores (and, unless `files` is False, stores files) checks first
+    that the data directory is not a file, so that it makes no database it cannot use."""
     from awlineage.database import connect
     from awlineage.database._database import NOT_CREATED_TO_READ
     from awlineage.storage._defaults import check_data_directory
 
-    if create:
+    if create and files:
         check_data_directory()
     try:
         return connect(args.database, create=create)

@@ -50,7 +50,7 @@ def _import(args: argparse.Namespace) -> int:
 def _init(args: argparse.Namespace) -> int:
     from awlineage.federation import set_local_site
 
-    db = open_database(args, create=True)
+    db = open_database(args, create=True, files=False)  # names the site, stores no file
     site = set_local_site(db, url=args.url, name=args.name)
     print(f"this site: {site.site_id} {site.url or '(no URL yet: awl sites init --url ...)'}"
           f"{' ' + site.name if site.name else ''}")

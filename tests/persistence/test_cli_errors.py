@@ -172,3 +172,13 @@ def test_a_wrong_postgresql_password_is_said_so_with_the_password_masked(
         f"awl: DatabaseUnavailable: {wrong.render_as_string(hide_password=True)} refused the "
         f"login: authentication failed for user {wrong.username!r} (check the user and "
         "password of --database or AWL_DATABASE_URL or awl.toml's database_url)"]
+
+
+def test_naming_this_site_needs_no_data_directory(tmp_path: Path) -> None:
+    """``awl sites init`` stores no file, so a data directory path that is a file is no
+    reason to refuse it (the check is for commands that store files)."""
+    (tmp_path / "awl-data").write_text("hi\n")
+    result = run_awl(None, "sites", "init", "--url", "http://127.0.0.1:8400", cwd=tmp_path,
+                     AWL_DATA_URL="", AWL_DATABASE_URL="")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("this site: ")
