@@ -51,7 +51,7 @@ from dataserver._trailer import (
     read_carried,
     split_lineage,
 )
-from dataserver._urls import open_storage
+from dataserver._urls import check_local_directory, open_storage
 from dataserver._verify import VerifyingReader
 
 if TYPE_CHECKING:
@@ -113,6 +113,7 @@ __all__ = [
     "UploadTooLarge",
     "VerifyingReader",
     "attach_lineage",
+    "check_local_directory",
     "collect_garbage",
     "create_app",
     "hash_file",

@@ -125,6 +125,28 @@ def local_directory(text: str) -> Path | None:
     return Path(path).expanduser().absolute() if path else None
 
 
+def check_local_directory(url: str) -> None:
+    """Refuse a data server URL naming a local directory whose path is a file, before
+    anything is opened or made.
+
+    Parameters
+    ----------
+    url : str
+        A data server URL (a path, ``file://``, ``s3://`` or ``http(s)://``); only a local
+        one is checked.
+
+    Raises
+    ------
+    ServerConfigError
+        When the local directory's path is a file, naming it and the setting.
+    """
+    from dataserver._local import refuse_a_file
+
+    root = local_directory(url)
+    if root is not None:
+        refuse_a_file(root)
+
+
 def _open_local(url: str, path: str, options: dict[str, str], create: bool) -> Storage:
     from dataserver._local import LocalStorage
 

@@ -174,9 +174,8 @@ def open_database(args: argparse.Namespace, *, create: bool = False,
     database that does not exist is an error naming it, not an empty answer to a mistyped
     URL. A command that stores (and, unless `files` is False, stores files) checks first
     that the data directory is not a file, so that it makes no database it cannot use."""
-    from awlineage.database import connect
-    from awlineage.database._database import NOT_CREATED_TO_READ
-    from awlineage.storage._defaults import check_data_directory
+    from awlineage.database import NOT_CREATED_TO_READ, connect
+    from awlineage.storage import check_data_directory
 
     if create and files:
         check_data_directory()

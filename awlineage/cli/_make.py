@@ -49,8 +49,7 @@ def _check_is_target(cls: type) -> None:
     """Refuse a class that is not a process target, saying what it is: stored data is
     ingested or committed, not made; a class read from the registry (its module cannot be
     imported here) cannot be made either, and the message says where to import it from."""
-    from awlineage.persistence import describe_class, is_stand_in
-    from awlineage.persistence._standin import import_hint
+    from awlineage.persistence import describe_class, import_hint, is_stand_in
     from awlineage.trace import Process
 
     if is_stand_in(cls):

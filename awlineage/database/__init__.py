@@ -15,7 +15,13 @@ from awlineage.database._copies import (
     read_stored_rows,
     write_stored_rows,
 )
-from awlineage.database._database import Database, RegisteredClass, connect, current_database
+from awlineage.database._database import (
+    NOT_CREATED_TO_READ,
+    Database,
+    RegisteredClass,
+    connect,
+    current_database,
+)
 from awlineage.database._ddl import DIALECTS, framework_ddl
 from awlineage.database._load import (
     RowReader,
@@ -30,6 +36,7 @@ from awlineage.database._tables import ClassTables, list_table_name, new_metadat
 
 __all__ = [
     "DIALECTS",
+    "NOT_CREATED_TO_READ",
     "ClassTables",
     "Database",
     "RegisteredClass",

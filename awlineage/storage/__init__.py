@@ -7,6 +7,7 @@ from awlineage.persistence import set_default_files
 from awlineage.storage._app import data_server_app
 from awlineage.storage._defaults import (
     cache_directory,
+    check_data_directory,
     default_data_server,
     file_cache,
     forget_data_server,
@@ -32,6 +33,7 @@ __all__ = [
     "DefaultFiles",
     "Session",
     "cache_directory",
+    "check_data_directory",
     "current_data_server",
     "current_session",
     "data_server_app",

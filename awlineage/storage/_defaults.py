@@ -52,17 +52,19 @@ def check_data_directory(url: str | None = None) -> None:
     file named ``awl-data`` then says so and leaves no empty database behind. Nothing is
     opened or made.
 
+    Parameters
+    ----------
+    url : str, optional
+        The data server URL; by default the configured one.
+
     Raises
     ------
     dataserver.ServerConfigError
         When the path is a file, naming it and the setting.
     """
-    from dataserver._local import refuse_a_file
-    from dataserver._urls import local_directory
+    from dataserver import check_local_directory
 
-    root = local_directory(str(config.setting("data_url", url)))
-    if root is not None:
-        refuse_a_file(root)
+    check_local_directory(str(config.setting("data_url", url)))
 
 
 def use_data_server(url: str | None = None, *, token: str | None = None) -> Any:
