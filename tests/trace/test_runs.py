@@ -139,16 +139,27 @@ def test_failed_make_records_a_failed_run_and_commits_nothing_else(db) -> None:
     assert select(BrokenTarget).count() == 0
 
 
-def test_a_failed_make_lists_what_it_committed_and_leaves_no_file_behind(db) -> None:
+@pytest.fixture
+def own_data_server(tmp_path):
+    """A data directory of this test's own: other tests (in other workers) store files too,
+    and these tests compare what the data server holds."""
+    from awlineage.storage import forget_data_server, use_data_server
+
+    yield use_data_server(str(tmp_path / "data"))
+    forget_data_server()
+
+
+def test_a_failed_make_lists_what_it_committed_and_leaves_no_file_behind(
+        db, own_data_server) -> None:
     from awlineage import DataObject
-    from awlineage.persistence import current_files
     from tests.trace.models import HalfWrittenTarget
 
     kept = DataObject()
     kept.store(b"bytes stored and committed before")
     kept.commit()
-    server = current_files().server
+    server = own_data_server
     before = set(server.list())
+    assert before == {kept.filename}
     target = HalfWrittenTarget(exposure=exposures(n=1)[0])
     with pytest.raises(ValueError, match="failed after writing"):
         target.make()
@@ -163,13 +174,12 @@ def test_a_failed_make_lists_what_it_committed_and_leaves_no_file_behind(db) -> 
 
 
 def test_a_failed_make_removes_its_nested_makes_files_but_not_a_shared_name(
-        db, tmp_path) -> None:
-    from awlineage.persistence import current_files
+        db, tmp_path, own_data_server) -> None:
     from tests.trace.models import FailingParent
 
-    server = current_files().server
+    server = own_data_server
     before = set(server.list())
-    shared = tmp_path / f"bias-{tmp_path.name}.fits"  # a name no other test stores
+    shared = tmp_path / "bias.fits"
     shared.write_bytes(b"a file others may store under this name too")
     with pytest.raises(ValueError, match="the parent failed"):
         FailingParent(shared_path=str(shared)).make()
