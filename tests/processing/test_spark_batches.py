@@ -129,10 +129,17 @@ def test_an_interrupted_make_returns_once_its_tasks_hold_no_lock(
         (tmp_path / "open").touch()
 
 
+BACKEND_END_GRACE = 1.0
+"""Seconds a PostgreSQL backend gets to end once its client (a Python worker Spark killed)
+is gone: it ends when it reads the closed socket, a moment after the kill. Far less than the
+2-4 s a cancelled task's worker went on holding its transaction without the fix."""
+
+
 def lock_holders(db, request: pytest.FixtureRequest) -> list:
     """Who holds a lock on `db` apart from this process's session: the PostgreSQL backends
-    with a lock in its schema, or ["another process"] when the SQLite file's write lock
-    cannot be taken at once."""
+    with a lock in its schema (asked again for up to `BACKEND_END_GRACE` seconds while
+    some do), or ["another process"] when the SQLite file's write lock cannot be taken at
+    once."""
     if db.schema is None:
         with contextlib.closing(sqlite3.connect(db.url.database, timeout=0)) as conn:
             try:
@@ -141,12 +148,19 @@ def lock_holders(db, request: pytest.FixtureRequest) -> list:
                 return ["another process"]
             conn.rollback()
         return []
+    deadline = time.monotonic() + BACKEND_END_GRACE
     with request.getfixturevalue("postgres_admin").connect() as conn:
-        return list(conn.execute(sa.text(
-            "SELECT DISTINCT a.pid, a.state FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
-            "JOIN pg_namespace n ON n.oid = c.relnamespace "
-            "JOIN pg_stat_activity a ON a.pid = l.pid "
-            "WHERE n.nspname = :schema AND l.pid <> pg_backend_pid()"), {"schema": db.schema}))
+        while True:
+            holders = list(conn.execute(sa.text(
+                "SELECT DISTINCT a.pid, a.state FROM pg_locks l JOIN pg_class c "
+                "ON c.oid = l.relation JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "JOIN pg_stat_activity a ON a.pid = l.pid "
+                "WHERE n.nspname = :schema AND l.pid <> pg_backend_pid()"),
+                {"schema": db.schema}))
+            if not holders or time.monotonic() > deadline:
+                return holders
+            conn.rollback()  # a new snapshot of pg_stat_activity for the next look
+            time.sleep(0.05)
 
 
 def test_spark_started_in_the_background_makes_the_same_targets(db, night) -> None:
