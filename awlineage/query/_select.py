@@ -406,10 +406,12 @@ class Query(Generic[_T]):
         order = []
         for term in self._order:
             column = source[term.path._last.name]
-            order.append(column.is_(None))  # missing values last, either way, on both
             if term.path._last.type is str:  # code-point order on both databases
                 column = compiler.db.dialect.text_order(column)
-            order.append(column.desc() if term.descending else column)
+            ordered = column.desc() if term.descending else column.asc()
+            # Missing values last, either way, on both databases (their defaults differ).
+            # NULLS LAST, not "IS NULL" first: an ascending order can still walk an index.
+            order.append(ordered.nulls_last())
         statement = statement.order_by(*order, source["object_id"])
         if self._limit is not None:
             statement = statement.limit(self._limit)
