@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from astropy.utils.data import conf as data_conf
 from playwright.sync_api import Browser, ConsoleMessage, sync_playwright
 from playwright.sync_api import Page as BrowserPage
 from starlette.testclient import TestClient
@@ -17,6 +18,13 @@ from tests.commands import run_awl
 from tests.lineage.conftest import lineage_path  # noqa: F401 (the walk, then the index)
 from tests.webviewer.browser import CHROMIUM, CHROMIUM_ARGS, artefacts_dir, chromium_env, served
 from webviewer import Limits, create_app
+
+
+@pytest.fixture(autouse=True)
+def offline() -> Iterator[None]:
+    """No astropy or pyvo download (the IVOA vocabularies among them): tests run offline."""
+    with data_conf.set_temp("allow_internet", False):
+        yield
 
 
 def viewer_client(db: Database, data_url: str | Path | None = None,

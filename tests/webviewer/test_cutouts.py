@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from astropy import units as u
 from astropy.io import fits
-from astropy.utils.data import conf as data_conf
 from astropy.wcs import WCS
 from pyvo.dal.adhoc import DatalinkResults, DatalinkService
 
 from awlineage import Database, Session, get_dependencies, select
 from tests.commands import run_awl
+from tests.webviewer.datalink import datalink_links
 
 
 @pytest.fixture(scope="module")
@@ -39,20 +39,9 @@ def star(demo_folder: Path):
     session.close()
 
 
-@pytest.fixture(autouse=True)
-def offline():
-    """No vocabulary download, nothing else from the internet."""
-    with data_conf.set_temp("allow_internet", False):
-        yield
-
-
-def _links(demo_url: str, object_id: int) -> DatalinkResults:
-    return DatalinkService(f"{demo_url}/datalink/links").run_sync(str(object_id))
-
-
 def test_pyvo_cuts_the_star_out_of_every_image_that_made_it(demo_url, star) -> None:
     source, _, used_calibrations = star
-    links = _links(demo_url, source.object_id)
+    links = datalink_links(demo_url, source.object_id)
     cutout = next(links.bysemantics("#cutout", include_narrower=False))
     stream = cutout.processed(circle=(source.ra * u.deg, source.dec * u.deg, 2 * u.arcsec))
     hdul = fits.open(io.BytesIO(stream.read()))
@@ -132,7 +121,7 @@ def test_links_of_unknown_and_malformed_ids_are_fault_rows(demo_url) -> None:
     answer = httpx.get(f"{demo_url}/datalink/links", params=[("ID", "42"), ("ID", "x<1>")])
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("application/x-votable+xml")
-    links = _links(demo_url, 42)
+    links = datalink_links(demo_url, 42)
     assert next(iter(links)).error_message.startswith("NotFoundFault: ")
     bad = DatalinkService(f"{demo_url}/datalink/links").run_sync("x<1>")
     row = next(iter(bad))

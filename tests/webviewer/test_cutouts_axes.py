@@ -10,20 +10,12 @@ import httpx
 import pytest
 from astropy import units as u
 from astropy.io import fits
-from astropy.utils.data import conf as data_conf
 from pyvo.dal.adhoc import DatalinkService
 
 from tests.webviewer.test_cutouts import star  # noqa: F401 (the demo's brightest source)
 
 NIGHT = (60383.83, 60383.84)
 """The demo's science exposures: 2024-03-14, 19:55 to 20:10 UTC (MJD)."""
-
-
-@pytest.fixture(autouse=True)
-def offline():
-    """No vocabulary download."""
-    with data_conf.set_temp("allow_internet", False):
-        yield
 
 
 def _cutout(demo_url: str, object_id: int):

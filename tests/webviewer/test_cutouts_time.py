@@ -10,20 +10,12 @@ import numpy as np
 import pytest
 from astropy import units as u
 from astropy.io import fits
-from astropy.utils.data import conf as data_conf
 from astropy.wcs import WCS
 
 from awlineage import DataObject, persistent
 from awlineage.regions import capture_regions, elementwise
 from awlineage.storage import forget_data_server, use_data_server
 from tests.webviewer.test_cutouts_axes import _cutout
-
-
-@pytest.fixture(autouse=True)
-def offline():
-    """No vocabulary download."""
-    with data_conf.set_temp("allow_internet", False):
-        yield
 
 
 class AxesTestImage(DataObject):

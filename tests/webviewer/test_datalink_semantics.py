@@ -7,10 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from astropy.utils.data import conf as data_conf
-from pyvo.dal.adhoc import DatalinkResults, DatalinkService
 
 from awlineage import Database, ProcessRun, RegionTable, Session, select
+from tests.webviewer.datalink import datalink_links
 
 CORE_TERMS = {
     "#this", "#progenitor", "#derivation", "#auxiliary", "#weight", "#error", "#noise",
@@ -45,17 +44,6 @@ def demo(demo_folder: Path):
     return ids, used, made
 
 
-@pytest.fixture(autouse=True)
-def offline():
-    """No vocabulary download, nothing else from the internet."""
-    with data_conf.set_temp("allow_internet", False):
-        yield
-
-
-def _links(demo_url: str, object_id: int) -> DatalinkResults:
-    return DatalinkService(f"{demo_url}/datalink/links").run_sync(str(object_id))
-
-
 def _target(row) -> int:
     """The object a row links to, from its access_url (``...links?ID=N``)."""
     return int(row.access_url.rpartition("ID=")[2])
@@ -63,7 +51,7 @@ def _target(row) -> int:
 
 def test_a_runs_outputs_are_derivations_and_its_inputs_progenitors(demo_url, demo) -> None:
     ids, used, made = demo
-    links = _links(demo_url, ids["run"])
+    links = datalink_links(demo_url, ids["run"])
     progenitors = [_target(r) for r in links.bysemantics("#progenitor", include_narrower=False)]
     derivations = [_target(r) for r in links.bysemantics("#derivation", include_narrower=False)]
     assert set(progenitors) == used
@@ -73,7 +61,7 @@ def test_a_runs_outputs_are_derivations_and_its_inputs_progenitors(demo_url, dem
 
 def test_an_object_is_listed_once_however_many_attributes_name_it(demo_url, demo) -> None:
     ids, _, _ = demo
-    links = _links(demo_url, ids["run"])
+    links = datalink_links(demo_url, ids["run"])
     targets = [(r.semantics, _target(r)) for r in links if r.semantics != "#this"]
     assert len(targets) == len(set(targets))
     both = [r.description for r in links.bysemantics("#progenitor", include_narrower=False)
@@ -84,7 +72,7 @@ def test_an_object_is_listed_once_however_many_attributes_name_it(demo_url, demo
 def test_every_semantics_of_objects_and_runs_is_a_core_datalink_term(demo_url, demo) -> None:
     ids, _, _ = demo
     for kind, object_id in ids.items():
-        semantics = {row.semantics for row in _links(demo_url, object_id)}
+        semantics = {row.semantics for row in datalink_links(demo_url, object_id)}
         assert semantics <= CORE_TERMS, (kind, semantics - CORE_TERMS)
 
 
@@ -92,12 +80,12 @@ def test_the_run_that_made_an_object_and_its_lineage_records_are_documentation(
         demo_url, demo) -> None:
     ids, _, _ = demo
     for kind in ("sourcelist", "source"):
-        links = _links(demo_url, ids[kind])
+        links = datalink_links(demo_url, ids[kind])
         run_pages = [r.access_url for r in links.bysemantics("#documentation",
                                                              include_narrower=False)
                      if r.content_type == "text/html"]
         assert run_pages == [f"{demo_url}/run/{ids['run']}"], kind
-    reduced = _links(demo_url, ids["reduced"])
+    reduced = datalink_links(demo_url, ids["reduced"])
     for row in reduced.bysemantics("#derivation", include_narrower=False):
         assert "RegionTable" not in row.description
     assert any("RegionTable" in r.description

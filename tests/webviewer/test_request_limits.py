@@ -11,7 +11,6 @@ import re
 import httpx
 import pytest
 from astropy.io.votable import parse
-from astropy.utils.data import conf as data_conf
 from pyvo.dal import DALQueryError, DALServiceError
 from pyvo.dal.adhoc import DatalinkService, SodaQuery
 
@@ -26,13 +25,6 @@ class Limited(DBObject):
 
     __namespace__ = "viewerrequestlimits"
     name = persistent("Name", str, "")
-
-
-@pytest.fixture(autouse=True)
-def offline():
-    """No vocabulary download, nothing else from the internet."""
-    with data_conf.set_temp("allow_internet", False):
-        yield
 
 
 def _stored(db: Database) -> list[str]:

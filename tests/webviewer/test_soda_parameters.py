@@ -10,7 +10,6 @@ from pathlib import Path
 import httpx
 import pytest
 from astropy.io import fits
-from astropy.utils.data import conf as data_conf
 from pyvo.dal import DALServiceError
 from pyvo.dal.adhoc import DatalinkResults, DatalinkService
 
@@ -29,13 +28,6 @@ def source(demo_folder: Path) -> tuple[int, int]:
         ids = found.object_id, found.sourcelist.coadd.object_id
     session.close()
     return ids
-
-
-@pytest.fixture(autouse=True)
-def offline():
-    """No vocabulary download, nothing else from the internet."""
-    with data_conf.set_temp("allow_internet", False):
-        yield
 
 
 def _cutout(demo_url: str, object_id: int):
