@@ -339,9 +339,9 @@ class Path:
         if self._last.type is bool and op not in ("==", "!="):
             raise QueryError(f"{self} is a bool: only == and != compare it")
         if kind is Kind.DESCRIPTOR and self._index is not None:
-            return self._last.check_element(value, self._root.__name__)
+            return self._last.check_element(value, self._owner_text())
         if kind is Kind.DESCRIPTOR:
-            return self._last.check(value, self._root.__name__)
+            return self._last.check(value, self._owner_text())
         if kind.is_link:
             if op not in ("==", "!="):
                 raise QueryError(f"{self} is a link: only == and != compare it")
@@ -504,7 +504,7 @@ class Path:
             raise PersistentTypeError(f"{self}.{name}() takes a str pattern, got "
                                       f"{type(pattern).__name__} {brief(pattern)}")
         try:
-            pattern = self._last.check_element(pattern, self._root.__name__) \
+            pattern = self._last.check_element(pattern, self._owner_text()) \
                 if self._index is not None else self._last.check(pattern)
         except AwlError:
             raise
@@ -611,7 +611,7 @@ class Path:
         kind = self._last.kind
         if (kind is Kind.DESCRIPTOR_LIST and self._index is None) or kind is Kind.LINK_LIST:
             try:
-                member = self._last.check_element(value, self._root.__name__)
+                member = self._last.check_element(value, self._owner_text())
             except AwlError:
                 raise
             except (OverflowError, ValueError) as exc:
@@ -678,6 +678,11 @@ class Path:
         [3, 2, 1]
         """
         return Ordering(self, descending=True)
+
+    def _owner_text(self) -> str:
+        """What the last attribute is reached through, for messages: ``Scaled.obs`` in
+        ``Scaled.obs.flux`` (not ``Scaled``, which may have a ``flux`` of its own)."""
+        return ".".join([self._root.__name__, *(s.prop.name for s in self._steps[:-1])])
 
     def __str__(self) -> str:
         text = ".".join([self._root.__name__, *(s.prop.name for s in self._steps)])

@@ -54,6 +54,16 @@ def test_wrong_value_type_is_named_with_the_attribute() -> None:
         parse_query("CameraFrame.exptime > 'long'")
 
 
+def test_a_wrong_value_through_a_link_names_the_path_not_the_root_class() -> None:
+    """CameraFrame has no ``altitude`` (and Instrument has a ``name`` of its own, as a root's
+    attribute of the same name would be blamed wrongly)."""
+    with pytest.raises(PersistentTypeError,
+                       match=r"CameraFrame\.instrument\.site\.altitude expects float"):
+        parse_query("CameraFrame.instrument.site.altitude > 'high'")
+    with pytest.raises(PersistentTypeError, match=r"CameraFrame\.instrument\.name expects str"):
+        CameraFrame.instrument.name == 1  # noqa: B015 (the comparison is what is checked)
+
+
 def test_bare_attributes_need_a_class() -> None:
     with pytest.raises(QueryError, match="unknown persistent class 'chip'"):
         parse_query("chip == 'ccd50'")
