@@ -217,7 +217,7 @@ def _value(setting: ParameterSetting, params_class: type[DBObject]) -> Any:
         return None
     readers: dict[Any, Callable[[str], Any]] = {
         bool: _boolean, int: int, float: float,
-        datetime.datetime: datetime.datetime.fromisoformat}
+        datetime.datetime: _utc_datetime}
     reader = readers.get(kind)
     name = getattr(kind, "__name__", str(kind))
     if reader is None:
@@ -228,6 +228,12 @@ def _value(setting: ParameterSetting, params_class: type[DBObject]) -> Any:
     except ValueError:
         raise ParameterOverrideError(f"--set {setting}: {setting.text!r} is not "
                                      f"{'an' if name[0] in 'aeiou' else 'a'} {name}") from None
+
+
+def _utc_datetime(text: str) -> datetime.datetime:
+    """ISO 8601; without an offset the time is UTC, as in queries and ``--bind``."""
+    value = datetime.datetime.fromisoformat(text)
+    return value.replace(tzinfo=datetime.UTC) if value.tzinfo is None else value
 
 
 def _boolean(text: str) -> bool:

@@ -4,9 +4,11 @@ reused when set again, and refused in one line when they name nothing."""
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
-from awlineage import TargetProcessor, select
+from awlineage import DBObject, OnePer, Process, TargetProcessor, persistent, select
 from awlineage.cli import main
 from awlineage.processing import ParameterOverrideError, ParameterSetting, override_parameters
 from tests.commands import run_awl as awl
@@ -15,10 +17,26 @@ from tests.processing.models import (
     Calibrated,
     CalParameters,
     MasterCal,
+    RawSci,
     Stack,
 )
 
 IMPORT = ("--import", "tests.processing.models")
+
+
+class DatedParameters(DBObject):
+    since = persistent("Use frames observed since (UTC)", datetime.datetime, None)
+
+
+class DatedFrame(Process):
+    """A stage with a datetime parameter, for reading one from ``--set``."""
+
+    targets = OnePer(RawSci, link="raw")
+    raw = persistent("Raw frame", RawSci, None)
+    process_params = persistent("Parameters", DatedParameters, None)
+
+    def make(self) -> None:
+        pass
 
 
 def _values() -> list[float]:
@@ -118,3 +136,15 @@ def test_two_values_for_one_attribute_are_refused() -> None:
     with pytest.raises(ParameterOverrideError, match=r"already set by --set Calibrated\.scale=2"):
         override_parameters(Stack, ["Calibrated.scale=2", "Calibrated.scale=3"])
     assert ParameterSetting.parse("A.b=c=d.e") == ParameterSetting("A", "b", "c=d.e")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("2024-01-01", datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)),
+    ("2024-01-01T22:30", datetime.datetime(2024, 1, 1, 22, 30, tzinfo=datetime.UTC)),
+    ("2024-01-01T22:30:00Z", datetime.datetime(2024, 1, 1, 22, 30, tzinfo=datetime.UTC)),
+    ("2024-01-02T00:30+02:00", datetime.datetime(2024, 1, 1, 22, 30, tzinfo=datetime.UTC)),
+])
+def test_a_datetime_without_an_offset_is_utc_as_in_queries(text: str,
+                                                           expected: datetime.datetime) -> None:
+    (params,) = override_parameters(DatedFrame, [f"DatedFrame.since={text}"])
+    assert params.since == expected
