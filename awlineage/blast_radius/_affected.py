@@ -82,6 +82,7 @@ def affected(db: Database | None, obj: DBObject, cells: RetractedCells | None = 
         raise RetractedCellsError(f"cells must be RetractedCells (RetractedCells.parse("
                                   f"'x0:x1,y0:y1')), not {type(cells).__name__}")
     shape = array_shape(db, obj, cells.hdu)
+    cells.check_within(shape, f"HDU {cells.hdu} of {type(obj).__name__} {obj.object_id}")
     mask = cells.mask(shape)
     if not mask.any():
         raise RetractedCellsError(

@@ -125,6 +125,30 @@ class RetractedCells:
             mask[..., rows, columns] = True
         return mask
 
+    def check_within(self, shape: tuple[int, ...], what: str) -> None:
+        """Raise `RetractedCellsError` when a box reaches beyond an array of `shape` (the
+        last two axes rows, columns): a typo such as ``1:1000`` for ``1:100`` would
+        otherwise take in every cell to the edge. `what` names the array in the message.
+
+        Examples
+        --------
+        >>> RetractedCells.parse("1:100,*").check_within((256, 256), "the bias")
+        >>> try:
+        ...     RetractedCells.parse("1:1000,*").check_within((256, 256), "the bias")
+        ... except RetractedCellsError as refused:
+        ...     print(str(refused)[:57])
+        region box 1:1000,* reaches column 1000, beyond the bias,
+        """
+        self.check_shape(shape)
+        rows, columns = shape[-2:]
+        for box in self.boxes:
+            for axis, last, size in (("column", box.x1, columns), ("row", box.y1, rows)):
+                if last is not None and last > size:
+                    raise RetractedCellsError(
+                        f"region box {box.text()} reaches {axis} {last}, beyond {what}, "
+                        f"which is {columns}x{rows} pixels (columns 1-{columns}, rows "
+                        f"1-{rows}; * takes a whole axis)")
+
     def check_shape(self, shape: tuple[int, ...]) -> None:
         """Raise `RetractedCellsError` when the cells came from a mask file whose shape is not
         the last two axes of `shape`."""

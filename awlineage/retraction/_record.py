@@ -425,9 +425,5 @@ def _check_region(obj: DBObject, cells: RetractedCells) -> None:
         rows, columns = cells.shape
         raise RetractedCellsError(f"the mask {cells.source} is {columns}x{rows} pixels but "
                                   f"HDU {cells.hdu} of {name} is {width}x{height}")
-    for box in cells.boxes:
-        if (box.x0 or 1) > width or (box.y0 or 1) > height:
-            raise RetractedCellsError(f"region box {box.text()} starts outside HDU "
-                                      f"{cells.hdu} of {name}, which is {width}x{height} "
-                                      "pixels")
+    cells.check_within((height, width), f"HDU {cells.hdu} of {name}")
 

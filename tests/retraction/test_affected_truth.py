@@ -249,9 +249,11 @@ def test_a_region_outside_the_frame_or_a_mask_of_another_shape_is_refused(
         current: Built, tmp_path: Path):
     from awlineage.retraction import RetractedCellsError
 
-    with pytest.raises(RetractedCellsError, match=r"holds no cell of HDU 0 of BiasFrame .*"
-                       r"\(128x128 pixels\)"):
+    with pytest.raises(RetractedCellsError, match=r"reaches column 301, beyond HDU 0 of "
+                       r"BiasFrame .* 128x128 pixels"):
         affected(current.db, current.bias, RetractedCells.parse("300:301,*"))
+    with pytest.raises(RetractedCellsError, match=r"reaches column 1000"):
+        affected(current.db, current.bias, RetractedCells.parse("1:1000,*"))
     np.save(tmp_path / "mask.npy", np.ones((10, 12), dtype=bool))
     with pytest.raises(RetractedCellsError, match="is 12x10 pixels but the array is 128x128"):
         affected(current.db, current.bias, RetractedCells.from_mask_file(tmp_path / "mask.npy"))

@@ -24,6 +24,7 @@ from awlineage import (
     reinstate,
     retract,
     retractions_of,
+    select,
     use_data_server,
 )
 from awlineage.database import recorded_statements
@@ -141,8 +142,13 @@ def image(db, tmp_path, monkeypatch):
 def test_a_region_is_checked_against_the_file_headers_and_stored(db, image, tmp_path) -> None:
     with pytest.raises(RetractionError, match=r"has 1 HDU\(s\) \(0-0\), not HDU 2"):
         retract(image, reason="why", region="1,1", hdu=2)
-    with pytest.raises(RetractedCellsError, match=r"starts outside HDU 0 .* 40x30 pixels"):
+    with pytest.raises(RetractedCellsError, match=r"reaches column 41, beyond HDU 0 .* "
+                                                  r"40x30 pixels"):
         retract(image, reason="why", region="41,*")
+    with pytest.raises(RetractedCellsError, match=r"box 1:40,1:300 reaches row 300, beyond "
+                                                  r"HDU 0 .* \(columns 1-40, rows 1-30"):
+        retract(image, reason="a typo of 1:30", region="1:40,1:300")
+    assert select(Retraction).count() == 0  # nothing recorded by the refusals
     record = retract(image, reason="hot column 7", region="7,*")
     assert record.region == RetractedCells.parse("7:7,*")
     assert json.loads(record.cells) == {"hdu": 0, "cells": "7:7,*"}
