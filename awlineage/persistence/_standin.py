@@ -125,8 +125,9 @@ def import_hint(cls: type) -> str:
         return "define the class in a module and name it with --import MODULE"
     folder = Path(script).parent
     where = "" if str(folder) in ("", ".") else f" from {folder}"
-    return (f"import the script as a module: --import {Path(script).stem}{where} (its "
-            "`if __name__ == '__main__':` part does not run), or run the script")
+    return (f"import the script as a module: --import {Path(script).stem}{where} (what it "
+            "does outside an `if __name__ == '__main__':` block runs then too), or run the "
+            "script")
 
 
 def refuse_stand_in(cls: type, action: str) -> NoReturn:
