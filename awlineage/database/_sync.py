@@ -106,7 +106,8 @@ def sync_class(db: Database, cls: type) -> ClassTables:
         wanted["table_name"] = row.table_name
         tables = build_class_tables(db.metadata, cls, db.dialect, table_name=row.table_name)
         recorded = json.loads(row.definition)
-        _refuse_incompatible(cls, recorded, wanted["definition"], row.class_version)
+        _refuse_incompatible(db, conn, cls, tables, recorded, wanted["definition"],
+                             row.class_version)
         added = [name for name in wanted["definition"] if name not in recorded]
         for name in added:
             _add_property(db, conn, cls, tables, name)
@@ -177,18 +178,63 @@ def _refuse_table_of_another_class(conn: sa.Connection, registry: sa.Table, cls:
         )
 
 
-def _refuse_incompatible(cls: type, recorded: dict[str, Any], wanted: dict[str, Any],
+_LINK_KINDS = (Kind.LINK.value, Kind.LINK_LIST.value)
+
+
+def _refuse_incompatible(db: Database, conn: sa.Connection, cls: type, tables: ClassTables,
+                         recorded: dict[str, Any], wanted: dict[str, Any],
                          version: int) -> None:
+    """Refuse a property whose kind or type changed, unless it is a link (or link list)
+    whose stored targets are all of the new type: a link column holds only an object id, so
+    ``process_params`` declared with a parameters class where the inherited one linked any
+    DBObject keeps every stored object readable."""
     for name, spec in wanted.items():
         old = recorded.get(name)
-        if old is not None and (old["kind"], old["type"]) != (spec["kind"], spec["type"]):
+        if old is None or (old["kind"], old["type"]) == (spec["kind"], spec["type"]):
+            continue
+        if old["kind"] == spec["kind"] and spec["kind"] in _LINK_KINDS:
+            strays = _targets_of_other_classes(db, conn, cls, tables, name)
+            if not strays:
+                continue
             raise SchemaConflictError(
                 f"{qualified_name(cls)}.{name} is recorded in the database (class version "
-                f"{version}) as a {old['kind']} of {old['type']}, but the class now declares a "
-                f"{spec['kind']} of {spec['type']}. Stored objects cannot change the kind or "
-                f"type of a property: restore the old declaration, or declare the new one "
-                f"under another attribute name (or in a new class)."
+                f"{version}) as a {old['kind']} of {old['type']}, and the class now declares "
+                f"a {spec['kind']} of {spec['type']}, but stored objects link it to "
+                f"{', '.join(strays)}, which {'is' if len(strays) == 1 else 'are'} not "
+                f"{spec['type']}: declare a type those objects are, or the new link under "
+                f"another attribute name (or in a new class)."
             )
+        raise SchemaConflictError(
+            f"{qualified_name(cls)}.{name} is recorded in the database (class version "
+            f"{version}) as a {old['kind']} of {old['type']}, but the class now declares a "
+            f"{spec['kind']} of {spec['type']}. Stored objects cannot change the kind or "
+            f"type of a property: restore the old declaration, or declare the new one "
+            f"under another attribute name (or in a new class)."
+        )
+
+
+def _targets_of_other_classes(db: Database, conn: sa.Connection, cls: type,
+                              tables: ClassTables, name: str) -> list[str]:
+    """The classes of the stored objects that `name` links to which are not the type it
+    now declares (nor a subclass of it), by qualified name."""
+    link_type = cls._properties[name].type  # type: ignore[attr-defined]
+    also = getattr(cls, "_stored_links_may_reach", {}).get(name, ())
+    allowed, waiting = set(), [link_type, *also]
+    while waiting:
+        kind = waiting.pop()
+        if qualified_name(kind) not in allowed:
+            allowed.add(qualified_name(kind))
+            waiting.extend(kind.__subclasses__())
+    if name in tables.list_tables:
+        source = tables.list_tables[name]
+        target = source.c.target_id
+    else:
+        source = tables.table
+        target = source.c[name]
+    objects = db.framework["awl_object"]
+    found = conn.execute(sa.select(objects.c.class_name).distinct()
+                         .select_from(source.join(objects, objects.c.object_id == target)))
+    return sorted(set(found.scalars()) - allowed)
 
 
 def _add_property(db: Database, conn: sa.Connection, cls: type, tables: ClassTables,

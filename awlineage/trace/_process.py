@@ -102,6 +102,11 @@ class Process(DBObject):
 
     process_params = persistent("Processing parameters", DBObject, None)
     process_run = persistent("The process run that made this object", ProcessRun, None)
+    _stored_links_may_reach: ClassVar[dict[str, tuple[type, ...]]] = {
+        "process_params": (ProcessParameters,)}
+    """Classes that stored links of an attribute may reach besides the type it declares: a
+    target made before its class declared parameters links the empty `ProcessParameters`,
+    so declaring ``process_params`` later keeps those targets readable (and stale)."""
 
     def make(self) -> Any:
         """Make this target from its dependencies; subclasses implement it."""

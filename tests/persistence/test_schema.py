@@ -15,7 +15,15 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from awlineage import DBObject, SchemaConflictError, persistent, select
+from awlineage import (
+    DBObject,
+    OnePer,
+    Process,
+    SchemaConflictError,
+    TargetProcessor,
+    persistent,
+    select,
+)
 from tests.persistence.models import CameraFrame
 
 REPO = Path(__file__).resolve().parents[2]
@@ -77,6 +85,95 @@ def test_incompatible_change_is_refused_naming_class_property_and_remedy(db) -> 
     assert "Shifting.level" in message and "descriptor of float" in message
     assert "descriptor of str" in message and "another attribute name" in message
     assert [v["version"] for v in registry_versions(db, "Shifting")] == [1]
+
+
+def test_a_link_may_name_a_narrower_class_when_every_stored_target_is_one(db) -> None:
+    """As a Process declaring its own ``process_params`` after objects were stored with the
+    inherited link to any DBObject."""
+
+    class Settings(DBObject):
+        gain = persistent("Gain", float, 1.0)
+
+    class Tuned(DBObject):
+        name = persistent("Name", str, "")
+        settings = persistent("Settings", DBObject, None)
+        inputs = persistent("Inputs", DBObject, [])
+
+    Tuned(name="none").commit()
+    Tuned(name="one", settings=Settings(gain=2.0), inputs=[Settings()]).commit()
+
+    class Tuned(DBObject):  # redefined, as in a new version of a script
+        name = persistent("Name", str, "")
+        settings = persistent("Settings", Settings, None)
+        inputs = persistent("Inputs", Settings, [])
+
+    Tuned(name="two", settings=Settings(gain=3.0)).commit()
+    found = {t.name: t.settings for t in select(Tuned)}
+    assert found["none"] is None and found["one"].gain == 2.0 and found["two"].gain == 3.0
+    definition = registry_versions(db, "Tuned")[-1]["definition"]
+    assert definition["settings"]["type"].endswith("Settings")
+
+
+def test_a_process_may_declare_parameters_after_its_targets_were_stored(db) -> None:
+    """Targets made before link the empty ProcessParameters; they stay readable, and are
+    remade with the parameters' defaults."""
+
+    class Source(DBObject):
+        value = persistent("Value", float, 0.0)
+
+    class Scaled(Process):
+        targets = OnePer(Source, link="source")
+        source = persistent("Source", Source, None)
+        result = persistent("Result", float, None)
+
+        def make(self) -> None:
+            self.result = self.source.value
+
+    Source(value=2.0).commit()
+    TargetProcessor("serial", progress=False).make(Scaled)
+
+    class ScaleParameters(DBObject):
+        factor = persistent("Factor", float, 3.0)
+
+    class Scaled(Process):  # the next version of the script
+        targets = OnePer(Source, link="source")
+        source = persistent("Source", Source, None)
+        result = persistent("Result", float, None)
+        process_params = persistent("Parameters", ScaleParameters, None)
+
+        def make(self) -> None:
+            self.result = self.source.value * self.process_params.factor
+
+    report = TargetProcessor("serial", progress=False).make(Scaled)
+    assert report.made == 1, report.summary()
+    assert sorted(s.result for s in select(Scaled)) == [2.0, 6.0]
+
+
+def test_a_narrower_link_is_refused_naming_the_classes_stored_links_reach(db) -> None:
+    class Settings(DBObject):
+        gain = persistent("Gain", float, 1.0)
+
+    class Tuning(DBObject):
+        settings = persistent("Settings", DBObject, None)
+        inputs = persistent("Inputs", DBObject, [])
+
+    Tuning(settings=CameraFrame(chip="x"), inputs=[Settings()]).commit()
+
+    class Tuning(DBObject):
+        settings = persistent("Settings", Settings, None)
+        inputs = persistent("Inputs", DBObject, [])
+
+    with pytest.raises(SchemaConflictError, match=r"Tuning\.settings .* stored objects link it "
+                                                  r"to tests\.CameraFrame, which is not "):
+        Tuning().commit()
+
+    class Tuning(DBObject):
+        settings = persistent("Settings", DBObject, None)
+        inputs = persistent("Inputs", CameraFrame, [])
+
+    with pytest.raises(SchemaConflictError, match=r"Tuning\.inputs .* link it to .*Settings"):
+        Tuning().commit()
+    assert [v["version"] for v in registry_versions(db, "Tuning")] == [1]
 
 
 def test_registry_records_bases_identity_and_module(db) -> None:
