@@ -16,6 +16,9 @@ from awlineage.cli._common import (
 )
 from awlineage.errors import AwlError
 
+DEFAULT_LIMIT = 100
+"""Objects listed when no --limit is given."""
+
 
 def _run(args: argparse.Namespace) -> int:
     from awlineage.query import Query, class_name_alone, select
@@ -29,10 +32,10 @@ def _run(args: argparse.Namespace) -> int:
     query: Query[Any] = select(args.query, cls, bind=_bindings(args.bind) if args.bind else None)
     if args.newest:
         query = query.newest()
-    if args.count:
-        print(query.count())
+    if args.count:  # every match, or at most --limit when it is given (as Query.count does)
+        print((query if args.limit is None else query.limit(args.limit)).count())
         return 0
-    objects = query.limit(args.limit).all()
+    objects = query.limit(DEFAULT_LIMIT if args.limit is None else args.limit).all()
     print_objects(objects)
     print(f"({len(objects)} object{'s' if len(objects) != 1 else ''})", file=sys.stderr)
     return 0
@@ -64,8 +67,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                      "or a class name alone for every object of the class")
     sel.add_argument("--class", dest="cls", help="class for bare attribute names")
     sel.add_argument("--limit", type=whole_number("a number of objects", high=MAX_ROWS),
-                     default=100, help="list at most this many objects (default %(default)s)")
-    sel.add_argument("--count", action="store_true", help="print only how many match")
+                     help=f"list at most this many objects (default {DEFAULT_LIMIT}); with "
+                     "--count, count at most this many")
+    sel.add_argument("--count", action="store_true", help="print only how many match (all of "
+                     "them, unless --limit is given)")
     sel.add_argument("--newest", action="store_true", help="only the newest version of each "
                      "identity (no object of which a newer version is stored)")
     sel.add_argument("--bind", action="append", default=[], metavar="NAME=VALUE",

@@ -67,6 +67,9 @@ def test_awl_select_of_a_class_name_alone_lists_every_object_of_the_class(db) ->
     assert sorted(line.split()[0] for line in listed.stdout.splitlines()) == \
         sorted(str(f.object_id) for f in select(CameraFrame))
     assert awl(db, "select", "--count", "CameraFrame").stdout.strip() == "3"
+    # as select(CameraFrame).limit(2).count(): the limit counts, when given
+    assert awl(db, "select", "--count", "--limit", "2", "CameraFrame").stdout.strip() == "2"
+    assert select(CameraFrame).limit(2).count() == 2
     unknown = awl(db, "select", "CameraFrames")
     assert unknown.returncode == 2
     assert unknown.stderr.startswith("awl: UnknownClassError: unknown persistent class "
