@@ -96,6 +96,21 @@ class ClassFinder:
         """
         return guess_of(name, self.db.registered_classes())
 
+    def _attribute_hint(self, name: str) -> str:
+        """`` (Star.flux is an attribute: ...)`` when `name` is a known class's attribute
+        written where a class (or a whole query) was wanted; else ``""``."""
+        owner, _, attribute = name.rpartition(".")
+        try:
+            cls = self.class_named(owner)
+        except (UnknownClassError, AmbiguousClassError):
+            return ""
+        prop = getattr(cls, "_properties", {}).get(attribute)
+        if prop is None:
+            return ""
+        example = "== true" if prop.type is bool else "== ..."
+        return (f" ({name} is an attribute of {cls.__name__}, not a class: a query is a "
+                f"condition, such as {name} {example})")
+
     def _qualified(self, name: str) -> type:
         cls = DBObjectMeta.registry.get(name)
         if cls is not None:
@@ -106,8 +121,11 @@ class ClassFinder:
             records = self.db.registered_classes()
             record = records.get(name)
             if record is None:
-                raise UnknownClassError(f"unknown persistent class {name!r}: neither this "
-                                        "process nor the database knows it")
+                hint = self._attribute_hint(name)
+                unknown = UnknownClassError(f"unknown persistent class {name!r}{hint}: "
+                                            "neither this process nor the database knows it")
+                unknown.guess = hint
+                raise unknown
             imported = _import_class(record)
             if imported is not None:
                 return imported

@@ -132,6 +132,14 @@ def test_forgetting_parentheses_is_explained(frames) -> None:
         select(1 < CameraFrame.exptime < 5)
 
 
+def test_an_attribute_alone_is_told_to_be_a_condition(frames) -> None:
+    with pytest.raises(UnknownClassError, match=r"CameraFrame\.is_science is an attribute of "
+                                                r"CameraFrame, not a class: .* == true"):
+        select("CameraFrame.is_science")
+    with pytest.raises(UnknownClassError, match=r"'CameraFrame\.chp': neither"):
+        select("CameraFrame.chp")  # no attribute of that name: no hint
+
+
 def test_order_limit_offset_count_first_exists(frames) -> None:
     by_time = select(CameraFrame.exptime > 0).order_by(CameraFrame.exptime.desc())
     assert [f.exptime for f in by_time] == [120.0, 60.0, 30.0, 10.0, 5.0]
