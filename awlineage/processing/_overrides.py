@@ -200,6 +200,10 @@ def _value(setting: ParameterSetting, params_class: type[DBObject]) -> Any:
     """The setting's text read by the attribute's type."""
     props = {name: p for name, p in params_class._properties.items() if not p.builtin}
     prop = props.get(setting.attribute)
+    if prop is None and not props:
+        raise ParameterOverrideError(
+            f"--set {setting}: {setting.stage} declares no parameters (no process_params "
+            "class of its own), so nothing of it can be set")
     if prop is None:
         raise ParameterOverrideError(
             f"--set {setting}: {params_class.__name__} (the parameters of {setting.stage}) has "

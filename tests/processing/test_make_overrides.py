@@ -132,6 +132,12 @@ def test_python_users_pass_the_objects_override_parameters_makes(db, night) -> N
     assert not by_hand.red()  # the same values as an object made by hand: all reused
 
 
+def test_a_stage_without_parameters_is_said_to_have_none() -> None:
+    with pytest.raises(ParameterOverrideError, match=r"--set Stack\.factor=3: Stack declares no "
+                                                     r"parameters"):
+        override_parameters(Stack, ["Stack.factor=3"])
+
+
 def test_two_values_for_one_attribute_are_refused() -> None:
     with pytest.raises(ParameterOverrideError, match=r"already set by --set Calibrated\.scale=2"):
         override_parameters(Stack, ["Calibrated.scale=2", "Calibrated.scale=3"])
