@@ -1,6 +1,7 @@
 """make() tracing: process targets, their parameters and code versions, and the process run
 written around every make(), with its inputs, outputs, environment and call trace."""
 
+from awlineage.errors import PropertyDefinitionError
 from awlineage.persistence import DBObjectMeta
 from awlineage.trace._calls import short_repr, traced, traced_method
 from awlineage.trace._codeversion import code_version, covered_code
@@ -71,7 +72,20 @@ def _instrument(cls: type) -> None:
             setattr(cls, name, traced_method(namespace[name]))
 
 
+def _refuse_bad_code_version(cls: type) -> None:
+    """A declared ``code_version`` is text that says something: a float such as 1.10 would
+    be recorded as "1.1", and an empty string reads as no version in every message."""
+    declared = cls.__dict__.get("code_version")
+    if declared is None or not issubclass(cls, Process):
+        return
+    if not isinstance(declared, str) or not declared.strip():
+        raise PropertyDefinitionError(
+            f"{cls.__name__}.code_version must be a non-empty string such as \"1.0\" (or "
+            f"left out, for a hash of the code), not {declared!r}")
+
+
 DBObjectMeta.add_class_hook(_instrument)
+DBObjectMeta.add_class_hook(_refuse_bad_code_version)
 
 __all__ = [
     "FAILED",

@@ -8,6 +8,7 @@ import sys
 import textwrap
 import uuid
 
+import pytest
 import sqlalchemy as sa
 
 from awlineage.trace import code_version
@@ -92,3 +93,12 @@ def test_the_class_registry_records_the_code_version(db) -> None:
         recorded = conn.execute(sa.select(registry.c.code_version)
                                 .where(registry.c.class_name == "tests.MasterLevel")).scalar_one()
     assert recorded == MasterLevel.class_code_version() == master.process_run.code_version
+
+
+def test_a_declared_code_version_must_be_text_that_says_something() -> None:
+    from awlineage import Process, PropertyDefinitionError
+
+    for bad in ("", "   ", 1.1):
+        with pytest.raises(PropertyDefinitionError, match=r"code_version must be a non-empty "
+                                                          r"string .* not "):
+            type("BadlyVersioned", (Process,), {"code_version": bad, "__module__": __name__})
