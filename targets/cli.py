@@ -67,11 +67,18 @@ def _ingest(args: argparse.Namespace) -> int:
         overrides = parse_overrides(args.set or ())
     except ValueError as exc:
         raise AwlError(f"nothing ingested: {exc}") from None
-    current_data_server()  # first: a file named awl-data is said so before the database is made
-    connect(args.database)
     paths = []
     for given in map(Path, args.paths):
-        paths.extend(sorted(given.glob("*.fits")) if given.is_dir() else [given])
+        if not given.is_dir():
+            paths.append(given)
+            continue
+        found = sorted(given.glob("*.fits"))
+        if not found:
+            raise AwlError(f"nothing ingested: the directory {given} holds no *.fits file "
+                           "(name other files themselves: awl ingest DIR/*.fit)")
+        paths.extend(found)
+    current_data_server()  # first: a file named awl-data is said so before the database is made
+    connect(args.database)
     try:
         report = ingest(paths, args.type, refused="report", overrides=overrides)
     except ValueError as exc:

@@ -237,7 +237,7 @@ def _split(path: Path, readable: Path, raw: RawFile,
         candidates = _candidates(path, hdus, raw.skipped)
         for index, label in candidates:
             hdu = hdus[index]
-            where = f"{path}[{label or index}]"
+            where = _at(path, index, label)
             end = hdus.fileinfo(index)["datLoc"] + hdu.size
             if end > size:
                 raise RawFileError(f"{where}: the file is truncated ({size} bytes, the image "
@@ -462,6 +462,12 @@ def _tail(path: Path, start: int) -> bytes:
         return stream.read()
 
 
+def _at(path: Path, index: int, label: str) -> str:
+    """``file.fits[SCI,2]`` for an extension, ``file.fits[0]`` for an unnamed primary image
+    (as every refusal names it)."""
+    return f"{path}[{index if label == 'PRIMARY' else label}]"
+
+
 def _candidates(path: Path, hdus: fits.HDUList, skipped: list[str]) -> list[tuple[int, str]]:
     """(index, label) of the HDUs that are frames; the others described in `skipped`."""
     names = [str(hdu.header.get("EXTNAME", "")).strip() for hdu in hdus]
@@ -478,13 +484,15 @@ def _candidates(path: Path, hdus: fits.HDUList, skipped: list[str]) -> list[tupl
             continue  # the empty primary HDU of a multi-extension file
         shape = tuple(hdu.header.get(f"NAXIS{axis}", 0) for axis in range(naxis, 0, -1))
         if naxis != 2:
-            problems.append(f"{path}[{label}]: a {naxis}-d array {shape}, not a 2-d image")
+            problems.append(f"{_at(path, index, label)}: a {naxis}-d array {shape}, not a "
+                            "2-d image")
             continue
         if name.upper() in COMPANION_EXTNAMES:
             skipped.append(f"{where}: {COMPANION_EXTNAMES[name.upper()]}, not a frame")
             continue
         if 0 in shape:
-            raise RawFileError(f"{path}[{label}]: the image is {shape[0]}x{shape[1]} pixels")
+            raise RawFileError(f"{_at(path, index, label)}: the image is "
+                               f"{shape[0]}x{shape[1]} pixels")
         candidates.append((index, label))
     if not candidates:
         what = "; ".join(problems + skipped) or "only an empty primary HDU"

@@ -222,6 +222,10 @@ def bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     made["cut in the primary header"] = tmp_path / "cut_primary.fits", \
         r"cut_primary\.fits\[0\] is truncated or corrupt: its header has no END card in " \
         r"its 1000 bytes"
+    single = real("megaprime_ccd10").read_bytes()
+    (tmp_path / "cut_pixels.fits").write_bytes(single[:len(single) // 2])
+    made["a single image cut in its pixels"] = tmp_path / "cut_pixels.fits", \
+        r"cut_pixels\.fits\[0\]: the file is truncated \("  # as ingest.md names it
     (tmp_path / "three.fits").write_bytes(mosaic[:46080])  # SCI,4 gone whole
     made["extension missing"] = tmp_path / "three.fits", \
         r"three\.fits: the file is truncated: NEXTEND = 4 but it holds 3"
@@ -232,7 +236,7 @@ def bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         tmp_path / "cube.fits")
     made["3-d cube"] = tmp_path / "cube.fits", r"cube\.fits: no 2-d image .*3-d array"
     fits.PrimaryHDU(np.zeros((0, 0), np.int16)).writeto(tmp_path / "empty.fits")
-    made["0x0"] = tmp_path / "empty.fits", r"empty\.fits\[PRIMARY\]: the image is 0x0"
+    made["0x0"] = tmp_path / "empty.fits", r"empty\.fits\[0\]: the image is 0x0"
     with fits.open(real("muse_white")) as muse:
         muse["DATA"].data[:] = np.nan
         muse["DATA"].data[0, :3] = [np.inf, -np.inf, np.nan]
@@ -290,6 +294,16 @@ def test_bad_file_is_refused_by_name_and_the_good_ones_are_committed(db, data_di
         sorted(path.name for path in good)
     assert all(frame.is_committed for frame in report.ingested)
     assert stored_files(data_dir) == {frame.filename for frame in select(RawFrame).all()}
+
+
+def test_awl_ingest_of_a_directory_without_fits_files_says_so_and_makes_nothing(tmp_path):
+    (tmp_path / "night").mkdir()
+    (tmp_path / "night" / "frame.fit").write_bytes(b"")
+    url = f"sqlite:///{tmp_path / 'fresh.db'}"
+    done = run_awl(None, "--database", url, "ingest", str(tmp_path / "night"), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "nothing ingested: the directory" in done.stderr and "holds no *.fits" in done.stderr
+    assert not (tmp_path / "fresh.db").exists()
 
 
 def test_awl_ingest_good_bad_good_commits_the_good_ones_and_fails(db, tmp_path):
