@@ -42,6 +42,14 @@ CREATE TABLE awl_closure_state (
 	CONSTRAINT pk_awl_closure_state PRIMARY KEY (name)
 );
 
+CREATE TABLE awl_deleted_version (
+	table_name VARCHAR(200) NOT NULL,
+	identity TEXT NOT NULL,
+	version INTEGER NOT NULL,
+	deleted DATETIME NOT NULL
+);
+CREATE INDEX ix_awl_deleted_version_identity ON awl_deleted_version (table_name, identity);
+
 CREATE TABLE awl_object (
 	object_id BIGINT NOT NULL,
 	class_name VARCHAR(200) NOT NULL,

@@ -222,7 +222,7 @@ def _write(db: Database, pending: list[DBObject], lock: str | None = None,
             found = lookup(conn) if lookup is not None else None
             if found is not None:
                 return found
-            versions = _assign_versions(conn, tables, by_class, keys)
+            versions = _assign_versions(conn, db, tables, by_class, keys)
             _insert(conn, db, tables, by_class, versions)
             for hook in _write_hooks():
                 hook(conn, db, pending)
@@ -301,7 +301,7 @@ def _freeze_lists(obj: DBObject) -> None:
                                       cls.__name__)
 
 
-def _assign_versions(conn: sa.Connection, tables: dict[type, ClassTables],
+def _assign_versions(conn: sa.Connection, db: Database, tables: dict[type, ClassTables],
                      by_class: dict[type, list[DBObject]], keys: dict[int, str | None]
                      ) -> _Versions:
     versions: _Versions = {}
@@ -311,15 +311,20 @@ def _assign_versions(conn: sa.Connection, tables: dict[type, ClassTables],
                 versions[id(obj)] = (1, None)
             continue
         table = tables[cls].table
+        deleted = db.framework["awl_deleted_version"]
         newest: dict[str | None, int] = {}
         distinct = sorted({k for o in objs if (k := keys[id(o)]) is not None})
         for start in range(0, len(distinct), _CHUNK):
             chunk = distinct[start:start + _CHUNK]
-            rows = conn.execute(
-                sa.select(table.c._identity, sa.func.max(table.c.version))
-                .where(table.c._identity.in_(chunk))
-                .group_by(table.c._identity)
-            )
+            # the versions stored, and those of deleted objects: a number is never reused
+            taken = sa.union_all(
+                sa.select(table.c._identity.label("key"), table.c.version)
+                .where(table.c._identity.in_(chunk)),
+                sa.select(deleted.c.identity.label("key"), deleted.c.version)
+                .where(deleted.c.table_name == table.name, deleted.c.identity.in_(chunk)),
+            ).subquery()
+            rows = conn.execute(sa.select(taken.c.key, sa.func.max(taken.c.version))
+                                .group_by(taken.c.key))
             newest.update({key: top for key, top in rows})
         for obj in sorted(objs, key=lambda o: o.__dict__["object_id"]):
             key = keys[id(obj)]

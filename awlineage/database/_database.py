@@ -3,6 +3,7 @@ session, and the store operations persistent objects call."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -468,7 +469,14 @@ class Database:
             with self.engine.begin() as conn:
                 for table in ct.side_tables:
                     conn.execute(table.delete().where(table.c.object_id == oid))
+                stored = conn.execute(sa.select(ct.table.c._identity, ct.table.c.version)
+                                      .where(ct.table.c.object_id == oid)).first()
                 conn.execute(ct.table.delete().where(ct.table.c.object_id == oid))
+                if stored is not None and stored[0] is not None:
+                    # its version number is never given to another object of its identity
+                    conn.execute(self.framework["awl_deleted_version"].insert().values(
+                        table_name=ct.table.name, identity=stored[0], version=stored[1],
+                        deleted=datetime.datetime.now(datetime.UTC)))
                 registry = self.framework["awl_object"]
                 conn.execute(registry.delete().where(registry.c.object_id == oid))
                 # a sink's intervals in the lineage closure index (the bounds of those that

@@ -23,7 +23,7 @@ NAMING_CONVENTION = {
 
 BUILTIN_COLUMNS = ("object_id", "creation_date", "version", "_identity")
 FRAMEWORK_TABLES = ("awl_object", "awl_class", "awl_claim", "awl_closure_label",
-                    "awl_closure_state")
+                    "awl_closure_state", "awl_deleted_version")
 REQUIRED_TABLES = ("awl_object", "awl_class", "awl_claim")
 """The tables every database that holds objects has (older ones lack the closure index's)."""
 
@@ -99,6 +99,17 @@ def closure_index_tables(metadata: sa.MetaData) -> None:
         sa.Index("ix_awl_closure_label_range", "left_end", "right_end", "node_id"
                  ).ddl_if(dialect="postgresql"),
         sqlite_with_rowid=False,
+    )
+    sa.Table(
+        "awl_deleted_version", metadata,
+        sa.Column("table_name", sa.String(200), nullable=False,
+                  comment="The class table the deleted object was in"),
+        sa.Column("identity", sa.Text, nullable=False,
+                  comment="Its identity key (the class table's _identity)"),
+        sa.Column("version", sa.Integer, nullable=False,
+                  comment="Its version, never given to another object of the identity"),
+        sa.Column("deleted", UTCDateTime, nullable=False),
+        sa.Index("ix_awl_deleted_version_identity", "table_name", "identity"),
     )
     sa.Table(
         "awl_closure_state", metadata,

@@ -121,6 +121,28 @@ def test_object_that_others_link_to_cannot_be_deleted(db) -> None:
     assert select(CameraFrame).count() == 0 and select(Instrument).count() == 0
 
 
+def test_a_deleted_version_number_is_never_given_again(db, reconnect) -> None:
+    """As the Butler never reuses one: version 2 deleted, the next commit is version 3."""
+    night = utc(2024, 1, 3)
+    first, second = MasterBias(chip="a", obs_date=night), MasterBias(chip="a", obs_date=night)
+    commit([first])
+    commit([second])
+    assert (first.version, second.version) == (1, 2)
+    second.delete()
+    third = MasterBias(chip="a", obs_date=night, level=3.0)
+    third.commit()
+    assert third.version == 3
+    first.delete()
+    third.delete()  # none of the identity left: the numbers stay taken
+    other = reconnect()  # another session, as another process
+    fourth = MasterBias(chip="a", obs_date=night)
+    other.commit([fourth])
+    assert fourth.version == 4
+    elsewhere = MasterBias(chip="b", obs_date=night)  # another identity counts on its own
+    elsewhere.commit()
+    assert elsewhere.version == 1
+
+
 def test_one_object_id_is_one_python_object_in_a_session(db) -> None:
     CameraFrame(chip="x", instrument=Instrument(name="WFI")).commit()
     a = select(CameraFrame.chip == "x").first()
