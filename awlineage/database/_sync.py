@@ -78,12 +78,16 @@ def class_definition(cls: type) -> dict[str, Any]:
                   if isinstance(b, type) and issubclass(b, DBObject) and b is not DBObject],
         "identity": list(cls.identity),  # type: ignore[attr-defined]
         "code_version": cls.class_code_version(),  # type: ignore[attr-defined]
-        "definition": {
-            p.name: property_record(p)
-            for p in cls._properties.values()  # type: ignore[attr-defined]
-            if not p.builtin
-        },
+        "definition": property_records(cls),
     }
+
+
+def property_records(cls: type) -> dict[str, dict[str, Any]]:
+    """The registry's record of each property a persistent class declares (its
+    definition), by name."""
+    return {p.name: property_record(p)
+            for p in cls._properties.values()  # type: ignore[attr-defined]
+            if not p.builtin}
 
 
 def sync_class(db: Database, cls: type) -> ClassTables:
@@ -177,18 +181,44 @@ def _refuse_table_of_another_class(conn: sa.Connection, registry: sa.Table, cls:
         )
 
 
+def changed_properties(recorded: dict[str, Any], declared: dict[str, Any]) -> list[str]:
+    """The properties of both definitions whose kind or type differ: what stored objects
+    cannot change (a property only one of them has is an addition, not a change).
+
+    Parameters
+    ----------
+    recorded, declared : dict of str to dict
+        Definitions as the class registry records them (`property_record` per property).
+
+    Returns
+    -------
+    list of str
+        The names of the changed properties, in the order `declared` has them.
+    """
+    return [name for name, spec in declared.items()
+            if name in recorded
+            and (recorded[name]["kind"], recorded[name]["type"]) != (spec["kind"], spec["type"])]
+
+
+def describe_property(spec: dict[str, Any]) -> str:
+    """A recorded property's kind and type for people: ``a descriptor of float``, ``a link
+    to targets.RawFrame``."""
+    joint = "to" if spec["kind"] in ("link", "self-link", "link list") else "of"
+    return f"a {spec['kind']} {joint} {spec['type']}"
+
+
 def _refuse_incompatible(cls: type, recorded: dict[str, Any], wanted: dict[str, Any],
                          version: int) -> None:
-    for name, spec in wanted.items():
-        old = recorded.get(name)
-        if old is not None and (old["kind"], old["type"]) != (spec["kind"], spec["type"]):
-            raise SchemaConflictError(
-                f"{qualified_name(cls)}.{name} is recorded in the database (class version "
-                f"{version}) as a {old['kind']} of {old['type']}, but the class now declares a "
-                f"{spec['kind']} of {spec['type']}. Stored objects cannot change the kind or "
-                f"type of a property: restore the old declaration, or declare the new one "
-                f"under another attribute name (or in a new class)."
-            )
+    changed = changed_properties(recorded, wanted)
+    if changed:
+        name = changed[0]
+        raise SchemaConflictError(
+            f"{qualified_name(cls)}.{name} is recorded in the database (class version "
+            f"{version}) as {describe_property(recorded[name])}, but the class now declares "
+            f"{describe_property(wanted[name])}. Stored objects cannot change the kind or "
+            f"type of a property: restore the old declaration, or declare the new one "
+            f"under another attribute name (or in a new class)."
+        )
 
 
 def _add_property(db: Database, conn: sa.Connection, cls: type, tables: ClassTables,
