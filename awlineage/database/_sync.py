@@ -83,8 +83,18 @@ def class_definition(cls: type) -> dict[str, Any]:
 
 
 def property_records(cls: type) -> dict[str, dict[str, Any]]:
-    """The registry's record of each property a persistent class declares (its
-    definition), by name."""
+    """The registry's record of each property a persistent class declares.
+
+    Parameters
+    ----------
+    cls : type
+        A persistent class.
+
+    Returns
+    -------
+    dict of str to dict
+        Its definition: property name -> `property_record`.
+    """
     return {p.name: property_record(p)
             for p in cls._properties.values()  # type: ignore[attr-defined]
             if not p.builtin}
@@ -201,8 +211,18 @@ def changed_properties(recorded: dict[str, Any], declared: dict[str, Any]) -> li
 
 
 def describe_property(spec: dict[str, Any]) -> str:
-    """A recorded property's kind and type for people: ``a descriptor of float``, ``a link
-    to targets.RawFrame``."""
+    """A recorded property's kind and type for people.
+
+    Parameters
+    ----------
+    spec : dict of str to Any
+        The registry's record of the property (`property_record`).
+
+    Returns
+    -------
+    str
+        ``a descriptor of float``, ``a link to targets.RawFrame``, ...
+    """
     joint = "to" if spec["kind"] in ("link", "self-link", "link list") else "of"
     return f"a {spec['kind']} {joint} {spec['type']}"
 
