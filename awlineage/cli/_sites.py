@@ -48,8 +48,9 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from awlineage.federation import set_local_site
+    from awlineage.federation import check_site_settings, set_local_site
 
+    check_site_settings(args.url, args.name)  # before a database is made for them
     db = open_database(args, create=True, files=False)  # names the site, stores no file
     site = set_local_site(db, url=args.url, name=args.name)
     print(f"this site: {site.site_id} {site.url or '(no URL yet: awl sites init --url ...)'}"
