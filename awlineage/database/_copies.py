@@ -236,7 +236,8 @@ def ensure_recorded_class(db: Database, record: dict[str, Any]) -> type:
     return cls
 
 
-def definition_here(db: Database, name: str, module: str) -> dict[str, dict[str, Any]] | None:
+def definition_here(db: Database | None, name: str,
+                    module: str) -> dict[str, dict[str, Any]] | None:
     """The definition (property records by name) that objects of class `name` would be
     stored with here, read without writing anything: the class's own where it is defined in
     this process or its `module` imports, else the latest one this database's class
@@ -244,8 +245,9 @@ def definition_here(db: Database, name: str, module: str) -> dict[str, dict[str,
 
     Parameters
     ----------
-    db : Database
-        The database objects of the class would be stored in.
+    db : Database or None
+        The database objects of the class would be stored in; None for one not made yet
+        (only the classes of this process are asked).
     name : str
         The qualified class name.
     module : str
@@ -259,7 +261,7 @@ def definition_here(db: Database, name: str, module: str) -> dict[str, dict[str,
     real = _real_class(name, module)
     if real is not None:
         return property_records(real)
-    entry = db.registered_classes().get(name)
+    entry = None if db is None else db.registered_classes().get(name)
     return None if entry is None else dict(entry.definition)
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         objects_with_file,
         site_data_server_app,
     )
+    from awlineage.federation._definitions import refuse_differing_classes
     from awlineage.federation._export import export_bundle
     from awlineage.federation._import import ImportReport, import_bundle
     from awlineage.federation._pointer import RemotePointer
@@ -116,6 +117,7 @@ _WHERE = {
     "plan_table": "._replication_table",
     "PointerRecord": "._bundle",
     "read_bundle": "._bundle",
+    "refuse_differing_classes": "._definitions",
     "read_workload": "._workload",
     "RemotePointer": "._pointer",
     "replicate": "._replicate",
@@ -190,6 +192,7 @@ __all__ = [
     "plan_table",
     "read_bundle",
     "read_workload",
+    "refuse_differing_classes",
     "replicate",
     "resolve_pointers",
     "set_local_site",

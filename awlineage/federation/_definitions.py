@@ -16,10 +16,20 @@ from awlineage.federation._bundle import Bundle, BundleError
 from awlineage.federation._records import ObjectRecord
 
 
-def refuse_differing_classes(db: Database, bundle: Bundle,
+def refuse_differing_classes(db: Database | None, bundle: Bundle,
                              records: Iterable[ObjectRecord]) -> None:
     """Refuse `records` of `bundle` when a class of theirs differs here, naming each class
     and each attribute that differs (before anything is written).
+
+    Parameters
+    ----------
+    db : Database or None
+        The database they would be stored in; None for one not made yet (``awl import
+        bundle`` checks the classes of the process before it makes one).
+    bundle : Bundle
+        The bundle, whose class entries define the records' classes.
+    records : Iterable of ObjectRecord
+        The records to be stored (not those already here).
 
     Raises
     ------

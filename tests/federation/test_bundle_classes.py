@@ -178,3 +178,48 @@ def test_awl_import_refuses_a_class_known_here_only_from_the_registry(
     assert "fitscript.Star (flux: a descriptor of float in the bundle, a descriptor of int " \
            "here; band: a descriptor of str in the bundle, missing here)" in result.stderr
     assert _count(site_b) == 1
+
+
+RECEIVING = '''
+from awlineage import DBObject, persistent
+
+
+class Star(DBObject):
+    __namespace__ = "fitscript"
+    name = persistent("Name", str, "")
+    flux = persistent("Flux", int, 0)
+'''
+
+
+def test_awl_import_makes_no_database_for_a_bundle_whose_class_differs_in_its_modules(
+        db: Database, request: pytest.FixtureRequest, tmp_path) -> None:
+    script = tmp_path / "stars.py"
+    script.write_text(SCRIPT)
+    _run_script(db, script, "float", str(tmp_path / "star.awlb"))
+    (tmp_path / "receiving.py").write_text(RECEIVING)
+    environment = {}
+    if db.url.get_backend_name() == "sqlite":
+        url = f"sqlite:///{tmp_path}/new/site-c.db"
+
+        def made() -> bool:
+            return (tmp_path / "new").exists()
+    else:  # an empty schema: awl import makes the framework's tables in it
+        admin: sa.Engine = request.getfixturevalue("postgres_admin")
+        schema = environment["AWL_DATABASE_SCHEMA"] = f"{db.schema}_c"
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+        request.addfinalizer(lambda: _drop(admin, schema))
+        url = db.url.render_as_string(hide_password=False)
+
+        def made() -> bool:
+            return bool(sa.inspect(admin).get_table_names(schema=schema))
+    result = run_awl(None, "--database", url, "import", "bundle", "star.awlb", "--import",
+                     "receiving", cwd=tmp_path, **environment)
+    assert result.returncode == 2, result.stderr
+    assert "SchemaConflictError: " in result.stderr and "fitscript.Star (flux" in result.stderr
+    assert not made()
+
+
+def _drop(admin: sa.Engine, schema: str) -> None:
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
