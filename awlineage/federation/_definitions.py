@@ -1,7 +1,8 @@
 """Whether a bundle's objects fit this database's classes: every attribute they carry must be
 declared here with the same kind and type, by the rule schema sync applies to a class's own
 stored objects (`awlineage.database.changed_properties`), so that an import stores the
-origin's values unchanged; a class here may add attributes (the copies read their default).
+origin's values unchanged; a class here may add attributes (the copies read None for them,
+as a class's older objects do for an attribute added since).
 """
 
 from __future__ import annotations
