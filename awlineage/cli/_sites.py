@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from awlineage.cli._arguments import real_number
-from awlineage.cli._common import open_database, prepare
+from awlineage.cli._common import import_modules, open_database, prepare
 from awlineage.cli._ids import resolve_id
 
 if TYPE_CHECKING:
@@ -34,10 +34,15 @@ def export_bundle_command(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from awlineage.federation import import_bundle, read_bundle
+    from awlineage.federation import import_bundle, read_bundle, refuse_differing_classes
 
+    new = not _database_exists(args)
+    if new:
+        import_modules(args.imports)
     for path in args.paths:  # every bundle verified before a database is made, if new;
-        read_bundle(Path(path))  # one held at a time (each may carry gigabytes of files)
+        bundle = read_bundle(Path(path))  # one held at a time (each may carry gigabytes)
+        if new:  # and its classes checked against this process's
+            refuse_differing_classes(None, bundle, bundle.records)
     db = open_database(args, create=True)
     prepare(db, args.imports)
     for path in args.paths:
@@ -47,9 +52,21 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _init(args: argparse.Namespace) -> int:
-    from awlineage.federation import set_local_site
+def _database_exists(args: argparse.Namespace) -> bool:
+    """Whether the database a command names exists (opening it creates nothing)."""
+    from awlineage.errors import ConfigurationError
 
+    try:
+        open_database(args).close()
+    except ConfigurationError:  # none yet, or none reachable: said again when made
+        return False
+    return True
+
+
+def _init(args: argparse.Namespace) -> int:
+    from awlineage.federation import check_site_settings, set_local_site
+
+    check_site_settings(args.url, args.name)  # before a database is made for them
     db = open_database(args, create=True, files=False)  # names the site, stores no file
     site = set_local_site(db, url=args.url, name=args.name)
     print(f"this site: {site.site_id} {site.url or '(no URL yet: awl sites init --url ...)'}"

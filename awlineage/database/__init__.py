@@ -11,6 +11,7 @@ from awlineage.database._commit import (
 )
 from awlineage.database._copies import (
     StoredRow,
+    definition_here,
     ensure_recorded_class,
     read_stored_rows,
     write_stored_rows,
@@ -32,6 +33,7 @@ from awlineage.database._load import (
 )
 from awlineage.database._rows import column_batches, row_batches
 from awlineage.database._statements import recorded_statements
+from awlineage.database._sync import changed_properties, describe_property
 from awlineage.database._tables import ClassTables, list_table_name, new_metadata
 
 __all__ = [
@@ -44,9 +46,12 @@ __all__ = [
     "StoredRow",
     "WriteHook",
     "add_write_hook",
+    "changed_properties",
     "column_batches",
     "connect",
     "current_database",
+    "definition_here",
+    "describe_property",
     "ensure_recorded_class",
     "find_or_commit",
     "framework_ddl",

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 
 from awlineage.database._index_tables import index_rows
 from awlineage.database._registry_snapshot import forget_snapshot
+from awlineage.database._sync import property_records
 from awlineage.errors import AwlError
 from awlineage.persistence import DBObjectMeta, is_stand_in, qualified_name
 
@@ -233,6 +234,35 @@ def ensure_recorded_class(db: Database, record: dict[str, Any]) -> type:
             for side in ct.side_tables:
                 side.create(conn, checkfirst=True)
     return cls
+
+
+def definition_here(db: Database | None, name: str,
+                    module: str) -> dict[str, dict[str, Any]] | None:
+    """The definition (property records by name) that objects of class `name` would be
+    stored with here, read without writing anything: the class's own where it is defined in
+    this process or its `module` imports, else the latest one this database's class
+    registry records; None when neither knows the class.
+
+    Parameters
+    ----------
+    db : Database or None
+        The database objects of the class would be stored in; None for one not made yet
+        (only the classes of this process are asked).
+    name : str
+        The qualified class name.
+    module : str
+        The module that defines it at the site the objects come from.
+
+    Returns
+    -------
+    dict of str to dict, or None
+        Property name -> its registry record (``kind``, ``type``, ...), or None.
+    """
+    real = _real_class(name, module)
+    if real is not None:
+        return property_records(real)
+    entry = None if db is None else db.registered_classes().get(name)
+    return None if entry is None else dict(entry.definition)
 
 
 def _real_class(name: str, module: str) -> type | None:

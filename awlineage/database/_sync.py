@@ -78,12 +78,26 @@ def class_definition(cls: type) -> dict[str, Any]:
                   if isinstance(b, type) and issubclass(b, DBObject) and b is not DBObject],
         "identity": list(cls.identity),  # type: ignore[attr-defined]
         "code_version": cls.class_code_version(),  # type: ignore[attr-defined]
-        "definition": {
-            p.name: property_record(p)
-            for p in cls._properties.values()  # type: ignore[attr-defined]
-            if not p.builtin
-        },
+        "definition": property_records(cls),
     }
+
+
+def property_records(cls: type) -> dict[str, dict[str, Any]]:
+    """The registry's record of each property a persistent class declares.
+
+    Parameters
+    ----------
+    cls : type
+        A persistent class.
+
+    Returns
+    -------
+    dict of str to dict
+        Its definition: property name -> `property_record`.
+    """
+    return {p.name: property_record(p)
+            for p in cls._properties.values()  # type: ignore[attr-defined]
+            if not p.builtin}
 
 
 def sync_class(db: Database, cls: type) -> ClassTables:
@@ -178,6 +192,42 @@ def _refuse_table_of_another_class(conn: sa.Connection, registry: sa.Table, cls:
         )
 
 
+def changed_properties(recorded: dict[str, Any], declared: dict[str, Any]) -> list[str]:
+    """The properties of both definitions whose kind or type differ: what stored objects
+    cannot change (a property only one of them has is an addition, not a change).
+
+    Parameters
+    ----------
+    recorded, declared : dict of str to dict
+        Definitions as the class registry records them (`property_record` per property).
+
+    Returns
+    -------
+    list of str
+        The names of the changed properties, in the order `declared` has them.
+    """
+    return [name for name, spec in declared.items()
+            if name in recorded
+            and (recorded[name]["kind"], recorded[name]["type"]) != (spec["kind"], spec["type"])]
+
+
+def describe_property(spec: dict[str, Any]) -> str:
+    """A recorded property's kind and type for people.
+
+    Parameters
+    ----------
+    spec : dict of str to Any
+        The registry's record of the property (`property_record`).
+
+    Returns
+    -------
+    str
+        ``a descriptor of float``, ``a link to targets.RawFrame``, ...
+    """
+    joint = "to" if spec["kind"] in ("link", "self-link", "link list") else "of"
+    return f"a {spec['kind']} {joint} {spec['type']}"
+
+
 _LINK_KINDS = (Kind.LINK.value, Kind.LINK_LIST.value)
 
 
@@ -188,26 +238,24 @@ def _refuse_incompatible(db: Database, conn: sa.Connection, cls: type, tables: C
     whose stored targets are all of the new type: a link column holds only an object id, so
     ``process_params`` declared with a parameters class where the inherited one linked any
     DBObject keeps every stored object readable."""
-    for name, spec in wanted.items():
-        old = recorded.get(name)
-        if old is None or (old["kind"], old["type"]) == (spec["kind"], spec["type"]):
-            continue
+    for name in changed_properties(recorded, wanted):
+        old, spec = recorded[name], wanted[name]
         if old["kind"] == spec["kind"] and spec["kind"] in _LINK_KINDS:
             strays = _targets_of_other_classes(db, conn, cls, tables, name)
             if not strays:
                 continue
             raise SchemaConflictError(
                 f"{qualified_name(cls)}.{name} is recorded in the database (class version "
-                f"{version}) as a {old['kind']} of {old['type']}, and the class now declares "
-                f"a {spec['kind']} of {spec['type']}, but stored objects link it to "
+                f"{version}) as {describe_property(old)}, and the class now declares "
+                f"{describe_property(spec)}, but stored objects link it to "
                 f"{', '.join(strays)}, which {'is' if len(strays) == 1 else 'are'} not "
                 f"{spec['type']}: declare a type those objects are, or the new link under "
                 f"another attribute name (or in a new class)."
             )
         raise SchemaConflictError(
             f"{qualified_name(cls)}.{name} is recorded in the database (class version "
-            f"{version}) as a {old['kind']} of {old['type']}, but the class now declares a "
-            f"{spec['kind']} of {spec['type']}. Stored objects cannot change the kind or "
+            f"{version}) as {describe_property(old)}, but the class now declares "
+            f"{describe_property(spec)}. Stored objects cannot change the kind or "
             f"type of a property: restore the old declaration, or declare the new one "
             f"under another attribute name (or in a new class)."
         )

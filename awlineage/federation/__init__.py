@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         objects_with_file,
         site_data_server_app,
     )
+    from awlineage.federation._definitions import refuse_differing_classes
     from awlineage.federation._export import export_bundle
     from awlineage.federation._import import ImportReport, import_bundle
     from awlineage.federation._pointer import RemotePointer
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
         SITE_TABLES,
         Origin,
         Site,
+        check_site_settings,
         count_copies,
         known_sites,
         local_site,
@@ -85,6 +87,7 @@ _WHERE = {
     "BundleError": "._bundle",
     "BundleLimits": "._bundle",
     "check_pointers": "._bundle",
+    "check_site_settings": "._site",
     "consolidated_weights": "._replication",
     "content_hash": "._records",
     "correlation_objective": "._replication",
@@ -114,6 +117,7 @@ _WHERE = {
     "plan_table": "._replication_table",
     "PointerRecord": "._bundle",
     "read_bundle": "._bundle",
+    "refuse_differing_classes": "._definitions",
     "read_workload": "._workload",
     "RemotePointer": "._pointer",
     "replicate": "._replicate",
@@ -166,6 +170,7 @@ __all__ = [
     "SubCluster",
     "Workload",
     "check_pointers",
+    "check_site_settings",
     "consolidated_weights",
     "content_hash",
     "correlation_objective",
@@ -187,6 +192,7 @@ __all__ = [
     "plan_table",
     "read_bundle",
     "read_workload",
+    "refuse_differing_classes",
     "replicate",
     "resolve_pointers",
     "set_local_site",

@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from awlineage.database import Database
-from awlineage.errors import DuplicateObjectError, ReadOnlyDatabaseError
+from awlineage.errors import DuplicateObjectError, ReadOnlyDatabaseError, SchemaConflictError
 from awlineage.federation._bundle import Bundle, BundleError, read_bundle
 from awlineage.federation._export import export_bundle
 from awlineage.federation._import import import_bundle
@@ -82,15 +82,17 @@ class DatabaseLineageCarrier:
         ------
         dataserver.LineageRejected
             As `check`, or ``"import"`` for a lineage this database refuses (an id held here
-            by a different object, a pointer with another hash, a read-only database);
-            nothing was stored.
+            by a different object, a pointer with another hash, a class defined here
+            without an attribute the objects carry or with another type, a read-only
+            database); nothing was stored.
         """
         from dataserver import LineageRejected
 
         bundle, objects = self._verified(name, lineage, stored_sha256)
         try:
             report = import_bundle(bundle, database=self.db, via="file")
-        except (BundleError, DuplicateObjectError, ReadOnlyDatabaseError) as exc:
+        except (BundleError, DuplicateObjectError, ReadOnlyDatabaseError,
+                SchemaConflictError) as exc:
             raise LineageRejected(name, "import", str(exc)) from None
         return {"objects": objects, "added": len(report.added), "filled": len(report.filled),
                 "present": len(report.present), "pointers": len(report.pointers),

@@ -108,17 +108,23 @@ def export_bundle(objects: DBObject | int | Iterable[DBObject | int], depth: int
     origins = origins_of(db, [r.object_id for r in records] + sorted(pointer_ids))
     bundle = Bundle(origin=site, roots=roots, depth=depth,
                     created=datetime_to_text(datetime.datetime.now(datetime.UTC)))
-    bundle.records = records
+    bundle.records = []
     for record in records:
         origin = origins.get(record.object_id)
         if origin is not None:
-            bundle.origins[record.object_id] = origin.site
             record.identity = _origin_identity(record.identity, origin.site.site_id)
             record.content_hash = record.computed_hash()
+            if record.content_hash != origin.content_hash:
+                # its class here has attributes its origin's has not (added since, or at
+                # import): this record is not the origin's, so it travels as a pointer to it
+                pointer_ids.add(record.object_id)
+                continue
+            bundle.origins[record.object_id] = origin.site
+        bundle.records.append(record)
     bundle.pointers = _pointers(db, sorted(pointer_ids), classes, site, origins)
-    bundle.classes = _class_entries(db, {r.class_name for r in records})
+    bundle.classes = _class_entries(db, {r.class_name for r in bundle.records})
     if files:
-        bundle.files = _files(records, data_server)
+        bundle.files = _files(bundle.records, data_server)
     return bundle
 
 

@@ -35,6 +35,7 @@ from awlineage.federation._bundle import (
     check_pointers,
     read_bundle,
 )
+from awlineage.federation._definitions import refuse_differing_classes
 from awlineage.federation._pointer import RemotePointer
 from awlineage.federation._records import ObjectRecord, record_of, row_of
 from awlineage.federation._site import (
@@ -116,6 +117,10 @@ def import_bundle(bundle: Bundle | bytes | str | Path, *, database: Database | N
         malformed or differs from what the bundle or this site holds for its object, or an
         object whose hash differs from the pointer or copy already here (naming it);
         nothing is stored.
+    SchemaConflictError
+        When a class of the bundle's objects is defined here too but lacks an attribute
+        they carry, or declares one with another kind or type (a link to another class),
+        naming each; a class here may add attributes. Nothing is stored.
     DuplicateObjectError
         When an id of the bundle is held here by a different object.
     ReadOnlyDatabaseError
@@ -151,11 +156,14 @@ def import_bundle(bundle: Bundle | bytes | str | Path, *, database: Database | N
         raise ReadOnlyDatabaseError(f"cannot import a bundle: database "
                                     f"{db.url.render_as_string(hide_password=True)} is open "
                                     "read-only")
+    held = _classes_held(db, [r.object_id for r in bundle.records]
+                         + [p.object_id for p in bundle.pointers])
+    refuse_differing_classes(db, bundle, [r for r in bundle.records
+                                          if held.get(r.object_id, POINTER_CLASS)
+                                          == POINTER_CLASS])
     site_tables(db)
     here = local_site(db)
     report = ImportReport()
-    held = _classes_held(db, [r.object_id for r in bundle.records]
-                         + [p.object_id for p in bundle.pointers])
     held_records = {r.object_id for r in bundle.records if r.object_id in held}
     origins = origins_of(db, held_records)
     pointer_hashes = _pointer_hashes(db, [oid for oid in held_records

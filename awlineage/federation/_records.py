@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from awlineage.database import Database, StoredRow
+from awlineage.errors import SchemaConflictError
 from awlineage.persistence import datetime_to_text, text_to_datetime
 
 
@@ -109,17 +110,20 @@ def record_of(row: StoredRow) -> ObjectRecord:
 def row_of(record: ObjectRecord, cls: type, db: Database) -> StoredRow:
     """The row to store for `record`, whose class here is `cls` (values decoded by the
     column types of `cls`'s table in `db`)."""
-    table = db.tables_for(cls).table
-    values = {}
-    for name, value in record.values.items():
-        if name not in table.c:
-            continue  # an attribute the class here does not have (an older definition)
-        values[name] = decode_value(value, table.c[name].type)
+    tables = db.tables_for(cls)
+    table = tables.table
+    lacking = sorted(name for name in [*record.values, *record.links]
+                     if name not in table.c) + sorted(set(record.link_lists)
+                                                      - set(tables.list_tables))
+    if lacking:  # never dropped: `refuse_differing_classes` names them before any write
+        raise SchemaConflictError(f"{record.class_name} {record.object_id} carries "
+                                  f"attributes its class here lacks: {', '.join(lacking)}")
+    values = {name: decode_value(value, table.c[name].type)
+              for name, value in record.values.items()}
     return StoredRow(cls=cls, object_id=record.object_id,
                      creation_date=text_to_datetime(record.creation_date),
                      version=record.version, identity=record.identity, values=values,
-                     links={k: v for k, v in record.links.items() if k in table.c},
-                     link_lists=dict(record.link_lists))
+                     links=dict(record.links), link_lists=dict(record.link_lists))
 
 
 def encode_value(value: Any) -> Any:

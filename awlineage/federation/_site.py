@@ -26,12 +26,14 @@ from awlineage import config
 from awlineage.database import Database, new_metadata
 from awlineage.errors import ConfigurationError
 
+URL_WIDTH = 400
+NAME_WIDTH = 200
 _METADATA = sa.MetaData(naming_convention=new_metadata().naming_convention)
 SITES = sa.Table(
     "awl_site", _METADATA,
     sa.Column("site_id", sa.String(36), primary_key=True, comment="UUID of the site"),
-    sa.Column("url", sa.String(400), nullable=True, comment="Base URL of its HTTP API"),
-    sa.Column("name", sa.String(200), nullable=False, server_default=""),
+    sa.Column("url", sa.String(URL_WIDTH), nullable=True, comment="Base URL of its HTTP API"),
+    sa.Column("name", sa.String(NAME_WIDTH), nullable=False, server_default=""),
     sa.Column("is_local", sa.Boolean, nullable=False, comment="True for this database"),
     sa.Column("first_seen", sa.DateTime, nullable=False),
 )
@@ -138,6 +140,42 @@ def local_site(db: Database) -> Site:
     return Site(row.site_id, url.rstrip("/") if url else None, row.name)
 
 
+def check_site_settings(url: str | None = None, name: str | None = None) -> None:
+    """Refuse a site URL or name that `set_local_site` could not record, before anything is
+    opened or created (``awl sites init`` checks its arguments with it first).
+
+    Parameters
+    ----------
+    url : str or None
+        An http:// or https:// URL of at most 400 characters, or None.
+    name : str or None
+        A name of at most 200 characters, or None.
+
+    Raises
+    ------
+    ConfigurationError
+        Naming the URL or name and what is wrong with it.
+
+    Examples
+    --------
+    >>> from awlineage.federation import check_site_settings
+    >>> check_site_settings("https://archive.example.org/awl", "archive")
+    >>> try:
+    ...     check_site_settings("archive.example.org")
+    ... except Exception as err:
+    ...     print(err)
+    site URL 'archive.example.org' is not an http:// or https:// URL
+    """
+    if url is not None and not url.startswith(("http://", "https://")):
+        raise ConfigurationError(f"site URL {url!r} is not an http:// or https:// URL")
+    if url is not None and len(url.rstrip("/")) > URL_WIDTH:
+        raise ConfigurationError(f"site URL {url[:40]!r}... has {len(url.rstrip('/'))} "
+                                 f"characters; at most {URL_WIDTH} are recorded")
+    if name is not None and len(name) > NAME_WIDTH:
+        raise ConfigurationError(f"site name {name[:40]!r}... has {len(name)} characters; "
+                                 f"at most {NAME_WIDTH} are recorded")
+
+
 def set_local_site(db: Database, url: str | None = None, name: str | None = None) -> Site:
     """Record this site's URL and name (``awl sites init``).
 
@@ -158,10 +196,9 @@ def set_local_site(db: Database, url: str | None = None, name: str | None = None
     Raises
     ------
     ConfigurationError
-        When `url` is not an http:// or https:// URL.
+        When `url` or `name` is refused by `check_site_settings` (nothing is written).
     """
-    if url is not None and not url.startswith(("http://", "https://")):
-        raise ConfigurationError(f"site URL {url!r} is not an http:// or https:// URL")
+    check_site_settings(url, name)
     site = local_site(db)
     changes = {}
     if url is not None:

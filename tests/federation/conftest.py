@@ -67,6 +67,13 @@ class Site:
 
 
 @pytest.fixture
+def site_b(db: Database, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """A second site's database, on `db`'s backend."""
+    yield from fresh_database(db.url.get_backend_name(), request, tmp_path, connected=False,
+                              name="site-b")
+
+
+@pytest.fixture
 def sites(db: Database, request: pytest.FixtureRequest, tmp_path: Path,
           monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], Site]]:
     """Make sites: ``sites("a")``; the first is on the `db` fixture's database, the others

@@ -8,7 +8,6 @@ import datetime
 import io
 import json
 import zipfile
-from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
@@ -25,15 +24,7 @@ from awlineage.federation import (
     read_bundle,
 )
 from awlineage.persistence import set_current_store
-from tests.conftest import fresh_database
 from tests.federation.bundle_models import FedProduct, FedProductParameters, FedRaw, FedStep
-
-
-@pytest.fixture
-def site_b(db: Database, request: pytest.FixtureRequest, tmp_path) -> Iterator[Database]:
-    """A second site's database, on `db`'s backend."""
-    yield from fresh_database(db.url.get_backend_name(), request, tmp_path, connected=False,
-                              name="site-b")
 
 
 def _chain(db: Database) -> tuple[list[FedRaw], FedStep, FedStep, FedStep]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from awlineage import Database
+from awlineage import Database, DataObject, persistent
 from awlineage.federation import (
     RemotePointer,
     export_bundle,
@@ -110,19 +110,20 @@ def curl(*args: str) -> tuple[int, bytes]:
     return int(status), body
 
 
-def get_carried(sites: Sites, dest: Path) -> None:
-    """GET the product's file with its lineage from A into `dest`."""
+def get_carried(sites: Sites, dest: Path, name: str = NAME) -> None:
+    """GET the product's file (or file `name`) with its lineage from A into `dest`."""
     done = subprocess.run([CURL, "-sS", "-f", "-o", str(dest),
-                           f"{sites.server_a.url}/files/{NAME}?with_lineage=1"],
+                           f"{sites.server_a.url}/files/{name}?with_lineage=1"],
                           capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr.decode()
 
 
-def put_carried(sites: Sites, source: Path) -> tuple[int, dict]:
-    """PUT `source` with its lineage to B; the status and the JSON answer."""
+def put_carried(sites: Sites, source: Path, name: str = NAME) -> tuple[int, dict]:
+    """PUT `source` with its lineage to B (as file `name`); the status and the JSON
+    answer."""
     status, body = curl("-T", str(source), "-H", f"Authorization: Bearer {TOKEN_B}",
                         "-H", "Content-Type: application/octet-stream",
-                        f"{sites.server_b.url}/files/{NAME}?with_lineage=1")
+                        f"{sites.server_b.url}/files/{name}?with_lineage=1")
     return status, json.loads(body)
 
 
@@ -265,6 +266,31 @@ def test_a_lineage_the_database_refuses_leaves_no_file(sites: Sites, tmp_path: P
     status, answer = put_carried(sites, carried)
     assert (status, answer["error"], answer["problem"]) == (422, "LineageRejected", "import")
     assert str(sites.step.object_id) in answer["message"]
+    assert files_in(sites.dir_b) == []
+    assert object_count(sites.b) == rows
+
+
+def test_a_lineage_whose_class_differs_here_is_refused_and_leaves_no_file(
+        sites: Sites, tmp_path: Path) -> None:
+    class Plate(DataObject):
+        __namespace__ = "wirefit"
+        exposure = persistent("Exposure time in seconds", float, 0.0)
+
+    plate = Plate(exposure=30.5)
+    plate.store(b"plate pixels\n", filename="wire/plate.dat")
+    plate.commit()
+    carried = tmp_path / "plate.bin"
+    get_carried(sites, carried, "wire/plate.dat")
+
+    class Plate(DataObject):  # site B's definition (both servers run in this process)
+        __namespace__ = "wirefit"
+        exposure = persistent("Exposure time in whole seconds", int, 0)
+
+    rows = object_count(sites.b)
+    status, answer = put_carried(sites, carried, "wire/plate.dat")
+    assert (status, answer["error"], answer["problem"]) == (422, "LineageRejected", "import")
+    assert "wirefit.Plate (exposure: a descriptor of float in the bundle, a descriptor of " \
+           "int here)" in answer["message"]
     assert files_in(sites.dir_b) == []
     assert object_count(sites.b) == rows
 

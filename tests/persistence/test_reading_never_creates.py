@@ -2,7 +2,8 @@
 ``connect(create=False)`` in Python, refuse a database that does not exist (or holds no
 awlineage objects), naming it; only commands that store objects create one. On SQLite the
 missing database is a file in a directory that does not exist; on PostgreSQL a database the
-server does not have, and an empty schema of one it has."""
+server does not have, and an empty schema of one it has. A command that stores objects
+refuses bad arguments before it creates anything."""
 
 from __future__ import annotations
 
@@ -111,6 +112,25 @@ def test_every_reading_command_refuses_a_database_that_does_not_exist(
             assert not absent.was_created(), command
     finally:
         set_current_store(None)
+
+
+@pytest.mark.parametrize("arguments", [("--url", "bad"), ("--url", "http://x/" + "a" * 400),
+                                       ("--url", "http://x", "--name", "n" * 201)],
+                         ids=["not-http", "long-url", "long-name"])
+def test_awl_sites_init_refuses_bad_arguments_before_making_the_database(
+        absent: Absent, arguments: tuple[str, ...], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    if absent.schema:
+        monkeypatch.setenv("AWL_DATABASE_SCHEMA", absent.schema)
+    try:
+        status = main(["--database", absent.url, "sites", "init", *arguments])
+    finally:
+        set_current_store(None)
+    lines = capsys.readouterr().err.splitlines()
+    assert status == 2 and len(lines) == 1, lines
+    assert lines[0].startswith("awl: ConfigurationError: site ")
+    assert not absent.was_created()
 
 
 def test_awl_select_in_a_directory_that_does_not_exist_is_one_line(tmp_path: Path) -> None:
