@@ -20,7 +20,13 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from awlineage import AwlError, TargetProcessor, backward, connect, info, select
-from awlineage.processing import render_plan, resolve_executor
+from awlineage.config import setting
+from awlineage.processing import (
+    Settings,
+    check_cluster_settings,
+    render_plan,
+    resolve_executor,
+)
 from awlineage.storage import current_data_server
 from targets.pipeline import (
     ReducedScienceFrameParameters,
@@ -39,11 +45,14 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
              out: TextIO = sys.stdout) -> int:
     """Run the demo; returns the exit status (1 when a target could not be made)."""
     # the data server first: a file named awl-data is said so before the database is made
-    server = current_data_server()
-    db = connect(database_url)
     if spark_master and executor == "serial":
         raise AwlError(f"--spark-master {spark_master} needs the Spark executor, not "
                        "--executor serial")
+    if spark_master and not spark_master.startswith("local"):  # before anything is made
+        check_cluster_settings(spark_master, Settings(
+            str(setting("database_url", database_url)), None, str(setting("data_url"))))
+    server = current_data_server()
+    db = connect(database_url)
     executor = "spark" if spark_master else resolve_executor(executor)
     if executor == "spark" and not spark_master and not _java_available():
         print("Java was not found, and Spark needs it: running the serial executor instead "

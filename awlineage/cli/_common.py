@@ -189,7 +189,7 @@ def open_database(args: argparse.Namespace, *, create: bool = False,
         # "opening a database to read" is wrong for awl retract, which writes
         raise ConfigurationError(f"{said.removesuffix(NOT_CREATED_TO_READ)}; this command "
                                  "changes a database that exists and does not create one "
-                                 "(ingest, make, demo and import bundle do)") from None
+                                 "(ingest, demo and import bundle do)") from None
 
 
 def format_value(value: object, width: int = 100) -> str:

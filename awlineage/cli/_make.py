@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from awlineage.cli._common import find_class, open_database, prepare, use_colour
 from awlineage.cli._ids import parse_id, resolve_id
-from awlineage.errors import AwlError
+from awlineage.errors import AwlError, ConfigurationError
 from awlineage.processing import EXECUTOR_NAMES
+
+if TYPE_CHECKING:
+    from awlineage.database import Database
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -23,7 +27,7 @@ def _run(args: argparse.Namespace) -> int:
         print_report,
     )
 
-    db = open_database(args, create=not args.dry_run)
+    db = _open_to_make(args)
     prepare(db, args.imports, [args.cls])
     cls = find_class(db, args.cls)
     _check_is_target(cls)
@@ -43,6 +47,28 @@ def _run(args: argparse.Namespace) -> int:
     troubled = sum(report.count(outcome) for outcome in
                    (TargetOutcome.FAILED, TargetOutcome.SKIPPED, TargetOutcome.BLOCKED))
     return 1 if troubled else 0
+
+
+def _open_to_make(args: argparse.Namespace) -> Database:
+    """The database to make targets in. A make creates none: a database that does not exist
+    (or holds no awlineage objects) has nothing to make targets from, and is refused naming
+    it before anything is written, as a mistyped URL should be."""
+    from awlineage.database import NOT_CREATED_TO_READ, connect
+    from awlineage.storage import check_data_directory
+
+    if args.dry_run:
+        return open_database(args)
+    check_data_directory()  # a data directory that is a file is said first, as for ingest
+    try:
+        return connect(args.database, create=False)
+    except ConfigurationError as exc:
+        said = str(exc)
+        if not said.endswith(NOT_CREATED_TO_READ):
+            raise
+        raise ConfigurationError(
+            f"{said.removesuffix(NOT_CREATED_TO_READ)}; there is nothing to make targets "
+            "from: store the inputs first (awl ingest FILE..., or commit() from a script)"
+        ) from None
 
 
 def _check_is_target(cls: type) -> None:

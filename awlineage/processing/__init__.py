@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from awlineage.processing._planner import Planner, ProcessingError, dependency_order
     from awlineage.processing._processor import ProcessingReport, TargetProcessor, print_report
     from awlineage.processing._render import render_causes, render_plan
-    from awlineage.processing._spark import SparkExecutor
+    from awlineage.processing._spark import SparkExecutor, check_cluster_settings
     from awlineage.processing._standalone import (
         ClusterState,
         StandaloneCluster,
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from awlineage.processing._task import Settings, TaskResult, TaskSpec, make_target, run_task
 
 _WHERE = {
+    "check_cluster_settings": "._spark",
     "Claims": "._claims",
     "closest": "._declarations",
     "ClusterState": "._standalone",
@@ -107,6 +108,7 @@ __all__ = [
     "TargetProcessor",
     "TaskResult",
     "TaskSpec",
+    "check_cluster_settings",
     "closest",
     "dependency_order",
     "make_target",

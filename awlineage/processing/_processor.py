@@ -20,7 +20,12 @@ from awlineage.processing._planner import Planner
 from awlineage.processing._progress import ProgressBar, skipped_causes, summary_table
 from awlineage.processing._render import render_causes, render_plan
 from awlineage.processing._scheduler import Outcome, Scheduler
-from awlineage.processing._spark import SparkExecutor, module_roots, require_spark
+from awlineage.processing._spark import (
+    SparkExecutor,
+    check_cluster_settings,
+    module_roots,
+    require_spark,
+)
 from awlineage.processing._spark_policy import SparkWhenItPays, typical_seconds
 from awlineage.processing._task import FAILED, MADE, Settings, TaskResult
 from awlineage.retraction import Retraction
@@ -198,6 +203,12 @@ class TargetProcessor:
         self.executor = resolve_executor(executor) if isinstance(executor, str) else executor
         """The executor: ``"spark"``, ``"serial"`` (``"auto"`` resolved) or an object."""
         self.spark_master = spark_master
+        if self.executor == "spark" and spark_master and not spark_master.startswith("local"):
+            # before anything is made here: tasks on other hosts need a shared database and
+            # data server (this process makes targets itself while Spark starts)
+            check_cluster_settings(spark_master, Settings(
+                self.db.url.render_as_string(hide_password=False), self.db.schema,
+                session.data_url))
         self.parameters = tuple(parameters)
         self.keep_going = keep_going
         self.progress = progress

@@ -205,7 +205,20 @@ def require_spark(imported: bool = True) -> None:
 
 
 def check_cluster_settings(master: str, settings: Settings) -> None:
-    """Refuse a cluster master with a database or data server only this machine can see."""
+    """Refuse a cluster master with a database or data server only this machine can see.
+
+    Parameters
+    ----------
+    master : str
+        The Spark master URL; ``local[...]`` masters are always accepted.
+    settings : Settings
+        The database and data server URLs the tasks would use.
+
+    Raises
+    ------
+    ConfigurationError
+        For a SQLite database or a local data directory with a master of other hosts.
+    """
     if master.startswith("local"):
         return
     if settings.database_url.startswith("sqlite"):

@@ -168,6 +168,26 @@ def test_connect_without_create_opens_a_database_that_exists(db: Database) -> No
         set_current_store(db)
 
 
+@pytest.mark.parametrize("arguments", [("NoSuchClass",), ("CameraFrame",),
+                                       ("Stack", "--import", "tests.processing.models")],
+                         ids=["unknown-class", "not-a-target", "a-target"])
+def test_awl_make_refuses_a_database_that_does_not_exist_and_makes_none(
+        absent: Absent, arguments: tuple[str, ...], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """There is nothing to make targets from; a typo of the URL must not leave a database."""
+    monkeypatch.chdir(tmp_path)
+    if absent.schema:
+        monkeypatch.setenv("AWL_DATABASE_SCHEMA", absent.schema)
+    try:
+        status = main(["--database", absent.url, "make", *arguments, "--executor", "serial"])
+    finally:
+        set_current_store(None)
+    lines = capsys.readouterr().err.splitlines()
+    assert status == 2 and len(lines) == 1, lines
+    assert absent.named in lines[0] and "ConfigurationError: database " in lines[0], lines
+    assert not absent.was_created()
+
+
 def test_a_command_that_stores_objects_creates_the_database(tmp_path: Path) -> None:
     folder = tmp_path / "new" / "site"
     result = run_awl(None, "--database", f"sqlite:///{folder}/awl.db", "sites", "init",
@@ -219,5 +239,5 @@ def test_a_writing_command_on_a_missing_database_does_not_say_it_reads(
     assert "does not exist" in lines[0] or "holds no awlineage objects" in lines[0], lines
     if "the server has no database" not in lines[0]:  # that one says nothing of reading
         assert lines[0].endswith("; this command changes a database that exists and does "
-                                 "not create one (ingest, make, demo and import bundle do)")
+                                 "not create one (ingest, demo and import bundle do)")
     assert not absent.was_created()

@@ -31,6 +31,7 @@ from awlineage.persistence import set_current_store
 from awlineage.processing import SparkExecutor
 from awlineage.processing._standalone import read_state
 from awlineage.storage import forget_data_server, use_data_server
+from tests.commands import REPO
 from tests.processing.conftest import ingest_night
 
 S3_ACCESS_KEY, S3_SECRET_KEY = "awl-cluster-access", "awl-cluster-secret"
@@ -138,6 +139,29 @@ def test_a_cluster_master_refuses_sqlite_and_a_local_directory(db, tmp_path) -> 
         check_cluster_settings("spark://h:7077", Settings(
             "postgresql+psycopg://u@h/d", None, str(tmp_path)))
     check_cluster_settings("local[2]", Settings("sqlite:///x.db", None, str(tmp_path)))
+
+
+def test_a_cluster_master_with_sqlite_is_refused_before_anything_is_made(db, night,
+                                                                         tmp_path) -> None:
+    """The processor made targets itself while Spark started, so the refusal at the first
+    batch for Spark came after targets were committed (and never, when all were made
+    here); it now comes when the processor is made. `awl demo` refuses before it creates
+    the database."""
+    if db.engine.dialect.name == "sqlite":
+        with pytest.raises(ConfigurationError, match="cannot open the SQLite file"):
+            TargetProcessor("spark", spark_master="spark://127.0.0.1:1")
+    else:  # the data server of the tests is a local directory
+        with pytest.raises(ConfigurationError, match="cannot reach the local directory"):
+            TargetProcessor("spark", spark_master="spark://127.0.0.1:1")
+    folder = tmp_path / "fresh"
+    folder.mkdir()
+    demo = subprocess.run([sys.executable, "-m", "awlineage.cli", "demo", "--spark-master",
+                           "spark://127.0.0.1:1"], cwd=folder, capture_output=True,
+                          text=True, timeout=120,
+                          env={**{k: v for k, v in os.environ.items() if not k.startswith("AWL_")},
+                               "PYTHONPATH": str(REPO)})
+    assert demo.returncode == 2 and "cannot open the SQLite file" in demo.stderr, demo.stderr
+    assert list(folder.iterdir()) == []
 
 
 def test_thousands_of_targets_are_made_once_each_by_both_workers(
