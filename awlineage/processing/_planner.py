@@ -12,6 +12,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
+import numpy as np
+
 from awlineage.database import Database, identity_key, prefetch
 from awlineage.errors import AwlError
 from awlineage.persistence import DBObject, Expression, is_stand_in, refuse_stand_in
@@ -35,6 +37,7 @@ from awlineage.processing._retracted import (
     reaching_retractions,
     wanted_retractions,
 )
+from awlineage.processing._retracted_links import retracted_links
 from awlineage.processing._retracted_regions import RetractedRegions
 from awlineage.processing._staleness import (
     key_reasons,
@@ -162,6 +165,7 @@ class Planner:
         self._retractions: RetractedObjects | None = None
         self._region_retractions: RetractedRegions | None = None
         self._records: list[Retraction] | None = None
+        self._other_links: dict[type, dict[int, list[tuple[str, int]]]] = {}
 
     @property
     def retracted(self) -> RetractedObjects:
@@ -176,6 +180,21 @@ class Planner:
         if self._region_retractions is None:
             self._region_retractions = RetractedRegions(self.db, self._retraction_records())
         return self._region_retractions
+
+    def other_retracted_links(self, cls: type) -> dict[int, list[tuple[str, int]]]:
+        """Stored target id of `cls` -> (attribute, retracted object id) for each link its
+        declarations do not name (its parameters object, links set by its make) and each
+        input its run recorded that is retracted now (`retracted_links`; read once per
+        class, nothing when no retraction is in force)."""
+        found = self._other_links.get(cls)
+        if found is None:
+            found = {}
+            if self.retracted:
+                spec = declaration(cls)
+                found = retracted_links(self.db, cls, self.retracted.since(),
+                                        [spec.link, *requirements(cls)])
+            self._other_links[cls] = found
+        return found
 
     def _retraction_records(self) -> list[Retraction]:
         """Every retraction record, oldest first: one statement, once per planner."""
@@ -281,8 +300,11 @@ class Planner:
         """The class on columns when it can be (see the module), else on objects."""
         if self.columnar and not force:
             spec, needs = declaration(cls), requirements(cls)
-            if declared_by_name(spec, needs, blockers(cls), cls.identity):  # type: ignore[attr-defined]
-                params = self.parameters_for(cls)
+            params = self.parameters_for(cls)
+            # a retracted parameters object blocks every target: the object planner says so
+            identity = cls.identity  # type: ignore[attr-defined]
+            if declared_by_name(spec, needs, blockers(cls), identity) \
+                    and params.object_id not in self.retracted:
                 planner = ColumnPlanner(self.db, cls, spec, needs, params,
                                         parameter_values(params),
                                         cls.class_code_version(),  # type: ignore[attr-defined]
@@ -290,9 +312,11 @@ class Planner:
                 block = planner.plan(self._block(spec.source),
                                      {name: self._block(need.cls)
                                       for name, need in needs.items()})
-                # a retracted target is not reused: the object planner says why
+                # a retracted target, or one that reaches a retracted object through any
+                # link or input of its run, is not reused: the object planner says why
                 if block is not None and not self.retracted.any_of(block.ids) \
-                        and not self.retracted_regions.any_of(block.ids):
+                        and not self.retracted_regions.any_of(block.ids) \
+                        and not _any_in(block.ids, self.other_retracted_links(cls)):
                     return block
         return NodeBlock(cls, self._plan_class(cls, force))
 
@@ -361,6 +385,10 @@ class Planner:
                                       attribute, general=general,
                                       retraction=retracted.retraction if retracted else None))
         blocked = self._checked(cls, candidate, checks) + blocked
+        params = candidate.__dict__.get("process_params")
+        if params is not None and params.object_id in self.retracted:
+            # made with it, the target would be what the retraction says is wrong
+            blocked.insert(0, self.retracted.parameters_cause(params))
         linked_by = {id(node): attribute for attribute, value in reversed(dependencies.items())
                      for node in (value if isinstance(value, list) else [value])}
         for dependency in [*nodes_of(dependencies), *([] if sources else left_out)]:
@@ -405,7 +433,15 @@ class Planner:
         if self.retracted_regions:
             reasons = self.retracted_regions.causes(stored, [spec.link, *needs]) + reasons
         if self.retracted:
-            reasons = self.retracted.link_causes(stored, [spec.link, *needs]) + reasons
+            causes = self.retracted.link_causes(stored, [spec.link, *needs])
+            named = {c.retraction for c in causes}
+            for attribute, object_id in self.other_retracted_links(cls).get(stored.object_id,
+                                                                            []):
+                cause = self.retracted.link_cause(attribute, object_id)
+                if cause.retraction not in named:  # one cause per retracted object
+                    named.add(cause.retraction)
+                    causes.append(cause)
+            reasons = causes + reasons
             if not reasons and stored.object_id in self.retracted:
                 # reused it would be; remade, the same as the one retracted
                 return PlanNode(cls, candidate, stored, State.BLOCKED,
@@ -516,6 +552,11 @@ def _chosen(index: dict[tuple[Any, ...], list[PlanNode]], target: DBObject, need
     by_object = {id(n.obj): n for n in bucket}
     winner = need.choose(target, [n.obj for n in bucket])
     return None if winner is None else by_object[id(winner)]
+
+
+def _any_in(ids: Any, owners: dict[int, list[tuple[str, int]]]) -> bool:
+    """Whether any of `ids` (an int64 array) is a key of `owners`."""
+    return bool(owners) and bool(np.isin(ids, np.fromiter(owners, np.int64, len(owners))).any())
 
 
 def _identity(obj: DBObject) -> str:

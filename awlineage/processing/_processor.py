@@ -23,7 +23,7 @@ from awlineage.processing._scheduler import Outcome, Scheduler
 from awlineage.processing._spark import SparkExecutor, module_roots, require_spark
 from awlineage.processing._spark_policy import SparkWhenItPays, typical_seconds
 from awlineage.processing._task import FAILED, MADE, Settings, TaskResult
-from awlineage.retraction import Retraction
+from awlineage.retraction import Retraction, retractions_of
 from awlineage.storage import Session, current_session
 
 
@@ -416,14 +416,21 @@ class TargetProcessor:
     def _commit_parameters(self, plan: Plan) -> None:
         """Parameters objects of targets to make are stored first, so tasks can link them.
         One equal to a stored one (stored by another processor since the plan was made) is
-        replaced by it: processors started together store each parameters object once."""
+        replaced by it: processors started together store each parameters object once. A
+        retracted twin is not: the targets would be made with a retracted object (and be red
+        again at once), so the new object is stored itself."""
         stored: dict[int, DBObject] = {}
         for node in plan.red():
             params = node.obj.__dict__.get("process_params")
             if params is None or params.is_committed:
                 continue
             if id(params) not in stored:
-                stored[id(params)] = find_or_commit(self.db, params)
+                found = find_or_commit(self.db, params)
+                if found is not params and retractions_of([found], database=self.db,
+                                                          whole_only=True):
+                    self.db.commit([params])
+                    found = params
+                stored[id(params)] = found
             node.obj.process_params = stored[id(params)]
 
 
