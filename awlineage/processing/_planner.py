@@ -15,8 +15,8 @@ from typing import Any, cast
 import numpy as np
 
 from awlineage.database import Database, identity_key, prefetch
-from awlineage.errors import AwlError
-from awlineage.persistence import DBObject, Expression, is_stand_in, refuse_stand_in
+from awlineage.errors import AwlError, QueryError
+from awlineage.persistence import DBObject, Expression, is_stand_in, refuse_stand_in, root_class
 from awlineage.processing._blocks import Block, ColumnBlock, NodeBlock, comparable
 from awlineage.processing._causes import StaleCause
 from awlineage.processing._causes import StaleCauseCategory as Category
@@ -228,6 +228,8 @@ class Planner:
             from awlineage.query import parse_query
 
             where = parse_query(where, cls, self.db.class_named)
+        if where is not None:
+            _refuse_other_class(cls, where)
         order = self.plan_classes(cls, force_upstream=force_upstream)
         block = self.blocks[cls]
         if where is None and not force and retracted is None and isinstance(block, ColumnBlock):
@@ -552,6 +554,19 @@ def _chosen(index: dict[tuple[Any, ...], list[PlanNode]], target: DBObject, need
     by_object = {id(n.obj): n for n in bucket}
     winner = need.choose(target, [n.obj for n in bucket])
     return None if winner is None else by_object[id(winner)]
+
+
+def _refuse_other_class(cls: type, where: Expression) -> None:
+    """Raise when `where` is a condition on another class than `cls` (or a base of it): its
+    attributes would be read on the targets by name, whatever class they were named on."""
+    if not isinstance(where, Expression):
+        raise QueryError(f"plan({cls.__name__}, where): where must be a condition (text or "
+                         f"expression), got {type(where).__name__}")
+    root = root_class(where)
+    if not issubclass(cls, root):
+        raise QueryError(f"plan({cls.__name__}, where): the condition is on {root.__name__}, "
+                         f"not on {cls.__name__}; a condition on the targets names their "
+                         f"attributes ({cls.__name__}.name == ..., or name == ... alone)")
 
 
 def _any_in(ids: Any, owners: dict[int, list[tuple[str, int]]]) -> bool:

@@ -8,7 +8,7 @@ import datetime
 import pytest
 
 from awlineage import Interval, ProcessRun, TargetProcessor, select
-from awlineage.processing import ProcessingError, State
+from awlineage.processing import Planner, ProcessingError, State
 from tests.processing import models
 from tests.processing.models import (
     CalibParameters,
@@ -129,6 +129,22 @@ def test_where_selects_targets_and_only_what_they_need_is_made(db, night, serial
     assert [(s.pointing, s.filter) for s in report.objects] == [("F1", "g")]
     assert report.made == 3  # the master of ccd50 night 2, the g frame, its stack
     assert select(Calibrated).count() == 1
+
+
+def test_a_where_on_another_class_is_refused_naming_it(db, night, serial) -> None:
+    from awlineage.errors import QueryError
+
+    # Calibrated has a filter too: it was read on the stacks by name, selecting the g stack
+    for where in (Calibrated.filter == "g", "Calibrated.filter == 'g'",
+                  "RawSci.chip == 'ccd50'"):
+        with pytest.raises(QueryError, match=r"plan\(Stack, where\): the condition is on "
+                                             r"(Calibrated|RawSci), not on Stack"):
+            serial.plan(Stack, where)
+        with pytest.raises(QueryError, match="the condition is on"):
+            Planner(db, columnar=False).plan(Stack, where)
+    assert select(Stack).count() == 0
+    assert len(serial.plan(Stack, Stack.filter == "g").selected) == 1
+    assert len(serial.plan(Stack, "Stack.filter == 'g'").selected) == 1
 
 
 def test_force_remakes_the_targets_and_force_upstream_everything(db, night, serial) -> None:
