@@ -24,6 +24,7 @@ from awlineage.processing._column_planner import ColumnPlanner, attributes_read,
 from awlineage.processing._columns import newest_rows, stored_tables
 from awlineage.processing._declarations import Blocker, Needs, OnePer, OnePerGroup
 from awlineage.processing._evaluate import matches
+from awlineage.processing._given_parameters import as_parameters, check_used
 from awlineage.processing._lazy_plan import UpToDatePlan
 from awlineage.processing._plan import (
     Plan,
@@ -150,10 +151,10 @@ class Planner:
         plans every class on objects (the same decisions, slower).
     """
 
-    def __init__(self, db: Database, parameters: Iterable[DBObject] = (),
+    def __init__(self, db: Database, parameters: DBObject | Iterable[DBObject] = (),
                  columnar: bool = True) -> None:
         self.db = db
-        self.parameters = {type(p): p for p in parameters}
+        self.parameters = {type(p): p for p in as_parameters(parameters)}
         self.columnar = columnar
         self.blocks: dict[type, Block] = {}
         self._stored: dict[type, Block] = {}
@@ -203,7 +204,7 @@ class Planner:
         return self._records
 
     # -- the plan -------------------------------------------------------------------------
-    def plan(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
+    def plan(self, cls: type | str, where: Expression | str | None = None, *, force: bool = False,
              force_upstream: bool = False,
              retracted: bool | int | Retraction | None = None) -> Plan:
         """Plan every target of `cls` (those meeting `where`) and all they depend on.
@@ -222,6 +223,7 @@ class Planner:
         """
         wanted = None if retracted is None else \
             wanted_retractions(self._retraction_records(), retracted)
+        cls = self.target_class(cls)
         if is_stand_in(cls):
             refuse_stand_in(cls, f"plan targets of {cls.__name__}")
         if isinstance(where, str):
@@ -231,6 +233,7 @@ class Planner:
         if where is not None:
             _refuse_other_class(cls, where)
         order = self.plan_classes(cls, force_upstream=force_upstream)
+        check_used(self.parameters.values(), cls, order)
         block = self.blocks[cls]
         if where is None and not force and retracted is None and isinstance(block, ColumnBlock):
             blocks = [self._block(c) for c in self._upstream(order)]
@@ -243,6 +246,16 @@ class Planner:
             if force and node.state is not State.BLOCKED and node.state is not State.RED:
                 self._make_red(node, [StaleCause(Category.FORCED, "forced by the user")])
         return Plan(selected, reachable(selected))
+
+    def target_class(self, cls: type | str) -> type:
+        """`cls`, or the class of that name (qualified, or short when one class has it) as
+        ``awl make`` finds it; raises for anything else."""
+        if isinstance(cls, str):
+            return self.db.class_named(cls.strip())
+        if not isinstance(cls, type):
+            raise ProcessingError(f"a process class (or its name) is needed to plan, got "
+                                  f"{type(cls).__name__} {cls!r:.40}")
+        return cls
 
     def plan_classes(self, cls: type, *, force_upstream: bool = False) -> list[type]:
         """Plan `cls` and every class it depends on, each unless planned already, and

@@ -147,6 +147,44 @@ def test_a_where_on_another_class_is_refused_naming_it(db, night, serial) -> Non
     assert len(serial.plan(Stack, "Stack.filter == 'g'").selected) == 1
 
 
+def test_parameters_given_wrongly_are_refused_naming_the_mistake(db, night, serial) -> None:
+    from awlineage.processing import ParametersError
+
+    with pytest.raises(ParametersError, match=r"two CalibParameters objects given \(scale=2.0"
+                                              r".* and scale=3.0.*\); give one per"):
+        TargetProcessor("serial", parameters=(CalibParameters(scale=2.0),
+                                              CalibParameters(scale=3.0)))
+    with pytest.raises(ParametersError, match="CalibParameters is a class; give an object"):
+        TargetProcessor("serial", parameters=(CalibParameters,))
+    with pytest.raises(ParametersError, match="'Stack' .a str. is not a parameters object"):
+        TargetProcessor("serial", parameters=("Stack",))
+    unused = TargetProcessor("serial", progress=False, parameters=(RawSci(chip="x"),))
+    for planned in (lambda: unused.plan(Stack), lambda: unused.make(Stack, dry_run=True)):
+        with pytest.raises(ParametersError, match="RawSci is the parameters class of no target "
+                                                  "class Stack is made from.*CalibParameters "
+                                                  r"\(Calibrated\)"):
+            planned()
+    # one object alone is taken as one of a sequence
+    single = TargetProcessor("serial", progress=False, parameters=CalibParameters(scale=2.0))
+    assert single.parameters == (single.parameters[0],)
+    serial.make(Stack)
+    assert single.plan(Stack).causes() == {("Calibrated", "scale 1.0 -> 2.0"): 5}
+
+
+def test_a_class_may_be_named_and_anything_else_is_refused(db, night, serial) -> None:
+    from awlineage.errors import UnknownClassError
+
+    by_name = serial.plan("Stack")
+    assert [n.cls for n in by_name.selected] == [Stack] * 3
+    assert serial.make("Stack").made == 10
+    assert [n.cls for n in serial.plan("Stack", "filter == 'g'").selected] == [Stack]
+    with pytest.raises(UnknownClassError, match="NoSuchStack"):
+        serial.plan("NoSuchStack")
+    with pytest.raises(ProcessingError, match="a process class .or its name. is needed to "
+                                              "plan, got int 3"):
+        serial.plan(3)  # type: ignore[arg-type]
+
+
 def test_force_remakes_the_targets_and_force_upstream_everything(db, night, serial) -> None:
     serial.make(Stack)
     plan = serial.plan(Stack, "filter == 'g'", force=True)
