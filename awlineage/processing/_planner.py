@@ -245,7 +245,7 @@ class Planner:
         for node in selected:
             if force and node.state is not State.BLOCKED and node.state is not State.RED:
                 self._make_red(node, [StaleCause(Category.FORCED, "forced by the user")])
-        return Plan(selected, reachable(selected))
+        return Plan(selected, reachable(selected), _asked(where, retracted))
 
     def target_class(self, cls: type | str) -> type:
         """`cls`, or the class of that name (qualified, or short when one class has it) as
@@ -567,6 +567,18 @@ def _chosen(index: dict[tuple[Any, ...], list[PlanNode]], target: DBObject, need
     by_object = {id(n.obj): n for n in bucket}
     winner = need.choose(target, [n.obj for n in bucket])
     return None if winner is None else by_object[id(winner)]
+
+
+def _asked(where: Expression | None, retracted: bool | int | Retraction | None
+           ) -> tuple[str, ...]:
+    """How `plan` chose its targets besides their class, as ``awl make`` options."""
+    found = () if where is None else ("--where",)
+    if retracted is True:
+        return (*found, "--retracted")
+    if retracted is not None:
+        which = retracted.object_id if isinstance(retracted, Retraction) else retracted
+        return (*found, f"--affected-by {which}")
+    return found
 
 
 def _refuse_other_class(cls: type, where: Expression) -> None:

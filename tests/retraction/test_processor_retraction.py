@@ -426,3 +426,33 @@ def test_a_retracted_object_the_make_chose_itself_makes_its_target_red(
     assert [o.counts for o in report.objects] == [7.0]
     for columnar in (True, False):
         assert _states(Planner(db, columnar=columnar), maker) == [(State.GREEN, [])]
+
+
+def test_nothing_to_make_says_what_was_asked(db) -> None:
+    from awlineage.processing import render_causes
+    from tests.commands import run_awl
+
+    assert render_causes(Planner(db).plan(RtStack)) == \
+        "nothing to make: no target was found (nothing it is made from is stored)"
+    bias = RtStoredBias(chip="ccd1", level=100.0)
+    frames = [RtRawFrame(chip="ccd1", counts=500.0 + i) for i in range(2)]
+    commit([bias, *frames])
+    _serial().make(RtStack)
+    record = retract(frames[0], reason="satellite trail")
+    _serial().make(RtStack, retracted=record)  # the stack made again without it
+
+    assert render_causes(Planner(db).plan(RtStack, retracted=record)) == \
+        f"nothing to make: no target is red or blocked because of --affected-by " \
+        f"{record.object_id}"
+    assert render_causes(Planner(db).plan(RtStack, "chip == 'ccd1'", retracted=True)) == \
+        "nothing to make: no retraction makes a target red or blocks one among the " \
+        "targets --where matches"
+    assert render_causes(Planner(db).plan(RtStack, "chip == 'ccd9'")) == \
+        "nothing to make: no target was found (none matches --where, or nothing it is made " \
+        "from is stored)"
+    result = run_awl(db, "make", "RtStack", "--affected-by", str(record.object_id),
+                     "--dry-run", "--import", "tests.retraction.test_processor_retraction")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("nothing to make: no target is red or blocked because of "
+                                    f"--affected-by {record.object_id}\n"), result.stdout
+    assert "--where" not in result.stdout
