@@ -1,7 +1,7 @@
 """Parameters objects given to a processor (``TargetProcessor(parameters=...)``), checked as
 ``awl make --set`` checks its settings: objects, not classes; one per parameters class; each of
-a parameters class some target class of the chain is made with. A single object is taken as
-a one-object sequence."""
+a parameters class some process class is made with. A single object is taken as a one-object
+sequence."""
 
 from __future__ import annotations
 
@@ -76,8 +76,11 @@ def as_parameters(given: DBObject | Iterable[Any] | None) -> tuple[DBObject, ...
 
 
 def check_used(parameters: Iterable[DBObject], cls: type, chain: Iterable[type]) -> None:
-    """Raise when a parameters object is of no parameters class of `chain` (the target
-    classes making `cls` takes, `cls` last): it would be ignored.
+    """Raise when a parameters object is of no parameters class at all: neither of a target
+    class of `chain` (those making `cls` takes, `cls` last) nor of any other process class
+    defined in this process, so it would be ignored by every make. (One for another chain is
+    left alone: a processor, or planner, may be given the parameters of a whole pipeline and
+    make its stages one at a time.)
 
     Raises
     ------
@@ -87,13 +90,23 @@ def check_used(parameters: Iterable[DBObject], cls: type, chain: Iterable[type])
     chain = list(chain)
     used = {target.parameters_class(): target for target in chain}  # type: ignore[attr-defined]
     for params in parameters:
-        if type(params) in used:
+        if type(params) in used or _parameters_of_some_process(type(params)):
             continue
         known = ", ".join(f"{p.__name__} ({t.__name__})" for p, t in used.items())
         raise ParametersError(
-            f"parameters: {type(params).__name__} is the parameters class of no target class "
-            f"{cls.__name__} is made from, so it would be ignored; their parameters classes "
-            f"are: {known}")
+            f"parameters: {type(params).__name__} is the parameters class of no process "
+            f"class, so it would be ignored; those of {cls.__name__} and the target classes "
+            f"it is made from are: {known}")
+
+
+def _parameters_of_some_process(params_class: type) -> bool:
+    """Whether a process class defined in this process is made with `params_class`."""
+    from awlineage.persistence import DBObjectMeta
+    from awlineage.trace import Process
+
+    return any(isinstance(c, type) and issubclass(c, Process)
+               and c.parameters_class() is params_class
+               for c in list(DBObjectMeta.registry.values()))
 
 
 def _values(obj: DBObject) -> str:

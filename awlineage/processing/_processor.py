@@ -135,8 +135,9 @@ class TargetProcessor:
         A Spark master URL (``local[2]``, ``spark://host:7077``).
     parameters : DBObject or tuple of DBObject, optional
         Parameters objects to use instead of the defaults in code: one per parameters class,
-        each of the parameters class of a target class the targets are made from (`plan`
-        and `make` refuse others, which would be ignored).
+        each of the parameters class of some process class (`plan` and `make` refuse others,
+        which every make would ignore); those of classes a make does not take are left for
+        other makes.
     keep_going : bool, optional
         After a failure, go on making what does not depend on it.
     progress : TextIO or bool, optional
@@ -150,8 +151,8 @@ class TargetProcessor:
         When `executor` names no executor.
     ParametersError
         When `parameters` holds a class, something not a persistent object, or two objects
-        of one class; from `plan` and `make`, when one is of no parameters class of the
-        targets' chain.
+        of one class; from `plan` and `make`, when one is of the parameters class of no
+        process class.
     MissingExtraError
         From `make`, when the Spark executor is asked for by name and pyspark or Java is not
         installed.

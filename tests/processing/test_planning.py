@@ -160,10 +160,13 @@ def test_parameters_given_wrongly_are_refused_naming_the_mistake(db, night, seri
         TargetProcessor("serial", parameters=("Stack",))
     unused = TargetProcessor("serial", progress=False, parameters=(RawSci(chip="x"),))
     for planned in (lambda: unused.plan(Stack), lambda: unused.make(Stack, dry_run=True)):
-        with pytest.raises(ParametersError, match="RawSci is the parameters class of no target "
-                                                  "class Stack is made from.*CalibParameters "
-                                                  r"\(Calibrated\)"):
+        with pytest.raises(ParametersError, match="RawSci is the parameters class of no "
+                                                  "process class, so it would be ignored.*"
+                                                  r"CalibParameters \(Calibrated\)"):
             planned()
+    # the parameters of another chain: for another make of the same processor
+    assert TargetProcessor("serial", progress=False,
+                           parameters=(CalibParameters(scale=2.0),)).plan(MasterCal).selected
     # one object alone is taken as one of a sequence
     single = TargetProcessor("serial", progress=False, parameters=CalibParameters(scale=2.0))
     assert single.parameters == (single.parameters[0],)
