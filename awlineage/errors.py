@@ -82,7 +82,8 @@ class PropertyDefinitionError(AwlError, TypeError):
     """A `persistent(...)` declaration is malformed.
 
     Raised when a class is defined, for a type that cannot be stored, a default of the wrong
-    type or an incompatible redefinition in a subclass; it is also a `TypeError`.
+    type or an incompatible redefinition in a subclass, or a process class's ``targets`` or
+    ``requires`` naming an attribute or class that is not there; it is also a `TypeError`.
 
     Examples
     --------

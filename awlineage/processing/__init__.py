@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         SerialExecutor,
         resolve_executor,
     )
+    from awlineage.processing._given_parameters import ParametersError
     from awlineage.processing._outcomes import TargetOutcome
     from awlineage.processing._overrides import (
         ParameterOverrideError,
@@ -52,6 +53,7 @@ _WHERE = {
     "override_parameters": "._overrides",
     "ParameterOverrideError": "._overrides",
     "ParameterSetting": "._overrides",
+    "ParametersError": "._given_parameters",
     "Plan": "._plan",
     "Planner": "._planner",
     "PlanNode": "._plan",
@@ -91,6 +93,7 @@ __all__ = [
     "OnePerGroup",
     "ParameterOverrideError",
     "ParameterSetting",
+    "ParametersError",
     "Plan",
     "PlanNode",
     "Planner",

@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from awlineage.persistence import DBObjectMeta, set_identity
+from awlineage.errors import PropertyDefinitionError
+from awlineage.persistence import DBObject, DBObjectMeta, Kind, attribute_guess, brief, set_identity
 
 KeyFunction = Callable[[Any], Any]
 
@@ -342,7 +343,9 @@ class Needs:
 def _identity_from_targets(cls: type) -> None:
     """A process class that declares targets but no identity is identified by them: one
     per source object (its link), or one per group (its keys). Registered here, beside the
-    declarations, so that it is in place whenever a class can declare them."""
+    declarations, so that it is in place whenever a class can declare them. The names the
+    declarations give are checked first (`check_declared_names`)."""
+    check_declared_names(cls)
     spec = cls.__dict__.get("targets")
     if not isinstance(spec, OnePer | OnePerGroup) or cls.__dict__.get("identity"):
         return
@@ -350,6 +353,79 @@ def _identity_from_targets(cls: type) -> None:
         set_identity(cls, (spec.link,))
     else:
         set_identity(cls, tuple(name for name, _ in spec.key_functions()))
+
+
+def check_declared_names(cls: type) -> None:
+    """Check, when a process class is defined, that the names its ``targets`` and
+    ``requires`` give are there: the classes are persistent classes, the link is an
+    attribute of the class, and what is copied, grouped by or matched is an attribute of both
+    sides. Planning would otherwise fail on the first target with an AttributeError naming
+    neither the class nor the declaration.
+
+    Raises
+    ------
+    PropertyDefinitionError
+        Naming the class, the declaration (``targets``, ``requires['bias']``), the name and
+        the names it may have meant.
+    """
+    spec = cls.__dict__.get("targets")
+    if isinstance(spec, OnePer | OnePerGroup):
+        where = f"{cls.__name__}.targets = {type(spec).__name__}(...)"
+        _persistent_class(spec.source, f"{where}: the source")
+        _attribute(cls, spec.link, f"{where}: link", _LINKS[type(spec)])
+        if isinstance(spec, OnePer):
+            for name in spec.copy:
+                _attribute(spec.source, name, f"{where}: copy", readable=True)
+                _attribute(cls, name, f"{where}: copy")
+        else:
+            for key in spec.by:
+                if isinstance(key, str):
+                    _attribute(spec.source, key, f"{where}: by", readable=True)
+                name = key if isinstance(key, str) else key[0]
+                _attribute(cls, name, f"{where}: by")
+    requires = cls.__dict__.get("requires")
+    if not isinstance(requires, dict):
+        return
+    for attribute, need in requires.items():
+        if not isinstance(need, Needs):
+            continue  # said when planned (requirements)
+        where = f"{cls.__name__}.requires[{attribute!r}]"
+        _persistent_class(need.cls, f"{where}: Needs")
+        _attribute(cls, attribute, where, "link")
+        for target, candidate in need.match_pairs():
+            _attribute(cls, target, f"{where}: match", readable=True)
+            _attribute(need.cls, candidate, f"{where}: match", readable=True)
+
+
+_LINKS = {OnePer: "link", OnePerGroup: "link list"}
+"""The kind of attribute each targets declaration's ``link`` must be."""
+
+
+def _persistent_class(value: Any, where: str) -> None:
+    if not (isinstance(value, type) and issubclass(value, DBObject)):
+        hint = f" (the class itself, not its name: {value})" if isinstance(value, str) else ""
+        raise PropertyDefinitionError(f"{where} must be a persistent class, not "
+                                      f"{brief(value)}{hint}")
+
+
+def _attribute(cls: type, name: str, where: str, kind: str | None = None,
+               readable: bool = False) -> None:
+    """Raise unless `cls` has persistent attribute `name` (of `kind`: ``link`` or ``link
+    list``, when given); with `readable`, an attribute of the class in Python (a property
+    computed from others) will do, since it is only read."""
+    props = cls._properties  # type: ignore[attr-defined]
+    prop = props.get(name) if isinstance(name, str) else None
+    if prop is None and readable and isinstance(name, str) and hasattr(cls, name):
+        return
+    if prop is None:
+        known = [n for n, p in props.items() if not p.builtin]
+        raise PropertyDefinitionError(
+            f"{where} names {name!r}, which is not a persistent attribute of {cls.__name__}"
+            + attribute_guess(str(name), known))
+    wanted = {"link": prop.kind.is_link, "link list": prop.kind is Kind.LINK_LIST}
+    if kind is not None and not wanted[kind]:
+        raise PropertyDefinitionError(f"{where} names {name!r}, which is not a {kind} of "
+                                      f"{cls.__name__} (it is a {prop.kind.value})")
 
 
 DBObjectMeta.add_class_hook(_identity_from_targets)

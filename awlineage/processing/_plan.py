@@ -114,11 +114,16 @@ class Plan:
         The nodes of the targets asked for.
     nodes
         Every node reachable from the selected ones, dependencies before dependants.
+    asked
+        How the targets were chosen besides their class, as ``awl make`` options
+        (``--where``, ``--retracted``, ``--affected-by 9152...``), for saying why none was.
     """
 
     selected: list[PlanNode]
     nodes: list[PlanNode]
     """Every node reachable from the selected ones, dependencies before dependants."""
+    asked: tuple[str, ...] = ()
+    """How the targets were chosen besides their class (``awl make`` options)."""
 
     def red(self) -> list[PlanNode]:
         """The nodes to make, dependencies first."""

@@ -12,9 +12,11 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
+import numpy as np
+
 from awlineage.database import Database, identity_key, prefetch
-from awlineage.errors import AwlError
-from awlineage.persistence import DBObject, Expression, is_stand_in, refuse_stand_in
+from awlineage.errors import AwlError, QueryError
+from awlineage.persistence import DBObject, Expression, is_stand_in, refuse_stand_in, root_class
 from awlineage.processing._blocks import Block, ColumnBlock, NodeBlock, comparable
 from awlineage.processing._causes import StaleCause
 from awlineage.processing._causes import StaleCauseCategory as Category
@@ -22,6 +24,7 @@ from awlineage.processing._column_planner import ColumnPlanner, attributes_read,
 from awlineage.processing._columns import newest_rows, stored_tables
 from awlineage.processing._declarations import Blocker, Needs, OnePer, OnePerGroup
 from awlineage.processing._evaluate import matches
+from awlineage.processing._given_parameters import as_parameters, check_used
 from awlineage.processing._lazy_plan import UpToDatePlan
 from awlineage.processing._plan import (
     Plan,
@@ -35,6 +38,7 @@ from awlineage.processing._retracted import (
     reaching_retractions,
     wanted_retractions,
 )
+from awlineage.processing._retracted_links import retracted_links
 from awlineage.processing._retracted_regions import RetractedRegions
 from awlineage.processing._staleness import (
     key_reasons,
@@ -147,10 +151,10 @@ class Planner:
         plans every class on objects (the same decisions, slower).
     """
 
-    def __init__(self, db: Database, parameters: Iterable[DBObject] = (),
+    def __init__(self, db: Database, parameters: DBObject | Iterable[DBObject] = (),
                  columnar: bool = True) -> None:
         self.db = db
-        self.parameters = {type(p): p for p in parameters}
+        self.parameters = {type(p): p for p in as_parameters(parameters)}
         self.columnar = columnar
         self.blocks: dict[type, Block] = {}
         self._stored: dict[type, Block] = {}
@@ -162,6 +166,7 @@ class Planner:
         self._retractions: RetractedObjects | None = None
         self._region_retractions: RetractedRegions | None = None
         self._records: list[Retraction] | None = None
+        self._other_links: dict[type, dict[int, list[tuple[str, int]]]] = {}
 
     @property
     def retracted(self) -> RetractedObjects:
@@ -177,6 +182,21 @@ class Planner:
             self._region_retractions = RetractedRegions(self.db, self._retraction_records())
         return self._region_retractions
 
+    def other_retracted_links(self, cls: type) -> dict[int, list[tuple[str, int]]]:
+        """Stored target id of `cls` -> (attribute, retracted object id) for each link its
+        declarations do not name (its parameters object, links set by its make) and each
+        input its run recorded that is retracted now (`retracted_links`; read once per
+        class, nothing when no retraction is in force)."""
+        found = self._other_links.get(cls)
+        if found is None:
+            found = {}
+            if self.retracted:
+                spec = declaration(cls)
+                found = retracted_links(self.db, cls, self.retracted.since(),
+                                        [spec.link, *requirements(cls)])
+            self._other_links[cls] = found
+        return found
+
     def _retraction_records(self) -> list[Retraction]:
         """Every retraction record, oldest first: one statement, once per planner."""
         if self._records is None:
@@ -184,7 +204,7 @@ class Planner:
         return self._records
 
     # -- the plan -------------------------------------------------------------------------
-    def plan(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
+    def plan(self, cls: type | str, where: Expression | str | None = None, *, force: bool = False,
              force_upstream: bool = False,
              retracted: bool | int | Retraction | None = None) -> Plan:
         """Plan every target of `cls` (those meeting `where`) and all they depend on.
@@ -203,13 +223,17 @@ class Planner:
         """
         wanted = None if retracted is None else \
             wanted_retractions(self._retraction_records(), retracted)
+        cls = self.target_class(cls)
         if is_stand_in(cls):
             refuse_stand_in(cls, f"plan targets of {cls.__name__}")
         if isinstance(where, str):
             from awlineage.query import parse_query
 
             where = parse_query(where, cls, self.db.class_named)
+        if where is not None:
+            _refuse_other_class(cls, where)
         order = self.plan_classes(cls, force_upstream=force_upstream)
+        check_used(self.parameters.values(), cls, order)
         block = self.blocks[cls]
         if where is None and not force and retracted is None and isinstance(block, ColumnBlock):
             blocks = [self._block(c) for c in self._upstream(order)]
@@ -221,7 +245,17 @@ class Planner:
         for node in selected:
             if force and node.state is not State.BLOCKED and node.state is not State.RED:
                 self._make_red(node, [StaleCause(Category.FORCED, "forced by the user")])
-        return Plan(selected, reachable(selected))
+        return Plan(selected, reachable(selected), _asked(where, retracted))
+
+    def target_class(self, cls: type | str) -> type:
+        """`cls`, or the class of that name (qualified, or short when one class has it) as
+        ``awl make`` finds it; raises for anything else."""
+        if isinstance(cls, str):
+            return self.db.class_named(cls.strip())
+        if not isinstance(cls, type):
+            raise ProcessingError(f"a process class (or its name) is needed to plan, got "
+                                  f"{type(cls).__name__} {cls!r:.40}")
+        return cls
 
     def plan_classes(self, cls: type, *, force_upstream: bool = False) -> list[type]:
         """Plan `cls` and every class it depends on, each unless planned already, and
@@ -281,8 +315,11 @@ class Planner:
         """The class on columns when it can be (see the module), else on objects."""
         if self.columnar and not force:
             spec, needs = declaration(cls), requirements(cls)
-            if declared_by_name(spec, needs, blockers(cls), cls.identity):  # type: ignore[attr-defined]
-                params = self.parameters_for(cls)
+            params = self.parameters_for(cls)
+            # a retracted parameters object blocks every target: the object planner says so
+            identity = cls.identity  # type: ignore[attr-defined]
+            if declared_by_name(spec, needs, blockers(cls), identity) \
+                    and params.object_id not in self.retracted:
                 planner = ColumnPlanner(self.db, cls, spec, needs, params,
                                         parameter_values(params),
                                         cls.class_code_version(),  # type: ignore[attr-defined]
@@ -290,9 +327,11 @@ class Planner:
                 block = planner.plan(self._block(spec.source),
                                      {name: self._block(need.cls)
                                       for name, need in needs.items()})
-                # a retracted target is not reused: the object planner says why
+                # a retracted target, or one that reaches a retracted object through any
+                # link or input of its run, is not reused: the object planner says why
                 if block is not None and not self.retracted.any_of(block.ids) \
-                        and not self.retracted_regions.any_of(block.ids):
+                        and not self.retracted_regions.any_of(block.ids) \
+                        and not _any_in(block.ids, self.other_retracted_links(cls)):
                     return block
         return NodeBlock(cls, self._plan_class(cls, force))
 
@@ -361,6 +400,10 @@ class Planner:
                                       attribute, general=general,
                                       retraction=retracted.retraction if retracted else None))
         blocked = self._checked(cls, candidate, checks) + blocked
+        params = candidate.__dict__.get("process_params")
+        if params is not None and params.object_id in self.retracted:
+            # made with it, the target would be what the retraction says is wrong
+            blocked.insert(0, self.retracted.parameters_cause(params))
         linked_by = {id(node): attribute for attribute, value in reversed(dependencies.items())
                      for node in (value if isinstance(value, list) else [value])}
         for dependency in [*nodes_of(dependencies), *([] if sources else left_out)]:
@@ -405,7 +448,15 @@ class Planner:
         if self.retracted_regions:
             reasons = self.retracted_regions.causes(stored, [spec.link, *needs]) + reasons
         if self.retracted:
-            reasons = self.retracted.link_causes(stored, [spec.link, *needs]) + reasons
+            causes = self.retracted.link_causes(stored, [spec.link, *needs])
+            named = {c.retraction for c in causes}
+            for attribute, object_id in self.other_retracted_links(cls).get(stored.object_id,
+                                                                            []):
+                cause = self.retracted.link_cause(attribute, object_id)
+                if cause.retraction not in named:  # one cause per retracted object
+                    named.add(cause.retraction)
+                    causes.append(cause)
+            reasons = causes + reasons
             if not reasons and stored.object_id in self.retracted:
                 # reused it would be; remade, the same as the one retracted
                 return PlanNode(cls, candidate, stored, State.BLOCKED,
@@ -516,6 +567,36 @@ def _chosen(index: dict[tuple[Any, ...], list[PlanNode]], target: DBObject, need
     by_object = {id(n.obj): n for n in bucket}
     winner = need.choose(target, [n.obj for n in bucket])
     return None if winner is None else by_object[id(winner)]
+
+
+def _asked(where: Expression | None, retracted: bool | int | Retraction | None
+           ) -> tuple[str, ...]:
+    """How `plan` chose its targets besides their class, as ``awl make`` options."""
+    found = () if where is None else ("--where",)
+    if retracted is True:
+        return (*found, "--retracted")
+    if retracted is not None:
+        which = retracted.object_id if isinstance(retracted, Retraction) else retracted
+        return (*found, f"--affected-by {which}")
+    return found
+
+
+def _refuse_other_class(cls: type, where: Expression) -> None:
+    """Raise when `where` is a condition on another class than `cls` (or a base of it): its
+    attributes would be read on the targets by name, whatever class they were named on."""
+    if not isinstance(where, Expression):
+        raise QueryError(f"plan({cls.__name__}, where): where must be a condition (text or "
+                         f"expression), got {type(where).__name__}")
+    root = root_class(where)
+    if not issubclass(cls, root):
+        raise QueryError(f"plan({cls.__name__}, where): the condition is on {root.__name__}, "
+                         f"not on {cls.__name__}; a condition on the targets names their "
+                         f"attributes ({cls.__name__}.name == ..., or name == ... alone)")
+
+
+def _any_in(ids: Any, owners: dict[int, list[tuple[str, int]]]) -> bool:
+    """Whether any of `ids` (an int64 array) is a key of `owners`."""
+    return bool(owners) and bool(np.isin(ids, np.fromiter(owners, np.int64, len(owners))).any())
 
 
 def _identity(obj: DBObject) -> str:

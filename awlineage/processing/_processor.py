@@ -4,6 +4,7 @@ decisions, then make only what is red, each target as soon as its dependencies a
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TextIO
@@ -14,6 +15,7 @@ from awlineage.persistence import DBObject, Expression, qualified_name
 from awlineage.processing._claims import DEFAULT_TIMEOUT, TargetClaims, clear_leftover_claims
 from awlineage.processing._executors import Executor, SerialExecutor, resolve_executor
 from awlineage.processing._frozen_heap import older_objects_frozen
+from awlineage.processing._given_parameters import as_parameters
 from awlineage.processing._outcomes import TargetOutcome
 from awlineage.processing._plan import Plan, PlanNode, State
 from awlineage.processing._planner import Planner
@@ -28,7 +30,7 @@ from awlineage.processing._spark import (
 )
 from awlineage.processing._spark_policy import SparkWhenItPays, typical_seconds
 from awlineage.processing._task import FAILED, MADE, Settings, TaskResult
-from awlineage.retraction import Retraction
+from awlineage.retraction import Retraction, retractions_of
 from awlineage.storage import Session, current_session
 
 
@@ -136,8 +138,11 @@ class TargetProcessor:
         its queries, default parameters and files use it too. Default: the current one.
     spark_master : str or None, optional
         A Spark master URL (``local[2]``, ``spark://host:7077``).
-    parameters : tuple of DBObject, optional
-        Parameters objects to use instead of the defaults in code.
+    parameters : DBObject or tuple of DBObject, optional
+        Parameters objects to use instead of the defaults in code: one per parameters class,
+        each of the parameters class of some process class (`plan` and `make` refuse others,
+        which every make would ignore); those of classes a make does not take are left for
+        other makes.
     keep_going : bool, optional
         After a failure, go on making what does not depend on it.
     progress : TextIO or bool, optional
@@ -149,6 +154,10 @@ class TargetProcessor:
     ------
     ValueError
         When `executor` names no executor.
+    ParametersError
+        When `parameters` holds a class, something not a persistent object, or two objects
+        of one class; from `plan` and `make`, when one is of the parameters class of no
+        process class.
     MissingExtraError
         From `make`, when the Spark executor is asked for by name and pyspark or Java is not
         installed.
@@ -191,7 +200,7 @@ class TargetProcessor:
 
     def __init__(self, executor: str | Executor = "auto", *, database: Database | None = None,
                  session: Session | None = None, spark_master: str | None = None,
-                 parameters: tuple[DBObject, ...] = (), keep_going: bool = False,
+                 parameters: DBObject | Iterable[DBObject] = (), keep_going: bool = False,
                  progress: TextIO | bool = True,
                  claim_timeout: float = DEFAULT_TIMEOUT) -> None:
         if session is None:
@@ -209,22 +218,24 @@ class TargetProcessor:
             check_cluster_settings(spark_master, Settings(
                 self.db.url.render_as_string(hide_password=False), self.db.schema,
                 session.data_url))
-        self.parameters = tuple(parameters)
+        self.parameters = as_parameters(parameters)
+        """The parameters objects given, checked (one per parameters class)."""
         self.keep_going = keep_going
         self.progress = progress
         self.claim_timeout = claim_timeout
         self._starting: SparkExecutor | None = None
 
     # -- planning -------------------------------------------------------------------------
-    def plan(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
+    def plan(self, cls: type | str, where: Expression | str | None = None, *, force: bool = False,
              force_upstream: bool = False,
              retracted: bool | int | Retraction | None = None) -> Plan:
         """The plan for the targets of `cls` meeting `where`: nothing is made.
 
         Parameters
         ----------
-        cls : type
-            The process class whose targets are wanted.
+        cls : type or str
+            The process class whose targets are wanted, or its name (qualified, or short
+            when one class has it), as ``awl make`` takes it.
         where : Expression or str or None, optional
             A condition on the targets' attributes (text or expression); None for all.
         force : bool, optional
@@ -255,15 +266,16 @@ class TargetProcessor:
                                 retracted=retracted)
 
     # -- making ---------------------------------------------------------------------------
-    def make(self, cls: type, where: Expression | str | None = None, *, force: bool = False,
+    def make(self, cls: type | str, where: Expression | str | None = None, *, force: bool = False,
              force_upstream: bool = False, dry_run: bool = False,
              retracted: bool | int | Retraction | None = None) -> ProcessingReport:
         """Plan, then make every red target (unless `dry_run`); see `ProcessingReport`.
 
         Parameters
         ----------
-        cls : type
-            The process class whose targets are wanted.
+        cls : type or str
+            The process class whose targets are wanted, or its name (qualified, or short
+            when one class has it), as ``awl make`` takes it.
         where : Expression or str or None, optional
             A condition on the targets' attributes (text or expression); None for all.
         force : bool, optional
@@ -319,10 +331,11 @@ class TargetProcessor:
         if self._starting is None and not self._local_spark:
             self._starting = self._start_spark(cls)
 
-    def _make(self, cls: type, where: Expression | str | None, force: bool,
+    def _make(self, cls: type | str, where: Expression | str | None, force: bool,
               force_upstream: bool, dry_run: bool,
               retracted: bool | int | Retraction | None = None) -> ProcessingReport:
         starting = None
+        cls = Planner(self.db).target_class(cls)
         if not dry_run and self._local_spark:
             require_spark(imported=False)  # a missing extra is said before planning, as before
         if not dry_run:
@@ -427,14 +440,21 @@ class TargetProcessor:
     def _commit_parameters(self, plan: Plan) -> None:
         """Parameters objects of targets to make are stored first, so tasks can link them.
         One equal to a stored one (stored by another processor since the plan was made) is
-        replaced by it: processors started together store each parameters object once."""
+        replaced by it: processors started together store each parameters object once. A
+        retracted twin is not: the targets would be made with a retracted object (and be red
+        again at once), so the new object is stored itself."""
         stored: dict[int, DBObject] = {}
         for node in plan.red():
             params = node.obj.__dict__.get("process_params")
             if params is None or params.is_committed:
                 continue
             if id(params) not in stored:
-                stored[id(params)] = find_or_commit(self.db, params)
+                found = find_or_commit(self.db, params)
+                if found is not params and retractions_of([found], database=self.db,
+                                                          whole_only=True):
+                    self.db.commit([params])
+                    found = params
+                stored[id(params)] = found
             node.obj.process_params = stored[id(params)]
 
 

@@ -114,6 +114,23 @@ def render_plan(plan: Plan, colour: bool = False, max_depth: int | None = None,
     return "\n".join(lines)
 
 
+def nothing_found(asked: tuple[str, ...]) -> str:
+    """Why a plan that selected no target selected none, from how it chose them (`Plan`'s
+    ``asked``): a retraction making nothing red, a ``--where`` matching nothing, or nothing
+    stored to make targets from."""
+    among = " among the targets --where matches" if "--where" in asked else ""
+    for option in asked:
+        if option == "--retracted":
+            return f"nothing to make: no retraction makes a target red or blocks one{among}"
+        if option.startswith("--affected-by"):
+            return (f"nothing to make: no target is red or blocked because of {option}"
+                    f"{among}")
+    if among:
+        return "nothing to make: no target was found (none matches --where, or nothing it " \
+            "is made from is stored)"
+    return "nothing to make: no target was found (nothing it is made from is stored)"
+
+
 def render_causes(plan: Plan) -> str:
     """Why a plan makes what it makes, in a few lines.
 
@@ -137,8 +154,7 @@ def render_causes(plan: Plan) -> str:
     elif blocked:
         lines = ["nothing to make: every target that can be made is up to date"]
     elif getattr(plan, "selected", None) == []:  # a where matching none, or no inputs
-        return "nothing to make: no target was found (none matches --where, or nothing it " \
-            "is made from is stored)"
+        return nothing_found(getattr(plan, "asked", ()))
     else:
         return "nothing to make: every target is up to date"
     if blocked:

@@ -10,6 +10,7 @@ retraction as its reason. Region retractions are `_retracted_regions`'s.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterable
 
 import numpy as np
@@ -18,12 +19,15 @@ from awlineage.persistence import DBObject, link_ids
 from awlineage.processing._causes import StaleCause
 from awlineage.processing._causes import StaleCauseCategory as Category
 from awlineage.processing._plan import PlanNode, State
+from awlineage.processing._retracted_links import RUN_INPUTS
 from awlineage.retraction import Retraction, in_force
 
 RETRACTED = "it was retracted"
 """The general reason of a retracted object's own node (how summaries group them)."""
 USES_RETRACTED = "something it was made from was retracted"
 """The general reason of a target that links a retracted object."""
+PARAMETERS_RETRACTED = "the parameters object it would be made with was retracted"
+"""The general reason of a target blocked because its parameters object is retracted."""
 
 
 class RetractedObjects:
@@ -43,6 +47,11 @@ class RetractedObjects:
     def any_of(self, ids: np.ndarray) -> bool:
         """Whether any of `ids` is retracted."""
         return bool(len(self.ids)) and bool(np.isin(ids, self.ids).any())
+
+    def since(self) -> dict[int, datetime.datetime]:
+        """Retracted object id -> when the first retraction of it in force was recorded."""
+        return {object_id: records[0].creation_date
+                for object_id, records in self.records.items()}
 
     def sentence(self, object_id: int) -> str:
         """``MasterBias 9145 was retracted on 2026-12-01 by alice: hot column 57``, with
@@ -69,13 +78,25 @@ class RetractedObjects:
             else:
                 value = getattr(stored, attribute, None) or []
                 linked = [o.object_id for o in value if isinstance(o, DBObject)]
-            for object_id in linked:
-                if object_id in self.records:
-                    found.append(StaleCause(Category.RETRACTED,
-                                            f"{attribute}: {self.sentence(object_id)}",
-                                            attribute, general=USES_RETRACTED,
-                                            retraction=self.records[object_id][0].object_id))
+            found += [self.link_cause(attribute, object_id) for object_id in linked
+                      if object_id in self.records]
         return found
+
+    def link_cause(self, attribute: str, object_id: int) -> StaleCause:
+        """The `StaleCauseCategory.RETRACTED` cause of a stored target that reaches retracted
+        object `object_id` through `attribute` (`RUN_INPUTS`: its make read it)."""
+        where = "its make read" if attribute == RUN_INPUTS else attribute
+        return StaleCause(Category.RETRACTED, f"{where}: {self.sentence(object_id)}",
+                          attribute, general=USES_RETRACTED,
+                          retraction=self.records[object_id][0].object_id)
+
+    def parameters_cause(self, params: DBObject) -> StaleCause:
+        """Why a target cannot be made with `params`, a retracted parameters object."""
+        return StaleCause(Category.BLOCKED,
+                          f"process_params: {self.sentence(params.object_id)}; give other "
+                          "parameters (awl make --set NAME=VALUE, or TargetProcessor("
+                          "parameters=...))", "process_params", general=PARAMETERS_RETRACTED,
+                          retraction=self.records[params.object_id][0].object_id)
 
     @staticmethod
     def is_retracted_node(causes: list[StaleCause]) -> StaleCause | None:

@@ -67,6 +67,16 @@ def test_a_make_with_nothing_to_make_prints_no_empty_why_header(db, night) -> No
     assert none.stdout.startswith("nothing to make: no target was found")
 
 
+def test_a_where_on_another_class_is_refused_in_one_line(db, night) -> None:
+    for dry_run in (("--dry-run",), ()):
+        result = awl(db, "make", "Stack", "--where", "Calibrated.filter == 'g'", *dry_run,
+                     "--executor", "serial", "--import", "tests.processing.models")
+        assert result.returncode == 2, result.stdout
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+        assert "the condition is on Calibrated, not on Stack" in result.stderr
+    assert select(Stack).count() == 0
+
+
 def test_an_unknown_class_is_named(db) -> None:
     result = awl(db, "make", "NoSuchTarget")
     assert result.returncode == 2 and "unknown persistent class 'NoSuchTarget'" in result.stderr

@@ -8,7 +8,7 @@ import datetime
 import pytest
 
 from awlineage import Interval, ProcessRun, TargetProcessor, select
-from awlineage.processing import ProcessingError, State
+from awlineage.processing import Planner, ProcessingError, State
 from tests.processing import models
 from tests.processing.models import (
     CalibParameters,
@@ -129,6 +129,64 @@ def test_where_selects_targets_and_only_what_they_need_is_made(db, night, serial
     assert [(s.pointing, s.filter) for s in report.objects] == [("F1", "g")]
     assert report.made == 3  # the master of ccd50 night 2, the g frame, its stack
     assert select(Calibrated).count() == 1
+
+
+def test_a_where_on_another_class_is_refused_naming_it(db, night, serial) -> None:
+    from awlineage.errors import QueryError
+
+    # Calibrated has a filter too: it was read on the stacks by name, selecting the g stack
+    # (qualified: other test modules define classes of these names)
+    for where in (Calibrated.filter == "g", "tests.Calibrated.filter == 'g'",
+                  "tests.RawSci.chip == 'ccd50'"):
+        with pytest.raises(QueryError, match=r"plan\(Stack, where\): the condition is on "
+                                             r"(Calibrated|RawSci), not on Stack"):
+            serial.plan(Stack, where)
+        with pytest.raises(QueryError, match="the condition is on"):
+            Planner(db, columnar=False).plan(Stack, where)
+    assert select(Stack).count() == 0
+    assert len(serial.plan(Stack, Stack.filter == "g").selected) == 1
+    assert len(serial.plan(Stack, "tests.Stack.filter == 'g'").selected) == 1
+
+
+def test_parameters_given_wrongly_are_refused_naming_the_mistake(db, night, serial) -> None:
+    from awlineage.processing import ParametersError
+
+    with pytest.raises(ParametersError, match=r"two CalibParameters objects given \(scale=2.0"
+                                              r".* and scale=3.0.*\); give one per"):
+        TargetProcessor("serial", parameters=(CalibParameters(scale=2.0),
+                                              CalibParameters(scale=3.0)))
+    with pytest.raises(ParametersError, match="CalibParameters is a class; give an object"):
+        TargetProcessor("serial", parameters=(CalibParameters,))
+    with pytest.raises(ParametersError, match=r"'Stack' \(a str\) is not a parameters object"):
+        TargetProcessor("serial", parameters=("Stack",))
+    unused = TargetProcessor("serial", progress=False, parameters=(RawSci(chip="x"),))
+    for planned in (lambda: unused.plan(Stack), lambda: unused.make(Stack, dry_run=True)):
+        with pytest.raises(ParametersError, match="RawSci is the parameters class of no "
+                                                  "process class, so it would be ignored.*"
+                                                  r"CalibParameters \(Calibrated\)"):
+            planned()
+    # the parameters of another chain: for another make of the same processor
+    assert TargetProcessor("serial", progress=False,
+                           parameters=(CalibParameters(scale=2.0),)).plan(MasterCal).selected
+    # one object alone is taken as one of a sequence
+    single = TargetProcessor("serial", progress=False, parameters=CalibParameters(scale=2.0))
+    assert single.parameters == (single.parameters[0],)
+    serial.make(Stack)
+    assert single.plan(Stack).causes() == {("Calibrated", "scale 1.0 -> 2.0"): 5}
+
+
+def test_a_class_may_be_named_and_anything_else_is_refused(db, night, serial) -> None:
+    from awlineage.errors import UnknownClassError
+
+    by_name = serial.plan("Stack")
+    assert [n.cls for n in by_name.selected] == [Stack] * 3
+    assert serial.make("Stack").made == 10
+    assert [n.cls for n in serial.plan("Stack", "filter == 'g'").selected] == [Stack]
+    with pytest.raises(UnknownClassError, match="NoSuchStack"):
+        serial.plan("NoSuchStack")
+    with pytest.raises(ProcessingError, match=r"a process class \(or its name\) is needed "
+                                              "to plan, got int 3"):
+        serial.plan(3)  # type: ignore[arg-type]
 
 
 def test_force_remakes_the_targets_and_force_upstream_everything(db, night, serial) -> None:

@@ -300,3 +300,159 @@ def test_retracted_selects_only_what_retractions_make_red(db) -> None:
 
     with pytest.raises(ProcessingError, match=f"{bias.object_id} is neither a retraction"):
         Planner(db).plan(RtStack, retracted=bias.object_id)
+
+
+class RtScaleParams(DBObject):
+    factor = persistent("Factor the counts are scaled by", float, 1.0)
+
+
+class RtScaled(Process):
+    """Made with a parameters object: a link no declaration names."""
+
+    targets = OnePer(RtRawFrame, link="raw", copy=("chip",))
+    raw = persistent("Raw frame", RtRawFrame, None)
+    chip = persistent("CCD name", str, "")
+    process_params = persistent("Parameters", RtScaleParams, None)
+    counts = persistent("Scaled counts [ADU]", float, None)
+
+    def make(self) -> None:
+        self.counts = self.raw.counts * self.process_params.factor
+
+
+class RtReference(DBObject):
+    level = persistent("Reference level [ADU]", float, 0.0)
+
+
+def _newest_reference() -> RtReference:
+    return max(select(RtReference), key=lambda reference: reference.object_id)
+
+
+class RtChosenInMake(Process):
+    """Links a reference its make chooses itself (recorded as a run input too)."""
+
+    targets = OnePer(RtRawFrame, link="raw", copy=("chip",))
+    raw = persistent("Raw frame", RtRawFrame, None)
+    chip = persistent("CCD name", str, "")
+    reference = persistent("Reference subtracted", RtReference, None)
+    counts = persistent("Counts above the reference [ADU]", float, None)
+
+    def make(self) -> None:
+        self.reference = _newest_reference()
+        self.counts = self.raw.counts - self.reference.level
+
+
+class RtReadInMake(Process):
+    """Reads a reference in its make without linking it: only its run records it."""
+
+    targets = OnePer(RtRawFrame, link="raw", copy=("chip",))
+    raw = persistent("Raw frame", RtRawFrame, None)
+    chip = persistent("CCD name", str, "")
+    counts = persistent("Counts above the reference [ADU]", float, None)
+
+    def make(self) -> None:
+        self.counts = self.raw.counts - _newest_reference().level
+
+
+def _states(planner: Planner, cls: type) -> list[tuple[State, list[str]]]:
+    return [(n.state, [str(r) for r in n.reasons]) for n in planner.plan(cls).nodes
+            if n.cls is cls]
+
+
+def test_a_retracted_parameters_object_blocks_its_targets_until_others_are_given(db) -> None:
+    commit([RtRawFrame(chip="ccd1", counts=10.0), RtRawFrame(chip="ccd2", counts=20.0)])
+    _serial().make(RtScaled)
+    planner = Planner(db)
+    planner.plan(RtScaled)
+    from awlineage.processing._blocks import ColumnBlock
+
+    assert isinstance(planner.blocks[RtScaled], ColumnBlock)  # the column path is tried
+    (params,) = select(RtScaleParams).all()
+    record = retract(params, reason="the factor is wrong")
+    sentence = (f"RtScaleParams {params.object_id} was retracted on "
+                f"{record.creation_date.date().isoformat()} by {record.user}: "
+                "the factor is wrong")
+
+    for columnar in (True, False):
+        found = _states(Planner(db, columnar=columnar), RtScaled)
+        assert [state for state, _ in found] == [State.BLOCKED] * 2
+        assert all(reasons[0].startswith(f"process_params: {sentence}; give other parameters")
+                   for _, reasons in found)
+    report = _serial().make(RtScaled)
+    assert (report.made, report.reused, report.count("blocked")) == (0, 0, 2)
+    only = Planner(db).plan(RtScaled, retracted=record)
+    assert len(only.selected) == 2
+
+    # other parameters: every target is made again, with the retraction among its reasons
+    other = (RtScaleParams(factor=2.0),)
+    for columnar in (True, False):
+        found = _states(Planner(db, other, columnar=columnar), RtScaled)
+        assert [state for state, _ in found] == [State.RED] * 2
+        assert all(f"process_params: {sentence}" in reasons for _, reasons in found)
+    report = TargetProcessor("serial", progress=False, parameters=other).make(RtScaled)
+    assert report.made == 2
+    assert sorted(o.counts for o in report.objects) == [20.0, 40.0]
+
+    # the same values as the retracted object: stored anew, not the retracted twin
+    same = (RtScaleParams(factor=1.0),)
+    report = TargetProcessor("serial", progress=False, parameters=same).make(RtScaled)
+    assert report.made == 2
+    assert {o.process_params.object_id for o in report.objects} == {same[0].object_id}
+    for columnar in (True, False):
+        assert {s for s, _ in _states(Planner(db, same, columnar=columnar), RtScaled)} \
+            == {State.GREEN}
+
+
+@pytest.mark.parametrize("maker", [RtChosenInMake, RtReadInMake])
+def test_a_retracted_object_the_make_chose_itself_makes_its_target_red(
+        db, maker: type) -> None:
+    commit([RtRawFrame(chip="ccd1", counts=10.0), RtReference(level=1.0)])
+    _serial().make(maker)
+    bad = select(RtReference).one()
+    record = retract(bad, reason="wrong level")
+    where = "reference" if maker is RtChosenInMake else "its make read"
+    expected = (f"{where}: RtReference {bad.object_id} was retracted on "
+                f"{record.creation_date.date().isoformat()} by {record.user}: wrong level")
+    for columnar in (True, False):
+        planner = Planner(db, columnar=columnar)
+        (found,) = _states(planner, maker)
+        assert found == (State.RED, [expected])
+        (node,) = [n for n in planner.plan(maker).nodes if n.cls is maker]
+        assert node.reasons[0].category is StaleCauseCategory.RETRACTED
+        assert node.reasons[0].retraction == record.object_id
+    assert len(Planner(db).plan(maker, retracted=bad.object_id).selected) == 1
+
+    RtReference(level=3.0).commit()  # the make chooses the newest: the good one
+    report = _serial().make(maker)
+    assert [o.counts for o in report.objects] == [7.0]
+    for columnar in (True, False):
+        assert _states(Planner(db, columnar=columnar), maker) == [(State.GREEN, [])]
+
+
+def test_nothing_to_make_says_what_was_asked(db) -> None:
+    from awlineage.processing import render_causes
+    from tests.commands import run_awl
+
+    assert render_causes(Planner(db).plan(RtStack)) == \
+        "nothing to make: no target was found (nothing it is made from is stored)"
+    bias = RtStoredBias(chip="ccd1", level=100.0)
+    frames = [RtRawFrame(chip="ccd1", counts=500.0 + i) for i in range(2)]
+    commit([bias, *frames])
+    _serial().make(RtStack)
+    record = retract(frames[0], reason="satellite trail")
+    _serial().make(RtStack, retracted=record)  # the stack made again without it
+
+    assert render_causes(Planner(db).plan(RtStack, retracted=record)) == \
+        f"nothing to make: no target is red or blocked because of --affected-by " \
+        f"{record.object_id}"
+    assert render_causes(Planner(db).plan(RtStack, "chip == 'ccd1'", retracted=True)) == \
+        "nothing to make: no retraction makes a target red or blocks one among the " \
+        "targets --where matches"
+    assert render_causes(Planner(db).plan(RtStack, "chip == 'ccd9'")) == \
+        "nothing to make: no target was found (none matches --where, or nothing it is made " \
+        "from is stored)"
+    result = run_awl(db, "make", "RtStack", "--affected-by", str(record.object_id),
+                     "--dry-run", "--import", "tests.retraction.test_processor_retraction")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("nothing to make: no target is red or blocked because of "
+                                    f"--affected-by {record.object_id}\n"), result.stdout
+    assert "--where" not in result.stdout
