@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from awlineage.config import FILE_SETTINGS
 from dataserver._errors import ServerConfigError
 
 DEFAULT_STORAGE = "./awl-data"
@@ -100,16 +101,17 @@ class ServerConfig:
         section = file_values.get("dataserver", {})
         if not isinstance(section, dict):
             raise ServerConfigError("the config file's 'dataserver' entry is not a table")
+        _refuse_unknown_names(section)
         resolved: dict[str, Any] = {}
         for key, variable in ENVIRONMENT.items():
-            value, origin = explicit.get(key), "argument"
+            value, origin = explicit.get(key), f"argument {key}"
             if value is None and os.environ.get(variable):
                 value, origin = os.environ[variable], f"environment variable {variable}"
             if value is None:
                 value = section.get(FILE_KEYS[key])
-                origin = "config file [dataserver]"
+                origin = f"{FILE_KEYS[key]} in the config file's [dataserver]"
             if value is None and key.startswith("database"):
-                value, origin = file_values.get(key), "config file"
+                value, origin = file_values.get(key), f"{key} in the config file"
             if value is not None:
                 resolved[key] = _convert(key, value, origin)
         if "storage_url" not in resolved:
@@ -119,17 +121,34 @@ class ServerConfig:
         return cls(**resolved)
 
 
+def _refuse_unknown_names(section: dict[str, Any]) -> None:
+    """Refuse a name in the ``[dataserver]`` table that the server does not read (a typo
+    such as ``max_uplod`` would leave the setting at its default without a word)."""
+    import difflib
+
+    known = set(FILE_KEYS.values())
+    unknown = sorted(set(section) - known)
+    if unknown:
+        named = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, known, n=1)
+            named.append(f"{name!r}" + (f" (did you mean {close[0]}?)" if close else ""))
+        raise ServerConfigError(f"the config file's [dataserver] sets {', '.join(named)}, "
+                                "which the data server does not read; its settings are "
+                                f"{', '.join(sorted(known))}")
+
+
 def _convert(key: str, value: Any, origin: str) -> Any:
     if key == "tokens":
         if isinstance(value, str):
             return tuple(t.strip() for t in value.split(",") if t.strip())
         if isinstance(value, list | tuple) and all(isinstance(t, str) for t in value):
             return tuple(value)
-        raise ServerConfigError(f"tokens from {origin}: give a list of strings")
+        raise ServerConfigError(f"{origin}: give a list of strings")
     if key == "max_upload_bytes":
-        return parse_size(value, f"max_upload_bytes from {origin}")
+        return parse_size(value, origin)
     if not isinstance(value, str):
-        raise ServerConfigError(f"{key} from {origin}: expected a string, got {value!r}")
+        raise ServerConfigError(f"{origin}: expected a string, got {value!r}")
     return value
 
 
@@ -158,6 +177,12 @@ def _config_file() -> dict[str, Any]:
         return {}
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            values = tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise ServerConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    unknown = sorted(set(values) - FILE_SETTINGS)
+    if unknown:  # the same file awl reads: the same names are refused
+        raise ServerConfigError(f"config file {path} sets {', '.join(map(repr, unknown))}, "
+                                "which awlineage does not read; the settings are "
+                                f"{', '.join(sorted(FILE_SETTINGS))}")
+    return values

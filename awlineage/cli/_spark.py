@@ -6,8 +6,11 @@ master and its workers, on loopback unless ``--host`` says otherwise), see its `
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
+
+from awlineage.cli._arguments import whole_number
 
 DEFAULT_DIRECTORY = "awl-spark"
 """Where a cluster keeps its state file, logs and workers' scratch, by default."""
@@ -53,6 +56,14 @@ def _stop(args: argparse.Namespace) -> int:
     return 0
 
 
+def _jvm_memory(text: str) -> str:
+    """An argparse type: an amount of memory as Spark and the JVM take it (``512m``, ``2g``)."""
+    if not re.fullmatch(r"[1-9]\d*[kmgt]?", text.strip().lower()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an amount of memory (a whole "
+                                         "number with k, m, g or t, such as 512m or 2g)")
+    return text.strip().lower()
+
+
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``awl spark start|status|stop``."""
     spark = commands.add_parser("spark", help="start, inspect and stop a Spark standalone "
@@ -60,9 +71,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     actions = spark.add_subparsers(dest="action", required=True)
     start = actions.add_parser("start", help="start a master and its workers; prints the "
                                "master URL (the web UI and logs on stderr)")
-    start.add_argument("--workers", type=int, default=2, help="workers (default 2)")
-    start.add_argument("--cores", type=int, default=1, help="cores per worker (default 1)")
-    start.add_argument("--memory", default="1g", help="memory per worker (default 1g)")
+    start.add_argument("--workers", type=whole_number("a number of workers", low=1, high=256),
+                       default=2, help="workers (default 2)")
+    start.add_argument("--cores", type=whole_number("a number of cores", low=1, high=4096),
+                       default=1, help="cores per worker (default 1)")
+    start.add_argument("--memory", type=_jvm_memory, default="1g",
+                       help="memory per worker, as Spark writes it: 512m, 1g, 2g (default 1g)")
     start.add_argument("--host", default="127.0.0.1",
                        help="address the master and workers bind (default 127.0.0.1)")
     start.set_defaults(run=_start)

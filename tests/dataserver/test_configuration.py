@@ -125,6 +125,24 @@ def test_a_bad_config_file_is_named(monkeypatch, tmp_path):
         ServerConfig.load()
 
 
+@pytest.mark.parametrize(("text", "complaint"), [
+    ('databse_url = "sqlite:///x.db"\n', r"sets 'databse_url', which awlineage does not read"),
+    ('[dataserverr]\nstorage = "./x"\n', r"sets 'dataserverr', which awlineage"),
+    ('[dataserver]\nmax_uplod = "1M"\nstorag = "./x"\n',
+     r"\[dataserver\] sets 'max_uplod' \(did you mean max_upload\?\), 'storag' \(did you "
+     r"mean storage\?\), which the data server does not read"),
+    ('[dataserver]\nmax_upload = "10X"\n', r"max_upload in the config file's \[dataserver\]"),
+])
+def test_a_name_the_server_does_not_read_is_refused_as_awl_refuses_it(
+        monkeypatch, tmp_path, text, complaint):
+    """A typo would leave the setting at its default without a word (docs: configuration)."""
+    (tmp_path / "awl.toml").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("AWL_CONFIG", raising=False)
+    with pytest.raises(ServerConfigError, match=complaint):
+        ServerConfig.load()
+
+
 @pytest.mark.parametrize(("text", "size"), [
     (1234, 1234), ("1234", 1234), ("10k", 10240), ("512M", 512 * 1024**2),
     ("10GiB", 10 * 1024**3), ("1t", 1024**4),

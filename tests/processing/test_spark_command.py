@@ -8,6 +8,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from awlineage.cli import main
 from awlineage.processing._standalone import STATE_FILE, read_state
 
@@ -36,3 +38,16 @@ def test_a_state_file_that_is_not_one_is_refused_in_one_line(tmp_path, capsys) -
     (tmp_path / STATE_FILE).write_text("{}")
     assert main(["spark", "status", "--directory", str(tmp_path)]) == 2
     assert "is not a cluster's state file" in capsys.readouterr().err
+
+
+def test_start_refuses_counts_and_memory_it_cannot_use_before_starting_anything(
+        tmp_path, capsys) -> None:
+    for option, value, said in (("--cores", "-1", "a number of cores"),
+                                ("--workers", "0", "a number of workers"),
+                                ("--memory", "lots", "an amount of memory")):
+        with pytest.raises(SystemExit) as ended:
+            main(["spark", "start", "--directory", str(tmp_path / "cluster"), option, value])
+        assert ended.value.code == 2
+        error = capsys.readouterr().err
+        assert f"argument {option}: {value!r} is not {said}" in error, error
+    assert not (tmp_path / "cluster").exists()
