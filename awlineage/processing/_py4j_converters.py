@@ -69,7 +69,7 @@ def replace_numpy_converters() -> int:
         How many converters were replaced (0 when already done, or with a PySpark that has
         none of them).
     """
-    from py4j import protocol
+    from py4j import protocol  # type: ignore[import-untyped]
 
     replacements = _converter_classes()
     replaced = 0

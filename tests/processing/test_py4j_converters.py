@@ -30,6 +30,7 @@ def test_the_numpy_converters_are_replaced_in_place_once() -> None:
     assert replace_numpy_converters() == 0
 
 
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # PySpark's own converter imports pandas
 def test_they_answer_and_convert_as_pyspark_does() -> None:
     replace_numpy_converters()
     array = next(c for c in protocol.INPUT_CONVERTER
