@@ -38,6 +38,7 @@ from awlineage.extras import require_extra, require_java
 from awlineage.processing._class_archive import WRITE_TIMEOUT, ClassArchive
 from awlineage.processing._memory import release_freed_memory
 from awlineage.processing._packing import Durations, pack
+from awlineage.processing._py4j_converters import replace_numpy_converters
 from awlineage.processing._switch_interval import ShortSwitchInterval
 from awlineage.processing._task import (
     CANCELLED,
@@ -389,6 +390,7 @@ class SparkExecutor:
             if active is not None and active.master != self.master:
                 active.stop()
             launches_jvm = SparkContext._gateway is None
+            replace_numpy_converters()  # before the first call into the JVM
             with _filtered_stderr():
                 context = SparkContext.getOrCreate(spark_conf)
             if launches_jvm:

@@ -3,13 +3,15 @@ nothing those modules print reaches the JVM, which reads the daemon's port from 
 
 from __future__ import annotations
 
+import importlib
 import os
 import struct
 import subprocess
 import sys
+import zipfile
 
 from awlineage.processing._spark import PRELOAD_VARIABLE
-from awlineage.processing._spark_daemon import preload
+from awlineage.processing._spark_daemon import forget_zip_package_importers, preload
 
 
 def test_preloading_imports_the_modules_and_names_those_that_failed() -> None:
@@ -31,3 +33,26 @@ def test_what_a_preloaded_module_prints_does_not_come_before_the_port(tmp_path) 
         daemon.kill()
         _, err = daemon.communicate(timeout=30)
     assert b"hello from a module" in err
+
+
+def test_a_worker_does_not_reread_a_zips_directory_for_each_package_in_it(tmp_path,
+                                                                          monkeypatch) -> None:
+    archive = tmp_path / "zipped_for_awl.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for package in ("zpkg_awl", "zpkg_awl/first", "zpkg_awl/second"):
+            zipped.writestr(f"{package}/__init__.py", "VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(archive))
+    for name in ("zpkg_awl", "zpkg_awl.first", "zpkg_awl.second"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    first = importlib.import_module("zpkg_awl.first")
+    directory = first.__loader__._files
+    inside = [path for path in sys.path_importer_cache if path.startswith(f"{archive}{os.sep}")]
+    assert inside  # the importer of zpkg_awl's own directory
+
+    assert forget_zip_package_importers() >= len(inside)
+    assert not [path for path in sys.path_importer_cache
+                if path.startswith(f"{archive}{os.sep}")]
+    assert str(archive) in sys.path_importer_cache  # the zip's own importer stays
+    importlib.invalidate_caches()  # what PySpark's worker does in its first task
+    assert first.__loader__._files is directory  # not read again
+    assert importlib.import_module("zpkg_awl.second").VALUE == 1  # packages still import
