@@ -15,9 +15,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from webviewer._errors import status_of
+from webviewer._file_errors import server_failure
 from webviewer._json import jsonable
 from webviewer._public import REDACTED, redact
-from webviewer._viewer import Viewer, viewer_of
+from webviewer._viewer import Viewer, serving, viewer_of
 
 log = logging.getLogger("webviewer")
 
@@ -84,7 +85,7 @@ def page(function: PageFunction) -> Callable[[Request], Awaitable[Response]]:
 
 
 def _run(function: PageFunction, request: Request, viewer: Viewer) -> Page | Response:
-    with viewer.session.activate():
+    with viewer.session.activate(), serving(viewer):
         return function(request, viewer)
 
 
@@ -105,8 +106,14 @@ def render(request: Request, viewer: Viewer, result: Page, status: int = 200) ->
 
 
 def error_response(request: Request, viewer: Viewer, exc: Exception) -> Response:
-    """400/404 with the error's message, or 500 for an unexpected error (logged, with no
-    internals in the answer)."""
+    """400/404 with the error's message, 502 (404) for a data server's error (naming the file
+    and the data server, `webviewer._file_errors`), or 500 for an unexpected error (logged,
+    with no internals in the answer)."""
+    failure = server_failure(viewer, exc)
+    if failure is not None:
+        if failure.status >= 500:
+            log.error("%s: %s", request.url.path, exc)
+        exc = failure
     status = status_of(exc)
     if status is None:
         log.exception("unexpected error on %s", request.url.path)
