@@ -5,34 +5,11 @@ to the data server), a file the data server does not hold 404."""
 
 from __future__ import annotations
 
-import urllib.parse
 from typing import Any
 
+from awlineage.storage import shown_data_url
 from webviewer._errors import NotFound, ViewerError
 from webviewer._viewer import Viewer
-
-_SECRET_OPTIONS = ("token", "key", "secret", "password", "credential", "signature")
-"""Query options of a URL whose values are never shown (matched within the option's name)."""
-
-
-def url_without_credentials(url: str) -> str:
-    """`url` with no user name or password and no query option that may hold a secret
-    (``token``, ``access_key``, ...): ``http://u:p@host:8300`` gives ``http://host:8300``."""
-    parts = urllib.parse.urlsplit(url)
-    if not parts.scheme or not parts.netloc:
-        return url
-    host = parts.hostname or ""
-    if ":" in host:  # an IPv6 address
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    netloc = host if port is None else f"{host}:{port}"
-    query = "&".join(
-        item for item in parts.query.split("&")
-        if item and not any(word in item.split("=", 1)[0].lower() for word in _SECRET_OPTIONS))
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
 
 def data_server_named(viewer: Viewer | None) -> str:
@@ -40,7 +17,7 @@ def data_server_named(viewer: Viewer | None) -> str:
     left out), or ``the data server`` alone in public mode (or when no viewer is known)."""
     if viewer is None or viewer.public is not None:
         return "the data server"
-    return f"the data server at {url_without_credentials(viewer.session.data_url)}"
+    return f"the data server at {shown_data_url(viewer.session.data_url)}"
 
 
 def describe(obj: Any) -> str:
