@@ -20,7 +20,7 @@ from awlineage import DataObject
 from webviewer._errors import NotFound
 from webviewer._file_errors import describe, file_failure
 from webviewer._params import object_id
-from webviewer._respond import page
+from webviewer._respond import binary_page
 from webviewer._viewer import Viewer
 
 log = logging.getLogger("webviewer")
@@ -94,7 +94,7 @@ def checked_stream(viewer: Viewer, obj: DataObject) -> BinaryIO:
     return checks.open(name, checked)
 
 
-@page
+@binary_page
 def file_download(request: Request, viewer: Viewer) -> Response:
     """``/obj/<id>/file``: the object's file as an attachment; its SHA-256 in a header."""
     oid = object_id(request)

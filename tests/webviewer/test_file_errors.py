@@ -40,9 +40,10 @@ def test_a_damaged_file_is_refused_before_its_first_byte(db: Database, tmp_path:
         assert client.get(f"/obj/{obj.object_id}/file").status_code == 200  # checked once
         _damage(data / obj.filename)
         for suffix in ("file", "preview.png", "image.f32"):
-            answer = client.get(f"/obj/{obj.object_id}/{suffix}", headers=JSON)
+            answer = client.get(f"/obj/{obj.object_id}/{suffix}", headers={"accept": "*/*"})
             assert answer.status_code == 502, suffix
             assert "x-content-sha256" not in answer.headers
+            assert answer.headers["content-type"] == "application/json"  # as curl asks
             body = answer.json()
             assert (body["object_id"], body["file"], body["kind"]) == (
                 obj.object_id, obj.filename, "CorruptFileError")
@@ -50,6 +51,9 @@ def test_a_damaged_file_is_refused_before_its_first_byte(db: Database, tmp_path:
             assert f"the file {obj.filename!r} of ScanFile {obj.object_id}" in message
             assert "does not match the SHA-256 recorded for it" in message
             assert obj.content_hash in message
+        browser = client.get(f"/obj/{obj.object_id}/file", headers={"accept": "text/html"})
+        assert browser.status_code == 502 and obj.filename in browser.text
+        assert browser.headers["content-type"].startswith("text/html")
 
 
 def test_a_public_viewer_names_the_damaged_file_but_no_server_path(db: Database,
