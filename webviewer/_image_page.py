@@ -30,7 +30,7 @@ from webviewer._imagedata import choose_hdu, hdu_param, image_hdu, opened_fits, 
 from webviewer._json import object_ref
 from webviewer._params import object_id
 from webviewer._preview import bin_image, binning, preview_url
-from webviewer._respond import Page, page
+from webviewer._respond import Page, binary_page, page
 from webviewer._viewer import Viewer
 
 SOURCE_LISTS = 20
@@ -81,7 +81,7 @@ def image_page(request: Request, viewer: Viewer) -> Page:
                 context={"limit_choices": choices}, limits_hit=limits_hit)
 
 
-@page
+@binary_page
 def image_data(request: Request, viewer: Viewer) -> Response:
     """``/obj/<id>/image.f32?hdu=N``: the pixels as the page reads them, float32
     little-endian, row 0 first (FITS order), binned like the preview; the shape sent and the

@@ -15,7 +15,9 @@ from starlette.requests import Request
 
 from awlineage import DataObject, DBObject
 from webviewer._errors import BadRequest, NotFound
+from webviewer._file_errors import file_failure
 from webviewer._params import int_param
+from webviewer._viewer import viewer_in_use
 
 
 @dataclass(frozen=True)
@@ -37,14 +39,21 @@ def _describe(obj: DBObject) -> str:
 @contextlib.contextmanager
 def opened_fits(obj: DBObject) -> Iterator[Any]:
     """`obj`'s file as an HDU list (not memory-mapped: scaled integer frames cannot be), or a
-    404 saying why the object has no image."""
+    404 saying why the object has no image; a file the data server cannot give (damaged,
+    missing, the server unreachable) is the answer of `webviewer._file_errors.file_failure`,
+    naming the object and the file."""
     if not isinstance(obj, DataObject):
         raise NotFound(f"{_describe(obj)} is not a DataObject: it has no image")
     if not obj.filename or obj.content_hash is None:
         raise NotFound(f"{_describe(obj)} has no stored file")
     try:
         hdus = obj.open_fits(memmap=False)
-    except OSError as exc:
+    except Exception as exc:
+        answer = file_failure(viewer_in_use(), obj, exc)
+        if answer is not None:
+            raise answer from None
+        if not isinstance(exc, OSError):
+            raise
         raise NotFound(f"the file of {_describe(obj)} ({obj.filename}) is not a FITS file: "
                        f"{exc}") from None
     with hdus:

@@ -23,7 +23,7 @@ from webviewer._image_stretch import Rendering, rendering_param, to_grey
 from webviewer._imagedata import hdu_param, read_image
 from webviewer._params import int_param, object_id
 from webviewer._png import encode_grey_png
-from webviewer._respond import page
+from webviewer._respond import binary_page
 from webviewer._viewer import Viewer
 
 RENDERING = "2"
@@ -153,7 +153,7 @@ def render_preview(object_id: int, hdu: int | None, size: int,
                    factor, chosen.index, chosen.shape)
 
 
-@page
+@binary_page
 def preview(request: Request, viewer: Viewer) -> Response:
     """``/obj/<id>/preview.png?hdu=N&size=S&stretch=&limits=``: the PNG preview of an image
     HDU, its longest side at most `size` (default and limit `Limits.preview_pixels`); the

@@ -3,6 +3,9 @@ session that pairs it with the data server, the limits and the templates."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +51,9 @@ class Viewer:
     public: Redactor | None = None
     owns_database: bool = False
     """True when the viewer opened `database` itself (from a URL): closing it is its job."""
+    file_checks: Any = None
+    """The `dataserver.ContentChecks` of the data server, which downloads are checked with
+    before they are sent (`webviewer._download`); made on first use."""
 
     def close(self) -> None:
         """Release the database's connections (and close a database the viewer opened)."""
@@ -73,3 +79,22 @@ def viewer_of(request: Request) -> Viewer:
     """The viewer of the app serving `request`."""
     viewer: Any = request.app.state.viewer
     return viewer
+
+
+_in_use: contextvars.ContextVar[Viewer | None] = contextvars.ContextVar("awl_viewer_in_use",
+                                                                     default=None)
+
+
+@contextlib.contextmanager
+def serving(viewer: Viewer) -> Iterator[Viewer]:
+    """Make `viewer` the one `viewer_in_use` answers while a page runs."""
+    token = _in_use.set(viewer)
+    try:
+        yield viewer
+    finally:
+        _in_use.reset(token)
+
+
+def viewer_in_use() -> Viewer | None:
+    """The viewer whose page is running in this context (`serving`), or None."""
+    return _in_use.get()

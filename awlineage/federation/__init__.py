@@ -71,6 +71,7 @@ if TYPE_CHECKING:
         local_site,
         log_fetch,
         origins_of,
+        recorded_site,
         set_local_site,
     )
     from awlineage.federation._workload import (
@@ -119,6 +120,7 @@ _WHERE = {
     "read_bundle": "._bundle",
     "refuse_differing_classes": "._definitions",
     "read_workload": "._workload",
+    "recorded_site": "._site",
     "RemotePointer": "._pointer",
     "replicate": "._replicate",
     "REPLICATION_METHODS": "._replication_methods",
@@ -192,6 +194,7 @@ __all__ = [
     "plan_table",
     "read_bundle",
     "read_workload",
+    "recorded_site",
     "refuse_differing_classes",
     "replicate",
     "resolve_pointers",

@@ -102,6 +102,28 @@ def has_site_tables(db: Database) -> bool:
     return {"awl_site", "awl_origin"} <= present
 
 
+def recorded_site(db: Database) -> Site | None:
+    """A database's site as it is recorded (by ``awl sites init``, ``awl serve`` or any
+    export or import), or None when it never recorded one: unlike `local_site`, it neither
+    makes an id nor derives one from the database's URL.
+
+    Parameters
+    ----------
+    db : Database
+        The database.
+
+    Returns
+    -------
+    Site or None
+        The site, with its recorded URL and name.
+    """
+    if not has_site_tables(db):
+        return None
+    with db.engine.connect() as conn:
+        row = conn.execute(sa.select(SITES).where(SITES.c.is_local)).first()
+    return None if row is None else Site(row.site_id, row.url, row.name)
+
+
 def local_site(db: Database) -> Site:
     """A database's site: its id (made once and kept), its URL and its name.
 
@@ -118,11 +140,9 @@ def local_site(db: Database) -> Site:
     Site
         The site.
     """
-    row = None
+    row: Site | sa.Row | None = None
     if db.read_only:
-        if has_site_tables(db):
-            with db.engine.connect() as conn:
-                row = conn.execute(sa.select(SITES).where(SITES.c.is_local)).first()
+        row = recorded_site(db)
         if row is None:
             derived = str(uuid.uuid5(uuid.NAMESPACE_URL,
                                      db.url.render_as_string(hide_password=True)

@@ -4,7 +4,9 @@ make(), the run a process run, the datasets the objects it read and made."""
 from __future__ import annotations
 
 import json
+import os
 import uuid
+from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
@@ -35,15 +37,45 @@ def run_uuid(db: Database, object_id: int) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, name))
 
 
-def _dataset(db: Database, obj: DBObject,
+@dataclass(frozen=True)
+class _Namespaces:
+    """The OpenLineage namespaces of an export's datasets: of the database's objects and of
+    the data server's files."""
+
+    objects: str
+    files: str
+
+
+def database_namespace(db: Database) -> str:
+    """The OpenLineage namespace of `db`'s objects: its URL with the password masked, an
+    SQLite file's path made absolute."""
+    url = db.url
+    path = url.database
+    if url.get_backend_name() == "sqlite" and path and path != ":memory:" \
+            and not path.startswith("file:") and not os.path.isabs(path):
+        url = url.set(database=os.path.abspath(path))
+    return url.render_as_string(hide_password=True)
+
+
+def _namespaces(db: Database, data_url: str | None, namespace: str | None) -> _Namespaces:
+    if namespace is not None:
+        return _Namespaces(namespace, f"{namespace}:files")
+    if data_url is None:
+        from awlineage.storage import current_session
+
+        data_url = current_session(db).data_url
+    from awlineage.storage import shown_data_url
+
+    return _Namespaces(database_namespace(db), shown_data_url(str(data_url)))
+
+
+def _dataset(namespaces: _Namespaces, obj: DBObject,
              retracted: dict[int, list[Any]] | None = None) -> dict[str, Any]:
     filename = obj.__dict__.get("filename")
     if filename:
-        from awlineage import config
-
-        found = {"namespace": str(config.setting("data_url")), "name": filename}
+        found = {"namespace": namespaces.files, "name": filename}
     else:
-        found = {"namespace": db.url.render_as_string(hide_password=True),
+        found = {"namespace": namespaces.objects,
                  "name": f"{type(obj).__name__}/{obj.object_id}"}
     records = (retracted or {}).get(obj.object_id)
     if records:
@@ -67,7 +99,8 @@ def _facet(url: str, **fields: Any) -> dict[str, Any]:
 
 
 def openlineage_events(obj: DBObject, depth: int | None = None, *,
-                       database: Database | None = None) -> list[dict[str, Any]]:
+                       database: Database | None = None, data_url: str | None = None,
+                       namespace: str | None = None) -> list[dict[str, Any]]:
     """OpenLineage events for every process run in the ancestry of `obj`, oldest first.
 
     Each run gives a START and a COMPLETE (or FAIL) event, as JSON-ready dicts.
@@ -80,6 +113,15 @@ def openlineage_events(obj: DBObject, depth: int | None = None, *,
         Links to follow at most; None for the whole ancestry.
     database : Database or None, optional
         The database to read; the current session's by default.
+    data_url : str or None, optional
+        The data server the objects' files are on, whose URL is the namespace of the file
+        datasets (a local directory as an absolute ``file://`` URL, without credentials:
+        `awlineage.storage.shown_data_url`); the current session's by default. Objects
+        without a file are datasets of the database's namespace (its URL, password masked).
+    namespace : str or None, optional
+        A name to use instead of both URLs, which tell where the database and the files
+        are (a public viewer gives its site's ``urn:awlineage:site:<id>``): objects are
+        datasets of `namespace`, files of ``<namespace>:files``.
 
     Returns
     -------
@@ -124,6 +166,7 @@ def openlineage_events(obj: DBObject, depth: int | None = None, *,
                   key=lambda r: (r.started, r.object_id))
     targets = {r.target_id: graph.objects.get(r.target_id) for r in runs}
     retracted = _retractions(db, runs, targets)
+    names = _namespaces(db, data_url, namespace)
     events: list[dict[str, Any]] = []
     for run in runs:
         job = {"namespace": JOB_NAMESPACE, "name": f"{run.target_class}.make"}
@@ -142,9 +185,9 @@ def openlineage_events(obj: DBObject, depth: int | None = None, *,
             facets["errorMessage"] = _facet(
                 ERROR_FACET_URL, message=run.error_message or "", programmingLanguage="python",
                 stackTrace=run.traceback or "")
-        inputs = [_dataset(db, o, retracted) for o in run.inputs]
+        inputs = [_dataset(names, o, retracted) for o in run.inputs]
         made = [t for t in (targets.get(run.target_id),) if t is not None]
-        outputs = [_dataset(db, o, retracted) for o in [*made, *run.outputs]]
+        outputs = [_dataset(names, o, retracted) for o in [*made, *run.outputs]]
         run_id = run_uuid(db, run.object_id)
         base = {"producer": producer(), "schemaURL": SCHEMA_URL, "job": job,
                 "inputs": inputs, "outputs": outputs}

@@ -14,6 +14,7 @@ from awlineage.storage._defaults import (
     open_data_server,
     use_data_server,
 )
+from awlineage.storage._display import shown_data_url
 from awlineage.storage._files import DataServerFiles, DefaultFiles
 from awlineage.storage._references import (
     DatabaseReferences,
@@ -44,6 +45,7 @@ __all__ = [
     "open_data_server",
     "referenced_among",
     "referenced_filenames",
+    "shown_data_url",
     "use_data_server",
     "verified_files",
 ]

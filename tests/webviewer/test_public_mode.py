@@ -123,6 +123,8 @@ def test_public_mode_hides_paths_users_hosts_and_pids(crawl, demo_folder: Path,
     for url, text in crawl[True].items():
         for path in paths:
             assert path not in text, (url, path)
+        for where in ("sqlite:", "file://", "awlineage.db"):  # the database, the data server
+            assert where not in text, (url, where)
         for word in words:
             found = word.search(text)
             assert found is None, (url, word.pattern,
