@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -86,12 +87,23 @@ def _touch(path: Path) -> None:
     os.chmod(path, 0o444)
 
 
+def _free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--before", help="a directory holding an older webviewer package")
+    parser.add_argument("--quick", action="store_true",
+                        help="an 8 MB file, one round (a smoke run; figures are noisy)")
     args = parser.parse_args()
+    if args.quick:
+        args.megabytes, args.rounds = 8, 1
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         source = folder / "big.bin"
@@ -105,10 +117,10 @@ def main() -> None:
             text=True).stdout.split()[-1])
         source.unlink()
         stored = folder / "data" / "big.bin"
-        servers = {"now": _serve(folder, 8491, str(ROOT))}
+        ports = {"now": _free_port(), "before": _free_port()}
+        servers = {"now": _serve(folder, ports["now"], str(ROOT))}
         if args.before:
-            servers["before"] = _serve(folder, 8492, f"{args.before}:{ROOT}")
-        ports = {"now": 8491, "before": 8492}
+            servers["before"] = _serve(folder, ports["before"], f"{args.before}:{ROOT}")
         cases = ["now, first (hashes)", "now, again (state only)"]
         if args.before:
             cases.append("before (hashed while sent)")

@@ -290,8 +290,9 @@ class _Handlers:
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            response = _error_response(AccessDenied("writing needs a bearer token "
-                                                    "(Authorization: Bearer <token>)"), 401)
+            response = _error_response(AccessDenied(
+                "writing needs a bearer token (Authorization: Bearer <token>; awlineage sends "
+                "the one set in AWL_DATA_TOKEN)"), 401)
             response.headers["www-authenticate"] = 'Bearer realm="awlineage data server"'
             return response
         given = token.strip().encode()

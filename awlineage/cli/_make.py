@@ -25,8 +25,14 @@ def _run(args: argparse.Namespace) -> int:
         TargetProcessor,
         override_parameters,
         print_report,
+        require_spark,
     )
 
+    if args.spark_master and args.executor == "serial":
+        raise AwlError(f"--spark-master {args.spark_master} needs the Spark executor, not "
+                       "--executor serial")
+    if args.executor == "spark" and not args.dry_run:
+        require_spark(imported=False)  # a missing extra is said before the database is read
     db = _open_to_make(args)
     prepare(db, args.imports, [args.cls])
     cls = find_class(db, args.cls)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from awlineage.processing._planner import Planner, ProcessingError, dependency_order
     from awlineage.processing._processor import ProcessingReport, TargetProcessor, print_report
     from awlineage.processing._render import render_causes, render_plan
-    from awlineage.processing._spark import SparkExecutor, check_cluster_settings
+    from awlineage.processing._spark import SparkExecutor, check_cluster_settings, require_spark
     from awlineage.processing._standalone import (
         ClusterState,
         StandaloneCluster,
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "check_cluster_settings": "._spark",
+    "require_spark": "._spark",
     "Claims": "._claims",
     "closest": "._declarations",
     "ClusterState": "._standalone",
@@ -122,6 +123,7 @@ __all__ = [
     "read_state",
     "render_causes",
     "render_plan",
+    "require_spark",
     "resolve_executor",
     "run_task",
     "stop_cluster",

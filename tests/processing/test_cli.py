@@ -82,6 +82,13 @@ def test_an_unknown_class_is_named(db) -> None:
     assert result.returncode == 2 and "unknown persistent class 'NoSuchTarget'" in result.stderr
 
 
+def test_a_spark_master_with_the_serial_executor_is_refused(db) -> None:
+    result = awl(db, "make", "Stack", "--import", "tests.processing.models", "--executor",
+                 "serial", "--spark-master", "spark://127.0.0.1:1")
+    assert result.returncode == 2
+    assert "--spark-master spark://127.0.0.1:1 needs the Spark executor" in result.stderr
+
+
 def test_make_on_raw_data_says_it_is_data_to_ingest(db, night) -> None:
     result = awl(db, "make", "RawSci", "--import", "tests.processing.models")
     assert result.returncode == 2

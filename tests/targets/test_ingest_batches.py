@@ -83,7 +83,7 @@ BAD = {
                                     "CONTINUE  1"),
         r"trimsec\.fits\[0\]: the TRIMSEC card cannot be read \(CONTINUE cards must have "
         r"string values\.\); fix the header, or give the value with awl ingest --set TRIMSEC="),
-    "a truncated file": (truncated, r"cut\.fits\[PRIMARY\]: the file is truncated"),
+    "a truncated file": (truncated, r"cut\.fits\[0\]: the file is truncated"),
     "a file that is not FITS": (not_fits, r"notes\.fits is not a FITS file"),
     "a layout card that cannot be read": (
         lambda tmp_path: with_cards(tmp_path, "bzero.fits", "BSCALE", "BSCALE  = 'one&'",
