@@ -100,8 +100,8 @@ class ClassFinder:
         """`` (Star.flux is an attribute: ...)`` when `name` is a known class's attribute
         written where a class (or a whole query) was wanted; else ``""``."""
         owner, _, attribute = name.rpartition(".")
-        try:
-            cls = self.class_named(owner)
+        try:  # the owner's own lookup gives no hint: a long dotted name is one step, not many
+            cls = self._qualified(owner, hint=False) if "." in owner else self.class_named(owner)
         except (UnknownClassError, AmbiguousClassError):
             return ""
         prop = getattr(cls, "_properties", {}).get(attribute)
@@ -111,7 +111,7 @@ class ClassFinder:
         return (f" ({name} is an attribute of {cls.__name__}, not a class: a query is a "
                 f"condition, such as {name} {example})")
 
-    def _qualified(self, name: str) -> type:
+    def _qualified(self, name: str, hint: bool = True) -> type:
         cls = DBObjectMeta.registry.get(name)
         if cls is not None:
             return cls
@@ -121,10 +121,10 @@ class ClassFinder:
             records = self.db.registered_classes()
             record = records.get(name)
             if record is None:
-                hint = self._attribute_hint(name)
-                unknown = UnknownClassError(f"unknown persistent class {name!r}{hint}: "
+                said = self._attribute_hint(name) if hint else ""
+                unknown = UnknownClassError(f"unknown persistent class {name!r}{said}: "
                                             "neither this process nor the database knows it")
-                unknown.guess = hint
+                unknown.guess = said
                 raise unknown
             imported = _import_class(record)
             if imported is not None:

@@ -138,6 +138,9 @@ def test_an_attribute_alone_is_told_to_be_a_condition(frames) -> None:
         select("CameraFrame.is_science")
     with pytest.raises(UnknownClassError, match=r"'CameraFrame\.chp': neither"):
         select("CameraFrame.chp")  # no attribute of that name: no hint
+    deep = ".".join(["a"] * 5000)  # one lookup of its owner, not one per dot (the fuzz test)
+    with pytest.raises(UnknownClassError, match="neither this process"):
+        select(deep)
 
 
 def test_order_limit_offset_count_first_exists(frames) -> None:
