@@ -167,13 +167,20 @@ def find_class(db: Database, name: str) -> type:
             "defines it") from None
 
 
-def open_database(args: argparse.Namespace, *, create: bool = False,
-                  files: bool = True) -> Database:
+WRITES_WITHOUT_CREATING = ("this command changes a database that exists and does not create "
+                           "one (ingest, demo and import bundle do)")
+"""How a command that writes but creates no database (``awl retract``) refuses a missing one."""
+
+
+def open_database(args: argparse.Namespace, *, create: bool = False, files: bool = True,
+                  when_missing: str = WRITES_WITHOUT_CREATING) -> Database:
     """The database a command names (``--database``, else the configured one), made the
     current one. Only commands that store objects pass `create`; for every other command a
     database that does not exist is an error naming it, not an empty answer to a mistyped
-    URL. A command that stores (and, unless `files` is False, stores files) checks first
-    that the data directory is not a file, so that it makes no database it cannot use."""
+    URL (a command that writes ends it with `when_missing`, as "opening a database to read"
+    would be wrong). A command that stores (and, unless `files` is False, stores files)
+    checks first that the data directory is not a file, so that it makes no database it
+    cannot use."""
     from awlineage.database import NOT_CREATED_TO_READ, connect
     from awlineage.storage import check_data_directory
 
@@ -187,9 +194,8 @@ def open_database(args: argparse.Namespace, *, create: bool = False,
                 not said.endswith(NOT_CREATED_TO_READ):
             raise
         # "opening a database to read" is wrong for awl retract, which writes
-        raise ConfigurationError(f"{said.removesuffix(NOT_CREATED_TO_READ)}; this command "
-                                 "changes a database that exists and does not create one "
-                                 "(ingest, demo and import bundle do)") from None
+        raise ConfigurationError(f"{said.removesuffix(NOT_CREATED_TO_READ)}; "
+                                 f"{when_missing}") from None
 
 
 def format_value(value: object, width: int = 100) -> str:

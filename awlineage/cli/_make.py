@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from awlineage.cli._common import find_class, open_database, prepare, use_colour
 from awlineage.cli._ids import parse_id, resolve_id
-from awlineage.errors import AwlError, ConfigurationError
+from awlineage.errors import AwlError
 from awlineage.processing import EXECUTOR_NAMES
 
 if TYPE_CHECKING:
@@ -59,22 +59,12 @@ def _open_to_make(args: argparse.Namespace) -> Database:
     """The database to make targets in. A make creates none: a database that does not exist
     (or holds no awlineage objects) has nothing to make targets from, and is refused naming
     it before anything is written, as a mistyped URL should be."""
-    from awlineage.database import NOT_CREATED_TO_READ, connect
     from awlineage.storage import check_data_directory
 
-    if args.dry_run:
-        return open_database(args)
-    check_data_directory()  # a data directory that is a file is said first, as for ingest
-    try:
-        return connect(args.database, create=False)
-    except ConfigurationError as exc:
-        said = str(exc)
-        if not said.endswith(NOT_CREATED_TO_READ):
-            raise
-        raise ConfigurationError(
-            f"{said.removesuffix(NOT_CREATED_TO_READ)}; there is nothing to make targets "
-            "from: store the inputs first (awl ingest FILE..., or commit() from a script)"
-        ) from None
+    if not args.dry_run:
+        check_data_directory()  # a data directory that is a file is said first, as for ingest
+    return open_database(args, when_missing="there is nothing to make targets from: store "
+                         "the inputs first (awl ingest FILE..., or commit() from a script)")
 
 
 def _check_is_target(cls: type) -> None:

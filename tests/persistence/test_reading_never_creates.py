@@ -114,22 +114,31 @@ def test_every_reading_command_refuses_a_database_that_does_not_exist(
         set_current_store(None)
 
 
+def _one_refusal(absent: Absent, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                 capsys: pytest.CaptureFixture[str], *command: str) -> str:
+    """``awl --database <absent> COMMAND`` from `tmp_path`: its one line of refusal (exit
+    status 2), after checking that it made no database."""
+    monkeypatch.chdir(tmp_path)
+    if absent.schema:
+        monkeypatch.setenv("AWL_DATABASE_SCHEMA", absent.schema)
+    try:
+        status = main(["--database", absent.url, *command])
+    finally:
+        set_current_store(None)
+    lines = capsys.readouterr().err.splitlines()
+    assert status == 2 and len(lines) == 1, lines
+    assert not absent.was_created(), command
+    return lines[0]
+
+
 @pytest.mark.parametrize("arguments", [("--url", "bad"), ("--url", "http://x/" + "a" * 400),
                                        ("--url", "http://x", "--name", "n" * 201)],
                          ids=["not-http", "long-url", "long-name"])
 def test_awl_sites_init_refuses_bad_arguments_before_making_the_database(
         absent: Absent, arguments: tuple[str, ...], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.chdir(tmp_path)
-    if absent.schema:
-        monkeypatch.setenv("AWL_DATABASE_SCHEMA", absent.schema)
-    try:
-        status = main(["--database", absent.url, "sites", "init", *arguments])
-    finally:
-        set_current_store(None)
-    lines = capsys.readouterr().err.splitlines()
-    assert status == 2 and len(lines) == 1, lines
-    assert lines[0].startswith("awl: ConfigurationError: site ")
+    line = _one_refusal(absent, tmp_path, monkeypatch, capsys, "sites", "init", *arguments)
+    assert line.startswith("awl: ConfigurationError: site ")
     assert not absent.was_created()
 
 
@@ -175,16 +184,9 @@ def test_awl_make_refuses_a_database_that_does_not_exist_and_makes_none(
         absent: Absent, arguments: tuple[str, ...], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """There is nothing to make targets from; a typo of the URL must not leave a database."""
-    monkeypatch.chdir(tmp_path)
-    if absent.schema:
-        monkeypatch.setenv("AWL_DATABASE_SCHEMA", absent.schema)
-    try:
-        status = main(["--database", absent.url, "make", *arguments, "--executor", "serial"])
-    finally:
-        set_current_store(None)
-    lines = capsys.readouterr().err.splitlines()
-    assert status == 2 and len(lines) == 1, lines
-    assert absent.named in lines[0] and "ConfigurationError: database " in lines[0], lines
+    line = _one_refusal(absent, tmp_path, monkeypatch, capsys, "make", *arguments,
+                        "--executor", "serial")
+    assert absent.named in line and "ConfigurationError: database " in line, line
     assert not absent.was_created()
 
 

@@ -10,9 +10,6 @@ import textwrap
 
 import numpy as np
 import pytest
-
-pytest.importorskip("pyspark")
-
 from py4j import protocol
 from pyspark.sql import types
 
