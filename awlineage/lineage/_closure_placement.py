@@ -94,8 +94,8 @@ class Placement:
         fresh = set(new)
         self._add_roots([n for n in new if n not in parents])
         inner = any(p in fresh for n in new for p in parents.get(n, ()))
-        levels = _levels(new, parents) if inner else [[], [n for n in new if n in parents]]
-        for level in levels[1:]:
+        generations = levels(new, parents) if inner else [[], [n for n in new if n in parents]]
+        for level in generations[1:]:
             siblings: dict[tuple[int, ...], list[int]] = {}
             for node in level:
                 siblings.setdefault(tuple(sorted(set(parents[node]))), []).append(node)
@@ -540,7 +540,7 @@ def _replay_into(conn: sa.Connection, db: Database, nodes: list[int],
     return True
 
 
-def _levels(nodes: list[int], parents: dict[int, list[int]]) -> list[list[int]]:
+def levels(nodes: list[int], parents: dict[int, list[int]]) -> list[list[int]]:
     """`nodes` by generation within the commit: level 0 has no parents at all, level k has
     a parent among the new objects at level k - 1 and none deeper (commits write no cycles:
     a link points to an object that existed first)."""
