@@ -83,6 +83,8 @@ class ClosureBuild:
     under descendants, are answered by the recursive query); None when every object is."""
     labelled_edges: int = 0
     """The edges between labelled objects."""
+    partial: str = ""
+    """Why only part of the graph is labelled, and which part ("" when all of it is)."""
 
     def __str__(self) -> str:
         if self.labelled is not None:
@@ -90,7 +92,7 @@ class ClosureBuild:
                     f"{self.labelled} objects and their {self.labelled_edges} edges "
                     f"({labels_per_edge(self.labels, self.labelled_edges)}, interval "
                     f"encoding), the other {self.objects - self.labelled} by one recursive "
-                    f"query ({self.by_query})")
+                    f"query ({self.partial})")
         if self.by_query:
             return (f"{self.objects} objects, {self.edges} edges, no labels: answered by one "
                     f"recursive query over the links ({self.by_query})")
@@ -295,7 +297,7 @@ def _partial(conn: sa.Connection, db: Database, nodes: list[int], edges: set[tup
         insert_labels(conn, db, rows[start:start + _INSERT_CHUNK])  # type: ignore[arg-type]
     _mark_built(conn, db, counted, by_query=False, partial=True)
     return ClosureBuild(len(nodes), len(edges), len(rows), part.encoding.stats,
-                        by_query=f"labelled: at most {part.max_ancestors} ancestors; {why}",
+                        partial=f"labelled: at most {part.max_ancestors} ancestors; {why}",
                         labelled=len(part.labelled), labelled_edges=part.edges)
 
 
