@@ -1,7 +1,7 @@
 """Keeping a partly labelled closure index (`_closure_partial`) exact inside a commit: a new
-object is labelled only when all its parents are, and where the placement finds them a
-place; every other new object stays unlabelled, so the labelled objects stay closed under
-ancestors and the unlabelled ones under descendants (new objects are sinks)."""
+object is labelled only when all its parents are and the placement finds it a place within
+`PER_OBJECT` labels; every other new object stays unlabelled, so the labelled objects stay
+closed under ancestors and the unlabelled ones under descendants (new objects are sinks)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,14 @@ import sqlalchemy as sa
 
 from awlineage.database import Database
 from awlineage.lineage._closure_graph import written_edges
-from awlineage.lineage._closure_placement import Placement, levels
+from awlineage.lineage._closure_placement import Placement
 from awlineage.lineage._closure_tables import labels_table
 from awlineage.persistence import DBObject
+
+PER_OBJECT = 8
+"""Labels per new object above which it stays unlabelled (a placement that would copy it
+under many intervals, or give it a fresh block of its ancestors): the labelled part stays
+within the budget a rebuild gives a placement (`_closure_build.PLACEMENT_BUDGET`)."""
 
 
 def add_partly(conn: sa.Connection, db: Database, objects: list[DBObject]) -> bool:
@@ -30,16 +35,6 @@ def add_partly(conn: sa.Connection, db: Database, objects: list[DBObject]) -> bo
     stored = sorted({p for n in new for p in parents.get(n, ()) if p not in fresh})
     labelled = set(conn.execute(sa.select(table.c.node_id).distinct().where(
         db.dialect.id_in(table.c.node_id, stored))).scalars()) if stored else set()
-    unlabelled: set[int] = set()
-    for level in levels(new, parents):
-        for node in level:
-            if any(p in unlabelled or (p not in fresh and p not in labelled)
-                   for p in parents.get(node, ())):
-                unlabelled.add(node)
-    kept = [n for n in new if n not in unlabelled]
-    if kept and not Placement(conn, db).add_nodes(
-            kept, {n: parents[n] for n in kept if n in parents}):
-        # what was placed before the placement gave up goes: those objects stay unlabelled
-        # (the bounds it raised on their containers stay raised, which only widens scans)
-        conn.execute(table.delete().where(db.dialect.id_in(table.c.node_id, kept)))
-    return True
+    placement = Placement(conn, db, max_copies=PER_OBJECT, per_object=PER_OBJECT)
+    placement.unlabelled.update(set(stored) - labelled)
+    return placement.add_nodes(new, parents)

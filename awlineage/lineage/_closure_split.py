@@ -5,7 +5,8 @@ The set is closed under ancestors (an ancestor of an object has fewer ancestors 
 the encoding of the labelled objects alone is exact for them: every path between two of them
 runs through labelled objects only. The rest, closed under descendants, is answered by the
 recursive query (`_closure_partial`). The bound is searched from the largest ancestor count
-down, by a factor of `_STEP` at a time, until the labelled part's encoding fits; the
+down, by a factor of `_STEP` at a time, until the labelled part's encoding fits, then
+between that and the last that did not; the
 ancestor sets are counted only up to the first bound, so memory stays within objects x bound.
 """
 
@@ -21,6 +22,8 @@ from awlineage.lineage._closure_graph import Pair, split_sources
 
 _STEP = 4
 """Factor by which the ancestor bound shrinks after an encoding over its budget."""
+_REFINE = 4
+"""Halvings of the interval between the first bound that fits and the last that did not."""
 _FIRST_BOUND = 4_096
 """The largest bound tried on a graph whose objects have more ancestors than that."""
 _SET_ELEMENTS = 10_000_000
@@ -78,29 +81,47 @@ def split(nodes: list[int], edges: set[Pair], per_label: int,
     """The largest labelled part (by the ancestor bound) whose encoding has at most
     `per_label` labels per labelled object and edge; with `max_ancestors`, that bound only.
     None when not even the parentless objects fit, or when no bound below the largest
-    ancestor count is left to try (the whole graph was already over its budget)."""
+    ancestor count is left to try (the whole graph was already over its budget).
+
+    Bounds shrink by `_STEP` until one fits, then `_REFINE` halvings between it and the
+    last that did not find the largest that fits of those tried."""
     cap = max_ancestors if max_ancestors is not None else \
         max(_STEP, min(_FIRST_BOUND, _SET_ELEMENTS // max(1, len(nodes))))
     counts = ancestor_counts(nodes, edges, cap)
     if max_ancestors is not None:
-        bounds = [max_ancestors]
-    else:
-        bound = min(cap, max(counts.values(), default=0) - 1)
-        bounds = []
-        while bound > 0:
-            bounds.append(bound)
-            bound //= _STEP
-        bounds.append(0)
-    for bound in bounds:
-        labelled = {n for n, count in counts.items() if count <= bound}
-        if not labelled:
-            return None
-        inner = {(p, c) for p, c in edges if c in labelled}
-        shaped, kept = split_sources(inner, [n for n in nodes if n in labelled])
-        budget = per_label * (len(inner) + len(labelled))
-        try:
-            encoding = encode(shaped, kept, gap=1, max_labels=budget)
-        except ClosureTooLargeError:
-            continue
-        return Split(frozenset(labelled), len(inner), encoding, bound)
-    return None
+        return _fitting(nodes, edges, counts, max_ancestors, per_label)
+    over = max(counts.values(), default=0)  # every object: it did not fit
+    bound = min(cap, over - 1)
+    found = None
+    while found is None and bound >= 0:
+        found = _fitting(nodes, edges, counts, bound, per_label)
+        if found is None:
+            if bound == 0:
+                return None
+            over, bound = bound, bound // _STEP
+    for _ in range(_REFINE):
+        if found is None or over - found.max_ancestors <= 1:
+            break
+        middle = (found.max_ancestors + over) // 2
+        larger = _fitting(nodes, edges, counts, middle, per_label)
+        if larger is None:
+            over = middle
+        else:
+            found = larger
+    return found
+
+
+def _fitting(nodes: list[int], edges: set[Pair], counts: dict[int, int], bound: int,
+             per_label: int) -> Split | None:
+    """The split at `bound`, if its encoding fits `per_label` labels per object and edge."""
+    labelled = {n for n, count in counts.items() if count <= bound}
+    if not labelled:
+        return None
+    inner = {(p, c) for p, c in edges if c in labelled}
+    shaped, kept = split_sources(inner, [n for n in nodes if n in labelled])
+    try:
+        encoding = encode(shaped, kept, gap=1,
+                          max_labels=per_label * (len(inner) + len(labelled)))
+    except ClosureTooLargeError:
+        return None
+    return Split(frozenset(labelled), len(inner), encoding, bound)
