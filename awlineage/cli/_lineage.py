@@ -185,7 +185,8 @@ def _positive_count(text: str) -> int:
     return value
 
 
-_ANSWERS = ("cheaper", "labels", "by query", "ancestors by query", "descendants by query")
+_ANSWERS = ("cheaper", "labels", "by query", "ancestors by query", "descendants by query",
+            "partial")
 """`reindex_closure`'s answers other than the default (spelled as its `answer`)."""
 
 
@@ -198,8 +199,9 @@ def _add_index_commands(commands: argparse._SubParsersAction) -> None:
     reindex.add_argument("--max-labels", type=_positive_count, default=None,
                          help="refuse an encoding of more intervals than this")
     reindex.add_argument("--answer", default=None, choices=_ANSWERS, metavar="HOW",
-                         help="how the index answers: labels within their budget, else by "
-                         "query (the default); 'cheaper' (labels only for a direction where "
+                         help="how the index answers: labels within their budget, else labels "
+                         "for the part that fits and the recursive query for the rest, else "
+                         "by query (the default); 'cheaper' (labels only for a direction where "
                          "their estimated scans cost no more than the recursive query); or "
                          "forced: " + ", ".join(repr(a) for a in _ANSWERS[1:]))
     reindex.add_argument("--drop", action="store_true",
