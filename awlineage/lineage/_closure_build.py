@@ -110,12 +110,13 @@ def reindex_closure(db: Database, *, max_labels: int | None = None,
     """Build the closure index of every stored object and turn it on (or rebuild it).
 
     All in one transaction. The index keeps interval labels when they fit the label budget;
-    otherwise it labels the largest part of the graph that fits (the objects with at most a
-    bound of ancestors, and so their ancestors too) and answers for the rest by one
-    recursive query over the links that takes the labelled objects' ancestors from their
-    labels ("partial"); where not even the parentless objects fit, it keeps no labels and
-    answers each query by the recursive query ("by query"), which commits then cost nothing
-    to keep. With ``answer="cheaper"`` each
+    otherwise it keeps none and answers each query by one recursive query over the links
+    ("by query"), which commits then cost nothing to keep. With ``answer="partial"`` it
+    labels the largest part of the graph that fits (the objects with at most a bound of
+    ancestors, and so their ancestors too) and answers for the rest by one recursive query
+    that takes the labelled objects' ancestors from their labels (not the default: on the
+    dense shapes measured it answers more slowly than the recursive query alone, see
+    docs/benchmarks.md). With ``answer="cheaper"`` each
     direction uses the labels only when their estimated range scans cost no more than that
     recursive query (median and 95th percentile of a sample of sinks' ancestors and sources'
     descendants).
@@ -127,11 +128,11 @@ def reindex_closure(db: Database, *, max_labels: int | None = None,
     max_labels : int or None, optional
         At most this many labels; None for no limit.
     answer : str or None, optional
-        None (the default): labels within their budget, else labels for the part that
-        fits, else by query; "cheaper": the cheaper way for each direction, by estimate;
+        None (the default): labels within their budget, else by query; "cheaper": the
+        cheaper way for each direction, by estimate;
         "labels" or "by query" to force one way, "ancestors by query" or "descendants by
-        query" to keep the labels for the other direction only; "partial" to label part
-        of the graph even where all of it would fit.
+        query" to keep the labels for the other direction only; "partial" to label the
+        part of the graph that fits (or all of it) and answer for the rest by query.
     max_ancestors : int or None, optional
         With `answer` "partial": label exactly the objects with at most this many
         ancestors (None: the most that fit the label budget).
@@ -239,9 +240,6 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
             why = (f"labels over {budget // max(1, len(edges) + len(nodes))} per object and "
                    f"edge" + (f", or placing them over {seconds:.0f} s"
                               if seconds is not None else ""))
-            part = split(nodes, edges, FULL_ENCODING_BUDGET) if answer is None else None
-            if part is not None:
-                return _partial(conn, db, nodes, edges, counted, part, f"all of them: {why}")
             return _by_query(conn, db, nodes, edges, counted, why)
         cost = None
         if answer == CHEAPER:
