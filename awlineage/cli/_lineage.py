@@ -199,11 +199,12 @@ def _add_index_commands(commands: argparse._SubParsersAction) -> None:
     reindex.add_argument("--max-labels", type=_positive_count, default=None,
                          help="refuse an encoding of more intervals than this")
     reindex.add_argument("--answer", default=None, choices=_ANSWERS, metavar="HOW",
-                         help="how the index answers: labels within their budget, else labels "
-                         "for the part that fits and the recursive query for the rest, else "
-                         "by query (the default); 'cheaper' (labels only for a direction where "
+                         help="how the index answers: labels within their budget, else by "
+                         "query (the default); 'partial' (labels for the part of the graph "
+                         "that fits, the recursive query for the rest); 'cheaper' (labels "
+                         "only for a direction where "
                          "their estimated scans cost no more than the recursive query); or "
-                         "forced: " + ", ".join(repr(a) for a in _ANSWERS[1:]))
+                         "forced: " + ", ".join(repr(a) for a in _ANSWERS[1:-1]))
     reindex.add_argument("--drop", action="store_true",
                          help="turn the index off and delete it instead")
     reindex.set_defaults(run=_reindex)

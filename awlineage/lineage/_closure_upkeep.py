@@ -34,7 +34,8 @@ bounds of the intervals that contain it:
 An index that labels part of the graph (`_closure_partial`) places the new objects whose
 parents are all labelled as above, and leaves the others unlabelled, as it leaves those it
 finds no place for (`_closure_partial_upkeep`): the labelled objects stay closed under
-ancestors, and a commit rebuilds it only when a stored object gains a parent.
+ancestors, and a commit rebuilds it (partly labelled again) only when a stored object gains
+a parent.
 
 The index is therefore exact after every commit. Commits that change it take the index's lock
 (PostgreSQL), so two of them never place intervals in the same gap.
@@ -83,7 +84,9 @@ def keep_closure_index(conn: sa.Connection, db: Database, written: list[DBObject
     if mode not in (LABELS, PARTIAL):
         return
     try:
-        rebuild_in(conn, db)  # labels, or by query when they cost more or do not fit
+        # labels, or by query when they cost more or do not fit; a partly labelled index
+        # stays partly labelled
+        rebuild_in(conn, db, answer=PARTIAL if mode == PARTIAL else None)
     except ClosureTooLargeError:
         labels = turn_off(conn, db)  # whatever the failed rebuild wrote goes with it
         warnings.warn(f"the lineage closure index ({labels} labels) was turned off: the "
@@ -106,10 +109,11 @@ def refresh_closure_index(conn: sa.Connection, db: Database) -> None:
     db : Database
         The database written.
     """
-    if index_mode(conn, db) not in (LABELS, PARTIAL):
+    mode = index_mode(conn, db)
+    if mode not in (LABELS, PARTIAL):
         return
     try:
-        rebuild_in(conn, db)
+        rebuild_in(conn, db, answer=PARTIAL if mode == PARTIAL else None)
     except ClosureTooLargeError:
         labels = turn_off(conn, db)
         warnings.warn(f"the lineage closure index ({labels} labels) was turned off: a rebuild "

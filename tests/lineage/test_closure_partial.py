@@ -136,3 +136,19 @@ def test_partial_takes_its_bound_only_with_answer_partial(db):
         reindex_closure(db, max_ancestors=3)
     with pytest.raises(ValueError, match="max_ancestors"):
         reindex_closure(db, answer="partial", max_ancestors=-1)
+
+
+def test_a_partly_labelled_index_rebuilt_by_a_commit_stays_partly_labelled(db):
+    # a run committed after the objects it lists as outputs: they are no longer sinks
+    from awlineage import ProcessRun
+
+    graph, made = _store(pipeline(2))
+    reindex_closure(db, answer="partial", max_ancestors=2)
+    first = next(n for n in made if not nx.ancestors(graph, n))
+    run = ProcessRun(target_class="ChoiceNode", outputs=[made[first]])
+    commit([run])
+    assert closure_ancestors(db, made[first].object_id) == {run.object_id}
+    assert closure_descendants(db, run.object_id) == {made[first].object_id} | {
+        made[n].object_id for n in nx.descendants(graph, first)}
+    checked = check_closure_index(db)
+    assert checked.ok and checked.partial, str(checked)
