@@ -152,3 +152,24 @@ def test_a_partly_labelled_index_rebuilt_by_a_commit_stays_partly_labelled(db):
         made[n].object_id for n in nx.descendants(graph, first)}
     checked = check_closure_index(db)
     assert checked.ok and checked.partial, str(checked)
+
+
+def test_a_partial_answer_after_the_first_is_one_statement_and_sees_a_rebuild(db):
+    from awlineage.lineage import ClosureIndexOffError, drop_closure_index
+    from tests.lineage.test_closure_by_query import _statements
+
+    graph, made = _store(pipeline(2))
+    reindex_closure(db, answer="partial", max_ancestors=2)
+    leaf = next(n for n in made if n not in _labelled(db, made))
+    expected = {made[a].object_id for a in nx.ancestors(graph, leaf)}
+    assert closure_ancestors(db, made[leaf].object_id) == expected  # reads the state once
+    answer, statements = _statements(db, lambda: closure_ancestors(db, made[leaf].object_id))
+    assert answer == expected and statements == 1
+    reindex_closure(db, answer="labels")  # as another session would: the guard sees it
+    assert closure_ancestors(db, made[leaf].object_id) == expected
+    assert not check_closure_index(db).partial
+    reindex_closure(db, answer="partial", max_ancestors=2)
+    assert closure_ancestors(db, made[leaf].object_id) == expected
+    drop_closure_index(db)
+    with pytest.raises(ClosureIndexOffError):
+        closure_ancestors(db, made[leaf].object_id)
