@@ -440,6 +440,12 @@ class IntervalIndex:
         except (TimeoutError, MemoryError, ValueError, sa.exc.DBAPIError) as error:
             release(db)
             return BuildStats(0, f"given up: {type(error).__name__} {error}"[:120].strip())
+        if built.labelled is not None:  # labels for part of the graph, the rest by query
+            return BuildStats(built.labels, f"partial: {built.labelled:,} of {built.objects:,} "
+                                            f"objects labelled "
+                                            f"({built.labelled / max(1, built.objects):.0%}), "
+                                            f"{built.labels / max(1, built.labelled_edges):.2f} "
+                                            f"labels per edge of theirs")
         if built.by_query:  # no labels: one recursive query per closure query
             return BuildStats(0, "by query" + (f": {built.cost}" if built.cost else
                                                f": {built.by_query}"))

@@ -53,8 +53,9 @@ def graph_file(shape: str, size: int, args: argparse.Namespace) -> Path | None:
         return None if pickle.load(stored) is None else path
 
 
-def encode_one(path: Path, budget: float) -> dict:
-    """Encode one stored graph in this process; the figures as a dict."""
+def encode_one(path: Path, budget: float, partial: bool = False) -> dict:
+    """Encode one stored graph in this process; the figures as a dict (with `partial`, a
+    graph over the budget is split as the index splits it: the part that fits labelled)."""
     import awlineage.lineage as lineage
     from awlineage.lineage import ClosureTooLargeError, encode_closure
 
@@ -70,6 +71,17 @@ def encode_one(path: Path, budget: float) -> dict:
         result = encode_closure(edges, nodes, max_labels=limit)
     except ClosureTooLargeError:
         out["result"] = "too large"
+        if partial:
+            from awlineage.lineage._closure_build import FULL_ENCODING_BUDGET
+            from awlineage.lineage._closure_split import split
+
+            started = time.process_time()
+            part = split(list(nodes), set(edges), FULL_ENCODING_BUDGET)
+            out["split_cpu"] = time.process_time() - started
+            if part is not None:
+                out["split"] = {"labelled": len(part.labelled), "edges": part.edges,
+                                "labels": len(part.encoding.labels),
+                                "bound": part.max_ancestors}
     else:
         out["result"] = "ok"
         out["labels"] = len(result.labels)
@@ -86,7 +98,8 @@ def run_child(checkout: Path, path: Path, args: argparse.Namespace) -> dict:
     """`encode_one` in a child process that imports awlineage from `checkout`."""
     env = dict(os.environ, PYTHONPATH=f"{checkout}{os.pathsep}{HERE}")
     memory = int(args.memory_gb * 2**30)
-    command = [sys.executable, __file__, "--child", str(path), "--budget", str(args.budget)]
+    command = [sys.executable, __file__, "--child", str(path), "--budget", str(args.budget),
+               *(["--partial"] if args.partial else [])]
     started = time.perf_counter()
     try:
         done = subprocess.run(
@@ -124,13 +137,16 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir())
                         / "awl-closure-graphs", help="where generated graphs are kept")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--partial", action="store_true",
+                        help="split a graph over the budget as the index does, and print the "
+                             "part labelled (objects, labels per edge of theirs)")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 1,000 nodes, random-d1 (the quickest to encode)")
     args = parser.parse_args()
     if args.quick:
         args.sizes, args.shapes, args.timeout = "1000", "random-d1", 60.0
     if args.child:
-        print(json.dumps(encode_one(args.child, args.budget)))
+        print(json.dumps(encode_one(args.child, args.budget, args.partial)))
         return
     columns = "wall s    CPU s  RSS+enc MB"
     header = f"{'shape':12} {'size':>9} {'edges':>9} {columns:>26}"
@@ -161,6 +177,14 @@ def main() -> None:
                          f"{stats['dimension2_parts']:,} split {stats['split_parts']:,} "
                          f"dup {stats['duplicated_parts']:,} copies "
                          f"{stats['duplicated_nodes']:,} clusters {stats.get('clusters', 0):,}")
+            part = mine.get("split")
+            if part is not None:
+                line += (f" | partial: {part['labelled'] / max(1, mine['nodes']):.0%} of "
+                         f"the objects labelled (at most {part['bound']:,} ancestors), "
+                         f"{part['labels'] / max(1, part['edges']):.2f} labels per edge "
+                         f"of theirs ({part['edges']:,}), split CPU {mine['split_cpu']:.1f} s")
+            elif "split_cpu" in mine:
+                line += " | partial: none fits"
             for figures in (mine, base) if args.baseline else (mine,):
                 if "detail" in figures:
                     line += f" | {figures['detail']}"

@@ -185,7 +185,8 @@ def _positive_count(text: str) -> int:
     return value
 
 
-_ANSWERS = ("cheaper", "labels", "by query", "ancestors by query", "descendants by query")
+_ANSWERS = ("cheaper", "labels", "by query", "ancestors by query", "descendants by query",
+            "partial")
 """`reindex_closure`'s answers other than the default (spelled as its `answer`)."""
 
 
@@ -199,9 +200,11 @@ def _add_index_commands(commands: argparse._SubParsersAction) -> None:
                          help="refuse an encoding of more intervals than this")
     reindex.add_argument("--answer", default=None, choices=_ANSWERS, metavar="HOW",
                          help="how the index answers: labels within their budget, else by "
-                         "query (the default); 'cheaper' (labels only for a direction where "
+                         "query (the default); 'partial' (labels for the part of the graph "
+                         "that fits, the recursive query for the rest); 'cheaper' (labels "
+                         "only for a direction where "
                          "their estimated scans cost no more than the recursive query); or "
-                         "forced: " + ", ".join(repr(a) for a in _ANSWERS[1:]))
+                         "forced: " + ", ".join(repr(a) for a in _ANSWERS[1:-1]))
     reindex.add_argument("--drop", action="store_true",
                          help="turn the index off and delete it instead")
     reindex.set_defaults(run=_reindex)

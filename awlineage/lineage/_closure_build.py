@@ -5,16 +5,23 @@ half-built."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 
 from awlineage.database import Database, take_lock
 from awlineage.lineage._closure_cost import CostEstimate, estimate
-from awlineage.lineage._closure_encoding import ClosureTooLargeError, EncodingStats, encode
+from awlineage.lineage._closure_encoding import (
+    ClosureEncoding,
+    ClosureTooLargeError,
+    EncodingStats,
+    encode,
+)
 from awlineage.lineage._closure_graph import split_sources, stored_edges, stored_nodes
 from awlineage.lineage._closure_keys import key_of_rank
 from awlineage.lineage._closure_placement import replay
+from awlineage.lineage._closure_split import Split, split
 from awlineage.lineage._closure_tables import (
     BY_QUERY,
     BY_QUERY_STATE,
@@ -23,6 +30,8 @@ from awlineage.lineage._closure_tables import (
     INDEX_STATE,
     LABELS,
     ONE_WAY_BY_QUERY,
+    PARTIAL,
+    PARTIAL_STATE,
     insert_labels,
     labels_per_edge,
     labels_table,
@@ -69,8 +78,21 @@ class ClosureBuild:
     them): the labels' estimated scans cost more, or they exceed their budget."""
     cost: CostEstimate | None = None
     """The estimate that chose between labels and the recursive query, if one did."""
+    labelled: int | None = None
+    """With labels for part of the graph only: the objects labelled (the others, closed
+    under descendants, are answered by the recursive query); None when every object is."""
+    labelled_edges: int = 0
+    """The edges between labelled objects."""
+    partial: str = ""
+    """Why only part of the graph is labelled, and which part ("" when all of it is)."""
 
     def __str__(self) -> str:
+        if self.labelled is not None:
+            return (f"{self.objects} objects, {self.edges} edges, {self.labels} labels for "
+                    f"{self.labelled} objects and their {self.labelled_edges} edges "
+                    f"({labels_per_edge(self.labels, self.labelled_edges)}, interval "
+                    f"encoding), the other {self.objects - self.labelled} by one recursive "
+                    f"query ({self.partial})")
         if self.by_query:
             return (f"{self.objects} objects, {self.edges} edges, no labels: answered by one "
                     f"recursive query over the links ({self.by_query})")
@@ -83,12 +105,18 @@ class ClosureBuild:
 
 
 def reindex_closure(db: Database, *, max_labels: int | None = None,
-                    answer: str | None = None) -> ClosureBuild:
+                    answer: str | None = None, max_ancestors: int | None = None
+                    ) -> ClosureBuild:
     """Build the closure index of every stored object and turn it on (or rebuild it).
 
     All in one transaction. The index keeps interval labels when they fit the label budget;
     otherwise it keeps none and answers each query by one recursive query over the links
-    ("by query"), which commits then cost nothing to keep. With ``answer="cheaper"`` each
+    ("by query"), which commits then cost nothing to keep. With ``answer="partial"`` it
+    labels the largest part of the graph that fits (the objects with at most a bound of
+    ancestors, and so their ancestors too) and answers for the rest by one recursive query
+    that takes the labelled objects' ancestors from their labels (not the default: on the
+    dense shapes measured it answers more slowly than the recursive query alone, see
+    docs/benchmarks.md). With ``answer="cheaper"`` each
     direction uses the labels only when their estimated range scans cost no more than that
     recursive query (median and 95th percentile of a sample of sinks' ancestors and sources'
     descendants).
@@ -101,9 +129,13 @@ def reindex_closure(db: Database, *, max_labels: int | None = None,
         At most this many labels; None for no limit.
     answer : str or None, optional
         None (the default): labels within their budget, else by query; "cheaper": the
-        cheaper way for each direction, by estimate; "labels" or "by query" to force one
-        way, "ancestors by query" or "descendants by query" to keep the labels for the
-        other direction only.
+        cheaper way for each direction, by estimate;
+        "labels" or "by query" to force one way, "ancestors by query" or "descendants by
+        query" to keep the labels for the other direction only; "partial" to label the
+        part of the graph that fits (or all of it) and answer for the rest by query.
+    max_ancestors : int or None, optional
+        With `answer` "partial": label exactly the objects with at most this many
+        ancestors (None: the most that fit the label budget).
 
     Returns
     -------
@@ -116,8 +148,9 @@ def reindex_closure(db: Database, *, max_labels: int | None = None,
         If the encoding would need more than `max_labels` intervals, or more than its
         budget with `answer` "labels" (nothing is changed).
     ValueError
-        If `max_labels` is not positive, or `answer` is neither None, "labels" nor
-        "by query".
+        If `max_labels` or `max_ancestors` is negative or zero where it must be
+        positive, or `answer` is not one of those above, or `max_ancestors` is given
+        without `answer` "partial".
 
     Examples
     --------
@@ -145,31 +178,43 @@ def reindex_closure(db: Database, *, max_labels: int | None = None,
     if max_labels is not None and max_labels < 1:
         raise ValueError(f"reindex_closure: max_labels must be a positive number of labels, "
                          f"not {max_labels}")
-    answers = (None, CHEAPER, LABELS, BY_QUERY, *ONE_WAY_BY_QUERY.values())
+    answers = (None, CHEAPER, LABELS, BY_QUERY, PARTIAL, *ONE_WAY_BY_QUERY.values())
     if answer not in answers:
         raise ValueError(f"reindex_closure: answer must be one of {answers}, not {answer!r}")
+    if max_ancestors is not None and (answer != PARTIAL or max_ancestors < 0):
+        raise ValueError(f"reindex_closure: max_ancestors is a number of ancestors, not "
+                         f"negative, and only with answer={PARTIAL!r} (not {max_ancestors} "
+                         f"with {answer!r})")
     with db.engine.begin() as conn:
         db.dialect.begin_write(conn)
-        built = rebuild_in(conn, db, max_labels=max_labels, counted=False, answer=answer)
+        built = rebuild_in(conn, db, max_labels=max_labels, counted=False, answer=answer,
+                           max_ancestors=max_ancestors)
     with db.engine.begin() as conn:
         db.dialect.refresh_statistics(conn, labels_table(db))
     return built
 
 
 def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = None,
-               counted: bool = True, answer: str | None = None) -> ClosureBuild:
+               counted: bool = True, answer: str | None = None,
+               max_ancestors: int | None = None) -> ClosureBuild:
     """Re-encode every stored object on `conn` (inside its write transaction, holding the
     index's lock) and replace the labels; `counted` rebuilds are those commits needed.
 
     `answer` None keeps labels when they fit their budget and answers by the recursive query
     otherwise (unless `max_labels` is the tighter limit: then that is an error); CHEAPER
-    also chooses per direction by estimated cost (`_closure_cost`); the others force one."""
+    also chooses per direction by estimated cost (`_closure_cost`); PARTIAL labels part of
+    the graph (`max_ancestors`, as `reindex_closure`); the others force one."""
     take_lock(conn, db, CLOSURE_LOCK)
     nodes = stored_nodes(conn, db)
     edges = set(stored_edges(conn, db))
     conn.execute(labels_table(db).delete())
     if answer == BY_QUERY:
         return _by_query(conn, db, nodes, edges, counted, "asked for")
+    if answer == PARTIAL:
+        part = split(nodes, edges, FULL_ENCODING_BUDGET, max_ancestors)
+        if part is None:
+            return _by_query(conn, db, nodes, edges, counted, "asked for a part, none fits")
+        return _partial(conn, db, nodes, edges, counted, part, "asked for")
     budget = FULL_ENCODING_BUDGET * (len(edges) + len(nodes))
     shaped, kept = split_sources(edges, nodes)
     try:
@@ -192,11 +237,10 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
                     f"more than {min(budget, max_labels or budget)} labels; the index is "
                     f"unchanged") from None
             conn.execute(labels_table(db).delete())
-            return _by_query(conn, db, nodes, edges, counted,
-                             f"labels over {budget // max(1, len(edges) + len(nodes))} per "
-                             f"object and edge" + (f", or placing them over "
-                                                   f"{seconds:.0f} s"
-                                                   if seconds is not None else ""))
+            why = (f"labels over {budget // max(1, len(edges) + len(nodes))} per object and "
+                   f"edge" + (f", or placing them over {seconds:.0f} s"
+                              if seconds is not None else ""))
+            return _by_query(conn, db, nodes, edges, counted, why)
         cost = None
         if answer == CHEAPER:
             cost = estimate(_stored_rows(conn, db), list(edges), nodes)
@@ -205,10 +249,7 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
                 return _by_query(conn, db, nodes, edges, counted, str(cost), cost)
         _mark_built(conn, db, counted, by_query=False, slower=_slower(answer, cost))
         return ClosureBuild(len(nodes), len(edges), _count(conn, db), None, cost=cost)
-    rows = [(key_of_rank(lab.left), key_of_rank(lab.right),
-             lab.node[0] if isinstance(lab.node, tuple) else lab.node,
-             key_of_rank(lab.anc_from), key_of_rank(lab.desc_until))
-            for lab in encoding.labels]
+    rows = _rows(encoding)
     cost = None
     if answer == CHEAPER:
         cost = estimate(rows, list(edges), nodes)
@@ -245,14 +286,37 @@ def _by_query(conn: sa.Connection, db: Database, nodes: list[int], edges: set[tu
     return ClosureBuild(len(nodes), len(edges), 0, None, by_query=why, cost=cost)
 
 
+def _partial(conn: sa.Connection, db: Database, nodes: list[int], edges: set[tuple[int, int]],
+             counted: bool, part: Split, why: str) -> ClosureBuild:
+    """Turn the index on with the labels of `part` only, answering for the other objects by
+    the recursive query (`_closure_partial`)."""
+    rows = _rows(part.encoding)
+    for start in range(0, len(rows), _INSERT_CHUNK):
+        insert_labels(conn, db, rows[start:start + _INSERT_CHUNK])  # type: ignore[arg-type]
+    _mark_built(conn, db, counted, by_query=False, partial=True)
+    return ClosureBuild(len(nodes), len(edges), len(rows), part.encoding.stats,
+                        partial=f"labelled: at most {part.max_ancestors} ancestors; {why}",
+                        labelled=len(part.labelled), labelled_edges=part.edges)
+
+
+def _rows(encoding: ClosureEncoding) -> list[tuple[bytes, bytes, Hashable, bytes, bytes]]:
+    """The label rows of `encoding` (the labels of a split graph's copies name their
+    original node)."""
+    return [(key_of_rank(lab.left), key_of_rank(lab.right),
+             lab.node[0] if isinstance(lab.node, tuple) else lab.node,
+             key_of_rank(lab.anc_from), key_of_rank(lab.desc_until))
+            for lab in encoding.labels]
+
+
 def _count(conn: sa.Connection, db: Database) -> int:
     return conn.execute(sa.select(sa.func.count()).select_from(labels_table(db))).scalar_one()
 
 
 def _mark_built(conn: sa.Connection, db: Database, counted: bool, *, by_query: bool,
-                slower: set[bool] | None = None) -> None:
+                slower: set[bool] | None = None, partial: bool = False) -> None:
     """Turn the index on (or count a rebuild), and record which directions the recursive
-    query answers: both (`by_query`), or the `slower` ones (True: ancestors)."""
+    query answers: both (`by_query`), or the `slower` ones (True: ancestors), or those of
+    the unlabelled objects (`partial`)."""
     state = state_table(db)
     now = datetime.datetime.now(datetime.UTC)
     if counted:
@@ -262,8 +326,9 @@ def _mark_built(conn: sa.Connection, db: Database, counted: bool, *, by_query: b
         conn.execute(state.delete().where(state.c.name == INDEX_STATE))
         conn.execute(state.insert().values(name=INDEX_STATE, built=now, rebuilds=0))
     conn.execute(state.delete().where(state.c.name.in_(
-        [BY_QUERY_STATE, *DIRECTION_BY_QUERY.values()])))
-    rows = [BY_QUERY_STATE] if by_query else [DIRECTION_BY_QUERY[up] for up in slower or ()]
+        [BY_QUERY_STATE, PARTIAL_STATE, *DIRECTION_BY_QUERY.values()])))
+    rows = [BY_QUERY_STATE] if by_query else [PARTIAL_STATE] if partial else \
+        [DIRECTION_BY_QUERY[up] for up in slower or ()]
     for name in rows:
         conn.execute(state.insert().values(name=name, built=now, rebuilds=0))
 

@@ -12,9 +12,11 @@ import sqlalchemy as sa
 
 from awlineage.database import Database
 from awlineage.lineage._closure_graph import stored_edges, stored_nodes
-from awlineage.lineage._closure_recursive import recursive_reach
+from awlineage.lineage._closure_partial import partial_reach
+from awlineage.lineage._closure_recursive import link_sources, recursive_reach
 from awlineage.lineage._closure_tables import (
     BY_QUERY,
+    PARTIAL,
     StoredLabel,
     index_mode,
     labels_per_edge,
@@ -41,11 +43,14 @@ class ClosureCheck:
     """The index answers by one recursive query and keeps no labels: the check compared that
     query's answers for a sample of objects (`checked` of them)."""
     checked: int = 0
+    partial: bool = False
+    """The index labels part of the graph: the labelled objects' labels were checked, and
+    the answers of a sample of all objects (`checked` of them)."""
 
     @property
     def ok(self) -> bool:
         """True when the index is on and agrees with the edges on every object."""
-        return self.present and not self.unlabelled and not self.wrong
+        return self.present and (self.partial or not self.unlabelled) and not self.wrong
 
     def __str__(self) -> str:
         if not self.present:
@@ -56,6 +61,13 @@ class ClosureCheck:
             if self.ok:
                 return head + (f"the ancestors and descendants of {self.checked} objects "
                                "agree with the links")
+        elif self.partial:
+            head = (f"{self.objects} objects, {self.edges} edges, {self.labels} labels for "
+                    f"{self.objects - self.unlabelled} of them, the others answered by one "
+                    f"recursive query: ")
+            if self.present and not self.wrong:
+                return head + (f"the labelled objects' labels and the ancestors and "
+                               f"descendants of {self.checked} objects agree with the links")
         else:
             head = (f"{self.objects} objects, {self.edges} edges, {self.labels} labels "
                     f"({labels_per_edge(self.labels, self.edges)}): ")
@@ -95,6 +107,8 @@ def check_closure_index(db: Database) -> ClosureCheck:
         labels = [StoredLabel(*row) for row in conn.execute(
             sa.select(table.c.left_end, table.c.right_end, table.c.node_id, table.c.anc_from,
                       table.c.desc_until).order_by(table.c.left_end))]
+        if mode == PARTIAL:
+            return _check_partial(conn, db, nodes, edges, labels)
     result = ClosureCheck(present=True, objects=len(nodes), edges=len(edges),
                           labels=len(labels))
     expected_up = _ancestor_sets(nodes, edges)
@@ -143,6 +157,52 @@ def _check_by_query(conn: sa.Connection, db: Database, nodes: list[int],
                 result.wrong += 1
                 _note(result, f"object {node}: {direction} from the recursive query add "
                               f"{sorted(found - expected[node])[:_SHOWN]} and miss "
+                              f"{sorted(expected[node] - found)[:_SHOWN]}")
+                break
+    result.checked = len(sample)
+    return result
+
+
+def _check_partial(conn: sa.Connection, db: Database, nodes: list[int],
+                   edges: set[tuple[int, int]], labels: list[StoredLabel]) -> ClosureCheck:
+    """A partly labelled index: every labelled object's ancestors must all be labelled, its
+    labels must give exactly its ancestors and its labelled descendants; and the answers
+    (one statement each) of a sample of objects must be the closure of the edges."""
+    result = ClosureCheck(present=True, objects=len(nodes), edges=len(edges),
+                          labels=len(labels), partial=True)
+    expected_up = _ancestor_sets(nodes, edges)
+    expected_down: dict[int, set[int]] = {n: set() for n in nodes}
+    for node, above in expected_up.items():
+        for ancestor in above:
+            expected_down[ancestor].add(node)
+    found_up, found_down = _index_sets(labels)
+    labelled = set(found_up)
+    result.unlabelled = len(set(nodes) - labelled)
+    for node in sorted(labelled & set(nodes)):
+        outside = expected_up[node] - labelled
+        if outside:
+            result.wrong += 1
+            _note(result, f"object {node} is labelled, its ancestors {sorted(outside)[:_SHOWN]}"
+                          f" are not")
+        elif found_up[node] != expected_up[node] or \
+                found_down[node] != expected_down[node] & labelled:
+            result.wrong += 1
+            _note(result, f"object {node}: its labels give other ancestors or labelled "
+                          f"descendants than the links")
+    strays = labelled - set(nodes)
+    if strays:
+        result.wrong += len(strays)
+        _note(result, f"labels of objects not stored: {sorted(strays)[:_SHOWN]}")
+    sources = link_sources(db, conn)
+    sample = random.Random(39).sample(nodes, min(len(nodes), _BY_QUERY_SAMPLE))
+    for node in sample:
+        for direction, upwards, expected in (("ancestors", True, expected_up),
+                                             ("descendants", False, expected_down)):
+            found = partial_reach(conn, db, node, upwards, None, sources)
+            if found != expected[node]:
+                result.wrong += 1
+                _note(result, f"object {node}: {direction} from the labels and the recursive "
+                              f"query add {sorted(found - expected[node])[:_SHOWN]} and miss "
                               f"{sorted(expected[node] - found)[:_SHOWN]}")
                 break
     result.checked = len(sample)

@@ -52,7 +52,8 @@ class Placement:
 
     def __init__(self, conn: sa.Connection, db: Database,
                  max_copies: int | None = MAX_COPIES, max_labels: int | None = None,
-                 deadline: float | None = None, *, scratch: bool = False) -> None:
+                 deadline: float | None = None, *, scratch: bool = False,
+                 per_object: int | None = None) -> None:
         self.conn = conn
         self.db = db
         self.table = labels_table(db)
@@ -68,6 +69,12 @@ class Placement:
         self.deadline = deadline
         """`time.monotonic()` after which it writes no more (None: no limit)."""
         self.written = 0
+        self.per_object = per_object
+        """Labels per object above which a group of objects is left unlabelled, with every
+        object made from them, instead of failing (None: it fails); for a partly labelled
+        index (`_closure_partial`)."""
+        self.unlabelled: set[int] = set()
+        """The objects left unlabelled so far (with `per_object`)."""
 
     def _write(self, rows: list[LabelRow]) -> None:
         self.written += len(rows)
@@ -89,22 +96,41 @@ class Placement:
 
     def add_nodes(self, new: list[int], parents: dict[int, list[int]]) -> bool:
         """Place the objects `new` (none a parent of a placed one) with their `parents`
-        (placed, or among `new`); False if the index must be re-encoded. Objects with the
-        same parents are siblings placed together (one set of queries for all)."""
+        (placed, or among `new`); False if the index must be re-encoded (never with
+        `per_object`: what finds no place within it is left unlabelled, and so is every
+        object made from one in `unlabelled`). Objects with the same parents are siblings
+        placed together (one set of queries for all)."""
         fresh = set(new)
         self._add_roots([n for n in new if n not in parents])
         inner = any(p in fresh for n in new for p in parents.get(n, ()))
-        levels = _levels(new, parents) if inner else [[], [n for n in new if n in parents]]
-        for level in levels[1:]:
+        generations = levels(new, parents) if inner else [[], [n for n in new if n in parents]]
+        for level in generations[1:]:
             siblings: dict[tuple[int, ...], list[int]] = {}
             for node in level:
+                if self.unlabelled.intersection(parents[node]):
+                    self.unlabelled.add(node)
+                    continue
                 siblings.setdefault(tuple(sorted(set(parents[node]))), []).append(node)
             self._place_under_roots(siblings)
             rest = self._place_under_single_parents(siblings)
             for shared in rest:
-                if not self._place(siblings[shared], list(shared)):
-                    return False
+                before = self.written
+                placed = self._place(siblings[shared], list(shared))
+                if self.per_object is None:
+                    if not placed:
+                        return False
+                elif not placed or \
+                        self.written - before > self.per_object * len(siblings[shared]):
+                    self._leave_unlabelled(siblings[shared])
         return True
+
+    def _leave_unlabelled(self, nodes: list[int]) -> None:
+        """Remove what was placed of `nodes` and leave them unlabelled (the bounds raised on
+        their containers stay raised: a wider scan finds the same objects)."""
+        t = self.table
+        self.conn.execute(t.delete().where(self.db.dialect.id_in(t.c.node_id, nodes)))
+        self._containing.clear()
+        self.unlabelled.update(nodes)
 
     # -- the common cases, in bulk -----------------------------------------------------
     def _place_under_roots(self, siblings: dict[tuple[int, ...], list[int]]) -> None:
@@ -118,7 +144,8 @@ class Placement:
         not_roots = set(self.conn.execute(
             sa.select(t.c.node_id).where(self.db.dialect.id_in(t.c.node_id, wanted),
                                          t.c.anc_from != t.c.left_end)).scalars())
-        groups = [shared for shared in siblings if not not_roots.intersection(shared)]
+        groups = [shared for shared in siblings if not not_roots.intersection(shared) and (
+            self.per_object is None or len(shared) + 1 <= self.per_object)]
         self._write_fresh([(shared, siblings.pop(shared)) for shared in groups])
 
     def _write_fresh(self, blocks: list[tuple[Sequence[int], list[int]]]) -> None:
@@ -255,7 +282,8 @@ class Placement:
         removing any copies placed for them before): the fallback when no place among the
         stored intervals has exactly their ancestors above it. False if the block would
         have more than `MAX_FRESH` labels."""
-        if len(nodes) * (len(ancestors) + 1) > MAX_FRESH:
+        if len(nodes) * (len(ancestors) + 1) > MAX_FRESH or (
+                self.per_object is not None and len(ancestors) + 1 > self.per_object):
             return False
         t = self.table
         self.conn.execute(t.delete().where(self.db.dialect.id_in(t.c.node_id, nodes)))
@@ -540,7 +568,7 @@ def _replay_into(conn: sa.Connection, db: Database, nodes: list[int],
     return True
 
 
-def _levels(nodes: list[int], parents: dict[int, list[int]]) -> list[list[int]]:
+def levels(nodes: list[int], parents: dict[int, list[int]]) -> list[list[int]]:
     """`nodes` by generation within the commit: level 0 has no parents at all, level k has
     a parent among the new objects at level k - 1 and none deeper (commits write no cycles:
     a link points to an object that existed first)."""

@@ -28,12 +28,18 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from awlineage.database import Database, RegisteredClass, list_table_name
-from awlineage.lineage._closure_tables import BY_QUERY_STATE, DIRECTION_BY_QUERY, INDEX_STATE
+from awlineage.lineage._closure_partial import Source, link_edges, partial_statement
+from awlineage.lineage._closure_tables import (
+    BY_QUERY_STATE,
+    DIRECTION_BY_QUERY,
+    INDEX_STATE,
+    PARTIAL_STATE,
+    labels_table,
+)
 from awlineage.lineage._edges import ALL, _links
 from awlineage.lineage._walk import PRODUCT_ATTRIBUTES, RECORD_CLASSES
 
-_Source = tuple[str, str, str]
-"""(table, parent column, child column) of one kind of link."""
+_Source = Source
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,11 @@ class _Known:
         """Whether the index, as read, answers this direction by the recursive query."""
         return INDEX_STATE in self.states and bool(
             {BY_QUERY_STATE, DIRECTION_BY_QUERY[upwards]} & self.states)
+
+    @property
+    def partial(self) -> bool:
+        """Whether the index, as read, labels part of the graph (`_closure_partial`)."""
+        return INDEX_STATE in self.states and PARTIAL_STATE in self.states
 
 
 _KNOWN: weakref.WeakKeyDictionary[Database, _Known] = weakref.WeakKeyDictionary()
@@ -114,13 +125,17 @@ def known_reach(conn: sa.Connection, db: Database, node: int, upwards: bool,
     is answered by query and the same statement finds the index's state and the registry
     unchanged; None (and nothing remembered) otherwise."""
     known = _KNOWN.get(db)
-    if known is None or not known.by_query(upwards):
+    if known is None or not (known.partial or known.by_query(upwards)):
         return None
+    guard = _guard(db.framework["awl_closure_state"], db.framework["awl_class"], upwards,
+                   known.partial)
     if not known.sources:
-        return _unchanged_or_none(conn, db, known, upwards, set())
-    query = _statement(known.sources, upwards, only is not None,
-                       _guard(db.framework["awl_closure_state"], db.framework["awl_class"],
-                              upwards))
+        return _unchanged_or_none(conn, db, known, guard, set())
+    if known.partial:
+        query = partial_statement(known.sources, labels_table(db), upwards, only is not None,
+                                  conn.dialect.name == "postgresql", guard)
+    else:
+        query = _statement(known.sources, upwards, only is not None, guard)
     found: set[int] = set()
     for reached, stale in conn.execute(query, {"node": node, "only": only,
                                                "registry_rows": known.registry_rows}):
@@ -131,9 +146,8 @@ def known_reach(conn: sa.Connection, db: Database, node: int, upwards: bool,
     return found
 
 
-def _unchanged_or_none(conn: sa.Connection, db: Database, known: _Known, upwards: bool,
-                       answer: set[int]) -> set[int] | None:
-    guard = _guard(db.framework["awl_closure_state"], db.framework["awl_class"], upwards)
+def _unchanged_or_none(conn: sa.Connection, db: Database, known: _Known,
+                       guard: sa.ColumnElement[bool], answer: set[int]) -> set[int] | None:
     if conn.execute(sa.select(guard), {"registry_rows": known.registry_rows}).scalar():
         forget(db)
         return None
@@ -154,26 +168,16 @@ def recursive_reach(conn: sa.Connection, db: Database, node: int, upwards: bool,
     return {reached for reached, _ in conn.execute(query, {"node": node, "only": only})}
 
 
-def _edges(sources: tuple[_Source, ...]) -> sa.Subquery:
-    """Every (parent, child) link, as one subquery (a UNION ALL of the link sources)."""
-    selects = []
-    for table, parent, child in sources:
-        clause = sa.table(table, sa.column(parent), sa.column(child))
-        selects.append(sa.select(clause.c[parent].label("parent"),
-                                 clause.c[child].label("child"))
-                       .where(clause.c[parent].is_not(None)))
-    if len(selects) == 1:
-        return selects[0].subquery()
-    return sa.union_all(*selects).subquery()
-
-
 @functools.lru_cache(maxsize=16)
-def _guard(state: sa.Table, registry: sa.Table, upwards: bool) -> sa.ColumnElement[bool]:
-    """True when the index no longer answers this direction by query or the registry's row
-    count is not the `registry_rows` parameter."""
+def _guard(state: sa.Table, registry: sa.Table, upwards: bool, partial: bool = False
+           ) -> sa.ColumnElement[bool]:
+    """True when the index no longer answers this direction by query (`partial`: no longer
+    labels part of the graph) or the registry's row count is not the `registry_rows`
+    parameter."""
+    names = [PARTIAL_STATE] if partial else [BY_QUERY_STATE, DIRECTION_BY_QUERY[upwards]]
     answering = sa.and_(
         sa.exists().where(state.c.name == INDEX_STATE),
-        sa.exists().where(state.c.name.in_([BY_QUERY_STATE, DIRECTION_BY_QUERY[upwards]])),
+        sa.exists().where(state.c.name.in_(names)),
         sa.select(sa.func.count()).select_from(registry).scalar_subquery()
         == sa.bindparam("registry_rows", type_=sa.Integer))
     return sa.not_(answering)
@@ -186,11 +190,11 @@ def _statement(sources: tuple[_Source, ...], upwards: bool, only: bool,
     the guard holds. Built once per set of link sources, direction, kind and guard (building
     it costs more than running it on a small graph)."""
     node = sa.bindparam("node", type_=sa.BigInteger)
-    first = _edges(sources)
+    first = link_edges(sources)
     start, step = (first.c.child, first.c.parent) if upwards else (first.c.parent,
                                                                      first.c.child)
     reach = sa.select(step.label("id")).where(start == node).cte("awl_reach", recursive=True)
-    more = _edges(sources)
+    more = link_edges(sources)
     start, step = (more.c.child, more.c.parent) if upwards else (more.c.parent, more.c.child)
     reach = reach.union(sa.select(step).join(reach, start == reach.c.id))
     query = sa.select(reach.c.id, sa.literal(0, sa.Integer).label("stale"))

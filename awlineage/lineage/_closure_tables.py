@@ -27,12 +27,17 @@ DIRECTION_BY_QUERY = {True: "ancestors-by-query", False: "descendants-by-query"}
 """The `awl_closure_state` rows, beside INDEX_STATE, that say the index keeps its labels but
 answers one direction (ancestors and reachability: True; descendants: False) by the recursive
 query, where the labels' range scans would read more than the recursion would."""
+PARTIAL_STATE = "partial"
+"""The `awl_closure_state` row, beside INDEX_STATE, that says the index labels only the
+objects whose labels fit their budget (closed under ancestors) and answers the rest by the
+recursive query (`_closure_partial`)."""
 LABELS = "labels"
+PARTIAL = "partial"
 BY_QUERY = "by query"
 CHEAPER = "cheaper"
 ONE_WAY_BY_QUERY = {True: "ancestors by query", False: "descendants by query"}
 """The `answer` of a build that keeps the labels for one direction only."""
-_MODE_ROWS = [INDEX_STATE, BY_QUERY_STATE, *DIRECTION_BY_QUERY.values()]
+_MODE_ROWS = [INDEX_STATE, BY_QUERY_STATE, PARTIAL_STATE, *DIRECTION_BY_QUERY.values()]
 
 
 @dataclass(frozen=True)
@@ -75,11 +80,14 @@ def index_is_on(conn: sa.Connection, db: Database) -> bool:
 
 def index_mode(conn: sa.Connection, db: Database) -> str | None:
     """How the index answers, read on `conn`: LABELS (range scans of its labels), BY_QUERY
-    (one recursive query over the links), or None when it is off."""
+    (one recursive query over the links), PARTIAL (labels for part of the graph, the
+    recursive query for the rest), or None when it is off."""
     names = _mode_rows(conn, db)
     if INDEX_STATE not in names:
         return None
-    return BY_QUERY if BY_QUERY_STATE in names else LABELS
+    if BY_QUERY_STATE in names:
+        return BY_QUERY
+    return PARTIAL if PARTIAL_STATE in names else LABELS
 
 
 def _mode_rows(conn: sa.Connection, db: Database) -> set[str]:
@@ -234,10 +242,11 @@ def _range_statement(table: sa.Table, state: sa.Table,
                  .where(mine.c.node_id == node))
     if only:
         query = query.where(column == sa.bindparam("only", type_=sa.BigInteger))
-    # a direction answered by the recursive query skips its scans: the condition does not
-    # depend on the rows, so both databases evaluate it once, before scanning
-    skipped = DIRECTION_BY_QUERY[range_of is _containing]
-    return query.where(~sa.exists().where(state.c.name == skipped))
+    # a direction answered by the recursive query, or a partly labelled index, skips its
+    # scans: the condition does not depend on the rows, so both databases evaluate it once,
+    # before scanning
+    skipped = [DIRECTION_BY_QUERY[range_of is _containing], PARTIAL_STATE]
+    return query.where(~sa.exists().where(state.c.name.in_(skipped)))
 
 
 def _ranges_postgresql(table: sa.Table, other: sa.Alias, node: sa.BindParameter,
@@ -389,6 +398,11 @@ def _checked(conn: sa.Connection, db: Database, answer: set[int], node: int, *,
     if INDEX_STATE not in names:
         raise ClosureIndexOffError("the lineage closure index is off, so it cannot answer "
                                    "(awl lineage reindex builds it)")
+    if PARTIAL_STATE in names:
+        from awlineage.lineage._closure_partial import partial_reach
+        from awlineage.lineage._closure_recursive import learn
+
+        return partial_reach(conn, db, node, upwards, only, learn(conn, db, names))
     if BY_QUERY_STATE in names or DIRECTION_BY_QUERY[upwards] in names:
         from awlineage.lineage._closure_recursive import learn, recursive_reach
 

@@ -31,6 +31,12 @@ bounds of the intervals that contain it:
   commit never fails for the index's sake, and an index on by query costs commits nothing
   (this hook returns after reading the state).
 
+An index that labels part of the graph (`_closure_partial`) places the new objects whose
+parents are all labelled as above, and leaves the others unlabelled, as it leaves those it
+finds no place for (`_closure_partial_upkeep`): the labelled objects stay closed under
+ancestors, and a commit rebuilds it (partly labelled again) only when a stored object gains
+a parent.
+
 The index is therefore exact after every commit. Commits that change it take the index's lock
 (PostgreSQL), so two of them never place intervals in the same gap.
 """
@@ -44,8 +50,9 @@ import sqlalchemy as sa
 from awlineage.database import Database, add_write_hook, take_lock
 from awlineage.lineage._closure_build import CLOSURE_LOCK, rebuild_in, turn_off
 from awlineage.lineage._closure_encoding import ClosureTooLargeError
+from awlineage.lineage._closure_partial_upkeep import add_partly
 from awlineage.lineage._closure_placement import Placement
-from awlineage.lineage._closure_tables import LABELS, index_mode
+from awlineage.lineage._closure_tables import LABELS, PARTIAL, index_mode
 from awlineage.persistence import DBObject
 
 
@@ -66,15 +73,20 @@ def keep_closure_index(conn: sa.Connection, db: Database, written: list[DBObject
     written : list of DBObject
         The objects the commit writes.
     """
-    if index_mode(conn, db) != LABELS:  # off, or by query: nothing to keep
+    if index_mode(conn, db) not in (LABELS, PARTIAL):  # off, or by query: nothing to keep
         return
     take_lock(conn, db, CLOSURE_LOCK)
-    if index_mode(conn, db) != LABELS:  # changed while this commit waited for the lock
+    mode = index_mode(conn, db)  # it may have changed while this commit waited for the lock
+    if mode == LABELS and Placement(conn, db).add(written):
         return
-    if Placement(conn, db).add(written):
+    if mode == PARTIAL and add_partly(conn, db, written):
+        return
+    if mode not in (LABELS, PARTIAL):
         return
     try:
-        rebuild_in(conn, db)  # labels, or by query when they cost more or do not fit
+        # labels, or by query when they cost more or do not fit; a partly labelled index
+        # stays partly labelled
+        rebuild_in(conn, db, answer=PARTIAL if mode == PARTIAL else None)
     except ClosureTooLargeError:
         labels = turn_off(conn, db)  # whatever the failed rebuild wrote goes with it
         warnings.warn(f"the lineage closure index ({labels} labels) was turned off: the "
@@ -97,10 +109,11 @@ def refresh_closure_index(conn: sa.Connection, db: Database) -> None:
     db : Database
         The database written.
     """
-    if index_mode(conn, db) != LABELS:
+    mode = index_mode(conn, db)
+    if mode not in (LABELS, PARTIAL):
         return
     try:
-        rebuild_in(conn, db)
+        rebuild_in(conn, db, answer=PARTIAL if mode == PARTIAL else None)
     except ClosureTooLargeError:
         labels = turn_off(conn, db)
         warnings.warn(f"the lineage closure index ({labels} labels) was turned off: a rebuild "
