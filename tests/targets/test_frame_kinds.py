@@ -58,6 +58,15 @@ def test_a_sky_flat_is_a_flat_never_a_science_frame(cards):
     assert "(sky flat)" in values.kind_from and not values.kind_guessed
 
 
+def test_an_unknown_type_word_is_outweighed_by_a_type_keyword_never_by_object_alone():
+    typed = interpret_header(fits.Header({"IMAGETYP": "ARC", "OBSTYPE": "BIAS", "EXPTIME": 0.0}))
+    assert typed.kind is FrameKind.BIAS
+    with pytest.raises(HeaderError, match=r"IMAGETYP = 'ARC' names no bias, domeflat or "):
+        interpret_header(fits.Header({"IMAGETYP": "ARC", "OBJECT": "bias", "EXPTIME": 0.0}))
+    page = (REPO / "docs" / "guide" / "frame-keywords.md").read_text()
+    assert "unless another kind keyword\n  other than OBJECT names one" in page
+
+
 def test_eso_dpr_type_flat_sky_is_a_sky_flat_and_dpr_type_sky_is_science():
     flat = interpret_header(eso_header(DPR_CATG="CALIB", DPR_TYPE="FLAT,SKY"))
     assert flat.kind is FrameKind.DOMEFLAT
