@@ -276,7 +276,7 @@ def make_master_flat(raws: Sequence[np.ndarray], bias: np.ndarray | None,
         raise ValueError(
             f"master flat of {what}: raw flat(s) "
             + ", ".join(f"{named[i]} (median {levels[i]:.3g} ADU above the bias, pixel noise "
-                        f"{noise[i]:.3g} ADU)" for i in np.flatnonzero(dark))
+                        f"{noise[i]:.3g} ADU)" for i in np.flatnonzero(dark).tolist())
             + f" have no light: a flat's median above the bias must be at least "
               f"{FLAT_MIN_SIGNAL:g} times its pixel noise (check the frames' kind and lamp)")
     stack /= levels[:, None, None]
