@@ -17,6 +17,11 @@ from targets.errors import NoInputError
 from targets.fitsio import derived_header
 from targets.product_headers import combined_header
 
+FLAT_MIN_SIGNAL = 5.0
+"""A raw flat's median above the bias must be at least this many times its pixel noise: a flat
+with no light sits at 0 give or take the noise over the square root of its pixel count, and
+one this faint would put more noise in every reduced pixel than it takes out."""
+
 
 @dataclass(frozen=True)
 class CalibrationWindow:
@@ -201,6 +206,13 @@ def frame_noise(stack: np.ndarray) -> float:
         2.0)
 
 
+def pixel_noise(frame: np.ndarray) -> float:
+    """The pixel noise of one frame (ADU): the clipped standard deviation of differences of
+    neighbouring pixels along a row, over sqrt(2), blind to a flat's smooth illumination."""
+    frame = np.asarray(frame, dtype=np.float32)
+    return _robust_std(_subsample(np.diff(frame, axis=-1))) / np.sqrt(2.0)
+
+
 def make_master_bias(raws: Sequence[np.ndarray], parameters: BiasParameters | None = None,
                      chip: str = "") -> MasterBias:
     """Combine raw biases of one chip into a master bias.
@@ -230,19 +242,23 @@ def make_master_bias(raws: Sequence[np.ndarray], parameters: BiasParameters | No
 
 def make_master_flat(raws: Sequence[np.ndarray], bias: np.ndarray | None,
                      parameters: FlatParameters | None = None, chip: str = "",
-                     filter_name: str = "") -> MasterFlat:
+                     filter_name: str = "", names: Sequence[str] | None = None
+                     ) -> MasterFlat:
     """Combine raw dome flats of one chip and filter into a normalised master flat.
 
     Each raw flat has the bias subtracted (when given) and is divided by its own median, so
     lamp-level changes between frames do not matter; the clipped median of these is then
-    normalised to a median of 1 over the pixels above `min_response`.
+    normalised to a median of 1 over the pixels above `min_response`. A raw flat whose median
+    above the bias is below `FLAT_MIN_SIGNAL` times its pixel noise (`pixel_noise`: the read
+    noise, when no light reached it) has no light, and is refused by `names` (its position
+    when None).
 
     Raises
     ------
     NoInputError
         Fewer raw frames than `min_frames`.
     ValueError
-        Frames of different shapes, a bias of another shape, or flats with no signal.
+        Frames of different shapes, a bias of another shape, or flats with no light.
     """
     parameters = parameters or FlatParameters()
     what = f"chip {chip!r} filter {filter_name!r}"
@@ -253,9 +269,16 @@ def make_master_flat(raws: Sequence[np.ndarray], bias: np.ndarray | None,
                              f"flats' {stack.shape[1:]}")
         stack -= bias
     levels = np.array([np.median(_subsample(frame)) for frame in stack])
-    if np.any(levels <= 0):
-        raise ValueError(f"master flat of {what}: raw flat(s) {np.flatnonzero(levels <= 0)} have "
-                         f"no signal above the bias (median levels {levels})")
+    noise = np.array([pixel_noise(frame) for frame in stack])
+    dark = ~((levels > 0) & (levels >= FLAT_MIN_SIGNAL * noise))
+    if np.any(dark):
+        named = names if names is not None else [f"#{i}" for i in range(len(stack))]
+        raise ValueError(
+            f"master flat of {what}: raw flat(s) "
+            + ", ".join(f"{named[i]} (median {levels[i]:.3g} ADU above the bias, pixel noise "
+                        f"{noise[i]:.3g} ADU)" for i in np.flatnonzero(dark).tolist())
+            + f" have no light: a flat's median above the bias must be at least "
+              f"{FLAT_MIN_SIGNAL:g} times its pixel noise (check the frames' kind and lamp)")
     stack /= levels[:, None, None]
     combined, _ = clipped_median(stack, parameters.sigma_clip, parameters.max_iterations)
     good = combined > parameters.min_response * np.median(combined)

@@ -48,7 +48,7 @@ def saturated_note(raw: np.ndarray, saturation: float, name: str) -> str | None:
     str or None
         The note.
     """
-    if not math.isfinite(saturation) or raw.size == 0:
+    if not math.isfinite(saturation) or raw.size == 0 or saturation > _largest(raw):
         return None
     fraction = float(np.mean(raw >= saturation))
     if fraction <= MOST_SATURATED:
@@ -56,6 +56,14 @@ def saturated_note(raw: np.ndarray, saturation: float, name: str) -> str | None:
     return (f"{IMPLAUSIBLE} science frame {name}: {fraction:.0%} of its pixels are at or above "
             f"saturation ({saturation:g} ADU); is it a flat or a test exposure? Its sources "
             "are not to be trusted (give awl ingest --type if its kind is wrong)")
+
+
+def _largest(raw: np.ndarray) -> float:
+    """The largest value `raw`'s type holds: a saturation above it (a frame without a level is
+    stored with the largest float) is reached by no pixel, and comparing float32 pixels with it
+    would overflow the cast."""
+    info = np.finfo(raw.dtype) if np.issubdtype(raw.dtype, np.floating) else np.iinfo(raw.dtype)
+    return float(info.max)
 
 
 def level_note(kind: str, raws: list[tuple[str, np.ndarray, float]]) -> str | None:

@@ -173,7 +173,7 @@ class DomeFlatFrame(MasterCalibration):
         bias = None if self.bias is None else read_hdu(self.bias)[0]
         master = make_master_flat([frame.data for frame in frames], bias,
                                   stage_parameters(self.process_params, FlatParameters),
-                                  self.chip, self.filter)
+                                  self.chip, self.filter, [r.original_name for r in raws])
         self.nframes, self.lamp_level = master.nframes, master.level
         self.notes = flag([], level_note("flat", _levels(raws, frames)))
         self.bad_fraction = float(np.mean(master.bad))

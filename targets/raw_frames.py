@@ -384,9 +384,57 @@ def _frames_of_file(path: Path, kind: str | None, overrides: Mapping[str, Value]
     content (SHA-256 in `seen`) was ingested before or earlier in the batch."""
     raw = read_raw_file(path, overrides, sha256)
     if raw.sha256 in seen or (sha256 is None and _ingested_before({raw.sha256})):
+        _refuse_other_values(raw, overrides)
         return None
     values = interpret_frames(raw, kind)
     return raw, values, _frames_of(raw, values, scratch)
+
+
+def _refuse_other_values(raw: RawFile, overrides: Mapping[str, Value]) -> None:
+    """Refuse a file stored before when a value given now differs from its stored frame's:
+    its content is ingested once, so the value would be dropped in silence (Butler refuses a
+    dataset defined again with other values, for the same reason).
+
+    Raises
+    ------
+    HeaderError
+        Naming the stored frame, each keyword with its stored and given values, and the ways
+        to store the value given.
+    """
+    if not overrides:
+        return
+    differences: list[str] = []
+    frames = select((RawFrame.source_hash == raw.sha256) | (RawFrame.content_hash == raw.sha256))
+    for frame in frames.all():
+        with frame.open_fits() as hdul:
+            header = hdul[0].header
+        differences.extend(
+            f"{keyword} = {_shown(header.get(keyword), keyword in header)} stored in "
+            f"{type(frame).__name__} {frame.object_id}, "
+            f"{'its removal' if value is None else repr(value)} given"
+            for keyword, value in overrides.items()
+            if not _same(header.get(keyword), keyword in header, value))
+    if differences:
+        raise HeaderError(
+            f"{raw.path} was ingested before with other values: {'; '.join(differences)}; "
+            "nothing is stored (a file's content is ingested once). To store it with the values "
+            "given, delete the stored frame (frame.delete() in Python, when nothing was made "
+            "from it yet), or ingest a copy of the file with the values written in its header "
+            "(astropy.io.fits.setval), which is other content")
+
+
+def _same(stored: object, present: bool, given: Value) -> bool:
+    """Whether a stored header value is the one given (None: the keyword dropped)."""
+    if given is None:
+        return not present
+    if isinstance(given, int | float) and not isinstance(given, bool) and \
+            isinstance(stored, int | float) and not isinstance(stored, bool):
+        return float(stored) == float(given)
+    return present and str(stored).strip() == str(given).strip()
+
+
+def _shown(value: object, present: bool) -> str:
+    return repr(value) if present else "(no keyword)"
 
 
 def _file_hashes(paths: Sequence[Path]) -> dict[Path, tuple[str, tuple[int, ...]]]:

@@ -134,6 +134,24 @@ def test_page_runs_as_written(page: Page, tmp_path: Path, request: pytest.Fixtur
             f"(exit {result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
 
 
+def test_the_sky_example_of_the_persistence_guide_runs_again_in_the_same_folder(
+        tmp_path: Path) -> None:
+    page = read_page(REPO / "docs" / "guide" / "persistence.md")
+    (block,) = [b for b in page.blocks if "class Exposure(DBObject)" in b.text]
+    for run in ("first", "second"):
+        result = subprocess.run([sys.executable, "-"], input=block.text, cwd=tmp_path,
+                                env=_environment(tmp_path), capture_output=True, text=True,
+                                timeout=BLOCK_TIMEOUT)
+        assert result.returncode == 0, f"{run} run:\n{result.stderr[-3000:]}"
+
+
+def test_the_blast_radius_guide_selects_affected_rows_in_a_way_any_count_of_them_takes() -> None:
+    # Source.object_id.in_(answer.ids(Source)) is refused above 5,000 ids; where() splits them
+    page = read_page(REPO / "docs" / "guide" / "retraction-affected.md")
+    code = "".join(block.text for block in page.blocks)
+    assert ".in_(answer.ids(" not in code and "select(answer.where(Source))" in code
+
+
 def test_exemptions_each_match_a_line_of_the_documentation() -> None:
     """An exemption that matches no line of the pages is stale and goes."""
     lines = [line for page in PAGES for block in page.blocks if block.language == "sh"

@@ -8,8 +8,9 @@ lat1 lat2``, ``POLYGON ra1 dec1 ...``), ``CIRCLE``, ``POLYGON`` (degrees, ICRS) 
 a source; ``none``: the image, or a source's coadd, alone, the default for an image),
 ``TIME`` (MJD interval: keeps the images observed within it; see `webviewer._soda_axes`,
 which refuses ``BAND`` and ``POL`` naming them), ``HDU`` (the extension of an image ID to
-start from; default 0), ``RESPONSEFORMAT`` (FITS) and DALI's ``RUNID`` (logged). Any other
-parameter is a ``UsageError`` naming it. Errors are text: ``UsageError: ...``
+start from; default 0; refused for an ID that is not an image, such as a source),
+``RESPONSEFORMAT`` (FITS) and DALI's ``RUNID`` (logged). Any other parameter is a
+``UsageError`` naming it. Errors are text: ``UsageError: ...``
 (400; 404 for an unknown ID), ``MultiValuedParamNotSupported: ...`` (400) or ``Error:
 ...`` (500); a region that covers no pixel, or a TIME no image was observed in, is 204 with
 no body.
@@ -150,9 +151,9 @@ def _answer(params: dict[str, str], viewer: Viewer) -> Response:
         "Content-Disposition": f'attachment; filename="cutout-{object_id}.fits"'})
 
 
-def _hdu(text: str) -> int:
+def _hdu(text: str) -> int | None:
     if text == "":
-        return 0
+        return None
     if not text.isdigit() or not text.isascii() or len(text) > 4:
         raise CutoutUsageError(f"HDU must be an extension number from 0 to 9999, not "
                                f"{text[:40]!r}")

@@ -135,9 +135,12 @@ def cutout_hdus(planned: list[PlannedCutout], asked: DBObject, request: str,
                                f"limit is {limits.bytes} bytes per request")
     primary = fits.PrimaryHDU()
     primary.header["AWLOBJID"] = (asked.object_id, "object the cutouts were asked for")
-    primary.header["AWLCLASS"] = (type(asked).__name__, "its class")
+    primary.header["AWLCLASS"] = (qualified_name(type(asked)), "its class")
     primary.header["AWLREQ"] = (request[:60], "the request")
     primary.header["AWLNCUT"] = (len(planned), "cutout extensions that follow")
+    primary.header.add_comment(f"Cutouts for {qualified_name(type(asked))} "
+                               f"{asked.object_id}: each extension is a cut of the image its "
+                               "own AWLOBJID and AWLCLASS name (HDU AWLHDU, box AWLX0..AWLY1)")
     hdus: list[fits.PrimaryHDU | fits.ImageHDU] = [primary]
     versions: dict[str, int] = {}
     for p in lineage_order(planned, cache):

@@ -7,6 +7,7 @@ import functools
 from astropy.io import fits
 
 from awlineage.cutouts._cache import CutoutCache
+from awlineage.cutouts._errors import CutoutUsageError
 from awlineage.cutouts._fits import cells_on_image, cutout_hdus
 from awlineage.cutouts._plan import CutoutLimits, anchor_of, plan_cutouts
 from awlineage.cutouts._shapes import Shape
@@ -16,7 +17,7 @@ from awlineage.persistence import DBObject
 
 def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool | None = None,
             limits: CutoutLimits | None = None, database: Database | None = None,
-            hdu: int | str = 0, cache: CutoutCache | None = None) -> fits.HDUList:
+            hdu: int | str | None = None, cache: CutoutCache | None = None) -> fits.HDUList:
     """The cutouts of `obj` as a multi-extension FITS file.
 
     Parameters
@@ -36,8 +37,9 @@ def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool | None =
         How many images, pixels and bytes the request may take.
     database : Database or None, optional
         The database to read; the current session's by default.
-    hdu : int or str, optional
-        The HDU of an image `obj` to start from.
+    hdu : int, str or None, optional
+        The HDU of an image `obj` to start from (None: 0). An anchored object stands for cells
+        of one HDU, its anchor's, so it takes none.
     cache : CutoutCache or None, optional
         Headers, WCSs and lineage already read (a server keeps one across requests); by default
         this request's own.
@@ -52,7 +54,7 @@ def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool | None =
     Raises
     ------
     CutoutUsageError
-        Bad request, or a limit passed.
+        Bad request (an HDU given for an anchored object among them), or a limit passed.
     NoOverlapError
         The region covers no pixel.
 
@@ -84,9 +86,16 @@ def cutouts(obj: DBObject, shape: Shape | None = None, *, lineage: bool | None =
     """
     limits = limits or CutoutLimits()
     cache = cache or CutoutCache()
-    follow = lineage if lineage is not None else anchor_of(obj) is not None
+    anchor = anchor_of(obj)
+    if anchor is not None and hdu is not None:
+        owner, _, anchor_hdu = anchor
+        raise CutoutUsageError(f"HDU {hdu}: {type(obj).__name__} {obj.object_id} is not an "
+                               f"image; it stands for cells of HDU {anchor_hdu} of "
+                               f"{type(owner).__name__} {owner.object_id}, which are cut (give "
+                               "HDU with the ID of an image)")
+    follow = lineage if lineage is not None else anchor is not None
     planned = plan_cutouts(obj, shape, follow, functools.partial(cells_on_image, cache=cache),
-                           limits, database, hdu=hdu, cache=cache)
+                           limits, database, hdu=hdu if hdu is not None else 0, cache=cache)
     request = f"{shape}" if shape is not None else "region of the object"
     request += f" LINEAGE={'backward' if follow else 'none'}"
     hdul = cutout_hdus(planned, obj, request, limits, cache)

@@ -2,8 +2,10 @@
 and a pixel box, parsed from their text forms, and the pixels of an image each one covers.
 
 A sky shape covers the pixels whose centres lie inside it, found through the image's WCS:
-only pixels in the bounding box of the shape's projected outline are tested, so a small
-shape on a large image costs little. ``PIXEL=x0 x1 y0 y1`` is a box of 1-based, inclusive
+for a shape within a cap smaller than a hemisphere only pixels in the bounding box of its
+projected outline are tested, so a small shape on a large image costs little; a larger one
+(up to the whole sky) has every pixel tested, since its outline may project to a few pixels
+or none while it holds the image. ``PIXEL=x0 x1 y0 y1`` is a box of 1-based, inclusive
 FITS pixel numbers (x along NAXIS1, the columns), like CADC's ``SUB=[x0:x1,y0:y1]`` and
 DaCHS's ``PIXEL_1``/``PIXEL_2``; it needs no WCS, so it works on a bias or a flat.
 """
@@ -22,6 +24,13 @@ from awlineage.cutouts._errors import CutoutUsageError
 
 OUTLINE_POINTS = 64
 """Points per edge (or around a circle) projected to find a shape's pixel bounding box."""
+
+SMALL_CAP = 80.0
+"""Degrees: a shape whose outline lies within this of its mean direction is bounded by its
+projected outline; a larger one (below a hemisphere, with a margin) has every pixel tested."""
+
+BLOCK_PIXELS = 1 << 20
+"""Pixels tested at a time, so a shape over a whole large image needs little memory."""
 
 
 @dataclass(frozen=True)
@@ -70,24 +79,52 @@ class SkyShape:
         """The (row, column) 0-based indexes of the pixels of an image of `shape` with
         celestial `wcs` whose centres are inside the shape."""
         celestial = wcs.celestial
+        rows, columns = shape[-2:]
+        box = self._outline_box(celestial, rows, columns)
+        if box is None:
+            return np.zeros((0, 2), dtype=np.int64)
+        r0, r1, c0, c1 = box
+        step = max(BLOCK_PIXELS // (c1 - c0 + 1), 1)
+        found = [np.zeros((0, 2), dtype=np.int64)]
+        for start in range(r0, r1 + 1, step):  # blocks of rows bound the memory of a big box
+            row, column = np.mgrid[start:min(start + step, r1 + 1), c0:c1 + 1]
+            with np.errstate(invalid="ignore"):
+                plon, plat = celestial.pixel_to_world_values(column.ravel(), row.ravel())
+            inside = self.contains(np.asarray(plon) % 360.0, np.asarray(plat))
+            found.append(np.stack([row.ravel()[inside], column.ravel()[inside]], axis=1))
+        return np.concatenate(found).astype(np.int64)
+
+    def _outline_box(self, celestial: WCS, rows: int, columns: int
+                     ) -> tuple[int, int, int, int] | None:
+        """The pixels worth testing, ``(row0, row1, column0, column1)``, or None for none.
+
+        The projected outline bounds the shape only when the shape lies in a cap smaller than
+        a hemisphere and every outline point projects: a larger shape, or one reaching where
+        the projection has no pixels (beyond a TAN's hemisphere), may hold the image while its
+        outline projects to a few pixels or none, so every pixel is tested."""
+        whole = (0, rows - 1, 0, columns - 1)
+        if not self._in_small_cap():
+            return whole
         lon, lat = self.outline()
         with np.errstate(invalid="ignore"):
             x, y = celestial.world_to_pixel_values(lon, lat)
-        good = np.isfinite(x) & np.isfinite(y)
-        rows, columns = shape[-2:]
-        if not good.any():
-            return np.zeros((0, 2), dtype=np.int64)
-        c0 = max(math.floor(x[good].min()) - 1, 0)
-        c1 = min(math.ceil(x[good].max()) + 1, columns - 1)
-        r0 = max(math.floor(y[good].min()) - 1, 0)
-        r1 = min(math.ceil(y[good].max()) + 1, rows - 1)
-        if r0 > r1 or c0 > c1:
-            return np.zeros((0, 2), dtype=np.int64)
-        row, column = np.mgrid[r0:r1 + 1, c0:c1 + 1]
-        with np.errstate(invalid="ignore"):
-            plon, plat = celestial.pixel_to_world_values(column.ravel(), row.ravel())
-        inside = self.contains(np.asarray(plon) % 360.0, np.asarray(plat))
-        return np.stack([row.ravel()[inside], column.ravel()[inside]], axis=1).astype(np.int64)
+        if not (np.isfinite(x) & np.isfinite(y)).all():
+            return whole
+        c0 = max(math.floor(x.min()) - 1, 0)
+        c1 = min(math.ceil(x.max()) + 1, columns - 1)
+        r0 = max(math.floor(y.min()) - 1, 0)
+        r1 = min(math.ceil(y.max()) + 1, rows - 1)
+        return None if r0 > r1 or c0 > c1 else (r0, r1, c0, c1)
+
+    def _in_small_cap(self) -> bool:
+        """Whether the outline lies within `SMALL_CAP` degrees of its mean direction."""
+        lon, lat = (np.radians(v) for v in self.outline())
+        xyz = np.stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)])
+        mean = xyz.mean(axis=1)
+        norm = float(np.linalg.norm(mean))
+        if norm < 1e-9:
+            return False
+        return bool((mean @ xyz / norm).min() > math.cos(math.radians(SMALL_CAP)))
 
 
 @dataclass(frozen=True)

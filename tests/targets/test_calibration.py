@@ -105,9 +105,30 @@ def test_raw_frames_of_different_shapes_are_refused():
 
 
 def test_flat_without_signal_is_refused():
-    with pytest.raises(ValueError, match="no signal above the bias"):
+    with pytest.raises(ValueError, match="have no light"):
         make_master_flat([np.full((4, 4), 100.0)], np.full((4, 4), 100.0), chip="c",
                          filter_name="r")
+
+
+def test_flats_at_the_bias_level_give_or_take_its_noise_are_refused_by_name():
+    rng = np.random.default_rng(5)
+    bias = 1000 + rng.normal(0, 5 / np.sqrt(3), (64, 64))
+    flats = [1000 + rng.normal(0, 5, (64, 64)) for _ in range(3)]
+    flats[1] += 0.3  # above the bias, by far less than the noise
+    with pytest.raises(ValueError, match=r"chip 'c1' filter 'r': raw flat\(s\) a.fits \(median "
+                       r".* ADU above the bias, pixel noise 5.* ADU\), b.fits .*c.fits .*have "
+                       r"no light: .* at least 5 times its pixel noise"):
+        make_master_flat(flats, bias, chip="c1", filter_name="r",
+                         names=["a.fits", "b.fits", "c.fits"])
+
+
+def test_a_faint_flat_well_above_its_noise_is_combined():
+    rng = np.random.default_rng(6)
+    bias = np.full((64, 64), 1000.0)
+    flats = [1060 + rng.normal(0, 6, (64, 64)) for _ in range(3)]  # 10 times its noise
+    master = make_master_flat(flats, bias, chip="c1", filter_name="r")
+    assert master.level == pytest.approx(60, abs=1)
+    assert np.median(master.data) == pytest.approx(1.0, abs=0.01)
 
 
 def test_flat_with_a_bias_of_another_shape_is_refused():

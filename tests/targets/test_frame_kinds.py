@@ -7,6 +7,7 @@ output; a science frame mostly saturated and a bias near saturation are flagged 
 from __future__ import annotations
 
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -17,9 +18,11 @@ from astropy.io import fits
 from awlineage import TargetProcessor, select
 from targets.errors import FrameQualityWarning, HeaderError
 from targets.frame_keywords import markdown
+from targets.frame_quality import saturated_note
 from targets.headers import FrameKind, interpret_header, parse_kind
 from targets.pipeline import (
     BiasFrame,
+    DomeFlatFrame,
     RawDomeFlatFrame,
     RawFrame,
     ReducedScienceFrame,
@@ -53,6 +56,15 @@ def test_a_sky_flat_is_a_flat_never_a_science_frame(cards):
     values = interpret_header(fits.Header(cards))
     assert values.kind is FrameKind.DOMEFLAT
     assert "(sky flat)" in values.kind_from and not values.kind_guessed
+
+
+def test_an_unknown_type_word_is_outweighed_by_a_type_keyword_never_by_object_alone():
+    typed = interpret_header(fits.Header({"IMAGETYP": "ARC", "OBSTYPE": "BIAS", "EXPTIME": 0.0}))
+    assert typed.kind is FrameKind.BIAS
+    with pytest.raises(HeaderError, match=r"IMAGETYP = 'ARC' names no bias, domeflat or "):
+        interpret_header(fits.Header({"IMAGETYP": "ARC", "OBJECT": "bias", "EXPTIME": 0.0}))
+    page = (REPO / "docs" / "guide" / "frame-keywords.md").read_text()
+    assert "unless another kind keyword\n  other than OBJECT names one" in page
 
 
 def test_eso_dpr_type_flat_sky_is_a_sky_flat_and_dpr_type_sky_is_science():
@@ -272,6 +284,27 @@ def test_a_master_bias_of_frames_near_saturation_is_flagged(db, data_server, tmp
     assert note.startswith("implausible raw bias(s): bias0.fits (median ")
     assert len(re.findall(r"bias\d\.fits \(median \d+ ADU, 92% of saturation\)", note)) == 3
     assert quality_warnings(bias) == [note]
+
+
+def test_a_dome_flat_with_no_light_above_the_bias_stops_its_master_flat_naming_it(
+        db, data_server, tmp_path):
+    # the flats 1 ADU above the biases, their pixel noise about 3 ADU: no lamp was on
+    paths = [saturated_copy(tmp_path, f"{kind}{n}.fits", 0.0, value=value, IMAGETYP=kind,
+                            FILTER="V") for kind, value in (("zero", 1000), ("flat", 1001))
+             for n in range(3)]
+    ingest(paths)
+    report = TargetProcessor("serial", progress=False).make(DomeFlatFrame)
+    (_, result), = report.failures()
+    assert re.search(r"raw flat\(s\) flat0.fits \(median .* ADU above the bias, pixel noise "
+                     r".*\), flat1.fits .*flat2.fits .*have no light", result.error), result.error
+    assert select(DomeFlatFrame).first() is None
+
+
+def test_a_float_frame_without_a_saturation_level_is_compared_without_overflow():
+    raw = np.full((8, 8), 3.0e38, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert saturated_note(raw, sys.float_info.max, "sci.fits") is None
 
 
 def test_the_documentation_page_shows_the_table_the_code_reads():

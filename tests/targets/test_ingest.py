@@ -364,6 +364,24 @@ def test_an_override_lets_a_refused_frame_in_with_the_value_given_and_recorded(d
     assert ingest([bad]).already == [bad]  # the same original, whatever was set
 
 
+def test_a_stored_file_given_again_with_another_value_is_refused_naming_both(db, data_dir,
+                                                                           tmp_path):
+    bad = unreadable(tmp_path, "thirty.fits", EXPTIME="thirty")
+    (frame,) = ingest([bad], overrides={"EXPTIME": 30}).ingested
+    assert ingest([bad], overrides={"EXPTIME": 30}).already == [bad]  # the values stored
+    with pytest.raises(IngestRefusedError) as refused:
+        ingest([bad], overrides={"EXPTIME": 60, "OBJECT": "M31"})
+    (path, reason), = refused.value.report.refused
+    assert path == bad and reason.startswith(
+        f"{bad} was ingested before with other values: EXPTIME = 30 stored in "
+        f"RawScienceFrame {frame.object_id}, 60 given; OBJECT = ")
+    assert "'M31' given; nothing is stored" in reason and "delete the stored frame" in reason
+    assert [f.exptime for f in select(RawFrame).all()] == [30.0]
+    frame.delete()  # the way the refusal names, nothing being made from the frame yet
+    (again,) = ingest([bad], overrides={"EXPTIME": 60}).ingested
+    assert again.exptime == 60.0
+
+
 def test_an_empty_override_drops_a_keyword_which_then_gets_its_stated_default(db, data_dir,
                                                                              tmp_path):
     bad = unreadable(tmp_path, "nogain.fits", GAIN="high")

@@ -149,6 +149,26 @@ def test_soda_errors_are_text_and_no_overlap_is_204(demo_url, star) -> None:
     assert table.status_code == 400 and "2-d image" in table.text
 
 
+
+@pytest.mark.parametrize("pos", ["CIRCLE {ra} {dec} 120", "RANGE 0 360 -90 90",
+                                 "RANGE -Inf +Inf -Inf +Inf"])
+def test_a_shape_larger_than_a_hemisphere_cuts_the_whole_coadd(demo_url, demo_folder, star,
+                                                               pos) -> None:
+    from astropy.nddata import Cutout2D
+
+    source, _, _ = star
+    coadd = source.sourcelist.coadd
+    links = datalink_links(demo_url, coadd.object_id)
+    cutout = next(links.bysemantics("#cutout", include_narrower=False))
+    stream = cutout.processed(pos=pos.format(ra=source.ra, dec=source.dec), lineage="none")
+    cut = fits.open(io.BytesIO(stream.read()))[1]
+    with fits.open(demo_folder / "awl-data" / coadd.filename) as stored:
+        whole = Cutout2D(stored[0].data, (stored[0].data.shape[1] / 2 - 0.5,
+                                          stored[0].data.shape[0] / 2 - 0.5),
+                         stored[0].data.shape, mode="strict")
+        assert np.array_equal(cut.data, whole.data, equal_nan=True)
+
+
 def test_soda_limits_are_usage_errors(demo_folder, star) -> None:
     from starlette.testclient import TestClient
 

@@ -97,3 +97,30 @@ def test_the_cutout_descriptor_describes_lineage_as_the_service_does_it(demo_url
     assert "none: the image alone, or a source's coadd alone" in lineage
     assert "LINEAGE=none" in cutout.description and "always" not in cutout.description
     assert isinstance(links, DatalinkResults)
+
+
+def test_an_hdu_is_refused_alike_for_a_source_and_for_an_image_without_it(demo_url,
+                                                                         source) -> None:
+    star, coadd = source
+    _, star_cutout = _cutout(demo_url, star)
+    with pytest.raises(DALServiceError, match=rf"UsageError: HDU 7: Source {star} is not an "
+                       rf"image; it stands for cells of HDU .* of SourceList \d+, which are cut"):
+        star_cutout.processed(hdu=7)
+    with pytest.raises(DALServiceError, match="UsageError: HDU 0: Source"):
+        star_cutout.processed(hdu=0, lineage="none")
+    _, coadd_cutout = _cutout(demo_url, coadd)
+    with pytest.raises(DALServiceError, match=r"UsageError: .*HDU 7"):
+        coadd_cutout.processed(hdu=7)
+    assert len(_fits(coadd_cutout.processed(hdu=0, pixel=[10, 20, 10, 20]))) == 2
+
+
+def test_the_primary_header_names_the_object_asked_for_as_the_extensions_name_theirs(
+        demo_url, source) -> None:
+    star, coadd = source
+    _, cutout = _cutout(demo_url, star)
+    hdul = _fits(cutout.processed(lineage="none"))
+    primary, cut = hdul[0].header, hdul[1].header
+    assert (primary["AWLOBJID"], primary["AWLCLASS"]) == (star, "targets.Source")
+    assert (cut["AWLOBJID"], cut["AWLCLASS"]) == (coadd, "targets.CoaddedRegriddedFrame")
+    assert f"Cutouts for targets.Source {star}: each extension is a cut of the " \
+           "image its own AWLOBJID and AWLCLASS name" in "".join(primary["COMMENT"])
