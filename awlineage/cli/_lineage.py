@@ -134,7 +134,7 @@ def _walk(direction: str) -> Callable[[argparse.Namespace], int]:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from awlineage._whole_files import write_whole
+    from awlineage.whole_files import write_whole
     from awlineage.lineage import openlineage_events, prov_json
 
     if args.output and os.path.lexists(args.output) and not args.overwrite:  # before any work

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from awlineage._whole_files import write_whole
+from awlineage.whole_files import write_whole
 from awlineage.federation._bundle_limits import (
     BundleError,
     BundleLimits,
