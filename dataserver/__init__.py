@@ -51,7 +51,7 @@ from dataserver._trailer import (
     read_carried,
     split_lineage,
 )
-from dataserver._urls import check_local_directory, open_storage
+from dataserver._urls import check_local_directory, local_directory, open_storage
 from dataserver._verify import VerifyingReader
 
 if TYPE_CHECKING:
@@ -118,6 +118,7 @@ __all__ = [
     "create_app",
     "hash_file",
     "lineage_suffix",
+    "local_directory",
     "open_storage",
     "parse_duration",
     "parse_size",

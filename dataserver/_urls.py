@@ -113,7 +113,23 @@ def _number(url: str, options: dict[str, str], key: str) -> int | None:
 
 def local_directory(text: str) -> Path | None:
     """The directory a data server URL names when it is a local one (a path or ``file://``),
-    else None; nothing is opened or made."""
+    else None; nothing is opened or made.
+
+    Parameters
+    ----------
+    text : str
+        A data server URL.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The directory, absolute; None for ``s3://``, ``http(s)://`` and other schemes.
+
+    Examples
+    --------
+    >>> local_directory("/data/awl?durability=each"), local_directory("s3://frames")
+    (PosixPath('/data/awl'), None)
+    """
     parts = urlsplit(text)
     scheme = parts.scheme.lower()
     if scheme == "file":
