@@ -134,8 +134,8 @@ def _walk(direction: str) -> Callable[[argparse.Namespace], int]:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from awlineage.whole_files import write_whole
     from awlineage.lineage import openlineage_events, prov_json
+    from awlineage.whole_files import write_whole
 
     if args.output and os.path.lexists(args.output) and not args.overwrite:  # before any work
         raise AwlError(f"{args.output} exists: pass --overwrite to replace it")

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from awlineage.whole_files import write_whole
 from awlineage.federation._bundle_limits import (
     BundleError,
     BundleLimits,
@@ -36,6 +35,7 @@ from awlineage.federation._bundle_limits import (
 )
 from awlineage.federation._records import ObjectRecord
 from awlineage.federation._site import Site
+from awlineage.whole_files import write_whole
 
 FORMAT = "awlineage-bundle"
 VERSION = 1
