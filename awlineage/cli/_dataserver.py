@@ -19,7 +19,7 @@ from awlineage.extras import require_extra
 def _serve(args: argparse.Namespace) -> int:
     for package in ("starlette", "uvicorn"):  # before anything is opened or bound
         require_extra(package, "web", "the HTTP data server (awl dataserver serve)")
-    from awlineage.storage import data_server_app
+    from awlineage.storage import data_server_app, shown_data_url
     from dataserver import ServerConfig
 
     settings = ServerConfig.load(
@@ -54,8 +54,8 @@ def _serve(args: argparse.Namespace) -> int:
     with listening_socket(args.host, args.port) as sock:
         for note in notes:
             print(f"awl dataserver: {note}", file=sys.stderr)
-        print(f"awl dataserver: serving {settings.storage_url} on http://{args.host}:"
-              f"{args.port}", file=sys.stderr)
+        print(f"awl dataserver: serving {shown_data_url(settings.storage_url)} on "
+              f"http://{args.host}:{args.port}", file=sys.stderr)
         return serve_on(app, sock, args.log_level)
 
 
