@@ -51,7 +51,12 @@ from dataserver._trailer import (
     read_carried,
     split_lineage,
 )
-from dataserver._urls import check_local_directory, open_storage
+from dataserver._urls import (
+    check_local_directory,
+    local_directory,
+    open_storage,
+    shown_data_url,
+)
 from dataserver._verify import VerifyingReader
 
 if TYPE_CHECKING:
@@ -118,11 +123,13 @@ __all__ = [
     "create_app",
     "hash_file",
     "lineage_suffix",
+    "local_directory",
     "open_storage",
     "parse_duration",
     "parse_size",
     "parse_trailer",
     "read_carried",
+    "shown_data_url",
     "split_lineage",
     "sync_filesystem",
     "validate_name",

@@ -43,6 +43,7 @@ from dataserver._streams import (
     is_path,
     read_chunks,
 )
+from dataserver._urls import shown_data_url
 from dataserver._verify import check_retrieved
 
 _CHECK_FIRST = 8 * 1024 * 1024
@@ -67,6 +68,8 @@ class HTTPStorage(Storage):
 
     def __init__(self, url: str, *, token: str | None = None, timeout: float = 300.0) -> None:
         self.url = url.rstrip("/")
+        self.shown_url = shown_data_url(self.url)
+        """The URL as messages name it: without a user name or password it may hold."""
         self.token = token if token is not None else (os.environ.get("AWL_DATA_TOKEN") or None)
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         self.client = httpx.Client(base_url=self.url, headers=headers,
@@ -83,7 +86,7 @@ class HTTPStorage(Storage):
             response = self._request("GET", "/")
             body = response.json()
             if body.get("service") != SERVICE_NAME:
-                raise DataServerError(f"{self.url} is not an awlineage data server")
+                raise DataServerError(f"{self.shown_url} is not an awlineage data server")
             self._info = body
         return self._info
 
@@ -93,7 +96,7 @@ class HTTPStorage(Storage):
         try:
             response = self.client.request(method, path, **kwargs)
         except httpx.TransportError as exc:
-            raise DataServerError(f"data server {self.url} unreachable: {exc}") from exc
+            raise DataServerError(f"data server {self.shown_url} unreachable: {exc}") from exc
         if response.status_code >= 400:
             raise _error(response, name)
         return response
@@ -120,7 +123,7 @@ class HTTPStorage(Storage):
         except (httpx.WriteError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
             raise self._explain_broken_upload(name, size, exc) from exc
         except httpx.TransportError as exc:
-            raise DataServerError(f"data server {self.url} unreachable: {exc}") from exc
+            raise DataServerError(f"data server {self.shown_url} unreachable: {exc}") from exc
         if response.status_code >= 400:
             raise _error(response, name)
         return _stored_from_json(response.json(), created=response.status_code == 201)
@@ -167,7 +170,7 @@ class HTTPStorage(Storage):
         try:
             response = self.client.head(self._path(name))
         except httpx.TransportError as exc:
-            raise DataServerError(f"data server {self.url} unreachable: {exc}") from exc
+            raise DataServerError(f"data server {self.shown_url} unreachable: {exc}") from exc
         if response.status_code == 404:
             return None
         if response.status_code >= 400:
@@ -204,7 +207,7 @@ class HTTPStorage(Storage):
         try:
             response = self.client.send(request, stream=True)
         except httpx.TransportError as exc:
-            raise DataServerError(f"data server {self.url} unreachable: {exc}") from exc
+            raise DataServerError(f"data server {self.shown_url} unreachable: {exc}") from exc
         if response.status_code == 416 and empty_if_416:
             response.close()
             return None  # type: ignore[return-value]
@@ -219,7 +222,7 @@ class HTTPStorage(Storage):
     def open(self, name: str, offset: int = 0, length: int | None = None) -> BinaryIO:
         if length == 0:
             if self.stat(name) is None:
-                raise FileNotFoundOnServer(name, self.url)
+                raise FileNotFoundOnServer(name, self.shown_url)
             return chunk_stream(iter(()))
         headers = {}
         if offset or length is not None:
@@ -239,7 +242,7 @@ class HTTPStorage(Storage):
         try:
             response = self.client.send(request, stream=True)
         except httpx.TransportError as exc:
-            raise DataServerError(f"data server {self.url} unreachable: {exc}") from exc
+            raise DataServerError(f"data server {self.shown_url} unreachable: {exc}") from exc
         try:
             if response.status_code >= 400:
                 response.read()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import urllib.parse
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -113,7 +114,23 @@ def _number(url: str, options: dict[str, str], key: str) -> int | None:
 
 def local_directory(text: str) -> Path | None:
     """The directory a data server URL names when it is a local one (a path or ``file://``),
-    else None; nothing is opened or made."""
+    else None; nothing is opened or made.
+
+    Parameters
+    ----------
+    text : str
+        A data server URL.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The directory, absolute; None for ``s3://``, ``http(s)://`` and other schemes.
+
+    Examples
+    --------
+    >>> local_directory("/data/awl?durability=each"), local_directory("s3://frames")
+    (PosixPath('/data/awl'), None)
+    """
     parts = urlsplit(text)
     scheme = parts.scheme.lower()
     if scheme == "file":
@@ -178,3 +195,47 @@ def _open_s3(url: str, bucket: str, path: str, options: dict[str, str]) -> Stora
         )
     except ValueError as exc:
         raise ServerConfigError(f"data server URL {url!r}: {exc}") from None
+
+
+_SECRET_OPTIONS = ("token", "key", "secret", "password", "credential", "signature")
+"""Query options of a URL whose values are never shown (matched within the option's name)."""
+
+
+def shown_data_url(url: str) -> str:
+    """`url` as it may be shown: a local directory as an absolute ``file://`` URL, any other
+    URL without user name, password or query option that may hold a secret (``token``,
+    ``access_key``, ``password``, ...).
+
+    Parameters
+    ----------
+    url : str
+        A data server's URL (``./awl-data``, ``file:///data``, ``http://u:p@host:8300``,
+        ``s3://bucket?endpoint=...``).
+
+    Returns
+    -------
+    str
+        The URL shown.
+
+    Examples
+    --------
+    >>> shown_data_url("http://reader:s3cret@127.0.0.1:8300")
+    'http://127.0.0.1:8300'
+    >>> shown_data_url("/data/awl")
+    'file:///data/awl'
+    """
+    if "://" not in url:
+        return Path(url).absolute().as_uri()
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = host if port is None else f"{host}:{port}"
+    query = "&".join(
+        item for item in parts.query.split("&")
+        if item and not any(word in item.split("=", 1)[0].lower() for word in _SECRET_OPTIONS))
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, ""))

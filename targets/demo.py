@@ -27,7 +27,7 @@ from awlineage.processing import (
     render_plan,
     resolve_executor,
 )
-from awlineage.storage import current_data_server
+from awlineage.storage import current_data_server, shown_data_url
 from targets.pipeline import (
     ReducedScienceFrameParameters,
     Source,
@@ -63,7 +63,8 @@ def run_demo(database_url: str | None = None, *, size: str = "small", executor: 
                                    and not os.environ.get("NO_COLOR"))
     say = _Printer(out)
     say.title("awlineage demo: an imaging pipeline on a synthetic night")
-    say(f"database {db.url.render_as_string(hide_password=True)}, data server {server.url}, "
+    say(f"database {db.url.render_as_string(hide_password=True)}, data server "
+        f"{shown_data_url(server.url)}, "
         f"executor {executor}" + (f" on {spark_master}" if spark_master else ""))
 
     parameters = () if cosmic_ray_threshold is None else \

@@ -1,5 +1,6 @@
 """Header values a user gives at ingest (``awl ingest --set KEYWORD=VALUE``, ``ingest(...,
-overrides={...})``): checked as FITS keywords before anything is read, then set in each frame's
+overrides={...})``): checked as FITS cards, and as values ingest can read (a number for
+EXPTIME, a date for DATE-OBS ...), before anything is read, then set in each frame's
 header before it is read. A frame whose header they change is stored with the changed header
 (a HISTORY line per change), so the file and the values recorded with it agree.
 
@@ -22,6 +23,8 @@ from collections.abc import Iterable, Mapping
 
 from astropy.io import fits
 from astropy.utils.exceptions import AstropyWarning
+
+from targets.headers import check_given_values
 
 _LAYOUT = re.compile(r"^(SIMPLE|XTENSION|BITPIX|NAXIS\d*|EXTEND|PCOUNT|GCOUNT|BZERO|BSCALE|"
                      r"BLANK|GROUPS|THEAP|TFIELDS|END)$")
@@ -85,7 +88,8 @@ def check_overrides(overrides: Mapping[str, Value] | None) -> dict[str, Value]:
     ------
     ValueError
         Naming the keyword: not a valid FITS keyword, a keyword of the data's layout (BITPIX,
-        NAXIS, BZERO ...), given twice, or a value no FITS card can hold.
+        NAXIS, BZERO ...), given twice, a value no FITS card can hold, or a value ingest
+        cannot read (`targets.headers.check_given_values`: ``EXPTIME=abc``).
     """
     checked: dict[str, Value] = {}
     for given, value in (overrides or {}).items():
@@ -106,6 +110,7 @@ def check_overrides(overrides: Mapping[str, Value] | None) -> dict[str, Value]:
                 raise ValueError(f"--set {given}={value!r}: not a valid FITS card "
                                  f"({' '.join(str(exc).split())})") from None
         checked[keyword] = value
+    check_given_values(checked)
     return checked
 
 

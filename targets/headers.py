@@ -23,6 +23,7 @@ import math
 import re
 import shlex
 import warnings
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from astropy.io import fits
@@ -191,7 +192,8 @@ def _kind_words() -> list[str]:
 
 
 def interpret_header(
-    header: fits.Header, kind: str | FrameKind | None = None, filename: str | None = None
+    header: fits.Header, kind: str | FrameKind | None = None, filename: str | None = None,
+    given: Collection[str] = (),
 ) -> HeaderValues:
     """Read a raw frame's header.
 
@@ -203,6 +205,9 @@ def interpret_header(
         The frame kind to use instead of the header's (the `--type` of `awl ingest`).
     filename
         Named in error messages and defaults.
+    given
+        The keywords whose values were set at ingest (``awl ingest --set``): an error about
+        one of them blames the value given, not the header.
 
     Returns
     -------
@@ -220,7 +225,7 @@ def interpret_header(
     ValueError
         When `kind` is not a known kind.
     """
-    reader = _Reader(header)
+    reader = _Reader(header, given)
     if kind is not None:
         frame_kind = parse_kind(kind)
         reader.sources["kind"] = "given"
@@ -338,8 +343,13 @@ class Unreadable:
     """What is wrong, after ``KEYWORD = value``: 'is not a number', 'is not a date' ..."""
     example: str = "VALUE"
     """What an override's value looks like (NUMBER, NAME, YYYY-MM-DDThh:mm:ss ...)."""
+    given: bool = False
+    """Whether the value was set at ingest (``--set``) rather than read from the header."""
 
     def __str__(self) -> str:
+        if self.given:
+            return (f"the value given with --set "
+                    f"{shlex.quote(f'{self.keyword}={self.value}')} {self.why}")
         return f"{self.keyword} = {self.value!r} {self.why}"
 
 
@@ -354,9 +364,30 @@ def unreadable_message(filename: str | None, problems: list[Unreadable]) -> str:
     python = ", ".join(f"{keyword!r}: ..." for keyword in keywords)
     other_kind = (" or another kind (--type)"
                   if any("science frame" in problem.why for problem in problems) else "")
-    return (f"{where}{'; '.join(map(str, problems))}; correct the header, or give the value "
+    fix = ("give another value" if all(problem.given for problem in problems)
+           else "correct the header, or give the value")
+    return (f"{where}{'; '.join(map(str, problems))}; {fix} "
             f"with awl ingest {options}{other_kind} (in Python: ingest(..., overrides="
             f"{{{python}}}); an empty value drops the keyword)")
+
+
+def check_given_values(given: Mapping[str, object]) -> None:
+    """Refuse values set at ingest (``awl ingest --set``, ``ingest(overrides=...)``) that no
+    frame could be read with (``EXPTIME=abc``, ``DATE-OBS=yesterday``, ``GAIN=-2``), before
+    anything is read: they would refuse every frame. What depends on the frame (a zero
+    exposure time is refused for a science frame only) is left to each frame.
+
+    Raises
+    ------
+    ValueError
+        Naming the ``--set`` option and its value, what is wrong and what to give.
+    """
+    header = fits.Header([(keyword, value) for keyword, value in given.items()
+                          if value is not None])
+    try:  # a bias: the kind that asks least of the values, so only the value itself counts
+        interpret_header(header, FrameKind.BIAS, given=given)
+    except HeaderError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def _present(value: object) -> bool:
@@ -376,8 +407,9 @@ class _Reader:
     """Looks values up under alternative keywords, recording sources, defaults for missing
     keywords and the keywords present but unreadable."""
 
-    def __init__(self, header: fits.Header) -> None:
+    def __init__(self, header: fits.Header, given: Collection[str] = ()) -> None:
         self.header = header
+        self.given = frozenset(given)
         self.defaults: dict[str, str] = {}
         self.sources: dict[str, str] = {}
         self.unreadable: list[Unreadable] = []
@@ -385,7 +417,7 @@ class _Reader:
 
     def refuse(self, keyword: str, value: object, why: str, example: str = "VALUE") -> None:
         """Record a keyword whose value cannot be used: the frame will be refused."""
-        self.unreadable.append(Unreadable(keyword, value, why, example))
+        self.unreadable.append(Unreadable(keyword, value, why, example, keyword in self.given))
 
     def _first(self, keywords: tuple[str, ...]) -> tuple[str | None, object, list[str]]:
         """The first of `keywords` with a value, and the ones before it that are empty."""

@@ -145,12 +145,15 @@ class RawFile:
         One per 2-d image (extension) that is a frame.
     skipped
         One sentence per extension that is not a frame (a weight map, a table, ...).
+    given
+        The keywords set (or removed) in every frame's header at ingest (``--set``).
     """
 
     path: Path
     sha256: str
     frames: list[RawImage] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    given: frozenset[str] = frozenset()
 
     @property
     def whole(self) -> bool:
@@ -184,7 +187,7 @@ def read_raw_file(path: str | Path, overrides: Mapping[str, Value] | None = None
         raise RawFileError(f"{path}: no such file")
     if sha256 is None:
         _, sha256 = hash_file(path)
-    raw = RawFile(path, sha256)
+    raw = RawFile(path, sha256, given=frozenset(overrides or ()))
     with _uncompressed(path) as readable:
         _split(path, readable, raw, overrides or {})
     return raw
@@ -401,7 +404,7 @@ def interpret_frames(raw: RawFile, kind: str | FrameKind | None = None) -> list[
         name = f"{raw.path.name}[{frame.extension}]" if frame.extension else raw.path.name
         # a refusal names the HDU even of a single-image file: file[0] is its primary HDU
         frame_values = interpret_header(frame.header, kind, name if frame.extension
-                                        else f"{name}[{frame.index}]")
+                                        else f"{name}[{frame.index}]", raw.given)
         frame_values.overridden = [f"{note} (in {name})" for note in frame.overridden]
         _drop_unreadable(frame, frame_values, name if frame.extension
                          else f"{name}[{frame.index}]")

@@ -85,5 +85,6 @@ def _reason(viewer: Viewer | None, exc: Exception) -> str:
     if viewer is None:
         return type(exc).__name__
     server = viewer.session.data_url
-    reason = str(exc).replace(server, "")
+    # an HTTP data server names itself as shown_data_url does, an S3 one by its URL as given
+    reason = str(exc).replace(shown_data_url(server), "").replace(server, "")
     return reason.replace("data server  ", "data server ")

@@ -26,6 +26,7 @@ def _serve(args: argparse.Namespace) -> int:
         require_extra(package, "web", "the web viewer (awl serve)")
     import uvicorn
 
+    from awlineage.storage import shown_data_url
     from webviewer import create_app
     from webviewer._public import public_setting
 
@@ -53,7 +54,8 @@ def _serve(args: argparse.Namespace) -> int:
     # The site's address is recorded only once the port is ours: a failed bind must not
     # leave bundles and files exported later naming another process's server.
     with listening_socket(args.host, args.port) as sock:
-        print(f"awl serve: {shown_url(database_url)} (read-only), files from {data_url}, "
+        print(f"awl serve: {shown_url(database_url)} (read-only), files from "
+              f"{shown_data_url(str(data_url))}, "
               f"on {where}" + (" (public)" if public else ""), file=sys.stderr)
         if public:
             _leave_site(database_url, schema)

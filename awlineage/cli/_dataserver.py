@@ -19,7 +19,7 @@ from awlineage.extras import require_extra
 def _serve(args: argparse.Namespace) -> int:
     for package in ("starlette", "uvicorn"):  # before anything is opened or bound
         require_extra(package, "web", "the HTTP data server (awl dataserver serve)")
-    from awlineage.storage import data_server_app
+    from awlineage.storage import data_server_app, shown_data_url
     from dataserver import ServerConfig
 
     settings = ServerConfig.load(
@@ -35,6 +35,7 @@ def _serve(args: argparse.Namespace) -> int:
         # Deletes are checked against the database: one that does not exist refers to
         # nothing, and would let every file be deleted.
         Database(settings.database_url, schema=settings.database_schema, create=False).close()
+    _refuse_missing_storage(settings.storage_url, args.create)
     notes = []
     if not settings.tokens:
         token = secrets.token_urlsafe(32)
@@ -53,8 +54,8 @@ def _serve(args: argparse.Namespace) -> int:
     with listening_socket(args.host, args.port) as sock:
         for note in notes:
             print(f"awl dataserver: {note}", file=sys.stderr)
-        print(f"awl dataserver: serving {settings.storage_url} on http://{args.host}:"
-              f"{args.port}", file=sys.stderr)
+        print(f"awl dataserver: serving {shown_data_url(settings.storage_url)} on "
+              f"http://{args.host}:{args.port}", file=sys.stderr)
         return serve_on(app, sock, args.log_level)
 
 
@@ -112,6 +113,18 @@ def _refuse_missing_database(url: str) -> None:
                                      "server's database with --database or AWL_DATABASE_URL")
 
 
+def _refuse_missing_storage(url: str, create: bool) -> None:
+    """A storage directory that does not exist would be made empty, and served as if it
+    were the data (a mistyped --storage): refused unless the user asks for a new one."""
+    from dataserver import local_directory
+
+    root = local_directory(url)
+    if root is not None and not root.exists() and not create:
+        raise ConfigurationError(f"data directory {root} does not exist; name the data "
+                                 "server's directory with --storage (or AWL_DATASERVER_STORAGE "
+                                 "or AWL_DATA_URL), or pass --create to make a new one")
+
+
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add ``dataserver serve`` and ``dataserver gc`` to the ``awl`` parser."""
     group = commands.add_parser("dataserver", help="the HTTP data server and its files")
@@ -120,6 +133,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     serve = sub.add_parser("serve", help="run the HTTP data server (writes need a token)")
     serve.add_argument("--storage", help="directory or s3:// bucket it fronts (default: "
                        "AWL_DATASERVER_STORAGE, else AWL_DATA_URL, else ./awl-data)")
+    serve.add_argument("--create", action="store_true",
+                       help="make the storage directory if it does not exist (else a missing "
+                       "one is refused: a mistyped path is not served as an empty store)")
     serve.add_argument("--schema", help="PostgreSQL schema of the database")
     serve.add_argument("--token", action="append", default=[],
                        help="bearer token accepted for writes (repeatable; default "

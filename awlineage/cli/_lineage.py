@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator
@@ -134,7 +135,10 @@ def _walk(direction: str) -> Callable[[argparse.Namespace], int]:
 
 def _export(args: argparse.Namespace) -> int:
     from awlineage.lineage import openlineage_events, prov_json
+    from awlineage.whole_files import write_whole
 
+    if args.output and os.path.lexists(args.output) and not args.overwrite:  # before any work
+        raise AwlError(f"{args.output} exists: pass --overwrite to replace it")
     if args.format == "bundle":
         return export_bundle_command(args)
     _, (obj,) = _open(args)
@@ -143,8 +147,7 @@ def _export(args: argparse.Namespace) -> int:
     else:
         text = json.dumps(openlineage_events(obj, depth=args.depth), indent=1)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(text + "\n")
+        write_whole(args.output, (text + "\n").encode())
     else:
         print(text)
     return 0
@@ -264,7 +267,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     command("descendants", "everything made from an object", _walk("descendants"), None)
     export = command("export", "an object's ancestry as PROV-JSON, OpenLineage events or a "
                      "bundle for another site", _export, None)
-    export.add_argument("--output", "-o", help="write to this file instead of stdout")
+    export.add_argument("--output", "-o", help="write to this file instead of stdout (an "
+                        "existing file is refused unless --overwrite is given)")
+    export.add_argument("--overwrite", action="store_true", help="replace an existing file")
     export.add_argument("--files", action="store_true", help="bundle: include the files of "
                         "the data objects in it")
     _add_index_commands(commands)

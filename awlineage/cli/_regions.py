@@ -1,7 +1,8 @@
 """The ``awl regions`` command group: ``stats`` shows what region lineage captures recorded
-per operator (calls, strategies, rows, bytes, capture seconds, fan-in, fan-out) and what
-queries did through it (cells asked, mean hop time, strategies used), as a table or JSON;
-``optimise`` (`awlineage.cli._region_optimise`) chooses the strategies."""
+per operator (calls, strategies, rows, bytes, the operator's own seconds where calls recorded
+them, capture seconds, fan-in, fan-out) and what queries did through it (cells asked, mean hop
+time, strategies used), as a table or JSON; ``optimise`` (`awlineage.cli._region_optimise`)
+chooses the strategies."""
 
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ def _stats(args: argparse.Namespace) -> int:
     operators = read_operator_stats(db, operator=args.operator)
     queries = read_query_summary(db, operator=args.operator)
     if args.json:
-        print(json.dumps({"operators": [asdict(s) for s in operators.values()],
+        print(json.dumps({"operators": [{**asdict(s), "run_seconds": s.run_seconds or None}
+                                        for s in operators.values()],
                           "queries": [asdict(q) for q in queries]}, indent=1))
         return 0
     if not operators and not queries:
@@ -54,7 +56,7 @@ def _stats(args: argparse.Namespace) -> int:
         ["operator", "calls", "strategies", "rows", "stored", "run s", "lineage s", "fan-in",
          "fan-out"],
         [[s.operator, str(s.calls), ",".join(s.strategies), f"{s.rows:.0f}",
-          _bytes(s.stored_bytes), f"{s.run_seconds:.4f}", f"{s.lineage_seconds:.4f}",
+          _bytes(s.stored_bytes), _run_seconds(s.run_seconds), f"{s.lineage_seconds:.4f}",
           f"{s.fan_in:.2f}", f"{s.fan_out:.2f}"] for s in operators.values()])))
     print()
     if not queries:
@@ -66,6 +68,12 @@ def _stats(args: argparse.Namespace) -> int:
         [[q.operator, q.direction, str(q.queries), str(q.hops), str(q.cells),
           f"{q.mean_seconds:.5f}", _used(q.strategies)] for q in queries])))
     return 0
+
+
+def _run_seconds(seconds: float) -> str:
+    """The mean over the calls that recorded their operator's own seconds (those run through
+    ``capture.run``); 0 means none did: not recorded, rather than a run that took no time."""
+    return f"{seconds:.4f}" if seconds > 0 else "not recorded"
 
 
 def _used(strategies: dict[str, Any]) -> str:

@@ -22,6 +22,7 @@ from awlineage.database._database import (
     RegisteredClass,
     connect,
     current_database,
+    default_database,
 )
 from awlineage.database._ddl import DIALECTS, framework_ddl
 from awlineage.database._load import (
@@ -50,6 +51,7 @@ __all__ = [
     "column_batches",
     "connect",
     "current_database",
+    "default_database",
     "definition_here",
     "describe_property",
     "ensure_recorded_class",

@@ -620,6 +620,24 @@ def current_database() -> Database:
     session = active_session()
     if session is not None:
         return session.database  # type: ignore[return-value]
+    return default_database()
+
+
+def default_database() -> Database:
+    """The process-wide default database, whatever session is active: that of the last
+    `connect()`, connecting with the defaults (and so creating the database) if there is
+    none.
+
+    Returns
+    -------
+    Database
+        The default database.
+
+    Raises
+    ------
+    ConfigurationError
+        When there is none and the configured one cannot be opened.
+    """
     default = default_store()
     if isinstance(default, Database):
         return default

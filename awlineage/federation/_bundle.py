@@ -35,6 +35,7 @@ from awlineage.federation._bundle_limits import (
 )
 from awlineage.federation._records import ObjectRecord
 from awlineage.federation._site import Site
+from awlineage.whole_files import write_whole
 
 FORMAT = "awlineage-bundle"
 VERSION = 1
@@ -138,7 +139,8 @@ class Bundle:
         return buffer.getvalue()
 
     def write(self, path: str | Path) -> int:
-        """Write the bundle to `path` as a ``.awlb`` file.
+        """Write the bundle to `path` as a ``.awlb`` file, whole or not at all (a write that
+        fails leaves no half-written bundle).
 
         Parameters
         ----------
@@ -169,7 +171,7 @@ class Bundle:
         True
         """
         data = self.to_bytes()
-        Path(path).write_bytes(data)
+        write_whole(path, data)
         return len(data)
 
     def summary(self) -> str:

@@ -31,10 +31,12 @@ def producer() -> str:
     return f"urn:awlineage:{version}"
 
 
-def run_uuid(db: Database, object_id: int) -> str:
-    """A stable UUID for a process run (OpenLineage run ids are UUIDs)."""
-    name = f"{db.url.render_as_string(hide_password=True)}/run/{object_id}"
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, name))
+def run_uuid(object_id: int) -> str:
+    """A stable UUID for a process run (OpenLineage run ids are UUIDs), from the run's own
+    id alone: object ids are unique across sites, so a run has one runId at every site that
+    holds it, whatever URL its database is reached by, and the runId tells nothing of that
+    URL (a host, a user, a local path)."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"urn:awlineage:run:{object_id}"))
 
 
 @dataclass(frozen=True)
@@ -179,7 +181,7 @@ def openlineage_events(obj: DBObject, depth: int | None = None, *,
             parent = graph.objects.get(run.parent_run_id)
             parent_class = parent.target_class if isinstance(parent, ProcessRun) else "unknown"
             facets["parent"] = _facet(
-                PARENT_FACET_URL, run={"runId": run_uuid(db, run.parent_run_id)},
+                PARENT_FACET_URL, run={"runId": run_uuid(run.parent_run_id)},
                 job={"namespace": JOB_NAMESPACE, "name": f"{parent_class}.make"})
         if not run.succeeded:
             facets["errorMessage"] = _facet(
@@ -188,7 +190,7 @@ def openlineage_events(obj: DBObject, depth: int | None = None, *,
         inputs = [_dataset(names, o, retracted) for o in run.inputs]
         made = [t for t in (targets.get(run.target_id),) if t is not None]
         outputs = [_dataset(names, o, retracted) for o in [*made, *run.outputs]]
-        run_id = run_uuid(db, run.object_id)
+        run_id = run_uuid(run.object_id)
         base = {"producer": producer(), "schemaURL": SCHEMA_URL, "job": job,
                 "inputs": inputs, "outputs": outputs}
         events.append({**base, "eventType": "START", "eventTime": run.started.isoformat(),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TextIO
 
-from awlineage.database import Database, find_or_commit
+from awlineage.database import Database, current_database, find_or_commit
 from awlineage.errors import ConfigurationError
 from awlineage.persistence import DBObject, Expression, qualified_name
 from awlineage.processing._claims import DEFAULT_TIMEOUT, TargetClaims, clear_leftover_claims
@@ -203,8 +203,8 @@ class TargetProcessor:
                  parameters: DBObject | Iterable[DBObject] = (), keep_going: bool = False,
                  progress: TextIO | bool = True,
                  claim_timeout: float = DEFAULT_TIMEOUT) -> None:
-        if session is None:
-            session = current_session(database)
+        if session is None:  # bound to the database current now, as self.db is
+            session = current_session(database or current_database())
         elif database is not None:
             session = session.with_database(database)
         self.session = session

@@ -14,7 +14,6 @@ from awlineage.storage._defaults import (
     open_data_server,
     use_data_server,
 )
-from awlineage.storage._display import shown_data_url
 from awlineage.storage._files import DataServerFiles, DefaultFiles
 from awlineage.storage._references import (
     DatabaseReferences,
@@ -24,6 +23,7 @@ from awlineage.storage._references import (
 )
 from awlineage.storage._session import Activation, Session, current_data_server, current_session
 from awlineage.storage._verified import verified_files
+from dataserver import shown_data_url
 
 set_default_files(DefaultFiles())
 

@@ -4,13 +4,14 @@ process-wide defaults of ``connect()`` and ``use_data_server()`` apply."""
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import threading
 from typing import Any
 
 from awlineage import config
-from awlineage.database import Database, current_database
-from awlineage.persistence import activate_session, active_session, reset_session
+from awlineage.database import Database, current_database, default_database
+from awlineage.persistence import activate_session, active_session, default_store, reset_session
 from awlineage.storage._defaults import (
     default_data_server,
     open_data_server,
@@ -69,7 +70,11 @@ class Session:
         self._owns_database = isinstance(database, str)
         if isinstance(database, str):
             database = Database(database, schema=schema)
-        self._database: Database = database if database is not None else current_database()
+        self._database: Database | None = (database if database is not None
+                                           else current_database())
+        self._hold_server(data_server, token)
+
+    def _hold_server(self, data_server: Any, token: str | None) -> None:
         self._server_url: str | None = data_server if isinstance(data_server, str) else None
         self._server: Any = None if isinstance(data_server, str) else data_server
         self._token = token
@@ -82,8 +87,9 @@ class Session:
     # -- what it holds --------------------------------------------------------------------
     @property
     def database(self) -> Database:
-        """The database objects are committed to and read from."""
-        return self._database
+        """The database objects are committed to and read from (for the session of the
+        process defaults, the default database, connected on first use)."""
+        return self._database if self._database is not None else default_database()
 
     @property
     def data_server(self) -> Any:
@@ -157,7 +163,7 @@ class Session:
         if self._owns_server and self._server is not None:
             self._server.close()
             self._server = None
-        if self._owns_database:
+        if self._owns_database and self._database is not None:
             self._database.close()
 
 
@@ -176,15 +182,39 @@ class Activation:
         reset_session(self._token)
 
 
-_default_lock = threading.Lock()
-_default_session: Session | None = None
+class _ProcessDefaults(Session):
+    """The session of the process defaults, where no session is active: the database of
+    ``connect()`` and the data server of ``use_data_server()``, whichever they are at each
+    use. Asking for it opens nothing: the default database is connected (an SQLite file
+    created) only when something is read from it or committed."""
+
+    def __init__(self) -> None:  # not Session's: that opens the database now
+        self._owns_database = False
+        self._database = None
+        self._hold_server(None, None)
+
+    def __repr__(self) -> str:
+        default = default_store()
+        if isinstance(default, Database):
+            return f"Session({default!r}, {self.data_url!r})"
+        import sqlalchemy as sa
+
+        url = str(config.setting("database_url"))
+        with contextlib.suppress(sa.exc.ArgumentError):  # no URL: said when it is connected
+            url = sa.make_url(url).render_as_string(hide_password=True)
+        return f"Session(Database({url!r}) (not connected yet), {self.data_url!r})"
+
+
+_default_session = _ProcessDefaults()
 
 
 def current_session(database: Database | None = None) -> Session:
     """Return the session active in this context, else that of the process defaults.
 
     The defaults are the database of ``connect()`` and the data server of
-    ``use_data_server()``.
+    ``use_data_server()``, whichever they are when the session is used. Asking for the
+    session opens neither: the default database is connected (an SQLite file created) only
+    when something reads or commits through it.
 
     Parameters
     ----------
@@ -200,7 +230,8 @@ def current_session(database: Database | None = None) -> Session:
     Raises
     ------
     ConfigurationError
-        When no database is connected and the configured one cannot be opened.
+        Not when asked for, but from the defaults' ``database`` when none is connected and
+        the configured one cannot be opened.
 
     Examples
     --------
@@ -212,17 +243,12 @@ def current_session(database: Database | None = None) -> Session:
     ...     current_session() is session
     True
     """
-    global _default_session
     active = active_session()
     if isinstance(active, Session):
         return active if database is None else active.with_database(database)
     if database is not None:
         return Session(database)
-    database = current_database()
-    with _default_lock:
-        if _default_session is None or _default_session.database is not database:
-            _default_session = Session(database)
-        return _default_session
+    return _default_session
 
 
 def current_data_server() -> Any:

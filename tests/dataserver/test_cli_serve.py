@@ -30,7 +30,8 @@ def run_serve(tmp_path):
         env.pop("AWL_DATASERVER_TOKENS", None)
         process = subprocess.Popen(
             [sys.executable, "-m", "awlineage.cli", "dataserver", "serve", "--port", str(port),
-             "--storage", str(tmp_path / "data"), "--log-level", "warning", *args],
+             "--storage", str(tmp_path / "data"), "--create", "--log-level", "warning",
+             *args],
             cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
         processes.append(process)
         url = f"http://127.0.0.1:{port}"
@@ -92,3 +93,21 @@ def test_serve_refuses_a_negative_lineage_depth(tmp_path):
                            "--lineage-depth", "-1"], cwd=tmp_path, capture_output=True,
                           text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
     assert done.returncode != 0 and "number of links" in done.stderr
+
+
+@pytest.mark.parametrize("storage", [("--storage", "nosuchdir"), ()])
+def test_serve_refuses_a_storage_directory_that_does_not_exist_and_makes_none(
+        tmp_path, storage):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for variable in ("AWL_DATASERVER_STORAGE", "AWL_DATA_URL", "AWL_DATABASE_URL"):
+        env.pop(variable, None)
+    done = subprocess.run([sys.executable, "-m", "awlineage.cli", "dataserver", "serve",
+                           "--port", str(free_port()), *storage], cwd=tmp_path,
+                          capture_output=True, text=True, env=env, timeout=60)
+    missing = tmp_path / (storage[1] if storage else "awl-data")
+    assert done.returncode == 2
+    assert done.stderr == (f"awl: ConfigurationError: data directory {missing} does not "
+                           "exist; name the data server's directory with --storage (or "
+                           "AWL_DATASERVER_STORAGE or AWL_DATA_URL), or pass --create to make "
+                           "a new one\n")
+    assert list(tmp_path.iterdir()) == []

@@ -52,6 +52,15 @@ def test_awl_reports_an_unreachable_data_server_in_one_line(db, data_server, tmp
     assert err.count("\n") == 1
 
 
+def test_an_unreachable_http_data_server_is_named_without_its_password():
+    server = dataserver.HTTPStorage(f"http://reader:s3cret@127.0.0.1:{free_port()}")
+    with pytest.raises(DataServerError) as raised:
+        server.exists("raw/frame.fits")
+    message = str(raised.value)
+    assert message.startswith("data server http://127.0.0.1:") and "unreachable" in message
+    assert "s3cret" not in message and "reader" not in message
+
+
 def test_an_s3_server_that_does_not_answer_is_named_with_its_endpoint():
     endpoint = f"127.0.0.1:{free_port()}"
     url = f"s3://frames?endpoint={endpoint}&secure=false"

@@ -70,6 +70,48 @@ def test_depth_limited_bundle_keeps_ids_versions_hashes_and_points_beyond(
     assert found == {s2.object_id, s1.object_id, raws[0].object_id}
 
 
+def test_a_bundle_whose_write_fails_leaves_the_file_there_untouched_and_no_part(
+        db: Database, tmp_path) -> None:
+    import resource
+
+    *_, s3 = _chain(db)
+    bundle = export_bundle(s3, database=db)
+    (tmp_path / "out").mkdir()
+    target = tmp_path / "out" / "chain.awlb"
+    target.write_bytes(b"the bundle of yesterday")
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    # a full disk, as the kernel says it: no file may grow past half the bundle
+    resource.setrlimit(resource.RLIMIT_FSIZE, (len(bundle.to_bytes()) // 2, limits[1]))
+    try:
+        with pytest.raises(OSError, match=r"chain\.awlb"):
+            bundle.write(target)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+    assert target.read_bytes() == b"the bundle of yesterday"
+    assert [path.name for path in target.parent.iterdir()] == ["chain.awlb"]
+
+
+def test_awl_export_refuses_an_existing_file_unless_overwrite_is_given(
+        db: Database, tmp_path) -> None:
+    from tests.commands import run_awl
+
+    *_, s3 = _chain(db)
+    for form, name in (("prov", "chain.json"), ("bundle", "chain.awlb")):
+        target = tmp_path / name
+        target.write_text("kept\n")
+        command = ("export", form, str(s3.object_id), "-o", name, "--import",
+                   "tests.federation.bundle_models")
+        refused = run_awl(db, *command, cwd=tmp_path)
+        assert refused.returncode == 2
+        assert refused.stderr == f"awl: AwlError: {name} exists: pass --overwrite to " \
+                                 "replace it\n"
+        assert target.read_text() == "kept\n"
+        replaced = run_awl(db, *command, "--overwrite", cwd=tmp_path)
+        assert replaced.returncode == 0, replaced.stderr
+        assert target.read_bytes() != b"kept\n"
+    assert read_bundle(tmp_path / "chain.awlb").roots == [s3.object_id]
+
+
 def test_importing_twice_changes_nothing(db: Database, site_b: Database) -> None:
     *_, s3 = _chain(db)
     data = export_bundle(s3, depth=2, database=db).to_bytes()

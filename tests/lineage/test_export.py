@@ -54,6 +54,22 @@ def test_openlineage_events_follow_the_run_event_shape(lineage_path, db, pipelin
     assert f"MasterLevel/{pipeline.master.object_id}" in outputs
 
 
+def test_run_ids_are_the_runs_own_whatever_url_the_database_is_reached_by(
+        lineage_path, db, pipeline) -> None:
+    from awlineage import Database
+
+    option = {"timeout": "30"} if db.url.get_backend_name() == "sqlite" else \
+        {"application_name": "another-url"}
+    other_url = db.url.update_query_dict(option).render_as_string(hide_password=False)
+    other = Database(other_url, schema=db.schema, create=False)
+    try:
+        here = openlineage_events(pipeline.calibrated[0], data_url="/data")
+        there = openlineage_events(pipeline.calibrated[0], database=other, data_url="/data")
+    finally:
+        other.close()
+    assert [e["run"]["runId"] for e in there] == [e["run"]["runId"] for e in here]
+
+
 def test_a_failed_run_exports_a_fail_event_with_its_error(lineage_path, db) -> None:
     from awlineage import ProcessRun, select
 

@@ -91,6 +91,7 @@ def _site_urls(db: Database) -> list[str | None]:
 @pytest.mark.parametrize("command", ["serve", "dataserver serve"])
 def test_a_server_whose_port_is_taken_says_so_in_one_line_and_records_no_site(
         db: Database, command: str, tmp_path: Path) -> None:
+    (tmp_path / "awl-data").mkdir()  # the data server's files: it refuses a missing folder
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

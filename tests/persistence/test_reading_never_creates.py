@@ -1,6 +1,7 @@
 """Reading never creates a database: every ``awl`` command that only reads, and
 ``connect(create=False)`` in Python, refuse a database that does not exist (or holds no
-awlineage objects), naming it; only commands that store objects create one. On SQLite the
+awlineage objects), naming it; only commands that store objects create one, and asking for
+``current_session()`` connects nothing. On SQLite the
 missing database is a file in a directory that does not exist; on PostgreSQL a database the
 server does not have, and an empty schema of one it has. A command that stores objects
 refuses bad arguments before it creates anything."""
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from awlineage import ConfigurationError, Database, connect
+from awlineage import ConfigurationError, Database, connect, current_session
 from awlineage.cli import main
 from awlineage.persistence import set_current_store
 from tests.commands import run_awl
@@ -110,6 +111,25 @@ def test_every_reading_command_refuses_a_database_that_does_not_exist(
             assert "ConfigurationError: database " in lines[0], (command, lines)
             assert "awl:awl@" not in lines[0]  # the password is not shown
             assert not absent.was_created(), command
+    finally:
+        set_current_store(None)
+
+
+def test_asking_for_the_current_session_connects_and_creates_nothing(
+        absent: Absent, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AWL_DATABASE_URL", absent.url)
+    if absent.schema:
+        monkeypatch.setenv("AWL_DATABASE_SCHEMA", absent.schema)
+    set_current_store(None)
+    try:
+        session = current_session()
+        shown = repr(session)
+        assert shown.endswith(f"(not connected yet), {session.data_url!r})")
+        assert "awl:awl@" not in shown
+        assert current_session() is session
+        assert not absent.was_created()
+        assert not (tmp_path / "awlineage.db").exists()
     finally:
         set_current_store(None)
 

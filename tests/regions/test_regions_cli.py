@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
+
+import numpy as np
 
 from awlineage import backward, forward
-from awlineage.regions import flush_query_stats
+from awlineage.regions import Operator, capture_regions, elementwise, flush_query_stats
 from tests.commands import run_awl as awl
+from tests.regions.models import RegionTestRaw, RegionTestReduced
 from tests.regions.pipeline import build
 
 
@@ -53,3 +57,40 @@ def test_awl_regions_stats_on_a_database_without_region_lineage(db) -> None:
     assert result.stdout == "no region lineage recorded for any operator\n"
     result = awl(db, "regions", "stats", "--operator", "nothing", "--json")
     assert json.loads(result.stdout) == {"operators": [], "queries": []}
+
+
+class Pause(Operator):
+    """An operator run through ``capture.run``, whose own seconds are recorded (it pauses
+    a millisecond, so they are never 0)."""
+
+    supported_modes = ("full",)
+
+    def __init__(self) -> None:
+        super().__init__("pause")
+
+    def run(self, image, *, lineage):
+        time.sleep(0.001)
+        if lineage.wants("full"):
+            cells = np.argwhere(np.ones(image.shape, bool))
+            lineage.lwrite(cells, cells)
+        return image.copy()
+
+
+def test_awl_regions_stats_says_when_an_operator_s_own_seconds_are_not_recorded(db) -> None:
+    image = np.arange(12.0).reshape(3, 4)
+    raw = RegionTestRaw(label="raw")
+    raw.commit()
+    out = RegionTestReduced(label="out")
+    with capture_regions(out) as cap:  # a mapping applied (not run), then an operator run
+        mapped = cap.apply(elementwise(), [cap.array(raw, data=image)], name="mapped")
+        cap.run(Pause(), [mapped], [image])
+    out.commit()
+    result = awl(db, "regions", "stats")
+    assert result.returncode == 0, result.stderr
+    rows = {line.split()[0]: line for line in result.stdout.splitlines()[2:] if line.strip()}
+    assert "  not recorded  " in rows["elementwise"]
+    assert "not recorded" not in rows["pause"]
+    as_json = awl(db, "regions", "stats", "--json")
+    seconds = {o["operator"]: o["run_seconds"] for o in json.loads(as_json.stdout)["operators"]}
+    assert seconds["elementwise"] is None and seconds["pause"] >= 0.001
+

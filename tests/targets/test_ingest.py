@@ -406,6 +406,8 @@ def test_a_missing_keyword_keeps_its_stated_default(db, data_dir, tmp_path):
     ({"BAD KEY!": 3}, "'BAD KEY!' is not a FITS keyword"),
     ({"EXP!": 3}, "'EXP!' is not a FITS keyword"),
     ({"OBJECT": "caf\u00e9"}, "not a valid FITS card"),
+    ({"EXPTIME": "abc"}, "the value given with --set EXPTIME=abc is not a number; give another"),
+    ({"DATE-OBS": "yesterday"}, "the value given with --set DATE-OBS=yesterday is not a date"),
 ])
 def test_an_override_that_no_header_can_hold_is_refused_before_anything_is_read(
         db, data_dir, overrides, message):
@@ -434,6 +436,23 @@ def test_awl_ingest_refuses_an_unreadable_value_in_one_line_and_takes_set(db, tm
                     AWL_DATA_URL=str(data))
     assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1
     assert "expected KEYWORD=VALUE" in wrong.stderr
+
+
+def test_awl_ingest_refuses_a_set_value_it_cannot_read_naming_the_option(db, tmp_path):
+    done = run_awl(db, "ingest", "--set", "EXPTIME=abc", str(real("megaprime_ccd10")),
+                   cwd=tmp_path, AWL_DATA_URL=str(tmp_path / "awl-data"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("awl: AwlError: nothing ingested: the value given with "
+                                  "--set EXPTIME=abc is not a number")
+    assert "header" not in done.stderr
+    assert select(RawFrame).count() == 0
+
+
+def test_a_given_value_only_some_frames_refuse_is_blamed_in_their_refusal(db, data_dir):
+    report = ingest([real("megaprime_ccd10")], overrides={"EXPTIME": 0}, refused="report")
+    ((_, reason),) = report.refused
+    assert "the value given with --set EXPTIME=0 is zero: a science frame" in reason
+    assert "correct the header" not in reason
 
 
 def test_an_override_applies_to_every_frame_of_a_mosaic(db, data_dir, tmp_path):

@@ -206,6 +206,15 @@ def _served_lines(db: Database, tmp_path: Path, *options: str) -> list[str]:
     return [f"port {port}", *err.splitlines()]
 
 
+def test_awl_serve_names_its_data_server_without_the_password(db: Database,
+                                                              tmp_path: Path) -> None:
+    Note(text="files elsewhere").commit()
+    lines = _served_lines(db, tmp_path, "--data-url", "http://reader:s3cret@127.0.0.1:9/awl")
+    (said,) = [line for line in lines if "(read-only)" in line]
+    assert "files from http://127.0.0.1:9/awl, on" in said
+    assert "s3cret" not in "\n".join(lines) and "reader" not in said
+
+
 def test_the_site_follows_awl_serve_on_loopback_but_not_a_url_given(db: Database,
                                                                      tmp_path: Path) -> None:
     Note(text="a site").commit()
