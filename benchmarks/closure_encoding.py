@@ -72,11 +72,10 @@ def encode_one(path: Path, budget: float, partial: bool = False) -> dict:
     except ClosureTooLargeError:
         out["result"] = "too large"
         if partial:
-            from awlineage.lineage._closure_build import FULL_ENCODING_BUDGET
-            from awlineage.lineage._closure_split import split
+            from awlineage.lineage import labelled_part
 
             started = time.process_time()
-            part = split(list(nodes), set(edges), FULL_ENCODING_BUDGET)
+            part = labelled_part(list(nodes), set(edges))
             out["split_cpu"] = time.process_time() - started
             if part is not None:
                 out["split"] = {"labelled": len(part.labelled), "edges": part.edges,

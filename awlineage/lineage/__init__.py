@@ -3,7 +3,12 @@ ancestors and descendants, the info tree, diffs of two lineages, and PROV and Op
 exports."""
 
 from awlineage.lineage._ancestry import Ancestry, ancestry
-from awlineage.lineage._closure_build import ClosureBuild, drop_closure_index, reindex_closure
+from awlineage.lineage._closure_build import (
+    ClosureBuild,
+    drop_closure_index,
+    labelled_part,
+    reindex_closure,
+)
 from awlineage.lineage._closure_check import ClosureCheck, check_closure_index
 from awlineage.lineage._closure_encoding import (
     ClosureEncoding,
@@ -103,6 +108,7 @@ __all__ = [
     "info",
     "is_remote_pointer",
     "keep_closure_index",
+    "labelled_part",
     "openlineage_events",
     "outgoing_edges",
     "parent_edges",

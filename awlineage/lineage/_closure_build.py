@@ -194,6 +194,29 @@ def reindex_closure(db: Database, *, max_labels: int | None = None,
     return built
 
 
+def labelled_part(nodes: list[int], edges: set[tuple[int, int]],
+                  max_ancestors: int | None = None) -> Split | None:
+    """The part of a graph a partly labelled index (``answer="partial"``) would label.
+
+    Parameters
+    ----------
+    nodes : list of int
+        The objects.
+    edges : set of (int, int)
+        The (parent, child) links between them.
+    max_ancestors : int, optional
+        Label the objects with at most this many ancestors; None searches the largest bound
+        whose labels fit the budget of a full encoding (3 per object and edge).
+
+    Returns
+    -------
+    Split or None
+        The labelled objects, their edges and their encoding; None when not even the
+        parentless objects fit.
+    """
+    return split(nodes, edges, FULL_ENCODING_BUDGET, max_ancestors)
+
+
 def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = None,
                counted: bool = True, answer: str | None = None,
                max_ancestors: int | None = None) -> ClosureBuild:
