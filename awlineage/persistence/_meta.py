@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from awlineage.errors import AmbiguousClassError, PropertyDefinitionError, UnknownClassError
+from awlineage.persistence._names import check_name_lengths
 from awlineage.persistence._properties import Kind, Property
 
 ClassHook = Callable[[type], None]
@@ -42,8 +43,9 @@ class DBObjectMeta(type):
     Raises
     ------
     PropertyDefinitionError
-        For a subclass that redefines a property incompatibly, a reserved table name, a bad
-        identity declaration, or a class name another module of the namespace already uses.
+        For a subclass that redefines a property incompatibly, a table or column name too
+        long for PostgreSQL, a reserved table name, a bad identity declaration, or a class
+        name another module of the namespace already uses.
 
     Examples
     --------
@@ -89,6 +91,8 @@ class DBObjectMeta(type):
                 f"class {name}: table names starting with 'awl_' are reserved for awlineage"
             )
         cls._table_name = table  # type: ignore[attr-defined]
+        if registered:  # a stand-in reads what a database holds already
+            check_name_lengths(cls, table)
         _check_identity(cls)
         _plan_state(cls)
         if registered:  # a stand-in is one database's reading of a class: never global
