@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from awlineage.errors import AmbiguousClassError, PropertyDefinitionError, UnknownClassError
-from awlineage.persistence._names import check_name_lengths
+from awlineage.persistence._names import check_attribute_names, check_name_lengths
 from awlineage.persistence._properties import Kind, Property
 
 ClassHook = Callable[[type], None]
@@ -43,9 +43,10 @@ class DBObjectMeta(type):
     Raises
     ------
     PropertyDefinitionError
-        For a subclass that redefines a property incompatibly, a table or column name too
-        long for PostgreSQL, a reserved table name, a bad identity declaration, or a class
-        name another module of the namespace already uses.
+        For a subclass that redefines a property incompatibly, an attribute name the
+        framework uses, a table or column name too long for PostgreSQL, a reserved table
+        name, a bad identity declaration, or a class name another module of the namespace
+        already uses.
 
     Examples
     --------
@@ -73,6 +74,8 @@ class DBObjectMeta(type):
         for base in reversed(cls.__mro__[1:]):
             inherited.update(base.__dict__.get("_own_properties", {}))
         own = {k: v for k, v in namespace.items() if isinstance(v, Property)}
+        if registered:
+            check_attribute_names(cls, own)
         for key, prop in own.items():
             old = inherited.get(key)
             if old is not None and not _compatible_override(old, prop):

@@ -15,6 +15,7 @@ import pytest
 from astropy.coordinates import SkyCoord
 
 from awlineage import (
+    DataObject,
     DBObject,
     PersistentTypeError,
     PersistentValueError,
@@ -174,6 +175,23 @@ def test_names_postgresql_cannot_hold_are_refused_at_class_definition() -> None:
     with pytest.raises(PropertyDefinitionError, match=r"TooLongUnicode\.é{32}: .* 64 bytes"):
         class TooLongUnicode(DBObject):
             locals()["é" * 32] = persistent("32 characters, 64 bytes", int, 0)
+
+
+@pytest.mark.parametrize("name, why", [
+    ("version", "a column awlineage adds"), ("object_id", "a column awlineage adds"),
+    ("_identity", "a column awlineage adds"), ("creation_date", "a column awlineage adds"),
+    ("commit", "a method of DBObject"), ("delete", "a method of DBObject"),
+    ("identity", "an attribute of DBObject"), ("__init__", "a method of DBObject")])
+def test_names_the_framework_uses_are_refused_at_class_definition(name, why) -> None:
+    with pytest.raises(PropertyDefinitionError,
+                       match=rf"Reserved\.{name}: '{name}' is {why}"):
+        type("Reserved", (DBObject,), {name: persistent("Taken", int, 0)})
+
+
+def test_a_data_object_method_is_refused_as_an_attribute_name() -> None:
+    with pytest.raises(PropertyDefinitionError, match=r"Stored\.retrieve: .* of DataObject"):
+        class Stored(DataObject):
+            retrieve = persistent("Taken", int, 0)
 
 
 def test_subclass_cannot_change_kind_of_inherited_property() -> None:
