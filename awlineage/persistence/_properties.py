@@ -15,10 +15,12 @@ from awlineage.errors import (
 from awlineage.persistence._lists import open_list
 from awlineage.persistence._observe import notify_read, observers
 from awlineage.persistence._values import (
+    INDEXED_VALUE_BYTES,
     INT64_MAX,
     INT64_MIN,
     LIST_ELEMENT_TYPES,
     SKY_AND_TIME_TYPES,
+    check_indexed_value,
     checker_for,
     element_checker_for,
     is_descriptor_type,
@@ -119,8 +121,14 @@ class Property:
                 or (exact is str and storable_text(value))
                 or exact is bytes
             ):
-                return value
-            return checker_for(self.type)(value, self._where(owner_name))
+                checked = value
+            else:
+                checked = checker_for(self.type)(value, self._where(owner_name))
+            # a character takes at most 4 bytes: shorter text fits an index entry
+            if self.index and isinstance(checked, str | bytes) \
+                    and len(checked) * 4 > INDEXED_VALUE_BYTES:
+                check_indexed_value(checked, self._where(owner_name))
+            return checked
         if kind is _LINK or kind is _SELF_LINK:
             if value is None or isinstance(value, self.type):
                 return value

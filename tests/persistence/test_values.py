@@ -170,3 +170,40 @@ def test_committed_object_refuses_attributes_that_are_not_persistent(db) -> None
         frame.label = "x"
     with pytest.raises(ImmutableObjectError, match="cannot delete attribute 'note'"):
         del frame.note
+
+
+class IndexedLabel(DBObject):
+    label = persistent("Indexed text", str, None, index=True)
+    payload = persistent("Indexed bytes", bytes, None, index=True)
+    note = persistent("Text without an index", str, None)
+
+
+class NamedByLabel(DBObject):
+    identity = ("label",)
+    label = persistent("Identity text", str, None)
+
+
+def random_text(size: int) -> str:
+    # incompressible, as PostgreSQL would otherwise fit more in an index entry
+    import random
+    import string
+
+    rng = random.Random(size)
+    return "".join(rng.choice(string.ascii_letters) for _ in range(size))
+
+
+def test_an_indexed_value_too_long_for_an_index_is_refused_on_both(db) -> None:
+    longest = random_text(2000)
+    IndexedLabel(label=longest, payload=longest.encode(), note=random_text(10000)).commit()
+    assert select(IndexedLabel.label == longest).count() == 1
+    with pytest.raises(PersistentValueError, match=r"IndexedLabel\.label: a value of 2,001 "
+                                                   r"bytes .*at most 2,000 bytes"):
+        IndexedLabel(label=longest + "a")
+    with pytest.raises(PersistentValueError, match=r"IndexedLabel\.label: a value of 2,002"):
+        IndexedLabel(label=longest[:-1] + "éa")  # counted in UTF-8 bytes
+    with pytest.raises(PersistentValueError, match=r"IndexedLabel\.payload: a value of 2,001"):
+        IndexedLabel().payload = longest.encode() + b"a"
+    with pytest.raises(PersistentValueError, match=r"NamedByLabel\.identity \(label\): a value "
+                                                   r"of 5,004 bytes"):
+        NamedByLabel(label=random_text(5000)).commit()
+    assert select(NamedByLabel).count() == 0
