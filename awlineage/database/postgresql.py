@@ -54,8 +54,19 @@ def create_engine(url: sa.URL, schema: str | None, *, read_only: bool = False) -
         url = url.difference_update_query(["options"])
     connect_args: dict[str, Any] = {"options": options}
     engine = sa.create_engine(url, connect_args=connect_args, pool_pre_ping=True)
+    sa.event.listen(engine, "connect", _utc_session)
     sa.event.listen(engine, "before_cursor_execute", _binary_results)
     return engine
+
+
+def _utc_session(dbapi_connection: Any, connection_record: Any) -> None:
+    # libpq sends the PGTZ environment variable as its own startup setting, which wins over
+    # ``-c timezone=UTC`` in the options; datetimes at the ends of the range then fall out of
+    # it (year 0 or 10000) in the session's zone. The server reports the zone on connecting,
+    # so the SET costs a round trip only when it is needed.
+    if dbapi_connection.info.parameter_status("TimeZone") != "UTC":
+        dbapi_connection.execute("SET TIME ZONE 'UTC'")
+        dbapi_connection.commit()
 
 
 _MISSING_DATABASE = re.compile(r'database "(.+)" does not exist')

@@ -207,3 +207,16 @@ def test_an_indexed_value_too_long_for_an_index_is_refused_on_both(db) -> None:
                                                    r"of 5,004 bytes"):
         NamedByLabel(label=random_text(5000)).commit()
     assert select(NamedByLabel).count() == 0
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Kolkata"])
+def test_the_pgtz_variable_leaves_sessions_in_utc(db, reconnect, monkeypatch, zone) -> None:
+    # libpq sends PGTZ at connecting; the ends of the datetime range would leave it
+    monkeypatch.setenv("PGTZ", zone)
+    ends = [utc(1, 1, 1), utc(9999, 12, 31, 23, 59, 59, 999999)]
+    other = reconnect()
+    other.commit([CameraFrame(chip=f"c{i}", obs_date=when) for i, when in enumerate(ends)])
+    assert [f.obs_date for f in select(CameraFrame).order_by("obs_date")] == ends
+    assert select(CameraFrame.obs_date < utc(1, 1, 2)).count() == 1
+    reconnect()  # the connected database: new connections, reading what they did not write
+    assert [f.obs_date for f in select(CameraFrame).order_by("-obs_date")] == ends[::-1]
