@@ -396,7 +396,16 @@ def ambiguity_message(name: str, candidates: list[str]) -> str:
     persistent class name 'Frame' is ambiguous: it may mean a.Frame or b.Frame; write ...
     """
     return (f"persistent class name {name!r} is ambiguous: it may mean "
-            f"{' or '.join(sorted(candidates))}; write the qualified name")
+            f"{' or '.join(sorted(map(_as_written, candidates)))}; write the qualified name")
+
+
+def _as_written(qualified: str) -> str:
+    """A qualified name as a textual query takes it: a namespace that is no identifier
+    (a script ``my-script.py``) in double quotes, ``"my-script".Hy``."""
+    namespace, _, name = qualified.rpartition(".")
+    if all(part.isidentifier() for part in namespace.split(".")):
+        return qualified
+    return f'"{namespace}".{name}'
 
 
 def concrete_subclasses(cls: type) -> list[type]:
