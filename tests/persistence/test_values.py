@@ -220,3 +220,9 @@ def test_the_pgtz_variable_leaves_sessions_in_utc(db, reconnect, monkeypatch, zo
     assert select(CameraFrame.obs_date < utc(1, 1, 2)).count() == 1
     reconnect()  # the connected database: new connections, reading what they did not write
     assert [f.obs_date for f in select(CameraFrame).order_by("-obs_date")] == ends[::-1]
+
+
+def test_a_query_may_compare_an_indexed_attribute_with_a_long_value(db) -> None:
+    IndexedLabel(label="short").commit()
+    assert select(IndexedLabel.label == random_text(5000)).count() == 0
+    assert select(IndexedLabel.label < "z" + random_text(5000)).count() == 1
