@@ -147,6 +147,9 @@ def _syntax_error(text: str, error: UnexpectedInput, message: str) -> QuerySynta
 
 
 def _parse_datetime(text: str) -> datetime.datetime:
+    year = text.split("-", 1)[0]
+    if len(year) > 4:  # lexed as a date, so that 10000-01-01 is not 10000 - 1 - 1
+        raise ValueError(f"year {int(year)} is out of range (1 to 9999)")
     value = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=datetime.UTC)

@@ -218,6 +218,13 @@ def test_results_support_len_index_and_slices(frames) -> None:
         query[6]
 
 
+def test_a_date_beyond_year_9999_is_named_with_its_position(frames) -> None:
+    with pytest.raises(QueryError, match=r"year 10000 is out of range \(1 to 9999\) "
+                                         r"\(line 1, column 24\)"):
+        select("CameraFrame.obs_date < 10000-01-01")
+    assert select("CameraFrame.obs_date < 9999-12-31").count() == 6
+
+
 def test_results_iterate_lazily_in_batches(db, monkeypatch) -> None:
     from awlineage.query import _select
 
