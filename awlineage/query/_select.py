@@ -62,6 +62,13 @@ class Query(Generic[_T]):
     database : Database, optional
         The database to query; the current one, at the time the query runs, by default.
 
+    Attributes
+    ----------
+    cls : type of DBObject
+        The class queried.
+    condition : Expression or None
+        The condition, `where` and those `filter` added.
+
     Raises
     ------
     QueryError
@@ -87,7 +94,7 @@ class Query(Generic[_T]):
             raise QueryError(f"a query condition must be an expression, got "
                              f"{type(where).__name__}")
         self.cls = cls
-        self.where = where
+        self.condition = where
         self._normal = None if where is None else normal_form(where)
         self._database = database
         self._order: tuple[Ordering, ...] = ()
@@ -134,8 +141,21 @@ class Query(Generic[_T]):
         """
         if not isinstance(expression, Expression):
             raise QueryError(f"filter() takes an expression, got {type(expression).__name__}")
-        combined = expression if self.where is None else (self.where & expression)
-        return self._clone(where=combined, _normal=normal_form(combined))
+        combined = expression if self.condition is None else (self.condition & expression)
+        return self._clone(condition=combined, _normal=normal_form(combined))
+
+    def where(self, *args: Any, **kwargs: Any) -> Query[_T]:
+        """Refused with a pointer to `filter`: SQLAlchemy refines its statements with
+        ``where``, a query here with `filter` alone (`condition` holds the condition).
+
+        Raises
+        ------
+        QueryError
+            Always, saying to use ``filter(condition)`` or ``select(Class, condition)``.
+        """
+        raise QueryError(f"{self!r}.where(): a query is refined with filter(condition), as "
+                         f"in select({self.cls.__name__}).filter({self.cls.__name__}.attr > 1), "
+                         "or made with its condition: select(condition)")
 
     def order_by(self, *terms: Ordering | Path | str) -> Query[_T]:
         """Return this query ordered by attributes of its class.
@@ -700,7 +720,7 @@ class Query(Generic[_T]):
         return found
 
     def __repr__(self) -> str:
-        where = "" if self.where is None else f", {_short(self._normal)}"
+        where = "" if self.condition is None else f", {_short(self._normal)}"
         return f"select({self.cls.__name__}{where})"
 
 

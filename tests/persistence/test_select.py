@@ -218,6 +218,12 @@ def test_results_support_len_index_and_slices(frames) -> None:
         query[6]
 
 
+def test_where_is_refused_pointing_at_filter(frames) -> None:
+    with pytest.raises(QueryError, match=r"refined with filter\(condition\)"):
+        select(CameraFrame).where(CameraFrame.nexp > 1)
+    assert select(CameraFrame).filter(CameraFrame.nexp > 1).condition is not None
+
+
 def test_a_date_beyond_year_9999_is_named_with_its_position(frames) -> None:
     with pytest.raises(QueryError, match=r"year 10000 is out of range \(1 to 9999\) "
                                          r"\(line 1, column 24\)"):
