@@ -697,11 +697,11 @@ class Query(Generic[_T]):
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             if any(not isinstance(i, int | None) or isinstance(i, bool)
-                   for i in (index.start, index.stop)) or index.step not in (None, 1) \
-                    or (index.start or 0) < 0 or (index.stop is not None and index.stop < 0):
-                raise QueryError("query slices take non-negative start and stop, no step")
-            start = index.start or 0
-            stop = index.stop
+                   for i in (index.start, index.stop)) or index.step not in (None, 1):
+                raise QueryError("query slices take int start and stop, no step")
+            start, stop = index.start or 0, index.stop
+            if start < 0 or (stop is not None and stop < 0):  # from the end, as a list's
+                start, stop, _ = slice(start, stop).indices(self.count())
             if self._offset + start > _MAX_ROWS or (stop or 0) > _MAX_ROWS:
                 raise QueryError(f"query slice [{brief(index.start)}:{brief(index.stop)}] beyond "
                                  f"{_MAX_ROWS:,} objects")

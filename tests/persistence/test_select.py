@@ -218,6 +218,16 @@ def test_results_support_len_index_and_slices(frames) -> None:
         query[6]
 
 
+def test_slices_count_from_the_end_as_a_list_s_do(frames) -> None:
+    query, chips = select(CameraFrame), [f.chip for f in frames]
+    for part in (slice(-2, None), slice(1, -1), slice(-10, 2), slice(-3, -1), slice(None, -4),
+                 slice(-1, -3)):
+        assert [f.chip for f in query[part]] == chips[part], part
+    assert [f.chip for f in query.offset(1).limit(3)[-2:]] == chips[1:4][-2:]
+    with pytest.raises(QueryError, match="no step"):
+        query[::2]
+
+
 def test_where_is_refused_pointing_at_filter(frames) -> None:
     with pytest.raises(QueryError, match=r"refined with filter\(condition\)"):
         select(CameraFrame).where(CameraFrame.nexp > 1)
