@@ -17,8 +17,10 @@ import sqlalchemy as sa
 from awlineage.database._index_tables import index_rows
 from awlineage.errors import AwlError, DuplicateObjectError
 from awlineage.persistence import (
+    INDEXED_VALUE_BYTES,
     DBObject,
     PersistentList,
+    check_indexed_value,
     datetime_to_text,
     frozen_list,
     link_key,
@@ -111,6 +113,14 @@ def identity_key(obj: DBObject) -> str | None:
     state = obj.__dict__
     return identity_key_of([state[link_key(name)] if link_key(name) in state
                             else state.get(name) for name in names])
+
+
+def _check_identity_fits(obj: DBObject, key: str | None) -> None:
+    # the key and the identity attributes are indexed: PostgreSQL would refuse a long one
+    if key is not None and len(key) * 4 > INDEXED_VALUE_BYTES:
+        names = ", ".join(type(obj).identity)
+        check_indexed_value(key, f"{type(obj).__name__}.identity ({names})",
+                            "shorten the identity attributes' values")
 
 
 def identity_key_of(values: Sequence[Any]) -> str:
@@ -213,6 +223,8 @@ def _write(db: Database, pending: list[DBObject], lock: str | None = None,
         objs.sort(key=_object_id)
     tables = {cls: db.tables_for(cls) for cls in by_class}
     keys = {id(obj): identity_key(obj) for obj in pending}
+    for obj in pending:
+        _check_identity_fits(obj, keys[id(obj)])
     exclusive, shared = _version_locks(db, tables, by_class, keys)
     if lock is not None:
         exclusive.append(lock)

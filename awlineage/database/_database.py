@@ -81,7 +81,8 @@ class Database:
     url : str
         SQLAlchemy URL: ``sqlite:///awlineage.db`` or ``postgresql+psycopg://…``.
     schema : str, optional
-        PostgreSQL schema to work in (made the search_path); ignored for SQLite.
+        PostgreSQL schema to work in (made the search_path); ignored for SQLite. Its name is
+        taken as written: capitals, spaces and quotes included.
     read_only : bool, default False
         Open an existing database for reading only (the web viewer): the database itself
         refuses every write (SQLite ``query_only``, PostgreSQL read-only transactions),
@@ -157,7 +158,8 @@ class Database:
             named = schema or self.dialect.search_path(parsed) or "name"
             raise ConfigurationError(
                 f"database {self._shown()} has no schema {named!r} to create awlineage's "
-                f"tables in: create it first (CREATE SCHEMA {named}), or name one that "
+                "tables in: create it first (CREATE SCHEMA "
+                f"{self.engine.dialect.identifier_preparer.quote(named)}), or name one that "
                 "exists") from None
         except ConfigurationError:
             self.engine.dispose()
@@ -552,7 +554,8 @@ def connect(url: str | None = None, *, schema: str | None = None,
         A database URL; otherwise ``AWL_DATABASE_URL``, the config file, or an SQLite file
         ``awlineage.db`` in the working directory.
     schema : str, optional
-        PostgreSQL schema (``AWL_DATABASE_SCHEMA``).
+        PostgreSQL schema (``AWL_DATABASE_SCHEMA``), its name as written (capitals, spaces
+        and quotes included).
     create : bool, default True
         Create the database if it does not exist (the default). Code that only reads passes
         False: a database that does not exist is then an error naming it, not an empty one.

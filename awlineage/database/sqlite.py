@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from awlineage.database._types import JSONList
+from awlineage.database._types import JSONList, list_to_json
 
 if TYPE_CHECKING:
     from awlineage.persistence import LikePattern
@@ -99,9 +99,11 @@ def list_item(column: sa.ColumnElement, index: int, element_type: type) -> sa.Co
 
 
 def list_contains(column: sa.ColumnElement, value: Any, element_type: type) -> sa.ColumnElement:
-    """True when the JSON list column holds `value`."""
+    """True when the JSON list column holds `value` (compared in its stored form: a datetime
+    as its fixed-width UTC text)."""
     items = sa.func.json_each(column).table_valued("value")
-    return sa.exists(sa.select(sa.literal(1)).select_from(items).where(items.c.value == value))
+    stored = list_to_json([value])[0]
+    return sa.exists(sa.select(sa.literal(1)).select_from(items).where(items.c.value == stored))
 
 
 def id_in(column: sa.ColumnElement, ids: Sequence[int], key: str = "awl_ids"

@@ -86,9 +86,16 @@ from awlineage.persistence._store import (
     set_current_store,
     set_default_files,
 )
-from awlineage.persistence._values import UTC, datetime_to_text, text_to_datetime
+from awlineage.persistence._values import (
+    INDEXED_VALUE_BYTES,
+    UTC,
+    check_indexed_value,
+    datetime_to_text,
+    text_to_datetime,
+)
 
 __all__ = [
+    "INDEXED_VALUE_BYTES",
     "INT64_MAX",
     "INT64_MIN",
     "UTC",
@@ -139,6 +146,7 @@ __all__ = [
     "attribute_guess",
     "brief",
     "build_stand_in",
+    "check_indexed_value",
     "class_by_name",
     "classes_named",
     "concrete_subclasses",

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from awlineage.errors import AmbiguousClassError, PropertyDefinitionError, UnknownClassError
+from awlineage.persistence._names import check_attribute_names, check_name_lengths
 from awlineage.persistence._properties import Kind, Property
 
 ClassHook = Callable[[type], None]
@@ -42,8 +43,10 @@ class DBObjectMeta(type):
     Raises
     ------
     PropertyDefinitionError
-        For a subclass that redefines a property incompatibly, a reserved table name, a bad
-        identity declaration, or a class name another module of the namespace already uses.
+        For a subclass that redefines a property incompatibly, an attribute name the
+        framework uses, a table or column name too long for PostgreSQL, a reserved table
+        name, a bad identity declaration, or a class name another module of the namespace
+        already uses.
 
     Examples
     --------
@@ -71,6 +74,8 @@ class DBObjectMeta(type):
         for base in reversed(cls.__mro__[1:]):
             inherited.update(base.__dict__.get("_own_properties", {}))
         own = {k: v for k, v in namespace.items() if isinstance(v, Property)}
+        if registered:
+            check_attribute_names(cls, own)
         for key, prop in own.items():
             old = inherited.get(key)
             if old is not None and not _compatible_override(old, prop):
@@ -89,6 +94,8 @@ class DBObjectMeta(type):
                 f"class {name}: table names starting with 'awl_' are reserved for awlineage"
             )
         cls._table_name = table  # type: ignore[attr-defined]
+        if registered:  # a stand-in reads what a database holds already
+            check_name_lengths(cls, table)
         _check_identity(cls)
         _plan_state(cls)
         if registered:  # a stand-in is one database's reading of a class: never global
@@ -389,7 +396,16 @@ def ambiguity_message(name: str, candidates: list[str]) -> str:
     persistent class name 'Frame' is ambiguous: it may mean a.Frame or b.Frame; write ...
     """
     return (f"persistent class name {name!r} is ambiguous: it may mean "
-            f"{' or '.join(sorted(candidates))}; write the qualified name")
+            f"{' or '.join(sorted(map(_as_written, candidates)))}; write the qualified name")
+
+
+def _as_written(qualified: str) -> str:
+    """A qualified name as a textual query takes it: a namespace that is no identifier
+    (a script ``my-script.py``) in double quotes, ``"my-script".Hy``."""
+    namespace, _, name = qualified.rpartition(".")
+    if all(part.isidentifier() for part in namespace.split(".")):
+        return qualified
+    return f'"{namespace}".{name}'
 
 
 def concrete_subclasses(cls: type) -> list[type]:

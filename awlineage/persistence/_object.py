@@ -99,7 +99,7 @@ class DBObject(metaclass=DBObjectMeta):
             prop = props.get(key)
             if prop is None or prop.builtin:
                 raise UnknownAttributeError(f"{name} has no persistent attribute {key!r}")
-            state[key] = prop.check(value, name)
+            state[key] = prop.check_stored(value, name)
         if observers:
             notify_created(self)
 

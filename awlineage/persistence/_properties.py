@@ -15,10 +15,12 @@ from awlineage.errors import (
 from awlineage.persistence._lists import open_list
 from awlineage.persistence._observe import notify_read, observers
 from awlineage.persistence._values import (
+    INDEXED_VALUE_BYTES,
     INT64_MAX,
     INT64_MIN,
     LIST_ELEMENT_TYPES,
     SKY_AND_TIME_TYPES,
+    check_indexed_value,
     checker_for,
     element_checker_for,
     is_descriptor_type,
@@ -134,6 +136,16 @@ class Property:
             raise PersistentTypeError(f"{where} expects a list, got {type(value).__name__}")
         return open_list(self.check_items(value, where), self, owner)
 
+    def check_stored(self, value: Any, owner_name: str | None = None) -> Any:
+        """`check` for a value an object will store (not one a query compares with): the
+        value of an indexed attribute must also fit an index entry."""
+        checked = self.check(value, owner_name)
+        # a character takes at most 4 bytes: shorter text fits an index entry
+        if self.index and isinstance(checked, str | bytes) \
+                and len(checked) * 4 > INDEXED_VALUE_BYTES:
+            check_indexed_value(checked, self._where(owner_name))
+        return checked
+
     def check_items(self, items: Any, where: str, start: int = 0) -> list[Any]:
         """Check and normalise elements of a list property, numbered from `start` in errors.
 
@@ -199,7 +211,7 @@ class Property:
                 f"{type(obj).__name__} {state['object_id']} is committed and immutable; "
                 f"make a new object instead of assigning {self.name}"
             )
-        state[self.name] = self.check(value, type(obj).__name__)
+        state[self.name] = self.check_stored(value, type(obj).__name__)
         state.pop("@" + self.name, None)
 
     def __delete__(self, obj: DBObject) -> None:

@@ -35,6 +35,37 @@ _UNSTORABLE_CHARS = re.compile("[\x00\ud800-\udfff]")
 """NUL, which PostgreSQL text cannot hold, and lone surrogates, which no UTF-8 column can."""
 
 
+INDEXED_VALUE_BYTES = 2000
+"""Longest str (UTF-8) or bytes value of an attribute with an index: a PostgreSQL B-tree
+entry holds at most about 2,700 bytes (after compression, which no one can predict)."""
+
+
+def check_indexed_value(value: str | bytes, where: str,
+                        remedy: str = "declare it without index=True to store longer values"
+                        ) -> None:
+    """Refuse a str or bytes value too long for an index entry, naming `where` and the limit.
+
+    Parameters
+    ----------
+    value : str or bytes
+        The value of an indexed attribute, or an identity key.
+    where : str
+        ``Class.attribute`` (or ``Class.identity``) for the message.
+    remedy : str, optional
+        What the user may do instead.
+
+    Raises
+    ------
+    PersistentValueError
+        When `value` is longer than `INDEXED_VALUE_BYTES`.
+    """
+    size = len(value.encode("utf-8", "surrogatepass")) if isinstance(value, str) else len(value)
+    if size > INDEXED_VALUE_BYTES:
+        raise PersistentValueError(
+            f"{where}: a value of {size:,} bytes is too long for an indexed attribute (at most "
+            f"{INDEXED_VALUE_BYTES:,} bytes, as a PostgreSQL index holds); {remedy}")
+
+
 def storable_text(value: str) -> bool:
     """True when `value` can be stored as it is on every backend."""
     return _UNSTORABLE_CHARS.search(value) is None

@@ -87,8 +87,10 @@ def select(what: Expression | str | type[DBObject], cls: type[DBObject] | None =
     """
     if cls is not None and not (isinstance(cls, type) and issubclass(cls, DBObject)):
         raise QueryError(f"select(..., cls): cls must be a persistent class, got {brief(cls)}")
-    if isinstance(what, str) and cls is None and bind is None and class_name_alone(what):
-        what = (database or current_database()).class_named(what.strip())
+    whole = class_name_alone(what) if isinstance(what, str) and cls is None and bind is None \
+        else None
+    if whole:
+        what = (database or current_database()).class_named(whole)
     if isinstance(what, type) and issubclass(what, DBObject):
         return Query(what, None, database=database)
     if isinstance(what, str):

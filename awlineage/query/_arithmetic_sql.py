@@ -16,8 +16,12 @@ specification). What each database needs to follow them:
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.functions import FunctionElement
 
 from awlineage.database import ClassTables
 from awlineage.persistence import (
@@ -42,6 +46,25 @@ modulo test adds the stride to a remainder, which must stay within 64 bits."""
 Column = Callable[[ClassTables, Property, int | None], sa.ColumnElement]
 
 
+class _Int64OrNull(FunctionElement[Any]):
+    """PostgreSQL: a numeric value, NULL when outside 64 bits. One element compiled to four
+    functions: as four SQLAlchemy functions, each operation of a term took some 45 Python
+    frames to compile, and a chain of 20 passed the recursion limit (the limit of
+    `MAX_TERM_DEPTH` operations holds on both databases with this)."""
+
+    type = sa.Numeric()
+    name = "int64_or_null"
+    inherit_cache = True
+
+
+@compiles(_Int64OrNull)
+def _int64_or_null_sql(element: _Int64OrNull, compiler: SQLCompiler, **kw: Any) -> str:
+    (value,) = element.clauses
+    high, low = INT64_MAX + 1, INT64_MIN - 1  # constants, written out; numeric in PostgreSQL
+    return (f"nullif(nullif(greatest(least({compiler.process(value, **kw)}, {high}), {low}), "
+            f"{high}), {low})")
+
+
 class TermCompiler:
     """Compiles the terms of one comparison on rows of one table."""
 
@@ -51,9 +74,7 @@ class TermCompiler:
 
     def _clamp(self, value: sa.ColumnElement) -> sa.ColumnElement:
         """PostgreSQL: a numeric int result, NULL when outside 64 bits."""
-        high, low = sa.literal(INT64_MAX + 1, sa.Numeric), sa.literal(INT64_MIN - 1, sa.Numeric)
-        clamped = sa.func.greatest(sa.func.least(value, high), low)
-        return sa.func.nullif(sa.func.nullif(clamped, high), low)
+        return _Int64OrNull(value)
 
     def _int_checked(self, term: Term, value: sa.ColumnElement) -> sa.ColumnElement:
         """SQLite: an int term's value, NULL when it overflowed into a REAL on the way."""

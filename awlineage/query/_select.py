@@ -62,6 +62,13 @@ class Query(Generic[_T]):
     database : Database, optional
         The database to query; the current one, at the time the query runs, by default.
 
+    Attributes
+    ----------
+    cls : type of DBObject
+        The class queried.
+    condition : Expression or None
+        The condition, `where` and those `filter` added.
+
     Raises
     ------
     QueryError
@@ -87,7 +94,7 @@ class Query(Generic[_T]):
             raise QueryError(f"a query condition must be an expression, got "
                              f"{type(where).__name__}")
         self.cls = cls
-        self.where = where
+        self.condition = where
         self._normal = None if where is None else normal_form(where)
         self._database = database
         self._order: tuple[Ordering, ...] = ()
@@ -134,8 +141,21 @@ class Query(Generic[_T]):
         """
         if not isinstance(expression, Expression):
             raise QueryError(f"filter() takes an expression, got {type(expression).__name__}")
-        combined = expression if self.where is None else (self.where & expression)
-        return self._clone(where=combined, _normal=normal_form(combined))
+        combined = expression if self.condition is None else (self.condition & expression)
+        return self._clone(condition=combined, _normal=normal_form(combined))
+
+    def where(self, *args: Any, **kwargs: Any) -> Query[_T]:
+        """Refused with a pointer to `filter`: SQLAlchemy refines its statements with
+        ``where``, a query here with `filter` alone (`condition` holds the condition).
+
+        Raises
+        ------
+        QueryError
+            Always, saying to use ``filter(condition)`` or ``select(Class, condition)``.
+        """
+        raise QueryError(f"{self!r}.where(): a query is refined with filter(condition), as "
+                         f"in select({self.cls.__name__}).filter({self.cls.__name__}.attr > 1), "
+                         "or made with its condition: select(condition)")
 
     def order_by(self, *terms: Ordering | Path | str) -> Query[_T]:
         """Return this query ordered by attributes of its class.
@@ -677,11 +697,11 @@ class Query(Generic[_T]):
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             if any(not isinstance(i, int | None) or isinstance(i, bool)
-                   for i in (index.start, index.stop)) or index.step not in (None, 1) \
-                    or (index.start or 0) < 0 or (index.stop is not None and index.stop < 0):
-                raise QueryError("query slices take non-negative start and stop, no step")
-            start = index.start or 0
-            stop = index.stop
+                   for i in (index.start, index.stop)) or index.step not in (None, 1):
+                raise QueryError("query slices take int start and stop, no step")
+            start, stop = index.start or 0, index.stop
+            if start < 0 or (stop is not None and stop < 0):  # from the end, as a list's
+                start, stop, _ = slice(start, stop).indices(self.count())
             if self._offset + start > _MAX_ROWS or (stop or 0) > _MAX_ROWS:
                 raise QueryError(f"query slice [{brief(index.start)}:{brief(index.stop)}] beyond "
                                  f"{_MAX_ROWS:,} objects")
@@ -700,7 +720,7 @@ class Query(Generic[_T]):
         return found
 
     def __repr__(self) -> str:
-        where = "" if self.where is None else f", {_short(self._normal)}"
+        where = "" if self.condition is None else f", {_short(self._normal)}"
         return f"select({self.cls.__name__}{where})"
 
 

@@ -63,6 +63,8 @@ _PARSER = Lark(
     start=["start", "value"],
 )
 _ESCAPE = re.compile(r"\\(.)")
+_QUOTED_NAMESPACE = re.compile(r'"([^"\\]+)"\.([A-Za-z_][A-Za-z0-9_]*)')
+"""A class of a namespace that is no identifier, ``"my-script".Hy``."""
 _READABLE = {
     "DATETIME": "a date", "SQ_STRING": "a string", "DQ_STRING": "a string",
     "FLOAT": "a number", "INT": "a number", "SIGNED_INT": "a number", "TRUE": "true",
@@ -145,6 +147,9 @@ def _syntax_error(text: str, error: UnexpectedInput, message: str) -> QuerySynta
 
 
 def _parse_datetime(text: str) -> datetime.datetime:
+    year = text.split("-", 1)[0]
+    if len(year) > 4:  # lexed as a date, so that 10000-01-01 is not 10000 - 1 - 1
+        raise ValueError(f"year {int(year)} is out of range (1 to 9999)")
     value = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=datetime.UTC)
@@ -211,7 +216,7 @@ class _Builder(Transformer):
         return int(self._number(number))
 
     def path(self, *parts: Any) -> _Operand:
-        names = [p for p in parts if isinstance(p, Token)]
+        names = [_unquoted(p) for p in parts if isinstance(p, Token)]
         index = next((p for p in parts if isinstance(p, int) and not isinstance(p, Token)),
                      None)
         root, attributes = self._root(names)
@@ -582,6 +587,13 @@ def parse_query(text: str, cls: type | None = None,
     return expression
 
 
+def _unquoted(token: Token) -> Token:
+    """A name token as it names: a quoted namespace without its quotes (same position)."""
+    if token.type != "DQ_STRING":
+        return token
+    return Token.new_borrow_pos("NAME", _ESCAPE.sub(r"\1", str(token)[1:-1]), token)
+
+
 def class_name_alone(text: str) -> str | None:
     """The class a textual query names when it is nothing but a class name (``RawFrame`` or
     ``targets.RawFrame``), which `select` takes as every object of the class; None for any
@@ -591,8 +603,13 @@ def class_name_alone(text: str) -> str | None:
     --------
     >>> class_name_alone(" targets.RawFrame "), class_name_alone("RawFrame.chip == 'a'")
     ('targets.RawFrame', None)
+    >>> class_name_alone('"my-script".Hy')
+    'my-script.Hy'
     """
     name = text.strip()
+    quoted = _QUOTED_NAMESPACE.fullmatch(name)
+    if quoted:
+        return f"{quoted[1]}.{quoted[2]}"
     return name if all(part.isidentifier() for part in name.split(".")) else None
 
 

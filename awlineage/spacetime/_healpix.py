@@ -23,7 +23,9 @@ import numpy as np
 from awlineage.errors import SkyRegionError
 from awlineage.spacetime._regions import Circle, Polygon, SkyRegion
 
-POSITION_ORDER = 29
+MAX_ORDER = 29
+"""The finest HEALPix order cdshealpix computes; it panics (a BaseException) beyond it."""
+POSITION_ORDER = MAX_ORDER
 """HEALPix order of the cells stored with positions."""
 FOOTPRINT_ORDER = 10
 """HEALPix order of the cells stored for footprints."""
@@ -93,7 +95,9 @@ def region_cells(region: SkyRegion, depth: int, flat: bool = False
         if region.radius >= 90.0 and not flat:  # cdshealpix caps cones; take the sky
             return np.arange(12, dtype=np.int64), np.zeros(12, dtype=np.int64)
         radius = math.radians(max(region.radius, 1e-9))
-        cells, orders, _ = rust.cone_search(np.uint8(depth), np.uint8(2),
+        # The cone is refined two orders below `depth`, but never past the finest order.
+        delta = min(2, MAX_ORDER - depth)
+        cells, orders, _ = rust.cone_search(np.uint8(depth), np.uint8(delta),
                                             np.float64(math.radians(region.ra)),
                                             np.float64(math.radians(region.dec)),
                                             np.float64(radius), bool(flat))

@@ -165,6 +165,19 @@ def test_deep_or_long_arithmetic_is_refused_clearly() -> None:
         parse_query("CameraFrame.nexp" + " + 1" * 300 + " > 0")
 
 
+@pytest.mark.parametrize("operator", ["+", "-", "*", "/"])
+def test_the_deepest_arithmetic_allowed_gives_python_s_answer(frames, operator) -> None:
+    # 32 operations: the documented limit, on both databases (PostgreSQL's overflow guard
+    # of each operation once passed Python's recursion limit when compiled)
+    text = "CameraFrame.nexp" + f" {operator} 1" * 32
+    shift = {"+": 32, "-": -32, "*": 0, "/": 0}[operator]
+    assert nexps(select(text + " > 0")) == where(frames, lambda f: f.nexp + shift > 0)
+    term = CameraFrame.nexp + 0
+    for _ in range(31):
+        term = term * 1
+    assert nexps(select(term >= 2)) == where(frames, lambda f: f.nexp >= 2)
+
+
 def test_arithmetic_is_not_a_condition() -> None:
     with pytest.raises(QueryError, match="not a condition"):
         (CameraFrame.nexp * 2) & (CameraFrame.nexp > 1)

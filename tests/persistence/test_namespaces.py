@@ -21,7 +21,12 @@ from awlineage import (
     prov_json,
     select,
 )
-from awlineage.errors import AmbiguousClassError, StandInClassError, UnknownClassError
+from awlineage.errors import (
+    AmbiguousClassError,
+    StandInClassError,
+    UnknownAttributeError,
+    UnknownClassError,
+)
 from awlineage.persistence import is_stand_in, qualified_name
 from tests.commands import run_awl
 
@@ -153,6 +158,25 @@ def test_two_scripts_with_one_class_name_each_find_only_their_own_objects(db, tm
     with pytest.raises(AmbiguousClassError, match=r"first\.RawFrame or second\.RawFrame"):
         select("RawFrame.exptime > 10")
     assert select("second.RawFrame.chip == 'ccd51'").count() == 1
+
+
+def test_a_script_namespace_that_is_no_identifier_is_written_in_quotes(db, tmp_path) -> None:
+    script = """
+        from awlineage import DBObject, connect, persistent
+        connect()
+        class Hy(DBObject):
+            n = persistent("A number", int, 0)
+        Hy(n=3).commit()
+    """
+    run_script(db, tmp_path, "my-script.py", script)
+    run_script(db, tmp_path, "other.py", script)
+    with pytest.raises(AmbiguousClassError, match=r'it may mean "my-script"\.Hy or other\.Hy'):
+        select("Hy.n == 3")
+    assert select('"my-script".Hy.n == 3').count() == 1
+    assert select('"my-script".Hy').count() == 1
+    assert select("other.Hy").count() == 1
+    with pytest.raises(UnknownAttributeError, match=r"Hy has no persistent attribute 'm'"):
+        select('"my-script".Hy.m == 3')
 
 
 def test_an_unknown_class_name_is_named(db) -> None:

@@ -1,5 +1,6 @@
-"""persistent(): the five kinds, type checking, and what get_persistent_properties says.
-These tests define classes and build objects without a database."""
+"""persistent(): the five kinds, type checking, names a database could not hold, and what
+get_persistent_properties says. These tests define classes and build objects without a
+database, but for one storing the longest names on both."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from astropy.coordinates import SkyCoord
 
 from awlineage import (
+    DataObject,
     DBObject,
     PersistentTypeError,
     PersistentValueError,
@@ -20,6 +23,7 @@ from awlineage import (
     UnknownAttributeError,
     get_persistent_properties,
     persistent,
+    select,
 )
 from awlineage.persistence import Kind
 from tests.persistence.models import CameraFrame, DomeFlatImage, Instrument, utc
@@ -123,6 +127,71 @@ def test_bad_declarations_are_refused_at_class_definition() -> None:
         class BadIdentity(DBObject):
             identity = ("nope",)
             x = persistent("x", int, 0)
+
+
+LONGEST = 63  # PostgreSQL's longest name, in bytes
+
+
+class LongestNames(DBObject):
+    """Table, column and link-list side table names of the longest length PostgreSQL holds."""
+
+    __tablename__ = "l" * (LONGEST - len("__links"))
+    a_column_name_of_sixty_three_bytes_which_postgresql_still_holds = persistent(
+        "x", int, None, index=True)
+    links = persistent("Linked objects", DBObject, [])
+
+
+def test_names_of_the_longest_length_are_stored_on_both_databases(db) -> None:
+    other = LongestNames(a_column_name_of_sixty_three_bytes_which_postgresql_still_holds=1)
+    LongestNames(a_column_name_of_sixty_three_bytes_which_postgresql_still_holds=2,
+                 links=[other]).commit()
+    db.identity_map.clear()
+    found = select(
+        LongestNames.a_column_name_of_sixty_three_bytes_which_postgresql_still_holds == 2).one()
+    assert [o.a_column_name_of_sixty_three_bytes_which_postgresql_still_holds
+            for o in found.links] == [1]
+
+
+def test_names_postgresql_cannot_hold_are_refused_at_class_definition() -> None:
+    with pytest.raises(PropertyDefinitionError, match=r"class TooLongTable: its table name .* "
+                                                      r"64 bytes long.* at most 63 bytes"):
+        class TooLongTable(DBObject):
+            __tablename__ = "t" * 64
+    with pytest.raises(PropertyDefinitionError, match=r"TooLongSideTable\.links: its side table"
+                                                      r".* 64 bytes"):
+        class TooLongSideTable(DBObject):
+            __tablename__ = "t" * 57
+            links = persistent("Linked objects", DBObject, [])
+    with pytest.raises(PropertyDefinitionError, match=r"TooLongPosition\.position: its side"):
+        class TooLongPosition(DBObject):
+            __tablename__ = "t" * 54
+            position = persistent("Sky position", SkyCoord, None)
+    # PostgreSQL would cut both to one name
+    with pytest.raises(PropertyDefinitionError, match=r"TooLongColumns\.a{63}_1: the column "
+                                                      r"name is 65 bytes"):
+        class TooLongColumns(DBObject):
+            locals()["a" * 63 + "_1"] = persistent("one", int, 0)
+            locals()["a" * 63 + "_2"] = persistent("two", int, 0)
+    with pytest.raises(PropertyDefinitionError, match=r"TooLongUnicode\.é{32}: .* 64 bytes"):
+        class TooLongUnicode(DBObject):
+            locals()["é" * 32] = persistent("32 characters, 64 bytes", int, 0)
+
+
+@pytest.mark.parametrize("name, why", [
+    ("version", "a column awlineage adds"), ("object_id", "a column awlineage adds"),
+    ("_identity", "a column awlineage adds"), ("creation_date", "a column awlineage adds"),
+    ("commit", "a method of DBObject"), ("delete", "a method of DBObject"),
+    ("identity", "an attribute of DBObject"), ("__init__", "a method of DBObject")])
+def test_names_the_framework_uses_are_refused_at_class_definition(name, why) -> None:
+    with pytest.raises(PropertyDefinitionError,
+                       match=rf"Reserved\.{name}: '{name}' is {why}"):
+        type("Reserved", (DBObject,), {name: persistent("Taken", int, 0)})
+
+
+def test_a_data_object_method_is_refused_as_an_attribute_name() -> None:
+    with pytest.raises(PropertyDefinitionError, match=r"Stored\.retrieve: .* of DataObject"):
+        class Stored(DataObject):
+            retrieve = persistent("Taken", int, 0)
 
 
 def test_subclass_cannot_change_kind_of_inherited_property() -> None:

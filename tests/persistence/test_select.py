@@ -3,6 +3,8 @@ same answers as expressions, on both backends."""
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 import sqlalchemy as sa
 
@@ -33,6 +35,17 @@ class IndexedReading(DBObject):
     """A reading whose temperature has an index, for the order's query plan."""
 
     kelvin = persistent("Temperature in kelvin", float, 0.0, index=True)
+
+
+class ListsOfEveryType(DBObject):
+    """One list attribute per element type a list may hold."""
+
+    number = persistent("Which object", int, 0)
+    ints = persistent("Integers", int, [])
+    floats = persistent("Floats", float, [])
+    strs = persistent("Strings", str, [])
+    bools = persistent("Booleans", bool, [])
+    dates = persistent("Times, UTC", datetime.datetime, [])
 
 
 @pytest.fixture
@@ -205,6 +218,29 @@ def test_results_support_len_index_and_slices(frames) -> None:
         query[6]
 
 
+def test_slices_count_from_the_end_as_a_list_s_do(frames) -> None:
+    query, chips = select(CameraFrame), [f.chip for f in frames]
+    for part in (slice(-2, None), slice(1, -1), slice(-10, 2), slice(-3, -1), slice(None, -4),
+                 slice(-1, -3)):
+        assert [f.chip for f in query[part]] == chips[part], part
+    assert [f.chip for f in query.offset(1).limit(3)[-2:]] == chips[1:4][-2:]
+    with pytest.raises(QueryError, match="no step"):
+        query[::2]
+
+
+def test_where_is_refused_pointing_at_filter(frames) -> None:
+    with pytest.raises(QueryError, match=r"refined with filter\(condition\)"):
+        select(CameraFrame).where(CameraFrame.nexp > 1)
+    assert select(CameraFrame).filter(CameraFrame.nexp > 1).condition is not None
+
+
+def test_a_date_beyond_year_9999_is_named_with_its_position(frames) -> None:
+    with pytest.raises(QueryError, match=r"year 10000 is out of range \(1 to 9999\) "
+                                         r"\(line 1, column 24\)"):
+        select("CameraFrame.obs_date < 10000-01-01")
+    assert select("CameraFrame.obs_date < 9999-12-31").count() == 6
+
+
 def test_results_iterate_lazily_in_batches(db, monkeypatch) -> None:
     from awlineage.query import _select
 
@@ -329,3 +365,34 @@ def test_get_reads_an_id_given_as_text_and_refuses_what_no_id_can_be(db) -> None
     for beyond in (2**63, -(2**63) - 1):  # the same answer on both databases
         with pytest.raises(ObjectNotFoundError, match="fit in 64 bits"):
             get(beyond)
+
+
+MINUS5 = datetime.timezone(datetime.timedelta(hours=-5))
+LIST_VALUES = {
+    "ints": ([0, -1, 42, 2**63 - 1], ["0", "-1", "42", str(2**63 - 1)]),
+    "floats": ([0.0, -2.25, 2.0, 1e300], ["0.0", "-2.25", "2.0", "1e300"]),
+    "strs": (["", "a", "é", "x y"], ["''", "'a'", "'é'", "'x y'"]),
+    "bools": ([True, False], ["true", "false"]),
+    "dates": ([datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC),
+               datetime.datetime(2024, 1, 1, 0, 0, 0, 1, tzinfo=datetime.UTC),
+               datetime.datetime(1, 1, 1, tzinfo=datetime.UTC)],
+              ["2024-01-01", "2024-01-01T00:00:00.000001Z", "0001-01-01T00:00:00Z"]),
+}
+
+
+@pytest.mark.parametrize("name", list(LIST_VALUES))
+def test_a_list_contains_each_element_type_as_python_says(db, name) -> None:
+    values, texts = LIST_VALUES[name]
+    # every object holds one value; the last one also holds the first (written in another
+    # time zone for datetimes: the same instant)
+    first = values[0].astimezone(MINUS5) if isinstance(values[0], datetime.datetime) else values[0]
+    commit([ListsOfEveryType(number=i, **{name: [v] + ([first] if i == len(values) - 1 else [])})
+            for i, v in enumerate(values)])
+    attribute = getattr(ListsOfEveryType, name)
+    for value, text in zip(values, texts, strict=True):
+        expected = [i for i, v in enumerate(values) if v == value
+                    or (value == values[0] and i == len(values) - 1)]
+        numbers = sorted(o.number for o in select(attribute.contains(value)))
+        assert numbers == expected, value
+        numbers = sorted(o.number for o in select(f"ListsOfEveryType.{name} contains {text}"))
+        assert numbers == expected, text

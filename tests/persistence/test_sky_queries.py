@@ -257,3 +257,17 @@ def test_regions_across_ra_zero_and_the_poles(db, ra0, dec0) -> None:
         expected = inside(region, numbers_placed, np.stack([ra, dec], axis=1))
         assert expected
         assert numbers(select(SkyDetection.position.within(region))) == expected
+
+
+@pytest.mark.parametrize("radius_mas", [0.0, 0.1, 1.0, 3.0])
+def test_a_cone_of_a_few_milliarcseconds_or_none_finds_what_it_holds(db, radius_mas) -> None:
+    # cells of the finest order: the cone search must not refine past HEALPix order 29
+    ra, dec = 180.0, 0.0
+    offsets_mas = [0.0, 0.5, 2.0, 10.0]
+    commit([SkyDetection(number=i, position=(ra, dec + offset / 3.6e6))
+            for i, offset in enumerate(offsets_mas)])
+    expected = [i for i, offset in enumerate(offsets_mas) if offset <= radius_mas]
+    cone = Circle(SkyCoord(ra, dec, unit="deg"), radius_mas * u.mas)
+    assert numbers(select(SkyDetection.position.within(cone))) == expected
+    text = f"SkyDetection.position within CIRCLE({ra}, {dec}, {radius_mas}mas)"
+    assert numbers(select(text)) == expected

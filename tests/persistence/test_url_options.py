@@ -7,7 +7,7 @@ import uuid
 
 import sqlalchemy as sa
 
-from awlineage import DBObject, connect, persistent
+from awlineage import DBObject, connect, persistent, select
 
 
 class UrlOptionsProbe(DBObject):
@@ -41,3 +41,26 @@ def test_a_search_path_in_the_url_is_where_tables_go(postgres_url: str,
     finally:
         with postgres_admin.begin() as conn:
             conn.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
+
+
+def test_a_schema_named_with_spaces_quotes_and_capitals_is_where_tables_go(
+        postgres_url: str, postgres_admin: sa.Engine) -> None:
+    schema = f"Url Opt 'q\"\\ {uuid.uuid4().hex[:8]}"
+    quoted = postgres_admin.dialect.identifier_preparer.quote(schema)
+    with postgres_admin.begin() as conn:
+        conn.execute(sa.text(f"CREATE SCHEMA {quoted}"))
+    try:
+        db = connect(postgres_url, schema=schema)
+        try:
+            db.commit([UrlOptionsProbe(label="here")])
+            assert select(UrlOptionsProbe).one().label == "here"
+        finally:
+            db.close()
+        with postgres_admin.connect() as conn:
+            tables = conn.execute(sa.text(
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = :s "
+                "AND table_name LIKE '%urloptionsprobe%'"), {"s": schema}).scalar()
+        assert tables == 1
+    finally:
+        with postgres_admin.begin() as conn:
+            conn.execute(sa.text(f"DROP SCHEMA {quoted} CASCADE"))

@@ -170,3 +170,59 @@ def test_committed_object_refuses_attributes_that_are_not_persistent(db) -> None
         frame.label = "x"
     with pytest.raises(ImmutableObjectError, match="cannot delete attribute 'note'"):
         del frame.note
+
+
+class IndexedLabel(DBObject):
+    label = persistent("Indexed text", str, None, index=True)
+    payload = persistent("Indexed bytes", bytes, None, index=True)
+    note = persistent("Text without an index", str, None)
+
+
+class NamedByLabel(DBObject):
+    identity = ("label",)
+    label = persistent("Identity text", str, None)
+
+
+def random_text(size: int) -> str:
+    # incompressible, as PostgreSQL would otherwise fit more in an index entry
+    import random
+    import string
+
+    rng = random.Random(size)
+    return "".join(rng.choice(string.ascii_letters) for _ in range(size))
+
+
+def test_an_indexed_value_too_long_for_an_index_is_refused_on_both(db) -> None:
+    longest = random_text(2000)
+    IndexedLabel(label=longest, payload=longest.encode(), note=random_text(10000)).commit()
+    assert select(IndexedLabel.label == longest).count() == 1
+    with pytest.raises(PersistentValueError, match=r"IndexedLabel\.label: a value of 2,001 "
+                                                   r"bytes .*at most 2,000 bytes"):
+        IndexedLabel(label=longest + "a")
+    with pytest.raises(PersistentValueError, match=r"IndexedLabel\.label: a value of 2,002"):
+        IndexedLabel(label=longest[:-1] + "éa")  # counted in UTF-8 bytes
+    with pytest.raises(PersistentValueError, match=r"IndexedLabel\.payload: a value of 2,001"):
+        IndexedLabel().payload = longest.encode() + b"a"
+    with pytest.raises(PersistentValueError, match=r"NamedByLabel\.identity \(label\): a value "
+                                                   r"of 5,004 bytes"):
+        NamedByLabel(label=random_text(5000)).commit()
+    assert select(NamedByLabel).count() == 0
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Kolkata"])
+def test_the_pgtz_variable_leaves_sessions_in_utc(db, reconnect, monkeypatch, zone) -> None:
+    # libpq sends PGTZ at connecting; the ends of the datetime range would leave it
+    monkeypatch.setenv("PGTZ", zone)
+    ends = [utc(1, 1, 1), utc(9999, 12, 31, 23, 59, 59, 999999)]
+    other = reconnect()
+    other.commit([CameraFrame(chip=f"c{i}", obs_date=when) for i, when in enumerate(ends)])
+    assert [f.obs_date for f in select(CameraFrame).order_by("obs_date")] == ends
+    assert select(CameraFrame.obs_date < utc(1, 1, 2)).count() == 1
+    reconnect()  # the connected database: new connections, reading what they did not write
+    assert [f.obs_date for f in select(CameraFrame).order_by("-obs_date")] == ends[::-1]
+
+
+def test_a_query_may_compare_an_indexed_attribute_with_a_long_value(db) -> None:
+    IndexedLabel(label="short").commit()
+    assert select(IndexedLabel.label == random_text(5000)).count() == 0
+    assert select(IndexedLabel.label < "z" + random_text(5000)).count() == 1
