@@ -144,18 +144,28 @@ class Query(Generic[_T]):
         combined = expression if self.condition is None else (self.condition & expression)
         return self._clone(condition=combined, _normal=normal_form(combined))
 
-    def where(self, *args: Any, **kwargs: Any) -> Query[_T]:
-        """Refused with a pointer to `filter`: SQLAlchemy refines its statements with
-        ``where``, a query here with `filter` alone (`condition` holds the condition).
+    def where(self, expression: Expression) -> Query[_T]:
+        """Return a query that also requires `expression`: a synonym of `filter`, as
+        SQLAlchemy's ``Select.where`` and ``Select.filter`` are.
+
+        Parameters
+        ----------
+        expression : Expression
+            A condition on the query's class, such as ``X.a > 1``.
+
+        Returns
+        -------
+        Query
+            A new query; this one is unchanged.
 
         Raises
         ------
         QueryError
-            Always, saying to use ``filter(condition)`` or ``select(Class, condition)``.
+            When `expression` is not a condition.
         """
-        raise QueryError(f"{self!r}.where(): a query is refined with filter(condition), as "
-                         f"in select({self.cls.__name__}).filter({self.cls.__name__}.attr > 1), "
-                         "or made with its condition: select(condition)")
+        if not isinstance(expression, Expression):
+            raise QueryError(f"where() takes an expression, got {type(expression).__name__}")
+        return self.filter(expression)
 
     def order_by(self, *terms: Ordering | Path | str) -> Query[_T]:
         """Return this query ordered by attributes of its class.

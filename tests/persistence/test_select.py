@@ -228,10 +228,12 @@ def test_slices_count_from_the_end_as_a_list_s_do(frames) -> None:
         query[::2]
 
 
-def test_where_is_refused_pointing_at_filter(frames) -> None:
-    with pytest.raises(QueryError, match=r"refined with filter\(condition\)"):
-        select(CameraFrame).where(CameraFrame.nexp > 1)
-    assert select(CameraFrame).filter(CameraFrame.nexp > 1).condition is not None
+def test_where_refines_a_query_as_filter_does(frames) -> None:
+    by_where = select(CameraFrame).where(CameraFrame.nexp > 1).where(CameraFrame.nexp < 4)
+    by_filter = select(CameraFrame).filter(CameraFrame.nexp > 1).filter(CameraFrame.nexp < 4)
+    assert exptimes(by_where) == exptimes(by_filter) != []
+    with pytest.raises(QueryError, match=r"where\(\) takes an expression, got str"):
+        select(CameraFrame).where("CameraFrame.nexp > 1")
 
 
 def test_a_date_beyond_year_9999_is_named_with_its_position(frames) -> None:
