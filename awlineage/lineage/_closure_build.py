@@ -5,6 +5,7 @@ half-built."""
 from __future__ import annotations
 
 import datetime
+import time
 from collections.abc import Hashable
 from dataclasses import dataclass
 
@@ -228,6 +229,7 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
         # as too many labels
         seconds = None if max_labels is not None and max_labels < budget else \
             {None: DEFAULT_REPLAY_SECONDS, CHEAPER: REPLAY_SECONDS}.get(answer)
+        started = time.monotonic()
         if not replay(conn, db, sorted(nodes), edges, min(budget, max_labels or budget),
                       batch=_REPLAY_BATCH, seconds=seconds):
             if (max_labels is not None and max_labels < budget) or answer not in (None,
@@ -237,9 +239,11 @@ def rebuild_in(conn: sa.Connection, db: Database, *, max_labels: int | None = No
                     f"more than {min(budget, max_labels or budget)} labels; the index is "
                     f"unchanged") from None
             conn.execute(labels_table(db).delete())
-            why = (f"labels over {budget // max(1, len(edges) + len(nodes))} per object and "
-                   f"edge" + (f", or placing them over {seconds:.0f} s"
-                              if seconds is not None else ""))
+            spent = time.monotonic() - started
+            why = (f"placing the labels ran over {seconds:.0f} s ({spent:.0f} s)"
+                   if seconds is not None and spent >= seconds else
+                   f"labels over {budget // max(1, len(edges) + len(nodes))} per object and "
+                   f"edge")
             return _by_query(conn, db, nodes, edges, counted, why)
         cost = None
         if answer in (None, CHEAPER):
