@@ -186,3 +186,18 @@ def test_default_goes_by_query_where_placed_labels_are_estimated_slower(db):
     _grow(graph, made, 3, 5)
     _agrees(db, graph, made)
     assert check_closure_index(db).ok
+
+
+def test_clearly_slower_is_beyond_the_estimates_error():
+    from awlineage.lineage._closure_cost import CostEstimate
+
+    # SoyKB 10,000's placed labels: leaves' ancestors 9.3x the recursion, roots' descendants
+    # cheaper by labels
+    soykb = CostEstimate((884_560, 886_124), (94_950, 94_950), (904, 1_350), (2_729, 3_349))
+    assert soykb.clearly_slower(True) and not soykb.clearly_slower(False)
+    assert not soykb.labels_win_up and soykb.labels_win_down
+    # Montage 1,000's: estimated 2.9x dearer (measured faster): slower, not clearly
+    montage = CostEstimate((2_697, 10_019), (945, 5_324), (771, 950), (210, 338))
+    assert not montage.labels_win_up and not montage.clearly_slower(True)
+    # below the floor both ways are one round trip
+    assert not CostEstimate((900, 900), (10, 10), (0, 0), (0, 0)).clearly_slower(True)
