@@ -488,7 +488,9 @@ class IntervalIndex:
             return BuildStats(0, "by query" + (f": {built.cost}" if built.cost else
                                                f": {built.by_query}"))
         if built.stats is None:
-            return BuildStats(built.labels, "placed as commits do")
+            one_way = "" if built.cost is None or built.cost.labels_win else \
+                ("; descendants" if built.cost.labels_win_up else "; ancestors") + " by query"
+            return BuildStats(built.labels, "placed as commits do" + one_way)
         copies = built.stats.duplicated_nodes
         return BuildStats(built.labels, f"{copies:,} copies" if copies else "")
 
