@@ -54,6 +54,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import heapq
 import math
 import random
 import signal
@@ -81,6 +82,7 @@ from awlineage.lineage import (
     reachable,
     reindex_closure,
 )
+from awlineage.lineage._closure_graph import stored_edges, stored_nodes
 from awlineage.persistence import set_current_store
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
@@ -89,7 +91,7 @@ RECIPES = {"montage": "MontageRecipe", "epigenomics": "EpigenomicsRecipe",
            "1000genome": "GenomeRecipe", "srasearch": "SrasearchRecipe",
            "cycles": "CyclesRecipe", "soykb": "SoykbRecipe"}
 """Shape name -> wfcommons recipe class (in wfcommons.wfchef.recipes)."""
-SHAPES = (*RANDOM_SHAPES, *RECIPES, "pipeline")
+SHAPES = (*RANDOM_SHAPES, *RECIPES, "pipeline", "demo")
 COMMIT_CHUNK = 20_000
 
 
@@ -197,9 +199,45 @@ def pipeline_dag(size: int) -> Graph:
     return Graph("pipeline", g.parents)
 
 
-def make_graph(shape: str, size: int, window: int, seed: int) -> Graph | None:
-    """The graph of `shape` with about `size` nodes."""
+def demo_dag(url: str) -> Graph:
+    """The lineage graph stored in the database at `url` (such as the one `awl demo`
+    makes), its nodes renumbered in an order where parents come first."""
+    db = connect(url)
+    try:
+        with db.engine.connect() as conn:
+            nodes = stored_nodes(conn, db)
+            edges = list(stored_edges(conn, db))
+    finally:
+        db.engine.dispose()
+    parents: dict[int, set[int]] = {n: set() for n in nodes}
+    children: dict[int, list[int]] = {n: [] for n in nodes}
+    for parent, child in edges:
+        parents.setdefault(child, set()).add(parent)
+        children.setdefault(parent, []).append(child)
+    # the order a rebuild places them in (ready objects, smallest id first), so the copy's
+    # labels are the original's
+    waiting = {n: len(ps) for n, ps in parents.items()}
+    ready = [n for n, count in waiting.items() if not count]
+    heapq.heapify(ready)
+    order: dict[int, int] = {}
+    while ready:
+        node = heapq.heappop(ready)
+        order[node] = len(order)
+        for child in set(children[node]):
+            waiting[child] -= 1
+            if not waiting[child]:
+                heapq.heappush(ready, child)
+    ranked = sorted(order, key=order.__getitem__)
+    return Graph("demo", [sorted(order[p] for p in set(parents[n])) for n in ranked])
+
+
+def make_graph(shape: str, size: int, window: int, seed: int,
+               demo_database: str = "") -> Graph | None:
+    """The graph of `shape` with about `size` nodes (the demo's: its own size, read from
+    `demo_database`, once, at the first size)."""
     rng = random.Random(seed)
+    if shape == "demo":
+        return demo_dag(demo_database) if demo_database else None
     if shape.startswith("random-d"):
         return random_dag(size, int(shape.removeprefix("random-d")), window, rng)
     if shape == "pipeline":
@@ -450,7 +488,9 @@ class IntervalIndex:
             return BuildStats(0, "by query" + (f": {built.cost}" if built.cost else
                                                f": {built.by_query}"))
         if built.stats is None:
-            return BuildStats(built.labels, "placed as commits do")
+            one_way = "" if built.cost is None or built.cost.labels_win else \
+                ("; descendants" if built.cost.labels_win_up else "; ancestors") + " by query"
+            return BuildStats(built.labels, "placed as commits do" + one_way)
         copies = built.stats.duplicated_nodes
         return BuildStats(built.labels, f"{copies:,} copies" if copies else "")
 
@@ -935,6 +975,9 @@ def main() -> None:
     parser.add_argument("--alternate", action="store_true",
                         help="build every strategy first, then time them taking turns query "
                              "by query (ratios of the same moments on a shared machine)")
+    parser.add_argument("--demo-database", default="",
+                        help="shape demo: the URL of a database whose lineage graph is taken "
+                             "(such as `awl demo`'s sqlite:///awlineage.db)")
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
@@ -960,7 +1003,8 @@ def main() -> None:
     started = time.perf_counter(), time.process_time()
     for size in sizes:
         for shape in shapes:
-            graph = make_graph(shape, size, args.window, args.seed)
+            graph = make_graph(shape, size, args.window, args.seed,
+                               args.demo_database if size == sizes[0] else "")
             if graph is None:
                 continue
             space[(shape, graph.size)] = (graph.edge_count, all_paths_entries(graph))

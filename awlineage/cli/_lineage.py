@@ -202,10 +202,12 @@ def _add_index_commands(commands: argparse._SubParsersAction) -> None:
     reindex.add_argument("--max-labels", type=_positive_count, default=None,
                          help="refuse an encoding of more intervals than this")
     reindex.add_argument("--answer", default=None, choices=_ANSWERS, metavar="HOW",
-                         help="how the index answers: labels within their budget, else by "
-                         "query (the default); 'partial' (labels for the part of the graph "
-                         "that fits, the recursive query for the rest); 'cheaper' (labels "
-                         "only for a direction where "
+                         help="how the index answers: labels within their budget (placed "
+                         "ones only if estimated no slower than the recursive query one way; a "
+                         "way where they are estimated over 4x slower by the query), else by "
+                         "query, saying why (the default); 'partial' (labels for the part of "
+                         "the graph that fits, the recursive query for the rest); 'cheaper' "
+                         "(labels only for a direction where "
                          "their estimated scans cost no more than the recursive query); or "
                          "forced: " + ", ".join(repr(a) for a in _ANSWERS[1:-1]))
     reindex.add_argument("--drop", action="store_true",

@@ -50,6 +50,13 @@ MARGIN = 1.25
 """How much dearer than the recursion the labels may be estimated and still be kept: the
 estimate's error across the measured shapes (Cycles' leaves were estimated 1.2x dearer by
 labels and measured 1.5-2.5x faster with them)."""
+CLEAR_MARGIN = 4.0
+"""How much dearer than the recursion the labels must be estimated, at the median and the
+95th percentile, for a default build (which keeps placed labels) to answer that direction by
+the recursion anyway: the estimate's largest error measured (Montage 1,000's leaves, whose
+placed labels were estimated 2.9x dearer at the median and measured 0.8x the recursive CTE's
+time on PostgreSQL, 0.5x on SQLite) below it, SoyKB 10,000's leaves (estimated 9.3x, measured
+9x slower) above it."""
 SAMPLE = 32
 """Sinks and sources whose queries are estimated."""
 
@@ -74,6 +81,15 @@ class CostEstimate:
     def labels_win_down(self) -> bool:
         """Whether the labels answer descendants no slower than the recursion."""
         return _no_worse(self.labels_down, self.recursion_down)
+
+    def clearly_slower(self, up: bool) -> bool:
+        """Whether the labels are estimated over `CLEAR_MARGIN` times dearer than the
+        recursion at both the median and the 95th percentile, for ancestors (`up`) or
+        descendants: beyond the estimate's measured error."""
+        labels, recursion = (self.labels_up, self.recursion_up) if up else \
+            (self.labels_down, self.recursion_down)
+        return all(mine > max(CLEAR_MARGIN * theirs, FLOOR)
+                   for mine, theirs in zip(labels, recursion, strict=True))
 
     @property
     def labels_win(self) -> bool:

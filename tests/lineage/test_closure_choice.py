@@ -151,3 +151,53 @@ def test_labels_scanning_more_than_the_recursion_are_not_kept():
     assert not estimate(labels, edges, nodes).labels_win
     chain = [(i, i + 1) for i in range(4_999)]  # the same labels for a chain: worth it
     assert estimate(labels, [*chain, (4_999, "leaf")], nodes).labels_win
+
+
+def windowed_dag(size: int, window: int, seed: int) -> list[tuple[int, int]]:
+    """A random DAG: most nodes made from about two of the `window` nodes before them (one in
+    ten a root). Placed one generation at a time it copies objects under many intervals (its
+    full encoding needs more than 3 labels per object and edge, placing them about 9 per
+    edge), so a leaf's ancestors scan far more labels than the recursion reaches objects."""
+    import random
+
+    rng = random.Random(seed)
+    edges = []
+    for node in range(1, size):
+        if rng.random() < 0.1:
+            continue
+        low = max(0, node - window)
+        count = max(1, round(rng.expovariate(1 / 2)))
+        edges += [(p, node) for p in rng.sample(range(low, node), min(count, node - low))]
+    return edges
+
+
+def test_default_goes_by_query_where_placed_labels_are_estimated_slower(db):
+    edges = windowed_dag(300, 50, 1)
+    graph, made = _store(edges, tuple(range(300)))
+    placed = reindex_closure(db, answer="labels")
+    assert placed.labels and placed.stats is None  # over the full encoding's budget
+    built = reindex_closure(db)
+    assert built.labels == 0 and closure_index_present(db)
+    assert built.cost is not None and not built.cost.labels_win_up \
+        and not built.cost.labels_win_down
+    assert built.by_query.startswith("placed labels estimated slower both ways")
+    assert "placed labels estimated slower" in str(built)
+    _agrees(db, graph, made)
+    _grow(graph, made, 3, 5)
+    _agrees(db, graph, made)
+    assert check_closure_index(db).ok
+
+
+def test_clearly_slower_is_beyond_the_estimates_error():
+    from awlineage.lineage._closure_cost import CostEstimate
+
+    # SoyKB 10,000's placed labels: leaves' ancestors 9.3x the recursion, roots' descendants
+    # cheaper by labels
+    soykb = CostEstimate((884_560, 886_124), (94_950, 94_950), (904, 1_350), (2_729, 3_349))
+    assert soykb.clearly_slower(True) and not soykb.clearly_slower(False)
+    assert not soykb.labels_win_up and soykb.labels_win_down
+    # Montage 1,000's: estimated 2.9x dearer (measured faster): slower, not clearly
+    montage = CostEstimate((2_697, 10_019), (945, 5_324), (771, 950), (210, 338))
+    assert not montage.labels_win_up and not montage.clearly_slower(True)
+    # below the floor both ways are one round trip
+    assert not CostEstimate((900, 900), (10, 10), (0, 0), (0, 0)).clearly_slower(True)

@@ -340,7 +340,7 @@ def test_a_rebuild_whose_placement_runs_too_long_answers_by_query(db, monkeypatc
     monkeypatch.setattr(build, "FULL_ENCODING_BUDGET", 0)  # placed, not encoded
     monkeypatch.setattr(build, "DEFAULT_REPLAY_SECONDS", 0.0)
     built = reindex_closure(db)
-    assert built.labels == 0 and "placing them over 0 s" in built.by_query
+    assert built.labels == 0 and "placing the labels ran over 0 s" in built.by_query
     assert closure_index_present(db) and check_closure_index(db).ok
     assert len(closure_descendants(db, tops[0].object_id)) == 5  # b_j for every j != 0
     # a label limit that binds takes the deadline away: time is not reported as labels
