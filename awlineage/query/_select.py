@@ -112,7 +112,7 @@ class Query(Generic[_T]):
 
     # -- refining -------------------------------------------------------------------------
     def filter(self, expression: Expression) -> Query[_T]:
-        """Return a query that also requires `expression`.
+        """Return a query that also requires `expression` (`where` is a synonym).
 
         Parameters
         ----------
@@ -140,32 +140,13 @@ class Query(Generic[_T]):
         2
         """
         if not isinstance(expression, Expression):
-            raise QueryError(f"filter() takes an expression, got {type(expression).__name__}")
+            raise QueryError(f"a further condition (filter() or where()) must be an expression, "
+                             f"got {type(expression).__name__}")
         combined = expression if self.condition is None else (self.condition & expression)
         return self._clone(condition=combined, _normal=normal_form(combined))
 
-    def where(self, expression: Expression) -> Query[_T]:
-        """Return a query that also requires `expression`: a synonym of `filter`, as
-        SQLAlchemy's ``Select.where`` and ``Select.filter`` are.
-
-        Parameters
-        ----------
-        expression : Expression
-            A condition on the query's class, such as ``X.a > 1``.
-
-        Returns
-        -------
-        Query
-            A new query; this one is unchanged.
-
-        Raises
-        ------
-        QueryError
-            When `expression` is not a condition.
-        """
-        if not isinstance(expression, Expression):
-            raise QueryError(f"where() takes an expression, got {type(expression).__name__}")
-        return self.filter(expression)
+    where = filter
+    """A synonym of `filter`, as SQLAlchemy's ``Select.where`` and ``Select.filter`` are."""
 
     def order_by(self, *terms: Ordering | Path | str) -> Query[_T]:
         """Return this query ordered by attributes of its class.
