@@ -111,11 +111,7 @@ def check_closure_index(db: Database) -> ClosureCheck:
             return _check_partial(conn, db, nodes, edges, labels)
     result = ClosureCheck(present=True, objects=len(nodes), edges=len(edges),
                           labels=len(labels))
-    expected_up = _ancestor_sets(nodes, edges)
-    expected_down: dict[int, set[int]] = {n: set() for n in nodes}
-    for node, above in expected_up.items():
-        for ancestor in above:
-            expected_down[ancestor].add(node)
+    expected_up, expected_down = _closure_sets(nodes, edges)
     found_up, found_down = _index_sets(labels)
     for node in nodes:
         if node not in found_up:
@@ -143,11 +139,7 @@ def _check_by_query(conn: sa.Connection, db: Database, nodes: list[int],
     """An index on by query: the recursive query's answers for a sample of objects (one
     statement each) against the closure of the edges."""
     result = ClosureCheck(present=True, objects=len(nodes), edges=len(edges), by_query=True)
-    expected_up = _ancestor_sets(nodes, edges)
-    expected_down: dict[int, set[int]] = {n: set() for n in nodes}
-    for node, above in expected_up.items():
-        for ancestor in above:
-            expected_down[ancestor].add(node)
+    expected_up, expected_down = _closure_sets(nodes, edges)
     sample = random.Random(39).sample(nodes, min(len(nodes), _BY_QUERY_SAMPLE))
     for node in sample:
         for direction, upwards, expected in (("ancestors", True, expected_up),
@@ -163,6 +155,17 @@ def _check_by_query(conn: sa.Connection, db: Database, nodes: list[int],
     return result
 
 
+def _closure_sets(nodes: list[int], edges: set[tuple[int, int]]
+                  ) -> tuple[dict[int, set[int]], dict[int, set[int]]]:
+    """Every object's ancestors and descendants, from the edges."""
+    up = _ancestor_sets(nodes, edges)
+    down: dict[int, set[int]] = {n: set() for n in nodes}
+    for node, above in up.items():
+        for ancestor in above:
+            down[ancestor].add(node)
+    return up, down
+
+
 def _check_partial(conn: sa.Connection, db: Database, nodes: list[int],
                    edges: set[tuple[int, int]], labels: list[StoredLabel]) -> ClosureCheck:
     """A partly labelled index: every labelled object's ancestors must all be labelled, its
@@ -170,11 +173,7 @@ def _check_partial(conn: sa.Connection, db: Database, nodes: list[int],
     (one statement each) of a sample of objects must be the closure of the edges."""
     result = ClosureCheck(present=True, objects=len(nodes), edges=len(edges),
                           labels=len(labels), partial=True)
-    expected_up = _ancestor_sets(nodes, edges)
-    expected_down: dict[int, set[int]] = {n: set() for n in nodes}
-    for node, above in expected_up.items():
-        for ancestor in above:
-            expected_down[ancestor].add(node)
+    expected_up, expected_down = _closure_sets(nodes, edges)
     found_up, found_down = _index_sets(labels)
     labelled = set(found_up)
     result.unlabelled = len(set(nodes) - labelled)

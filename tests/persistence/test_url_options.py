@@ -33,11 +33,7 @@ def test_a_search_path_in_the_url_is_where_tables_go(postgres_url: str,
                 assert conn.execute(sa.text("SHOW timezone")).scalar() == "UTC"  # ours kept
         finally:
             db.close()
-        with postgres_admin.connect() as conn:
-            tables = conn.execute(sa.text(
-                "SELECT count(*) FROM information_schema.tables WHERE table_schema = :s "
-                "AND table_name LIKE '%urloptionsprobe%'"), {"s": schema}).scalar()
-        assert tables == 1
+        assert _probe_tables(postgres_admin, schema) == 1
     finally:
         with postgres_admin.begin() as conn:
             conn.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
@@ -56,11 +52,15 @@ def test_a_schema_named_with_spaces_quotes_and_capitals_is_where_tables_go(
             assert select(UrlOptionsProbe).one().label == "here"
         finally:
             db.close()
-        with postgres_admin.connect() as conn:
-            tables = conn.execute(sa.text(
-                "SELECT count(*) FROM information_schema.tables WHERE table_schema = :s "
-                "AND table_name LIKE '%urloptionsprobe%'"), {"s": schema}).scalar()
-        assert tables == 1
+        assert _probe_tables(postgres_admin, schema) == 1
     finally:
         with postgres_admin.begin() as conn:
             conn.execute(sa.text(f"DROP SCHEMA {quoted} CASCADE"))
+
+
+def _probe_tables(postgres_admin: sa.Engine, schema: str) -> int:
+    """How many tables of `UrlOptionsProbe` the schema holds."""
+    with postgres_admin.connect() as conn:
+        return conn.execute(sa.text(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = :s "
+            "AND table_name LIKE '%urloptionsprobe%'"), {"s": schema}).scalar()
