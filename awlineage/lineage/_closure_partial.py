@@ -59,10 +59,16 @@ def partial_statement(sources: tuple[Source, ...], labels: sa.Table, upwards: bo
     the guard holds; built once per links, table, direction, kind and guard."""
     node = sa.bindparam("node", type_=sa.BigInteger)
     reached = (_ancestors if upwards else _descendants)(sources, labels, node, postgresql)
-    query = sa.select(reached.c.id, sa.literal(0, sa.Integer).label("stale"))
+    return reached_rows(reached.c.id, only, guard)
+
+
+def reached_rows(reached: sa.ColumnElement, only: bool,
+                 guard: sa.ColumnElement[bool] | None) -> sa.Select:
+    """Rows (object id, 0) of the objects `reached` (`only` the one asked about, if there),
+    and with a `guard`, one row (NULL, 1) when the guard holds."""
+    query = sa.select(reached, sa.literal(0, sa.Integer).label("stale"))
     if only:
-        query = query.where(reached.c.id == sa.bindparam("only", type_=sa.BigInteger)
-                            ).limit(1)
+        query = query.where(reached == sa.bindparam("only", type_=sa.BigInteger)).limit(1)
     if guard is None:
         return query
     found = query.subquery("found")

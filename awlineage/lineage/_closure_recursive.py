@@ -28,7 +28,12 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from awlineage.database import Database, RegisteredClass, list_table_name
-from awlineage.lineage._closure_partial import Source, link_edges, partial_statement
+from awlineage.lineage._closure_partial import (
+    Source,
+    link_edges,
+    partial_statement,
+    reached_rows,
+)
 from awlineage.lineage._closure_tables import (
     BY_QUERY_STATE,
     DIRECTION_BY_QUERY,
@@ -197,13 +202,4 @@ def _statement(sources: tuple[_Source, ...], upwards: bool, only: bool,
     more = link_edges(sources)
     start, step = (more.c.child, more.c.parent) if upwards else (more.c.parent, more.c.child)
     reach = reach.union(sa.select(step).join(reach, start == reach.c.id))
-    query = sa.select(reach.c.id, sa.literal(0, sa.Integer).label("stale"))
-    if only:
-        query = query.where(reach.c.id == sa.bindparam("only", type_=sa.BigInteger)).limit(1)
-    if guard is None:
-        return query
-    found = query.subquery("found")
-    return sa.union_all(sa.select(found.c.id, found.c.stale),
-                        sa.select(sa.null().label("id"),
-                                  sa.literal(1, sa.Integer).label("stale")).where(guard)
-                        ).subquery("answer").select()
+    return reached_rows(reach.c.id, only, guard)
