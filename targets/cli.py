@@ -108,7 +108,7 @@ def add_ingest(commands: argparse._SubParsersAction) -> None:
     ingest = commands.add_parser("ingest", help="store raw FITS frames (files or directories) "
                                  "and record what their headers say")
     ingest.add_argument("paths", nargs="+", metavar="PATH",
-                        help="a FITS file, or a directory whose *.fits files are ingested")
+                        help="a FITS file, or a directory whose FITS files (.fits) are ingested")
     ingest.add_argument("--type", choices=("bias", "domeflat", "science"),
                         help="the kind of every frame, instead of the header's IMAGETYP, ...")
     ingest.add_argument("--set", action="append", metavar="KEYWORD=VALUE",
