@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator
@@ -135,9 +134,9 @@ def _walk(direction: str) -> Callable[[argparse.Namespace], int]:
 
 def _export(args: argparse.Namespace) -> int:
     from awlineage.lineage import openlineage_events, prov_json
-    from awlineage.whole_files import write_whole
+    from awlineage.whole_files import existing_file, write_whole
 
-    if args.output and os.path.lexists(args.output) and not args.overwrite:  # before any work
+    if args.output and existing_file(args.output) and not args.overwrite:  # before any work
         raise AwlError(f"{args.output} exists: pass --overwrite to replace it")
     if args.format == "bundle":
         return export_bundle_command(args)

@@ -112,6 +112,18 @@ def test_awl_export_refuses_an_existing_file_unless_overwrite_is_given(
     assert read_bundle(tmp_path / "chain.awlb").roots == [s3.object_id]
 
 
+def test_awl_export_writes_through_to_standard_output_given_as_a_file(
+        db: Database, tmp_path) -> None:
+    from tests.commands import run_awl
+
+    *_, s3 = _chain(db)
+    written = run_awl(db, "export", "prov", str(s3.object_id), "-o", "/dev/stdout",
+                      "--import", "tests.federation.bundle_models", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    assert json.loads(written.stdout)["entity"] and str(s3.object_id) in written.stdout
+    assert not list(tmp_path.glob("*.part")) and not list(tmp_path.glob(".*.part"))
+
+
 def test_importing_twice_changes_nothing(db: Database, site_b: Database) -> None:
     *_, s3 = _chain(db)
     data = export_bundle(s3, depth=2, database=db).to_bytes()
