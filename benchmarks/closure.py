@@ -78,11 +78,11 @@ from awlineage.lineage import (
     closure_index_present,
     closure_is_ancestor,
     drop_closure_index,
+    lineage_graph,
     parent_edges,
     reachable,
     reindex_closure,
 )
-from awlineage.lineage._closure_graph import stored_edges, stored_nodes
 from awlineage.persistence import set_current_store
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
@@ -204,9 +204,7 @@ def demo_dag(url: str) -> Graph:
     makes), its nodes renumbered in an order where parents come first."""
     db = connect(url)
     try:
-        with db.engine.connect() as conn:
-            nodes = stored_nodes(conn, db)
-            edges = list(stored_edges(conn, db))
+        nodes, edges = lineage_graph(db)
     finally:
         db.engine.dispose()
     parents: dict[int, set[int]] = {n: set() for n in nodes}

@@ -18,6 +18,7 @@ from awlineage.lineage._closure_encoding import (
     Label,
 )
 from awlineage.lineage._closure_encoding import encode as encode_closure
+from awlineage.lineage._closure_graph import lineage_graph
 from awlineage.lineage._closure_placement import MAX_COPIES
 from awlineage.lineage._closure_tables import (
     ClosureIndexOffError,
@@ -109,6 +110,7 @@ __all__ = [
     "is_remote_pointer",
     "keep_closure_index",
     "labelled_part",
+    "lineage_graph",
     "openlineage_events",
     "outgoing_edges",
     "parent_edges",

@@ -19,6 +19,24 @@ Pair = tuple[int, int]
 """(parent, child): the child was made from the parent."""
 
 
+def lineage_graph(db: Database) -> tuple[list[int], list[Pair]]:
+    """The whole stored lineage graph of `db`, as the closure index encodes it.
+
+    Parameters
+    ----------
+    db : Database
+        The database to read.
+
+    Returns
+    -------
+    tuple of (list of int, list of (int, int))
+        Every stored object's id, and every (parent, child) link between objects (records of
+        runs left out; an edge may be repeated).
+    """
+    with db.engine.connect() as conn:
+        return stored_nodes(conn, db), list(stored_edges(conn, db))
+
+
 def stored_nodes(conn: sa.Connection, db: Database) -> list[int]:
     """Every stored object's id."""
     registry = db.framework["awl_object"]
