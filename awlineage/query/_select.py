@@ -111,6 +111,14 @@ class Query(Generic[_T]):
         return clone
 
     # -- refining -------------------------------------------------------------------------
+    def _refuse_after_slice(self, method: str) -> None:
+        """Refuse to narrow or reorder a sliced query: SQL would apply the condition or the
+        order before the slice, so ``q[:2].filter(c)`` could return objects outside the first
+        two (Django and SQLAlchemy's ORM refuse it too)."""
+        if self._limit is not None or self._offset:
+            raise QueryError(f"{self!r}: {method} after a slice, limit() or offset() would apply "
+                             "before them; call it first, then slice")
+
     def filter(self, expression: Expression) -> Query[_T]:
         """Return a query that also requires `expression` (`where` is a synonym).
 
@@ -127,7 +135,8 @@ class Query(Generic[_T]):
         Raises
         ------
         QueryError
-            When `expression` is not a condition.
+            When `expression` is not a condition, or the query is already sliced (a
+            condition would apply before the slice).
 
         Examples
         --------
@@ -142,6 +151,7 @@ class Query(Generic[_T]):
         if not isinstance(expression, Expression):
             raise QueryError(f"a further condition (filter() or where()) must be an expression, "
                              f"got {type(expression).__name__}")
+        self._refuse_after_slice("filter()")
         combined = expression if self.condition is None else (self.condition & expression)
         return self._clone(condition=combined, _normal=normal_form(combined))
 
@@ -166,7 +176,8 @@ class Query(Generic[_T]):
         Raises
         ------
         QueryError
-            For a term that is not a descriptor attribute of the class itself.
+            For a term that is not a descriptor attribute of the class itself, or when the
+            query is already sliced.
         UnknownAttributeError
             For a name the class does not declare.
 
@@ -180,6 +191,7 @@ class Query(Generic[_T]):
         >>> [r.kelvin for r in select(Reading).order_by("-kelvin")]
         [300.2, 290.5, 285.0, 271.0]
         """
+        self._refuse_after_slice("order_by()")
         order = []
         for term in terms:
             if not isinstance(term, Ordering | Path | str):
@@ -316,6 +328,11 @@ class Query(Generic[_T]):
         Query
             A new query; this one is unchanged.
 
+        Raises
+        ------
+        QueryError
+            When the query is already sliced.
+
         Examples
         --------
         >>> from awlineage import DBObject, commit, connect, persistent, select
@@ -329,6 +346,7 @@ class Query(Generic[_T]):
         >>> [(r.kelvin, r.version) for r in select(Reading).newest()]
         [(281.5, 2)]
         """
+        self._refuse_after_slice("newest()")
         return self._clone(_newest=True)
 
     def yield_per(self, count: int) -> Query[_T]:

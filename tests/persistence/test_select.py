@@ -236,6 +236,19 @@ def test_where_refines_a_query_as_filter_does(frames) -> None:
         select(CameraFrame).where("CameraFrame.nexp > 1")
 
 
+def test_a_sliced_query_is_not_narrowed_or_reordered(frames) -> None:
+    ordered = select(CameraFrame).order_by("exptime")
+    for sliced in (ordered[:2], ordered[-3:], ordered.limit(2), ordered.offset(1)):
+        for later in (lambda q: q.filter(CameraFrame.nexp > 1),
+                      lambda q: q.where(CameraFrame.nexp > 1),
+                      lambda q: q.order_by("-exptime"), lambda q: q.newest()):
+            with pytest.raises(QueryError, match=r"after a slice, limit\(\) or offset\(\) "
+                                                 r"would apply before them"):
+                later(sliced)
+    narrowed = ordered.filter(CameraFrame.nexp > 1)
+    assert exptimes(narrowed[:2]) == exptimes(narrowed)[:2] != []
+
+
 def test_a_date_beyond_year_9999_is_named_with_its_position(frames) -> None:
     with pytest.raises(QueryError, match=r"year 10000 is out of range \(1 to 9999\) "
                                          r"\(line 1, column 24\)"):
