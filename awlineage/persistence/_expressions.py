@@ -868,9 +868,11 @@ def root_class(expression: Expression) -> type[DBObject]:
         if best is None or issubclass(root, best):
             best = root
         elif not issubclass(best, root):
-            raise QueryError(
-                f"one query mixes unrelated classes {best.__name__} and {root.__name__}"
-            )
+            from awlineage.persistence._meta import written_name
+
+            first, second = ((best.__name__, root.__name__) if best.__name__ != root.__name__
+                             else (written_name(best), written_name(root)))
+            raise QueryError(f"one query mixes unrelated classes {first} and {second}")
     if best is None:
         raise QueryError("the expression names no attribute")
     return best

@@ -399,6 +399,11 @@ def ambiguity_message(name: str, candidates: list[str]) -> str:
             f"{' or '.join(sorted(map(_as_written, candidates)))}; write the qualified name")
 
 
+def written_name(cls: type) -> str:
+    """The qualified name of `cls` as a textual query takes it (`_as_written`)."""
+    return _as_written(qualified_name(cls))
+
+
 def _as_written(qualified: str) -> str:
     """A qualified name as a textual query takes it: a namespace that is no identifier
     (a script ``my-script.py``) in double quotes, ``"my-script".Hy``."""

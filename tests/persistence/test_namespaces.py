@@ -23,6 +23,7 @@ from awlineage import (
 )
 from awlineage.errors import (
     AmbiguousClassError,
+    QueryError,
     StandInClassError,
     UnknownAttributeError,
     UnknownClassError,
@@ -177,6 +178,9 @@ def test_a_script_namespace_that_is_no_identifier_is_written_in_quotes(db, tmp_p
     assert select("other.Hy").count() == 1
     with pytest.raises(UnknownAttributeError, match=r"Hy has no persistent attribute 'm'"):
         select('"my-script".Hy.m == 3')
+    with pytest.raises(QueryError, match=r'mixes unrelated classes (other\.Hy and '
+                                         r'"my-script"\.Hy|"my-script"\.Hy and other\.Hy)$'):
+        select('"my-script".Hy.n == 3 and other.Hy.n == 3')
 
 
 def test_an_unknown_class_name_is_named(db) -> None:
