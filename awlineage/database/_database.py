@@ -119,9 +119,11 @@ class Database:
                  create: bool = True) -> None:
         parsed = _parse_url(url)
         self.url = parsed
-        self.schema = schema
         self.read_only = read_only
         self.dialect: ModuleType = _DIALECTS[parsed.get_backend_name()]
+        # a schema is PostgreSQL's (an AWL_DATABASE_SCHEMA set for it reaches SQLite URLs too)
+        self.schema = None if self.dialect is sqlite else schema
+        schema = self.schema
         create = create and not read_only
         on_disk = self.dialect is sqlite and parsed.database not in (None, "", ":memory:")
         file = parsed.database or ""  # on disk: the file name

@@ -64,3 +64,15 @@ def _probe_tables(postgres_admin: sa.Engine, schema: str) -> int:
         return conn.execute(sa.text(
             "SELECT count(*) FROM information_schema.tables WHERE table_schema = :s "
             "AND table_name LIKE '%urloptionsprobe%'"), {"s": schema}).scalar()
+
+
+def test_a_schema_given_with_an_sqlite_url_is_ignored_as_documented(tmp_path,
+                                                                    monkeypatch) -> None:
+    monkeypatch.setenv("AWL_DATABASE_SCHEMA", "pipeline")  # set for PostgreSQL elsewhere
+    db = connect(f"sqlite:///{tmp_path / 'here.db'}")
+    try:
+        db.commit([UrlOptionsProbe(label="here")])
+        assert db.schema is None
+        assert [probe.label for probe in select(UrlOptionsProbe, database=db)] == ["here"]
+    finally:
+        db.close()
