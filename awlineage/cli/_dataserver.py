@@ -115,14 +115,20 @@ def _refuse_missing_database(url: str) -> None:
 
 def _refuse_missing_storage(url: str, create: bool) -> None:
     """A storage directory that does not exist would be made empty, and served as if it
-    were the data (a mistyped --storage): refused unless the user asks for a new one."""
+    were the data (a mistyped --storage): refused unless the user asks for a new one; one
+    that is a file is refused naming the data server's settings, not the clients'."""
     from dataserver import local_directory
 
     root = local_directory(url)
+    settings = ("--storage (or AWL_DATASERVER_STORAGE, storage in awl.toml's [dataserver] "
+                "table, or AWL_DATA_URL)")
+    if root is not None and root.exists() and not root.is_dir():
+        raise ConfigurationError(f"data directory {root} is a file, not a directory; name the "
+                                 f"data server's directory with {settings}")
     if root is not None and not root.exists() and not create:
         raise ConfigurationError(f"data directory {root} does not exist; name the data "
-                                 "server's directory with --storage (or AWL_DATASERVER_STORAGE "
-                                 "or AWL_DATA_URL), or pass --create to make a new one")
+                                 f"server's directory with {settings}, or pass --create to "
+                                 "make a new one")
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:

@@ -108,6 +108,22 @@ def test_serve_refuses_a_storage_directory_that_does_not_exist_and_makes_none(
     assert done.returncode == 2
     assert done.stderr == (f"awl: ConfigurationError: data directory {missing} does not "
                            "exist; name the data server's directory with --storage (or "
-                           "AWL_DATASERVER_STORAGE or AWL_DATA_URL), or pass --create to make "
-                           "a new one\n")
+                           "AWL_DATASERVER_STORAGE, storage in awl.toml's [dataserver] table, "
+                           "or AWL_DATA_URL), or pass --create to make a new one\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_serve_refuses_a_storage_path_that_is_a_file_naming_its_own_settings(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for variable in ("AWL_DATASERVER_STORAGE", "AWL_DATA_URL", "AWL_DATABASE_URL"):
+        env.pop(variable, None)
+    (tmp_path / "afile").write_text("hi\n")
+    done = subprocess.run([sys.executable, "-m", "awlineage.cli", "dataserver", "serve",
+                           "--port", str(free_port()), "--storage", "afile"], cwd=tmp_path,
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr == (f"awl: ConfigurationError: data directory {tmp_path / 'afile'} is a "
+                           "file, not a directory; name the data server's directory with "
+                           "--storage (or AWL_DATASERVER_STORAGE, storage in awl.toml's "
+                           "[dataserver] table, or AWL_DATA_URL)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
