@@ -10,9 +10,11 @@ large), so a small cutout of a large image costs little; headers and WCSs come f
 from __future__ import annotations
 
 import copy
+import warnings
 
 import numpy as np
 from astropy.io import fits
+from astropy.io.fits.verify import VerifyWarning
 from astropy.nddata import Cutout2D
 
 from awlineage.cutouts._cache import CutoutCache
@@ -136,7 +138,8 @@ def cutout_hdus(planned: list[PlannedCutout], asked: DBObject, request: str,
     primary = fits.PrimaryHDU()
     primary.header["AWLOBJID"] = (asked.object_id, "object the cutouts were asked for")
     primary.header["AWLCLASS"] = (qualified_name(type(asked)), "its class")
-    primary.header["AWLREQ"] = (request[:60], "the request")
+    # whole, in CONTINUE cards past one card (a cut one dropped the lineage followed)
+    primary.header.append(_card("AWLREQ", _brief(request, REQUEST_CHARACTERS), "the request"))
     primary.header["AWLNCUT"] = (len(planned), "cutout extensions that follow")
     primary.header.add_comment(f"Cutouts for {qualified_name(type(asked))} "
                                f"{asked.object_id}: each extension is a cut of the image its "
@@ -228,6 +231,24 @@ def _cut(p: PlannedCutout, cache: CutoutCache, extver: int) -> fits.ImageHDU:
     hdu = fits.ImageHDU(np.asarray(cut.data), header=kept, name=type(obj).__name__[:68])
     hdu.header["EXTVER"] = extver
     return hdu
+
+
+REQUEST_CHARACTERS = 2_000
+"""The most of a request ``AWLREQ`` keeps (a polygon of many vertices is cut, ending "...")."""
+
+
+def _card(keyword: str, value: str, comment: str) -> fits.Card:
+    """A card of `value` with `comment`, or without it where the two do not fit in one card
+    together (astropy would warn that it truncated the comment)."""
+    card = fits.Card(keyword, value, comment)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", VerifyWarning)
+        card.image  # noqa: B018 (formats the card, warning where the comment is cut)
+    return fits.Card(keyword, value) if caught else card
+
+
+def _brief(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most - 3] + "..."
 
 
 def _name(obj: DBObject) -> str:
