@@ -409,7 +409,7 @@ def _refuse_other_values(raw: RawFile, overrides: Mapping[str, Value]) -> None:
         with frame.open_fits() as hdul:
             header = hdul[0].header
         differences.extend(
-            f"{keyword} = {_shown(header.get(keyword), keyword in header)} stored in "
+            f"{_shown(keyword, header.get(keyword), keyword in header)} stored in "
             f"{type(frame).__name__} {frame.object_id}, "
             f"{'its removal' if value is None else repr(value)} given"
             for keyword, value in overrides.items()
@@ -433,8 +433,9 @@ def _same(stored: object, present: bool, given: Value) -> bool:
     return present and str(stored).strip() == str(given).strip()
 
 
-def _shown(value: object, present: bool) -> str:
-    return repr(value) if present else "(no keyword)"
+def _shown(keyword: str, value: object, present: bool) -> str:
+    """``EXPTIME = 30.0``, or ``no FOO`` for a keyword the header lacks."""
+    return f"{keyword} = {value!r}" if present else f"no {keyword}"
 
 
 def _file_hashes(paths: Sequence[Path]) -> dict[Path, tuple[str, tuple[int, ...]]]:

@@ -370,12 +370,13 @@ def test_a_stored_file_given_again_with_another_value_is_refused_naming_both(db,
     (frame,) = ingest([bad], overrides={"EXPTIME": 30}).ingested
     assert ingest([bad], overrides={"EXPTIME": 30}).already == [bad]  # the values stored
     with pytest.raises(IngestRefusedError) as refused:
-        ingest([bad], overrides={"EXPTIME": 60, "OBJECT": "M31"})
+        ingest([bad], overrides={"EXPTIME": 60, "OBJECT": "M31", "AWLNOKW": "x"})
     (path, reason), = refused.value.report.refused
     assert path == bad and reason.startswith(
         f"{bad} was ingested before with other values: EXPTIME = 30 stored in "
         f"RawScienceFrame {frame.object_id}, 60 given; OBJECT = ")
-    assert "'M31' given; nothing is stored" in reason and "delete the stored frame" in reason
+    assert f"'M31' given; no AWLNOKW stored in RawScienceFrame {frame.object_id}, 'x' given; " \
+           "nothing is stored" in reason and "delete the stored frame" in reason
     assert [f.exptime for f in select(RawFrame).all()] == [30.0]
     frame.delete()  # the way the refusal names, nothing being made from the frame yet
     (again,) = ingest([bad], overrides={"EXPTIME": 60}).ingested
