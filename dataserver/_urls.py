@@ -198,7 +198,19 @@ def _open_s3(url: str, bucket: str, path: str, options: dict[str, str]) -> Stora
 
 
 _SECRET_OPTIONS = ("token", "key", "secret", "password", "credential", "signature")
-"""Query options of a URL whose values are never shown (matched within the option's name)."""
+"""Query options (and ``;name=value`` path parameters) of a URL whose values are never shown
+(matched within the option's name; ``sig``, a shared access signature's, as the whole name)."""
+
+
+def _secret(option: str) -> bool:
+    name = option.split("=", 1)[0].lower()
+    return name == "sig" or any(word in name for word in _SECRET_OPTIONS)
+
+
+def _shown_options(options: str, separator: str) -> str:
+    """`options` (``a=1&token=x``) without those that may hold a secret."""
+    return separator.join(item for item in options.split(separator)
+                          if item and not _secret(item))
 
 
 def shown_data_url(url: str) -> str:
@@ -223,6 +235,8 @@ def shown_data_url(url: str) -> str:
     'http://127.0.0.1:8300'
     >>> shown_data_url("/data/awl")
     'file:///data/awl'
+    >>> shown_data_url("http://127.0.0.1:8300/awl;token=abc?sig=def&part=2")
+    'http://127.0.0.1:8300/awl?part=2'
     """
     if "://" not in url:
         return Path(url).absolute().as_uri()
@@ -235,7 +249,8 @@ def shown_data_url(url: str) -> str:
     except ValueError:
         port = None
     netloc = host if port is None else f"{host}:{port}"
-    query = "&".join(
-        item for item in parts.query.split("&")
-        if item and not any(word in item.split("=", 1)[0].lower() for word in _SECRET_OPTIONS))
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    path, _, parameters = parts.path.partition(";")
+    kept = _shown_options(parameters, ";")
+    path = f"{path};{kept}" if kept else path
+    return urllib.parse.urlunsplit((parts.scheme, netloc, path, _shown_options(parts.query, "&"),
+                                    ""))

@@ -151,7 +151,7 @@ class Query(Generic[_T]):
         if not isinstance(expression, Expression):
             raise QueryError(f"a further condition (filter() or where()) must be an expression, "
                              f"got {type(expression).__name__}")
-        self._refuse_after_slice("filter()")
+        self._refuse_after_slice("filter() (or where())")
         combined = expression if self.condition is None else (self.condition & expression)
         return self._clone(condition=combined, _normal=normal_form(combined))
 
