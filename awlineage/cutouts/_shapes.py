@@ -103,9 +103,9 @@ class SkyShape:
         the projection has no pixels (beyond a TAN's hemisphere), may hold the image while its
         outline projects to a few pixels or none, so every pixel is tested."""
         whole = (0, rows - 1, 0, columns - 1)
-        if not self._in_small_cap():
-            return whole
         lon, lat = self.outline()
+        if not _in_small_cap(lon, lat):
+            return whole
         with np.errstate(invalid="ignore"):
             x, y = celestial.world_to_pixel_values(lon, lat)
         if not (np.isfinite(x) & np.isfinite(y)).all():
@@ -116,15 +116,16 @@ class SkyShape:
         r1 = min(math.ceil(y.max()) + 1, rows - 1)
         return None if r0 > r1 or c0 > c1 else (r0, r1, c0, c1)
 
-    def _in_small_cap(self) -> bool:
-        """Whether the outline lies within `SMALL_CAP` degrees of its mean direction."""
-        lon, lat = (np.radians(v) for v in self.outline())
-        xyz = np.stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)])
-        mean = xyz.mean(axis=1)
-        norm = float(np.linalg.norm(mean))
-        if norm < 1e-9:
-            return False
-        return bool((mean @ xyz / norm).min() > math.cos(math.radians(SMALL_CAP)))
+
+def _in_small_cap(lon_deg: np.ndarray, lat_deg: np.ndarray) -> bool:
+    """Whether an outline lies within `SMALL_CAP` degrees of its mean direction."""
+    lon, lat = np.radians(lon_deg), np.radians(lat_deg)
+    xyz = np.stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)])
+    mean = xyz.mean(axis=1)
+    norm = float(np.linalg.norm(mean))
+    if norm < 1e-9:
+        return False
+    return bool((mean @ xyz / norm).min() > math.cos(math.radians(SMALL_CAP)))
 
 
 @dataclass(frozen=True)
