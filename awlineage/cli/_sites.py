@@ -28,7 +28,7 @@ def export_bundle_command(args: argparse.Namespace) -> int:
     prepare(db, args.imports)
     bundle = export_bundle(resolve_id(db, args.id), depth=args.depth, database=db,
                            files=getattr(args, "files", False))
-    size = bundle.write(args.output)
+    size = bundle.write(args.output, overwrite=args.overwrite)
     print(f"wrote {args.output}: {bundle.summary()} ({size} bytes)", file=sys.stderr)
     return 0
 

@@ -35,7 +35,7 @@ from awlineage.federation._bundle_limits import (
 )
 from awlineage.federation._records import ObjectRecord
 from awlineage.federation._site import Site
-from awlineage.whole_files import write_whole
+from awlineage.whole_files import existing_file, write_whole
 
 FORMAT = "awlineage-bundle"
 VERSION = 1
@@ -138,14 +138,18 @@ class Bundle:
                 archive.writestr(f"files/{name}", data, zipfile.ZIP_STORED)
         return buffer.getvalue()
 
-    def write(self, path: str | Path) -> int:
+    def write(self, path: str | Path, overwrite: bool = False) -> int:
         """Write the bundle to `path` as a ``.awlb`` file, whole or not at all (a write that
-        fails leaves no half-written bundle).
+        fails leaves no half-written bundle). An existing file is replaced only when
+        `overwrite` is given, as astropy's ``writeto`` and ``awl export --overwrite`` do; a
+        stream such as ``/dev/stdout`` is written through.
 
         Parameters
         ----------
         path : str or pathlib.Path
             Where to write it.
+        overwrite : bool, optional
+            Replace a file that is already at `path` (it keeps its permissions).
 
         Returns
         -------
@@ -154,6 +158,8 @@ class Bundle:
 
         Raises
         ------
+        FileExistsError
+            When a file is at `path` and `overwrite` is not given (nothing is written).
         OSError
             When the file cannot be written.
 
@@ -170,6 +176,8 @@ class Bundle:
         >>> size == Path("satchel.awlb").stat().st_size
         True
         """
+        if existing_file(path) and not overwrite:
+            raise FileExistsError(f"{path} exists: pass overwrite=True to replace it")
         data = self.to_bytes()
         write_whole(path, data)
         return len(data)

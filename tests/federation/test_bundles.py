@@ -84,11 +84,26 @@ def test_a_bundle_whose_write_fails_leaves_the_file_there_untouched_and_no_part(
     resource.setrlimit(resource.RLIMIT_FSIZE, (len(bundle.to_bytes()) // 2, limits[1]))
     try:
         with pytest.raises(OSError, match=r"chain\.awlb"):
-            bundle.write(target)
+            bundle.write(target, overwrite=True)
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, limits)
     assert target.read_bytes() == b"the bundle of yesterday"
     assert [path.name for path in target.parent.iterdir()] == ["chain.awlb"]
+
+
+def test_bundle_write_refuses_an_existing_file_unless_overwrite_is_given(
+        db: Database, tmp_path) -> None:
+    *_, s3 = _chain(db)
+    bundle = export_bundle(s3, database=db)
+    target = tmp_path / "chain.awlb"
+    target.write_bytes(b"the bundle of yesterday")
+    with pytest.raises(FileExistsError, match=r"chain\.awlb exists: pass overwrite=True"):
+        bundle.write(target)
+    assert target.read_bytes() == b"the bundle of yesterday"
+    assert bundle.write(target, overwrite=True) == len(bundle.to_bytes())
+    assert read_bundle(target).to_bytes() == bundle.to_bytes()
+    fresh = tmp_path / "fresh.awlb"
+    assert bundle.write(fresh) == fresh.stat().st_size
 
 
 def test_awl_export_refuses_an_existing_file_unless_overwrite_is_given(
