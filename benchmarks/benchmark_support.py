@@ -1,11 +1,13 @@
-"""What the benchmark scripts share: a throw-away PostgreSQL schema, and counting the SQL
-statements a piece of work runs."""
+"""What the benchmark scripts share: a throw-away PostgreSQL schema, counting the SQL
+statements a piece of work runs, and the way figures are printed (a median with its spread,
+a ratio of paired runs with its spread, the machine's load)."""
 
 from __future__ import annotations
 
 import os
+import statistics
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 import sqlalchemy as sa
@@ -37,3 +39,30 @@ def count_queries(db: Database, work: Callable[[], object]) -> int:
     with recorded_statements(db) as statements:
         work()
     return len(statements)
+
+
+def spread(values: Sequence[float], digits: int = 2) -> str:
+    """``median (min-max)`` of `values`, each with `digits` decimals: how every benchmark
+    prints a figure measured more than once (one value prints alone, marked as one run)."""
+    if len(values) == 1:
+        return f"{values[0]:.{digits}f} (one run)"
+    return (f"{statistics.median(values):.{digits}f} "
+            f"({min(values):.{digits}f}-{max(values):.{digits}f})")
+
+
+def ratio_spread(numerators: Sequence[float], denominators: Sequence[float],
+                 digits: int = 2) -> str:
+    """The ratios of paired runs (the i-th of one side over the i-th of the other, measured
+    alternated), printed as `spread` prints them: a ratio of medians hides how the pairs
+    differ."""
+    if len(numerators) != len(denominators) or not numerators:
+        raise ValueError("a ratio needs as many runs on each side, at least one")
+    return spread([a / b for a, b in zip(numerators, denominators, strict=True) if b > 0]
+                  or [float("nan")], digits)
+
+
+def load_average() -> str:
+    """The load averages over 1, 5 and 15 minutes and the number of cores, as every
+    benchmark prints them beside its figures (CPU and wall times grow on a busy machine)."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
