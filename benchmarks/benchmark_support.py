@@ -4,11 +4,15 @@ a ratio of paired runs with its spread, the machine's load)."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import statistics
+import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
 
 import sqlalchemy as sa
 
@@ -17,6 +21,17 @@ from awlineage.database import Database, recorded_statements
 POSTGRES_URL = os.environ.get("AWL_TEST_POSTGRES_URL",
                               "postgresql+psycopg://awl:awl@127.0.0.1:5432/awl_test")
 """The PostgreSQL server `.ci/run` starts, unless AWL_TEST_POSTGRES_URL names another."""
+REPOSITORY = Path(__file__).resolve().parents[1]
+"""The checkout the benchmarks are in: its ``tests`` package is not installed."""
+
+
+def test_module(name: str) -> ModuleType:
+    """A module of the checkout's ``tests`` package (the case generators some benchmarks
+    share with the tests), importable whatever the current folder and ``PYTHONPATH``: the
+    checkout is appended to ``sys.path``, so an installed awlineage still comes first."""
+    if str(REPOSITORY) not in sys.path:
+        sys.path.append(str(REPOSITORY))
+    return importlib.import_module(name)
 
 
 @contextmanager
