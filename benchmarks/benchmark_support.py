@@ -25,7 +25,7 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 """The checkout the benchmarks are in: its ``tests`` package is not installed."""
 
 
-def test_module(name: str) -> ModuleType:
+def checkout_module(name: str) -> ModuleType:
     """A module of the checkout's ``tests`` package (the case generators some benchmarks
     share with the tests), importable whatever the current folder and ``PYTHONPATH``: the
     checkout is appended to ``sys.path``, so an installed awlineage still comes first."""
