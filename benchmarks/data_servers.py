@@ -35,8 +35,6 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
-from benchmark_support import load_average, ratio_spread
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -263,7 +261,11 @@ def child_main(spec: dict) -> None:
     elif operation == "retrieve":
         our_retrieve(url, [name], [spec["sha256"]], dest)
     result["seconds"] = time.perf_counter() - start
-    result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM, this process's own: ru_maxrss keeps the parent's high-water mark across the
+    # fork and exec, so it would report the benchmark's own size for a small transfer
+    result["peak_rss_mib"] = peak_rss_mib(os.getpid())
+    if result["peak_rss_mib"] != result["peak_rss_mib"]:  # nan: no /proc here
+        result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(result))
 
 
@@ -382,6 +384,9 @@ def baseline_name(kind: str) -> str:
 def print_row(kind: str, mib: float, times: dict[str, list[float]], extra: str = "") -> None:
     """One back end's rates (from the median times) and ratios (median (min-max) of the
     rounds' pairs)."""
+    from benchmark_support import ratio_spread  # not at the top: the 1 GiB transfers'
+    # child processes import this module, and their peak RSS would count SQLAlchemy's
+
     def rate(key: str) -> str:
         return f"{mib / statistics.median(times[key]):7.0f}"
 
@@ -424,6 +429,8 @@ def main() -> int:
                      f"{', '.join(BACKENDS)}")
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="awl-bench-dataserver-"))
     workdir.mkdir(parents=True, exist_ok=True)
+    from benchmark_support import load_average
+
     print(load_average())
     try:
         run(args, kinds, workdir)
