@@ -35,12 +35,16 @@ others'. The seed's figures come after: space (edges, closure pairs, all-paths e
 root to leaf, index rows) and ancestors-of-a-leaf time against graph size.
 
 Wall times are of this process; CPU times are this process's only (the PostgreSQL server's are
-not counted).
+not counted). By default every strategy of a graph is built first, then their queries take
+turns query by query, the order rotating with each query, so that the strategies meet the
+same moments of load (``--no-alternate``: each strategy's queries right after its build, as
+before); the goals table adds the CTE/index ratio of each query's pair, median (min-max). The
+load is printed at the start and the end.
 
 Usage: python benchmarks/closure.py [--quick] [--sizes 1000,10000,...] [--shapes a,b,...]
            [--strategies walk,cte,closure] [--queries Q] [--inserts I] [--window W]
            [--max-closure-rows R] [--query-budget S] [--postgres URL] [--skip-postgres]
-           [--skip-sqlite] [--alternate]
+           [--skip-sqlite] [--alternate | --no-alternate]
 
 The default run (sizes 1,000, 10,000 and 100,000) takes in the order of an hour on 2 cores;
 1,000,000 is there by ``--sizes 1000000`` (several GB of memory for the objects; the pipeline
@@ -67,7 +71,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import sqlalchemy as sa
-from benchmark_support import POSTGRES_URL, postgres_schema
+from benchmark_support import POSTGRES_URL, load_average, postgres_schema, ratio_spread
 
 from awlineage import DBObject, commit, connect, persistent
 from awlineage.database import Database, list_table_name
@@ -924,8 +928,9 @@ def print_index_tables(results: list[Result]) -> None:
     print("\n### Goals (issue 18: ancestors of a leaf p95 < 10 ms on PostgreSQL, >= 10x faster "
           "than the recursive CTE, storage < 3x the edges)\n")
     print("| backend | shape | nodes | index p95 ms | cte p95 ms | cte/index (p50) "
-          "| cte/index (p95) | index rows / edges | met |")
-    print("|" + "---|" * 9)
+          "| cte/index (p95) | index rows / edges | met "
+          "| cte/index per query, median (min-max) |")
+    print("|" + "---|" * 10)
     for r in index:
         cte = [c for c in results if (c.backend, c.shape, c.nodes, c.strategy)
                == (r.backend, r.shape, r.nodes, "cte")]
@@ -938,13 +943,15 @@ def print_index_tables(results: list[Result]) -> None:
         space = r.stats.rows / max(r.edges, 1)
         met = [name for name, ok in (("<10ms", fast95 < 0.010), ("10x", slow / fast >= 10),
                                      ("<3x", space < 3)) if ok]
+        paired = min(len(mine.walls), len(theirs.walls))  # the same queries, in turn
         print(f"| {r.backend} | {r.shape} | {r.nodes:,} | {fast95 * 1e3:.2f} "
               f"| {slow95 * 1e3:.2f} | {slow / fast:.1f} | {slow95 / fast95:.1f} "
-              f"| {space:.2f} | {', '.join(met) or 'none'} |")
+              f"| {space:.2f} | {', '.join(met) or 'none'} "
+              f"| {ratio_spread(theirs.walls[:paired], mine.walls[:paired], 1)} |")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="1,000 nodes, 5 queries of each kind, 3 inserts (about a minute)")
     parser.add_argument("--sizes", default=",".join(str(s) for s in DEFAULT_SIZES))
@@ -965,14 +972,16 @@ def main() -> None:
                         help="seconds for the interval index's build (and for its timed "
                              "inserts) before it is given up")
     parser.add_argument("--index-answer", default=None,
-                        help="reindex_closure's answer: cheaper, labels, 'by query' (default: "
-                             "labels within budget, else by query)")
+                        help="reindex_closure's answer: cheaper, labels, 'by query', partial "
+                             "(default: labels within budget, else by query)")
     parser.add_argument("--explain", action="store_true",
                         help="PostgreSQL: print the plan of the index's ancestors query of the "
                              "leaf whose ranges hold the most rows")
-    parser.add_argument("--alternate", action="store_true",
+    parser.add_argument("--alternate", action=argparse.BooleanOptionalAction, default=True,
                         help="build every strategy first, then time them taking turns query "
-                             "by query (ratios of the same moments on a shared machine)")
+                             "by query (ratios of the same moments on a shared machine; the "
+                             "default); --no-alternate: each strategy's queries right after "
+                             "its build, one strategy after the other")
     parser.add_argument("--demo-database", default="",
                         help="shape demo: the URL of a database whose lineage graph is taken "
                              "(such as `awl demo`'s sqlite:///awlineage.db)")
@@ -995,7 +1004,10 @@ def main() -> None:
                                   ("PostgreSQL", args.skip_postgres)) if not skip]
     names = [n for n in args.strategies.split(",") if n]
     print("awlineage closure benchmark: walk on main, recursive CTE, closure table"
-          + (", indexes" if index_strategies() else " (no index strategy yet)"))
+          + (", indexes" if index_strategies() else " (no index strategy yet)")
+          + ("; queries alternated between strategies" if args.alternate
+             else "; each strategy's queries in turn (--no-alternate)"))
+    print(load_average())
     results: list[Result] = []
     space: dict[tuple[str, int], tuple[int, int]] = {}
     started = time.perf_counter(), time.process_time()
@@ -1007,8 +1019,8 @@ def main() -> None:
                 continue
             space[(shape, graph.size)] = (graph.edge_count, all_paths_entries(graph))
             for backend in backends:
-                print(f"  {backend}: {shape}, {graph.size:,} nodes, {graph.edge_count:,} edges",
-                      file=sys.stderr, flush=True)
+                print(f"  {backend}: {shape}, {graph.size:,} nodes, {graph.edge_count:,} edges"
+                      f" ({load_average()})", file=sys.stderr, flush=True)
                 with fresh_database(backend, args) as db:
                     args.size = size
                     results.extend(measure_graph(backend, db, graph,
@@ -1022,7 +1034,7 @@ def main() -> None:
     for plan in (r.plan for r in results if r.plan):
         print(f"\n```\n{plan}\n```")
     print(f"\ntotal: {time.perf_counter() - started[0]:.0f} s wall, "
-          f"{time.process_time() - started[1]:.0f} s CPU of this process")
+          f"{time.process_time() - started[1]:.0f} s CPU of this process; {load_average()}")
 
 
 if __name__ == "__main__":

@@ -10,8 +10,11 @@ memory of the 1 GiB case.
 The S3 server is moto (``moto_server``) in its own process on loopback, the HTTP data
 server is uvicorn in its own process; each 1 GiB transfer runs in a fresh child process, so
 its peak RSS is that transfer's alone. Ratios are our time over the baseline's time: 1.00
-is as fast as the baseline, 1.30 is 30 % slower. Goals: local within 1.3x of a plain copy,
-S3 within 1.2x of the raw minio client.
+is as fast as the baseline, 1.30 is 30 % slower. The small files' rates are the median of
+--repeat rounds, ours and the baseline alternated (baseline first, then ours first, ...), and
+each ratio the median (min-max) of the rounds' paired ratios; the 1 GiB case runs once. The
+load is printed at the start and the end. Goals: local within 1.3x of a plain copy, S3 within
+1.2x of the raw minio client.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import os
 import resource
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -229,6 +233,15 @@ def timed(function, *args) -> float:
     return time.perf_counter() - start
 
 
+def timed_into(times: list[float], function, *args):
+    """`function(*args)`, its time (after flushing earlier writes) appended to `times`."""
+    os.sync()
+    start = time.perf_counter()
+    answer = function(*args)
+    times.append(time.perf_counter() - start)
+    return answer
+
+
 # -- the child process of a 1 GiB transfer --------------------------------------------------
 def child_main(spec: dict) -> None:
     environment()
@@ -248,7 +261,11 @@ def child_main(spec: dict) -> None:
     elif operation == "retrieve":
         our_retrieve(url, [name], [spec["sha256"]], dest)
     result["seconds"] = time.perf_counter() - start
-    result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM, this process's own: ru_maxrss keeps the parent's high-water mark across the
+    # fork and exec, so it would report the benchmark's own size for a small transfer
+    result["peak_rss_mib"] = peak_rss_mib(os.getpid())
+    if result["peak_rss_mib"] != result["peak_rss_mib"]:  # nan: no /proc here
+        result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(result))
 
 
@@ -280,34 +297,36 @@ def make_large_file(path: Path, mib: int) -> Path:
 
 def small_case(kind: str, url: str, base_url: str, sources: list[Path], work: Path,
                repeat: int) -> dict:
-    """Best of `repeat` runs of each: baseline and ours, store and retrieve."""
-    best = {"base_store": float("inf"), "store": float("inf"),
-            "base_retrieve": float("inf"), "retrieve": float("inf")}
+    """`repeat` rounds of each, baseline and ours, store and retrieve: every round's times,
+    the two sides alternated (the baseline first in even rounds, ours first in odd ones) so
+    that each round's pair meets the same load and neither always goes first."""
+    times: dict[str, list[float]] = {"base_store": [], "store": [],
+                                     "base_retrieve": [], "retrieve": []}
     if not uses_s3(kind):
-        best["durable_store"] = float("inf")
+        times["durable_store"] = []
     for round_ in range(repeat):
         names = [f"small-{round_}/{p.name}" for p in sources]
         stored = work / f"base-stored-{round_}"
-        if not uses_s3(kind):
-            durable = work / f"durable-{round_}"
-            best["durable_store"] = min(best["durable_store"], timed(
-                baseline_store_durable, kind, base_url, sources, names, durable))
-            shutil.rmtree(durable)
-        best["base_store"] = min(best["base_store"],
-                                 timed(baseline_store, kind, base_url, sources, names, stored))
-        os.sync()
-        start = time.perf_counter()
-        hashes = our_store(url, sources, names)
-        best["store"] = min(best["store"], time.perf_counter() - start)
+        durable = work / f"durable-{round_}"
         out = work / f"base-out-{round_}"
         out.mkdir(parents=True)
-        best["base_retrieve"] = min(best["base_retrieve"],
-                                    timed(baseline_retrieve, kind, base_url, names, stored, out))
-        best["retrieve"] = min(best["retrieve"],
-                               timed(our_retrieve, url, names, hashes, work / f"cache-{round_}"))
-        for leftover in (stored, out, work / f"cache-{round_}"):
+        cache = work / f"cache-{round_}"
+        stores = [("base_store", baseline_store, (kind, base_url, sources, names, stored)),
+                  ("store", our_store, (url, sources, names))]
+        if not uses_s3(kind):
+            stores.insert(0, ("durable_store", baseline_store_durable,
+                              (kind, base_url, sources, names, durable)))
+        answers = {}
+        for key, function, arguments in (stores if round_ % 2 == 0 else stores[::-1]):
+            answers[key] = timed_into(times[key], function, *arguments)
+            shutil.rmtree(durable, ignore_errors=True)  # the copy+fsync is not read back
+        retrieves = [("base_retrieve", baseline_retrieve, (kind, base_url, names, stored, out)),
+                     ("retrieve", our_retrieve, (url, names, answers["store"], cache))]
+        for key, function, arguments in (retrieves if round_ % 2 == 0 else retrieves[::-1]):
+            timed_into(times[key], function, *arguments)
+        for leftover in (stored, out, cache):
             shutil.rmtree(leftover, ignore_errors=True)
-    return best
+    return times
 
 
 def large_case(kind: str, url: str, base_url: str, source: Path, work: Path) -> dict:
@@ -362,17 +381,26 @@ def baseline_name(kind: str) -> str:
     return "raw minio" if uses_s3(kind) else "plain copy"
 
 
-def print_row(kind: str, mib: float, times: dict[str, float], extra: str = "") -> None:
-    def rate(seconds: float) -> str:
-        return f"{mib / seconds:7.0f}"
+def print_row(kind: str, mib: float, times: dict[str, list[float]], extra: str = "") -> None:
+    """One back end's rates (from the median times) and ratios (median (min-max) of the
+    rounds' pairs)."""
+    from benchmark_support import ratio_spread  # not at the top: the 1 GiB transfers'
+    # child processes import this module, and their peak RSS would count SQLAlchemy's
 
-    line = (f"  {kind:<10} store {rate(times['store'])} MB/s vs {baseline_name(kind)} "
-            f"{rate(times['base_store'])}: {times['store'] / times['base_store']:5.2f}x")
+    def rate(key: str) -> str:
+        return f"{mib / statistics.median(times[key]):7.0f}"
+
+    def ratio(ours: str, base: str) -> str:
+        median, _, rest = ratio_spread(times[ours], times[base]).partition(" ")
+        return f"{median}x {rest}"
+
+    line = (f"  {kind:<10} store {rate('store')} MB/s vs {baseline_name(kind)} "
+            f"{rate('base_store')}: {ratio('store', 'base_store')}")
     if "durable_store" in times:
-        line += (f" (vs copy+fsync {rate(times['durable_store'])}: "
-                 f"{times['store'] / times['durable_store']:4.2f}x)")
-    line += (f" | retrieve {rate(times['retrieve'])} vs {rate(times['base_retrieve'])}: "
-             f"{times['retrieve'] / times['base_retrieve']:5.2f}x")
+        line += (f" (vs copy+fsync {rate('durable_store')}: "
+                 f"{ratio('store', 'durable_store')})")
+    line += (f" | retrieve {rate('retrieve')} vs {rate('base_retrieve')}: "
+             f"{ratio('retrieve', 'base_retrieve')}")
     print(line + extra)
 
 
@@ -381,7 +409,7 @@ def main() -> int:
     parser.add_argument("--backends", default=",".join(BACKENDS))
     parser.add_argument("--small-count", type=int, default=1000)
     parser.add_argument("--large-mib", type=int, default=1024)
-    parser.add_argument("--repeat", type=int, default=2, help="runs of the small case (best)")
+    parser.add_argument("--repeat", type=int, default=2, help="rounds of the small case (median)")
     parser.add_argument("--workdir", help="scratch directory (default: a temporary one)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true",
@@ -401,10 +429,14 @@ def main() -> int:
                      f"{', '.join(BACKENDS)}")
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="awl-bench-dataserver-"))
     workdir.mkdir(parents=True, exist_ok=True)
+    from benchmark_support import load_average
+
+    print(load_average())
     try:
         run(args, kinds, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+        print(load_average())
     return 0
 
 
@@ -414,7 +446,8 @@ def run(args: argparse.Namespace, kinds: list[str], workdir: Path) -> None:
     if args.small_count:
         sources = make_small_files(workdir / "inputs", args.small_count)
         mib = args.small_count
-        print(f"\n{args.small_count} x 1 MiB (best of {args.repeat}):")
+        print(f"\n{args.small_count} x 1 MiB (median of {args.repeat} alternated rounds; "
+              "ratio: median (min-max) of the rounds' pairs):")
         with services(workdir, set(kinds)) as running:
             for kind in kinds:
                 times = small_case(kind, running.urls[kind], running.baseline_url(kind),
@@ -433,7 +466,7 @@ def run(args: argparse.Namespace, kinds: list[str], workdir: Path) -> None:
                 results = large_case(kind, running.urls[kind], running.baseline_url(kind),
                                      source, workdir / kind)
                 server = running.server_rss(kind) if kind.startswith("http") else None
-            times = {key: value["seconds"] for key, value in results.items()}
+            times = {key: [value["seconds"]] for key, value in results.items()}
             print_row(kind, args.large_mib, times)
             rss = (f"  {'':<10} peak RSS store {results['store']['peak_rss_mib']:.0f} MiB, "
                    f"retrieve {results['retrieve']['peak_rss_mib']:.0f} MiB (baseline "

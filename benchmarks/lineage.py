@@ -16,6 +16,10 @@ Prints, each against a baseline run in the same process:
    user's code their methods use: cold (a fresh Python process, modules imported first) and
    cached (what every make() pays), with the number of pieces of code covered. No database.
 
+Every figure is the median (min-max) of --repeat runs; the two sides of a comparison are
+alternated (A B B A ...), so that each pair meets the same moments of load, and their ratio
+is the median (min-max) of the pairs' ratios. The load is printed at the start and the end.
+
 Usage: python benchmarks/lineage.py [--makes N] [--calls N] [--postgres URL] [--skip-postgres]
        [--code-versions-only] [--quick]
 """
@@ -32,7 +36,14 @@ import time
 from collections.abc import Callable
 
 import sqlalchemy as sa
-from benchmark_support import POSTGRES_URL, count_queries, postgres_schema
+from benchmark_support import (
+    POSTGRES_URL,
+    count_queries,
+    load_average,
+    postgres_schema,
+    ratio_spread,
+    spread,
+)
 
 from awlineage import (
     DBObject,
@@ -105,8 +116,31 @@ def timed(work: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def best(work: Callable[[], object], repeat: int) -> float:
-    return min(timed(work) for _ in range(repeat))
+def repeated(work: Callable[[], object], repeat: int) -> list[float]:
+    """`repeat` timings of `work`."""
+    return [timed(work) for _ in range(repeat)]
+
+
+def alternated(first: Callable[[], object], second: Callable[[], object], repeat: int
+               ) -> tuple[list[float], list[float]]:
+    """`repeat` timings of each, in the order first, second, second, first, ...: each pair
+    meets the same moments of load and neither side always goes first."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for i in range(repeat):
+        for k in ((0, 1) if i % 2 == 0 else (1, 0)):
+            times[k].append(timed((first, second)[k]))
+    return times
+
+
+def per_item(times: list[float], count: int, scale: float, digits: int = 3) -> str:
+    """`spread` of `times` divided by `count` and multiplied by `scale` (to ms or us)."""
+    return spread([t / count * scale for t in times], digits)
+
+
+def overhead(slow: list[float], fast: list[float], count: int, scale: float,
+             digits: int = 3) -> str:
+    """The pairs' differences per item, as `spread` prints them."""
+    return spread([(a - b) / count * scale for a, b in zip(slow, fast, strict=True)], digits)
 
 
 def tracing_overhead(db: Database, makes: int, repeat: int) -> None:
@@ -129,17 +163,16 @@ def tracing_overhead(db: Database, makes: int, repeat: int) -> None:
 
     traced_run(True)  # warm up: tables, default parameters, code version
     plain_run(True)
-    print(f"  1. tracing per make ({makes:,} makes, best of {repeat})")
+    print(f"  1. tracing per make ({makes:,} makes, median (min-max) of {repeat} alternated "
+          "runs)")
     for with_commit in (False, True):
-        t_traced = t_plain = float("inf")
-        for _ in range(repeat):
-            t_plain = min(t_plain, timed(lambda c=with_commit: plain_run(c)))
-            t_traced = min(t_traced, timed(lambda c=with_commit: traced_run(c)))
+        t_plain, t_traced = alternated(lambda c=with_commit: plain_run(c),
+                                       lambda c=with_commit: traced_run(c), repeat)
         label = "make + commit" if with_commit else "make only   "
-        print(f"     {label}: traced {t_traced / makes * 1e3:7.3f} ms, untraced "
-              f"{t_plain / makes * 1e3:7.3f} ms, overhead "
-              f"{(t_traced - t_plain) / makes * 1e3:7.3f} ms per make "
-              f"(ratio {t_traced / t_plain:.2f})")
+        print(f"     {label}: traced {per_item(t_traced, makes, 1e3)} ms, untraced "
+              f"{per_item(t_plain, makes, 1e3)} ms, overhead "
+              f"{overhead(t_traced, t_plain, makes, 1e3)} ms per make "
+              f"(ratio {ratio_spread(t_traced, t_plain)})")
 
 
 def call_overhead(calls: int, repeat: int) -> None:
@@ -148,14 +181,20 @@ def call_overhead(calls: int, repeat: int) -> None:
     def inside(traced_calls: bool) -> float:
         return timed(lambda: BenchCallTarget(calls=calls, traced_calls=traced_calls).make())
 
-    t_traced = min(inside(True) for _ in range(repeat))
-    t_plain = min(inside(False) for _ in range(repeat))
-    t_outside = best(lambda: [traced_step(1.0) for _ in range(calls)], repeat)
-    t_bare = best(lambda: [plain_step(1.0) for _ in range(calls)], repeat)
-    print(f"  2. tracing per call ({calls:,} calls in one make, best of {repeat})")
-    print(f"     recorded call: {(t_traced - t_plain) / calls * 1e6:6.2f} us overhead per call "
-          f"(ratio {t_traced / t_plain:.1f} for a one-multiplication function)")
-    print(f"     outside a make: {(t_outside - t_bare) / calls * 1e6:6.2f} us overhead per call")
+    t_traced: list[float] = []
+    t_plain: list[float] = []
+    for i in range(repeat):  # traced, untraced, untraced, traced, ...
+        for traced_calls in ((True, False) if i % 2 == 0 else (False, True)):
+            (t_traced if traced_calls else t_plain).append(inside(traced_calls))
+    t_outside, t_bare = alternated(lambda: [traced_step(1.0) for _ in range(calls)],
+                                   lambda: [plain_step(1.0) for _ in range(calls)], repeat)
+    print(f"  2. tracing per call ({calls:,} calls in one make, median (min-max) of {repeat} "
+          "alternated runs)")
+    print(f"     recorded call: {overhead(t_traced, t_plain, calls, 1e6, 2)} us overhead per "
+          f"call (ratio {ratio_spread(t_traced, t_plain, 1)} for a one-multiplication "
+          "function)")
+    print(f"     outside a make: {overhead(t_outside, t_bare, calls, 1e6, 2)} us overhead per "
+          "call")
     del os.environ["AWL_TRACE_MAX_CALLS"]
 
 
@@ -186,17 +225,18 @@ def recursive_cte(db: Database, start: int) -> int:
 
 def lineage_queries(db: Database, repeat: int, sizes: tuple[int, ...], spokes_count: int
                     ) -> None:
-    print(f"  3. ancestors of a leaf in a layered DAG (best of {repeat})")
+    print(f"  3. ancestors of a leaf in a layered DAG (median (min-max) of {repeat} "
+          "alternated runs)")
     for objects in sizes:
         leaf = build_dag(objects)
         found = len(ancestors(leaf))
         assert found == recursive_cte(db, leaf.object_id), "ancestors disagree with the CTE"
         queries = count_queries(db, lambda leaf=leaf: ancestors(leaf))
-        t_ours = best(lambda leaf=leaf: ancestors(leaf), repeat)
-        t_cte = best(lambda leaf=leaf: recursive_cte(db, leaf.object_id), repeat)
-        print(f"     {objects:6,} objects: {found:6,} ancestors in {t_ours * 1e3:8.1f} ms "
-              f"({queries} queries), recursive CTE {t_cte * 1e3:8.1f} ms, "
-              f"ratio {t_ours / t_cte:.2f}")
+        t_ours, t_cte = alternated(lambda leaf=leaf: ancestors(leaf),
+                                   lambda leaf=leaf: recursive_cte(db, leaf.object_id), repeat)
+        print(f"     {objects:6,} objects: {found:6,} ancestors in {per_item(t_ours, 1, 1e3, 1)} "
+              f"ms ({queries} queries), recursive CTE {per_item(t_cte, 1, 1e3, 1)} ms, "
+              f"ratio {ratio_spread(t_ours, t_cte)}")
     hub = BenchHub(name="hub")
     commit([BenchSpoke(hub=hub) for _ in range(spokes_count)])
     spokes = db.tables_for(BenchSpoke).table
@@ -208,11 +248,11 @@ def lineage_queries(db: Database, repeat: int, sizes: tuple[int, ...], spokes_co
 
     assert len(get_inverse_properties(hub)) == by_hand() == spokes_count
     queries = count_queries(db, lambda: get_inverse_properties(hub))
-    t_ours = best(lambda: get_inverse_properties(hub), repeat)
-    t_hand = best(by_hand, repeat)
-    print(f"  4. get_inverse_properties of an object {spokes_count:,} others link to")
-    print(f"     {t_ours * 1e3:8.1f} ms ({queries} queries), one hand-written SELECT "
-          f"{t_hand * 1e3:8.1f} ms, ratio {t_ours / t_hand:.2f}")
+    t_ours, t_hand = alternated(lambda: get_inverse_properties(hub), by_hand, repeat)
+    print(f"  4. get_inverse_properties of an object {spokes_count:,} others link to "
+          f"(median (min-max) of {repeat} alternated runs)")
+    print(f"     {per_item(t_ours, 1, 1e3, 1)} ms ({queries} queries), one hand-written SELECT "
+          f"{per_item(t_hand, 1, 1e3, 1)} ms, ratio {ratio_spread(t_ours, t_hand)}")
 
 
 _COLD_CODE_VERSIONS = """
@@ -228,9 +268,9 @@ print(time.perf_counter() - start)
 def code_versions(repeat: int, calls: int = 10_000) -> None:
     from targets.pipeline import STAGES
 
-    cold = min(float(subprocess.run([sys.executable, "-c", _COLD_CODE_VERSIONS], check=True,
-                                    capture_output=True, text=True).stdout)
-               for _ in range(repeat))
+    cold = [float(subprocess.run([sys.executable, "-c", _COLD_CODE_VERSIONS], check=True,
+                                 capture_output=True, text=True).stdout)
+            for _ in range(repeat)]
     for stage in STAGES:  # fill the caches
         stage.class_code_version()
 
@@ -240,14 +280,15 @@ def code_versions(repeat: int, calls: int = 10_000) -> None:
                 stage.class_code_version()
                 covered_code(stage)
 
-    t_cached = best(cached, repeat)
+    t_cached = repeated(cached, repeat)
     pieces = {stage.__name__: len(covered_code(stage)) for stage in STAGES}
     print(f"  5. code versions of the pipeline's {len(STAGES)} process classes "
           f"(pieces of code covered: {', '.join(f'{k} {v}' for k, v in pieces.items())})")
-    print(f"     cold (new process, best of {repeat}): {cold * 1e3:7.1f} ms for all, "
-          f"{cold / len(STAGES) * 1e3:6.1f} ms per class")
+    print(f"     cold (new process, median (min-max) of {repeat}): "
+          f"{per_item(cold, 1, 1e3, 1)} ms for all, "
+          f"{per_item(cold, len(STAGES), 1e3, 1)} ms per class")
     print(f"     cached (version + covered pieces, as each make asks): "
-          f"{t_cached / calls / len(STAGES) * 1e6:6.2f} us per class")
+          f"{per_item(t_cached, calls * len(STAGES), 1e6, 2)} us per class")
 
 
 def run_backend(label: str, url: str, schema: str | None, args: argparse.Namespace) -> None:
@@ -261,7 +302,7 @@ def run_backend(label: str, url: str, schema: str | None, args: argparse.Namespa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--makes", type=int, default=2_000)
     parser.add_argument("--calls", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
@@ -278,14 +319,18 @@ def main() -> None:
         args.makes, args.calls, args.repeat = 200, 2_000, 1
         args.dag_sizes, args.spokes = (100, 500), 500
     print("awlineage lineage benchmark: tracing overhead, lineage queries, code versions")
-    code_versions(args.repeat, 500 if args.quick else 10_000)
-    if args.code_versions_only:
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        run_backend("SQLite", f"sqlite:///{tmp}/bench.db", None, args)
-    if not args.skip_postgres:
-        with postgres_schema(args.postgres) as schema:
-            run_backend("PostgreSQL", args.postgres, schema, args)
+    print(load_average())
+    try:
+        code_versions(args.repeat, 500 if args.quick else 10_000)
+        if args.code_versions_only:
+            return
+        with tempfile.TemporaryDirectory() as tmp:
+            run_backend("SQLite", f"sqlite:///{tmp}/bench.db", None, args)
+        if not args.skip_postgres:
+            with postgres_schema(args.postgres) as schema:
+                run_backend("PostgreSQL", args.postgres, schema, args)
+    finally:
+        print(f"\n{load_average()}")
 
 
 if __name__ == "__main__":

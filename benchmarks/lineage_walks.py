@@ -6,13 +6,15 @@ on SQLite and PostgreSQL.
 Per backend: the graph is committed once; each query runs on the same random leaves (source
 lists, whose ancestry is a night's calibrations and frames) and roots (raw frames, whose
 descendants run to a source list) with the index off, then with it built (``reindex_closure``);
-the answers are compared. Off and on take turns (two rounds; the better p50 of each is kept,
-the machine being shared). Printed: p50 and mean wall time per call, CPU seconds of this
-process (the database server's are not counted), SQL statements per call, and the ratio
-off/on measured in the same process.
+the answers are compared. Off and on take turns, alternated (off, on, on, off, ...: --rounds,
+default two), so that both meet the same moments of the shared machine's load. Printed: each
+call's p50 wall time as the median (min-max) over the rounds, the median over the rounds of
+its mean wall time and of the CPU seconds of this process (the database server's are not
+counted), SQL statements per call, and the ratio off/on of the p50s: the median (min-max) of
+the rounds' paired ratios. The load is printed at the start and the end.
 
-Usage: python benchmarks/lineage_walks.py [--size N] [--queries Q] [--postgres URL] [--quick]
-           [--skip-postgres] [--skip-sqlite]
+Usage: python benchmarks/lineage_walks.py [--size N] [--queries Q] [--rounds R] [--quick]
+           [--postgres URL] [--skip-postgres] [--skip-sqlite]
 """
 
 from __future__ import annotations
@@ -27,7 +29,14 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from benchmark_support import POSTGRES_URL, count_queries, postgres_schema
+from benchmark_support import (
+    POSTGRES_URL,
+    count_queries,
+    load_average,
+    postgres_schema,
+    ratio_spread,
+    spread,
+)
 from closure import pipeline_dag, store
 
 from awlineage import ancestors, connect, descendants
@@ -45,7 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, not
 from webviewer import WalkLimits, walk_lineage
 
 ROUNDS = 2
-"""Rounds of off-then-on; each call's best p50 per state is printed."""
+"""Rounds of off and on (off first in even rounds, on first in odd ones), by default."""
 VIEWER_LIMITS = WalkLimits(objects=20_000, nodes=400, group_from=3)
 
 
@@ -71,7 +80,7 @@ def _index_alone(db: Database, leaves: list, roots: list) -> None:
     for name, objects, query in (("closure_ancestors(leaf)", leaves, closure_ancestors),
                                  ("closure_descendants(raw)", roots, closure_descendants)):
         _, figures = _measure(db, objects, lambda o, q=query: q(db, o.object_id))
-        print(f"{name:26} {'alone':>5} {figures['p50'] * 1e3:8.2f} "
+        print(f"{name:26} {'alone':>5} {figures['p50'] * 1e3:20.2f} "
               f"{figures['mean'] * 1e3:8.2f} {figures['cpu']:7.2f} "
               f"{figures['statements']:8.0f}")
 
@@ -89,7 +98,7 @@ def _measure(db: Database, objects: list, call: Callable) -> tuple[list, dict[st
                      "cpu": cpu, "statements": statements}
 
 
-def run(db: Database, size: int, queries: int, label: str) -> None:
+def run(db: Database, size: int, queries: int, label: str, rounds: int = ROUNDS) -> None:
     """Store the pipeline graph on `db`, then time every call off and on."""
     set_current_store(db)
     graph = pipeline_dag(size)
@@ -103,35 +112,42 @@ def run(db: Database, size: int, queries: int, label: str) -> None:
     root_nodes = [i for i in range(9, graph.size) if not graph.parents[i]]  # not params, grids
     leaves = [db.get(ids[i]) for i in rng.sample(leaf_nodes, min(queries, len(leaf_nodes)))]
     roots = [db.get(ids[i]) for i in rng.sample(root_nodes, min(queries, len(root_nodes)))]
-    results: dict[str, dict[bool, tuple[list, dict[str, float]]]] = {}
-    for _round in range(ROUNDS):  # off and on taken turns, so neither runs on a warmer machine
-        for on in (False, True):
-            if on:
+    answers: dict[str, dict[bool, list]] = {}
+    figures: dict[str, dict[bool, list[dict[str, float]]]] = {}
+    present = closure_index_present(db)
+    for round_ in range(rounds):  # off, on, on, off, ...: neither runs on a warmer machine
+        for on in ((False, True) if round_ % 2 == 0 else (True, False)):
+            if on and not present:
                 built = time.perf_counter()
                 reindex_closure(db)
                 print(f"index built in {time.perf_counter() - built:.2f} s")
-            else:
+            elif not on and present:
                 drop_closure_index(db)
+            present = on
             assert closure_index_present(db) == on
             for name, (objects, call) in _calls(db, leaves, roots).items():
                 call(objects[0])  # warm: classes registry, statement caches
-                answers, figures = _measure(db, objects, call)
-                best = results.setdefault(name, {}).get(on)
-                if best is None or figures["p50"] < best[1]["p50"]:
-                    results[name][on] = (answers, figures)
-    print(f"{'call':26} {'index':>5} {'p50 ms':>8} {'mean ms':>8} {'CPU s':>7} "
-          f"{'SQL/call':>8} {'off/on p50':>10}")
+                found, measured = _measure(db, objects, call)
+                first = answers.setdefault(name, {}).setdefault(on, found)
+                assert found == first, f"{name}: answers differ between rounds"
+                figures.setdefault(name, {}).setdefault(on, []).append(measured)
+    print(f"{'call':26} {'index':>5} {'p50 ms':>20} {'mean ms':>8} {'CPU s':>7} "
+          f"{'SQL/call':>8} {'off/on p50':>20}")
+    if not present:
+        reindex_closure(db)
     _index_alone(db, leaves, roots)
     drop_closure_index(db)
-    for name, by_state in results.items():
-        assert by_state[False][0] == by_state[True][0], f"{name}: answers differ"
+    for name, by_state in figures.items():
+        assert answers[name][False] == answers[name][True], f"{name}: answers differ"
+        p50s = {on: [f["p50"] for f in by_state[on]] for on in (False, True)}
         for on in (False, True):
-            figures = by_state[on][1]
-            ratio = by_state[False][1]["p50"] / figures["p50"] if on else None
-            print(f"{name:26} {'on' if on else 'off':>5} {figures['p50'] * 1e3:8.2f} "
-                  f"{figures['mean'] * 1e3:8.2f} {figures['cpu']:7.2f} "
-                  f"{figures['statements']:8.0f} "
-                  f"{'' if ratio is None else f'{ratio:9.2f}x':>10}")
+            ratio = f"{ratio_spread(p50s[False], p50s[True])}" if on else ""
+            print(f"{name:26} {'on' if on else 'off':>5} "
+                  f"{spread([p * 1e3 for p in p50s[on]]):>20} "
+                  f"{statistics.median(f['mean'] for f in by_state[on]) * 1e3:8.2f} "
+                  f"{statistics.median(f['cpu'] for f in by_state[on]):7.2f} "
+                  f"{statistics.median(f['statements'] for f in by_state[on]):8.0f} "
+                  f"{ratio:>20}")
 
 
 @contextlib.contextmanager
@@ -152,21 +168,27 @@ def main() -> None:
     parser.add_argument("--postgres", default=POSTGRES_URL)
     parser.add_argument("--skip-postgres", action="store_true")
     parser.add_argument("--skip-sqlite", action="store_true")
+    parser.add_argument("--rounds", type=int, default=ROUNDS,
+                        help="rounds of off and on, alternated (default 2)")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 300 objects, 5 queries")
     args = parser.parse_args()
     if args.quick:
         args.size, args.queries = 300, 5
-    if not args.skip_sqlite:
-        with _sqlite() as db:
-            run(db, args.size, args.queries, "SQLite")
-    if not args.skip_postgres and args.postgres:
-        with postgres_schema(args.postgres) as schema:
-            db = connect(args.postgres, schema=schema)
-            try:
-                run(db, args.size, args.queries, "PostgreSQL")
-            finally:
-                db.close()
+    print(load_average())
+    try:
+        if not args.skip_sqlite:
+            with _sqlite() as db:
+                run(db, args.size, args.queries, "SQLite", args.rounds)
+        if not args.skip_postgres and args.postgres:
+            with postgres_schema(args.postgres) as schema:
+                db = connect(args.postgres, schema=schema)
+                try:
+                    run(db, args.size, args.queries, "PostgreSQL", args.rounds)
+                finally:
+                    db.close()
+    finally:
+        print(f"\n{load_average()}")
 
 
 if __name__ == "__main__":

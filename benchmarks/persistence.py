@@ -1,7 +1,10 @@
 """Persistence throughput against hand-written SQLAlchemy Core, on SQLite and PostgreSQL.
 
 Prints, per backend, objects per second for awlineage and for Core doing the same work on the
-same database in the same run, and their ratio (awlineage time / Core time; lower is better):
+same database in the same run, and their ratio (awlineage time / Core time; lower is better).
+Each figure is the median of the repeats, the two sides alternated (Core, awlineage, awlineage,
+Core, ...) so that both meet the same moments of background load; the ratio is the median of
+the paired runs' ratios, with their spread (min-max); the load is printed at start and end:
 
 (a) commit 100,000 small objects (three descriptors and one link) in one transaction;
 (b) select 10,000 objects by an indexed attribute and materialise them (the identity map holds
@@ -13,7 +16,8 @@ queries order by object_id too: the same rows in the same order.
 
 With ``--closure-index`` it instead measures what the lineage closure index costs a commit:
 (a) on two databases, one with the index on from the start (`reindex_closure`), one without,
-the commits alternating; the ratio is on/off (lower is better, 1.0 is free).
+the commits alternating; the ratio is on/off (lower is better, 1.0 is free), the median of the
+paired runs' ratios with its spread, for wall-clock and CPU time.
 
 With ``--stream N`` it instead commits N objects and iterates all of them with
 ``select(...).yield_per(1000)``, keeping none, and prints objects per second and the peak
@@ -30,23 +34,28 @@ from __future__ import annotations
 import argparse
 import datetime
 import gc
-import sys
+import statistics
 import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
-from pathlib import Path
 
 import sqlalchemy as sa
-from benchmark_support import POSTGRES_URL, postgres_schema
+from benchmark_support import (
+    POSTGRES_URL,
+    checkout_module,
+    load_average,
+    postgres_schema,
+    ratio_spread,
+    spread,
+)
 
 from awlineage import DBObject, commit, connect, persistent, select
 from awlineage.database import Database
 from awlineage.lineage import check_closure_index, reindex_closure
 from awlineage.persistence import new_object_id, set_current_store
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for tests/
-from tests.memory import reset_resident_peak, resident_peak_kib
+memory = checkout_module("tests.memory")  # the resident high-water mark, shared with the tests
 
 
 class BenchTop(DBObject):
@@ -145,14 +154,24 @@ def run_backend(label: str, url: str, schema: str | None, n: int, repeat: int) -
             awl_object = db.framework["awl_object"]
             conn.execute(awl_object.delete().where(awl_object.c.class_name == "BenchSmall"))
 
-    results: dict[str, tuple[float, float, int]] = {}
-    best_ours = best_core = float("inf")
-    for _ in range(repeat):  # alternate, so that background load hits both alike
-        clear()
-        best_core = min(best_core, timed(core_commit))
-        clear()
-        best_ours = min(best_ours, timed(ours_commit))
-    results["(a) commit"] = (best_ours, best_core, n)
+    results: dict[str, tuple[list[float], list[float], int]] = {}
+
+    def alternated(ours: Callable[[], object], core: Callable[[], object], runs: int,
+                   before: Callable[[], None] | None = None) -> tuple[list[float], list[float]]:
+        """`runs` timings of each side, in the order Core, ours, ours, Core, ... so that
+        each pair meets the same moments of background load and neither side always goes
+        first; `before` (if given) runs untimed before every timing."""
+        t_ours: list[float] = []
+        t_core: list[float] = []
+        for i in range(runs):
+            order = ((core, t_core), (ours, t_ours))
+            for work, times in (order if i % 2 == 0 else order[::-1]):
+                if before is not None:
+                    before()
+                times.append(timed(work))
+        return t_ours, t_core
+
+    results["(a) commit"] = (*alternated(ours_commit, core_commit, repeat, clear), n)
     with engine.begin() as conn:  # Core keeps a copy for (b) and (c)
         conn.execute(core_small.delete())
         conn.execute(registry.delete().where(registry.c.class_name == "BenchSmall"))
@@ -187,18 +206,14 @@ def run_backend(label: str, url: str, schema: str | None, n: int, repeat: int) -
                              ("(c) two-hop path", ours_path, core_path)):
         hits = ours()
         assert hits == core(), f"{name}: awlineage and Core disagree"
-        t_ours = t_core = float("inf")
-        for _ in range(repeat + 2):  # alternate, so that background load hits both alike
-            t_ours = min(t_ours, timed(ours))
-            t_core = min(t_core, timed(core))
-        results[name] = (t_ours, t_core, hits)
+        results[name] = (*alternated(ours, core, repeat + 2), hits)
 
-    print(f"\n{label}")
+    print(f"\n{label} (obj/s from the median time; ratio: median (min-max) of the pairs)")
     print(f"  {'workload':24s} {'objects':>8s} {'awlineage obj/s':>16s} {'Core obj/s':>12s} "
           f"{'ratio':>6s}")
     for name, (t_ours, t_core, count) in results.items():
-        print(f"  {name:24s} {count:8d} {count / t_ours:16,.0f} {count / t_core:12,.0f} "
-              f"{t_ours / t_core:6.2f}")
+        print(f"  {name:24s} {count:8d} {count / statistics.median(t_ours):16,.0f} "
+              f"{count / statistics.median(t_core):12,.0f} {ratio_spread(t_ours, t_core)}")
     db.close()
     set_current_store(None)
 
@@ -224,18 +239,22 @@ def run_closure_overhead(label: str, places: list[tuple[str, str | None]], n: in
                     for i in range(n)])
         return run
 
-    best = [float("inf"), float("inf")]
-    cpu = [float("inf"), float("inf")]
-    for _ in range(repeat):
-        for k, (db, mids) in enumerate(sessions):
+    wall: list[list[float]] = [[], []]
+    cpu: list[list[float]] = [[], []]
+    for i in range(repeat):  # off, on, on, off, ...: each pair meets the same load
+        for k in ((0, 1) if i % 2 == 0 else (1, 0)):
+            db, mids = sessions[k]
             began = time.process_time()
-            best[k] = min(best[k], timed(commit_into(db, mids)))
-            cpu[k] = min(cpu[k], time.process_time() - began)
+            wall[k].append(timed(commit_into(db, mids)))
+            cpu[k].append(time.process_time() - began)
     check = check_closure_index(sessions[1][0])
-    print(f"\n{label}: commit {n:,} objects (one link each), best of {repeat}")
-    print(f"  index off {n / best[0]:10,.0f} obj/s ({best[0]:.2f} s, CPU {cpu[0]:.2f} s)")
-    print(f"  index on  {n / best[1]:10,.0f} obj/s ({best[1]:.2f} s, CPU {cpu[1]:.2f} s)")
-    print(f"  ratio on/off {best[1] / best[0]:.2f} (CPU {cpu[1] / cpu[0]:.2f}); "
+    print(f"\n{label}: commit {n:,} objects (one link each), median (min-max) of {repeat} "
+          "alternated runs")
+    for k, name in ((0, "off"), (1, "on ")):
+        print(f"  index {name} {n / statistics.median(wall[k]):10,.0f} obj/s "
+              f"({spread(wall[k])} s, CPU {spread(cpu[k])} s)")
+    print(f"  ratio on/off {ratio_spread(wall[1], wall[0])} "
+          f"(CPU {ratio_spread(cpu[1], cpu[0])}); "
           f"{check.labels:,} labels for {check.edges:,} edges; index exact: {check.ok}")
     for db, _ in sessions:
         db.close()
@@ -264,12 +283,12 @@ def run_stream(label: str, url: str, schema: str | None, n: int, batch: int = 10
 
     db.identity_map.sweep()
     gc.collect()
-    resettable = reset_resident_peak()
-    resident_before = resident_peak_kib()
+    resettable = memory.reset_resident_peak()
+    resident_before = memory.resident_peak_kib()
     start = time.perf_counter()
     seen = stream()
     elapsed = time.perf_counter() - start
-    resident_after = resident_peak_kib()
+    resident_after = memory.resident_peak_kib()
     assert seen == n, f"streamed {seen} of {n} objects"
     resident = (f"{(resident_after - resident_before) / 1024:.1f} MiB"
                 if resettable and resident_before is not None and resident_after is not None
@@ -288,7 +307,7 @@ def run_stream(label: str, url: str, schema: str | None, n: int, batch: int = 10
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--objects", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--postgres", default=POSTGRES_URL)
@@ -302,6 +321,15 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.objects, args.repeat = 2_000, 1
+    print(load_average())
+    try:
+        run(args)
+    finally:
+        print(f"\n{load_average()}")
+
+
+def run(args: argparse.Namespace) -> None:
+    """The measurement `args` ask for."""
     if args.closure_index:
         with tempfile.TemporaryDirectory() as tmp:
             run_closure_overhead("SQLite", [(f"sqlite:///{tmp}/off.db", None),
@@ -319,8 +347,8 @@ def main() -> None:
             with postgres_schema(args.postgres) as schema:
                 run_stream("PostgreSQL", args.postgres, schema, args.stream)
         return
-    print(f"awlineage persistence benchmark: {args.objects:,} objects, best of "
-          f"{args.repeat} for (a), best of {args.repeat + 2} for (b) and (c); "
+    print(f"awlineage persistence benchmark: {args.objects:,} objects, median of "
+          f"{args.repeat} alternated runs for (a), of {args.repeat + 2} for (b) and (c); "
           "ratio = awlineage time / Core time")
     with tempfile.TemporaryDirectory() as tmp:
         run_backend("SQLite", f"sqlite:///{tmp}/bench.db", None, args.objects, args.repeat)

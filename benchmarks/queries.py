@@ -29,9 +29,11 @@ Operations (each tool's own API; queries return materialised objects / DatasetRe
   visit/detector regions and then reads and filters in memory, or queries through a TAP
   service/Qserv outside the Butler, so there is no equivalent to time).
 
-Times are the best of --repeat runs, alternating the tools, wall clock with the CPU time of
-this process beside it (the PostgreSQL server's CPU is not counted). The ratio is Butler
-time / awlineage time: above 1, awlineage is faster.
+Times are the median of --repeat rounds, the tools alternated (awlineage, Butler, Butler,
+awlineage, ...), wall clock with the CPU time of this process beside it (the PostgreSQL
+server's CPU is not counted). The ratio is Butler time / awlineage time, above 1 awlineage is
+faster: the median of the rounds' paired ratios with their spread (min-max). The load is
+printed at the start and the end.
 
 Usage: python benchmarks/queries.py [--quick] [--detectors D] [--exposures E] [--files F]
            [--sources S] [--repeat R] [--postgres URL] [--skip-postgres] [--skip-sqlite]
@@ -46,6 +48,7 @@ import json
 import math
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -56,7 +59,7 @@ from pathlib import Path
 
 import numpy as np
 import sqlalchemy as sa
-from benchmark_support import POSTGRES_URL, postgres_schema
+from benchmark_support import POSTGRES_URL, load_average, postgres_schema, ratio_spread
 
 import awlineage
 from awlineage import DataObject, DBObject, commit, connect, persistent, select
@@ -181,14 +184,26 @@ def file_payload(visit: int, detector: int) -> bytes:
 # -- timing -----------------------------------------------------------------------------------
 @dataclass
 class Timing:
-    wall: float = math.inf
-    cpu: float = math.inf
+    """Every round's wall-clock and CPU time of one side, and the rows it answered."""
+
+    walls: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)
     rows: int | None = None
 
-    def keep_best(self, wall: float, cpu: float, rows: int | None) -> None:
-        if wall < self.wall:
-            self.wall, self.cpu = wall, cpu
+    def keep(self, wall: float, cpu: float, rows: int | None) -> None:
+        self.walls.append(wall)
+        self.cpus.append(cpu)
         self.rows = rows
+
+    @property
+    def wall(self) -> float:
+        """The median wall-clock time."""
+        return statistics.median(self.walls)
+
+    @property
+    def cpu(self) -> float:
+        """The median CPU time of this process."""
+        return statistics.median(self.cpus)
 
 
 def timed(work: Callable[[], object]) -> tuple[float, float, object]:
@@ -199,7 +214,7 @@ def timed(work: Callable[[], object]) -> tuple[float, float, object]:
 
 @dataclass
 class Row:
-    """One operation on one database: both tools' best times and row counts."""
+    """One operation on one database: both tools' times and row counts."""
 
     ours: Timing | str
     theirs: Timing | str | None
@@ -207,16 +222,19 @@ class Row:
 
 def compare(ours: Callable[[], int | None] | None, theirs: Callable[[], int | None] | None,
             repeat: int, prepare: Callable[[], None] | None = None, name: str = "") -> Row:
-    """Best of `repeat` alternating runs of each; None stands for 'not available'."""
+    """`repeat` rounds of each, alternated (ours, theirs, theirs, ours, ...) so that each
+    round's pair meets the same moments of load and neither always goes first; None stands
+    for 'not available'."""
     mine, other = Timing(), Timing()
-    for _ in range(repeat):
-        for work, timing in ((ours, mine), (theirs, other)):
+    for round_ in range(repeat):
+        pair = ((ours, mine), (theirs, other))
+        for work, timing in (pair if round_ % 2 == 0 else pair[::-1]):
             if work is None:
                 continue
             if prepare is not None:
                 prepare()
             wall, cpu, rows = timed(work)
-            timing.keep_best(wall, cpu, rows)  # type: ignore[arg-type]
+            timing.keep(wall, cpu, rows)  # type: ignore[arg-type]
     if ours is not None and theirs is not None and mine.rows != other.rows:
         print(f"  {name}: awlineage found {mine.rows} rows, the Butler {other.rows}",
               file=sys.stderr)
@@ -521,7 +539,7 @@ def run_backend(label: str, postgres: str | None, data: Data, repeat: int,
                 print(f"{label}: {data.sources:,} sources", file=sys.stderr)
                 wall, cpu, _ = timed(ours.add_sources)
                 rows["insert sources with positions (awlineage only, commits of 100,000)"] = \
-                    Row(Timing(wall, cpu, data.sources), None)
+                    Row(Timing([wall], [cpu], data.sources), None)
                 for name, work in ours.cone_searches().items():
                     rows[f"{name} ({data.sources:,} sources)"] = compare(work, None, repeat)
             elif data.sources:
@@ -535,8 +553,8 @@ def run_backend(label: str, postgres: str | None, data: Data, repeat: int,
 def per_item(row: Row, count: int) -> Row:
     for timing in (row.ours, row.theirs):
         if isinstance(timing, Timing):
-            timing.wall /= count
-            timing.cpu /= count
+            timing.walls = [wall / count for wall in timing.walls]
+            timing.cpus = [cpu / count for cpu in timing.cpus]
             timing.rows = None
     return row
 
@@ -552,7 +570,7 @@ def cell(timing: Timing | str | None) -> str:
 
 def ratio(row: Row) -> str:
     if isinstance(row.ours, Timing) and isinstance(row.theirs, Timing):
-        return f"{row.theirs.wall / row.ours.wall:.2f}"
+        return ratio_spread(row.theirs.walls, row.ours.walls)
     return "-"
 
 
@@ -582,7 +600,7 @@ def table(results: dict[str, dict[str, Row]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: tiny sizes (5 x 5, 10 files, 1,000 sources), one round")
     parser.add_argument("--detectors", type=int)
@@ -603,6 +621,7 @@ def main() -> None:
     if args.repeat is None:
         args.repeat = 1 if quick else 3
     warnings.filterwarnings("ignore", module="astropy")
+    print(load_average())
     results: dict[str, dict[str, Row]] = {}
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     if not args.skip_sqlite:
@@ -611,8 +630,10 @@ def main() -> None:
         results["PostgreSQL"] = run_backend("PostgreSQL", args.postgres, data, args.repeat)
     print(f"\n{data.detectors} detectors x {data.exposures} exposures "
           f"({data.detectors * data.exposures:,} datasets), {data.files:,} files, "
-          f"{data.sources:,} sources; best of {args.repeat}. Times in ms: wall (CPU of this "
-          "process). ratio = Butler time / awlineage time: above 1, awlineage is faster. "
+          f"{data.sources:,} sources; median of {args.repeat} alternated rounds (bulk insert "
+          "and put: one). Times in ms: wall (CPU of this process). ratio = Butler time / "
+          "awlineage time, median (min-max) of the rounds' pairs: above 1, awlineage is "
+          "faster. "
           "\"none\": the Butler has no equivalent (it does not index catalogue rows).")
     if not SPACETIME:
         print(f"awlineage's sky and time types ({', '.join(SPACETIME_NAMES)}) are "
@@ -620,7 +641,7 @@ def main() -> None:
     print()
     print(table(results))
     print(f"\nwhole run: {time.perf_counter() - start_wall:.0f} s wall, "
-          f"{time.process_time() - start_cpu:.0f} s CPU")
+          f"{time.process_time() - start_cpu:.0f} s CPU; {load_average()}")
 
 
 if __name__ == "__main__":

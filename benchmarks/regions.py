@@ -29,6 +29,11 @@ is re-run with no mode given, so that its captures follow the plan.
 Part 3: the SubZero genomics case (seed 000 section VIII-B, Figures 6 and 7): see
 benchmarks/genomics.py.
 
+Every time is the median of --repeat runs (the capture runtimes of Figure 5(a): of the
+workflow's runs); the two sides of a ratio are alternated (A B B A ..., or rotated among
+Figure 5's five strategies, query by query) and a speed-up is the median (min-max) of the
+paired runs' ratios. The load is printed at the start of each part and at the end.
+
 Usage: python benchmarks/regions.py [--quick] [--repeat R] [--database URL] [--part 1|2|3]
 """
 
@@ -46,6 +51,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmark_support import load_average, ratio_spread, spread
 
 from awlineage import DBObject, backward, connect, persistent
 from awlineage.regions import (
@@ -81,15 +88,19 @@ PAPER_TUPLES = {"lime": 926_000, "d-rise": 346_000, "group-by": 7_840_000,
                 "inner-join": 81_600_000}
 
 
-def timed(action: Callable[[], object], repeat: int) -> tuple[float, object]:
-    """Median wall time of `repeat` runs after one warm-up, and the last result."""
-    result = action()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+def alternated(first: Callable[[], object], second: Callable[[], object], repeat: int
+               ) -> tuple[list[float], object, list[float], object]:
+    """Wall times of `repeat` runs of each after one warm-up each, in the order first,
+    second, second, first, ... (each pair meets the same moments of load), and the last
+    results: (first's times, its result, second's times, its result)."""
+    results = [first(), second()]
+    times: list[list[float]] = [[], []]
+    for round_ in range(repeat):
+        for k in ((0, 1) if round_ % 2 == 0 else (1, 0)):
+            start = time.perf_counter()
+            results[k] = (first, second)[k]()
+            times[k].append(time.perf_counter() - start)
+    return times[0], results[0], times[1], results[1]
 
 
 # -- part 1: workloads -------------------------------------------------------------------
@@ -282,7 +293,7 @@ def run_part1(quick: bool, repeat: int) -> None:
     import duckdb
 
     rng = np.random.default_rng(7)
-    print("\nPart 1: DSLog workloads (Table VII) - sizes in MB")
+    print(f"\nPart 1: DSLog workloads (Table VII) - sizes in MB ({load_average()})")
     print(f"{'workload':<16}{'tuples':>14}{'CSV':>10}{'int32':>10}{'parquet-gz':>12}"
           f"{'ours':>10}{'ours/pq':>9}{'paper':>9}{'rel%':>9}{'paper%':>9}"
           "  encoding (capture CPU s)")
@@ -300,10 +311,12 @@ def run_part1(quick: bool, repeat: int) -> None:
                 tuples = sum(len(o) for o, _ in work.pairs)
                 csv = sum(csv_bytes([*o.T, *i.T]) for o, i in work.pairs)
                 int32 = sum(o.size * 4 + i.size * 4 for o, i in work.pairs)
-                record, paths, capture_s, parquet_s = capture_and_parquet(
+                record, paths, capture_runs, parquet_runs = capture_and_parquet(
                     work, Path(tmp), CAPTURE_REPEAT if tuples <= REPEAT_TUPLES else 1)
+                capture_s = statistics.median(capture_runs)
                 parquet = sum(p.stat().st_size for p in paths)
-                capture_rows.append(capture_row(work.name, tuples, capture_s, parquet_s))
+                capture_rows.append(capture_row(work.name, tuples, capture_runs,
+                                                parquet_runs))
             else:
                 start = time.process_time()
                 record = record_of(work)
@@ -329,9 +342,10 @@ def run_part1(quick: bool, repeat: int) -> None:
         print(f"  {note}")
     print_capture_times(capture_rows)
     print("\nPart 1: query latency, one hop (ms; median of "
-          f"{repeat}); DuckDB joins the query cells with the tuple table")
-    print(f"{'workload':<16}{'dir':<9}{'cells':>9}{'ours':>10}{'duckdb':>10}{'speedup':>9}"
-          f"{'result cells':>14}")
+          f"{repeat} alternated runs; speedup: median (min-max) of the pairs); DuckDB joins "
+          "the query cells with the tuple table")
+    print(f"{'workload':<16}{'dir':<9}{'cells':>9}{'ours':>10}{'duckdb':>10}"
+          f"{'speedup':>22}{'result cells':>14}")
     for row in query_rows:
         print(row)
     print("  the paper gives no one-hop query time per Table VII workload (its Figure 8 plots "
@@ -347,27 +361,36 @@ CAPTURE_REPEAT, REPEAT_TUPLES = 5, 2_000_000
 
 
 def capture_and_parquet(work: Workload, directory: Path, repeat: int
-                        ) -> tuple[object, list[Path], float, float]:
-    """The record and Parquet files of `work`, and the median CPU seconds of capturing it and
-    of writing it to Parquet, timed alternately `repeat` times."""
-    capture_times, parquet_times = [], []
-    for _ in range(repeat):
-        start = time.process_time()
-        record = record_of(work)
-        capture_times.append(time.process_time() - start)
-        start = time.process_time()
-        paths = parquet_tables(work, directory)
-        parquet_times.append(time.process_time() - start)
-    return record, paths, statistics.median(capture_times), statistics.median(parquet_times)
+                        ) -> tuple[object, list[Path], list[float], list[float]]:
+    """The record and Parquet files of `work`, and the CPU seconds of capturing it and of
+    writing it to Parquet, `repeat` times each, alternated (capture, Parquet, Parquet,
+    capture, ...)."""
+    capture_times: list[float] = []
+    parquet_times: list[float] = []
+    record, paths = None, []
+    for round_ in range(repeat):
+        for step in (("capture", "parquet") if round_ % 2 == 0 else ("parquet", "capture")):
+            start = time.process_time()
+            if step == "capture":
+                record = record_of(work)
+                capture_times.append(time.process_time() - start)
+            else:
+                paths = parquet_tables(work, directory)
+                parquet_times.append(time.process_time() - start)
+    return record, paths, capture_times, parquet_times
 
 
-def capture_row(name: str, tuples: int, capture_s: float, parquet_s: float) -> str:
+def capture_row(name: str, tuples: int, capture: list[float], parquet: list[float]) -> str:
     """One line of the capture-time table: our capture against writing the same tuples to
-    gzip'd Parquet, both in CPU seconds of this process."""
+    gzip'd Parquet, both in CPU seconds of this process (medians), and their ratio (the
+    median (min-max) of the pairs; the goal is checked on its median)."""
+    capture_s, parquet_s = statistics.median(capture), statistics.median(parquet)
     per_million = capture_s / (tuples / 1e6) if tuples else 0.0
-    ratio = capture_s / parquet_s if parquet_s > 0 else float("inf")
+    pairs = [c / q for c, q in zip(capture, parquet, strict=True) if q > 0]
+    ratio = statistics.median(pairs) if pairs else float("inf")
     ok = per_million < CAPTURE_S_PER_MILLION and ratio <= CAPTURE_OVER_PARQUET
-    return (f"{name:<16}{tuples:>14,}{capture_s:10.3f}{parquet_s:10.3f}{ratio:9.2f}"
+    return (f"{name:<16}{tuples:>14,}{capture_s:10.3f}{parquet_s:10.3f}"
+            f"{ratio_spread(capture, parquet):>20}"
             f"{per_million:10.3f}  {'yes' if ok else 'NO'}")
 
 
@@ -375,8 +398,9 @@ def print_capture_times(rows: list[str]) -> None:
     """The capture-time table of part 1."""
     print("\nPart 1: capture time (CPU s: capture_regions + lwrite + ProvRC encoding, against "
           "pyarrow writing the same tuples to gzip'd Parquet; medians of "
-          f"{CAPTURE_REPEAT} alternated runs up to {REPEAT_TUPLES:,} tuples, one run above)")
-    print(f"{'workload':<16}{'tuples':>14}{'capture':>10}{'parquet':>10}{'ratio':>9}"
+          f"{CAPTURE_REPEAT} alternated runs up to {REPEAT_TUPLES:,} tuples, one run above; "
+          "ratio: median (min-max) of the pairs)")
+    print(f"{'workload':<16}{'tuples':>14}{'capture':>10}{'parquet':>10}{'ratio':>20}"
           f"{'s/M tup':>10}  goal")
     for row in rows:
         print(row)
@@ -398,7 +422,8 @@ def query_latencies(work: Workload, record, paths: list[Path], rng: np.random.Ge
     for direction in ("backward", "forward"):
         done: set[int] = set()
         for count in (1, 1_000, 100_000):
-            ours_t = duck_t = 0.0
+            ours_t = [0.0] * repeat
+            duck_t = [0.0] * repeat
             ours_n = duck_n = 0
             cells_used = 0
             for i, _ in enumerate(paths):
@@ -413,20 +438,22 @@ def query_latencies(work: Workload, record, paths: list[Path], rng: np.random.Ge
                 def ours(cells=cells, shape=shape, step=step, i=i):
                     return step(record, Region(shape, cells), i, StepContext())
 
-                t, found = timed(ours, repeat)
-                ours_t += t
+                mine, found, theirs, got = alternated(
+                    ours, lambda cells=cells, i=i, d=direction:
+                    _duck_query(con, i, cells, d, work), repeat)
+                ours_t = [a + b for a, b in zip(ours_t, mine, strict=True)]
+                duck_t = [a + b for a, b in zip(duck_t, theirs, strict=True)]
                 ours_n += found.count()
-                t, got = timed(lambda cells=cells, i=i, d=direction:
-                               _duck_query(con, i, cells, d, work), repeat)
-                duck_t += t
                 duck_n += got
             if cells_used in done:
                 continue
             done.add(cells_used)
-            speed = duck_t / ours_t if ours_t else float("inf")
+            speed, _, speed_range = ratio_spread(duck_t, ours_t, 1).partition(" ")
             check = "" if ours_n == duck_n else f"  MISMATCH duckdb {duck_n}"
-            rows.append(f"{work.name:<16}{direction:<9}{cells_used:>9,}{ours_t * 1e3:10.2f}"
-                        f"{duck_t * 1e3:10.2f}{speed:8.1f}x{ours_n:>14,}{check}")
+            rows.append(f"{work.name:<16}{direction:<9}{cells_used:>9,}"
+                        f"{statistics.median(ours_t) * 1e3:10.2f}"
+                        f"{statistics.median(duck_t) * 1e3:10.2f}"
+                        f"{speed + 'x ' + speed_range:>22}{ours_n:>14,}{check}")
     con.close()
     return rows
 
@@ -801,6 +828,9 @@ class AstroRun:
     #: Per query, median (wall, CPU) seconds as after a restart: the lineage records read
     #: afresh too, not only the tables decoded.
     restart: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: Per query, every alternated round's seconds (`time_astro_alternated`): wall, CPU,
+    #: and wall and CPU as after a restart; the i-th of every strategy are of the same turn.
+    rounds: dict[str, dict[str, list[float]]] = field(default_factory=dict)
 
 
 def _box(centre: np.ndarray, half: int, shape: tuple[int, ...]) -> tuple[slice, ...]:
@@ -864,6 +894,58 @@ def time_astro_queries(run: AstroRun, repeat: int) -> None:
         run.restart[name] = (statistics.median(restart), statistics.median(restart_cpu))
         answer = {f"{e.obj.label}[{e.hdu}]": e.region.count() for e in result}
         run.queries[name] = (statistics.median(times), answer, dict(result.stats.strategies))
+
+
+def time_astro_alternated(runs: list[AstroRun], repeat: int) -> None:
+    """`time_astro_queries` for every strategy at once, taking turns query by query (the
+    order rotating each round), so that their speed-ups are ratios of the same moments: each
+    run's medians, answers and strategies used are replaced, and every round's figures kept
+    in `AstroRun.rounds`. A query is not repeated once a strategy's runs of it took
+    `QUERY_BUDGET` seconds (every strategy then stops, so that all keep as many rounds)."""
+    from awlineage.regions import forget_decoded
+
+    actions = {run.name: astro_queries(run.made) for run in runs}
+    for name in ASTRO_QUERIES:
+        kept = {run.name: {"wall": [], "cpu": [], "restart": [], "restart_cpu": []}
+                for run in runs}
+        results: dict[str, object] = {}
+        for round_ in range(repeat):
+            if max(sum(k["wall"]) + sum(k["restart"]) for k in kept.values()) > QUERY_BUDGET:
+                break
+            first = round_ % len(runs)
+            for run in [*runs[first:], *runs[:first]]:
+                figures = kept[run.name]
+                for records, wall, used in ((True, "restart", "restart_cpu"),
+                                            (False, "wall", "cpu")):
+                    forget_decoded(records=records)
+                    start, start_cpu = time.perf_counter(), time.process_time()
+                    results[run.name] = actions[run.name][name]()
+                    figures[wall].append(time.perf_counter() - start)
+                    figures[used].append(time.process_time() - start_cpu)
+        for run in runs:
+            figures = kept[run.name]
+            result = results[run.name]
+            run.rounds[name] = figures
+            run.query_cpu[name] = statistics.median(figures["cpu"])
+            run.restart[name] = (statistics.median(figures["restart"]),
+                                 statistics.median(figures["restart_cpu"]))
+            answer = {f"{e.obj.label}[{e.hdu}]": e.region.count() for e in result}
+            run.queries[name] = (statistics.median(figures["wall"]), answer,
+                                 dict(result.stats.strategies))
+
+
+def mean_speedups(base: AstroRun, run: AstroRun, key: str = "wall") -> list[float]:
+    """Per alternated round, the mean over the six queries of `base`'s time over `run`'s
+    (`key`: wall, cpu, restart or restart_cpu): the spread of a mean speed-up."""
+    count = min(len(base.rounds[q][key]) for q in ASTRO_QUERIES)
+    return [statistics.fmean(base.rounds[q][key][i] / run.rounds[q][key][i]
+                             for q in ASTRO_QUERIES) for i in range(count)]
+
+
+def paired(base: AstroRun, run: AstroRun, query: str, key: str = "wall") -> float:
+    """The median over the alternated rounds of `base`'s time of `query` over `run`'s."""
+    return statistics.median(a / b for a, b in zip(base.rounds[query][key],
+                                                   run.rounds[query][key], strict=True))
 
 
 def forget(made: dict[str, object]) -> None:
@@ -942,16 +1024,17 @@ def run_part2(repeat: int, database: str | None, quick: bool = False) -> None:
             time_astro_queries(run, repeat)
         plan, plan_text = optimise_astronomy(input_bytes)
         run_workflows(images, rows["Optimiser"], times, plain)
-        time_astro_queries(rows["Optimiser"], repeat)
         # after the optimiser: its built-in steps are not the workflow's built-ins
         run_workflows(images, rows["BlackBox"], times, plain)
-        time_astro_queries(rows["BlackBox"], repeat)
+        # the figures: every strategy's queries taking turns (the static ones' first timings
+        # above are the optimiser's workload)
+        time_astro_alternated(list(rows.values()), repeat)
         for run in rows.values():
             run.disk, run.records = lineage_size(run.made)
         labels = rows["SubZero"].made["labels"]
         print(f"\nPart 2: SubZero astronomy case (seed 000 VIII-A, Figure 5), two {shape[0]} x "
               f"{shape[1]} float32 images ({input_bytes / MB:.1f} MB); stars found: "
-              f"{labels.max()}")
+              f"{labels.max()} ({load_average()})")
         print_figure5(rows, plain, input_bytes, times)
         print(f"\nThe optimiser's plan (workload: the six queries on BlackBoxOpt, FullOne and "
               f"SubZero, {repeat}x each); {plan_text}")
@@ -966,53 +1049,57 @@ def print_figure5(rows: dict[str, AstroRun], plain: AstroRun, input_bytes: int,
                   times: int) -> None:
     """Figure 5(a) and 5(b) as tables, with a check that every strategy gave the same
     answers."""
-    print(f"\nFigure 5(a): lineage disk and capture runtime (best of {times}; the workflow "
-          f"without capture: {min(plain.wall):.2f} s wall, {min(plain.cpu):.2f} s CPU; x: "
-          "against the runs without capture interleaved with the strategy's)")
-    print(f"{'strategy':<11}{'disk MB':>10}{'x input':>10}{'records':>9}{'runtime s':>11}"
-          f"{'x wall':>8}{'x CPU':>8}")
+    print(f"\nFigure 5(a): lineage disk and capture runtime (median (min-max) of {times}; the "
+          f"workflow without capture: {spread(plain.wall)} s wall, {spread(plain.cpu)} s CPU; "
+          "x: against the run without capture just before the strategy's, median (min-max) "
+          "of the pairs)")
+    print(f"{'strategy':<11}{'disk MB':>10}{'x input':>10}{'records':>9}{'runtime s':>18}"
+          f"{'x wall':>18}{'x CPU':>18}")
     for run in rows.values():
         print(f"{run.name:<11}{run.disk / MB:>10.4f}{run.disk / input_bytes:>10.4f}"
-              f"{run.records:>9}{min(run.wall):>11.2f}"
-              f"{min(run.wall) / min(run.base_wall):>8.2f}"
-              f"{min(run.cpu) / min(run.base_cpu):>8.2f}")
-    box, opt = rows["BlackBox"].queries, rows["BlackBoxOpt"].queries
-    print("\nFigure 5(b): query ms (the query-time choice on; tables decoded afresh, the "
-          "records a query read before kept); BlackBox re-runs every operator "
-          "(the built-ins as 3 traced steps), BlackBoxOpt only the UDFs (built-ins: mapping)")
+              f"{run.records:>9}{spread(run.wall):>18}"
+              f"{ratio_spread(run.wall, run.base_wall):>18}"
+              f"{ratio_spread(run.cpu, run.base_cpu):>18}")
+    box = rows["BlackBox"].queries
+    print("\nFigure 5(b): query ms, median of the rounds (the query-time choice on; tables "
+          "decoded afresh, the records a query read before kept; the strategies taking turns "
+          "query by query); BlackBox re-runs every operator (the built-ins as 3 traced steps), "
+          "BlackBoxOpt only the UDFs (built-ins: mapping)")
     print(f"{'strategy':<12}" + "".join(f"{q:>10}" for q in ASTRO_QUERIES))
     for run in rows.values():
         print(f"{run.name:<12}" + "".join(f"{run.queries[q][0] * 1e3:>10.1f}"
                                           for q in ASTRO_QUERIES))
-    print("speed-up over BlackBox / over BlackBoxOpt (x), and the mean over the six queries")
-    print(f"{'strategy':<12}" + "".join(f"{q:>16}" for q in ASTRO_QUERIES)
-          + f"{'mean':>18}")
-    for run in rows.values():
-        over_box = [box[q][0] / run.queries[q][0] for q in ASTRO_QUERIES]
-        over_opt = [opt[q][0] / run.queries[q][0] for q in ASTRO_QUERIES]
-        print(f"{run.name:<12}" + "".join(
-            f"{a:>8.1f}/{b:<7.1f}" for a, b in zip(over_box, over_opt, strict=True))
-            + f"{statistics.fmean(over_box):>9.1f}/{statistics.fmean(over_opt):<8.1f}")
-    print("the same on CPU seconds (this process; wall time above includes waiting for the "
-          "disk and, on a shared machine, for a core)")
-    for run in rows.values():
-        over_box = [rows["BlackBox"].query_cpu[q] / run.query_cpu[q] for q in ASTRO_QUERIES]
-        over_opt = [rows["BlackBoxOpt"].query_cpu[q] / run.query_cpu[q] for q in ASTRO_QUERIES]
-        print(f"{run.name:<12}" + "".join(
-            f"{a:>8.1f}/{b:<7.1f}" for a, b in zip(over_box, over_opt, strict=True))
-            + f"{statistics.fmean(over_box):>9.1f}/{statistics.fmean(over_opt):<8.1f}")
+    blackbox, blackbox_opt = rows["BlackBox"], rows["BlackBoxOpt"]
+    for key, title in (("wall", "speed-up over BlackBox / over BlackBoxOpt (x; per query the "
+                                "median of the rounds' paired ratios), and the mean over the "
+                                "six queries (median (min-max) over the rounds, over "
+                                "BlackBox)"),
+                       ("cpu", "the same on CPU seconds (this process; wall time above "
+                               "includes waiting for the disk and, on a shared machine, for a "
+                               "core)")):
+        print(title)
+        if key == "wall":
+            print(f"{'strategy':<12}" + "".join(f"{q:>16}" for q in ASTRO_QUERIES)
+                  + f"{'mean':>18}  mean over BlackBox, rounds")
+        for run in rows.values():
+            over_box = [paired(blackbox, run, q, key) for q in ASTRO_QUERIES]
+            over_opt = [paired(blackbox_opt, run, q, key) for q in ASTRO_QUERIES]
+            print(f"{run.name:<12}" + "".join(
+                f"{a:>8.1f}/{b:<7.1f}" for a, b in zip(over_box, over_opt, strict=True))
+                + f"{statistics.fmean(over_box):>9.1f}/{statistics.fmean(over_opt):<8.1f}"
+                + f"  {spread(mean_speedups(blackbox, run, key), 1)}")
     print("as after a restart (records read afresh too, not only the tables decoded): mean "
-          "speed-up over BlackBox, wall / CPU")
-    restart = rows["BlackBox"].restart
+          "speed-up over BlackBox, wall / CPU, median (min-max) over the rounds")
     print("  " + "; ".join(
-        f"{run.name} " + " / ".join(
-            f"{statistics.fmean(restart[q][k] / run.restart[q][k] for q in ASTRO_QUERIES):.0f}"
-            for k in (0, 1))
+        f"{run.name} " + " / ".join(spread(mean_speedups(blackbox, run, key), 0)
+                                    for key in ("restart", "restart_cpu"))
         for run in rows.values()))
     print("  SubZero ms, wall: " + " ".join(
         f"{q} {rows['SubZero'].restart[q][0] * 1e3:.1f}" for q in ASTRO_QUERIES))
-    sub = [box[q][0] / rows["SubZero"].queries[q][0] for q in ASTRO_QUERIES]
-    print(f"  SubZero's mean over BlackBox {statistics.fmean(sub):.0f}x against the paper's "
+    sub = mean_speedups(blackbox, rows["SubZero"])
+    median, _, sub_range = spread(sub, 0).partition(" ")
+    print(f"  SubZero's mean over BlackBox {median}x {sub_range} (median (min-max) over the "
+          f"alternated rounds) against the paper's "
           f"{PAPER_SUBZERO_SPEEDUP:.0f}x (goal: at least that); slowest BlackBox query "
           f"{max(box[q][0] for q in ASTRO_QUERIES):.1f} s (paper: up to 100 s)")
     for q in ASTRO_QUERIES:
@@ -1050,6 +1137,7 @@ def main() -> None:
     if args.repeat is None:
         args.repeat = 1 if args.quick else 5
     started = time.perf_counter()
+    print(load_average())
     if args.part in (None, 1):
         run_part1(args.quick, args.repeat)
     if args.part in (None, 2):
@@ -1058,7 +1146,7 @@ def main() -> None:
         from benchmarks import genomics
 
         genomics.run(args.quick, args.repeat, args.database)
-    print(f"\ntotal {time.perf_counter() - started:.0f} s")
+    print(f"\ntotal {time.perf_counter() - started:.0f} s; {load_average()}")
 
 
 if __name__ == "__main__":
