@@ -120,8 +120,8 @@ def make_with_and_without_bar(targets: int, rounds: int) -> None:
     ratio = statistics.median(b / n for b, n in zip(cpus["bar"], cpus["no bar"], strict=True))
     print(f"2. make of {targets} trivial targets, {rounds} alternated rounds, CPU: "
           f"bar {spread(cpus['bar'], 3)} s, no bar {spread(cpus['no bar'], 3)} s: ratio bar / "
-          f"no bar {ratio_spread(cpus['bar'], cpus['no bar'], 3)}, median (min-max) of the rounds' "
-          f"(goal: median within 1.05: {'met' if ratio <= 1.05 else 'NOT met'})")
+          f"no bar {ratio_spread(cpus['bar'], cpus['no bar'], 3)} (median (min-max) of the "
+          f"rounds' ratios; goal: median within 1.05: {'met' if ratio <= 1.05 else 'NOT met'})")
 
 
 def main() -> None:
