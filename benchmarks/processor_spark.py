@@ -17,6 +17,9 @@ Rows (a function each, ``row_*``, so that more can be added):
    ``--spark-master local[2]``: the speed-up (goal >= 1.85) and Spark's overhead per target,
    ``(Spark's wall time x 2 cores - work) / targets`` (goal < 20 ms; it includes Spark's start).
 
+With ``--warm``, row 3 is followed by a second row, labelled so: the same make warm and
+in-process (Spark started before the timing; one run, serial then Spark), not a whole command.
+
 ``--quick`` is a smoke test (a few seconds of CPU): one run of each side of the make of four
 short targets; the demo rows are left out (one ``awl demo`` takes some 20 s of CPU). So little
 work does not start Spark (the executor makes it in the command's process): that row says so,
