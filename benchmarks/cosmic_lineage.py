@@ -18,15 +18,16 @@ recorded lineage radius allows (the larger of before and after), and the old sta
 compared: how much bigger than necessary the regions are. Last, the CPU cost of LACosmic on
 those frames: astroscrappy's detect_cosmics once, the one pass that also gives the iteration of
 each flag (`targets.lacosmic`, what the pipeline runs), and the former way (astroscrappy run again
-with 1, 2, ... iterations).
+with 1, 2, ... iterations), the three alternated ``--runs`` times (each run on every frame), the
+ratios to astroscrappy once taken run by run, printed as median (min-max) with the load.
 
-Usage: python benchmarks/cosmic_lineage.py [--size small|medium] [--keep DIR]
+Usage: python benchmarks/cosmic_lineage.py [--size small|medium] [--keep DIR] [--runs N]
+       [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 import time
@@ -35,6 +36,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmark_support import load_average, ratio_spread, spread
 
 from awlineage import TargetProcessor, backward, connect, select
 from awlineage.storage import forget_data_server, use_data_server
@@ -127,8 +130,8 @@ def report(figures: dict[str, list[float]]) -> None:
               f"{np.median(reach[widened]):.0f} px, max {reach[widened].max():.0f} px")
         print(f"footprint where widened: median {np.median(footprint[widened]):.0f} cells; raw "
               f"region: median {np.median(raw[widened]):.0f}, max {raw[widened].max():.0f} cells")
-    print(f"backward query per star: median {1000 * statistics.median(figures['seconds']):.0f}"
-          f" ms")
+    print(f"backward query per star: {spread([1000 * s for s in figures['seconds']], 0)} ms, "
+          f"median (min-max)")
 
 
 def lacosmic_inputs(reduced: ReducedScienceFrame) -> tuple:
@@ -155,19 +158,38 @@ def lacosmic_inputs(reduced: ReducedScienceFrame) -> tuple:
             saturation - pedestal, parameters, background, protected)
 
 
-def perturbation(frames: int = 3, per_frame: int = 12) -> None:
-    """Print how far perturbations reach against the recorded radii."""
-    needed, recorded, static, reach, spent = [], [], [], [], [0.0, 0.0, 0.0]
+LACOSMIC_WAYS = {"once": (trace_by_reruns, False), "one pass": (trace_cosmic_rays, True),
+                 "again": (trace_by_reruns, True)}
+"""astroscrappy once; the one pass that also gives each flag's iteration; astroscrappy run
+again with 1, 2, ... iterations."""
+
+
+def lacosmic_cpu(frames: list[tuple], runs: int) -> dict[str, list[float]]:
+    """CPU seconds of each of `LACOSMIC_WAYS` on every frame's inputs (`lacosmic_inputs`),
+    per run: `runs` runs, the ways' order reversed every other run."""
+    spent: dict[str, list[float]] = {name: [] for name in LACOSMIC_WAYS}
+    names = list(LACOSMIC_WAYS)
+    for run in range(runs):
+        for name in names if run % 2 == 0 else names[::-1]:
+            trace, iterations = LACOSMIC_WAYS[name]
+            started = time.process_time()
+            for inputs in frames:
+                trace(*inputs, iterations=iterations)
+            spent[name].append(time.process_time() - started)
+    return spent
+
+
+def perturbation(frames: int = 3, per_frame: int = 12, runs: int = 5) -> None:
+    """Print how far perturbations reach against the recorded radii, then what LACosmic
+    costs (`lacosmic_cpu`)."""
+    needed, recorded, static, reach = [], [], [], []
+    every_input: list[tuple] = []
     rng = np.random.default_rng(3)
     for reduced in select(ReducedScienceFrame).order_by("-cosmic_ray_pixels").all()[:frames]:
         inputs = lacosmic_inputs(reduced)
+        every_input.append(inputs)
         data, parameters = inputs[0], inputs[5]
-        for slot, (trace, iterations) in enumerate(((trace_by_reruns, False),
-                                                    (trace_cosmic_rays, True),
-                                                    (trace_by_reruns, True))):
-            started = time.process_time()
-            before = trace(*inputs, iterations=iterations)
-            spent[slot] += time.process_time() - started
+        before = trace_by_reruns(*inputs, iterations=True)
         stored = read_hdu(reduced)[0]
         if not np.array_equal(stored, before.cleaned):
             raise SystemExit(f"LACosmic's inputs made again for {reduced.raw.original_name} give "
@@ -207,21 +229,27 @@ def perturbation(frames: int = 3, per_frame: int = 12) -> None:
               f"bound {static[0]} px)")
         print(f"  farthest change per perturbation: median {np.median(reach):.0f} px, max "
               f"{max(reach)} px")
-    once = max(spent[0], 1e-9)
-    print(f"LACosmic on {frames} frames, CPU: astroscrappy once {spent[0]:.2f} s; with the "
-          f"iteration of each flag in one pass {spent[1]:.2f} s ({spent[1] / once:.2f}x), by "
-          f"running it again {spent[2]:.2f} s ({spent[2] / once:.2f}x)")
+    spent = lacosmic_cpu(every_input, runs)
+    once = [max(s, 1e-9) for s in spent["once"]]
+    print(f"LACosmic on {len(every_input)} frame(s), CPU, {runs} alternated runs, median "
+          f"(min-max): astroscrappy once {spread(spent['once'])} s; with the iteration of each "
+          f"flag in one pass {spread(spent['one pass'])} s ({ratio_spread(spent['one pass'], once)}"
+          f"x), by running it again {spread(spent['again'])} s "
+          f"({ratio_spread(spent['again'], once)}x); {load_average()}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", default="small", choices=("small", "medium"))
     parser.add_argument("--keep", type=Path, help="make the night in this folder and keep it")
+    parser.add_argument("--runs", type=int, default=5,
+                        help="alternated runs of the LACosmic CPU figures (default 5; --quick 3)")
     parser.add_argument("--quick", action="store_true",
-                        help="the small night, one frame and three perturbations (a smoke run)")
+                        help="the small night, one frame, three perturbations and three runs of "
+                        "the LACosmic figures (a smoke run)")
     args = parser.parse_args()
     if args.quick:
-        args.size = "small"
+        args.size, args.runs = "small", 3
     with tempfile.TemporaryDirectory(prefix="awl-cosmic-") as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
@@ -229,7 +257,10 @@ def main() -> None:
         make_night(args.size, folder)
         print(f"demo night ({args.size}) made in {time.perf_counter() - started:.0f} s")
         report(measure(stars=3 if args.quick else None))
-        perturbation(frames=1, per_frame=3) if args.quick else perturbation()
+        if args.quick:
+            perturbation(frames=1, per_frame=3, runs=args.runs)
+        else:
+            perturbation(runs=args.runs)
         forget_data_server()
 
 

@@ -1,4 +1,7 @@
-"""The target processor's costs, each against a baseline run in the same process.
+"""The target processor's costs against other tools and executors, as whole commands
+alternated with each other (median and spread of the runs), warm in-process figures in second,
+labelled rows: planning an up-to-date graph (``awl make --dry-run`` against ``snakemake -n``
+and Luigi), and making CPU-bound targets on Spark ``local[2]`` against the serial executor.
 
 1. Planning an up-to-date graph of the benchmark's shape (10 masters from 30 raw calibrations,
    frames that each choose their chip's master, groups of 4 frames) at several sizes, one table
@@ -13,8 +16,11 @@
    full check (goals: 100k targets in under 1 s, 1M in under 10 s, at least 50x faster than
    Snakemake and 10x faster than Luigi).
 2. 200 independent targets of 0.5 s of CPU work each on Spark ``local[2]`` against the
-   serial executor (goal: a speed-up of at least 1.7 on two cores), with the per-task
-   overhead.
+   serial executor: ``awl make`` as whole commands, each in a fresh folder, alternated
+   (``--runs``, default 3), the speed-up as the median and spread of the runs' ratios (goal:
+   at least 1.85 on two cores) and Spark's overhead per target, with the load average; then,
+   as a second, labelled row, the same make warm and in-process, Spark started before the
+   timing (one run). Both rows are processor_spark.py's (its third row and its ``--warm``).
 
 Usage: python benchmarks/processor.py [--sizes 10000,100000,1000000] [--tools plan-sqlite,...]
        [--limit 600] [--runs N] [--skip-postgres] [--skip-spark] [--keep-postgres PREFIX]
@@ -30,55 +36,24 @@ below 2.1, so give it a virtual environment of its own.
 from __future__ import annotations
 
 import argparse
-import sys
-import tempfile
-import time
-from pathlib import Path
 
-# Spark's workers import processor_models from a directory of its own, holding nothing else
-# that could be imported in their place
-sys.path.insert(0, str(Path(__file__).resolve().parent / "spark_targets"))
-
-from benchmark_support import POSTGRES_URL
+from benchmark_support import POSTGRES_URL, load_average
 from planning_tools.table import TOOLS, planning_table
-from processor_models import (  # imported as itself, so that Spark workers can too
-    BenchBusy,
-    BenchWork,
-)
-
-from awlineage import TargetProcessor, commit, connect
-from awlineage.persistence import set_current_store
 
 
-def spark_speedup(tasks: int, seconds: float) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{tmp}/spark.db"
-        connect(url)
-        commit([BenchWork(seconds=seconds) for _ in range(tasks)])
-        timings = {}
-        for name, executor in (("serial", "serial"), ("spark", "spark")):
-            processor = TargetProcessor(executor, spark_master="local[2]", progress=False)
-            if name == "spark":  # start Spark outside the timing, as a long-lived driver would
-                from awlineage.processing import SparkExecutor
+def spark_speedup(tasks: int, seconds: float, runs: int) -> None:
+    """Part 2: processor_spark.py's whole-command row, then its warm, in-process row."""
+    from processor_spark import row_busy_local, row_busy_warm
 
-                processor.executor = SparkExecutor("local[2]", python_path=(
-                    str(Path(__file__).resolve().parent / "spark_targets"),))
-            start = time.perf_counter()
-            report = processor.make(BenchBusy, force=True)
-            timings[name] = time.perf_counter() - start
-            assert report.made == tasks, report.summary()
-        work = tasks * seconds
-        overhead = (timings["spark"] * 2 - work) / tasks
-        print(f"  {tasks} targets of {seconds} s CPU: serial {timings['serial']:6.1f} s, "
-              f"Spark local[2] {timings['spark']:6.1f} s, speed-up "
-              f"{timings['serial'] / timings['spark']:.2f}, overhead per task "
-              f"{overhead * 1e3:.0f} ms on Spark, "
-              f"{(timings['serial'] - work) / tasks * 1e3:.0f} ms serial")
-        set_current_store(None)
+    print(f"  before: {load_average()}")
+    row_busy_local(tasks, seconds, runs)
+    print("  second row, warm and in-process (not a whole command):")
+    row_busy_warm(tasks, seconds)
+    print(f"  after: {load_average()}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000",
                         help="targets per graph, comma-separated (10000 -> 10,010 targets)")
     parser.add_argument("--tools", default=",".join(TOOLS),
@@ -102,7 +77,7 @@ def main() -> None:
                         help="keep the PostgreSQL graphs in schemas PREFIX_<frames> and reuse "
                         "them in later runs (building 1M targets takes minutes)")
     parser.add_argument("--runs", type=int, help="alternated runs of each whole command "
-                        "(default 5 up to 10k targets, 3 up to 100k, else 1)")
+                        "(default 5 up to 10k targets, 3 up to 100k, else 1; Spark's: 3)")
     parser.add_argument("--skip-spark", action="store_true")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 110 targets, one run, no Spark (benchmarks/"
@@ -124,8 +99,8 @@ def main() -> None:
                    snakemake=args.snakemake, workdir=args.workdir, keep=args.keep_postgres,
                    runs=args.runs)
     if not args.skip_spark:
-        print("2. independent CPU-bound targets, Spark local[2] against serial")
-        spark_speedup(args.tasks, args.seconds)
+        print("2. independent CPU-bound targets, Spark local[2] against serial (whole commands)")
+        spark_speedup(args.tasks, args.seconds, args.runs or 3)
 
 
 if __name__ == "__main__":

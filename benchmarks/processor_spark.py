@@ -1,6 +1,7 @@
 """Does Spark pay for itself? Figures printed, never asserted (issue 16, parts 2 and 3;
 issue 36). Every row compares whole commands, each in a fresh folder and database, serial and
-Spark alternated, with the median and spread of the runs, and ``uptime`` before and after.
+Spark alternated, with the median and spread (min-max) of the runs, ratios taken run by run
+(each Spark run against the serial run next to it), and the load average before and after.
 
 Rows (a function each, ``row_*``, so that more can be added):
 
@@ -16,8 +17,13 @@ Rows (a function each, ``row_*``, so that more can be added):
    ``--spark-master local[2]``: the speed-up (goal >= 1.85) and Spark's overhead per target,
    ``(Spark's wall time x 2 cores - work) / targets`` (goal < 20 ms; it includes Spark's start).
 
+With ``--warm``, row 3 is followed by a second row, labelled so: the same make warm and
+in-process (Spark started before the timing; one run, serial then Spark), not a whole command.
+
 ``--quick`` is a smoke test (a few seconds of CPU): one run of each side of the make of four
-short targets; the demo rows are left out (one ``awl demo`` takes some 20 s of CPU). With
+short targets; the demo rows are left out (one ``awl demo`` takes some 20 s of CPU). So little
+work does not start Spark (the executor makes it in the command's process): that row says so,
+and its ratio is printed as the two commands' times, not as a speed-up. With
 ``--master URL`` (a Spark standalone master; ``--master start`` starts one on loopback with
 two one-core workers) it reports instead how many cheap targets per second per core the
 cluster makes, against PostgreSQL
@@ -34,7 +40,6 @@ import contextlib
 import functools
 import os
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -53,7 +58,14 @@ TARGETS = HERE / "spark_targets"
 sys.path.insert(0, str(TARGETS))
 sys.path.insert(0, str(ROOT))
 
-from benchmark_support import POSTGRES_URL, postgres_schema  # noqa: E402
+from benchmark_support import (  # noqa: E402
+    POSTGRES_URL,
+    checkout_module,
+    load_average,
+    postgres_schema,
+    ratio_spread,
+    spread,
+)
 from processor_models import BenchBusy, BenchWork  # noqa: E402  (imported as itself, for Spark)
 
 from awlineage import TargetProcessor, commit, connect  # noqa: E402
@@ -63,11 +75,6 @@ from awlineage.persistence import set_current_store  # noqa: E402
 def _child_environment() -> dict[str, str]:
     paths = [str(ROOT), str(TARGETS), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
     return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p))
-
-
-def uptime() -> str:
-    """The load average, as ``uptime`` prints it."""
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 @dataclass
@@ -96,7 +103,11 @@ every 50 ms it took 2-3 s from a 60 s Spark run that kept both cores busy (and n
 the serial run, which leaves a core idle), a bias against the side that uses every core."""
 PSS_EVERY = 4
 """Samples between two readings of the proportional set sizes: reading a JVM's page tables
-takes its memory map's lock."""
+takes its memory map's lock. The PSS is also read at every sample of the first
+`PSS_ALWAYS_SAMPLES` (a command of a second would otherwise be read once, as it starts) and
+at every sample where the resident sets' sum reaches a new peak."""
+PSS_ALWAYS_SAMPLES = 20
+"""Samples (5 s) at the start of a command where the PSS is read at each."""
 
 
 def proportional_set_size(pid: int) -> int | None:
@@ -157,20 +168,20 @@ def run_measured(command: list[str], cwd: str, sample: bool = True) -> Measured:
                 return
             total, shared = 0, 0
             parts: dict[str, float] = {}
-            with_pss = samples % PSS_EVERY == 0
-            samples += 1
             for member in tree:
                 with contextlib.suppress(psutil.Error):
                     total += member.memory_info().rss
                     times = member.cpu_times()
                     cpu[member.pid] = times.user + times.system
-                if with_pss:
-                    pss = proportional_set_size(member.pid)
-                    shared = None if pss is None or shared is None else shared + pss
-                    with contextlib.suppress(psutil.Error):
-                        role = process_role(member, root.pid, daemons)
-                        name = f"worker {member.pid}" if role == "worker" else role
-                        parts[name] = parts.get(name, 0.0) + (pss or 0) / 2**20
+            with_pss = samples < PSS_ALWAYS_SAMPLES or samples % PSS_EVERY == 0 or total > peak
+            samples += 1
+            for member in tree if with_pss else []:
+                pss = proportional_set_size(member.pid)
+                shared = None if pss is None or shared is None else shared + pss
+                with contextlib.suppress(psutil.Error):
+                    role = process_role(member, root.pid, daemons)
+                    name = f"worker {member.pid}" if role == "worker" else role
+                    parts[name] = parts.get(name, 0.0) + (pss or 0) / 2**20
             peak = max(peak, total)
             if with_pss:
                 if shared is not None and peak_pss is not None and shared > peak_pss:
@@ -262,11 +273,6 @@ def peak_parts(measured: Measured) -> str:
     return ", ".join(named)
 
 
-def _spread(values: list[float]) -> str:
-    median = statistics.median(values)
-    return f"{median:.1f} ({min(values):.1f}-{max(values):.1f})"
-
-
 def alternated(runs: int, sides: dict[str, Callable[[], Measured]]) -> dict[str, list[Measured]]:
     """Run each side `runs` times, alternating (A B B A A B ...): load that drifts falls on
     both sides alike."""
@@ -291,25 +297,33 @@ def _print_sides(title: str, timed: dict[str, list[Measured]],
     for name, measured in timed.items():
         memory = sampled[name]
         pss = [m.peak_pss_mb for m in memory if m.peak_pss_mb is not None]
-        shared = f", PSS {_spread(pss)} MB" if len(pss) == len(memory) else ""
-        print(f"  {title} {name:<6}: wall {_spread([m.wall for m in measured])} s, CPU "
-              f"{_spread([m.cpu for m in measured])} s; peak memory of the process tree "
+        shared = f", PSS {spread(pss, 1)} MB" if len(pss) == len(memory) else ""
+        label = name
+        if name == "spark" and not all(spark_started(m) for m in measured):
+            started = sum(spark_started(m) for m in measured)
+            label = (f"{name} (Spark not started: every target made in the command's "
+                     f"process)" if not started else
+                     f"{name} (Spark started in {started} of {len(measured)} runs)")
+        print(f"  {title} {label:<6}: wall {spread([m.wall for m in measured])} s, CPU "
+              f"{spread([m.cpu for m in measured])} s; peak memory of the process tree "
               f"(sampled run{'s' if len(memory) > 1 else ''}): "
-              f"RSS {_spread([m.peak_mb or 0.0 for m in memory])} MB{shared}")
+              f"RSS {spread([m.peak_mb or 0.0 for m in memory], 1)} MB{shared}")
         if len(memory[-1].peak_parts or {}) > 1:
             print(f"    PSS by process at the peak (MB): {peak_parts(memory[-1])}")
 
 
 def memory_ratio(results: dict[str, list[Measured]]) -> str:
-    """Spark's peak memory over serial's (medians): by PSS where measured, and by RSS."""
-    def median(name: str, pss: bool) -> float:
-        return statistics.median((m.peak_pss_mb if pss else m.peak_mb) or 0.0
-                                 for m in results[name])
-    rss = median("spark", False) / median("serial", False)
+    """Spark's peak memory over serial's, run by run (the sampled runs, alternated): by PSS
+    where measured, and by RSS."""
+    def peaks(name: str, pss: bool) -> list[float]:
+        return [(m.peak_pss_mb if pss else m.peak_mb) or 0.0 for m in results[name]]
+    rss = ratio_spread(peaks("spark", False), peaks("serial", False))
+    spark = "Spark" if all(spark_started(m) for m in results["spark"]) else \
+        "'--executor spark' command (Spark not started in every run)"
     if any(m.peak_pss_mb is None for ms in results.values() for m in ms):
-        return f"memory Spark / serial {rss:.2f} by RSS (goal <= 2)"
-    pss = median("spark", True) / median("serial", True)
-    return f"memory Spark / serial {pss:.2f} by PSS (goal <= 2; {rss:.2f} by RSS)"
+        return f"memory {spark} / serial {rss} by RSS (goal <= 2)"
+    pss = ratio_spread(peaks("spark", True), peaks("serial", True))
+    return f"memory {spark} / serial {pss} by PSS (goal <= 2; {rss} by RSS)"
 
 
 def _note(stdout: str) -> str:
@@ -317,17 +331,27 @@ def _note(stdout: str) -> str:
     return lines[-1].strip() if lines else "(no executor note)"
 
 
+def spark_started(measured: Measured) -> bool:
+    """Whether the command's executor started Spark, by the note it printed (the Spark
+    executor makes a small make in the command's process: ``made here, Spark would not
+    pay``)."""
+    return "Spark started" in _note(measured.stdout)
+
+
+def _walls(results: dict[str, list[Measured]], name: str) -> list[float]:
+    return [m.wall for m in results[name]]
+
+
 def row_demo(size: str, runs: int) -> None:
     """``awl demo --size size``: serial against Spark, whole commands, alternated."""
     results, sampled = timed_and_sampled(runs, {"serial": _demo_command(size, "serial"),
                                                 "spark": _demo_command(size, "spark")})
-    serial = statistics.median(m.wall for m in results["serial"])
-    spark = statistics.median(m.wall for m in results["spark"])
     goal = "Spark / serial, goal <= 1.15" if size == "small" else \
         "serial / Spark, goal >= 1.5"
-    ratio = spark / serial if size == "small" else serial / spark
-    print(f"awl demo --size {size}, {runs} alternated run(s): {goal}: {ratio:.2f}; "
-          f"{memory_ratio(sampled)}")
+    serial, spark = _walls(results, "serial"), _walls(results, "spark")
+    ratio = ratio_spread(spark, serial) if size == "small" else ratio_spread(serial, spark)
+    print(f"awl demo --size {size}, {runs} alternated run(s): wall {goal}: {ratio} "
+          f"(median (min-max) of the runs' ratios); {memory_ratio(sampled)}")
     _print_sides("demo", results, sampled)
     print(f"  Spark's run said: {_note(results['spark'][-1].stdout)}")
 
@@ -387,17 +411,23 @@ def row_busy_local(tasks: int, seconds: float, runs: int, cores: int = 2) -> Non
         "serial": _busy_command(tasks, seconds, ["--executor", "serial"]),
         "spark": _busy_command(tasks, seconds, ["--executor", "spark", "--spark-master",
                                                 f"local[{cores}]"])})
-    serial = statistics.median(m.wall for m in results["serial"])
-    spark = statistics.median(m.wall for m in results["spark"])
+    serial, spark = _walls(results, "serial"), _walls(results, "spark")
     work = tasks * seconds
-    overhead = [(m.wall * cores - work) / tasks * 1e3 for m in results["spark"]]
-    print(f"awl make, {tasks} targets of {seconds} s CPU, {runs} alternated run(s): speed-up "
-          f"serial / Spark local[{cores}] {serial / spark:.2f} (goal >= 1.85), Spark's "
-          f"overhead per target {_spread(overhead)} ms (goal < 20 ms, Spark's start included)")
+    heading = f"awl make, {tasks} targets of {seconds} s CPU, {runs} alternated run(s)"
+    if not any(spark_started(m) for m in results["spark"]):
+        print(f"{heading}: Spark NOT started (too little work: the Spark executor made every "
+              f"target in the command's process), so no speed-up and no Spark overhead: wall "
+              f"serial / '--executor spark' command {ratio_spread(serial, spark)}")
+    else:
+        overhead = [(m.wall * cores - work) / tasks * 1e3 for m in results["spark"]]
+        print(f"{heading}: speed-up serial / Spark local[{cores}] {ratio_spread(serial, spark)}"
+              f" (goal >= 1.85; median (min-max) of the runs' ratios), Spark's overhead per "
+              f"target {spread(overhead, 1)} ms (goal < 20 ms, Spark's start included)")
     steady = [m.steady_overhead_ms for m in results["spark"] if m.steady_overhead_ms]
     if steady:
-        print(f"  once Spark's workers run, per target: {_spread(steady)} ms (their spans "
-              f"less the work, from the run records); {memory_ratio(sampled)}")
+        print(f"  once Spark's workers run, per target: {spread(steady, 1)} ms (their spans "
+              f"less the work, from the run records)")
+    print(f"  {memory_ratio(sampled)}")
     _print_sides("make", results, sampled)
     print(f"  Spark's run said: {_note(results['spark'][-1].stdout)}")
 
@@ -449,7 +479,7 @@ def row_busy_warm(tasks: int, seconds: float) -> None:
 def spark_figures(tasks: int = 200, seconds: float = 0.5, runs: int = 3, run_demo: bool = True,
                   medium: bool = True, busy: bool = True, warm: bool = False) -> None:
     """Print the local-mode rows."""
-    print(f"load before: {uptime()}")
+    print(f"before: {load_average()}")
     if run_demo:
         row_demo("small", runs)
     if medium:
@@ -458,15 +488,15 @@ def spark_figures(tasks: int = 200, seconds: float = 0.5, runs: int = 3, run_dem
         row_busy_local(tasks, seconds, runs)
     if warm:
         row_busy_warm(tasks, seconds)
-    print(f"load after: {uptime()}")
+    print(f"after: {load_average()}")
 
 
 @contextlib.contextmanager
 def _loopback_cluster() -> Iterator[str]:
-    from tests.processing.spark_cluster import SparkCluster
+    spark_cluster = checkout_module("tests.processing.spark_cluster")
 
     with tempfile.TemporaryDirectory(prefix="awl-bench-cluster-") as tmp:
-        cluster = SparkCluster(Path(tmp), workers=2, cores=1)
+        cluster = spark_cluster.SparkCluster(Path(tmp), workers=2, cores=1)
         try:
             yield cluster.master_url
         finally:
@@ -521,7 +551,7 @@ def cluster_figures(master: str, targets: int, postgres: str, data_url: str | No
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="a smoke test: one run of each side of a few short targets")
     parser.add_argument("--runs", type=int, default=3, help="alternated runs of each side")

@@ -7,9 +7,9 @@
    quiet machine). ``--compare-to DIR`` runs the same commands with another checkout first on
    the module path (``/work/main`` for the code before a change), alternated with this one.
 2. The progress bar: ``TargetProcessor.make`` of N trivial targets with the bar on (drawn on a
-   stream that says it is a terminal) and off, alternated, CPU seconds (goal: within 5%). That
-   an update's cost does not grow with the number of targets is a test
-   (tests/processing/test_progress.py).
+   stream that says it is a terminal) and off, alternated, CPU seconds, and the ratio bar / no
+   bar of each round's pair, median (min-max) (goal: the median within 5%). That an update's
+   cost does not grow with the number of targets is a test (tests/processing/test_progress.py).
 
 The machine's load average is printed before and after: on a shared machine, read the CPU
 columns. Usage: python benchmarks/startup.py [--quick] [--rounds 7] [--compare-to DIR]
@@ -30,13 +30,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmark_support import load_average, ratio_spread, spread
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-def load() -> str:
-    """The load averages over 1, 5 and 15 minutes."""
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
 
 
 def _child_cpu() -> float:
@@ -51,11 +47,6 @@ def run_command(command: list[str], repo: Path) -> tuple[float, float]:
     subprocess.run(command, env=env, cwd=tempfile.gettempdir(), check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - start, _child_cpu() - cpu
-
-
-def spread(values: list[float]) -> str:
-    """Median, and the smallest and largest value, in seconds."""
-    return f"{statistics.median(values):6.3f} s ({min(values):.3f}-{max(values):.3f})"
 
 
 def commands() -> dict[str, list[str]]:
@@ -90,8 +81,8 @@ def startup(rounds: int, compare_to: Path | None) -> None:
         goal = goals.get(label)
         verdict = "" if goal is None else (
             f"< {goal} s: {'met' if statistics.median(values) < goal else 'NOT met'} (wall)")
-        print(f"   {label:18s} {name:7s} {spread(values):>26s} "
-              f"{spread(cpus[label, name]):>26s}  {verdict}")
+        print(f"   {label:18s} {name:7s} {spread(values, 3) + ' s':>26s} "
+              f"{spread(cpus[label, name], 3) + ' s':>26s}  {verdict}")
 
 
 class _Terminal(io.StringIO):
@@ -126,14 +117,15 @@ def make_with_and_without_bar(targets: int, rounds: int) -> None:
                 processor = TargetProcessor("serial", progress=_Terminal() if name == "bar"
                                             else False)
                 cpus[name].append(_cpu(lambda p=processor: p.make(BenchBusy)))
-    ratio = statistics.median(cpus["bar"]) / statistics.median(cpus["no bar"])
+    ratio = statistics.median(b / n for b, n in zip(cpus["bar"], cpus["no bar"], strict=True))
     print(f"2. make of {targets} trivial targets, {rounds} alternated rounds, CPU: "
-          f"bar {spread(cpus['bar'])}, no bar {spread(cpus['no bar'])}: ratio {ratio:.3f} "
-          f"(goal within 1.05: {'met' if ratio <= 1.05 else 'NOT met'})")
+          f"bar {spread(cpus['bar'], 3)} s, no bar {spread(cpus['no bar'], 3)} s: ratio bar / "
+          f"no bar {ratio_spread(cpus['bar'], cpus['no bar'], 3)} (median (min-max) of the "
+          f"rounds' ratios; goal: median within 1.05: {'met' if ratio <= 1.05 else 'NOT met'})")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="few rounds, small sizes")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--compare-to", type=Path, help="another checkout to alternate with")
@@ -144,12 +136,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.targets = 3, 60
-    print(load())
+    print(load_average())
     if not args.skip_startup:
         startup(args.rounds, args.compare_to)
     if not args.skip_make:
         make_with_and_without_bar(args.targets, 4 if args.quick else 6)
-    print(load())
+    print(load_average())
 
 
 if __name__ == "__main__":

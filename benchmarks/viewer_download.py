@@ -6,7 +6,9 @@ The viewer checks a file against its SHA-256 before it sends the first byte
 (`dataserver.ContentChecks`, once per state of the file): the first download of a file hashes
 it, later ones only look at its state. ``--before DIR`` also serves the same database from
 the packages in DIR (say ``git archive <commit> webviewer | tar -x -C DIR``), alternated with
-the current code, to compare with a viewer that hashed while it streamed.
+the current code, to compare with a viewer that hashed while it streamed. Each figure is
+printed as the median (min-max) of the rounds (the cases alternate within each round), with
+the load average.
 
     python benchmarks/viewer_download.py --megabytes 200 --rounds 5 [--before /tmp/old]
 """
@@ -16,13 +18,14 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+from benchmark_support import load_average, spread
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,7 +98,7 @@ def _free_port() -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--megabytes", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--before", help="a directory holding an older webviewer package")
@@ -135,13 +138,12 @@ def main() -> None:
                                                        servers[which].pid)
                     assert size == args.megabytes << 20, size
                     times[case].append((cpu, first, wall))
-            load = os.getloadavg()
-            print(f"{args.megabytes} MB file, {args.rounds} rounds, load "
-                  f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; medians:")
+            print(f"{args.megabytes} MB file, {args.rounds} rounds, {load_average()}; "
+                  f"median (min-max) of the rounds:")
             for case, seen in times.items():
-                cpu, first, wall = (statistics.median(t[i] for t in seen) for i in range(3))
-                print(f"  {case:28s} server CPU {cpu * 1000:5.0f} ms   first byte "
-                      f"{first * 1000:5.0f} ms   wall {wall * 1000:5.0f} ms")
+                cpu, first, wall = ([t[i] * 1000 for t in seen] for i in range(3))
+                print(f"  {case:28s} server CPU {spread(cpu, 0):>15s} ms   first byte "
+                      f"{spread(first, 0):>15s} ms   wall {spread(wall, 0):>15s} ms")
             for which, server in servers.items():
                 print(f"  peak resident memory of the viewer ({which}): "
                       f"{_peak_mib(server.pid):.0f} MiB")
