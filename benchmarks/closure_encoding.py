@@ -122,7 +122,7 @@ def cell(figures: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--shapes", default="random-d1,random-d2,random-d4,montage,epigenomics,"
                         "1000genome,srasearch,cycles,soykb,pipeline")
