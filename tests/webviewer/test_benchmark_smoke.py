@@ -4,27 +4,23 @@ is checked; the figures are the benchmark's to print."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
 
-from tests.commands import REPO
+from tests.commands import run_benchmark
 
 CASES = ("start page", "object page", "lineage depth 2", "lineage depth 10", "search")
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
-def test_the_viewer_benchmark_runs_at_smoke_size(backend: str,
-                                                 request: pytest.FixtureRequest) -> None:
-    command = [sys.executable, str(REPO / "benchmarks" / "webviewer.py"), "--quick"]
+def test_the_viewer_benchmark_runs_at_smoke_size(backend: str, request: pytest.FixtureRequest,
+                                                 tmp_path: Path) -> None:
+    options = ["--quick"]
     if backend == "postgresql":
-        command += ["--database", request.getfixturevalue("postgres_url")]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert result.returncode == 0, result.stderr[-3000:]
+        options += ["--database", request.getfixturevalue("postgres_url")]
+    result = run_benchmark("webviewer.py", *options, folder=tmp_path, timeout=300)
     lines = result.stdout.splitlines()
     for case in CASES:
         reported = [line for line in lines if line.strip().startswith(case)]
