@@ -122,7 +122,7 @@ def cell(figures: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--shapes", default="random-d1,random-d2,random-d4,montage,epigenomics,"
                         "1000genome,srasearch,cycles,soykb,pipeline")
@@ -134,7 +134,8 @@ def main() -> None:
     parser.add_argument("--memory-gb", type=float, default=6.0, help="address space per child")
     parser.add_argument("--baseline", type=Path, help="checkout whose encoder to compare with")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir())
-                        / "awl-closure-graphs", help="where generated graphs are kept")
+                        / "awl-closure-graphs", help="where generated graphs are kept "
+                        "(default: awl-closure-graphs in the temporary folder, $TMPDIR)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--partial", action="store_true",
                         help="split a graph over the budget as the index does, and print the "

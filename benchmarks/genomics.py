@@ -10,30 +10,38 @@ of `backward`/`forward`: the query-time choice of seed 000 VII-A picks, per hop,
 lineage or re-execution, Figure 6(c)), with the strategies the hops used
 (``result.stats.strategies``). Figure 7's executions are queried dynamic, as a user would.
 
-Per-hop seconds (what the optimiser needs per operator) are taken by timing each hop of
-the real queries, `awlineage.regions._query`'s step functions wrapped for the duration of a
-query (the recorded `RegionQueryStat` rows time the same hops, but are keyed by record, not
-by query run). Stored lineage is decoded afresh for every query (the decode cache is
-cleared), as a query after a restart would. Queries record their statistics (the default),
-so the dynamic choice is calibrated on the hops recorded before it.
+Per-hop seconds (what the optimiser needs per operator) are read from the `RegionQueryStat`
+rows the real queries record (one per hop, keyed by the query run). Stored lineage is decoded
+afresh for every query (the decode cache is cleared), as a query after a restart would.
+Queries record their statistics (the default), so the dynamic choice is calibrated on the hops
+recorded before it.
 
 Before the figures: the fixed cost of one captured call (`benchmarks.call_cost`, CPU ms,
 issue 39's goal under 2 ms); after Figure 6(a): the capture overhead per strategy in CPU time
 beside the paper's 2.8-26x and the goal (FullBoth at most 26x, payloads less).
 
-Usage: python benchmarks/regions.py --part 3 [--quick] [--repeat R] [--database URL]
+Usage: python benchmarks/regions.py --part 3 [--quick] [--repeat R] [--database URL], or the
+same options to this file: ``python benchmarks/genomics.py [--quick] ...`` runs part 3 alone.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
+import sys
 import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
+
+# run as a script, this folder is sys.path[0]: take this folder's modules (as benchmarks.NAME)
+# from the checkout instead, as regions.py does
+if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 import numpy as np
 
@@ -505,3 +513,18 @@ def run(quick: bool = False, repeat: int = 5, database: str | None = None) -> No
         print(f"  (storing every strategy of every UDF: {full_disk / MB:.3f} MB full-both; "
               f"the scaled ladder's 100% = {scale / 1e3:.0f} KB)")
         print(PAPER_SHAPE)
+
+
+def main() -> None:
+    """Run part 3 of regions.py alone, with its options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: unreplicated data, one timed run per measurement")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per measurement")
+    parser.add_argument("--database", help="database URL (default: a SQLite file)")
+    args = parser.parse_args()
+    run(args.quick, args.repeat, args.database)
+
+
+if __name__ == "__main__":
+    main()

@@ -40,10 +40,12 @@ class Installed:
     """One measured install."""
 
     name: str
-    seconds: float
+    seconds: float | None
+    """Wall-clock seconds of ``pip install`` (None: nothing was installed, ``--quick``)."""
     megabytes: float
     packages: int
-    cache_growth: float
+    cache_growth: float | None
+    """MB pip's cache grew by (None: not measured: ``--quick``, or pip has no cache)."""
 
 
 def _site_packages(python: Path) -> Path:
@@ -92,7 +94,7 @@ def measure(name: str, requirement: str, where: Path) -> Installed:
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"install_size: pip install {requirement} failed:\n{done.stderr[-2000:]}")
-    growth = (_megabytes(cache) - cached_before) if cache else float("nan")
+    growth = (_megabytes(cache) - cached_before) if cache else None
     return Installed(name, seconds, _megabytes(site) - before, _packages(python), growth)
 
 
@@ -131,7 +133,6 @@ def _marker_holds(marker: str) -> bool:
 
 def measure_installed(name: str) -> Installed:
     """The bare install as this interpreter has it: no install, no network (``--quick``)."""
-    start = time.perf_counter()
     dists = _requirement_closure("awlineage")
     total = 0
     for dist in dists:
@@ -141,12 +142,11 @@ def measure_installed(name: str) -> Installed:
                 total += path.stat().st_size
     # an editable install's files are the checkout's, not site-packages'
     project = sum(_megabytes(REPO / package) for package in PROJECT_PACKAGES)
-    return Installed(f"{name}*", time.perf_counter() - start, total / 1e6 + project,
-                     len(dists), float("nan"))
+    return Installed(f"{name}*", None, total / 1e6 + project, len(dists), None)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="measure the bare install as already installed here (no pip)")
     parser.add_argument("--keep", type=Path, help="make the environments here and keep them")
@@ -162,11 +162,15 @@ def main() -> None:
     print(f"{'install':8s} {'pip install':>12s} {'site-packages':>14s} {'packages':>9s} "
           f"{'pip cache grew':>15s}")
     for r in results:
-        print(f"{r.name:8s} {r.seconds:10.1f} s {r.megabytes:11.1f} MB {r.packages:9d} "
-              f"{r.cache_growth:12.1f} MB")
+        seconds = "-" if r.seconds is None else f"{r.seconds:.1f} s"
+        growth = "-" if r.cache_growth is None else f"{r.cache_growth:.1f} MB"
+        print(f"{r.name:8s} {seconds:>12s} {r.megabytes:11.1f} MB {r.packages:9d} "
+              f"{growth:>15s}")
     if args.quick:
-        print("(* --quick: installed here, not installed fresh; the time is the look-up's, "
-              "the size counts this checkout's package folders)")
+        print("(* --quick: installed here, not installed fresh, so no install time and no "
+              "cache growth; the size counts this checkout's package folders)")
+    elif any(r.cache_growth is None for r in results):
+        print("(pip has no cache here: its growth is not measured)")
     print(f"(Python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.1f})")
 
 

@@ -131,7 +131,7 @@ def summary(values: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a small smoke run (~200 nodes)")
     parser.add_argument("--frames", type=int, default=240, help="frames per measurement")
     parser.add_argument("--products", type=int, default=40)

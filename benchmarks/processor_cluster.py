@@ -82,7 +82,10 @@ def cluster_speedup(tasks: int, seconds: float, rounds: int, postgres: str,
                 AWL_DATABASE_URL=postgres, AWL_DATABASE_SCHEMA=schema,
                 AWL_DATA_URL=f"s3://awl-bench-{uuid.uuid4().hex[:12]}?endpoint={host}:"
                              f"{port}&secure=false",
-                AWL_S3_ACCESS_KEY="awl-bench-access", AWL_S3_SECRET_KEY="awl-bench-secret")
+                AWL_S3_ACCESS_KEY="awl-bench-access", AWL_S3_SECRET_KEY="awl-bench-secret",
+                # the commands' temporary files in ours: pyspark's gateway leaves its folder
+                # behind when a command ends while Spark still starts (its thread is killed)
+                TMPDIR=tmp)
             connect(postgres, schema=schema)
             commit([BenchWork(seconds=seconds) for _ in range(tasks)])
             set_current_store(None)
@@ -116,7 +119,7 @@ def cluster_speedup(tasks: int, seconds: float, rounds: int, postgres: str,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=0.5)
     parser.add_argument("--rounds", type=int, default=3)

@@ -10,8 +10,11 @@ Part 2 (semantics) runs N random well-typed queries, in text and expression form
 databases over the same rows and against a plain-Python evaluation of the documented rules
 (tests/persistence/semantic_cases.py), and prints the disagreements, which must be 0.
 
-    PYTHONPATH=. python3 benchmarks/query_fuzz.py [--cases 10000] [--semantics 20000]
-                                                  [--sqlite-only]
+    python3 benchmarks/query_fuzz.py [--quick] [--cases 10000] [--semantics 20000]
+                                     [--sqlite-only | --postgresql-only]
+
+The generators are the checkout's test modules (imported from the checkout whatever the current
+folder); Hypothesis keeps its files in the run's temporary folder, not in the current one.
 """
 
 from __future__ import annotations
@@ -23,23 +26,19 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from benchmark_support import POSTGRES_URL, postgres_schema
+from benchmark_support import POSTGRES_URL, checkout_module, postgres_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from awlineage import Database, connect, select
 from awlineage.persistence import set_current_store
-from tests.persistence.query_cases import (
-    expressions,
-    fingerprint,
-    refinements,
-    run_case,
-    seed,
-    texts,
-)
-from tests.persistence.semantic_cases import expected, random_case, seed_world, serials
+
+query_cases = checkout_module("tests.persistence.query_cases")
+semantic_cases = checkout_module("tests.persistence.semantic_cases")
 
 
 def fuzz(strategy: st.SearchStrategy[Any], cases: int
@@ -55,7 +54,7 @@ def fuzz(strategy: st.SearchStrategy[Any], cases: int
         nonlocal shown
         counts["cases"] += 1
         try:
-            counts[run_case(case)] += 1
+            counts[query_cases.run_case(case)] += 1
         except Exception as exc:  # what the fuzz is looking for: anything not an AwlError
             counts["raw"] += 1
             if shown < 5:
@@ -73,11 +72,11 @@ FAMILIES = ("text", "expression", "query")
 
 def run(db: Database, name: str, cases: int, families: tuple[str, ...] = FAMILIES) -> int:
     """Fuzz one database with `families`; return its number of raw exceptions."""
-    objects = seed()
-    before = fingerprint(db)
+    objects = query_cases.seed()
+    before = query_cases.fingerprint(db)
     raw = 0
-    strategies = {"text": texts(), "expression": expressions(objects),
-                  "query": refinements(objects)}
+    strategies = {"text": query_cases.texts(), "expression": query_cases.expressions(objects),
+                  "query": query_cases.refinements(objects)}
     for family in families:
         strategy = strategies[family]
         started = time.perf_counter()
@@ -87,7 +86,7 @@ def run(db: Database, name: str, cases: int, families: tuple[str, ...] = FAMILIE
               f"{counts['result']:5d}  clean errors {counts['error']:5d}  raw exceptions "
               f"{counts['raw']:3d}  ({seconds:.0f} s)")
         raw += counts["raw"]
-    unchanged = fingerprint(db) == before
+    unchanged = query_cases.fingerprint(db) == before
     print(f"{name:10s} data unchanged: {unchanged}")
     return raw + (0 if unchanged else 1)
 
@@ -98,7 +97,7 @@ def semantics(databases: dict[str, Database], cases: int) -> int:
     worlds = []
     for database in databases.values():
         set_current_store(database)
-        worlds.append(seed_world())
+        worlds.append(semantic_cases.seed_world())
     world = worlds[0]
     rng = random.Random(2026)
     wrong: collections.Counter[str] = collections.Counter()
@@ -106,14 +105,14 @@ def semantics(databases: dict[str, Database], cases: int) -> int:
     started = time.perf_counter()
     shown = 0
     for _ in range(cases):
-        case = random_case(rng)
-        want = expected(world, case)
+        case = semantic_cases.random_case(rng)
+        want = semantic_cases.expected(world, case)
         for name, database in databases.items():
             set_current_store(database)
             for form, query in (("text", lambda c=case: select(c.text)), ("expression",
                                                                           case.build)):
                 try:
-                    got = serials(query())
+                    got = semantic_cases.serials(query())
                 except Exception as exc:  # a well-typed query must not fail at all
                     raw[f"{name} {form}"] += 1
                     got = {-1}
@@ -137,7 +136,7 @@ def semantics(databases: dict[str, Database], cases: int) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=1500,
                         help="hostile cases per database and family (0: skip)")
     parser.add_argument("--semantics", type=int, default=2000,
@@ -157,7 +156,8 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown families {sorted(unknown)}; choose from {', '.join(FAMILIES)}")
     failures = 0
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(prefix="awl-query-fuzz-") as folder:
+        set_hypothesis_home_dir(Path(folder) / "hypothesis")  # not .hypothesis/ in the cwd
         if args.cases and not args.postgresql_only:
             db = connect(f"sqlite:///{folder}/fuzz.db")
             failures += run(db, "sqlite", args.cases, families)

@@ -33,6 +33,7 @@ parent's [arcsec] (`targets.real_check.cutout_wcs_error`).
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
 import tempfile
@@ -240,12 +241,20 @@ def _print(table: list[tuple[str, ...]]) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
 
 
-def main(arguments: list[str]) -> None:
+def main(arguments: list[str] | None = None) -> None:
     """Run the named real files (all by default; the smallest with ``--quick``) and print
     the tables."""
-    quick = "--quick" in arguments
-    names = [name for name in arguments if name != "--quick"]
-    names = names or (list(QUICK) if quick else list(REAL_FILES))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"real files to run (default: all): {', '.join(REAL_FILES)}")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"a smoke run: {', '.join(QUICK)} alone (unless NAMEs are "
+                        "given), no artificial stars")
+    args = parser.parse_args(arguments)
+    if unknown := [name for name in args.names if name not in REAL_FILES]:
+        parser.error(f"unknown real files {unknown}; choose from {', '.join(REAL_FILES)}")
+    quick = args.quick
+    names = args.names or (list(QUICK) if quick else list(REAL_FILES))
     table: list[tuple[str, ...]] = [_COLUMNS]
     frames: list[tuple[str, ...]] = [_FRAME_COLUMNS]
     with tempfile.TemporaryDirectory(prefix="awl-realdata-") as scratch:
@@ -272,4 +281,4 @@ def main(arguments: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

@@ -30,6 +30,9 @@ output of ``uptime`` is printed before and after. Then the same cases against
 ``awl serve --workers 2``, two clients at once. A page the viewer
 does not serve yet answers 404 and is reported as "not served".
 
+``--quick`` is a smoke run (well under a minute): small data, 3 requests per case, one worker,
+no demo and no frames (as ``--requests 3 --skip-demo --skip-workers --skip-frames``).
+
 Usage: python benchmarks/webviewer.py [--requests 200] [--rounds 5] [--quick]
        [--database URL] [--skip-demo] [--skip-workers] [--skip-frames]
 """
@@ -75,6 +78,10 @@ TIMING = re.compile(r'db;desc="(\d+) queries";dur=([\d.]+)')
 WARM_UP = 3
 ROUNDS = 5
 """Alternated runs: each case is timed in this many rounds, every case in turn each round."""
+REQUESTS = 200
+"""Timed requests per case (``--requests``)."""
+QUICK_REQUESTS = 3
+"""Timed requests per case of ``--quick``: a smoke run, not a measurement."""
 
 
 # The data: plain persistent classes, stored here and shown by the viewer as stand-ins
@@ -606,9 +613,13 @@ def run(args: argparse.Namespace, folder: Path, url: str, schema: str | None) ->
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=200, help="timed requests per case")
-    parser.add_argument("--quick", action="store_true", help="small data, for a smoke run")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int,
+                        help=f"timed requests per case (default {REQUESTS}; --quick: "
+                        f"{QUICK_REQUESTS})")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"a smoke run: small data, {QUICK_REQUESTS} requests per case, one "
+                        "worker, no demo, no frames")
     parser.add_argument("--rounds", type=int, default=ROUNDS,
                         help="alternated runs: the requests of each case are split into this "
                         "many rounds, every case timed in turn in each")
@@ -621,6 +632,10 @@ def main() -> None:
     parser.add_argument("--skip-frames", action="store_true",
                         help="no frame times of the 2,000-node lineage graph in Chromium")
     args = parser.parse_args()
+    if args.requests is None:
+        args.requests = QUICK_REQUESTS if args.quick else REQUESTS
+    if args.quick:
+        args.skip_demo = args.skip_workers = args.skip_frames = True
     if args.database and not args.database.startswith("postgresql"):
         parser.error("--database takes a PostgreSQL URL; SQLite is the default")
     print("awlineage web viewer benchmark: awl serve under uvicorn, httpx")

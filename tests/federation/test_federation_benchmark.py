@@ -5,25 +5,21 @@ are not checked."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
-from tests.commands import REPO
+from tests.commands import run_benchmark
 
 ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+|all)\s+(.*)$")
 
 
 @pytest.fixture(scope="module")
-def parts() -> dict[str, list[list[str]]]:
-    """The rows of each part's table, split into columns."""
-    done = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "federation.py"), "--quick"],
-        capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO)))
-    assert done.returncode == 0, done.stderr[-3000:]
+def parts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[list[str]]]:
+    """The rows of each part's table, split into columns (the run checked as every
+    benchmark's is: `run_benchmark`)."""
+    done = run_benchmark("federation.py", "--quick", folder=tmp_path_factory.mktemp("bench"),
+                         timeout=120)
     found: dict[str, list[list[str]]] = {}
     current = None
     for line in done.stdout.splitlines():

@@ -1,30 +1,26 @@
 """benchmarks/webviewer.py still runs: its data builders, ``awl serve`` and its client, at a
-smoke size (no timing is checked; the figures are the benchmark's to print)."""
+smoke size: ``--quick`` alone (3 requests per case, one worker, no demo, no frames). No timing
+is checked; the figures are the benchmark's to print."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
 
-from tests.commands import REPO
+from tests.commands import run_benchmark
 
 CASES = ("start page", "object page", "lineage depth 2", "lineage depth 10", "search")
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
-def test_the_viewer_benchmark_runs_at_smoke_size(backend: str,
-                                                 request: pytest.FixtureRequest) -> None:
-    command = [sys.executable, str(REPO / "benchmarks" / "webviewer.py"), "--quick",
-               "--requests", "3", "--skip-demo", "--skip-workers", "--skip-frames"]
+def test_the_viewer_benchmark_runs_at_smoke_size(backend: str, request: pytest.FixtureRequest,
+                                                 tmp_path: Path) -> None:
+    options = ["--quick"]
     if backend == "postgresql":
-        command += ["--database", request.getfixturevalue("postgres_url")]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert result.returncode == 0, result.stderr[-3000:]
+        options += ["--database", request.getfixturevalue("postgres_url")]
+    result = run_benchmark("webviewer.py", *options, folder=tmp_path, timeout=300)
     lines = result.stdout.splitlines()
     for case in CASES:
         reported = [line for line in lines if line.strip().startswith(case)]
@@ -34,3 +30,5 @@ def test_the_viewer_benchmark_runs_at_smoke_size(backend: str,
     start = next(line for line in lines if line.strip().startswith("start page"))
     assert re.search(r" [1-9]\d* queries", start), start  # the dashboard reads the database
     assert "failed" not in result.stdout and "GROWS" not in result.stdout
+    assert "3 requests per case from 1 client(s)" in result.stdout  # --quick is a smoke run
+    assert "awl serve --workers 2" not in result.stdout and "demo" not in result.stdout
