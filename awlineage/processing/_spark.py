@@ -96,6 +96,11 @@ initial heap of 1/64 of the machine's memory held 386 MB (proportional set size)
 small tasks on a 24 GB machine, against 242 MB with these. A caller's own collector option in
 ``spark.driver.extraJavaOptions`` replaces ours (the JVM refuses two)."""
 JVM_EXIT_TIMEOUT = 30.0
+START_AT_EXIT_TIMEOUT = 120.0
+"""Seconds a command that ends while Spark starts in the background waits, at exit, for the
+start to end (then it ends the JVM as any command does): pyspark's launch keeps the gateway's
+port and secret in a temporary folder until the JVM is up, which a command ended meanwhile
+left behind, beside a JVM that outlived it."""
 """Seconds to wait, at exit, for the JVM to end (Spark's shutdown takes well under one)."""
 SWITCH_INTERVAL = 0.0005
 """Seconds a Python thread holds the GIL before another may take it, while this executor
@@ -329,7 +334,10 @@ class SparkExecutor:
         self._started: concurrent.futures.Future[Any] = concurrent.futures.Future()
         self._warming: concurrent.futures.Future[list[int]] | None = None
         self._gil = ShortSwitchInterval(SWITCH_INTERVAL)  # released by close
+        self._end_at_exit: Callable[[], None] | None = None
+        """Ends the JVM this executor launched, once (registered with `atexit`)."""
         if background:
+            atexit.register(self._settle_start_at_exit)
             threading.Thread(target=self._start, args=(settings,), name="awl-spark-start",
                              daemon=True).start()
         else:
@@ -394,7 +402,8 @@ class SparkExecutor:
             with _filtered_stderr():
                 context = SparkContext.getOrCreate(spark_conf)
             if launches_jvm:
-                atexit.register(_end_jvm, context, self._archive)
+                self._end_at_exit = _once(functools.partial(_end_jvm, context, self._archive))
+                atexit.register(self._end_at_exit)
             context.setLogLevel("ERROR")
             # _ResultChannel is an AccumulatorParam by duck typing (zero, addInPlace)
             channel = context.accumulator(  # type: ignore[var-annotated]
@@ -404,6 +413,17 @@ class SparkExecutor:
             self._started.set_result((context, channel))
         except BaseException as exc:  # the waiting caller gets it
             self._started.set_exception(exc)
+
+    def _settle_start_at_exit(self) -> None:
+        """At exit, while the start runs in the background: wait for it
+        (`START_AT_EXIT_TIMEOUT`), then end the JVM it launched (an `atexit` function
+        registered during exit is not called)."""
+        if self._started.done():
+            return
+        with contextlib.suppress(BaseException):
+            self._started.result(timeout=START_AT_EXIT_TIMEOUT)
+        if self._end_at_exit is not None:
+            self._end_at_exit()
 
     @property
     def context(self) -> Any:
@@ -596,6 +616,17 @@ def wait_for_tasks(context: Any, group: str, timeout: float = TASKS_END_TIMEOUT)
                 return True
         time.sleep(TASKS_END_POLL)
     return False
+
+
+def _once(action: Callable[[], None]) -> Callable[[], None]:
+    """`action`, done at the first call only."""
+    done = threading.Event()
+
+    def first_call() -> None:
+        if not done.is_set():
+            done.set()
+            action()
+    return first_call
 
 
 def _end_jvm(context: Any, archive: ClassArchive) -> None:

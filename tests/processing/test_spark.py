@@ -126,3 +126,24 @@ def test_a_cluster_s_executors_get_our_jvm_options_and_the_caller_s_win() -> Non
         EXECUTOR_OPTIONS)
     assert "-XX:+UseSerialGC" not in options and "-XX:+UseG1GC" in options
     assert options.index("-Xms32m") < options.index("-Xms1g")  # the caller's, last, counts
+
+
+def test_a_command_ending_while_spark_starts_waits_for_it_and_leaves_nothing(tmp_path) -> None:
+    """pyspark's launch keeps the gateway's port and secret in a temporary folder until the
+    JVM is up; a command that ended meanwhile (every target made before Spark was) left that
+    folder behind, and the JVM outlived it."""
+    import subprocess
+    import sys
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    script = ("import time\n"
+              "from awlineage.processing import SparkExecutor\n"
+              "executor = SparkExecutor('local[1]', background=True)\n"
+              "time.sleep(1)  # the JVM is being launched, not up yet\n"
+              "print(executor.started)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=180, env={**os.environ, "TMPDIR": str(temporary)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"  # it did end while Spark was starting
+    assert sorted(p.name for p in temporary.iterdir()) == []
