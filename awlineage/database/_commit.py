@@ -343,7 +343,7 @@ def _newest_versions(db: Database, ct: ClassTables) -> sa.Select:
     if statement is None:
         table = ct.table
         deleted = db.framework["awl_deleted_version"]
-        keys = sa.bindparam("awl_keys", expanding=True)
+        keys: sa.BindParameter[list[str]] = sa.bindparam("awl_keys", expanding=True)
         taken = sa.union_all(
             sa.select(table.c._identity.label("key"), table.c.version)
             .where(table.c._identity.in_(keys)),
