@@ -322,27 +322,37 @@ def _assign_versions(conn: sa.Connection, db: Database, tables: dict[type, Class
             for obj in objs:
                 versions[id(obj)] = (1, None)
             continue
-        table = tables[cls].table
-        deleted = db.framework["awl_deleted_version"]
+        statement = _newest_versions(db, tables[cls])
         newest: dict[str | None, int] = {}
         distinct = sorted({k for o in objs if (k := keys[id(o)]) is not None})
         for start in range(0, len(distinct), _CHUNK):
-            chunk = distinct[start:start + _CHUNK]
-            # the versions stored, and those of deleted objects: a number is never reused
-            taken = sa.union_all(
-                sa.select(table.c._identity.label("key"), table.c.version)
-                .where(table.c._identity.in_(chunk)),
-                sa.select(deleted.c.identity.label("key"), deleted.c.version)
-                .where(deleted.c.table_name == table.name, deleted.c.identity.in_(chunk)),
-            ).subquery()
-            rows = conn.execute(sa.select(taken.c.key, sa.func.max(taken.c.version))
-                                .group_by(taken.c.key))
+            rows = conn.execute(statement, {"awl_keys": distinct[start:start + _CHUNK]})
             newest.update({key: top for key, top in rows})
         for obj in sorted(objs, key=lambda o: o.__dict__["object_id"]):
             key = keys[id(obj)]
             newest[key] = newest.get(key, 0) + 1
             versions[id(obj)] = (newest[key], key)
     return versions
+
+
+def _newest_versions(db: Database, ct: ClassTables) -> sa.Select:
+    """The highest version of each identity of the ``awl_keys`` list among the objects of
+    `ct`'s table and the deleted ones (a number is never reused), built once per table: a
+    commit of a few objects spent as long building it as running it."""
+    statement = ct.reads.get("newest versions")
+    if statement is None:
+        table = ct.table
+        deleted = db.framework["awl_deleted_version"]
+        keys: sa.BindParameter[list[str]] = sa.bindparam("awl_keys", expanding=True)
+        taken = sa.union_all(
+            sa.select(table.c._identity.label("key"), table.c.version)
+            .where(table.c._identity.in_(keys)),
+            sa.select(deleted.c.identity.label("key"), deleted.c.version)
+            .where(deleted.c.table_name == table.name, deleted.c.identity.in_(keys)),
+        ).subquery()
+        statement = ct.reads["newest versions"] = sa.select(
+            taken.c.key, sa.func.max(taken.c.version)).group_by(taken.c.key)
+    return statement
 
 
 def _insert(conn: sa.Connection, db: Database, tables: dict[type, ClassTables],

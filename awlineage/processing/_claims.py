@@ -211,10 +211,15 @@ def made_meanwhile(db: Database, node: PlanNode) -> int | None:
     key = identity_key(node.obj)
     if key is None:
         return None
-    table = db.tables_for(node.cls).table
+    tables = db.tables_for(node.cls)
+    statement = tables.reads.get("newest of identity")
+    if statement is None:  # built once per class: building cost as much as running it
+        table = tables.table
+        statement = tables.reads["newest of identity"] = (
+            sa.select(table.c.object_id).where(table.c._identity == sa.bindparam("awl_key"))
+            .order_by(table.c.version.desc()).limit(1))
     with db.engine.connect() as conn:
-        newest = conn.execute(sa.select(table.c.object_id).where(table.c._identity == key)
-                              .order_by(table.c.version.desc()).limit(1)).scalar()
+        newest = conn.execute(statement, {"awl_key": key}).scalar()
     planned_on = None if node.existing is None else node.existing.object_id
     return newest if newest != planned_on else None
 

@@ -468,6 +468,11 @@ class Query(Generic[_T]):
             with self._refusals():
                 statement, names = self.statement(compiler)
             classes = compiler.concrete_classes([self.cls])
+            if not classes:
+                # no class of the query is stored: its statement is SELECT ... WHERE false,
+                # which matches nothing (running it cost a compile and a round trip, as a
+                # process asked for a stored twin of parameters it had not stored yet)
+                return
             single = RowReader(db, db.tables_for(classes[0]), names) if len(classes) == 1 \
                 else None
             readers: dict[str, RowReader] = {}
@@ -582,7 +587,10 @@ class Query(Generic[_T]):
         """
         db = self.database()
         with self._refusals(), db.engine.connect() as conn:
-            statement, _ = self.statement(Compiler(db, conn))
+            compiler = Compiler(db, conn)
+            statement, _ = self.statement(compiler)
+            if not compiler.concrete_classes([self.cls]):
+                return 0  # no class of the query is stored (see `_batches`)
             return conn.execute(
                     sa.select(sa.func.count()).select_from(statement.order_by(None).subquery())
                 ).scalar_one()

@@ -136,3 +136,28 @@ def test_rows_read_by_id_queries_follow_each_query_and_its_parameters(db) -> Non
         assert [b.frequency for b in found.values()] == wanted
         assert list(found) == sorted(found)
         assert all(found[b.object_id] is b for b in beacons if b.frequency in wanted)
+
+
+class NeverStored(DBObject):
+    level = persistent("A value", float, 0.0)
+
+
+def test_a_query_of_a_class_never_stored_matches_nothing_without_a_statement(db) -> None:
+    import sqlalchemy as sa
+
+    Site(name="stored, so the registry is not empty").commit()
+    seen: list[str] = []
+
+    def record(conn, cursor, statement, *_: object) -> None:
+        seen.append(statement)
+
+    sa.event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        assert select(NeverStored.level > 1.0).all() == []
+        assert list(select(NeverStored)) == []
+    finally:
+        sa.event.remove(db.engine, "before_cursor_execute", record)
+    # the registry is read (it says which classes are stored); no SELECT ... WHERE false
+    assert seen and all("awl_class" in statement for statement in seen), seen
+    NeverStored(level=2.0).commit()
+    assert [o.level for o in select(NeverStored.level > 1.0)] == [2.0]

@@ -136,6 +136,32 @@ def test_footprint_from_wcs_has_the_corners_astropy_computes() -> None:
     assert footprint_from_wcs(galactic, (100, 100)).contains(centre)
 
 
+@pytest.mark.parametrize(("ctype", "radesys", "crval"), [
+    (("RA---TAN", "DEC--TAN"), "ICRS", (150.1, 2.2)),
+    (("RA---TAN", "DEC--TAN"), "ICRS", (0.00001, -30.0)),   # corners either side of RA 0
+    (("RA---SIN", "DEC--SIN"), "", (359.99999, 89.999)),    # no RADESYS: ICRS; the pole
+    (("RA---TAN", "DEC--TAN"), "FK5", (10.0, 41.0)),        # another frame: transformed
+    (("DEC--TAN", "RA---TAN"), "ICRS", (-5.0, 200.0)),      # latitude first
+])
+def test_footprint_corners_are_the_skycoord_corners_in_icrs(ctype, radesys, crval) -> None:
+    """The corners are exactly those of ``pixel_to_world(...).icrs`` (an ICRS WCS with
+    longitude first reads them without a SkyCoord)."""
+    wcs = WCS(naxis=2)
+    wcs.wcs.ctype = list(ctype)
+    wcs.wcs.radesys = radesys
+    if radesys == "FK5":
+        wcs.wcs.equinox = 2000.0
+    wcs.wcs.crval = list(crval)
+    wcs.wcs.crpix = [1000.5, -20.5]
+    wcs.wcs.cd = [[-0.2 / 3600, 0.01 / 3600], [0.01 / 3600, 0.2 / 3600]]
+    rows, columns = 2048, 4096
+    x = np.array([-0.5, columns - 0.5, columns - 0.5, -0.5])
+    y = np.array([-0.5, -0.5, rows - 0.5, rows - 0.5])
+    icrs = wcs.celestial.pixel_to_world(x, y).icrs
+    expected = list(zip(icrs.ra.deg.tolist(), icrs.dec.deg.tolist(), strict=True))
+    assert footprint_from_wcs(wcs, (rows, columns)).vertices == Footprint(expected).vertices
+
+
 @settings(max_examples=30, deadline=None)
 @given(FIELDS, SIZES, st.booleans(), st.integers(0, 2**32 - 1))
 def test_healpix_ranges_never_leave_out_a_position_inside(field, size, box, seed) -> None:
