@@ -201,3 +201,21 @@ def test_clearly_slower_is_beyond_the_estimates_error():
     assert not montage.labels_win_up and not montage.clearly_slower(True)
     # below the floor both ways are one round trip
     assert not CostEstimate((900, 900), (10, 10), (0, 0), (0, 0)).clearly_slower(True)
+
+
+def test_a_reduction_too_long_for_the_budget_places_the_objects_instead(db, monkeypatch):
+    """A graph whose transitive reduction follows more edges per label than
+    `REDUCTION_STEPS_PER_LABEL` (a dense random DAG of a million objects ran ten minutes in
+    it) is not encoded whole: the rebuild goes on as for one over its label budget."""
+    from awlineage.lineage import _closure_encoding
+
+    monkeypatch.setattr(_closure_encoding, "REDUCTION_STEPS_PER_LABEL", 1)
+    edges = [(v, v + 1) for v in range(59)] + [(v, v + 30) for v in range(30)]
+    graph, made = _store(edges)
+    built = reindex_closure(db)
+    assert built.stats is None  # not the full encoding's: placed, or answered by query
+    assert closure_index_present(db)
+    _agrees(db, graph, made)
+    _grow(graph, made, 3, 7)
+    _agrees(db, graph, made)
+    assert check_closure_index(db).ok

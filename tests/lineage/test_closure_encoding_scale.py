@@ -185,3 +185,27 @@ def test_chain_deeper_than_the_recursion_limit_is_labelled():
     encoding = encode_closure(edges)
     assert len(encoding.labels) == 30_001
     assert encoding.is_ancestor(0, 30_000) and not encoding.is_ancestor(30_000, 0)
+
+
+def _chain_with_long_skips(nodes: int, skip: int) -> list[tuple[int, int]]:
+    """A chain, and from each node an edge `skip` nodes ahead: every skip is transitive, so
+    the encoding is the chain's, one label a node, but dropping the skips searches `skip`
+    nodes ahead of each."""
+    return [(v, v + 1) for v in range(nodes - 1)] + [(v, v + skip) for v in range(nodes - skip)]
+
+
+def test_a_reduction_that_follows_too_many_edges_per_label_is_given_up_under_a_budget():
+    import pytest
+
+    from awlineage.lineage import ClosureTooLargeError
+    from awlineage.lineage._closure_encoding import REDUCTION_STEPS_PER_LABEL
+
+    edges = _chain_with_long_skips(2000, 1000)
+    free = encode_closure(edges)
+    assert len(free.labels) == 2000 and free.stats.reduced_edges == 1999
+    budget = 3 * (len(edges) + 2000)
+    with pytest.raises(ClosureTooLargeError, match="transitive reduction followed more than "
+                       f"{REDUCTION_STEPS_PER_LABEL * budget} edges"):
+        encode_closure(edges, max_labels=budget)
+    assert len(encode_closure(_chain_with_long_skips(2000, 50), max_labels=budget).labels) \
+        == 2000  # searches of 50 nodes stay within it
