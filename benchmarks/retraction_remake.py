@@ -61,13 +61,12 @@ def scenarios(column: int, quick: bool = False) -> list[Scenario]:
 def build(folder: Path, chips: int, dithers: int, size: int, column: int) -> dict[str, int]:
     """The night written and made in `folder` (awlineage.db, awl-data): the ids of ccd1's
     master bias and of one of its raw science frames."""
-    os.chdir(folder)
     from awlineage import TargetProcessor, connect, select
     from targets.pipeline import BiasFrame, RawScienceFrame, SourceList, ingest
     from targets.sky import SkyParameters, write_night
     from targets.sky_defects import HotColumn
 
-    connect()
+    connect(f"sqlite:///{folder / 'awlineage.db'}")  # what `awl` finds in `folder`
     night = write_night(SkyParameters(n_chips=chips, n_dithers=dithers, chip_shape=(size, size),
                                       hot_column=HotColumn(chip="ccd1", bias=2, column=column)),
                         folder / "night")

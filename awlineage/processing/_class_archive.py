@@ -114,6 +114,9 @@ class ClassArchive:
         if self.path is None:
             return ""
         if self.path.exists():
+            # starts that recorded at once, or were killed while the JVM wrote, leave parts
+            # (some 70 MB each) that no later start, using the archive, would remove
+            _remove_stale_parts(self.path.parent)
             return f"{QUIET_JVM_LOG} -XX:SharedArchiveFile={self.path}"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -57,6 +57,20 @@ def test_a_part_file_left_behind_is_removed_once_stale(tmp_path) -> None:
     assert not old.exists() and fresh.exists()  # a fresh one may be a JVM still writing
 
 
+def test_stale_part_files_go_when_the_archive_is_used_too(tmp_path) -> None:
+    """Starts that record concurrently, or are killed while the JVM writes, leave part files
+    of some 70 MB each; once an archive exists no start records, and they stayed for good."""
+    archive = ClassArchive("", directory=tmp_path)
+    assert archive.path is not None
+    archive.path.write_bytes(b"an archive")
+    old = tmp_path / ".spark-0123456789abcdef.99999.part"
+    old.write_bytes(b"half")
+    long_ago = time.time() - STALE_PART_SECONDS - 60
+    os.utime(old, (long_ago, long_ago))
+    assert "SharedArchiveFile" in archive.java_options()
+    assert not old.exists() and archive.path.exists()
+
+
 def _start_spark(tmp_path: Path, *options: str) -> str:
     env = dict(os.environ, AWL_JVM_ARCHIVE_DIR=str(tmp_path / "jvm"),
                PYTHONPATH=os.pathsep.join(filter(None, (os.getcwd(),
