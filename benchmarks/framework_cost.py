@@ -17,6 +17,7 @@ Usage: python benchmarks/framework_cost.py [--targets 2000] [--runs 5] [--skip-p
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import tempfile
@@ -51,9 +52,9 @@ def sqlite_database() -> Iterator[tuple[str, str | None]]:
 
 
 @contextmanager
-def postgres_database() -> Iterator[tuple[str, str | None]]:
-    with postgres_schema(POSTGRES_URL) as schema:
-        yield POSTGRES_URL, schema
+def postgres_database(url: str = POSTGRES_URL) -> Iterator[tuple[str, str | None]]:
+    with postgres_schema(url) as schema:
+        yield url, schema
 
 
 def one_run(database: Callable, targets: int) -> tuple[float, float]:
@@ -80,6 +81,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--targets", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--postgres", default=POSTGRES_URL,
+                        help="the PostgreSQL server (default: AWL_TEST_POSTGRES_URL's)")
     parser.add_argument("--skip-postgres", action="store_true")
     parser.add_argument("--quick", action="store_true", help="250 targets, 3 runs")
     args = parser.parse_args()
@@ -87,7 +90,7 @@ def main() -> None:
         args.targets, args.runs = 250, 3
     backends: dict[str, Callable] = {"SQLite": sqlite_database}
     if not args.skip_postgres:
-        backends["PostgreSQL"] = postgres_database
+        backends["PostgreSQL"] = functools.partial(postgres_database, args.postgres)
     print(f"load average before: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     one_run(sqlite_database, 50)  # imports and first-use costs, outside the figures
     cpu: dict[str, list[float]] = {name: [] for name in backends}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import random
 import tempfile
 import time
@@ -143,8 +144,12 @@ def main() -> int:
                         help="random well-typed queries checked against Python (0: skip)")
     parser.add_argument("--families", default=",".join(FAMILIES),
                         help=f"hostile families to run, comma-separated ({', '.join(FAMILIES)})")
-    parser.add_argument("--sqlite-only", action="store_true")
-    parser.add_argument("--postgresql-only", action="store_true",
+    parser.add_argument("--postgres", default=POSTGRES_URL,
+                        help="the PostgreSQL server (default: AWL_TEST_POSTGRES_URL's)")
+    parser.add_argument("--sqlite-only", "--skip-postgres", dest="sqlite_only",
+                        action="store_true", help="SQLite alone")
+    parser.add_argument("--postgresql-only", "--skip-sqlite", dest="postgresql_only",
+                        action="store_true",
                         help="hostile part on PostgreSQL alone (run beside a --sqlite-only)")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 10 hostile cases and 20 random queries")
@@ -163,15 +168,17 @@ def main() -> int:
             failures += run(db, "sqlite", args.cases, families)
             db.close()
         if args.cases and not args.sqlite_only:
-            with postgres_schema(POSTGRES_URL) as schema:
-                db = connect(POSTGRES_URL, schema=schema)
+            with postgres_schema(args.postgres) as schema:
+                db = connect(args.postgres, schema=schema)
                 failures += run(db, "postgresql", args.cases, families)
                 db.close()
         if args.semantics and not args.postgresql_only:
             databases = {"sqlite": Database(f"sqlite:///{folder}/semantics.db")}
-            with postgres_schema(POSTGRES_URL) as schema:
-                if not args.sqlite_only:
-                    databases["postgresql"] = Database(POSTGRES_URL, schema=schema)
+            schemas = contextlib.nullcontext(None) if args.sqlite_only \
+                else postgres_schema(args.postgres)
+            with schemas as schema:
+                if schema is not None:
+                    databases["postgresql"] = Database(args.postgres, schema=schema)
                 failures += semantics(databases, args.semantics)
                 for database in databases.values():
                     database.close()
