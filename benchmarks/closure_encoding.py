@@ -32,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmark_support import load_average
+
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
 
@@ -148,6 +150,7 @@ def main() -> None:
     if args.child:
         print(json.dumps(encode_one(args.child, args.budget, args.partial)))
         return
+    print(load_average())
     columns = "wall s    CPU s  RSS+enc MB"
     header = f"{'shape':12} {'size':>9} {'edges':>9} {columns:>26}"
     if args.baseline:
@@ -193,3 +196,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    if "--child" not in sys.argv:  # a child's one line of JSON is all it prints
+        print(load_average())

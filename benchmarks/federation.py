@@ -43,7 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchmark_support import postgres_schema
+from benchmark_support import load_average, postgres_schema
 
 from awlineage import Database, DBObject, RemotePointer, persistent, select
 from awlineage.federation import export_bundle, import_bundle, set_local_site
@@ -312,6 +312,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--part", type=int, choices=(1, 2, 3, 4), help="run one part only "
                         "(4: the replication plan, benchmarks/federation_replication.py)")
     args = parser.parse_args(argv)
+    print(load_average())
     table_levels = [2, 3] if args.quick else [2, 3, 4, 5]
     deep = [4] if args.quick else [5, 6]
     depths = [1, 2] if args.quick else [1, 2, 3, 4]
@@ -338,3 +339,4 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+    print(load_average())

@@ -27,6 +27,8 @@ import random
 import statistics
 import time
 
+from benchmark_support import load_average
+
 from awlineage.federation import (
     MAX_EXACT_SITES,
     REPLICATION_METHODS,
@@ -116,6 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 6 and 8 sites, 2 workloads")
     args = parser.parse_args(argv)
+    print(load_average())
     if args.quick:
         args.sites, args.workloads = "6,8", 2
     for shape in args.shapes.split(","):
@@ -176,3 +179,4 @@ def run(make, sizes: list[int], workloads: int, seed: int) -> None:
 
 if __name__ == "__main__":
     main()
+    print(load_average())

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
-import statistics
 import sys
 import tempfile
 import time
@@ -34,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmark_support import load_average, spread
 
 import targets.masters
 import targets.science
@@ -182,16 +182,6 @@ def spark_stages(paths: list[Path], workdir: Path) -> dict[str, float]:
             for stage, runs in spans.items()}
 
 
-def _spread(values: list[float], digits: int = 2) -> str:
-    """Median and min-max."""
-    return (f"{statistics.median(values):.{digits}f} "
-            f"({min(values):.{digits}f}-{max(values):.{digits}f})")
-
-
-def _load() -> str:
-    return "load average " + ", ".join(f"{v:.2f}" for v in os.getloadavg())
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", default="small", choices=("small", "medium", "large"))
@@ -207,7 +197,7 @@ def main() -> None:
         work = Path(scratch)
         night = write_night(SkyParameters.preset(args.size), work / "raw")
         print(f"awlineage pipeline benchmark: {args.size} night, {len(night.paths)} raw frames, "
-              f"{args.repeat} alternated repeats; {_load()}")
+              f"{args.repeat} alternated repeats; {load_average()}")
         order = list(runs)
         for rep in range(args.repeat):
             for kind in order[rep % 3:] + order[:rep % 3]:
@@ -217,7 +207,7 @@ def main() -> None:
                     runs[kind].append(framework(night.paths, work, f"{kind[:2]}{rep}",
                                                 capture=kind == "capture"))
         spark = spark_stages(night.paths, work) if args.spark else None
-    print(f"  each stage's make, CPU s and wall s, median (min-max); {_load()}")
+    print(f"  each stage's make, CPU s and wall s, median (min-max); {load_average()}")
     print(f"  {'stage':8s} {'CPU capture':>20s} {'CPU no capture':>20s} {'ratio':>18s} "
           f"{'wall ratio':>18s}")
     for stage in STAGES:
@@ -225,23 +215,23 @@ def main() -> None:
         off = [r["makes"].get(stage, [0.0, 0.0]) for r in runs["no capture"]]
         ratio = [a[0] / b[0] for a, b in zip(on, off, strict=True) if b[0] > 0]
         wall = [a[1] / b[1] for a, b in zip(on, off, strict=True) if b[1] > 0]
-        print(f"  {stage:8s} {_spread([a[0] for a in on]):>20s} "
-              f"{_spread([b[0] for b in off]):>20s} {_spread(ratio or [0.0]):>18s} "
-              f"{_spread(wall or [0.0]):>18s}")
+        print(f"  {stage:8s} {spread([a[0] for a in on]):>20s} "
+              f"{spread([b[0] for b in off]):>20s} {spread(ratio or [0.0]):>18s} "
+              f"{spread(wall or [0.0]):>18s}")
     print("  whole run (ingest and every stage), s, median (min-max)")
     for measure in ("cpu", "wall"):
         base = [r[measure] for r in runs["direct"]]
-        line = f"  {measure:4s} direct {_spread(base)}"
+        line = f"  {measure:4s} direct {spread(base)}"
         for kind in ("capture", "no capture"):
             values = [r[measure] for r in runs[kind]]
             ratio = [v / b for v, b in zip(values, base, strict=True)]
             line += f"; framework{'' if kind == 'capture' else ' without capture'} " \
-                    f"{_spread(values)}, {_spread(ratio)}x direct"
+                    f"{spread(values)}, {spread(ratio)}x direct"
         print(line)
     if spark is not None:
         print("  Spark local[2], wall span per stage: "
               + ", ".join(f"{stage} {spark.get(stage, 0.0):.2f}" for stage in STAGES))
-    print(f"  {_load()}")
+    print(f"  {load_average()}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The target processor's costs against other tools and executors, as whole commands
-alternated with each other (median and spread of the runs), warm in-process figures in second,
-labelled rows: planning an up-to-date graph (``awl make --dry-run`` against ``snakemake -n``
-and Luigi), and making CPU-bound targets on Spark ``local[2]`` against the serial executor.
+alternated with each other (median and spread of the runs; warm in-process figures follow in
+rows labelled so): planning an up-to-date graph (``awl make --dry-run`` against
+``snakemake -n`` and Luigi), and making CPU-bound targets on Spark ``local[2]`` against the
+serial executor.
 
 1. Planning an up-to-date graph of the benchmark's shape (10 masters from 30 raw calibrations,
    frames that each choose their chip's master, groups of 4 frames) at several sizes, one table

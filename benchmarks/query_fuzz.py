@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmark_support import POSTGRES_URL, checkout_module, postgres_schema
+from benchmark_support import POSTGRES_URL, checkout_module, load_average, postgres_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
@@ -154,6 +154,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 10 hostile cases and 20 random queries")
     args = parser.parse_args()
+    print(load_average())
     if args.quick:
         args.cases, args.semantics = 10, 20
     families = tuple(f for f in args.families.split(",") if f)
@@ -187,4 +188,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    status = main()
+    print(load_average())
+    raise SystemExit(status)

@@ -41,6 +41,8 @@ import time
 import warnings
 from pathlib import Path
 
+from benchmark_support import load_average
+
 from awlineage import connect, select
 from awlineage.storage import forget_data_server, use_data_server
 from targets.pipeline import ReducedScienceFrame
@@ -251,6 +253,7 @@ def main(arguments: list[str] | None = None) -> None:
                         help=f"a smoke run: {', '.join(QUICK)} alone (unless NAMEs are "
                         "given), no artificial stars")
     args = parser.parse_args(arguments)
+    print(load_average())
     if unknown := [name for name in args.names if name not in REAL_FILES]:
         parser.error(f"unknown real files {unknown}; choose from {', '.join(REAL_FILES)}")
     quick = args.quick
@@ -282,3 +285,4 @@ def main(arguments: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+    print(load_average())

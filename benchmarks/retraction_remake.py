@@ -26,13 +26,14 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from benchmark_support import spread
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -166,7 +167,7 @@ def main() -> None:
         to_make, blocked, made, written, _ = runs[0]
         times = [r[-1] for r in runs]
         print(f"{name:<14}{to_make:>8}{blocked:>9}{made:>6}{written:>9}   "
-              f"{statistics.median(times):6.2f} ({min(times):.2f}-{max(times):.2f})")
+              f"{spread(times):>16s}")
     print(f"load after: {os.getloadavg()[0]:.1f}; 'to make' and 'blocked' from the dry run, "
           "'made' the targets the make made, 'objects' every object it wrote (targets, runs, "
           "sources, region records)")
