@@ -123,6 +123,8 @@ class Measured:
     derives and stores the full lineage."""
     runtimes: list[float] = field(default_factory=list)
     """Seconds of each run of the workflow, in order."""
+    cpus: list[float] = field(default_factory=list)
+    """CPU seconds of each run of the workflow, in order."""
 
 
 def hop_seconds() -> dict[str, float]:
@@ -229,7 +231,7 @@ def measure(data: tuple[np.ndarray, np.ndarray], strategies: dict[str, str], rep
             for op in UDFS}
     measured = Measured(dict(strategies), disk, min(times), dict(best.seconds),
                         fixed if fixed is not None else chosen,
-                        chosen if dynamic else None, min(cpu), first_forward, times)
+                        chosen if dynamic else None, min(cpu), first_forward, times, cpu)
     best.store.close()
     return measured
 
@@ -390,6 +392,10 @@ def print_capture_overhead(static: dict[str, Measured], plain_cpu: float) -> Non
         verdict = "-" if goal is None else ("<=" if ratio <= goal else "> ") + f"{goal:.0f}x"
         print(f"{name:<10}{m.cpu * 1e3:>10.1f}{ratio:>9.1f}{paper:>8}{verdict:>8}"
               f"{m.first_forward_cpu * 1e3:>12.1f}")
+    print("  x none: the best run's CPU over the best run without lineage; each run over "
+          "that best, median (min-max): " + "; ".join(
+              f"{name} {spread([c / plain_cpu for c in m.cpus], 1)}"
+              for name, m in static.items()))
     print("  (1st FQ1: CPU of the first forward query after the capture; PayBoth's derives "
           "its full lineage from the payload and stores it)")
 
