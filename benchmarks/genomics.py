@@ -54,6 +54,7 @@ from awlineage.regions import (
     forget_decoded,
     optimise,
 )
+from benchmarks.benchmark_support import load_average, ratio_spread, spread
 from benchmarks.call_cost import print_call_cost
 from benchmarks.genomics_workflow import (
     UDFS,
@@ -100,6 +101,8 @@ class QueryTimes:
     strategies: dict[str, int] = field(default_factory=dict)
     warm: float = 0.0   # seconds of the query run again at once, its tables still decoded
     restart: float = 0.0   # median seconds as after a restart: records read afresh too
+    runs: list[float] = field(default_factory=list)   # seconds of each repeat, in order
+    restart_runs: list[float] = field(default_factory=list)   # likewise, as after a restart
 
 
 @dataclass
@@ -118,6 +121,10 @@ class Measured:
     first_forward_cpu: float = 0.0
     """CPU seconds of the first forward query (FQ1) after the capture: for PayBoth it
     derives and stores the full lineage."""
+    runtimes: list[float] = field(default_factory=list)
+    """Seconds of each run of the workflow, in order."""
+    cpus: list[float] = field(default_factory=list)
+    """CPU seconds of each run of the workflow, in order."""
 
 
 def hop_seconds() -> dict[str, float]:
@@ -188,7 +195,7 @@ def time_queries(run: GenomicsRun, repeat: int, prefer: str | None
         found[name] = QueryTimes(statistics.median(totals), cells,
                                  {op: statistics.median(v) for op, v in per_hop.items()},
                                  dict(result.stats.strategies), warm,
-                                 statistics.median(restart))
+                                 statistics.median(restart), totals, restart)
     return found
 
 
@@ -224,7 +231,7 @@ def measure(data: tuple[np.ndarray, np.ndarray], strategies: dict[str, str], rep
             for op in UDFS}
     measured = Measured(dict(strategies), disk, min(times), dict(best.seconds),
                         fixed if fixed is not None else chosen,
-                        chosen if dynamic else None, min(cpu), first_forward)
+                        chosen if dynamic else None, min(cpu), first_forward, times, cpu)
     best.store.close()
     return measured
 
@@ -339,14 +346,19 @@ def print_figure6(static: dict[str, Measured], plain: float, input_bytes: int) -
         per = " ".join(f"{m.disk[op] / 1e3:>9.1f}" for op in UDFS)
         print(f"{name:<10}{disk / MB:>10.3f}{disk / input_bytes:>9.3f}{m.runtime:>11.2f}"
               f"{m.runtime / plain:>13.2f}  {'':>19}{per}")
+    print("  x no-lineage: the best run over the best run without lineage; each run over "
+          "that best, median (min-max): " + "; ".join(
+              f"{name} {spread([t / plain for t in m.runtimes])}"
+              for name, m in static.items()))
     print("\nFigure 6(b): query seconds, static (the stored strategy is always used); "
-          "ms, and x BlackBox")
+          "ms, and x BlackBox (medians)")
     print(f"{'strategy':<10}" + "".join(f"{q:>10}{'':>8}" for q in QUERIES))
     box = static["BlackBox"].queries
     for name, m in static.items():
         cells = "".join(f"{_ms(m.queries[q].seconds)}{box[q].seconds / m.queries[q].seconds:>7.2f}x"
                         for q in QUERIES)
         print(f"{name:<10}{cells}")
+    print_pair_ratios(static, box, True)
     print("result cells: " + ", ".join(f"{q} {box[q].cells:,}" for q in QUERIES))
     shown = ("BlackBox", "FullOne", "FullForw", "PayOne", "PayBoth")
     print(f"UDF hops per query (ms, {' | '.join(shown)}): ")
@@ -380,6 +392,10 @@ def print_capture_overhead(static: dict[str, Measured], plain_cpu: float) -> Non
         verdict = "-" if goal is None else ("<=" if ratio <= goal else "> ") + f"{goal:.0f}x"
         print(f"{name:<10}{m.cpu * 1e3:>10.1f}{ratio:>9.1f}{paper:>8}{verdict:>8}"
               f"{m.first_forward_cpu * 1e3:>12.1f}")
+    print("  x none: the best run's CPU over the best run without lineage; each run over "
+          "that best, median (min-max): " + "; ".join(
+              f"{name} {spread([c / plain_cpu for c in m.cpus], 1)}"
+              for name, m in static.items()))
     print("  (1st FQ1: CPU of the first forward query after the capture; PayBoth's derives "
           "its full lineage from the payload and stores it)")
 
@@ -391,11 +407,27 @@ def _used(times: QueryTimes) -> str:
     return ",".join(f"{s}:{n}" for s, n in sorted(used.items())) or "-"
 
 
+def _x(numerators: list[float], denominators: list[float]) -> str:
+    """``1.9x (1.8-2.0)``: the ratios of paired repeats, median (min-max)."""
+    return ratio_spread(numerators, denominators, 1).replace(" ", "x ", 1)
+
+
+def print_pair_ratios(static: dict[str, Measured], box: dict[str, QueryTimes],
+                      static_queries: bool) -> None:
+    """Each query's x BlackBox per repeat (BlackBox's i-th repeat over the strategy's
+    i-th), median (min-max), static (`Measured.queries`) or dynamic queries."""
+    print("  x BlackBox per repeat pair, median (min-max): " + "; ".join(
+        f"{name} " + ", ".join(
+            f"{q} {ratio_spread(box[q].runs, times[q].runs)}" for q in QUERIES)
+        for name, m in static.items() if name != "BlackBox" or not static_queries
+        for times in [m.queries if static_queries else m.dynamic] if times is not None))
+
+
 def print_figure6c(static: dict[str, Measured]) -> None:
     """Figure 6(c): the queries with the query-time choice (dynamic) beside static, ms and
     speed-up over BlackBox (static), and the strategies the dynamic hops used."""
     print("\nFigure 6(c): query seconds with the query-time choice (dynamic) beside static "
-          "(6(b)); ms, and speed-up over BlackBox (>1 faster)")
+          "(6(b)); ms, and speed-up over BlackBox (>1 faster; medians)")
     print(f"{'strategy':<10}" + "".join(f"{q + ' static':>17}{q + ' dynamic':>18}"
                                         for q in QUERIES))
     box = static["BlackBox"].queries
@@ -409,30 +441,33 @@ def print_figure6c(static: dict[str, Measured]) -> None:
             cells += (f"{_ms(s)}{box[q].seconds / s:>6.2f}x"
                       f"{_ms(d)}{box[q].seconds / d:>7.2f}x")
         print(f"{name:<10}{cells}")
+    print_pair_ratios(static, box, False)
     print("UDF hops of the dynamic queries by strategy (static: every hop its UDF's "
           "strategy):")
     for name, m in static.items():
         assert m.dynamic is not None
         print(f"  {name:<9}" + "; ".join(f"{q} {_used(m.dynamic[q])}" for q in QUERIES))
     print(f"  slowest dynamic query against BlackBox: {worst:.2f}x its time (paper: <= ~2x)")
-    print("  forward queries with the tables kept decoded (run again at once), x BlackBox: "
+    print("  forward queries with the tables kept decoded (run again at once, one run "
+          "each), x BlackBox: "
           + "; ".join(f"{name} " + ", ".join(f"{q} {box[q].seconds / m.dynamic[q].warm:.1f}x"
                                              for q in ("FQ0", "FQ1") if m.dynamic[q].warm)
                       for name, m in static.items() if m.dynamic is not None)
           + " (paper: up to 25x dynamic, >500x with forward lineage)")
     print("  static forward queries as after a restart (records read afresh too; "
-          "BlackBox's likewise), ms and x BlackBox: " + "; ".join(
+          "BlackBox's likewise), ms and x BlackBox per repeat pair: " + "; ".join(
               f"{name} " + ", ".join(
                   f"{q} {m.queries[q].restart * 1e3:.1f} "
-                  f"{box[q].restart / m.queries[q].restart:.1f}x" for q in ("FQ0", "FQ1"))
+                  f"{_x(box[q].restart_runs, m.queries[q].restart_runs)}"
+                  for q in ("FQ0", "FQ1"))
               for name, m in static.items()))
     blackbox = static["BlackBox"].dynamic
     assert blackbox is not None
     print("  forward queries as after a restart (records read afresh too; BlackBox's "
-          "likewise), ms and x BlackBox: " + "; ".join(
+          "likewise), ms and x BlackBox per repeat pair: " + "; ".join(
               f"{name} " + ", ".join(
                   f"{q} {m.dynamic[q].restart * 1e3:.1f} "
-                  f"{blackbox[q].restart / m.dynamic[q].restart:.1f}x"
+                  f"{_x(blackbox[q].restart_runs, m.dynamic[q].restart_runs)}"
                   for q in ("FQ0", "FQ1"))
               for name, m in static.items() if m.dynamic is not None))
 
@@ -470,7 +505,10 @@ def run(quick: bool = False, repeat: int = 5, database: str | None = None) -> No
     print(f"\nPart 3: SubZero genomics benchmark. Training matrix {training.shape[0]} x "
           f"{training.shape[1]:,} (features + outcome x patients: 56 x 100 replicated "
           f"{replicate}x along the patients), test matrix {test.shape[0]:,} x {test.shape[1]}; "
-          f"inputs {input_bytes / MB:.2f} MB")
+          f"inputs {input_bytes / MB:.2f} MB; {load_average()}")
+    print("  Strategies are measured one after another, not alternated: each strategy's "
+          "capture builds what its queries read. Its query repeats run back to back; a "
+          "ratio per repeat pairs the i-th repeat of each side.")
     with tempfile.TemporaryDirectory() as tmp:
         connect(database or f"sqlite:///{tmp}/genomics-bench.db")
         print_call_cost(20 if quick else 200)
@@ -513,6 +551,7 @@ def run(quick: bool = False, repeat: int = 5, database: str | None = None) -> No
         print(f"  (storing every strategy of every UDF: {full_disk / MB:.3f} MB full-both; "
               f"the scaled ladder's 100% = {scale / 1e3:.0f} KB)")
         print(PAPER_SHAPE)
+    print(f"\nPart 3 done; {load_average()}")
 
 
 def main() -> None:
