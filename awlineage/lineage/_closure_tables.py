@@ -6,7 +6,6 @@ interval, in one statement."""
 from __future__ import annotations
 
 import functools
-import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -91,16 +90,13 @@ def index_mode(conn: sa.Connection, db: Database) -> str | None:
     return PARTIAL if PARTIAL_STATE in names else LABELS
 
 
-_mode_statements: weakref.WeakKeyDictionary[Database, sa.Select] = weakref.WeakKeyDictionary()
-
-
 def _mode_rows(conn: sa.Connection, db: Database) -> set[str]:
-    # built once per database: every commit reads the mode, and building the statement
-    # cost as much as running it
-    statement = _mode_statements.get(db)
+    # built once per database, with its other framework statements: every commit reads the
+    # mode, and building the statement cost as much as running it
+    statement = db._prepared.get("closure index mode")
     if statement is None:
         state = state_table(db)
-        statement = _mode_statements[db] = sa.select(state.c.name).where(
+        statement = db._prepared["closure index mode"] = sa.select(state.c.name).where(
             state.c.name.in_(_MODE_ROWS))
     return set(conn.execute(statement).scalars())
 

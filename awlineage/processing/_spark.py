@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -337,7 +338,8 @@ class SparkExecutor:
         self._end_at_exit: Callable[[], None] | None = None
         """Ends the JVM this executor launched, once (registered with `atexit`)."""
         if background:
-            atexit.register(self._settle_start_at_exit)
+            # by weak reference: a long-lived program's executors are not kept for the exit
+            atexit.register(_settle_start_at_exit, weakref.ref(self))
             threading.Thread(target=self._start, args=(settings,), name="awl-spark-start",
                              daemon=True).start()
         else:
@@ -616,6 +618,14 @@ def wait_for_tasks(context: Any, group: str, timeout: float = TASKS_END_TIMEOUT)
                 return True
         time.sleep(TASKS_END_POLL)
     return False
+
+
+def _settle_start_at_exit(executor: weakref.ref[SparkExecutor]) -> None:
+    """At exit: `SparkExecutor._settle_start_at_exit` of an executor still alive (one
+    still starting is: its start thread holds it)."""
+    alive = executor()
+    if alive is not None:
+        alive._settle_start_at_exit()
 
 
 def _once(action: Callable[[], None]) -> Callable[[], None]:
